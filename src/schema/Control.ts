@@ -1,0 +1,270 @@
+/**
+ * Control-protocol frames (`--input-format stream-json`): requests in both
+ * directions, their responses, cancellations and keep-alives. Request bodies
+ * dispatch on `subtype`; unknown subtypes decode to {@link UnknownRequest}.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import {
+  JsonObject,
+  rawObject,
+  optionalBoolean,
+  optionalNullableNumber,
+  optionalNullableString,
+  optionalString,
+  optionalUnknown,
+  unknownFallback
+} from "./internal/fields.ts"
+
+/**
+ * The CLI asks whether a tool may run.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class CanUseToolRequest extends Schema.Class<CanUseToolRequest>("effect-claude-code/CanUseToolRequest")({
+  _tag: Schema.tagDefaultOmit("CanUseToolRequest"),
+  subtype: Schema.tag("can_use_tool"),
+  tool_name: Schema.String,
+  input: JsonObject,
+  tool_use_id: optionalString,
+  permission_suggestions: Schema.optionalKey(Schema.Array(Schema.Unknown)),
+  blocked_path: optionalString,
+  decision_reason: optionalString,
+  decision_reason_type: optionalString,
+  title: optionalString,
+  display_name: optionalString,
+  description: optionalString,
+  agent_id: optionalString,
+  mcp_server: optionalUnknown
+}) {}
+
+/**
+ * The CLI runs a hook callback registered at `initialize`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class HookCallbackRequest extends Schema.Class<HookCallbackRequest>("effect-claude-code/HookCallbackRequest")({
+  _tag: Schema.tagDefaultOmit("HookCallbackRequest"),
+  subtype: Schema.tag("hook_callback"),
+  callback_id: Schema.String,
+  input: JsonObject,
+  tool_use_id: optionalString
+}) {}
+
+/**
+ * A JSON-RPC message for an SDK-hosted MCP server.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class McpMessageRequest extends Schema.Class<McpMessageRequest>("effect-claude-code/McpMessageRequest")({
+  _tag: Schema.tagDefaultOmit("McpMessageRequest"),
+  subtype: Schema.tag("mcp_message"),
+  server_name: Schema.String,
+  message: JsonObject
+}) {}
+
+/**
+ * Opens a control session: hooks, SDK MCP servers, system prompt, agents.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class InitializeRequest extends Schema.Class<InitializeRequest>("effect-claude-code/InitializeRequest")({
+  _tag: Schema.tagDefaultOmit("InitializeRequest"),
+  subtype: Schema.tag("initialize"),
+  hooks: Schema.optionalKey(JsonObject),
+  sdkMcpServers: Schema.optionalKey(Schema.Array(Schema.String)),
+  jsonSchema: Schema.optionalKey(JsonObject),
+  systemPrompt: Schema.optionalKey(Schema.Array(Schema.String)),
+  appendSystemPrompt: optionalString,
+  agents: Schema.optionalKey(JsonObject),
+  title: optionalString,
+  promptSuggestions: optionalBoolean
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class InterruptRequest extends Schema.Class<InterruptRequest>("effect-claude-code/InterruptRequest")({
+  _tag: Schema.tagDefaultOmit("InterruptRequest"),
+  subtype: Schema.tag("interrupt"),
+  cancel_queued: optionalBoolean
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class SetPermissionModeRequest
+  extends Schema.Class<SetPermissionModeRequest>("effect-claude-code/SetPermissionModeRequest")({
+    _tag: Schema.tagDefaultOmit("SetPermissionModeRequest"),
+    subtype: Schema.tag("set_permission_mode"),
+    mode: Schema.String
+  })
+{}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class SetModelRequest extends Schema.Class<SetModelRequest>("effect-claude-code/SetModelRequest")({
+  _tag: Schema.tagDefaultOmit("SetModelRequest"),
+  subtype: Schema.tag("set_model"),
+  model: optionalNullableString
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class SetMaxThinkingTokensRequest
+  extends Schema.Class<SetMaxThinkingTokensRequest>("effect-claude-code/SetMaxThinkingTokensRequest")({
+    _tag: Schema.tagDefaultOmit("SetMaxThinkingTokensRequest"),
+    subtype: Schema.tag("set_max_thinking_tokens"),
+    max_thinking_tokens: optionalNullableNumber,
+    thinking_display: optionalNullableString
+  })
+{}
+
+/**
+ * A request subtype this version does not model; `raw` is the body as written.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class UnknownRequest extends Schema.Class<UnknownRequest>("effect-claude-code/UnknownRequest")({
+  _tag: Schema.tag("UnknownRequest"),
+  raw: rawObject("subtype")
+}) {
+  /**
+   * The `subtype` this version did not know.
+   *
+   * @since 0.1.0
+   */
+  get subtype(): string {
+    return this.raw.subtype
+  }
+}
+
+/**
+ * Any control request body.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RequestBody = Schema.Union([
+  CanUseToolRequest,
+  HookCallbackRequest,
+  McpMessageRequest,
+  InitializeRequest,
+  InterruptRequest,
+  SetPermissionModeRequest,
+  SetModelRequest,
+  SetMaxThinkingTokensRequest,
+  unknownFallback(
+    UnknownRequest,
+    [
+      "can_use_tool",
+      "hook_callback",
+      "mcp_message",
+      "initialize",
+      "interrupt",
+      "set_permission_mode",
+      "set_model",
+      "set_max_thinking_tokens"
+    ],
+    (raw) => new UnknownRequest({ raw }),
+    (request) => request.raw,
+    "subtype"
+  )
+])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestBody = typeof RequestBody.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ControlRequest extends Schema.Class<ControlRequest>("effect-claude-code/ControlRequest")({
+  _tag: Schema.tagDefaultOmit("ControlRequest"),
+  type: Schema.tag("control_request"),
+  request_id: Schema.String,
+  request: RequestBody
+}) {}
+
+const pendingFields = {
+  pending_permission_requests: Schema.optionalKey(Schema.Array(Schema.Unknown)),
+  pending_user_dialog_requests: Schema.optionalKey(Schema.Array(Schema.Unknown)),
+  pending_elicitation_requests: Schema.optionalKey(Schema.Array(Schema.Unknown))
+}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class SuccessResponse extends Schema.Class<SuccessResponse>("effect-claude-code/SuccessResponse")({
+  _tag: Schema.tagDefaultOmit("SuccessResponse"),
+  subtype: Schema.tag("success"),
+  request_id: Schema.String,
+  response: Schema.optionalKey(JsonObject),
+  ...pendingFields
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ErrorResponse extends Schema.Class<ErrorResponse>("effect-claude-code/ErrorResponse")({
+  _tag: Schema.tagDefaultOmit("ErrorResponse"),
+  subtype: Schema.tag("error"),
+  request_id: Schema.String,
+  error: Schema.String,
+  ...pendingFields
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ControlResponse extends Schema.Class<ControlResponse>("effect-claude-code/ControlResponse")({
+  _tag: Schema.tagDefaultOmit("ControlResponse"),
+  type: Schema.tag("control_response"),
+  response: Schema.Union([SuccessResponse, ErrorResponse])
+}) {
+  /**
+   * The id of the request this answers.
+   *
+   * @since 0.1.0
+   */
+  get requestId(): string {
+    return this.response.request_id
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ControlCancelRequest extends Schema.Class<ControlCancelRequest>("effect-claude-code/ControlCancelRequest")({
+  _tag: Schema.tagDefaultOmit("ControlCancelRequest"),
+  type: Schema.tag("control_cancel_request"),
+  request_id: Schema.String
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class KeepAlive extends Schema.Class<KeepAlive>("effect-claude-code/KeepAlive")({
+  _tag: Schema.tagDefaultOmit("KeepAlive"),
+  type: Schema.tag("keep_alive")
+}) {}

@@ -1,0 +1,410 @@
+/**
+ * Every top-level line the CLI writes in stream-json mode, as one tagged
+ * union, with a fast synchronous decoder and the matching encoder.
+ *
+ * Decoding dispatches on `type` (then `subtype`) to one decoder per variant,
+ * compiled once at module load. A line whose `type`/`subtype` is unknown
+ * decodes to {@link UnknownMessage} (keeping the raw object); a known
+ * `type` with broken fields is a {@link MessageDecodeError}. Unknown extra
+ * fields are ignored, never an error.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import type * as SchemaIssue from "effect/SchemaIssue"
+import { AssistantApiMessage, UserApiMessage } from "./ApiMessage.ts"
+import * as ContentBlock from "./ContentBlock.ts"
+import * as Control from "./Control.ts"
+import { envelope, JsonObject, optionalBoolean, optionalString, optionalUnknown } from "./internal/fields.ts"
+import * as ResultMessage from "./Result.ts"
+import * as SessionEvent from "./SessionEvent.ts"
+import { StreamEvent } from "./StreamEvent.ts"
+import * as System from "./System.ts"
+
+const turnFields = {
+  parent_tool_use_id: Schema.NullOr(Schema.String),
+  timestamp: optionalString,
+  agent_id: optionalString,
+  subagent_type: optionalString,
+  task_description: optionalString
+}
+
+/**
+ * A complete model turn.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class AssistantMessage extends Schema.Class<AssistantMessage>("effect-claude-code/AssistantMessage")({
+  _tag: Schema.tagDefaultOmit("AssistantMessage"),
+  type: Schema.tag("assistant"),
+  message: AssistantApiMessage,
+  error: optionalString,
+  request_id: optionalString,
+  user_message_uuid: optionalString,
+  ...turnFields,
+  ...envelope
+}) {
+  /**
+   * The content blocks of the turn.
+   *
+   * @since 0.1.0
+   */
+  get content(): ReadonlyArray<ContentBlock.ContentBlock> {
+    return this.message.content
+  }
+
+  /**
+   * The text blocks, joined by newlines.
+   *
+   * @since 0.1.0
+   */
+  get text(): string {
+    return ContentBlock.text(this.message.content)
+  }
+
+  /**
+   * The client tool calls of the turn.
+   *
+   * @since 0.1.0
+   */
+  get toolUses(): ReadonlyArray<ContentBlock.ToolUseBlock> {
+    return ContentBlock.filterTag(this.message.content, "ToolUseBlock")
+  }
+
+  /**
+   * The thinking blocks of the turn.
+   *
+   * @since 0.1.0
+   */
+  get thinking(): ReadonlyArray<ContentBlock.ThinkingBlock> {
+    return ContentBlock.filterTag(this.message.content, "ThinkingBlock")
+  }
+}
+
+const userFields = {
+  type: Schema.tag("user"),
+  message: UserApiMessage,
+  isSynthetic: optionalBoolean,
+  tool_use_result: optionalUnknown,
+  priority: optionalString,
+  ...turnFields
+}
+
+/**
+ * What user turns offer beyond their fields.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface UserAccessors {
+  /** The tool results the turn carries. */
+  readonly toolResults: ReadonlyArray<ContentBlock.ToolResultBlock>
+  /** The text of the turn (a plain prompt, or its text blocks). */
+  readonly text: string
+}
+
+const userAccessors = (message: UserApiMessage): UserAccessors => ({
+  toolResults: ContentBlock.filterTag(message.content, "ToolResultBlock"),
+  text: ContentBlock.text(message.content)
+})
+
+/**
+ * A user turn: a prompt, or the tool results of the previous turn
+ * (`tool_use_result` keeps the CLI's structured tool output as written).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class UserMessage extends Schema.Class<UserMessage>("effect-claude-code/UserMessage")({
+  _tag: Schema.tagDefaultOmit("UserMessage"),
+  uuid: optionalString,
+  session_id: optionalString,
+  ...userFields
+}) implements UserAccessors {
+  /** @since 0.1.0 */
+  get toolResults() {
+    return userAccessors(this.message).toolResults
+  }
+  /** @since 0.1.0 */
+  get text() {
+    return userAccessors(this.message).text
+  }
+}
+
+/**
+ * A user turn replayed from a resumed session (`isReplay: true`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class UserMessageReplay extends Schema.Class<UserMessageReplay>("effect-claude-code/UserMessageReplay")({
+  _tag: Schema.tagDefaultOmit("UserMessageReplay"),
+  isReplay: Schema.Literal(true),
+  ...userFields,
+  ...envelope
+}) implements UserAccessors {
+  /** @since 0.1.0 */
+  get toolResults() {
+    return userAccessors(this.message).toolResults
+  }
+  /** @since 0.1.0 */
+  get text() {
+    return userAccessors(this.message).text
+  }
+}
+
+/**
+ * A raw API stream event (`--include-partial-messages`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class StreamEventMessage extends Schema.Class<StreamEventMessage>("effect-claude-code/StreamEventMessage")({
+  _tag: Schema.tagDefaultOmit("StreamEventMessage"),
+  type: Schema.tag("stream_event"),
+  event: StreamEvent,
+  parent_tool_use_id: Schema.NullOr(Schema.String),
+  ttft_ms: Schema.optionalKey(Schema.Number),
+  ...envelope
+}) {}
+
+/**
+ * A line whose `type` (or `subtype`) this version does not know. `raw` is
+ * the object as written; encoding gives it back unchanged.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class UnknownMessage extends Schema.Class<UnknownMessage>("effect-claude-code/UnknownMessage")({
+  _tag: Schema.tag("UnknownMessage"),
+  raw: Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [JsonObject])
+}) {
+  /**
+   * The `type` this version did not know.
+   *
+   * @since 0.1.0
+   */
+  get type(): string {
+    return this.raw.type
+  }
+
+  /**
+   * The `subtype`, when the line has a string one.
+   *
+   * @since 0.1.0
+   */
+  get subtype(): string | undefined {
+    return typeof this.raw.subtype === "string" ? this.raw.subtype : undefined
+  }
+}
+
+/**
+ * Every known variant, in dispatch order.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const variants = [
+  AssistantMessage,
+  UserMessage,
+  UserMessageReplay,
+  StreamEventMessage,
+  ResultMessage.ResultSuccess,
+  ResultMessage.ResultError,
+  ...System.variants,
+  SessionEvent.ToolProgress,
+  SessionEvent.AuthStatus,
+  SessionEvent.ToolUseSummary,
+  SessionEvent.RateLimitEvent,
+  SessionEvent.PromptSuggestion,
+  SessionEvent.ConversationReset,
+  Control.ControlRequest,
+  Control.ControlResponse,
+  Control.ControlCancelRequest,
+  Control.KeepAlive
+] as const
+
+/**
+ * Any line of a stream-json transcript.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Message = InstanceType<typeof variants[number]> | UnknownMessage
+
+/**
+ * A known (non-fallback) message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type KnownMessage = Exclude<Message, UnknownMessage>
+
+/**
+ * Why a line is not a message.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type MessageDecodeErrorReason = "NotAnObject" | "MissingType" | "MissingSubtype" | "InvalidFields"
+
+/**
+ * A JSON value that is not a valid message: not an object, no string
+ * `type`, or a known `type` whose fields do not match (`issue` holds the
+ * schema issue, with the path to the offending field).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MessageDecodeError extends Data.TaggedError("MessageDecodeError")<{
+  readonly reason: MessageDecodeErrorReason
+  readonly messageType: string | undefined
+  readonly subtype: string | undefined
+  readonly detail: string
+  readonly issue: SchemaIssue.Issue | undefined
+}> {
+  override get message(): string {
+    const kind = this.messageType === undefined
+      ? "message"
+      : `"${this.messageType}${this.subtype === undefined ? "" : `/${this.subtype}`}" message`
+    return `Invalid ${kind} (${this.reason}): ${this.detail}`
+  }
+}
+
+type Decoder = (input: unknown) => Result.Result<Message, Schema.SchemaError>
+
+// Wire discriminators of a class, read from its `type`/`subtype` field schemas.
+const literalOf = (schema: Schema.Top | undefined): ReadonlyArray<string> => {
+  const ast = schema?.ast
+  if (ast === undefined) return []
+  if (ast._tag === "Literal" && typeof ast.literal === "string") return [ast.literal]
+  if (ast._tag === "Union") return ast.types.flatMap((t) => literalOf(Schema.make(t)))
+  return []
+}
+
+const byType = new Map<string, Decoder>()
+const bySubtype = new Map<string, Map<string, Decoder>>()
+const encoders = new Map<string, (message: Message) => unknown>()
+
+for (const variant of variants) {
+  if (variant === UserMessageReplay) continue // dispatched on `isReplay` below
+  const decode = Schema.decodeUnknownResult(variant) as Decoder
+  const fields = variant.fields as Record<string, Schema.Top>
+  const [type] = literalOf(fields.type)
+  const subtypes = literalOf(fields.subtype)
+  if (subtypes.length === 0) byType.set(type, decode)
+  else {
+    const table = bySubtype.get(type) ?? new Map<string, Decoder>()
+    for (const subtype of subtypes) table.set(subtype, decode)
+    bySubtype.set(type, table)
+  }
+}
+for (const variant of variants) {
+  const encode = Schema.encodeSync(variant as Schema.Codec<unknown, unknown>)
+  encoders.set(variant.identifier.slice("effect-claude-code/".length), encode)
+}
+
+const decodeUser = byType.get("user")!
+const decodeUserReplay = Schema.decodeUnknownResult(UserMessageReplay) as Decoder
+
+/**
+ * Whether `type` (and `subtype`) name a known variant.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isKnownType = (type: string, subtype?: string): boolean => {
+  const table = bySubtype.get(type)
+  return table === undefined ? byType.has(type) : subtype !== undefined && table.has(subtype)
+}
+
+const fail = (
+  reason: MessageDecodeErrorReason,
+  detail: string,
+  messageType?: string,
+  subtype?: string,
+  issue?: SchemaIssue.Issue
+) => Result.fail(new MessageDecodeError({ reason, detail, messageType, subtype, issue }))
+
+const describe = (input: unknown): string =>
+  input === null ? "null" : Array.isArray(input) ? "an array" : typeof input
+
+/**
+ * Decodes one parsed JSON line. Synchronous and allocation-light: meant for
+ * the hot path of a transcript decoder.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeMessage = (input: unknown): Result.Result<Message, MessageDecodeError> => {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return fail("NotAnObject", `expected a JSON object, got ${describe(input)}`)
+  }
+  const raw = input as { readonly [k: string]: unknown }
+  const type = raw.type
+  if (typeof type !== "string") {
+    return fail("MissingType", `expected a string "type" field, got ${describe(type)}`)
+  }
+  const subtype = typeof raw.subtype === "string" ? raw.subtype : undefined
+  let decode: Decoder | undefined
+  const table = bySubtype.get(type)
+  if (table !== undefined) {
+    if (subtype === undefined) {
+      return fail("MissingSubtype", `expected a string "subtype" field, got ${describe(raw.subtype)}`, type)
+    }
+    decode = table.get(subtype)
+  } else if (type === "user") {
+    decode = raw.isReplay === true ? decodeUserReplay : decodeUser
+  } else {
+    decode = byType.get(type)
+  }
+  if (decode === undefined) {
+    return Result.succeed(new UnknownMessage({ raw: raw as UnknownMessage["raw"] }))
+  }
+  const result = decode(input)
+  return Result.isSuccess(result)
+    ? result as Result.Result<Message, never>
+    : fail("InvalidFields", result.failure.message, type, subtype, result.failure.issue)
+}
+
+/**
+ * The wire JSON of a message: snake_case, known fields only (absent optional
+ * fields stay absent); an {@link UnknownMessage} gives back its raw object.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeMessage = (message: Message): { readonly [k: string]: unknown } =>
+  message._tag === "UnknownMessage"
+    ? message.raw
+    : encoders.get(message._tag)!(message) as { readonly [k: string]: unknown }
+
+const UnknownMessageFromRaw = Schema.StructWithRest(
+  Schema.Struct({ type: Schema.String }),
+  [JsonObject]
+).check(
+  Schema.makeFilter((raw) =>
+    !isKnownType(raw.type as string, typeof raw.subtype === "string" ? raw.subtype : undefined) ||
+    `"${raw.type}" is a known type; its fields do not match`
+  )
+).pipe(Schema.decodeTo(Schema.toType(UnknownMessage), {
+  decode: SchemaGetter.transform((raw) => new UnknownMessage({ raw })),
+  encode: SchemaGetter.transform((message) => message.raw as never)
+}))
+
+/**
+ * The whole union as one schema, for composition (e.g. inside your own
+ * structs). For decoding lines prefer {@link decodeMessage}, which dispatches
+ * directly and reports errors against the right variant.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Message: Schema.Codec<Message, { readonly [k: string]: unknown }> = Schema.Union([
+  ...variants,
+  UnknownMessageFromRaw
+]) as never

@@ -1,0 +1,111 @@
+/**
+ * Top-level lines that are neither conversation turns nor `system` lines:
+ * tool progress, auth status, summaries, rate limits, suggestions, resets.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { envelope, JsonObject, optionalBoolean, optionalNumber, optionalString } from "./internal/fields.ts"
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ToolProgress extends Schema.Class<ToolProgress>("effect-claude-code/ToolProgress")({
+  _tag: Schema.tagDefaultOmit("ToolProgress"),
+  type: Schema.tag("tool_progress"),
+  tool_use_id: Schema.String,
+  tool_name: Schema.String,
+  parent_tool_use_id: Schema.NullOr(Schema.String),
+  elapsed_time_seconds: Schema.Number,
+  task_id: optionalString,
+  heartbeat: optionalBoolean,
+  subagent_type: optionalString,
+  subagent_retry: Schema.optionalKey(JsonObject),
+  ...envelope
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class AuthStatus extends Schema.Class<AuthStatus>("effect-claude-code/AuthStatus")({
+  _tag: Schema.tagDefaultOmit("AuthStatus"),
+  type: Schema.tag("auth_status"),
+  isAuthenticating: Schema.Boolean,
+  output: Schema.Array(Schema.String),
+  error: optionalString,
+  ...envelope
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ToolUseSummary extends Schema.Class<ToolUseSummary>("effect-claude-code/ToolUseSummary")({
+  _tag: Schema.tagDefaultOmit("ToolUseSummary"),
+  type: Schema.tag("tool_use_summary"),
+  summary: Schema.String,
+  preceding_tool_use_ids: Schema.Array(Schema.String),
+  ...envelope
+}) {}
+
+/**
+ * Subscription rate-limit state.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RateLimitInfo = Schema.Struct({
+  status: Schema.String,
+  resetsAt: optionalNumber,
+  rateLimitType: optionalString,
+  utilization: optionalNumber,
+  overageStatus: optionalString,
+  overageResetsAt: optionalNumber,
+  overageDisabledReason: optionalString,
+  isUsingOverage: optionalBoolean,
+  overageInUse: optionalBoolean,
+  overageEnabled: optionalBoolean,
+  surpassedThreshold: optionalNumber,
+  limitScope: optionalString,
+  errorCode: optionalString,
+  canUserPurchaseCredits: optionalBoolean,
+  hasChargeableSavedPaymentMethod: optionalBoolean
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class RateLimitEvent extends Schema.Class<RateLimitEvent>("effect-claude-code/RateLimitEvent")({
+  _tag: Schema.tagDefaultOmit("RateLimitEvent"),
+  type: Schema.tag("rate_limit_event"),
+  rate_limit_info: RateLimitInfo,
+  ...envelope
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class PromptSuggestion extends Schema.Class<PromptSuggestion>("effect-claude-code/PromptSuggestion")({
+  _tag: Schema.tagDefaultOmit("PromptSuggestion"),
+  type: Schema.tag("prompt_suggestion"),
+  suggestion: Schema.String,
+  ...envelope
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ConversationReset extends Schema.Class<ConversationReset>("effect-claude-code/ConversationReset")({
+  _tag: Schema.tagDefaultOmit("ConversationReset"),
+  type: Schema.tag("conversation_reset"),
+  new_conversation_id: Schema.String,
+  trigger: optionalString,
+  user_message_uuid: optionalString,
+  timestamp: optionalString,
+  ...envelope
+}) {}

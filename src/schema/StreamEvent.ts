@@ -1,0 +1,231 @@
+/**
+ * Raw Messages API stream events, carried by `stream_event` lines when the
+ * CLI runs with `--include-partial-messages`. Unknown event or delta types
+ * decode to {@link UnknownEvent} / {@link UnknownDelta}.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { AssistantApiMessage } from "./ApiMessage.ts"
+import { ContentBlock } from "./ContentBlock.ts"
+import {
+  JsonObject,
+  optionalNullableNumber,
+  optionalNullableString,
+  optionalUnknown,
+  rawObject,
+  unknownFallback
+} from "./internal/fields.ts"
+import { DeltaUsage } from "./Usage.ts"
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class TextDelta extends Schema.Class<TextDelta>("effect-claude-code/TextDelta")({
+  _tag: Schema.tagDefaultOmit("TextDelta"),
+  type: Schema.tag("text_delta"),
+  text: Schema.String
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class InputJsonDelta extends Schema.Class<InputJsonDelta>("effect-claude-code/InputJsonDelta")({
+  _tag: Schema.tagDefaultOmit("InputJsonDelta"),
+  type: Schema.tag("input_json_delta"),
+  partial_json: Schema.String
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ThinkingDelta extends Schema.Class<ThinkingDelta>("effect-claude-code/ThinkingDelta")({
+  _tag: Schema.tagDefaultOmit("ThinkingDelta"),
+  type: Schema.tag("thinking_delta"),
+  thinking: Schema.String,
+  estimated_tokens: optionalNullableNumber
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class SignatureDelta extends Schema.Class<SignatureDelta>("effect-claude-code/SignatureDelta")({
+  _tag: Schema.tagDefaultOmit("SignatureDelta"),
+  type: Schema.tag("signature_delta"),
+  signature: Schema.String
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class CitationsDelta extends Schema.Class<CitationsDelta>("effect-claude-code/CitationsDelta")({
+  _tag: Schema.tagDefaultOmit("CitationsDelta"),
+  type: Schema.tag("citations_delta"),
+  citation: JsonObject
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class UnknownDelta extends Schema.Class<UnknownDelta>("effect-claude-code/UnknownDelta")({
+  _tag: Schema.tag("UnknownDelta"),
+  raw: rawObject("type")
+}) {
+  /**
+   * The `type` this version did not know.
+   *
+   * @since 0.1.0
+   */
+  get type(): string {
+    return this.raw.type
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Delta = Schema.Union([
+  TextDelta,
+  InputJsonDelta,
+  ThinkingDelta,
+  SignatureDelta,
+  CitationsDelta,
+  unknownFallback(
+    UnknownDelta,
+    ["text_delta", "input_json_delta", "thinking_delta", "signature_delta", "citations_delta"],
+    (raw) => new UnknownDelta({ raw }),
+    (delta) => delta.raw
+  )
+])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Delta = typeof Delta.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class MessageStartEvent extends Schema.Class<MessageStartEvent>("effect-claude-code/MessageStartEvent")({
+  _tag: Schema.tagDefaultOmit("MessageStartEvent"),
+  type: Schema.tag("message_start"),
+  message: AssistantApiMessage
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ContentBlockStartEvent extends Schema.Class<ContentBlockStartEvent>("effect-claude-code/ContentBlockStartEvent")({
+  _tag: Schema.tagDefaultOmit("ContentBlockStartEvent"),
+  type: Schema.tag("content_block_start"),
+  index: Schema.Number,
+  content_block: ContentBlock
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ContentBlockDeltaEvent extends Schema.Class<ContentBlockDeltaEvent>("effect-claude-code/ContentBlockDeltaEvent")({
+  _tag: Schema.tagDefaultOmit("ContentBlockDeltaEvent"),
+  type: Schema.tag("content_block_delta"),
+  index: Schema.Number,
+  delta: Delta
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ContentBlockStopEvent extends Schema.Class<ContentBlockStopEvent>("effect-claude-code/ContentBlockStopEvent")({
+  _tag: Schema.tagDefaultOmit("ContentBlockStopEvent"),
+  type: Schema.tag("content_block_stop"),
+  index: Schema.Number
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class MessageDeltaEvent extends Schema.Class<MessageDeltaEvent>("effect-claude-code/MessageDeltaEvent")({
+  _tag: Schema.tagDefaultOmit("MessageDeltaEvent"),
+  type: Schema.tag("message_delta"),
+  delta: Schema.Struct({
+    stop_reason: optionalNullableString,
+    stop_sequence: optionalNullableString,
+    stop_details: optionalUnknown
+  }),
+  usage: Schema.optionalKey(DeltaUsage),
+  context_management: optionalUnknown
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export class MessageStopEvent extends Schema.Class<MessageStopEvent>("effect-claude-code/MessageStopEvent")({
+  _tag: Schema.tagDefaultOmit("MessageStopEvent"),
+  type: Schema.tag("message_stop")
+}) {}
+
+/**
+ * An event type this version does not know (e.g. `ping`, `error`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class UnknownEvent extends Schema.Class<UnknownEvent>("effect-claude-code/UnknownEvent")({
+  _tag: Schema.tag("UnknownEvent"),
+  raw: rawObject("type")
+}) {
+  /**
+   * The `type` this version did not know.
+   *
+   * @since 0.1.0
+   */
+  get type(): string {
+    return this.raw.type
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StreamEvent = Schema.Union([
+  MessageStartEvent,
+  ContentBlockStartEvent,
+  ContentBlockDeltaEvent,
+  ContentBlockStopEvent,
+  MessageDeltaEvent,
+  MessageStopEvent,
+  unknownFallback(
+    UnknownEvent,
+    [
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop"
+    ],
+    (raw) => new UnknownEvent({ raw }),
+    (event) => event.raw
+  )
+])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type StreamEvent = typeof StreamEvent.Type

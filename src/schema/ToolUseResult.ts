@@ -1,0 +1,273 @@
+/**
+ * The `tool_use_result` metadata the CLI puts on user messages that carry a
+ * tool's result: the structured output of the tool (a file read with its line
+ * counts, a command's stdout and stderr, an edit's patch, matched file names),
+ * or a plain error string.
+ *
+ * Every known shape keeps the keys it does not name (newer CLIs add fields), so
+ * decoding and encoding give back the exact object. Shapes not recognised are
+ * kept as they are.
+ *
+ * @since 0.1.0
+ */
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+
+const Rest = [Schema.Record(Schema.String, Schema.Unknown)] as const
+const open = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
+  Schema.StructWithRest(Schema.Struct(fields), Rest)
+const opt = Schema.optionalKey
+
+/**
+ * `Read` of a file: `type` is `text`, `image`, `notebook`, `pdf` or `parts`;
+ * `file` has `filePath`, and for text `content`, `numLines`, `startLine`, `totalLines`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FileRead = open({
+  type: Schema.Literals(["text", "image", "notebook", "pdf", "parts"]),
+  file: open({
+    filePath: opt(Schema.String),
+    content: opt(Schema.String),
+    numLines: opt(Schema.Number),
+    startLine: opt(Schema.Number),
+    totalLines: opt(Schema.Number)
+  })
+})
+
+/**
+ * `Bash`: the command's output and whether it was interrupted.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const BashResult = open({
+  stdout: Schema.String,
+  stderr: Schema.String,
+  interrupted: Schema.Boolean,
+  isImage: opt(Schema.Boolean),
+  noOutputExpected: opt(Schema.Boolean),
+  backgroundTaskId: opt(Schema.String),
+  returnCodeInterpretation: opt(Schema.String)
+})
+
+const Patch = Schema.Array(open({
+  oldStart: Schema.Number,
+  oldLines: Schema.Number,
+  newStart: Schema.Number,
+  newLines: Schema.Number,
+  lines: Schema.Array(Schema.String)
+}))
+
+/**
+ * `Write`: a file created or replaced, with its patch.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FileWrite = open({
+  type: Schema.Literals(["create", "update"]),
+  filePath: Schema.String,
+  content: Schema.String,
+  structuredPatch: Patch,
+  originalFile: opt(Schema.NullOr(Schema.String))
+})
+
+/**
+ * `Edit` / `MultiEdit`: a file edited, with its patch.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FileEdit = open({
+  filePath: Schema.String,
+  oldString: opt(Schema.String),
+  newString: opt(Schema.String),
+  originalFile: opt(Schema.NullOr(Schema.String)),
+  structuredPatch: Patch,
+  userModified: opt(Schema.Boolean),
+  replaceAll: opt(Schema.Boolean)
+})
+
+/**
+ * `Glob`: the matched file names.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const GlobResult = open({
+  filenames: Schema.Array(Schema.String),
+  numFiles: Schema.Number,
+  durationMs: Schema.Number,
+  truncated: Schema.Boolean
+})
+
+/**
+ * `Grep`: matched files, and the matching lines in `content` mode.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const GrepResult = open({
+  mode: opt(Schema.Literals(["content", "files_with_matches", "count"])),
+  numFiles: Schema.Number,
+  filenames: Schema.Array(Schema.String),
+  content: opt(Schema.String),
+  numLines: opt(Schema.Number),
+  numMatches: opt(Schema.Number)
+})
+
+const Todo = open({ content: Schema.String, status: Schema.String, activeForm: opt(Schema.String) })
+
+/**
+ * `TodoWrite`: the todo list before and after.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TodoWriteResult = open({ oldTodos: Schema.Array(Todo), newTodos: Schema.Array(Todo) })
+
+/**
+ * `ToolSearch`: the deferred tools it loaded.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ToolSearchResult = open({
+  matches: Schema.Array(Schema.String),
+  query: Schema.String,
+  total_deferred_tools: opt(Schema.Number)
+})
+
+/**
+ * `Task` / `Agent`: a subagent's final answer and totals.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AgentResult = open({
+  status: Schema.String,
+  prompt: Schema.String,
+  content: opt(Schema.Array(Schema.Unknown)),
+  totalDurationMs: opt(Schema.Number),
+  totalTokens: opt(Schema.Number),
+  totalToolUseCount: opt(Schema.Number)
+})
+
+/**
+ * `WebFetch`: the HTTP status and the prompt's answer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WebFetchResult = open({
+  url: Schema.String,
+  code: Schema.Number,
+  codeText: Schema.String,
+  result: Schema.String,
+  bytes: Schema.Number,
+  durationMs: Schema.Number
+})
+
+/**
+ * `WebSearch`: the query and its results.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WebSearchResult = open({
+  query: Schema.String,
+  results: Schema.Array(Schema.Unknown),
+  durationSeconds: Schema.Number
+})
+
+/**
+ * The known shapes, in the order they are tried (most specific first, so a
+ * `Write` result, which also has `filePath` and a patch, is not taken for an edit).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const shapes = {
+  FileRead,
+  FileWrite,
+  FileEdit,
+  Bash: BashResult,
+  Glob: GlobResult,
+  Grep: GrepResult,
+  TodoWrite: TodoWriteResult,
+  ToolSearch: ToolSearchResult,
+  WebFetch: WebFetchResult,
+  WebSearch: WebSearchResult,
+  Agent: AgentResult
+} as const
+
+/**
+ * The `tool_use_result` field: one of the known shapes, an error string, or
+ * anything else, kept as is. Lossless: encoding gives back the decoded JSON.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ToolUseResult = Schema.Union([...Object.values(shapes), Schema.String, Schema.Unknown])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolUseResult = typeof ToolUseResult.Type
+
+/**
+ * The name of a known `tool_use_result` shape.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ShapeName = keyof typeof shapes
+
+/**
+ * A `tool_use_result` told apart: a known shape with its typed value, a plain
+ * string (the CLI's error text, `"Error: ..."`), or an unknown value.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Classified =
+  | { readonly [K in ShapeName]: { readonly _tag: K; readonly value: (typeof shapes)[K]["Type"] } }[ShapeName]
+  | { readonly _tag: "Text"; readonly value: string }
+  | { readonly _tag: "Unknown"; readonly value: unknown }
+
+const shapeNames = Object.keys(shapes) as ReadonlyArray<ShapeName>
+const guards = shapeNames.map((name) => [name, Schema.is(shapes[name] as Schema.Codec<unknown>)] as const)
+
+/**
+ * Tells which known shape a `tool_use_result` has.
+ *
+ * @example
+ * ```ts
+ * import { ToolUseResult } from "effect-claude-code/schema"
+ * const c = ToolUseResult.classify({ stdout: "hi\n", stderr: "", interrupted: false })
+ * if (c._tag === "Bash") console.log(c.value.stdout)
+ * ```
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const classify = (value: unknown): Classified => {
+  if (Predicate.isString(value)) return { _tag: "Text", value }
+  for (const [name, is] of guards) {
+    if (is(value)) return { _tag: name, value } as Classified
+  }
+  return { _tag: "Unknown", value }
+}
+
+/**
+ * Whether a `tool_use_result` is the CLI's error text (`"Error: ..."`), as
+ * it is written for a failed or refused tool call.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isErrorText = (value: unknown): value is string =>
+  Predicate.isString(value) && value.startsWith("Error")

@@ -1,0 +1,27 @@
+/**
+ * Effect Schemas for everything the Claude Code CLI writes in stream-json
+ * mode.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as ApiMessage from "./ApiMessage.ts"
+/** @since 0.1.0 */
+export * as ContentBlock from "./ContentBlock.ts"
+/** @since 0.1.0 */
+export * as Control from "./Control.ts"
+/** @since 0.1.0 */
+export * as Message from "./Message.ts"
+/** @since 0.1.0 */
+export * as Permission from "./Permission.ts"
+/** @since 0.1.0 */
+export * as Result from "./Result.ts"
+/** @since 0.1.0 */
+export * as SessionEvent from "./SessionEvent.ts"
+/** @since 0.1.0 */
+export * as StreamEvent from "./StreamEvent.ts"
+/** @since 0.1.0 */
+export * as System from "./System.ts"
+/** @since 0.1.0 */
+export * as Usage from "./Usage.ts"

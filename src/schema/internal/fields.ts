@@ -1,0 +1,68 @@
+/**
+ * Field building blocks shared by the wire schemas.
+ *
+ * @internal
+ */
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+
+/** A JSON object kept as is (tool inputs, MCP payloads, opaque sub-objects). */
+export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
+
+/**
+ * An object kept whole, of which only the string discriminator `key` is
+ * checked (the payload of unknown variants).
+ */
+export const rawObject = <const K extends string>(key: K) =>
+  Schema.StructWithRest(Schema.Struct({ [key]: Schema.String } as { readonly [P in K]: typeof Schema.String }), [
+    JsonObject
+  ])
+
+/** Optional `string` field. */
+export const optionalString = Schema.optionalKey(Schema.String)
+
+/** Optional `number` field. */
+export const optionalNumber = Schema.optionalKey(Schema.Number)
+
+/** Optional `boolean` field. */
+export const optionalBoolean = Schema.optionalKey(Schema.Boolean)
+
+/** Optional field that the CLI also writes as `null`. */
+export const optionalNullableString = Schema.optionalKey(Schema.NullOr(Schema.String))
+
+/** Optional field that the CLI also writes as `null`. */
+export const optionalNullableNumber = Schema.optionalKey(Schema.NullOr(Schema.Number))
+
+/** Optional opaque value, kept as written. */
+export const optionalUnknown = Schema.optionalKey(Schema.Unknown)
+
+/** Fields every top-level message carries (older CLIs omit `uuid`). */
+export const envelope = {
+  uuid: optionalString,
+  session_id: Schema.String
+} as const
+
+/**
+ * Decodes any object whose `key` is not in `known` into the unknown variant,
+ * keeping the raw object so that encoding gives it back unchanged.
+ */
+export const unknownFallback = <S extends Schema.Top, const K extends string = "type">(
+  target: S,
+  known: Iterable<string>,
+  make: (raw: typeof JsonObject.Type & { readonly [P in K]: string }) => S["Type"],
+  raw: (value: S["Type"]) => { readonly [k: string]: unknown },
+  key: K = "type" as K
+) => {
+  const knownSet = new Set(known)
+  return rawObject(key).check(
+    Schema.makeFilter((input) => {
+      const value = (input as Record<string, string>)[key]
+      return !knownSet.has(value) || `"${value}" is a known ${key}; its fields do not match`
+    })
+  ).pipe(
+    Schema.decodeTo(Schema.toType(target), {
+      decode: SchemaGetter.transform((input) => make(input as never)),
+      encode: SchemaGetter.transform((value) => raw(value) as never)
+    })
+  )
+}

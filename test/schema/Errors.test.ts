@@ -1,0 +1,104 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Result from "effect/Result"
+import { decodeMessage, encodeMessage, type MessageDecodeError } from "../../src/schema/Message.ts"
+import * as Permission from "../../src/schema/Permission.ts"
+
+const failure = (input: unknown): MessageDecodeError => {
+  const decoded = decodeMessage(input)
+  if (Result.isSuccess(decoded)) assert.fail(`expected a failure, got ${decoded.success._tag}`)
+  return decoded.failure
+}
+
+describe("decode failures", () => {
+  it("rejects values that are not objects with a string type", () => {
+    assert.strictEqual(failure(42).reason, "NotAnObject")
+    assert.strictEqual(failure([]).reason, "NotAnObject")
+    assert.strictEqual(failure(null).reason, "NotAnObject")
+    assert.strictEqual(failure({ subtype: "init" }).reason, "MissingType")
+    assert.strictEqual(failure({ type: 3 }).reason, "MissingType")
+  })
+
+  it("names the broken field of a known type", () => {
+    const error = failure({
+      type: "assistant",
+      session_id: "s",
+      parent_tool_use_id: null,
+      message: { id: "m", role: "assistant", model: "x", usage: { input_tokens: 1, output_tokens: 1 }, content: [{ type: "text", text: 5 }] }
+    })
+    assert.strictEqual(error._tag, "MessageDecodeError")
+    assert.strictEqual(error.reason, "InvalidFields")
+    assert.strictEqual(error.messageType, "assistant")
+    assert.include(error.message, `["message"]["content"][0]["text"]`)
+    assert.include(error.message, "Expected string")
+    assert.isDefined(error.issue)
+  })
+
+  it("reports the subtype of a broken result and a system line without subtype", () => {
+    const error = failure({ type: "result", subtype: "success", session_id: "s" })
+    assert.strictEqual(error.subtype, "success")
+    assert.include(error.message, "result/success")
+    assert.strictEqual(failure({ type: "system", session_id: "s" }).reason, "MissingSubtype")
+  })
+})
+
+describe("forward compatibility", () => {
+  it("keeps unknown types and subtypes as UnknownMessage with the raw object", () => {
+    for (const raw of [
+      { type: "brand_new", payload: [1, 2] },
+      { type: "system", subtype: "post_turn_summary", session_id: "s", x: 1 },
+      { type: "result", subtype: "error_new_kind", session_id: "s" }
+    ]) {
+      const decoded = Result.getOrThrow(decodeMessage(raw))
+      assert.strictEqual(decoded._tag, "UnknownMessage")
+      if (decoded._tag !== "UnknownMessage") return
+      assert.strictEqual(decoded.type, raw.type)
+      assert.strictEqual(decoded.subtype, "subtype" in raw ? raw.subtype : undefined)
+      assert.deepStrictEqual(encodeMessage(decoded), raw)
+    }
+  })
+
+  it("ignores unknown extra fields and keeps unknown blocks, events and requests", () => {
+    const decoded = Result.getOrThrow(decodeMessage({
+      type: "assistant",
+      brand_new_field: true,
+      session_id: "s",
+      parent_tool_use_id: null,
+      message: {
+        id: "m",
+        role: "assistant",
+        model: "x",
+        usage: { input_tokens: 1, output_tokens: 1 },
+        content: [{ type: "hologram", data: 1 }, { type: "text", text: "hi", extra: 1 }]
+      }
+    }))
+    assert.strictEqual(decoded._tag, "AssistantMessage")
+    if (decoded._tag !== "AssistantMessage") return
+    assert.deepStrictEqual(decoded.content.map((block) => block._tag), ["UnknownBlock", "TextBlock"])
+    assert.strictEqual(decoded.text, "hi")
+    assert.isFalse("brand_new_field" in encodeMessage(decoded))
+    const request = Result.getOrThrow(decodeMessage({ type: "control_request", request_id: "r", request: { subtype: "new_thing", a: 1 } }))
+    assert.strictEqual(request._tag, "ControlRequest")
+    if (request._tag === "ControlRequest") assert.strictEqual(request.request._tag, "UnknownRequest")
+  })
+})
+
+describe("permission helpers", () => {
+  it("finds the mode and the denials", () => {
+    const init = Result.getOrThrow(decodeMessage({ type: "system", subtype: "init", cwd: "/", model: "m", session_id: "s", permission_mode: "plan" }))
+    assert.strictEqual(Permission.permissionMode(init), "plan")
+    const user = Result.getOrThrow(decodeMessage({
+      type: "user",
+      parent_tool_use_id: null,
+      session_id: "s",
+      message: {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "t1", is_error: true, content: "Claude requested permissions to write to /x, but you haven't granted it yet." },
+          { type: "tool_result", tool_use_id: "t2", is_error: true, content: "File not found" },
+          { type: "tool_result", tool_use_id: "t3", content: "ok" }
+        ]
+      }
+    }))
+    assert.deepStrictEqual(Permission.denials(user).map((d) => d.toolUseId), ["t1"])
+  })
+})
