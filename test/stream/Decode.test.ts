@@ -1,0 +1,206 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Stream from "effect/Stream"
+import * as Result from "effect/Result"
+import * as fc from "fast-check"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { decodeMessage, type Message } from "../../src/schema/Message.ts"
+import * as Decode from "../../src/stream/Decode.ts"
+import { DecodeError } from "../../src/stream/DecodeError.ts"
+import { allStreamJsonFiles } from "../support/Corpus.ts"
+import { byteStream, chunkAt, collect, collectUntilFailure, cutsArb, referenceLines, utf8 } from "./support.ts"
+
+/** The expected messages of a file, computed line by line with JSON.parse and the schema directly. */
+const expectedMessages = (text: string): Array<{ line: number; message: Message }> =>
+  referenceLines(text).map(({ line, text }) => {
+    const result = decodeMessage(JSON.parse(text))
+    if (Result.isFailure(result)) throw new Error(`corpus line ${line} does not decode: ${result.failure.message}`)
+    return { line, message: result.success }
+  })
+
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let offset = 0
+  for (const p of parts) {
+    out.set(p, offset)
+    offset += p.length
+  }
+  return out
+}
+
+// Lines that never decode, each with the reason it must give.
+const garbageArb: fc.Arbitrary<{ bytes: Uint8Array; reason: Decode.DecodeError["reason"] }> = fc.oneof(
+  fc.string({ maxLength: 40 }).map((s) => ({
+    bytes: utf8(`warning: ${s.replace(/[\r\n]/g, " ")}`),
+    reason: "InvalidJson" as const
+  })),
+  // A cut JSON object: without a closing brace it can never parse.
+  fc.string({ maxLength: 10 }).map((s) => ({
+    bytes: utf8(`{"type":"assistant",${s.replace(/[{}\r\n]/g, "")}`),
+    reason: "InvalidJson" as const
+  })),
+  fc.constantFrom(
+    { bytes: utf8("42"), reason: "SchemaMismatch" as const },
+    { bytes: utf8("[\"type\"]"), reason: "SchemaMismatch" as const },
+    { bytes: utf8("{\"no_type\":true}"), reason: "SchemaMismatch" as const },
+    { bytes: utf8("{\"type\":\"assistant\"}"), reason: "SchemaMismatch" as const },
+    { bytes: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), reason: "InvalidUtf8" as const },
+    { bytes: new Uint8Array([0x7b, 0xe2, 0x82, 0x7d]), reason: "InvalidUtf8" as const }
+  )
+)
+
+describe("Decode", () => {
+  describe("every corpus file and fixture", () => {
+    for (const file of allStreamJsonFiles) {
+      describe(path.basename(file), () => {
+        const bytes = new Uint8Array(fs.readFileSync(file))
+        const expected = expectedMessages(new TextDecoder().decode(bytes))
+
+        it("decodes strictly to the messages of each line, raw text kept", () => {
+          const exit = collect(byteStream([bytes]).pipe(Decode.records()))
+          assert.isTrue(Exit.isSuccess(exit), String(exit))
+          if (Exit.isSuccess(exit)) {
+            assert.deepStrictEqual(exit.value.map((r) => ({ line: r.line, message: r.message })), expected)
+            const lines = referenceLines(new TextDecoder().decode(bytes))
+            assert.deepStrictEqual(exit.value.map((r) => r.raw), lines.map((l) => l.text))
+          }
+        })
+
+        it.effect("a Node file stream (small reads, Buffers) decodes to the same messages", () =>
+          Effect.gen(function*() {
+            const stream = NodeStream.fromReadable({ evaluate: () => fs.createReadStream(file, { highWaterMark: 997 }) })
+            const decoded = yield* Stream.runCollect(stream.pipe(Decode.messages()))
+            assert.deepStrictEqual(decoded, expected.map((e) => e.message))
+          }))
+
+        it("property: any byte chunking decodes to the same messages", () => {
+          const messages = expected.map((e) => e.message)
+          fc.assert(
+            fc.property(cutsArb(bytes.length), (cuts) => {
+              const exit = collect(byteStream(chunkAt(bytes, cuts)).pipe(Decode.messages()))
+              assert.isTrue(Exit.isSuccess(exit))
+              if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value, messages)
+            }),
+            { numRuns: 20 }
+          )
+        })
+
+        it("property: garbage lines give typed failures (lenient) or stop at the first one (strict)", () => {
+          const original = bytes.length === 0 ? [] : splitKeepingBlanks(bytes)
+          fc.assert(
+            fc.property(
+              fc.array(fc.tuple(fc.nat(), garbageArb), { minLength: 1, maxLength: 6 }),
+              cutsArb(bytes.length + 64),
+              (insertions, cuts) => {
+                const lines: Array<{ bytes: Uint8Array; reason?: Decode.DecodeError["reason"] }> = original.map((
+                  b
+                ) => ({ bytes: b }))
+                for (const [at, garbage] of insertions) lines.splice(at % (lines.length + 1), 0, garbage)
+                const input = concat(lines.flatMap((l) => [l.bytes, utf8("\n")]))
+                const goodLines = lines.flatMap((l, i) => l.reason === undefined ? [i + 1] : [])
+                const badLines = lines.flatMap((l, i) => l.reason === undefined ? [] : [[i + 1, l.reason] as const])
+
+                const lenient = collect(byteStream(chunkAt(input, cuts)).pipe(Decode.recordsLenient()))
+                assert.isTrue(Exit.isSuccess(lenient))
+                if (!Exit.isSuccess(lenient)) return
+                const failures = lenient.value.filter((v) => v instanceof DecodeError)
+                const good = lenient.value.filter((v) => !(v instanceof DecodeError))
+                assert.deepStrictEqual(failures.map((f) => [f.line, f.reason] as const), badLines)
+                assert.deepStrictEqual(good.map((g) => g.message), expected.map((e) => e.message))
+                // Blank lines of the original are skipped but counted.
+                const nonBlank = goodLines.filter((n) => lines[n - 1]!.bytes.some((b) => b > 32))
+                assert.deepStrictEqual(good.map((g) => g.line), nonBlank)
+
+                const strict = collectUntilFailure(byteStream(chunkAt(input, cuts)).pipe(Decode.messages()))
+                const [firstBad, reason] = badLines[0]!
+                assert.strictEqual(strict.failure?.line, firstBad)
+                assert.strictEqual(strict.failure?.reason, reason)
+                assert.deepStrictEqual(
+                  strict.values,
+                  good.filter((g) => g.line < firstBad).map((g) => g.message)
+                )
+              }
+            ),
+            { numRuns: 15 }
+          )
+        })
+      })
+    }
+  })
+
+  it("framed lines decode the same way (fromLines, fromLinesLenient), data-first too", () => {
+    const text = "{\"type\":\"brand_new\"}\nwarning: not json\n{\"type\":\"other_new\"}\n"
+    const lines = Stream.make({ line: 1, text: "{\"type\":\"brand_new\"}" }, { line: 2, text: "warning: not json" }, {
+      line: 3,
+      text: "{\"type\":\"other_new\"}"
+    })
+    const viaBytes = collect(Decode.recordsLenient(byteStream([utf8(text)])))
+    const viaLines = collect(Decode.fromLinesLenient(lines))
+    assert.deepStrictEqual(viaLines, viaBytes)
+    assert.deepStrictEqual(Exit.isSuccess(viaBytes) ? viaBytes.value : [], Decode.decodeAll(text))
+    const strict = collectUntilFailure(Decode.fromLines(lines))
+    assert.strictEqual(strict.values.length, 1)
+    assert.strictEqual(strict.failure?.line, 2)
+  })
+
+  it("errors carry the line number, a raw cut and the reason", () => {
+    const long = `not json ${"x".repeat(1000)}`
+    const out = Decode.decodeAll(`\n${long}\n{"type":"assistant"}\n`)
+    assert.strictEqual(out.length, 2)
+    const [a, b] = out as [DecodeError, DecodeError]
+    assert.strictEqual(a.reason, "InvalidJson")
+    assert.strictEqual(a.line, 2)
+    assert.isTrue(a.raw.startsWith("not json xxx"))
+    assert.isBelow(a.raw.length, 300)
+    assert.include(a.message, "line 2: invalid JSON")
+    assert.strictEqual(b.reason, "SchemaMismatch")
+    assert.strictEqual(b.line, 3)
+    assert.strictEqual(b.raw, "{\"type\":\"assistant\"}")
+    assert.include(b.message, "line 3: schema mismatch")
+  })
+
+  it("an unknown message type passes as an unknown message, in strict mode too", () => {
+    const exit = collect(byteStream([utf8("{\"type\":\"brand_new\",\"x\":1}\n")]).pipe(Decode.messages()))
+    assert.isTrue(Exit.isSuccess(exit))
+    if (Exit.isSuccess(exit)) assert.strictEqual(exit.value.length, 1)
+  })
+
+  it("a line over the limit fails strict decoding and is skipped in lenient mode", () => {
+    const ok = "{\"type\":\"brand_new\"}"
+    const input = utf8(`${ok}\n{"type":"brand_new","pad":"${"p".repeat(100)}"}\n${ok}\n`)
+    const strict = collectUntilFailure(byteStream([input]).pipe(Decode.messages({ maxLineBytes: 64 })))
+    assert.strictEqual(strict.values.length, 1)
+    assert.strictEqual(strict.failure?.reason, "LineTooLong")
+    assert.strictEqual(strict.failure?.line, 2)
+    const lenient = collect(byteStream([input]).pipe(Decode.recordsLenient({ maxLineBytes: 64 })))
+    assert.isTrue(Exit.isSuccess(lenient))
+    if (Exit.isSuccess(lenient)) {
+      assert.deepStrictEqual(lenient.value.map((v) => v instanceof DecodeError ? v.reason : v.line), [1, "LineTooLong", 3])
+    }
+  })
+
+  it("lines over 1 MiB decode with the default limit", () => {
+    const text = "é".repeat(1024 * 1024)
+    const line = JSON.stringify({ type: "brand_new", text })
+    const exit = collect(byteStream(chunkAt(utf8(line), [1, 70000, 70001, 1500000])).pipe(Decode.records()))
+    assert.isTrue(Exit.isSuccess(exit))
+    if (Exit.isSuccess(exit)) assert.strictEqual(exit.value[0]!.raw, line)
+  })
+})
+
+/** A file's lines as bytes, blank ones kept (terminators dropped, CR kept). */
+const splitKeepingBlanks = (bytes: Uint8Array): Array<Uint8Array> => {
+  const lines: Array<Uint8Array> = []
+  let start = 0
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x0a) {
+      lines.push(bytes.subarray(start, i))
+      start = i + 1
+    }
+  }
+  if (start < bytes.length) lines.push(bytes.subarray(start))
+  return lines
+}

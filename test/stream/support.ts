@@ -1,0 +1,54 @@
+/**
+ * Helpers for the stream tests: byte chunkings and a reference line splitter
+ * written independently of the library (string split on "\n").
+ */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Stream from "effect/Stream"
+import * as fc from "fast-check"
+
+export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text)
+
+/** Cuts `bytes` at the given offsets (sorted, deduplicated, clamped). */
+export const chunkAt = (bytes: Uint8Array, cuts: ReadonlyArray<number>): Array<Uint8Array> => {
+  const points = [...new Set(cuts.map((c) => Math.max(0, Math.min(bytes.length, c))))].sort((a, b) => a - b)
+  const chunks: Array<Uint8Array> = []
+  let start = 0
+  for (const p of points) {
+    if (p > start) chunks.push(bytes.subarray(start, p))
+    start = Math.max(start, p)
+  }
+  if (start < bytes.length) chunks.push(bytes.subarray(start))
+  return chunks
+}
+
+/** The byte chunks as a stream that delivers each one in a pull of its own. */
+export const byteStream = (chunks: ReadonlyArray<Uint8Array>): Stream.Stream<Uint8Array> =>
+  Stream.fromIterable(chunks, { chunkSize: 1 })
+
+/** Random cut points inside a buffer of `length` bytes. */
+export const cutsArb = (length: number): fc.Arbitrary<Array<number>> =>
+  fc.array(fc.integer({ min: 0, max: Math.max(0, length) }), { maxLength: Math.min(64, length + 1) })
+
+/** Runs a synchronous stream; returns the collected values or the failure. */
+export const collect = <A, E>(stream: Stream.Stream<A, E>): Exit.Exit<Array<A>, E> =>
+  Effect.runSyncExit(Stream.runCollect(stream))
+
+/** Runs a synchronous stream and returns the values emitted before the end or the failure. */
+export const collectUntilFailure = <A, E>(
+  stream: Stream.Stream<A, E>
+): { readonly values: Array<A>; readonly failure: E | undefined } => {
+  const values: Array<A> = []
+  const exit = Effect.runSyncExit(Stream.runForEach(stream, (a) => Effect.sync(() => values.push(a))))
+  if (Exit.isSuccess(exit)) return { values, failure: undefined }
+  const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+  if (failure === undefined || failure._tag !== "Fail") throw new Error(`stream died: ${String(exit.cause)}`)
+  return { values, failure: failure.error }
+}
+
+/** Reference splitter: lines by "\n", CR stripped, blank (JSON whitespace only) lines skipped, numbers 1-based. */
+export const referenceLines = (text: string): Array<{ line: number; text: string }> =>
+  text.replace(/^\uFEFF/, "").split("\n").flatMap((raw, i) => {
+    const t = raw.endsWith("\r") ? raw.slice(0, -1) : raw
+    return /^[ \t\r]*$/.test(t) ? [] : [{ line: i + 1, text: t }]
+  })
