@@ -1,0 +1,394 @@
+/**
+ * Filters over {@link Item}s: values that are at once
+ *
+ * - refinements (`Stream.filter(items, Filter.toolUse("Read"))` yields items
+ *   typed as `Read` tool uses, with the `Read` input type),
+ * - plain predicates (`items.filter(Filter.error)`),
+ * - data: `Equal.equals` compares what they select, `describe` gives their
+ *   text form and `parse` reads it back.
+ *
+ * Use {@link toFilter} for Effect's `Filter` module.
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import { Filter, Item } from "effect-claude-code/filter"
+ * declare const items: Stream.Stream<Item.Item>
+ * const commands = items.pipe(
+ *   Stream.filter(Filter.toolUse("Bash")),
+ *   Stream.map((item) => item.input.command)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Equal from "effect/Equal"
+import * as EffectFilter from "effect/Filter"
+import * as Hash from "effect/Hash"
+import { NodeInspectSymbol } from "effect/Inspectable"
+import { pipeArguments, type Pipeable } from "effect/Pipeable"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as ToolInput from "../schema/ToolInput.ts"
+import * as Ast from "./Ast.ts"
+import { evaluate } from "./internal/evaluate.ts"
+import type * as Item from "./Item.ts"
+import * as Syntax from "./Syntax.ts"
+
+const TypeId = "~effect-claude-code/Filter"
+
+/**
+ * A filter that selects items of type `A`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Filter<out A extends Item.Item = Item.Item> extends Pipeable, Equal.Equal {
+  (item: Item.Item): item is A
+  readonly [TypeId]: typeof TypeId
+  /** The filter as data. */
+  readonly ast: Ast.Ast
+}
+
+/**
+ * The items a filter selects.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Selected<F> = F extends Filter<infer A> ? A : never
+
+const FilterProto = Object.assign(Object.create(Function.prototype), {
+  [TypeId]: TypeId,
+  [Equal.symbol](this: Filter, that: unknown): boolean {
+    return isFilter(that) && Equal.equals(this.ast, that.ast)
+  },
+  [Hash.symbol](this: Filter): number {
+    return Hash.hash(this.ast)
+  },
+  pipe() {
+    return pipeArguments(this, arguments)
+  },
+  toString(this: Filter) {
+    return `Filter(${Syntax.describeAst(this.ast)})`
+  },
+  toJSON(this: Filter) {
+    return { _id: "Filter", filter: Syntax.describeAst(this.ast) }
+  },
+  [NodeInspectSymbol](this: Filter) {
+    return { _id: "Filter", filter: Syntax.describeAst(this.ast) }
+  }
+})
+
+/**
+ * A filter from its tree.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromAst = <A extends Item.Item = Item.Item>(ast: Ast.Ast): Filter<A> => {
+  const self = ((item: Item.Item) => evaluate(ast, item)) as unknown as { -readonly [K in keyof Filter<A>]: Filter<A>[K] }
+  Object.setPrototypeOf(self, FilterProto)
+  self.ast = ast
+  return self as unknown as Filter<A>
+}
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isFilter = (u: unknown): u is Filter => Predicate.hasProperty(u, TypeId)
+
+/**
+ * Text blocks of assistant messages.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const text: Filter<Item.TextItem> = fromAst(Ast.flag("Text"))
+
+/**
+ * Thinking blocks of assistant messages.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const thinking: Filter<Item.ThinkingItem> = fromAst(Ast.flag("Thinking"))
+
+/**
+ * Errors: tool results flagged `is_error`, error results (`is_error` or an
+ * error subtype), API retries, the blocks of assistant messages that report
+ * an API error (`"error": "authentication_failed"`) and, in lenient streams,
+ * lines that failed to decode.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const error: Filter = fromAst(Ast.flag("Error"))
+
+/**
+ * Tool results the permission system refused, and `permission_denied` system messages.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const permissionDenied: Filter<Item.ToolResultItem | Item.SystemItem> = fromAst(Ast.flag("Denied"))
+
+/**
+ * Items of subagent messages (those with a `parent_tool_use_id`).
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const subagent: Filter = fromAst(Ast.flag("Subagent"))
+
+/**
+ * Items of the main agent's messages (no `parent_tool_use_id`).
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const main: Filter = fromAst(Ast.flag("Main"))
+
+/**
+ * Every item.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const all: Filter = fromAst(Ast.flag("All"))
+
+/**
+ * No item.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const none: Filter<never> = fromAst(Ast.flag("None"))
+
+type NameOf<N extends string> = N extends `${string}*${string}` | `${string}?${string}` ? string : N
+
+/**
+ * `tool_use` blocks of assistant messages: all of them, those of a tool
+ * name or name glob (`mcp__github__*`), optionally also satisfying a
+ * predicate on the typed input. For a built-in tool name the input is
+ * checked against the tool's schema (see `ToolInput`), so the narrowed
+ * type is true at run time.
+ *
+ * @example
+ * ```ts
+ * import { Filter } from "effect-claude-code/filter"
+ * const bash = Filter.toolUse("Bash")
+ * const gitCommands = Filter.toolUse("Bash", (input) => input.command.startsWith("git "), "git")
+ * const github = Filter.toolUse("mcp__github__*")
+ * ```
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const toolUse: {
+  (): Filter<Item.ToolUseItem>
+  <const N extends string>(name: N): Filter<Item.ToolUseItem<NameOf<N>>>
+  <const N extends string>(
+    name: N,
+    where: (input: ToolInput.InputOf<NameOf<N>>, item: Item.ToolUseItem<NameOf<N>>) => boolean,
+    label?: string
+  ): Filter<Item.ToolUseItem<NameOf<N>>>
+  (where: (item: Item.ToolUseItem) => boolean, label?: string): Filter<Item.ToolUseItem>
+} = (
+  nameOrWhere?: string | ((item: Item.ToolUseItem) => boolean),
+  where?: ((input: any, item: Item.ToolUseItem) => boolean) | string,
+  label?: string
+): Filter<any> => {
+  if (Predicate.isFunction(nameOrWhere)) {
+    return fromAst(Ast.and([{ _tag: "ToolUse", name: undefined }, whereAst(nameOrWhere, where as string | undefined)]))
+  }
+  const atom: Ast.Ast = { _tag: "ToolUse", name: nameOrWhere }
+  if (!Predicate.isFunction(where)) return fromAst(atom)
+  return fromAst(Ast.and([atom, whereAst((item: Item.ToolUseItem) => where(item.input, item), label)]))
+}
+
+const whereAst = (predicate: (item: any) => boolean, label: string | undefined): Ast.Where => ({
+  _tag: "Where",
+  label: label ?? (predicate.name || "where"),
+  predicate
+})
+
+/**
+ * `tool_result` blocks: all of them, those answering a tool of a name or
+ * glob, those with or without `is_error`. `isError` is the `error` atom
+ * (`toolResult({ name: "Bash", isError: true })` is `result:Bash & error`).
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const toolResult = (options?: {
+  readonly name?: string | undefined
+  readonly isError?: boolean | undefined
+}): Filter<Item.ToolResultItem> => {
+  const atom: Ast.Ast = { _tag: "ToolResult", name: options?.name }
+  const flag = Ast.flag("Error")
+  return fromAst(
+    options?.isError === undefined ? atom : Ast.and([atom, options.isError ? flag : Ast.not(flag)])
+  )
+}
+
+/**
+ * `system` messages, optionally of one subtype (`init`, `api_retry`, ...).
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const system = (subtype?: string): Filter<Item.SystemItem> => fromAst({ _tag: "System", subtype })
+
+/**
+ * Items of messages of a wire `type` (`assistant`, `user`, `system`,
+ * `result`, `stream_event`, `rate_limit_event`, ...).
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const messageType = (type: string): Filter => fromAst({ _tag: "MessageType", type })
+
+/**
+ * Items of one session.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const session = (id: string): Filter => fromAst({ _tag: "Session", id })
+
+/**
+ * Items of the subagent that a `Task`/`Agent` tool use started.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const fromTask = (toolUseId: string): Filter => fromAst({ _tag: "FromTask", toolUseId })
+
+/**
+ * `stream_event` items (with `--include-partial-messages`), optionally of one
+ * kind: an event type (`message_start`) or a delta type (`text_delta`, or
+ * just `text`).
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const delta = (kind?: string): Filter<Item.StreamEventItem> => fromAst({ _tag: "Delta", kind })
+
+/**
+ * The items every filter of a tuple selects.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AllSelected<Fs extends ReadonlyArray<unknown>> = Fs extends readonly [infer Head, ...infer Tail]
+  ? Selected<Head> & AllSelected<Tail>
+  : unknown
+
+/**
+ * Items selected by every filter. Nested conjunctions are flattened, so
+ * grouping does not change equality.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const and = <const Fs extends ReadonlyArray<Filter<any>>>(
+  ...filters: Fs
+): Filter<Extract<AllSelected<Fs>, Item.Item>> =>
+  fromAst(Ast.and(filters.map((f) => f.ast)))
+
+/**
+ * Items selected by any filter. Nested disjunctions are flattened.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const or = <const Fs extends ReadonlyArray<Filter<any>>>(...filters: Fs): Filter<Selected<Fs[number]>> =>
+  fromAst(Ast.or(filters.map((f) => f.ast)))
+
+/**
+ * Items the filter does not select.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const not = (filter: Filter<any>): Filter => fromAst(Ast.not(filter.ast))
+
+/**
+ * A filter from a predicate written in code. It has no text form: `describe`
+ * prints `<label>`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const where: {
+  <A extends Item.Item>(refinement: (item: Item.Item) => item is A, label?: string): Filter<A>
+  (predicate: (item: Item.Item) => boolean, label?: string): Filter
+} = (predicate: (item: Item.Item) => boolean, label?: string): Filter<any> => fromAst(whereAst(predicate, label))
+
+/**
+ * The filter's text form, which {@link parse} reads back to an equal filter
+ * (unless it holds a code predicate).
+ *
+ * @since 0.1.0
+ * @category printing
+ */
+export const describe = (filter: Filter<any>): string => Syntax.describeAst(filter.ast)
+
+/**
+ * Parses filter text (see `Syntax` for the grammar).
+ *
+ * @example
+ * ```ts
+ * import { Filter } from "effect-claude-code/filter"
+ * import { Result } from "effect"
+ * const result = Filter.parseResult("tool:Bash | result:Bash & error")
+ * ```
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseResult = (text: string): Result.Result<Filter, Syntax.FilterSyntaxError> =>
+  Result.map(Syntax.parseAst(text), (ast) => fromAst(ast))
+
+/**
+ * Parses filter text, failing with a `FilterSyntaxError` that names the column and what was expected.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (text: string): Effect.Effect<Filter, Syntax.FilterSyntaxError> => Effect.fromResult(parseResult(text))
+
+/**
+ * The filter as a function for Effect's `Filter` module: passes the
+ * selected items, narrowed, and fails with the others.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toFilter = <A extends Item.Item>(filter: Filter<A>): EffectFilter.Filter<Item.Item, A, Item.Item> =>
+  EffectFilter.fromPredicate(filter)
+
+/**
+ * A schema from filter text to a filter, for configuration files and
+ * command-line options; encoding gives back the text form.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FilterFromString: Schema.decodeTo<Schema.declare<Filter>, Schema.String> = Schema.String.pipe(
+  Schema.decodeTo(Schema.declare(isFilter, { expected: "Filter" }), {
+    decode: SchemaGetter.transformEffect((text: string, options) =>
+      Result.match(parseResult(text), {
+        onSuccess: Effect.succeed,
+        onFailure: (e) => Effect.fail(new SchemaIssue.InvalidValue({ message: e.message }, text, options))
+      })
+    ),
+    encode: SchemaGetter.transform(describe)
+  })
+)

@@ -1,0 +1,422 @@
+/**
+ * Items: the unit filters select. A stream of messages is flattened so that
+ * every content block of an assistant or user message is one item (text,
+ * thinking, tool_use, tool_result, other blocks) and every other message is
+ * one item (system, result, stream event, anything else, and, in lenient
+ * streams, lines that failed to decode).
+ *
+ * Complete messages are the only source of blocks; `stream_event` lines
+ * (partial messages) are items of their own kind, so a block streamed as
+ * deltas and then sent whole is counted once.
+ *
+ * Each item carries its envelope: session id, message uuid, the
+ * `parent_tool_use_id` of the subagent it came from, its message's index in
+ * the stream and its block's index in the message. A `tool_result` item also
+ * carries the name of the tool it answers, tracked from the `tool_use` ids
+ * seen earlier in the stream.
+ *
+ * @since 0.1.0
+ */
+import { dual } from "effect/Function"
+import * as Stream from "effect/Stream"
+import * as Schema from "effect/Schema"
+import * as ContentBlock from "../schema/ContentBlock.ts"
+import * as Message from "../schema/Message.ts"
+import type * as ResultMessage from "../schema/Result.ts"
+import type * as StreamEvent from "../schema/StreamEvent.ts"
+import type * as System from "../schema/System.ts"
+import type * as ToolInput from "../schema/ToolInput.ts"
+import type { DecodeError } from "../stream/DecodeError.ts"
+import { isDecodeError } from "../stream/DecodeError.ts"
+
+/**
+ * Where an item comes from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Envelope {
+  /** The wire `type` of the message (`"decode_failure"` for a line that failed to decode). */
+  readonly messageType: string
+  readonly sessionId: string | undefined
+  readonly uuid: string | undefined
+  /** The tool use (a `Task`/`Agent` call) whose subagent produced the message; `null` for the main agent. */
+  readonly parentToolUseId: string | null
+  /** 0-based index of the message (or failed line) in the stream. */
+  readonly messageIndex: number
+  /** 0-based index of the block in its message; `undefined` for items that are whole messages. */
+  readonly blockIndex: number | undefined
+}
+
+/**
+ * Which side of the conversation a block is on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Role = "assistant" | "user"
+
+type UserLike = Message.UserMessage | Message.UserMessageReplay
+
+interface BlockEnvelope<B> extends Envelope {
+  readonly role: Role
+  readonly message: Message.AssistantMessage | UserLike
+  readonly block: B
+  readonly blockIndex: number
+}
+
+/**
+ * A text block (assistant text, or user text: a prompt, a plain-string user content).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TextItem extends BlockEnvelope<ContentBlock.TextBlock> {
+  readonly kind: "text"
+  readonly text: string
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ThinkingItem extends BlockEnvelope<ContentBlock.ThinkingBlock> {
+  readonly kind: "thinking"
+  readonly thinking: string
+}
+
+/**
+ * A tool call. `Name` narrows `input` to the tool's input type (see `ToolInput`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolUseItem<Name extends string = string> extends BlockEnvelope<ContentBlock.ToolUseBlock> {
+  readonly kind: "tool_use"
+  readonly id: string
+  readonly name: Name
+  readonly input: ToolInput.InputOf<Name>
+}
+
+/**
+ * A tool's result, with the name of the tool it answers (when its
+ * `tool_use` was seen earlier in the stream) and the message's
+ * `tool_use_result` metadata.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolResultItem extends BlockEnvelope<ContentBlock.ToolResultBlock> {
+  readonly kind: "tool_result"
+  readonly toolUseId: string
+  readonly toolName: string | undefined
+  readonly isError: boolean
+  /**
+   * The permission system refused the call: a `permission_denied` system
+   * message named its tool use id earlier in the stream, or (older CLIs,
+   * which send no such message) the error text is the CLI's refusal wording.
+   */
+  readonly denied: boolean
+  readonly toolUseResult: unknown
+}
+
+/**
+ * Any other content block (images, redacted thinking, server tool blocks, unknown blocks).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface BlockItem extends BlockEnvelope<ContentBlock.ContentBlock> {
+  readonly kind: "block"
+}
+
+interface MessageEnvelope<M> extends Envelope {
+  readonly message: M
+  readonly blockIndex: undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SystemItem extends MessageEnvelope<System.SystemMessage | Message.UnknownMessage> {
+  readonly kind: "system"
+  readonly subtype: string
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResultItem extends MessageEnvelope<ResultMessage.ResultMessage> {
+  readonly kind: "result"
+}
+
+/**
+ * A `stream_event` line (partial message): `deltaType` is the delta's type
+ * for `content_block_delta` events.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StreamEventItem extends MessageEnvelope<Message.StreamEventMessage> {
+  readonly kind: "stream_event"
+  readonly eventType: string
+  readonly deltaType: string | undefined
+}
+
+/**
+ * Any other message: rate limit events, tool progress, control messages,
+ * unknown message types.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MessageItem extends MessageEnvelope<Message.Message> {
+  readonly kind: "message"
+}
+
+/**
+ * A line that failed to decode, in a lenient stream.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DecodeFailureItem extends Envelope {
+  readonly kind: "decode_failure"
+  readonly error: DecodeError
+  readonly blockIndex: undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Item =
+  | TextItem
+  | ThinkingItem
+  | ToolUseItem
+  | ToolResultItem
+  | BlockItem
+  | SystemItem
+  | ResultItem
+  | StreamEventItem
+  | MessageItem
+  | DecodeFailureItem
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Kind = Item["kind"]
+
+/**
+ * What the flattening consumes: messages, and the in-band decode failures of
+ * a lenient stream.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Input = Message.Message | DecodeError
+
+/**
+ * The stateful core of the flattening: feed it the stream's elements in
+ * order. It remembers the message count and the tool names of the tool use
+ * ids it has seen.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Flattener {
+  readonly push: (input: Input) => ReadonlyArray<Item>
+}
+
+const stringOr = <A>(value: unknown, fallback: A): string | A => typeof value === "string" ? value : fallback
+
+const envelopeOf = (message: Message.Message, messageIndex: number): Envelope => {
+  // Unknown messages keep their envelope in the raw object only.
+  const fields: { readonly [k: string]: unknown } = message._tag === "UnknownMessage"
+    ? message.raw
+    : message as unknown as { readonly [k: string]: unknown }
+  return {
+    messageType: message.type,
+    sessionId: stringOr(fields.session_id, undefined),
+    uuid: stringOr(fields.uuid, undefined),
+    parentToolUseId: stringOr(fields.parent_tool_use_id, null),
+    messageIndex,
+    blockIndex: undefined
+  }
+}
+
+// The wording of older CLIs when the permission system refuses a tool call
+// (headless mode without a grant, a deny rule, the user saying no).
+const refusalText =
+  /requested permissions to|haven't granted it yet|permission to use .* (?:has been|was) denied|doesn't want to proceed with this tool use/i
+
+const isResult = (m: Message.Message): m is ResultMessage.ResultMessage =>
+  m._tag === "ResultSuccess" || m._tag === "ResultError"
+
+// Unknown subtypes of `system` are system items too.
+const isSystem = (m: Message.Message): m is System.SystemMessage | Message.UnknownMessage => m.type === "system"
+
+/**
+ * A new {@link Flattener}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeFlattener = (): Flattener => {
+  let index = 0
+  const toolNames = new Map<string, string>()
+  const deniedIds = new Set<string>()
+
+  const blockItems = (message: Message.AssistantMessage | UserLike, env: Envelope): Array<Item> => {
+    const role: Role = message.type
+    const content = message.message.content
+    const blocks = ContentBlock.blocks(content)
+    const toolUseResult = role === "user" ? (message as UserLike).tool_use_result : undefined
+    return blocks.map((block, blockIndex): Item => {
+      const base = { ...env, role, message, block, blockIndex }
+      switch (block._tag) {
+        case "TextBlock":
+          return { ...base, block, kind: "text", text: block.text }
+        case "ThinkingBlock":
+          return { ...base, block, kind: "thinking", thinking: block.thinking }
+        case "ToolUseBlock":
+          toolNames.set(block.id, block.name)
+          return { ...base, block, kind: "tool_use", id: block.id, name: block.name, input: block.input }
+        case "ToolResultBlock":
+          return {
+            ...base,
+            block,
+            kind: "tool_result",
+            toolUseId: block.tool_use_id,
+            toolName: toolNames.get(block.tool_use_id),
+            isError: block.is_error === true,
+            denied: block.is_error === true &&
+              (deniedIds.has(block.tool_use_id) || refusalText.test(ContentBlock.text(block.content ?? ""))),
+            toolUseResult
+          }
+        default:
+          return { ...base, kind: "block" }
+      }
+    })
+  }
+
+  const push = (input: Input): ReadonlyArray<Item> => {
+    const messageIndex = index++
+    if (isDecodeError(input)) {
+      return [{
+        kind: "decode_failure",
+        error: input,
+        messageType: "decode_failure",
+        sessionId: undefined,
+        uuid: undefined,
+        parentToolUseId: null,
+        messageIndex,
+        blockIndex: undefined
+      }]
+    }
+    const env = envelopeOf(input, messageIndex)
+    switch (input._tag) {
+      case "AssistantMessage":
+      case "UserMessage":
+      case "UserMessageReplay":
+        return blockItems(input, env)
+      case "StreamEventMessage": {
+        const event = input.event
+        const deltaType = event._tag === "ContentBlockDeltaEvent" ? (event as StreamEvent.ContentBlockDeltaEvent).delta.type : undefined
+        return [{ ...env, kind: "stream_event", message: input, blockIndex: undefined, eventType: event.type, deltaType }]
+      }
+    }
+    if (isResult(input)) return [{ ...env, kind: "result", message: input, blockIndex: undefined }]
+    if (input._tag === "SystemPermissionDenied") deniedIds.add(input.tool_use_id)
+    if (isSystem(input)) {
+      return [{ ...env, kind: "system", message: input, blockIndex: undefined, subtype: input.subtype ?? "" }]
+    }
+    return [{ ...env, kind: "message", message: input, blockIndex: undefined }]
+  }
+
+  return { push }
+}
+
+/**
+ * Flattens a stream of messages (and in-band decode failures) into items.
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import { Decode } from "effect-claude-code/stream"
+ * import { Filter, Item } from "effect-claude-code/filter"
+ * declare const stdout: Stream.Stream<Uint8Array>
+ * const errors = stdout.pipe(Decode.messagesLenient(), Item.items, Stream.filter(Filter.error))
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Item, E, R> =>
+  Stream.mapAccum(self, makeFlattener, (flattener, input) => [flattener, flattener.push(input)])
+
+/**
+ * Flattens messages held in memory.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromIterable = (inputs: Iterable<Input>): Array<Item> => {
+  const flattener = makeFlattener()
+  const out: Array<Item> = []
+  for (const input of inputs) out.push(...flattener.push(input))
+  return out
+}
+
+/**
+ * Whether an item is of a kind.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isKind: {
+  <K extends Kind>(kind: K): (item: Item) => item is Extract<Item, { readonly kind: K }>
+  <K extends Kind>(item: Item, kind: K): item is Extract<Item, { readonly kind: K }>
+} = dual(2, (item: Item, kind: Kind): boolean => item.kind === kind) as never
+
+/**
+ * An item as one JSON object, for JSON Lines output: its kind, envelope and
+ * `value`, the block or message as encoded on the wire (a plain-string user
+ * content as a text block; a decode failure as its line, reason, detail and
+ * raw text).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Json {
+  readonly kind: Kind
+  readonly session_id: string | null
+  readonly parent_tool_use_id: string | null
+  readonly message_index: number
+  readonly block_index: number | null
+  readonly value: unknown
+}
+
+const encodeBlock = Schema.encodeSync(ContentBlock.ContentBlock)
+
+/**
+ * Encodes an item for JSON Lines output (see {@link Json}).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const toJson = (item: Item): Json => ({
+  kind: item.kind,
+  session_id: item.sessionId ?? null,
+  parent_tool_use_id: item.parentToolUseId,
+  message_index: item.messageIndex,
+  block_index: item.blockIndex ?? null,
+  value: item.kind === "decode_failure"
+    ? { line: item.error.line, reason: item.error.reason, detail: item.error.detail, raw: item.error.raw }
+    : item.blockIndex === undefined
+    ? Message.encodeMessage(item.message)
+    : encodeBlock((item as BlockItem).block)
+})

@@ -1,0 +1,348 @@
+/**
+ * The text syntax of filters, for the command line and configuration files.
+ *
+ * ```text
+ * expr    := and ( ("or" | "|") and )*
+ * and     := unary ( ("and" | "&") unary )*
+ * unary   := ("not" | "!") unary | "(" expr ")" | atom
+ * atom    := text | thinking | tool[:NAME] | result[:NAME] | error | denied
+ *          | system[:SUBTYPE] | type:TYPE | session:ID | subagent | main
+ *          | task:TOOL_USE_ID | delta[:KIND] | all | none
+ * ```
+ *
+ * `and` binds tighter than `or`. A NAME may be a glob (`tool:mcp__*`). A value
+ * with spaces or operator characters is written as a JSON string
+ * (`tool:"odd name"`). Keywords are case-insensitive.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
+import * as Ast from "./Ast.ts"
+
+/**
+ * A filter text that does not parse: where (0-based `offset`, 1-based
+ * `column`), what the parser expected there and what it found.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FilterSyntaxError extends Data.TaggedError("FilterSyntaxError")<{
+  readonly input: string
+  readonly offset: number
+  readonly expected: string
+  readonly found: string
+}> {
+  /**
+   * @since 0.1.0
+   */
+  get column(): number {
+    return this.offset + 1
+  }
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `filter syntax error at column ${this.column}: expected ${this.expected}, found ${this.found}\n  ${this.input}\n  ${
+      " ".repeat(this.offset)
+    }^`
+  }
+}
+
+type Token =
+  | { readonly _tag: "Punct"; readonly value: "(" | ")" | "!" | "&" | "|"; readonly offset: number }
+  | { readonly _tag: "Word"; readonly value: string; readonly offset: number; readonly end: number }
+  | { readonly _tag: "Colon"; readonly offset: number }
+  | { readonly _tag: "Quoted"; readonly value: string; readonly offset: number }
+  | { readonly _tag: "End"; readonly offset: number }
+
+const punct = new Set(["(", ")", "!", "&", "|"])
+const isSpace = (c: string) => /\s/u.test(c)
+const isWordChar = (c: string) => !isSpace(c) && !punct.has(c) && c !== ":" && c !== "\""
+// Values (after `:`) may also hold `:`.
+const isValueChar = (c: string) => isWordChar(c) || c === ":"
+
+class Fail {
+  readonly offset: number
+  readonly expected: string
+  constructor(offset: number, expected: string) {
+    this.offset = offset
+    this.expected = expected
+  }
+}
+
+const describeToken = (input: string, token: Token): string => {
+  switch (token._tag) {
+    case "End":
+      return "end of input"
+    case "Word":
+      return `"${token.value}"`
+    case "Quoted":
+      return `the string ${input.slice(token.offset).match(/^"(?:[^"\\]|\\.)*"?/u)?.[0] ?? "\""}`
+    case "Colon":
+      return "\":\""
+    case "Punct":
+      return `"${token.value}"`
+  }
+}
+
+const argumentKind: Record<string, { readonly arg: "none" | "optional" | "required"; readonly what?: string }> = {
+  text: { arg: "none" },
+  thinking: { arg: "none" },
+  error: { arg: "none" },
+  denied: { arg: "none" },
+  subagent: { arg: "none" },
+  main: { arg: "none" },
+  all: { arg: "none" },
+  none: { arg: "none" },
+  tool: { arg: "optional", what: "a tool name or glob" },
+  result: { arg: "optional", what: "a tool name or glob" },
+  system: { arg: "optional", what: "a system subtype" },
+  delta: { arg: "optional", what: "a delta kind" },
+  type: { arg: "required", what: "a message type" },
+  session: { arg: "required", what: "a session id" },
+  task: { arg: "required", what: "a tool use id" }
+}
+const atomNames = Object.keys(argumentKind).join(", ")
+const EXPECTED_FILTER = `a filter (${atomNames}, "not", "!" or "(")`
+
+const atom = (name: string, value: string | undefined): Ast.Ast => {
+  switch (name) {
+    case "text":
+      return Ast.flag("Text")
+    case "thinking":
+      return Ast.flag("Thinking")
+    case "error":
+      return Ast.flag("Error")
+    case "denied":
+      return Ast.flag("Denied")
+    case "subagent":
+      return Ast.flag("Subagent")
+    case "main":
+      return Ast.flag("Main")
+    case "all":
+      return Ast.flag("All")
+    case "none":
+      return Ast.flag("None")
+    case "tool":
+      return { _tag: "ToolUse", name: value }
+    case "result":
+      return { _tag: "ToolResult", name: value }
+    case "system":
+      return { _tag: "System", subtype: value }
+    case "delta":
+      return { _tag: "Delta", kind: value }
+    case "type":
+      return { _tag: "MessageType", type: value! }
+    case "session":
+      return { _tag: "Session", id: value! }
+    default:
+      return { _tag: "FromTask", toolUseId: value! }
+  }
+}
+
+class Parser {
+  private pos = 0
+  private peeked: Token | undefined
+  readonly input: string
+  constructor(input: string) {
+    this.input = input
+  }
+
+  private lex(valueMode: boolean): Token {
+    const { input } = this
+    while (this.pos < input.length && isSpace(input[this.pos])) this.pos++
+    const offset = this.pos
+    if (offset >= input.length) return { _tag: "End", offset }
+    const c = input[offset]
+    if (!valueMode && punct.has(c)) {
+      this.pos++
+      return { _tag: "Punct", value: c as "(", offset }
+    }
+    if (!valueMode && c === ":") {
+      this.pos++
+      return { _tag: "Colon", offset }
+    }
+    if (c === "\"") {
+      let i = offset + 1
+      while (i < input.length && input[i] !== "\"") i += input[i] === "\\" ? 2 : 1
+      if (i >= input.length) throw new Fail(input.length, "a closing '\"'")
+      let value: string
+      try {
+        value = JSON.parse(input.slice(offset, i + 1))
+      } catch {
+        throw new Fail(offset, "a JSON string with valid escapes")
+      }
+      this.pos = i + 1
+      return { _tag: "Quoted", value, offset }
+    }
+    const accept = valueMode ? isValueChar : isWordChar
+    let end = offset
+    while (end < input.length && accept(input[end])) end++
+    if (end === offset) throw new Fail(offset, "a value")
+    this.pos = end
+    return { _tag: "Word", value: input.slice(offset, end), offset, end }
+  }
+
+  private peek(): Token {
+    return this.peeked ??= this.lex(false)
+  }
+
+  private next(): Token {
+    const token = this.peek()
+    this.peeked = undefined
+    return token
+  }
+
+  private isOperator(token: Token, punctuation: string, word: string): boolean {
+    return (token._tag === "Punct" && token.value === punctuation) ||
+      (token._tag === "Word" && token.value.toLowerCase() === word)
+  }
+
+  private fail(token: Token, expected: string, found = describeToken(this.input, token)): never {
+    throw new FilterSyntaxError({ input: this.input, offset: token.offset, expected, found })
+  }
+
+  parseAll(): Ast.Ast {
+    const ast = this.parseOr()
+    const end = this.peek()
+    if (end._tag !== "End") {
+      this.fail(end, end._tag === "Punct" && end.value === ")" ? "end of input (unbalanced \")\")" : "\"and\", \"or\" or end of input")
+    }
+    return ast
+  }
+
+  private parseOr(): Ast.Ast {
+    const operands = [this.parseAnd()]
+    while (this.isOperator(this.peek(), "|", "or")) {
+      this.next()
+      operands.push(this.parseAnd())
+    }
+    return Ast.or(operands)
+  }
+
+  private parseAnd(): Ast.Ast {
+    const operands = [this.parseUnary()]
+    while (this.isOperator(this.peek(), "&", "and")) {
+      this.next()
+      operands.push(this.parseUnary())
+    }
+    return Ast.and(operands)
+  }
+
+  private parseUnary(): Ast.Ast {
+    const token = this.next()
+    if (this.isOperator(token, "!", "not")) return Ast.not(this.parseUnary())
+    if (token._tag === "Punct" && token.value === "(") {
+      const inner = this.parseOr()
+      const close = this.next()
+      if (!(close._tag === "Punct" && close.value === ")")) this.fail(close, "\")\" or an operator")
+      return inner
+    }
+    if (token._tag !== "Word") return this.fail(token, EXPECTED_FILTER)
+    const name = token.value.toLowerCase()
+    const kind = Object.hasOwn(argumentKind, name) ? argumentKind[name] : undefined
+    if (kind === undefined) return this.fail(token, EXPECTED_FILTER)
+    const colon = this.peek()
+    const hasColon = colon._tag === "Colon" && colon.offset === token.end
+    if (kind.arg === "none") {
+      if (hasColon) this.fail(colon, `an operator or end of input ("${name}" takes no argument)`)
+      return atom(name, undefined)
+    }
+    if (!hasColon) {
+      if (kind.arg === "required") this.fail(colon, `":" and ${kind.what} after "${name}"`)
+      return atom(name, undefined)
+    }
+    this.next()
+    const valueOffset = this.pos
+    if (valueOffset >= this.input.length || isSpace(this.input[valueOffset])) {
+      const found = valueOffset >= this.input.length ? "end of input" : "a space"
+      this.fail({ _tag: "End", offset: valueOffset }, `${kind.what} after "${name}:"`, found)
+    }
+    const value = this.lex(true)
+    if (value._tag !== "Word" && value._tag !== "Quoted") return this.fail(value, `${kind.what} after "${name}:"`)
+    return atom(name, value.value)
+  }
+}
+
+/**
+ * Parses filter text into a filter tree.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseAst = (input: string): Result.Result<Ast.Ast, FilterSyntaxError> => {
+  const parser = new Parser(input)
+  try {
+    return Result.succeed(parser.parseAll())
+  } catch (e) {
+    if (e instanceof FilterSyntaxError) return Result.fail(e)
+    if (e instanceof Fail) {
+      return Result.fail(
+        new FilterSyntaxError({
+          input,
+          offset: e.offset,
+          expected: e.expected,
+          found: e.offset >= input.length ? "end of input" : `"${input[e.offset]}"`
+        })
+      )
+    }
+    throw e
+  }
+}
+
+const bare = /^[^\s()!&|"\\]+$/u
+
+const value = (v: string): string => bare.test(v) ? v : JSON.stringify(v)
+
+const withArg = (name: string, arg: string | undefined): string => arg === undefined ? name : `${name}:${value(arg)}`
+
+const flagText: Record<Ast.Flag["_tag"], string> = {
+  Text: "text",
+  Thinking: "thinking",
+  Error: "error",
+  Denied: "denied",
+  Subagent: "subagent",
+  Main: "main",
+  All: "all",
+  None: "none"
+}
+
+/**
+ * The text of a filter tree, in the syntax {@link parseAst} reads, with the
+ * fewest parentheses. A code predicate (`Where`) prints as `<label>`, which
+ * does not parse.
+ *
+ * @since 0.1.0
+ * @category printing
+ */
+export const describeAst = (ast: Ast.Ast): string => {
+  switch (ast._tag) {
+    case "ToolUse":
+      return withArg("tool", ast.name)
+    case "ToolResult":
+      return withArg("result", ast.name)
+    case "System":
+      return withArg("system", ast.subtype)
+    case "Delta":
+      return withArg("delta", ast.kind)
+    case "MessageType":
+      return withArg("type", ast.type)
+    case "Session":
+      return withArg("session", ast.id)
+    case "FromTask":
+      return withArg("task", ast.toolUseId)
+    case "Where":
+      return `<${ast.label}>`
+    case "Not": {
+      const inner = describeAst(ast.filter)
+      return ast.filter._tag === "And" || ast.filter._tag === "Or" ? `!(${inner})` : `!${inner}`
+    }
+    case "And":
+      return ast.filters.map((f) => f._tag === "Or" ? `(${describeAst(f)})` : describeAst(f)).join(" & ")
+    case "Or":
+      return ast.filters.map(describeAst).join(" | ")
+    default:
+      return flagText[ast._tag]
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Higher-level views of an item stream, built on filters: tool calls paired
+ * with their results, the assistant's text per turn, the final answer, the
+ * errors.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as Filter from "./Filter.ts"
+import type * as Item from "./Item.ts"
+
+/**
+ * A tool use with the result that answered it (`undefined` when the stream
+ * ended first) and how long the tool took: from the message timestamps when
+ * both messages carry one, otherwise from when the two items arrived.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolCall {
+  readonly use: Item.ToolUseItem
+  readonly result: Item.ToolResultItem | undefined
+  readonly duration: Duration.Duration | undefined
+}
+
+const timestampOf = (item: Item.ToolUseItem | Item.ToolResultItem): number | undefined => {
+  const ts = item.message.timestamp
+  const ms = ts === undefined ? Number.NaN : Date.parse(ts)
+  return Number.isNaN(ms) ? undefined : ms
+}
+
+interface Pending {
+  readonly use: Item.ToolUseItem
+  readonly at: number
+}
+
+const toolItem = Filter.or(Filter.toolUse(), Filter.toolResult())
+
+/**
+ * Each `tool_use` paired with its `tool_result`, emitted when the result
+ * arrives (so in result order); uses still unanswered at the end of the
+ * stream are emitted last, with no result.
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const toolCalls = <E, R>(self: Stream.Stream<Item.Item, E, R>): Stream.Stream<ToolCall, E, R> =>
+  self.pipe(
+    Stream.filter(toolItem),
+    Stream.mapEffect((item) => Effect.map(Clock.currentTimeMillis, (at) => [item, at] as const)),
+    Stream.mapAccum(
+      () => new Map<string, Pending>(),
+      (pending, [item, at]): readonly [Map<string, Pending>, ReadonlyArray<ToolCall>] => {
+        if (item.kind === "tool_use") {
+          pending.set(item.id, { use: item, at })
+          return [pending, []]
+        }
+        const use = pending.get(item.toolUseId)
+        if (use === undefined) return [pending, []]
+        pending.delete(item.toolUseId)
+        const start = timestampOf(use.use)
+        const end = timestampOf(item)
+        const millis = start !== undefined && end !== undefined ? end - start : at - use.at
+        return [pending, [{ use: use.use, result: item, duration: Duration.millis(Math.max(0, millis)) }]]
+      },
+      { onHalt: (pending) => Array.from(pending.values(), ({ use }) => ({ use, result: undefined, duration: undefined })) }
+    )
+  )
+
+const mainText = Filter.and(Filter.text, Filter.main)
+const endsTurn = Filter.and(Filter.main, Filter.or(Filter.messageType("user"), Filter.messageType("result")))
+
+/**
+ * The main agent's text, one string per turn: the text blocks of its
+ * assistant messages up to the next user message or result, joined by
+ * newlines. Turns without text give nothing.
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const textOnly = <E, R>(self: Stream.Stream<Item.Item, E, R>): Stream.Stream<string, E, R> =>
+  Stream.mapAccum(
+    self,
+    (): Array<string> => [],
+    (parts, item): readonly [Array<string>, ReadonlyArray<string>] => {
+      if (mainText(item)) {
+        parts.push(item.text)
+        return [parts, []]
+      }
+      if (endsTurn(item) && parts.length > 0) return [[], [parts.join("\n")]]
+      return [parts, []]
+    },
+    { onHalt: (parts) => parts.length > 0 ? [parts.join("\n")] : [] }
+  )
+
+/**
+ * The final answer: the `result` of the last successful result message, or
+ * else the main agent's last turn of text.
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const finalText = <E, R>(self: Stream.Stream<Item.Item, E, R>): Effect.Effect<Option.Option<string>, E, R> =>
+  self.pipe(
+    Stream.filter(Filter.or(mainText, endsTurn, Filter.messageType("result"))),
+    Stream.runFold(
+      () => ({ result: Option.none<string>(), turn: [] as Array<string>, last: Option.none<string>() }),
+      (state, item) => {
+        if (mainText(item)) {
+          state.turn.push(item.text)
+        } else {
+          if (state.turn.length > 0) state.last = Option.some(state.turn.join("\n"))
+          state.turn = []
+          if (item.kind === "result" && item.message._tag === "ResultSuccess") state.result = Option.some(item.message.result)
+        }
+        return state
+      }
+    ),
+    Effect.map((state) =>
+      Option.orElse(state.result, () => state.turn.length > 0 ? Option.some(state.turn.join("\n")) : state.last)
+    )
+  )
+
+/**
+ * Only the errors (see `Filter.error`).
+ *
+ * @since 0.1.0
+ * @category views
+ */
+export const errorsOnly = <E, R>(self: Stream.Stream<Item.Item, E, R>) => Stream.filter(self, Filter.error)

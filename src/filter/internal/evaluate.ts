@@ -1,0 +1,85 @@
+/**
+ * What each filter node selects.
+ *
+ * @internal
+ */
+import * as ToolInput from "../../schema/ToolInput.ts"
+import * as Ast from "../Ast.ts"
+import type * as Item from "../Item.ts"
+
+/** @internal */
+export const isDenied = (item: Item.Item): boolean =>
+  (item.kind === "tool_result" && item.denied) ||
+  (item.kind === "system" && item.subtype === "permission_denied")
+
+/** @internal */
+export const isError = (item: Item.Item): boolean => {
+  switch (item.kind) {
+    case "tool_result":
+      return item.isError
+    case "result":
+      return item.message.is_error === true || item.message.subtype !== "success"
+    case "system":
+      return item.subtype === "api_retry"
+    case "decode_failure":
+      return true
+    case "text":
+    case "thinking":
+    case "tool_use":
+    case "block":
+      // An API error the CLI reports as an assistant message (`"error": "authentication_failed"`).
+      return item.message._tag === "AssistantMessage" && item.message.error !== undefined
+    default:
+      return false
+  }
+}
+
+const matchesDelta = (kind: string, item: Item.StreamEventItem): boolean =>
+  item.eventType === kind || item.deltaType === kind || item.deltaType === `${kind}_delta`
+
+/** @internal */
+export const evaluate = (ast: Ast.Ast, item: Item.Item): boolean => {
+  switch (ast._tag) {
+    case "Text":
+      return item.kind === "text" && item.role === "assistant"
+    case "Thinking":
+      return item.kind === "thinking" && item.role === "assistant"
+    case "ToolUse":
+      return item.kind === "tool_use" && item.role === "assistant" &&
+        (ast.name === undefined ||
+          (Ast.matchName(ast.name, item.name) && (Ast.isGlob(ast.name) || ToolInput.isInputOf(item.name, item.input))))
+    case "ToolResult":
+      return item.kind === "tool_result" &&
+        (ast.name === undefined || (item.toolName !== undefined && Ast.matchName(ast.name, item.toolName)))
+    case "Error":
+      return isError(item)
+    case "Denied":
+      return isDenied(item)
+    case "System":
+      return item.kind === "system" && (ast.subtype === undefined || item.subtype === ast.subtype)
+    case "MessageType":
+      return item.messageType === ast.type
+    case "Session":
+      return item.sessionId === ast.id
+    case "Subagent":
+      return item.parentToolUseId !== null
+    case "Main":
+      return item.parentToolUseId === null
+    case "FromTask":
+      return item.parentToolUseId === ast.toolUseId
+    case "Delta":
+      return item.kind === "stream_event" && (ast.kind === undefined || matchesDelta(ast.kind, item))
+    case "All":
+      return true
+    case "None":
+      return false
+    case "Where":
+      return ast.predicate(item)
+    case "Not":
+      return !evaluate(ast.filter, item)
+    case "And":
+      return ast.filters.every((f) => evaluate(f, item))
+    case "Or":
+      return ast.filters.some((f) => evaluate(f, item))
+  }
+}
