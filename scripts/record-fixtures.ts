@@ -1,0 +1,134 @@
+/**
+ * Re-records every bundled scenario from the real `claude` binary through the scripted server:
+ * `fixtures/recorded/<name>.jsonl` and `<name>.partial.jsonl` (with --include-partial-messages), plus
+ * `fixtures/README.md`.
+ *
+ *   node scripts/record-fixtures.ts [name ...]
+ *
+ * The sandbox's temp directory is replaced by `/tmp/claude-sandbox` (and its slug form by
+ * `-tmp-claude-sandbox`) so re-recordings differ only in ids, timestamps and durations.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as ChildProcess from "effect/process/ChildProcess"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as ClaudeSandbox from "../src/testing/ClaudeSandbox.ts"
+import * as Scenario from "../src/testing/Scenario.ts"
+import * as Scenarios from "../src/testing/scenarios/index.ts"
+
+const root = new URL("..", import.meta.url).pathname
+const outDir = `${root}fixtures/recorded`
+
+interface Recorded {
+  readonly scenario: Scenario.Scenario
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+  readonly lines: number
+  readonly exitCode: number
+  readonly stderr: string
+  readonly turnRequests: number
+  readonly exhausted: number
+}
+
+const record = (scenario: Scenario.Scenario, partial: boolean) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const run = yield* Scenario.run(scenario, { partial }).pipe(Effect.timeout("120 seconds"))
+    const sandboxRoot = run.sandbox.cwd.slice(0, run.sandbox.cwd.lastIndexOf("/"))
+    // The CLI also names per-project folders after the cwd with every non-alphanumeric turned into "-".
+    const normalize = (s: string) =>
+      s.replaceAll(sandboxRoot, "/tmp/claude-sandbox").replaceAll(
+        sandboxRoot.replace(/[^a-zA-Z0-9]/g, "-"),
+        "-tmp-claude-sandbox"
+      )
+    const file = `${scenario.name}${partial ? ".partial" : ""}.jsonl`
+    // A run that printed nothing (the CLI refused its flags) leaves no fixture; README.md says why.
+    if (run.stdout !== "") {
+      yield* fs.writeFileString(`${outDir}/${file}`, normalize(run.stdout))
+    } else {
+      yield* fs.remove(`${outDir}/${file}`, { force: true })
+    }
+    const turnRequests = run.requests.filter((r) => r.kind === "turn" || r.kind === "failure").length
+    const exhausted = run.requests.filter((r) => r.kind === "exhausted").length
+    yield* Console.log(
+      `${file}: exit ${run.exitCode}, ${run.messages.length} lines, ${turnRequests} model requests` +
+        (exhausted > 0 ? `, ${exhausted} past the script` : "") +
+        (run.stderr.trim() === "" ? "" : `, stderr: ${run.stderr.trim().slice(0, 200)}`)
+    )
+    return {
+      scenario,
+      file,
+      args: run.args.map(normalize),
+      lines: run.messages.length,
+      exitCode: run.exitCode,
+      stderr: run.stderr.trim(),
+      turnRequests,
+      exhausted
+    } satisfies Recorded
+  }).pipe(Effect.scoped)
+
+const readme = (version: string, recorded: ReadonlyArray<Recorded>) =>
+  [
+    "# Recorded fixtures",
+    "",
+    `Recorded with Claude Code CLI \`${version}\` (\`@anthropic-ai/claude-code\`, the pinned devDependency), running`,
+    "offline against the scripted Messages API server of `src/testing` (`ScriptedServer`), in a temp HOME and",
+    "working directory (`ClaudeSandbox`) with a dummy API key. Re-record all of them with",
+    "`npm run fixtures:record` (`node scripts/record-fixtures.ts [name ...]` for some).",
+    "",
+    "Each scenario is defined in `src/testing/scenarios/` (prompt, CLI flags, files, and the model's script)",
+    "and recorded twice: `<name>.jsonl` and `<name>.partial.jsonl` (`--include-partial-messages`). Files are the",
+    "CLI's stdout as written, except that the sandbox's temp directory is replaced by `/tmp/claude-sandbox`;",
+    "re-recordings differ only in session ids, uuids, socket paths, timestamps and durations.",
+    process.getuid?.() === 0
+      ? "Recorded as root: without `IS_SANDBOX=1` the CLI refuses `bypassPermissions` before printing anything."
+      : "Recorded as an ordinary user, so `bypassPermissions` runs even without `IS_SANDBOX=1`.",
+    "",
+    "| file | exit | lines | model requests | what it shows | CLI arguments |",
+    "|---|---|---|---|---|---|",
+    ...recorded.map((r) =>
+      `| ${r.lines === 0 ? `${r.file} (not written: the CLI printed nothing; stderr: ${r.stderr})` : `\`${r.file}\``} | ${r.exitCode} | ${r.lines} | ${r.turnRequests} | ${r.scenario.description} | \`${
+        r.args.map((a) => (/\s/.test(a) || a === "" ? JSON.stringify(a) : a)).join(" ").replaceAll("|", "\\|")
+      }\` |`
+    ),
+    "",
+    "## What this CLI version does (seen while recording)",
+    "",
+    "- `Glob`/`LS` are not offered in `-p` mode: calling them gets an is_error tool_result advising Bash (`file_listing`).",
+    "- Bash output over `BASH_MAX_OUTPUT_LENGTH` (30 000 characters by default) is saved to a file and replaced by a",
+    "  `<persisted-output>` preview; `large_tool_result` raises the Read limit to get a ~860 KB line instead.",
+    "- The Task tool runs the subagent in the background: `task_started`/`task_progress`/`task_notification` system",
+    "  messages, the subagent's messages carry `parent_tool_use_id`, and the run ends with two `result` messages.",
+    "- API errors are retried with `system`/`api_retry` messages (`error_status` 529, 429, 500); a 400 is not retried.",
+    "- Denied tools appear as a `system`/`permission_denied` message, an is_error tool_result and `permission_denials`.",
+    "- After a failed request the CLI may emit an assistant message with model `<synthetic>`.",
+    "- Test snapshots derived from these files (`fixtures/snapshots/`, test/cli/View.test.ts) carry session ids and",
+    "  timings: after re-recording, check that only those changed and update them with `npx vitest run test/cli -u`.",
+    ""
+  ].join("\n")
+
+const program = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const names = process.argv.slice(2)
+  const scenarios = names.length === 0 ? Scenarios.all : Scenarios.all.filter((s) => names.includes(s.name))
+  yield* fs.makeDirectory(outDir, { recursive: true })
+  const executable = yield* ClaudeSandbox.findExecutable()
+  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+  const version = (yield* spawner.string(ChildProcess.make(executable, ["--version"]))).trim()
+  yield* Console.log(`Recording ${scenarios.length} scenarios with ${executable} (${version})`)
+  const recorded = yield* Effect.forEach(
+    scenarios.flatMap((s) => [[s, false], [s, true]] as const),
+    ([s, partial]) => record(s, partial),
+    { concurrency: 2 }
+  )
+  if (names.length === 0) yield* fs.writeFileString(`${root}fixtures/README.md`, readme(version, recorded))
+  const broken = recorded.filter((r) => r.exhausted > 0)
+  if (broken.length > 0) {
+    return yield* Effect.fail(new Error(`scripts ran out in: ${broken.map((r) => r.file).join(", ")}`))
+  }
+}).pipe(Effect.provide(NodeServices.layer))
+
+NodeRuntime.runMain(program)

@@ -1,0 +1,41 @@
+/**
+ * The test kit: a scripted Anthropic Messages API server, a sandbox for the real `claude` binary, and
+ * bundled scenarios (`effect-claude-code/testing`).
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ */
+export * as ClaudeSandbox from "./ClaudeSandbox.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as MessagesRequest from "./MessagesRequest.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Scenario from "./Scenario.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Scenarios from "./scenarios/index.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Script from "./Script.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as ScriptedServer from "./ScriptedServer.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Sse from "./Sse.ts"

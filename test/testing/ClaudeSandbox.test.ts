@@ -1,0 +1,44 @@
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
+
+describe("ClaudeSandbox", () => {
+  it.live("creates an isolated home and cwd with the files, an offline env, and removes them with its scope", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const sandbox = yield* ClaudeSandbox.make({
+        baseUrl: "http://127.0.0.1:9",
+        files: { "a.txt": "alpha", "deep/b.txt": "beta" }
+      }).pipe(Scope.provide(scope))
+      assert.strictEqual(fs.readFileSync(path.join(sandbox.cwd, "deep/b.txt"), "utf8"), "beta")
+      assert.isTrue(fs.statSync(sandbox.home).isDirectory())
+      assert.notStrictEqual(sandbox.home, process.env.HOME)
+      assert.include(sandbox.env, {
+        HOME: sandbox.home,
+        ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+        ANTHROPIC_API_KEY: "sk-ant-test",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
+      })
+      // Credentials and overrides from the parent never leak in.
+      for (const key of Object.keys(sandbox.env)) assert.notMatch(key, /AUTH_TOKEN|OAUTH|ANTHROPIC_MODEL|PROXY/)
+      assert.isTrue(fs.existsSync(sandbox.executable))
+      assert.strictEqual(ClaudeSandbox.withBaseUrl(sandbox, "http://x").env.ANTHROPIC_BASE_URL, "http://x")
+      yield* Scope.close(scope, Exit.void)
+      assert.isFalse(fs.existsSync(sandbox.home))
+      assert.isFalse(fs.existsSync(sandbox.cwd))
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.live("fails with a typed error listing where it looked when the executable is missing", () =>
+    Effect.gen(function*() {
+      const error = yield* ClaudeSandbox.findExecutable("/nonexistent/claude").pipe(Effect.flip)
+      assert.strictEqual(error._tag, "SandboxError")
+      assert.strictEqual(error.reason, "ExecutableNotFound")
+      assert.deepStrictEqual(error.searched, ["/nonexistent/claude"])
+      assert.include(error.message, "/nonexistent/claude")
+    }).pipe(Effect.provide(NodeServices.layer)))
+})
