@@ -1,0 +1,168 @@
+/**
+ * The one error a `ClaudeCli` stream fails with. The `reason` says what went wrong and carries the data to act
+ * on; `message` is readable on its own.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * The CLI executable could not be found.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ExecutableNotFound extends Schema.TaggedError<ExecutableNotFound>()("ExecutableNotFound", {
+  /** What was looked for: a bare name (searched on `PATH`) or a path. */
+  executable: Schema.String
+}) {
+  override get message(): string {
+    const where = this.executable.includes("/") ? `at "${this.executable}"` : `"${this.executable}" on PATH`
+    return `Claude Code CLI not found: no executable ${where}. Install @anthropic-ai/claude-code, ` +
+      `or configure the path with ClaudeCli.layer({ executable: "/path/to/claude" }).`
+  }
+}
+
+/**
+ * The operating system refused to start the CLI (permissions, a bad working directory, ...).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed", {
+  executable: Schema.String,
+  description: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {
+  override get message(): string {
+    return `Could not start the Claude Code CLI "${this.executable}": ${this.description}`
+  }
+}
+
+/**
+ * The CLI exited unsuccessfully: a non-zero exit code or a signal.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ProcessExited extends Schema.TaggedError<ProcessExited>()("ProcessExited", {
+  /** `null` when the process was ended by a signal. */
+  exitCode: Schema.NullOr(Schema.Number),
+  signal: Schema.NullOr(Schema.String),
+  /** The last few KB the CLI wrote to stderr, secrets redacted. */
+  stderrTail: Schema.String,
+  /** Why the output stream stopped, when it stopped abnormally too (for example a line cut by the kill). */
+  cause: Schema.optional(Schema.Defect())
+}) {
+  override get message(): string {
+    const how = this.signal !== null ? `was killed by ${this.signal}` : `exited with code ${this.exitCode}`
+    const tail = this.stderrTail.trim()
+    return `The Claude Code CLI ${how}` + (tail === "" ? " (stderr was empty)" : `; stderr:\n${tail}`)
+  }
+}
+
+/**
+ * A stdout line could not be decoded as a stream-json message.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class DecodeFailed extends Schema.TaggedError<DecodeFailed>()("DecodeFailed", {
+  /** 1-based line number in the CLI's stdout. */
+  line: Schema.Number,
+  /** A cut of the raw line. */
+  raw: Schema.String,
+  /** What was wrong (JSON syntax or the schema issue). */
+  issue: Schema.String,
+  /** The stream layer's own error, kept whole. */
+  cause: Schema.optional(Schema.Defect())
+}) {
+  override get message(): string {
+    return `Line ${this.line} of the CLI output is not a valid stream-json message: ${this.issue}\n  ${this.raw}`
+  }
+}
+
+/**
+ * A stdout line exceeded the configured maximum length.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class LineTooLong extends Schema.TaggedError<LineTooLong>()("LineTooLong", {
+  line: Schema.Number,
+  /** The limit in bytes. */
+  limit: Schema.Number,
+  cause: Schema.optional(Schema.Defect())
+}) {
+  override get message(): string {
+    return `Line ${this.line} of the CLI output is longer than the limit of ${this.limit} bytes`
+  }
+}
+
+/**
+ * The CLI exited successfully but never wrote a `result` message.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class MissingResult extends Schema.TaggedError<MissingResult>()("MissingResult", {
+  /** How many messages arrived before the output ended. */
+  messages: Schema.Number,
+  stderrTail: Schema.String
+}) {
+  override get message(): string {
+    const tail = this.stderrTail.trim()
+    return `The Claude Code CLI output ended after ${this.messages} message(s) without a result message` +
+      (tail === "" ? "" : `; stderr:\n${tail}`)
+  }
+}
+
+/**
+ * Every reason a `ClaudeCliError` can carry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Reason = Schema.Union([
+  ExecutableNotFound,
+  SpawnFailed,
+  ProcessExited,
+  DecodeFailed,
+  LineTooLong,
+  MissingResult
+])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Reason = typeof Reason.Type
+
+/**
+ * The error of every `ClaudeCli` stream. Recover by reason with
+ * `Effect.catchReason("ClaudeCliError", "ProcessExited", ...)`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ClaudeCliError extends Schema.TaggedError<ClaudeCliError>()("ClaudeCliError", {
+  reason: Reason
+}) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/**
+ * Wraps a reason.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (reason: Reason): ClaudeCliError => new ClaudeCliError({ reason })
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isClaudeCliError = (u: unknown): u is ClaudeCliError => u instanceof ClaudeCliError

@@ -1,0 +1,30 @@
+/**
+ * Layers providing the `ClaudeCli` service: the real CLI, recordings, fixtures.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ */
+export * as Fixture from "./Fixture.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Live from "./Live.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Process from "./Process.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Recording from "./Recording.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Scripted from "./Scripted.ts"

@@ -1,0 +1,118 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as CliError from "../../src/ClaudeCliError.ts"
+import * as Process from "../../src/layers/Process.ts"
+import type * as Ndjson from "../../src/stream/Ndjson.ts"
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-process-"))
+const script = (name: string, body: string): string => {
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 })
+  return file
+}
+
+const run = (executable: string, prompt = "hi", env?: Record<string, string | Redacted.Redacted<string>>) =>
+  Effect.flatMap(Effect.service(ChildProcessSpawner), (spawner) =>
+    Process.lines(spawner, { executable, killGracePeriod: "500 millis" })(prompt, env ? { env } : {}).pipe(
+      Stream.runCollect,
+      Effect.exit
+    ))
+
+const reasonOf = (exit: Exit.Exit<unknown, CliError.ClaudeCliError>): CliError.Reason => {
+  assert.isTrue(Exit.isFailure(exit))
+  const error = Exit.findErrorOption(exit as Exit.Exit<unknown, CliError.ClaudeCliError>)
+  assert.isTrue(error._tag === "Some")
+  return (error as { value: CliError.ClaudeCliError }).value.reason
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe("Process", () => {
+  it.effect("a missing executable is ExecutableNotFound naming what was looked for", () =>
+    Effect.gen(function*() {
+      const reason = reasonOf(yield* run("claude-does-not-exist-xyz"))
+      assert.strictEqual(reason._tag, "ExecutableNotFound")
+      assert.include(reason.message, "claude-does-not-exist-xyz")
+      assert.include(reason.message, "executable")
+    }).pipe(Effect.provide(Process.nodeSpawner)))
+
+  it.effect("a non-zero exit carries the code and the stderr tail, secrets redacted", () =>
+    Effect.gen(function*() {
+      const exe = script("fail.sh", `echo '{"type":"system"}'; echo "boom: key=$ANTHROPIC_API_KEY" >&2; exit 3`)
+      const reason = reasonOf(yield* run(exe, "hi", { ANTHROPIC_API_KEY: "sk-ant-secret-123" }))
+      assert.strictEqual(reason._tag, "ProcessExited")
+      if (reason._tag !== "ProcessExited") return
+      assert.strictEqual(reason.exitCode, 3)
+      assert.include(reason.stderrTail, "boom: key=<redacted>")
+      assert.notInclude(reason.message, "sk-ant-secret-123")
+    }).pipe(Effect.provide(Process.nodeSpawner)))
+
+  it.effect("a CLI killed mid-line is ProcessExited with the signal, the cut line is not a message", () =>
+    Effect.gen(function*() {
+      const exe = script("killed.sh", `echo '{"type":"system"}'; printf '{"type":"assist'; kill -9 $$`)
+      const exit = yield* run(exe)
+      const reason = reasonOf(exit)
+      assert.strictEqual(reason._tag, "ProcessExited")
+      if (reason._tag !== "ProcessExited") return
+      assert.strictEqual(reason.signal, "SIGKILL")
+      assert.include(String(reason.cause), "cut by the kill")
+    }).pipe(Effect.provide(Process.nodeSpawner)))
+
+  it.effect("the prompt goes to stdin, so a prompt starting with '-' is never a flag", () =>
+    Effect.gen(function*() {
+      const exe = script("echo.sh", `printf '{"argc":%s,"stdin":"%s"}\\n' "$#" "$(cat)"`)
+      const exit = yield* run(exe, "--version -p")
+      assert.isTrue(Exit.isSuccess(exit))
+      const [line] = (exit as unknown as Exit.Success<ReadonlyArray<Ndjson.Line>>).value
+      const parsed = JSON.parse(line.text)
+      assert.strictEqual(parsed.stdin, "--version -p")
+      assert.notInclude(fs.readFileSync(exe, "utf8"), "--version -p")
+    }).pipe(Effect.provide(Process.nodeSpawner)))
+
+  it.effect("lines over 1 MiB pass through the process path", () =>
+    Effect.gen(function*() {
+      const exe = script("big.sh", `head -c 2000000 /dev/zero | tr '\\0' 'a' | sed 's/^/{"t":"/; s/$/"}/'; echo`)
+      const exit = yield* run(exe)
+      assert.isTrue(Exit.isSuccess(exit))
+      const lines = (exit as unknown as Exit.Success<ReadonlyArray<Ndjson.Line>>).value
+      assert.strictEqual(lines.length, 1)
+      assert.strictEqual(JSON.parse(lines[0].text).t.length, 2_000_000)
+    }).pipe(Effect.provide(Process.nodeSpawner)))
+
+  it.effect("Stream.take(1) ends the process: no process is left behind", () =>
+    Effect.gen(function*() {
+      const exe = script("forever.sh", `while true; do echo "{\\"pid\\":$$}"; sleep 0.05; done`)
+      const spawner = yield* Effect.service(ChildProcessSpawner)
+      const lines = yield* Process.lines(spawner, { executable: exe })("hi").pipe(Stream.take(1), Stream.runCollect)
+      const pid = JSON.parse((lines[0] as Ndjson.Line).text).pid as number
+      assert.isFalse(alive(pid))
+    }).pipe(Effect.provide(Process.nodeSpawner)))
+
+  it.effect("interruption midway ends the process, even one that ignores SIGTERM", () =>
+    Effect.gen(function*() {
+      const pidFile = path.join(dir, "stubborn.pid")
+      const exe = script("stubborn.sh", `trap '' TERM; echo $$ > ${pidFile}; while true; do echo '{}'; sleep 0.05; done`)
+      const spawner = yield* Effect.service(ChildProcessSpawner)
+      yield* Process.lines(spawner, { executable: exe, killGracePeriod: "300 millis" })("hi").pipe(
+        Stream.take(3),
+        Stream.runDrain,
+        Effect.timeout("5 seconds")
+      )
+      const pid = Number(fs.readFileSync(pidFile, "utf8").trim())
+      assert.isFalse(alive(pid))
+    }).pipe(Effect.provide(Process.nodeSpawner)))
+})
