@@ -1,0 +1,167 @@
+/**
+ * An MCP server that lives in the application: tools with Effect Schema inputs and Effect handlers, reached
+ * by the CLI through the control protocol's `mcp_message` requests (JSON-RPC `initialize`, `tools/list`,
+ * `tools/call`), like the official SDKs' `createSdkMcpServer`. The model calls it as `mcp__<server>__<tool>`.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+
+/**
+ * A tool result as MCP shapes it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolResult {
+  readonly content: ReadonlyArray<Readonly<Record<string, unknown>> & { readonly type: string }>
+  readonly isError?: boolean | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tool {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: Readonly<Record<string, unknown>>
+  /** Decodes the arguments and runs the handler; never fails (errors become `isError` results). */
+  readonly call: (args: unknown) => Effect.Effect<ToolResult>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface McpServer {
+  readonly name: string
+  readonly version: string
+  readonly tools: ReadonlyArray<Tool>
+}
+
+const text = (value: string, isError = false): ToolResult => ({ content: [{ type: "text", text: value }], isError })
+
+const describe = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * A tool. The handler returns text or a full {@link ToolResult}; its failures and defects are answered as
+ * error results, so the model sees what went wrong.
+ *
+ * @since 0.1.0
+ * @category constructors
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { McpServer } from "effect-claude-code/session"
+ *
+ * const add = McpServer.tool("add", "Adds two numbers", Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+ *   ({ a, b }) => Effect.succeed(String(a + b)))
+ * const server = McpServer.make("calc", [add])
+ * ```
+ */
+export const tool = <S extends Schema.Codec<any, any, never, never>>(
+  name: string,
+  description: string,
+  input: S,
+  handler: (input: S["Type"]) => Effect.Effect<string | ToolResult, unknown>
+): Tool => {
+  const document = Schema.toJsonSchemaDocument(input)
+  const inputSchema = Object.keys(document.definitions).length > 0
+    ? { ...document.schema, $defs: document.definitions }
+    : document.schema
+  const decode = Schema.decodeUnknownEffect(input)
+  return {
+    name,
+    description,
+    inputSchema,
+    call: (args) =>
+      decode(args).pipe(
+        Effect.matchEffect({
+          onFailure: (issue) => Effect.succeed(text(`Invalid input for ${name}: ${issue.message}`, true)),
+          onSuccess: (value) =>
+            Effect.suspend(() => handler(value)).pipe(
+              Effect.exit,
+              Effect.flatMap((exit) =>
+                Exit.isSuccess(exit)
+                  ? Effect.succeed(typeof exit.value === "string" ? text(exit.value) : exit.value)
+                  : Cause.hasInterruptsOnly(exit.cause)
+                  ? Effect.interrupt
+                  : Effect.succeed(text(`${name} failed: ${describe(exit.cause)}`, true))
+              )
+            )
+        })
+      )
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (name: string, tools: ReadonlyArray<Tool>, options: { readonly version?: string } = {}): McpServer => ({
+  name,
+  version: options.version ?? "0.1.0",
+  tools
+})
+
+/**
+ * A JSON-RPC message from the CLI's MCP client.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface JsonRpcMessage {
+  readonly jsonrpc?: string | undefined
+  readonly id?: string | number | null | undefined
+  readonly method?: string | undefined
+  readonly params?: Readonly<Record<string, unknown>> | undefined
+}
+
+const reply = (id: JsonRpcMessage["id"], body: Record<string, unknown>) => ({ jsonrpc: "2.0", id: id ?? 0, ...body })
+
+/**
+ * The JSON-RPC reply to one message. Notifications get an empty result, as the CLI expects an answer to every
+ * `mcp_message` request; unknown methods get a JSON-RPC "method not found" error.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const handle = (server: McpServer, message: JsonRpcMessage): Effect.Effect<Record<string, unknown>> => {
+  switch (message.method) {
+    case "initialize":
+      return Effect.succeed(reply(message.id, {
+        result: {
+          protocolVersion: message.params?.protocolVersion ?? "2025-06-18",
+          capabilities: { tools: {} },
+          serverInfo: { name: server.name, version: server.version }
+        }
+      }))
+    case "tools/list":
+      return Effect.succeed(reply(message.id, {
+        result: {
+          tools: server.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))
+        }
+      }))
+    case "tools/call": {
+      const name = message.params?.name
+      const found = server.tools.find((t) => t.name === name)
+      if (found === undefined) {
+        return Effect.succeed(reply(message.id, { error: { code: -32602, message: `Unknown tool: ${String(name)}` } }))
+      }
+      return Effect.map(found.call(message.params?.arguments ?? {}), (result) => reply(message.id, { result }))
+    }
+    default:
+      return Effect.succeed(
+        message.method?.startsWith("notifications/") === true || message.method === undefined
+          ? reply(message.id, { result: {} })
+          : reply(message.id, { error: { code: -32601, message: `Method not found: ${message.method}` } })
+      )
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The error of a session's control operations. The `reason` says what went wrong and carries the data to act on.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * The CLI answered a control request with an error.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ControlRequestFailed extends Schema.TaggedError<ControlRequestFailed>()("ControlRequestFailed", {
+  subtype: Schema.String,
+  error: Schema.String
+}) {
+  override get message(): string {
+    return `The CLI refused the "${this.subtype}" control request: ${this.error}`
+  }
+}
+
+/**
+ * No answer to a control request arrived in time; the request was withdrawn with `control_cancel_request`.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ControlTimeout extends Schema.TaggedError<ControlTimeout>()("ControlTimeout", {
+  subtype: Schema.String,
+  timeoutMillis: Schema.Number
+}) {
+  override get message(): string {
+    return `The CLI did not answer the "${this.subtype}" control request within ${this.timeoutMillis} ms`
+  }
+}
+
+/**
+ * An interrupted turn did not end within the deadline, so the session ended it by force.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InterruptTimeout extends Schema.TaggedError<InterruptTimeout>()("InterruptTimeout", {
+  timeoutMillis: Schema.Number
+}) {
+  override get message(): string {
+    return `The turn did not end within ${this.timeoutMillis} ms of the interrupt; the CLI was terminated`
+  }
+}
+
+/**
+ * The session is closed, or its CLI process ended, so the operation cannot complete.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class SessionClosed extends Schema.TaggedError<SessionClosed>()("SessionClosed", {
+  /** What was attempted. */
+  operation: Schema.String,
+  exitCode: Schema.optional(Schema.NullOr(Schema.Number)),
+  stderrTail: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    const exit = this.exitCode === undefined ? "" : ` (exit code ${this.exitCode})`
+    const tail = this.stderrTail?.trim() ?? ""
+    return `Cannot ${this.operation}: the session is closed${exit}` + (tail === "" ? "" : `; stderr:\n${tail}`)
+  }
+}
+
+/**
+ * The session options contradict each other (for example a `canUseTool` callback with a permission prompt tool).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidOptions extends Schema.TaggedError<InvalidOptions>()("InvalidOptions", {
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid session options: ${this.description}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const Reason = Schema.Union([ControlRequestFailed, ControlTimeout, InterruptTimeout, SessionClosed, InvalidOptions])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Reason = typeof Reason.Type
+
+/**
+ * Recover by reason with `Effect.catchReason("SessionError", "ControlTimeout", ...)`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SessionError extends Schema.TaggedError<SessionError>()("SessionError", { reason: Reason }) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (reason: Reason): SessionError => new SessionError({ reason })

@@ -1,0 +1,30 @@
+/**
+ * Long-lived sessions over the CLI's control protocol.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ */
+export * as Hooks from "./Hooks.ts"
+/**
+ * @since 0.1.0
+ */
+export * as McpServer from "./McpServer.ts"
+/**
+ * @since 0.1.0
+ */
+export * as Permission from "./Permission.ts"
+/**
+ * @since 0.1.0
+ */
+export * as Protocol from "./Protocol.ts"
+/**
+ * @since 0.1.0
+ */
+export * as Session from "./Session.ts"
+/**
+ * @since 0.1.0
+ */
+export * as SessionError from "./SessionError.ts"
