@@ -1,0 +1,125 @@
+/**
+ * The errors the command-line tool shows to a person: a readable message, no stack trace, and a documented
+ * exit code. `Command.run` renders any error carrying `CliError.userMessage`; `NodeRuntime.runMain` exits with
+ * the code under `Runtime.errorExitCode`.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import * as CliError from "effect/cli/CliError"
+import * as Predicate from "effect/Predicate"
+import * as Runtime from "effect/Runtime"
+
+/**
+ * The exit codes of `effect-claude-code`, as listed in `--help`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const ExitCode = {
+  /** Everything went fine. */
+  Ok: 0,
+  /** The stream itself reported a problem: a line failed to decode, or the session ended with an error result. */
+  StreamProblem: 1,
+  /** The command line was wrong: an unknown flag, a bad `--filter` expression. */
+  Usage: 2,
+  /** The input could not be read or is not stream-json. */
+  BadInput: 3,
+  /** The Claude Code CLI could not be found or started. */
+  CliMissing: 4,
+  /** The Claude Code CLI died (non-zero exit, signal) or its output broke off. */
+  CliFailed: 5,
+  /** Interrupted (Ctrl-C). */
+  Interrupted: 130
+} as const
+
+/**
+ * The exit-code table as printed at the end of every command's `--help`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const exitCodeHelp: string = [
+  "Exit codes:",
+  "  0    success",
+  "  1    a line failed to decode (stats, view) or the session ended with an error",
+  "  2    usage error: unknown flag, bad --filter expression (with its position)",
+  "  3    input error: unreadable file, or not stream-json (view --strict stops at the first bad line)",
+  "  4    the Claude Code CLI was not found or could not be started",
+  "  5    the Claude Code CLI failed: non-zero exit, killed, or output cut off",
+  "  130  interrupted"
+].join("\n")
+
+/**
+ * Why the tool stopped.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Reason = "StreamProblem" | "Usage" | "BadInput" | "CliMissing" | "CliFailed"
+
+/**
+ * A failure the person at the terminal can act on. Rendered as its message (no stack trace) and mapped to the
+ * exit code of its reason.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CliFailure extends Data.TaggedError("CliFailure")<{
+  readonly reason: Reason
+  /** The readable explanation, including what to do about it. */
+  readonly detail: string
+  readonly cause?: unknown
+}> {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.detail
+  }
+  /**
+   * @since 0.1.0
+   */
+  override get [CliError.userMessage](): string {
+    return this.detail
+  }
+  /**
+   * @since 0.1.0
+   */
+  override get [Runtime.errorExitCode](): number {
+    return ExitCode[this.reason]
+  }
+}
+
+/**
+ * Ends the tool with an exit code after the output already said what went wrong (for example `stats` found
+ * lines that failed to decode and listed them): nothing more is printed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SilentExit extends Data.TaggedError("SilentExit")<{
+  readonly code: number
+}> {
+  /**
+   * @since 0.1.0
+   */
+  override get [Runtime.errorExitCode](): number {
+    return this.code
+  }
+  /** The output already explained it; the runtime must not log it again. */
+  override readonly [Runtime.errorReported] = false
+}
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isCliFailure = (u: unknown): u is CliFailure => Predicate.isTagged(u, "CliFailure")
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (reason: Reason, detail: string, cause?: unknown): CliFailure =>
+  new CliFailure({ reason, detail, cause })

@@ -1,0 +1,89 @@
+/**
+ * `demo` (and `npm start`): the real Claude Code CLI against the scripted model server on loopback, playing
+ * the bundled `demo` scenario (a small tool chain with a denial), shown live. No network, no API key.
+ * Without a `claude` binary it says so and replays the bundled recording instead.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import * as Stdio from "effect/Stdio"
+import * as Stream from "effect/Stream"
+import * as Decode from "../stream/Decode.ts"
+import * as ClaudeSandbox from "../testing/ClaudeSandbox.ts"
+import { demo } from "../testing/scenarios/demo.ts"
+import * as ScriptedServer from "../testing/ScriptedServer.ts"
+import * as CliFailure from "./CliFailure.ts"
+import * as Live from "./Live.ts"
+import * as Session from "./Session.ts"
+
+/**
+ * The recording replayed when no `claude` binary is available.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const recordingPath = (path: Path.Path): string =>
+  path.resolve(import.meta.dirname, "..", "..", "fixtures", "recorded", "demo.partial.jsonl")
+
+/**
+ * Pause between replayed lines, so the replay reads like a live session.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const replayDelay = "15 millis"
+
+const say = (text: string) => Effect.flatMap(Stdio.Stdio, (stdio) => Stream.run(Stream.make(text), stdio.stderr()))
+
+const replay = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const file = recordingPath(path)
+  yield* say(`No claude executable found (install @anthropic-ai/claude-code or set CLAUDE_CODE_EXECUTABLE);\n` +
+    `replaying the bundled recording ${path.relative(process.cwd(), file)} instead.\n\n`)
+  const records = fs.stream(file).pipe(
+    Stream.mapError((e) => CliFailure.make("BadInput", `Cannot read the bundled recording ${file}: ${e.message}`, e)),
+    Decode.recordsLenient(),
+    Stream.tap(() => Effect.sleep(replayDelay))
+  )
+  return yield* Live.display(Live.fromRecords(records, false), "pretty")
+})
+
+const live = (executable: string) =>
+  Effect.gen(function*() {
+    const bare = yield* ClaudeSandbox.make({ executable, files: demo.files })
+    const server = yield* ScriptedServer.make(demo.script({ cwd: bare.cwd, home: bare.home }))
+    const sandbox = ClaudeSandbox.withBaseUrl(bare, server.url)
+    return yield* Session.show({
+      executable: sandbox.executable,
+      prompt: demo.prompt,
+      format: "pretty",
+      query: {
+        cwd: sandbox.cwd,
+        env: sandbox.env,
+        envMode: "replace",
+        includePartialMessages: true,
+        extraArgs: demo.args
+      }
+    })
+  }).pipe(
+    Effect.scoped,
+    Effect.catchTags({
+      SandboxError: (e) => Effect.fail(CliFailure.make("CliFailed", `The demo sandbox failed: ${e.message}`, e)),
+      ServeError: (e) => Effect.fail(CliFailure.make("CliFailed", `The scripted model server failed: ${String(e)}`, e))
+    })
+  )
+
+/**
+ * The `demo` command's program.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = Effect.gen(function*() {
+  const found = yield* Effect.result(ClaudeSandbox.findExecutable())
+  const outcome = found._tag === "Success" ? yield* live(found.success) : yield* replay
+  if (outcome.failed > 0) return yield* new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })
+})

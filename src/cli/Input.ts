@@ -1,0 +1,74 @@
+/**
+ * Where `view` and `stats` read stream-json from: a file, standard input (`-`), or a growing file
+ * (`--follow`). Failures to read become a {@link CliFailure.CliFailure} naming the file and why.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
+import type * as PlatformError from "effect/PlatformError"
+import * as Stdio from "effect/Stdio"
+import * as Stream from "effect/Stream"
+import * as CliFailure from "./CliFailure.ts"
+
+/**
+ * How often `--follow` looks for new bytes once it has read everything.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const followInterval = "200 millis"
+
+const chunkSize = 64 * 1024
+
+const unreadable = (file: string) => (error: PlatformError.PlatformError): CliFailure.CliFailure => {
+  const reason = error.reason
+  const why = reason._tag === "NotFound"
+    ? "no such file"
+    : reason._tag === "PermissionDenied"
+    ? "permission denied"
+    : reason._tag === "BadArgument"
+    ? reason.message
+    : reason.description ?? reason._tag
+  return CliFailure.make("BadInput", `Cannot read ${file}: ${why}`, error)
+}
+
+/**
+ * The bytes of `file`, or of standard input when `file` is `-`. With `follow`, keeps reading as the file
+ * grows (like `tail -f`) until interrupted.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const bytes = (
+  file: string,
+  options: { readonly follow?: boolean | undefined } = {}
+): Stream.Stream<Uint8Array, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> => {
+  if (file === "-") {
+    return Stream.unwrap(Effect.map(Stdio.Stdio, (stdio) => stdio.stdin)).pipe(
+      Stream.mapError(unreadable("standard input"))
+    )
+  }
+  return Stream.unwrap(Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(file)
+    if (info.type === "Directory") {
+      return yield* CliFailure.make("BadInput", `Cannot read ${file}: it is a directory`)
+    }
+    if (options.follow !== true) return fs.stream(file, { chunkSize })
+    const handle = yield* fs.open(file)
+    const next: Effect.Effect<Uint8Array, PlatformError.PlatformError> = Effect.suspend(() =>
+      handle.readAlloc(chunkSize).pipe(
+        Effect.flatMap(Option.match({
+          onSome: Effect.succeed,
+          // At the end of what is written so far: wait, then look again.
+          onNone: () => Effect.andThen(Effect.sleep(followInterval), next)
+        }))
+      )
+    )
+    return Stream.fromEffectRepeat(next)
+  }).pipe(Effect.mapError((e) => CliFailure.isCliFailure(e) ? e : unreadable(file)(e)))).pipe(
+    Stream.mapError((e) => CliFailure.isCliFailure(e) ? e : unreadable(file)(e))
+  )
+}

@@ -1,0 +1,66 @@
+/**
+ * Runs `claude -p` through the library's `ClaudeCli` and shows the session live; CLI failures become
+ * {@link CliFailure.CliFailure}s a person can act on.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as ClaudeCli from "../ClaudeCli.ts"
+import type * as ClaudeCliError from "../ClaudeCliError.ts"
+import * as LiveLayer from "../layers/Live.ts"
+import type * as QueryOptions from "../QueryOptions.ts"
+import * as Decode from "../stream/Decode.ts"
+import { isDecodeError } from "../stream/DecodeError.ts"
+import * as CliFailure from "./CliFailure.ts"
+import * as Live from "./Live.ts"
+
+/**
+ * Turns a `ClaudeCliError` into what the tool prints and its exit code.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const fromClaudeCliError = (error: ClaudeCliError.ClaudeCliError): CliFailure.CliFailure => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "ExecutableNotFound":
+      return CliFailure.make(
+        "CliMissing",
+        `${reason.message}\nInstall it with \`npm install -g @anthropic-ai/claude-code\`, or pass --claude /path/to/claude.`,
+        error
+      )
+    case "SpawnFailed":
+      return CliFailure.make("CliMissing", reason.message, error)
+    default:
+      return CliFailure.make("CliFailed", reason.message, error)
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ShowOptions {
+  readonly executable?: string | undefined
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly prompt: string
+  readonly query: QueryOptions.QueryOptions
+  readonly format: Live.Format
+}
+
+/**
+ * Runs the CLI and displays its output as it comes.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const show = (options: ShowOptions) =>
+  Effect.gen(function*() {
+    const cli = yield* ClaudeCli.ClaudeCli
+    const entries = cli.lines(options.prompt, options.query).pipe(
+      Stream.mapError(fromClaudeCliError),
+      Stream.map((line) => isDecodeError(line) ? line : Decode.decodeLine(line))
+    )
+    return yield* Live.display(Live.fromRecords(entries, false), options.format)
+  }).pipe(Effect.provide(LiveLayer.layer({ executable: options.executable, env: options.env })))
