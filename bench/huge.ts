@@ -1,0 +1,74 @@
+/**
+ * Memory over a large transcript generated on the fly (never stored): RSS is
+ * sampled every 32 MB of input, so a reader whose memory grows with the input
+ * shows it. Prints one JSON line.
+ *
+ * `node bench/huge.ts sdk|lib MEGABYTES SEED`
+ */
+import { Readable } from "node:stream"
+import * as generate from "./generate.ts"
+
+export interface HugeResult {
+  readonly reader: string
+  readonly bytes: number
+  readonly messages: number
+  readonly ms: number
+  /** RSS (bytes) at each 32 MB of input. */
+  readonly samples: ReadonlyArray<number>
+  readonly peakRss: number
+}
+
+const [reader, megabytesArg, seedArg] = process.argv.slice(2)
+const total = Number(megabytesArg ?? 1024) * 1e6
+const seed = Number(seedArg ?? 1)
+
+const samples: Array<number> = []
+let bytes = 0
+let nextSample = 32e6
+
+/** Batches of about 64 KiB, like a pipe delivers them. */
+function* chunks(): Generator<Uint8Array> {
+  let batch: Array<string> = []
+  let size = 0
+  for (const line of generate.lines({ seed, bytes: total, partial: true })) {
+    batch.push(line, "\n")
+    size += line.length + 1
+    if (size >= 65536) {
+      const buffer = Buffer.from(batch.join(""), "utf8")
+      batch = []
+      size = 0
+      bytes += buffer.length
+      if (bytes >= nextSample) {
+        samples.push(process.memoryUsage.rss())
+        nextSample += 32e6
+      }
+      yield buffer
+    }
+  }
+  if (size > 0) {
+    const buffer = Buffer.from(batch.join(""), "utf8")
+    bytes += buffer.length
+    yield buffer
+  }
+}
+
+const start = performance.now()
+let messages: number
+if (reader === "sdk") {
+  const { sdkReadline } = await import("./baseline.ts")
+  messages = (await sdkReadline(Readable.from(chunks(), { objectMode: false }))).messages
+} else {
+  const Effect = await import("effect/Effect")
+  const Stream = await import("effect/Stream")
+  const Decode = await import("../src/stream/Decode.ts")
+  messages = await Effect.runPromise(Stream.runCount(Stream.fromIterable(chunks(), { chunkSize: 1 }).pipe(Decode.messages())))
+}
+const result: HugeResult = {
+  reader: reader ?? "lib",
+  bytes,
+  messages,
+  ms: performance.now() - start,
+  samples,
+  peakRss: process.resourceUsage().maxRSS * 1024
+}
+process.stdout.write(JSON.stringify(result) + "\n")

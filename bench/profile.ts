@@ -1,0 +1,52 @@
+/**
+ * Where a variant spends its time: runs it under `node --cpu-prof` in a fresh
+ * process and prints the functions with the most self time.
+ *
+ * `node bench/profile.ts VARIANT [MB] [TOP]` (generates a seeded partial-message transcript)
+ */
+import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as generate from "./generate.ts"
+
+interface Node {
+  readonly id: number
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly hitCount?: number
+}
+interface Profile {
+  readonly nodes: ReadonlyArray<Node>
+  readonly samples: ReadonlyArray<number>
+}
+
+const [variant = "d-strict", mbArg = "32", topArg = "30"] = process.argv.slice(2)
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-profile-"))
+try {
+  const input = path.join(dir, "partial.jsonl")
+  const empty = path.join(dir, "empty.jsonl")
+  fs.writeFileSync(empty, "")
+  generate.writeTranscript(input, { seed: 1, bytes: Number(mbArg) * 1e6, partial: true })
+  childProcess.execFileSync(
+    process.execPath,
+    ["--cpu-prof", `--cpu-prof-dir=${dir}`, path.join(import.meta.dirname, "worker.ts"), variant, input, "5", "1", empty],
+    { stdio: "inherit" }
+  )
+  const file = fs.readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
+  if (file === undefined) throw new Error("no profile written")
+  const profile = JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as Profile
+  const self = new Map<string, number>()
+  let total = 0
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0
+    total += hits
+    const { functionName, url, lineNumber } = node.callFrame
+    const where = url === "" ? "" : ` ${url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/work\/main\//, "")}:${lineNumber + 1}`
+    const key = `${functionName || "(anonymous)"}${where}`
+    self.set(key, (self.get(key) ?? 0) + hits)
+  }
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(topArg))
+  for (const [key, hits] of top) process.stdout.write(`${((hits / total) * 100).toFixed(1).padStart(5)}%  ${key}\n`)
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true })
+}

@@ -1,0 +1,169 @@
+/**
+ * Figures, goal ratios and the printed tables of a bench run.
+ */
+import * as os from "node:os"
+import type { HugeResult } from "./huge.ts"
+import type { LatencyResult } from "./latency.ts"
+import type { WorkerResult } from "./worker.ts"
+
+export interface Row {
+  readonly input: string
+  readonly variant: string
+  readonly label: string
+  readonly medianMs: number
+  readonly minMs: number
+  readonly maxMs: number
+  readonly mbPerSec: number
+  readonly messagesPerSec: number
+  readonly messages: number
+  readonly peakRssMB: number
+  readonly baseRssMB: number
+  readonly error?: string | undefined
+}
+
+export interface Results {
+  readonly date: string
+  readonly machine: Record<string, string | number>
+  readonly config: unknown
+  readonly inputs: Record<string, { readonly bytes: number; readonly lines: number }>
+  readonly throughput: ReadonlyArray<Row>
+  readonly bigLine: { readonly lineBytes: number; readonly rows: ReadonlyArray<Row> }
+  readonly huge: ReadonlyArray<HugeResult>
+  readonly latency: ReadonlyArray<LatencyResult>
+}
+
+const MB = 1e6
+const median = (xs: ReadonlyArray<number>): number => {
+  if (xs.length === 0) return NaN
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+export const row = (input: string, label: string, r: WorkerResult, size: { readonly bytes: number }): Row => {
+  const ms = median(r.times)
+  return {
+    input,
+    variant: r.variant,
+    label,
+    medianMs: ms,
+    minMs: Math.min(...r.times),
+    maxMs: Math.max(...r.times),
+    mbPerSec: size.bytes / MB / (ms / 1000),
+    messagesPerSec: r.messages / (ms / 1000),
+    messages: r.messages,
+    peakRssMB: r.peakRss / MB,
+    baseRssMB: r.baseRss / MB,
+    error: r.error
+  }
+}
+
+export const machine = (): Record<string, string | number> => ({
+  cpu: os.cpus()[0]?.model ?? "unknown",
+  cores: os.availableParallelism(),
+  memoryGB: Math.round(os.totalmem() / 1e9),
+  node: process.version,
+  platform: `${os.platform()} ${os.release()}`
+})
+
+const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.length))
+const lpad = (s: string, n: number) => (s.length >= n ? s : " ".repeat(n - s.length) + s)
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "n/a")
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "n/a")
+
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => (i === 0 ? pad(c, widths[i]!) : lpad(c, widths[i]!))).join("  ")
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n") + "\n"
+}
+
+/** Goal ratios within one input (throughput ratios: > 1 means the first is faster). */
+export const ratios = (rows: ReadonlyArray<Row>, input: string) => {
+  const get = (name: string) => rows.find((r) => r.input === input && r.variant === name && r.error === undefined)
+  const speed = (x: string, y: string) => {
+    const a = get(x)
+    const b = get(y)
+    return a && b ? a.mbPerSec / b.mbPerSec : NaN
+  }
+  const overhead = (x: string, y: string) => {
+    const a = get(x)
+    const b = get(y)
+    return a && b ? a.medianMs / b.medianMs - 1 : NaN
+  }
+  const d = get("d-strict")
+  const b = get("b-sdk")
+  return {
+    "d/b (goal >= 1.0, aim 1.2)": speed("d-strict", "b-sdk"),
+    "d-lenient/b": speed("d-lenient", "b-sdk"),
+    "d/a-bytes": speed("d-strict", "a-bytes"),
+    "d/a-text": speed("d-strict", "a-text"),
+    "d/c-zod": speed("d-strict", "c-zod"),
+    "f-lib/f-sdk": speed("f-lib", "f-sdk"),
+    "e-filter overhead on d (goal < 10%)": overhead("e-filter", "d-strict"),
+    "e-partial overhead on d (goal < 15%)": overhead("e-partial", "d-strict"),
+    "peak RSS d - b, MB (goal <= 0)": d && b ? d.peakRssMB - b.peakRssMB : NaN
+  }
+}
+
+export const render = (r: Results): string => {
+  let out = `\nmachine: ${Object.values(r.machine).join(", ")}\n`
+  for (const [name, size] of Object.entries(r.inputs)) {
+    out += `input ${name}: ${f1(size.bytes / MB)} MB, ${size.lines} lines\n`
+  }
+  const rowCells = (x: Row) => [
+    x.label,
+    x.error ? `ERROR ${x.error.slice(0, 40)}` : f1(x.mbPerSec),
+    x.error ? "" : Math.round(x.messagesPerSec).toString(),
+    x.error ? "" : f1(x.medianMs),
+    x.error ? "" : `${f1(x.minMs)}-${f1(x.maxMs)}`,
+    f1(x.peakRssMB),
+    f1(x.baseRssMB)
+  ]
+  const header = ["variant", "MB/s", "msg/s", "median ms", "range ms", "peak RSS MB", "base RSS MB"]
+  for (const input of ["partial", "plain"]) {
+    const rows = r.throughput.filter((x) => x.input === input)
+    if (rows.length === 0) continue
+    out += `\n== throughput: ${input} (median of runs, each variant in a fresh process) ==\n`
+    out += table(header, rows.map(rowCells))
+    out += table(["ratio", "value"], Object.entries(ratios(r.throughput, input)).map(([k, v]) => [k, k.includes("overhead") ? `${f1(v * 100)}%` : f2(v)]))
+  }
+  if (r.bigLine.rows.length > 0) {
+    const limit = (3 * r.bigLine.lineBytes) / MB
+    out += `\n== one ${f1(r.bigLine.lineBytes / 1024 / 1024)} MiB line (goal: peak - base < ${f1(limit)} MB) ==\n`
+    out += table(
+      ["variant", "peak RSS MB", "base RSS MB", "peak - base MB", "x line size", "messages"],
+      r.bigLine.rows.map((x) => [
+        x.variant,
+        f1(x.peakRssMB),
+        f1(x.baseRssMB),
+        f1(x.peakRssMB - x.baseRssMB),
+        f2(((x.peakRssMB - x.baseRssMB) * MB) / r.bigLine.lineBytes),
+        x.error ? `ERROR ${x.error.slice(0, 40)}` : String(x.messages)
+      ])
+    )
+  }
+  if (r.huge.length > 0) {
+    out += `\n== generated transcript, not stored (goal: RSS flat as input grows) ==\n`
+    out += table(
+      ["reader", "MB", "messages", "MB/s", "RSS first 32 MB", "RSS max sample", "RSS last", "peak RSS"],
+      r.huge.map((h) => [
+        h.reader,
+        f1(h.bytes / MB),
+        String(h.messages),
+        f1(h.bytes / MB / (h.ms / 1000)),
+        f1((h.samples[0] ?? NaN) / MB),
+        f1(Math.max(...h.samples) / MB),
+        f1((h.samples[h.samples.length - 1] ?? NaN) / MB),
+        f1(h.peakRss / MB)
+      ])
+    )
+  }
+  if (r.latency.length > 0) {
+    out += `\n== latency, write to decoded message (goal p99 < 1 ms) ==\n`
+    out += table(
+      ["reader", "lines", "p50 ms", "p90 ms", "p99 ms", "max ms"],
+      r.latency.map((l) => [l.reader, String(l.count), f2(l.p50), f2(l.p90), f2(l.p99), f2(l.max)])
+    )
+  }
+  return out
+}
