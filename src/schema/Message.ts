@@ -23,6 +23,7 @@ import * as ResultMessage from "./Result.ts"
 import * as SessionEvent from "./SessionEvent.ts"
 import { StreamEvent } from "./StreamEvent.ts"
 import * as System from "./System.ts"
+import * as ToolUseResult from "./ToolUseResult.ts"
 
 const turnFields = {
   parent_tool_use_id: Schema.NullOr(Schema.String),
@@ -105,11 +106,14 @@ export interface UserAccessors {
   readonly toolResults: ReadonlyArray<ContentBlock.ToolResultBlock>
   /** The text of the turn (a plain prompt, or its text blocks). */
   readonly text: string
+  /** The CLI's structured tool output (`tool_use_result`) told apart by shape; `undefined` when absent. */
+  readonly toolUseResult: ToolUseResult.Classified | undefined
 }
 
-const userAccessors = (message: UserApiMessage): UserAccessors => ({
+const userAccessors = (message: UserApiMessage, toolUseResult: unknown): UserAccessors => ({
   toolResults: ContentBlock.filterTag(message.content, "ToolResultBlock"),
-  text: ContentBlock.text(message.content)
+  text: ContentBlock.text(message.content),
+  toolUseResult: toolUseResult === undefined ? undefined : ToolUseResult.classify(toolUseResult)
 })
 
 /**
@@ -127,11 +131,15 @@ export class UserMessage extends Schema.Class<UserMessage>("effect-claude-code/U
 }) implements UserAccessors {
   /** @since 0.1.0 */
   get toolResults() {
-    return userAccessors(this.message).toolResults
+    return userAccessors(this.message, undefined).toolResults
   }
   /** @since 0.1.0 */
   get text() {
-    return userAccessors(this.message).text
+    return userAccessors(this.message, undefined).text
+  }
+  /** @since 0.1.0 */
+  get toolUseResult() {
+    return userAccessors(this.message, this.tool_use_result).toolUseResult
   }
 }
 
@@ -149,11 +157,15 @@ export class UserMessageReplay extends Schema.Class<UserMessageReplay>("effect-c
 }) implements UserAccessors {
   /** @since 0.1.0 */
   get toolResults() {
-    return userAccessors(this.message).toolResults
+    return userAccessors(this.message, undefined).toolResults
   }
   /** @since 0.1.0 */
   get text() {
-    return userAccessors(this.message).text
+    return userAccessors(this.message, undefined).text
+  }
+  /** @since 0.1.0 */
+  get toolUseResult() {
+    return userAccessors(this.message, this.tool_use_result).toolUseResult
   }
 }
 

@@ -624,6 +624,24 @@ export class SystemSessionWritesLost extends Schema.Class<SystemSessionWritesLos
 }) {}
 
 /**
+ * A one-line summary of the turn that just ended, written after its result (not in the SDK's types;
+ * seen in CLI 2.1.154 captures).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class SystemPostTurnSummary extends Schema.Class<SystemPostTurnSummary>("effect-claude-code/SystemPostTurnSummary")({
+  _tag: Schema.tagDefaultOmit("SystemPostTurnSummary"),
+  type: Schema.tag("system"),
+  subtype: Schema.tag("post_turn_summary"),
+  summarizes_uuid: Schema.String,
+  status_category: Schema.String,
+  status_detail: optionalString,
+  needs_action: optionalString,
+  ...envelope
+}) {}
+
+/**
  * Every known system message class.
  *
  * @since 0.1.0
@@ -659,6 +677,7 @@ export const variants = [
   SystemMirrorError,
   SystemInformational,
   SystemSessionWritesLost,
+  SystemPostTurnSummary,
 ] as const
 
 /**

@@ -24,4 +24,8 @@ export * as StreamEvent from "./StreamEvent.ts"
 /** @since 0.1.0 */
 export * as System from "./System.ts"
 /** @since 0.1.0 */
+export * as ToolInput from "./ToolInput.ts"
+/** @since 0.1.0 */
+export * as ToolUseResult from "./ToolUseResult.ts"
+/** @since 0.1.0 */
 export * as Usage from "./Usage.ts"

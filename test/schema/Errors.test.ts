@@ -45,7 +45,7 @@ describe("forward compatibility", () => {
   it("keeps unknown types and subtypes as UnknownMessage with the raw object", () => {
     for (const raw of [
       { type: "brand_new", payload: [1, 2] },
-      { type: "system", subtype: "post_turn_summary", session_id: "s", x: 1 },
+      { type: "system", subtype: "brand_new_subtype", session_id: "s", x: 1 },
       { type: "result", subtype: "error_new_kind", session_id: "s" }
     ]) {
       const decoded = Result.getOrThrow(decodeMessage(raw))
