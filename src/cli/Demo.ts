@@ -48,7 +48,7 @@ const replay = Effect.gen(function*() {
     Decode.recordsLenient(),
     Stream.tap(() => Effect.sleep(replayDelay))
   )
-  return yield* Live.display(Live.fromRecords(records, false), "pretty")
+  return yield* Live.display(records, { format: "pretty" })
 })
 
 const live = (executable: string) =>
@@ -59,7 +59,7 @@ const live = (executable: string) =>
     return yield* Session.show({
       executable: sandbox.executable,
       prompt: demo.prompt,
-      format: "pretty",
+      display: { format: "pretty" },
       query: {
         cwd: sandbox.cwd,
         env: sandbox.env,

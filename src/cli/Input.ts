@@ -22,7 +22,13 @@ export const followInterval = "200 millis"
 
 const chunkSize = 64 * 1024
 
-const unreadable = (file: string) => (error: PlatformError.PlatformError): CliFailure.CliFailure => {
+/**
+ * A read failure as a {@link CliFailure.CliFailure} that names the file and why.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const unreadable = (file: string) => (error: PlatformError.PlatformError): CliFailure.CliFailure => {
   const reason = error.reason
   const why = reason._tag === "NotFound"
     ? "no such file"

@@ -1,18 +1,32 @@
 /**
- * The pretty display: a pure fold over stream-json messages (state + message -> output and spinner status).
- * It reads messages in their wire shape (what `encodeMessage` gives back and what recordings hold), so the
- * same renderer serves live runs, recordings and pipes.
+ * The pretty display: a pure fold over typed {@link Item.Item}s (state + item -> output and spinner status),
+ * so live runs, recordings, pipes and filtered views share one renderer.
  *
  * - assistant text streams from `text_delta`s when partial messages are on, otherwise per message, never twice;
- * - each tool call is one line with its complete input, its result one line under it;
+ * - each tool call is one line with its complete input, its result one line under it (labelled with its call
+ *   when other lines came in between, as with parallel calls);
  * - subagent activity is indented under the Task call that started it;
  * - the closing line carries the result's turns, durations and cost, or the error and its reason.
  *
  * @since 0.1.0
  */
+import type * as Item from "../filter/Item.ts"
+import type * as ResultMessage from "../schema/Result.ts"
 import type * as Screen from "./Screen.ts"
 import type { Style } from "./Style.ts"
 import * as ToolLine from "./ToolLine.ts"
+
+/**
+ * A tool call seen so far: its name, nesting depth and call text, for result lines and subagent indentation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Call {
+  readonly name: string
+  readonly depth: number
+  readonly text: string
+}
 
 /**
  * @since 0.1.0
@@ -20,16 +34,17 @@ import * as ToolLine from "./ToolLine.ts"
  */
 export interface State {
   readonly cwd: string | undefined
-  /** Tool calls seen so far by id: name and nesting depth, for result lines and subagent indentation. */
-  readonly tools: ReadonlyMap<string, { readonly name: string; readonly depth: number }>
-  /** Message ids whose text was already shown from deltas. */
+  readonly calls: ReadonlyMap<string, Call>
+  /** API message ids whose text was already shown from deltas. */
   readonly streamed: ReadonlySet<string>
-  /** The message id of the current partial stream, per parent (subagent) id. */
+  /** The API message id of the current partial stream. */
   readonly current: string | undefined
   /** Whether the cursor is in the middle of streamed text. */
   readonly midText: boolean
   /** Whether the last thing printed was a blank line (or nothing), so blocks get exactly one blank between. */
   readonly spaced: boolean
+  /** The tool call whose line was printed last, with nothing after it yet. */
+  readonly lastCall: string | undefined
 }
 
 /**
@@ -38,15 +53,16 @@ export interface State {
  */
 export const initial: State = {
   cwd: undefined,
-  tools: new Map(),
+  calls: new Map(),
   streamed: new Set(),
   current: undefined,
   midText: false,
-  spaced: true
+  spaced: true,
+  lastCall: undefined
 }
 
 /**
- * What one message produces: text for the screen and, when it changes, the spinner's status.
+ * What one item produces: text for the screen and, when it changes, the spinner's status (`null` hides it).
  *
  * @since 0.1.0
  * @category models
@@ -55,10 +71,6 @@ export interface Output {
   readonly text: string
   readonly status?: Screen.Status | null
 }
-
-type Json = Record<string, any>
-
-const obj = (u: unknown): Json | undefined => typeof u === "object" && u !== null ? u as Json : undefined
 
 /**
  * `7.9s`, `850ms`.
@@ -74,176 +86,182 @@ export const seconds = (ms: number): string => ms < 1000 ? `${Math.round(ms)}ms`
  * @since 0.1.0
  * @category formatting
  */
-export const dollars = (usd: number): string =>
-  usd >= 0.1 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`
+export const dollars = (usd: number): string => usd >= 0.1 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
 
 /**
- * The closing line of a session from its `result` message.
+ * The closing line of a session from its `result` message:
+ * `Session complete: 2 turns, 7.9s total (7.7s API), $0.91`, or `Session failed (subtype): reason — figures`.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const closingLine = (result: Json, style: Style): string => {
-  const turns = typeof result.num_turns === "number" ? `${result.num_turns} turn${result.num_turns === 1 ? "" : "s"}` : undefined
-  const total = typeof result.duration_ms === "number" ? `${seconds(result.duration_ms)} total` : undefined
-  const api = typeof result.duration_api_ms === "number" ? ` (${seconds(result.duration_api_ms)} API)` : ""
-  const cost = typeof result.total_cost_usd === "number" ? dollars(result.total_cost_usd) : undefined
-  const figures = [turns, total === undefined ? undefined : total + api, cost].filter((x) => x !== undefined).join(", ")
-  const failed = result.subtype !== "success" || result.is_error === true
-  if (!failed) return style.green(style.bold("Session complete")) + (figures === "" ? "" : `: ${figures}`)
-  const reason = Array.isArray(result.errors) && result.errors.length > 0
-    ? result.errors.map(String).join("; ")
-    : typeof result.result === "string" && result.result !== ""
-    ? result.result
-    : String(result.subtype ?? "error")
-  return style.red(style.bold(`Session failed (${result.subtype === "success" ? "is_error" : result.subtype ?? "error"})`)) +
-    `: ${ToolLine.oneLine(reason, 200)}` + (figures === "" ? "" : ` — ${figures}`)
+export const closingLine = (result: ResultMessage.ResultMessage, style: Style): string => {
+  const figures = [
+    plural(result.num_turns, "turn"),
+    `${seconds(result.duration_ms)} total (${seconds(result.duration_api_ms)} API)`,
+    dollars(result.total_cost_usd)
+  ].join(", ")
+  if (!result.isError) return `${style.green(style.bold("Session complete"))}: ${figures}`
+  const reason = result._tag === "ResultError"
+    ? (result.errors ?? []).join("; ") || result.subtype
+    : result.result || "is_error"
+  const label = result._tag === "ResultError" ? result.subtype : "is_error"
+  return `${style.red(style.bold(`Session failed (${label})`))}: ${ToolLine.oneLine(reason, 200)} — ${figures}`
 }
 
 const indent = (depth: number) => "  ".repeat(depth)
 
-const depthOf = (state: State, parent: unknown): number =>
-  typeof parent === "string" ? (state.tools.get(parent)?.depth ?? 0) + 1 : 0
+const depthOf = (state: State, item: Item.Item): number =>
+  item.parentToolUseId === null ? 0 : (state.calls.get(item.parentToolUseId)?.depth ?? 0) + 1
+
+// A call from an item, for the kinds that are tool calls (client, server and MCP tools).
+const callOf = (item: Item.Item): { readonly id: string; readonly name: string; readonly input: unknown } | undefined => {
+  if (item.kind === "tool_use") return item
+  if (item.kind === "block" && (item.block._tag === "ServerToolUseBlock" || item.block._tag === "McpToolUseBlock")) {
+    return item.block
+  }
+  return undefined
+}
+
+/**
+ * Takes note of an item without showing it: tool calls (for result lines and subagent depth) and the
+ * session's working directory. {@link render} does this itself; call it for the items a filter hides.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const observe = (state: State, item: Item.Item): State => {
+  const call = callOf(item)
+  if (call !== undefined && !state.calls.has(call.id)) {
+    const text = ToolLine.call(call.name, call.input, state.cwd)
+    return { ...state, calls: new Map(state.calls).set(call.id, { name: call.name, depth: depthOf(state, item), text }) }
+  }
+  if (item.kind === "system" && item.message._tag === "SystemInit" && item.parentToolUseId === null) {
+    return { ...state, cwd: item.message.cwd }
+  }
+  if (item.kind === "stream_event" && item.message.event._tag === "MessageStartEvent") {
+    return { ...state, current: item.message.event.message.id }
+  }
+  return state
+}
 
 // Starts a new block: ends streamed text with a newline and puts one blank line before it.
-const block = (state: State, text: string, blank = true): [State, string] => {
+const block = (state: State, text: string, blank = true): [State, Output] => {
   const close = state.midText ? "\n" : ""
   const gap = blank && !state.spaced ? "\n" : ""
-  return [{ ...state, midText: false, spaced: false }, close + gap + text]
+  return [{ ...state, midText: false, spaced: false, lastCall: undefined }, { text: close + gap + text }]
 }
 
 const textLines = (text: string, depth: number): string =>
   text.trim().split("\n").map((l) => indent(depth) + l).join("\n") + "\n"
 
-const toolResultText = (content: unknown): string =>
-  typeof content === "string"
-    ? content
-    : Array.isArray(content)
-    ? content.map((b) => obj(b)?.type === "text" ? String(obj(b)!.text) : "").filter((t) => t !== "").join("\n")
-    : ""
-
 const waiting = "Waiting for the model…"
 
+const withStatus = ([state, output]: [State, Output], status: Screen.Status | null): [State, Output] => [
+  state,
+  { ...output, status }
+]
+
+const system = (state: State, item: Item.SystemItem, depth: number, style: Style): [State, Output] => {
+  const m = item.message
+  switch (m._tag) {
+    case "SystemInit": {
+      const info = [m.model, m.mode === undefined ? undefined : `permissions: ${m.mode}`, m.cwd]
+        .filter((x) => x !== undefined).join(" · ")
+      const line = style.dim(`${indent(depth)}Session ${m.session_id.slice(0, 8)} · ${info}`) + "\n"
+      return withStatus(block(state, line), waiting)
+    }
+    case "SystemApiRetry":
+      return block(
+        state,
+        style.yellow(`${indent(depth)}↻ API retry ${m.attempt}/${m.max_retries}: ${m.error_status ?? ""} ${m.error}`) + "\n"
+      )
+    case "SystemCompactBoundary":
+      return block(state, style.dim(`${indent(depth)}— conversation compacted —`) + "\n")
+    default:
+      return [state, { text: "" }]
+  }
+}
+
+const streamEvent = (state: State, item: Item.StreamEventItem, depth: number): [State, Output] => {
+  const event = item.message.event
+  if (event._tag === "MessageStartEvent") return [state, { text: "", status: waiting }]
+  if (event._tag !== "ContentBlockDeltaEvent" || event.delta._tag !== "TextDelta") return [state, { text: "" }]
+  const text = event.delta.text
+  const streamed = state.current === undefined ? state.streamed : new Set(state.streamed).add(state.current)
+  const prefix = state.midText ? "" : (state.spaced ? "" : "\n") + indent(depth)
+  const next: State = { ...state, streamed, midText: !text.endsWith("\n"), spaced: false, lastCall: undefined }
+  return [next, { text: prefix + text.replace(/\n/g, "\n" + indent(depth)) }]
+}
+
+const toolResult = (state: State, item: Item.ToolResultItem, depth: number, style: Style): [State, Output] => {
+  const call = state.calls.get(item.toolUseId)
+  const summary = ToolLine.result({
+    toolName: item.toolName,
+    isError: item.isError,
+    denied: item.denied,
+    text: item.block.text,
+    meta: item.toolUseResult,
+    cwd: state.cwd
+  })
+  // Not right under its call (parallel calls, subagent output in between): say which call it answers.
+  const label = call !== undefined && state.lastCall !== item.toolUseId ? `${call.text}: ` : ""
+  const shown = item.isError ? style.red(summary) : style.dim(summary)
+  const [next, output] = block(state, `${indent(call?.depth ?? depth)}  ⎿  ${label}${shown}\n`, false)
+  return [next, { ...output, status: waiting }]
+}
+
 /**
- * Renders one message (wire shape) given the state so far.
+ * Renders one item given the state so far.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const render = (state: State, message: unknown, style: Style): [State, Output] => {
-  const m = obj(message)
-  if (m === undefined) return [state, { text: "" }]
-  const parent = m.parent_tool_use_id
-  const depth = depthOf(state, parent)
-  switch (m.type) {
-    case "system": {
-      if (m.subtype === "init") {
-        const info = [m.model, m.permissionMode ? `permissions: ${m.permissionMode}` : undefined, m.cwd]
-          .filter((x) => typeof x === "string").join(" · ")
-        const [next, text] = block({ ...state, cwd: typeof m.cwd === "string" ? m.cwd : state.cwd },
-          style.dim(`${depth > 0 ? indent(depth) : ""}Session ${String(m.session_id ?? "").slice(0, 8)} · ${info}`) + "\n")
-        return [next, { text, status: waiting }]
-      }
-      if (m.subtype === "api_retry") {
-        const [next, text] = block(state, style.yellow(`${indent(depth)}↻ API retry ${m.attempt ?? ""}${m.max_retries ? `/${m.max_retries}` : ""}: ${m.error ?? m.error_status ?? ""}`) + "\n")
-        return [next, { text }]
-      }
-      if (m.subtype === "compact_boundary") {
-        const [next, text] = block(state, style.dim(`${indent(depth)}— conversation compacted —`) + "\n")
-        return [next, { text }]
-      }
-      return [state, { text: "" }]
-    }
-    case "stream_event": {
-      const event = obj(m.event)
-      if (event?.type === "message_start") {
-        return [{ ...state, current: obj(event.message)?.id }, { text: "", status: waiting }]
-      }
-      const delta = obj(event?.delta)
-      if (event?.type === "content_block_delta" && delta?.type === "text_delta" && typeof delta.text === "string") {
-        const id = state.current
-        const streamed = id === undefined ? state.streamed : new Set(state.streamed).add(id)
-        const prefix = state.midText ? "" : (state.spaced ? "" : "\n") + indent(depth)
-        const body = delta.text.replace(/\n/g, "\n" + indent(depth))
-        return [{ ...state, streamed, midText: !delta.text.endsWith("\n"), spaced: false }, { text: prefix + body }]
-      }
-      return [state, { text: "" }]
-    }
-    case "assistant": {
-      const msg = obj(m.message)
-      const content: ReadonlyArray<unknown> = Array.isArray(msg?.content) ? msg!.content : []
-      const already = typeof msg?.id === "string" && state.streamed.has(msg.id)
-      let s = state
-      let out = ""
-      let status: Screen.Status | null | undefined
-      for (const raw of content) {
-        const b = obj(raw)
-        if (b?.type === "text" && typeof b.text === "string" && b.text.trim() !== "") {
-          if (already) continue
-          const [next, text] = block(s, textLines(b.text, depth))
-          s = next
-          out += text
-        } else if (b?.type === "thinking" && typeof b.thinking === "string" && b.thinking.trim() !== "") {
-          const [next, text] = block(s, style.dim(style.magenta(`${indent(depth)}✻ Thinking…`)) + "\n")
-          s = next
-          out += text
-        } else if (
-          (b?.type === "tool_use" || b?.type === "server_tool_use" || b?.type === "mcp_tool_use") &&
-          !s.tools.has(String(b.id))
-        ) {
-          const name = String(b.name)
-          const tools = new Map(s.tools).set(String(b.id), { name, depth })
-          const [next, text] = block({ ...s, tools },
-            `${indent(depth)}${style.green("●")} ${style.bold(ToolLine.call(name, b.input, s.cwd))}\n`)
-          s = next
-          out += text
-          status = `Running ${name}…`
-        }
-      }
-      return [s, status === undefined ? { text: out } : { text: out, status }]
-    }
-    case "user": {
-      const msg = obj(m.message)
-      const content: ReadonlyArray<unknown> = Array.isArray(msg?.content) ? msg!.content : []
-      let s = state
-      let out = ""
-      for (const raw of content) {
-        const b = obj(raw)
-        if (b?.type !== "tool_result") continue
-        const tool = s.tools.get(String(b.tool_use_id))
-        const summary = ToolLine.result({
-          toolName: tool?.name,
-          isError: b.is_error === true,
-          text: toolResultText(b.content),
-          meta: m.tool_use_result
-        })
-        const line = `${indent(tool?.depth ?? depth)}  ⎿  ${b.is_error === true ? style.red(summary) : style.dim(summary)}\n`
-        const [next, text] = block(s, line, false)
-        s = next
-        out += text
-      }
-      return out === "" ? [s, { text: "" }] : [s, { text: out, status: waiting }]
-    }
-    case "result": {
-      const [next, text] = block(state, closingLine(m, style) + "\n")
-      return [next, { text, status: null }]
-    }
+export const render = (before: State, item: Item.Item, style: Style): [State, Output] => {
+  const depth = depthOf(before, item)
+  const state = observe(before, item)
+  const call = callOf(item)
+  if (call !== undefined) {
+    if (before.calls.has(call.id)) return [state, { text: "" }]
+    const line = `${indent(depth)}${style.green("●")} ${style.bold(state.calls.get(call.id)!.text)}\n`
+    const [next, output] = block(state, line)
+    return [{ ...next, lastCall: call.id }, { ...output, status: `Running ${call.name}…` }]
+  }
+  switch (item.kind) {
+    case "system":
+      return system(state, item, depth, style)
+    case "stream_event":
+      return streamEvent(state, item, depth)
+    case "text":
+      if (item.role !== "assistant" || item.text.trim() === "") return [state, { text: "" }]
+      if (item.message.type === "assistant" && state.streamed.has(item.message.message.id)) return [state, { text: "" }]
+      return block(state, textLines(item.text, depth))
+    case "thinking":
+      return item.thinking.trim() === ""
+        ? [state, { text: "" }]
+        : block(state, style.dim(style.magenta(`${indent(depth)}✻ Thinking…`)) + "\n")
+    case "tool_result":
+      return toolResult(state, item, depth, style)
+    case "result":
+      return withStatus(block(state, closingLine(item.message, style) + "\n"), null)
     default:
       return [state, { text: "" }]
   }
 }
 
 /**
- * Renders a whole recording at once (for snapshots and non-TTY output): the concatenated text.
+ * Renders items held in memory at once (snapshots, tests): the concatenated text.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const renderAll = (messages: Iterable<unknown>, style: Style): string => {
+export const renderAll = (items: Iterable<Item.Item>, style: Style): string => {
   let state = initial
   let out = ""
-  for (const message of messages) {
-    const [next, output] = render(state, message, style)
+  for (const item of items) {
+    const [next, output] = render(state, item, style)
     state = next
     out += output.text
   }

@@ -27,7 +27,7 @@ export const fromClaudeCliError = (error: ClaudeCliError.ClaudeCliError): CliFai
     case "ExecutableNotFound":
       return CliFailure.make(
         "CliMissing",
-        `${reason.message}\nInstall it with \`npm install -g @anthropic-ai/claude-code\`, or pass --claude /path/to/claude.`,
+        `${reason.message}\nInstall it with \`npm install -g @anthropic-ai/claude-code\`, or point to it with --claude /path/to/claude or CLAUDE_CODE_EXECUTABLE.`,
         error
       )
     case "SpawnFailed":
@@ -46,7 +46,7 @@ export interface ShowOptions {
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly prompt: string
   readonly query: QueryOptions.QueryOptions
-  readonly format: Live.Format
+  readonly display: Live.Options
 }
 
 /**
@@ -58,9 +58,9 @@ export interface ShowOptions {
 export const show = (options: ShowOptions) =>
   Effect.gen(function*() {
     const cli = yield* ClaudeCli.ClaudeCli
-    const entries = cli.lines(options.prompt, options.query).pipe(
+    const records = cli.lines(options.prompt, options.query).pipe(
       Stream.mapError(fromClaudeCliError),
       Stream.map((line) => isDecodeError(line) ? line : Decode.decodeLine(line))
     )
-    return yield* Live.display(Live.fromRecords(entries, false), options.format)
+    return yield* Live.display(records, options.display)
   }).pipe(Effect.provide(LiveLayer.layer({ executable: options.executable, env: options.env })))

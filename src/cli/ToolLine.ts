@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
+import * as ToolUseResult from "../schema/ToolUseResult.ts"
 
 /**
- * The longest argument shown in a tool line; longer ones are cut in the middle of nowhere but at the end,
- * with an ellipsis.
+ * The longest argument shown in a tool line; longer ones are cut at the end, with an ellipsis.
  *
  * @since 0.1.0
  * @category constants
@@ -32,7 +32,7 @@ const str = (input: unknown, key: string): string | undefined => {
 }
 
 const relative = (file: string, cwd: string | undefined): string =>
-  cwd !== undefined && file.startsWith(cwd + "/") ? file.slice(cwd.length + 1) : file
+  cwd === undefined ? file : file === cwd ? "." : file.startsWith(cwd + "/") ? file.slice(cwd.length + 1) : file
 
 // The argument that says the most about a call, per tool; unknown tools show their input as compact JSON.
 const primary = (name: string, input: unknown, cwd: string | undefined): string => {
@@ -99,52 +99,123 @@ export const call = (name: string, input: unknown, cwd?: string): string =>
 export interface ResultInput {
   readonly toolName: string | undefined
   readonly isError: boolean
+  /** The permission system refused the call (see `Item.ToolResultItem.denied`). */
+  readonly denied: boolean
   /** The result's text content (string content, or the text blocks joined). */
   readonly text: string
   /** The message's `tool_use_result` metadata, as the CLI wrote it. */
   readonly meta: unknown
+  /** The session's working directory: paths under it are shown relative to it. */
+  readonly cwd?: string | undefined
 }
 
-const lines = (n: number, what = "line") => `${n} ${what}${n === 1 ? "" : "s"}`
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
 
 const firstLine = (text: string): string => oneLine(text.split("\n").find((l) => l.trim() !== "") ?? "")
 
-const denial = /requested permissions? to|permission to use|haven't granted|was blocked|denied/i
+// `first line … +N lines` for multi-line output.
+const output = (text: string): string => {
+  const shown = text.trim()
+  if (shown === "") return "(no output)"
+  const n = shown.split("\n").length
+  const first = firstLine(shown)
+  return n === 1 ? first : `${first}${first.endsWith("…") ? "" : " …"} +${count(n - 1, "line")}`
+}
+
+const patchStats = (patch: ReadonlyArray<{ readonly lines: ReadonlyArray<string> }>): string => {
+  const lines = patch.flatMap((hunk) => hunk.lines)
+  const added = lines.filter((l) => l.startsWith("+")).length
+  const removed = lines.filter((l) => l.startsWith("-")).length
+  return added + removed === 0 ? "" : ` (+${added} -${removed})`
+}
+
+const agentStatus: Record<string, string> = { completed: "Done", async_launched: "Running in the background" }
+
+// From the typed `tool_use_result` metadata, when the CLI wrote a known shape.
+const fromMeta = (meta: unknown, cwd: string | undefined): string | undefined => {
+  const c = ToolUseResult.classify(meta)
+  switch (c._tag) {
+    case "FileRead":
+      return c.value.file.numLines === undefined ? `Read ${c.value.type}` : `Read ${count(c.value.file.numLines, "line")}`
+    case "Bash":
+      return output(c.value.stdout.trim() === "" ? c.value.stderr : c.value.stdout) +
+        (c.value.interrupted ? " (interrupted)" : "")
+    case "FileWrite":
+      return `${c.value.type === "create" ? "Created" : "Wrote"} ${relative(c.value.filePath, cwd)}`
+    case "FileEdit":
+      return `Updated ${relative(c.value.filePath, cwd)}${patchStats(c.value.structuredPatch)}`
+    case "Glob":
+      return `Found ${count(c.value.numFiles, "file")}${c.value.truncated ? " (truncated)" : ""}`
+    case "Grep":
+      return c.value.mode === "content" && c.value.numLines !== undefined
+        ? `Found ${count(c.value.numLines, "line")}`
+        : c.value.mode === "count" && c.value.numMatches !== undefined
+        ? `Found ${count(c.value.numMatches, "match")}`
+        : `Found ${count(c.value.numFiles, "file")}`
+    case "TodoWrite":
+      return `${count(c.value.newTodos.length, "todo")}`
+    case "ToolSearch":
+      return c.value.matches.length === 0 ? "No tools found" : `Loaded ${c.value.matches.join(", ")}`
+    case "WebFetch":
+      return `${c.value.code} ${c.value.codeText} (${count(c.value.bytes, "byte")})`
+    case "WebSearch":
+      return `${count(c.value.results.length, "result")} for ${oneLine(c.value.query, 60)}`
+    case "Agent": {
+      const totals = [
+        c.value.totalToolUseCount === undefined ? undefined : count(c.value.totalToolUseCount, "tool use"),
+        c.value.totalTokens === undefined ? undefined : count(c.value.totalTokens, "token"),
+        c.value.totalDurationMs === undefined ? undefined : `${(c.value.totalDurationMs / 1000).toFixed(1)}s`
+      ].filter((x) => x !== undefined)
+      const status = agentStatus[c.value.status] ?? `Agent ${c.value.status}`
+      return `${status}${totals.length === 0 ? "" : ` (${totals.join(" · ")})`}`
+    }
+    default:
+      return undefined
+  }
+}
+
+// From the result text, for CLIs (and tools) that send no metadata.
+const fromText = (toolName: string | undefined, text: string, cwd: string | undefined): string => {
+  switch (toolName) {
+    case "Read": {
+      const numbered = text.split("\n").filter((l) => /^\s*\d+(→|\t)/.test(l)).length
+      return `Read ${count(numbered, "line")}`
+    }
+    case "Glob":
+      return text === "" || /^No files found/.test(text) ? "No files found" : `Found ${count(text.split("\n").length, "file")}`
+    case "Write":
+    case "Edit":
+    case "MultiEdit": {
+      const created = /^File created successfully at: (.+)$/m.exec(text)
+      if (created !== null) return `Created ${relative(created[1]!, cwd)}`
+      const updated = /^The file (.+?) has been updated/.exec(text)
+      if (updated !== null) return `Updated ${relative(updated[1]!, cwd)}`
+      return firstLine(text)
+    }
+    case "Bash":
+      return output(text)
+    default:
+      return text === "" ? "(no output)" : firstLine(text)
+  }
+}
 
 /**
- * The line under a tool call: `Read 228 lines`, `Error: Exit code 3`, `Denied: ...`, using the CLI's
- * `tool_use_result` metadata where it has a known shape and the result text otherwise.
+ * The line under a tool call: `Read 228 lines`, `Error: Exit code 3`, `Denied: ...`, from the CLI's typed
+ * `tool_use_result` metadata (`ToolUseResult.classify`) where it has a known shape, from the result text
+ * otherwise.
  *
  * @since 0.1.0
  * @category formatting
  */
 export const result = (r: ResultInput): string => {
   const text = r.text.replace(/<\/?tool_use_error>/g, "").trim()
-  if (r.isError) {
-    return denial.test(text) ? `Denied: ${firstLine(text)}` : `Error: ${firstLine(text)}`
-  }
-  const meta = typeof r.meta === "object" && r.meta !== null ? r.meta as Record<string, any> : undefined
-  const file = meta?.file
-  if (r.toolName === "Read" && typeof file === "object" && file !== null && typeof file.numLines === "number") {
-    return `Read ${lines(file.numLines)}`
-  }
-  if (meta !== undefined && typeof meta.stdout === "string") {
-    const out = meta.stdout.trim()
-    const err = typeof meta.stderr === "string" ? meta.stderr.trim() : ""
-    if (out === "" && err === "") return "(no output)"
-    const shown = out === "" ? err : out
-    const count = shown.split("\n").length
-    return count > 1 ? `${firstLine(shown)} … +${count - 1} lines` : firstLine(shown)
-  }
-  if (meta !== undefined && Array.isArray(meta.filenames)) {
-    return `Found ${lines(meta.filenames.length, "file")}`
-  }
-  if (meta !== undefined && (meta.type === "create" || meta.type === "update") && typeof meta.filePath === "string") {
-    return meta.type === "create" ? `Created ${meta.filePath}` : `Updated ${meta.filePath}`
-  }
-  if (r.toolName === "Read") {
-    const count = text === "" ? 0 : text.split("\n").length
-    return `Read ${lines(count)}`
-  }
-  return text === "" ? "(no output)" : firstLine(text)
+  if (!r.denied && !r.isError) return fromMeta(r.meta, r.cwd) ?? fromText(r.toolName, text, r.cwd)
+  // Paths under the working directory are shown relative to it, as in the call line.
+  const [first = "", ...rest] = (r.cwd === undefined ? text : text.replaceAll(r.cwd + "/", ""))
+    .replace(/^Error: /, "")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+  // `Exit code 1` alone says little: add the first line of what the command printed.
+  const reason = /^Exit code \d+$/.test(first) && rest.length > 0 ? `${first} · ${rest[0]}` : first
+  return `${r.denied ? "Denied" : "Error"}: ${oneLine(reason, 100)}`
 }

@@ -1,0 +1,67 @@
+/**
+ * Running the command-line tool in tests: in process (a display over a file, stdout and stderr captured,
+ * no TTY) and as a child process (`node src/cli/main.ts ...`), as a user runs it.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Sink from "effect/Sink"
+import * as Stdio from "effect/Stdio"
+import * as Stream from "effect/Stream"
+import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
+import { spawnSync, type SpawnSyncReturns } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Item from "../../../src/filter/Item.ts"
+import * as Decode from "../../../src/stream/Decode.ts"
+import { isDecodeError } from "../../../src/stream/DecodeError.ts"
+import * as Live from "../../../src/cli/Live.ts"
+
+export const root = path.resolve(import.meta.dirname, "..", "..", "..")
+export const main = path.join(root, "src", "cli", "main.ts")
+
+/** `node src/cli/main.ts ...args`, waiting for it to end. */
+export const cli = (args: ReadonlyArray<string>, options: { readonly input?: string; readonly env?: NodeJS.ProcessEnv } = {}): SpawnSyncReturns<string> =>
+  spawnSync(process.execPath, [main, ...args], {
+    encoding: "utf8",
+    cwd: root,
+    input: options.input,
+    env: options.env ?? process.env,
+    timeout: 60_000
+  })
+
+/** Every line of a file, decoded leniently. */
+export const records = (file: string): Array<Decode.DecodedLine | Decode.DecodeError> => Decode.decodeAll(fs.readFileSync(file))
+
+/** The items of a file, as the display sees them. */
+export const items = (file: string): Array<Item.Item> =>
+  Item.fromIterable(records(file).map((r) => isDecodeError(r) ? r : r.message))
+
+export interface Captured<A> {
+  readonly value: A
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs an effect against a captured, non-TTY standard output and error. */
+export const capture = <A, E>(effect: Effect.Effect<A, E, Stdio.Stdio>): Effect.Effect<Captured<A>, E> =>
+  Effect.suspend(() => {
+    let stdout = ""
+    let stderr = ""
+    const sink = (append: (s: string) => void) => () =>
+      Sink.forEach((chunk: string | Uint8Array) =>
+        Effect.sync(() => append(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk)))
+      )
+    const stdio = Stdio.layerTest({
+      stdout: sink((s) => stdout += s),
+      stderr: sink((s) => stderr += s)
+    })
+    return effect.pipe(
+      Effect.provide(Layer.provideMerge(TerminalCapabilities.layer, stdio)),
+      Effect.map((value) => ({ value, stdout, stderr }))
+    )
+  })
+
+/** `view FILE` in process: the display over a file's lines. */
+export const view = (file: string, options: Live.Options) =>
+  capture(Live.display(Stream.fromIterable(records(file)), options))
+
