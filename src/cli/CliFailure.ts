@@ -81,7 +81,8 @@ export class CliFailure extends Data.TaggedError("CliFailure")<{
    * @since 0.1.0
    */
   override get [CliError.userMessage](): string {
-    return this.detail
+    // effect/cli indents the first line under "ERROR"; the rest follow it.
+    return this.detail.replace(/\n/g, "\n  ")
   }
   /**
    * @since 0.1.0

@@ -50,6 +50,9 @@ const parseFilter = (text: Option.Option<string>): Effect.Effect<Filter.Filter |
       })
   })
 
+// Every command's --help ends with the exit codes.
+const describe = (text: string) => Command.withDescription(`${text}\n\n${CliFailure.exitCodeHelp}`)
+
 const exitFor = (outcome: Live.Outcome): Effect.Effect<void, CliFailure.SilentExit> =>
   Live.isProblem(outcome) ? Effect.fail(new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })) : Effect.void
 
@@ -76,7 +79,7 @@ const view = Command.make(
     yield* exitFor(outcome)
   })
 ).pipe(
-  Command.withDescription(
+  describe(
     "Show a stream-json recording or pipe (claude -p ... --output-format stream-json --verbose | effect-claude-code view -)"
   )
 )
@@ -103,7 +106,7 @@ const stats = Command.make(
       return yield* new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })
     }
   })
-).pipe(Command.withDescription("Count what stream-json files hold: kinds, tools, errors, cost, unknown types"))
+).pipe(describe("Count what stream-json files hold: kinds, tools, errors, cost, unknown types"))
 
 const run = Command.make(
   "run",
@@ -111,11 +114,11 @@ const run = Command.make(
     prompt: Argument.String("prompt").pipe(Argument.withDescription("the prompt for claude -p")),
     format,
     filter,
-    model: Flag.String("model").pipe(Flag.optional),
+    model: Flag.String("model").pipe(Flag.withDescription("model name or alias (sonnet, opus)"), Flag.optional),
     permissionMode: Flag.Literals("permission-mode", ["acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"])
       .pipe(Flag.optional),
     allowedTools: Flag.String("allowed-tools").pipe(Flag.withDescription("comma-separated, e.g. 'Read,Bash(git:*)'"), Flag.optional),
-    maxTurns: Flag.Int("max-turns").pipe(Flag.optional),
+    maxTurns: Flag.Int("max-turns").pipe(Flag.withDescription("stop after this many turns"), Flag.optional),
     partial: Flag.Boolean("include-partial-messages").pipe(
       Flag.withDescription("stream text as it is generated"),
       Flag.withDefault(false)
@@ -145,12 +148,10 @@ const run = Command.make(
     })
     yield* exitFor(outcome)
   })
-).pipe(Command.withDescription("Run claude -p and show the session live"))
+).pipe(describe("Run claude -p and show the session live"))
 
 const demo = Command.make("demo", {}, () => Demo.run).pipe(
-  Command.withDescription(
-    "The real CLI against a scripted model on loopback (no network, no API key), or the bundled recording"
-  )
+  describe("The real CLI against a scripted model on loopback (no network, no API key), or the bundled recording")
 )
 
 /**
@@ -160,7 +161,7 @@ const demo = Command.make("demo", {}, () => Demo.run).pipe(
  * @category commands
  */
 export const command = Command.make("effect-claude-code").pipe(
-  Command.withDescription(`Typed views of Claude Code's stream-json.\n\n${CliFailure.exitCodeHelp}`),
+  describe("Typed views of Claude Code's stream-json."),
   Command.withSubcommands([run, view, stats, demo])
 )
 

@@ -13,7 +13,6 @@ import * as Stream from "effect/Stream"
 import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
 import type * as Filter from "../filter/Filter.ts"
 import * as Item from "../filter/Item.ts"
-import * as Message from "../schema/Message.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import * as Summary from "../stream/Summary.ts"
@@ -57,6 +56,8 @@ export interface Outcome {
   readonly selected: Readonly<Record<string, number>>
   /** The run's figures (from its last `result` line). */
   readonly summary: Summary.RunSummary
+  /** That `result` line as written. */
+  readonly resultLine: string | undefined
 }
 
 /**
@@ -72,19 +73,19 @@ const failureText = (error: DecodeError): string => `line ${error.line}: not a s
 
 /**
  * The `--format json` object: line counts, the selected items per kind, and the run's figures with its
- * `result` message as written.
+ * `result` message as written (all fields, known or not).
  *
  * @since 0.1.0
  * @category formatting
  */
 export const summaryJson = (outcome: Outcome): Record<string, unknown> => {
-  const { result, ...figures } = outcome.summary
+  const { result: _, ...figures } = outcome.summary
   return {
     lines: outcome.lines,
     failed: outcome.failed,
     selected: outcome.selected,
     ...figures,
-    result: result === undefined ? null : Message.encodeMessage(result)
+    result: outcome.resultLine === undefined ? null : JSON.parse(outcome.resultLine)
   }
 }
 
@@ -111,6 +112,7 @@ export const display = Effect.fnUntraced(function*<E, R>(
   let lines = 0
   let failed = 0
   let run = Summary.initial
+  let resultLine: string | undefined
   const selected: Record<string, number> = {}
   const errors: Array<string> = []
   let pretty = Pretty.initial
@@ -138,6 +140,7 @@ export const display = Effect.fnUntraced(function*<E, R>(
       errors.push(failureText(record))
     } else {
       lines++
+      if (record.message.type === "result") resultLine = record.raw
     }
     const message = isDecodeError(record) ? record : record.message
     run = Summary.step(run, message)
@@ -175,7 +178,7 @@ export const display = Effect.fnUntraced(function*<E, R>(
       Stream.filter((text) => text !== ""),
       Stream.run(stdio.stdout())
     )
-  const outcome: Outcome = { lines, failed, selected, summary: Summary.finish(run) }
+  const outcome: Outcome = { lines, failed, selected, summary: Summary.finish(run), resultLine }
   const closing = apply({ _tag: "End" }) + (format === "json" ? JSON.stringify(summaryJson(outcome)) + "\n" : "")
   if (closing !== "") yield* Stream.run(Stream.make(closing), stdio.stdout())
   return outcome

@@ -104,11 +104,9 @@ export const closingLine = (result: ResultMessage.ResultMessage, style: Style): 
     dollars(result.total_cost_usd)
   ].join(", ")
   if (!result.isError) return `${style.green(style.bold("Session complete"))}: ${figures}`
-  const reason = result._tag === "ResultError"
-    ? (result.errors ?? []).join("; ") || result.subtype
-    : result.result || "is_error"
-  const label = result._tag === "ResultError" ? result.subtype : "is_error"
-  return `${style.red(style.bold(`Session failed (${label})`))}: ${ToolLine.oneLine(reason, 200)} — ${figures}`
+  const reason = result._tag === "ResultError" ? (result.errors ?? []).join("; ") : result.result
+  const head = style.red(style.bold(`Session failed (${result._tag === "ResultError" ? result.subtype : "is_error"})`))
+  return reason.trim() === "" ? `${head}: ${figures}` : `${head}: ${ToolLine.oneLine(reason, 200)} — ${figures}`
 }
 
 const indent = (depth: number) => "  ".repeat(depth)

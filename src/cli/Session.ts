@@ -24,12 +24,16 @@ import * as Live from "./Live.ts"
 export const fromClaudeCliError = (error: ClaudeCliError.ClaudeCliError): CliFailure.CliFailure => {
   const reason = error.reason
   switch (reason._tag) {
-    case "ExecutableNotFound":
+    case "ExecutableNotFound": {
+      const where = reason.executable.includes("/") ? `at ${reason.executable}` : `"${reason.executable}" on PATH`
       return CliFailure.make(
         "CliMissing",
-        `${reason.message}\nInstall it with \`npm install -g @anthropic-ai/claude-code\`, or point to it with --claude /path/to/claude or CLAUDE_CODE_EXECUTABLE.`,
+        `Claude Code CLI not found: no executable ${where}.\n` +
+          "Install it with `npm install -g @anthropic-ai/claude-code`, or point to it with " +
+          "--claude /path/to/claude or CLAUDE_CODE_EXECUTABLE=/path/to/claude.",
         error
       )
+    }
     case "SpawnFailed":
       return CliFailure.make("CliMissing", reason.message, error)
     default:

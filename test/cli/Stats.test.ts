@@ -1,13 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { allStreamJsonFiles, corpusFiles, readLines } from "../support/Corpus.ts"
+import * as Run from "./support/Run.ts"
 
-const root = path.resolve(import.meta.dirname, "..", "..")
-const cli = (...args: Array<string>) =>
-  spawnSync(process.execPath, [path.join(root, "src", "cli", "main.ts"), ...args], { encoding: "utf8", cwd: root })
+const cli = (...args: Array<string>) => Run.cli(args)
 
 // Counted straight from the raw JSON, independently of the schemas.
 const rawCounts = (file: string) => {

@@ -1,0 +1,99 @@
+/**
+ * `--filter` over every recording: `jsonl` prints exactly the selected items (counted here independently,
+ * from the raw JSON), `json` counts them, `pretty` shows only them.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as path from "node:path"
+import * as Filter from "../../src/filter/Filter.ts"
+import { allStreamJsonFiles, readLines } from "../support/Corpus.ts"
+import * as Run from "./support/Run.ts"
+
+const raw = (file: string): Array<any> => readLines(file).map((l) => JSON.parse(l.text))
+
+const blocksOf = (messages: Array<any>, type: string): Array<any> =>
+  messages.filter((m) => m.type === type).flatMap((m) =>
+    typeof m.message?.content === "string" ? [{ type: "text", text: m.message.content }] : m.message?.content ?? []
+  )
+
+// Each filter with its count taken straight from the raw JSON, not through the schemas or the items.
+const cases: ReadonlyArray<{ readonly filter: string; readonly kind: string; readonly count: (messages: Array<any>) => number }> = [
+  {
+    filter: "tool:Bash",
+    kind: "tool_use",
+    count: (ms) => blocksOf(ms, "assistant").filter((b) => b.type === "tool_use" && b.name === "Bash").length
+  },
+  { filter: "result", kind: "tool_result", count: (ms) => blocksOf(ms, "user").filter((b) => b.type === "tool_result").length },
+  { filter: "system:init", kind: "system", count: (ms) => ms.filter((m) => m.type === "system" && m.subtype === "init").length },
+  {
+    filter: "delta:text_delta",
+    kind: "stream_event",
+    count: (ms) => ms.filter((m) => m.type === "stream_event" && m.event?.delta?.type === "text_delta").length
+  },
+  {
+    filter: "text & main & !type:user",
+    kind: "text",
+    count: (ms) => blocksOf(ms.filter((m) => (m.parent_tool_use_id ?? null) === null), "assistant").filter((b) => b.type === "text").length
+  }
+]
+
+const parse = (text: string): Filter.Filter => {
+  const result = Filter.parseResult(text)
+  if (result._tag === "Failure") throw result.failure
+  return result.success
+}
+
+describe("--filter", () => {
+  for (const file of allStreamJsonFiles) {
+    const name = path.basename(file, ".jsonl")
+
+    it.effect(`jsonl prints exactly the selected items, json counts them: ${name}`, () =>
+      Effect.gen(function*() {
+        const messages = raw(file)
+        for (const c of cases) {
+          const jsonl = yield* Run.view(file, { format: "jsonl", filter: parse(c.filter) })
+          const printed = jsonl.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
+          expect(printed.length, c.filter).toBe(c.count(messages))
+          for (const item of printed) expect(item.kind, c.filter).toBe(c.kind)
+          const json = yield* Run.view(file, { format: "json", filter: parse(c.filter) })
+          const summary = JSON.parse(json.stdout)
+          expect(summary.selected[c.kind] ?? 0, c.filter).toBe(c.count(messages))
+          expect(Object.keys(summary.selected).filter((k) => k !== c.kind)).toEqual([])
+        }
+      }))
+
+    it.effect(`jsonl without a filter prints the lines as written: ${name}`, () =>
+      Effect.gen(function*() {
+        const { stdout } = yield* Run.view(file, { format: "jsonl" })
+        expect(stdout).toBe(readLines(file).map((l) => l.text.replace(/^\uFEFF/, "") + "\n").join(""))
+      }))
+  }
+
+  it.effect("pretty shows only the selected items", () =>
+    Effect.gen(function*() {
+      const file = path.join(Run.root, "fixtures", "recorded", "complex_tool_chain.partial.jsonl")
+      const { stdout } = yield* Run.view(file, { format: "pretty", filter: parse("tool:Bash | result:Bash") })
+      expect(stdout).toBe(
+        "● Bash(ls)\n  ⎿  app.js\n\n● Bash(cat app.js app.test.js)\n  ⎿  console.log(\"hello world\") … +1 line\n"
+      )
+    }))
+
+  it.effect("json summarizes the run whatever the filter selects", () =>
+    Effect.gen(function*() {
+      const file = path.join(Run.root, "fixtures", "recorded", "demo.jsonl")
+      const { stdout } = yield* Run.view(file, { format: "json", filter: parse("none") })
+      const result = raw(file).find((m) => m.type === "result")
+      const summary = JSON.parse(stdout)
+      expect(summary).toMatchObject({
+        lines: raw(file).length,
+        failed: 0,
+        selected: {},
+        completed: true,
+        success: true,
+        numTurns: result.num_turns,
+        totalCostUsd: result.total_cost_usd,
+        permissionDenials: result.permission_denials
+      })
+      expect(summary.result).toEqual(result)
+    }))
+})

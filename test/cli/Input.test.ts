@@ -1,0 +1,72 @@
+/**
+ * Where `view` reads from: a pipe (`view -`) and a growing file (`view --follow`), run as a user runs them.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ExitCode } from "../../src/cli/CliFailure.ts"
+import { corpusFiles } from "../support/Corpus.ts"
+import * as Run from "./support/Run.ts"
+
+const snapshot = (file: string) =>
+  fs.readFileSync(path.join(Run.root, "fixtures", "snapshots", `${path.basename(file, ".jsonl")}.txt`), "utf8")
+
+describe("view -", () => {
+  it("reads a pipe: the same display as for the file", () => {
+    const file = corpusFiles.find((f) => f.includes("cli-sync__captured__scenario-a-basic."))!
+    const run = Run.cli(["view", "-"], { input: fs.readFileSync(file, "utf8") })
+    expect(run.stderr).toBe("")
+    expect(run.status).toBe(0)
+    expect(run.stdout).toBe(snapshot(file))
+  })
+
+  it("reads a pipe in jsonl with a filter", () => {
+    const file = path.join(Run.root, "fixtures", "recorded", "complex_tool_chain.jsonl")
+    const run = Run.cli(["view", "--format", "jsonl", "--filter", "tool", "-"], { input: fs.readFileSync(file, "utf8") })
+    expect(run.status).toBe(0)
+    const names = run.stdout.trim().split("\n").map((l) => JSON.parse(l).value.name)
+    expect(names).toEqual(["Bash", "Read", "Edit", "Write", "Bash"])
+  })
+
+  it("an empty pipe shows nothing, exit 0", () => {
+    const run = Run.cli(["view", "-"], { input: "" })
+    expect(run.status).toBe(0)
+    expect(run.stdout).toBe("")
+  })
+})
+
+describe("view --follow", () => {
+  it("shows lines appended to a growing file as they come, until interrupted", async () => {
+    const lines = fs.readFileSync(path.join(Run.root, "fixtures", "recorded", "demo.jsonl"), "utf8").trim().split("\n")
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-follow-"))
+    const file = path.join(dir, "session.jsonl")
+    fs.writeFileSync(file, lines.slice(0, 2).join("\n") + "\n")
+    const child = spawn(process.execPath, [Run.main, "view", "--follow", "--format", "jsonl", file], { cwd: Run.root })
+    let stdout = ""
+    child.stdout.setEncoding("utf8").on("data", (s: string) => stdout += s)
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    const printed = () => stdout.split("\n").filter((l) => l !== "").length
+    const until = async (what: string, predicate: () => boolean) => {
+      for (let i = 0; i < 300 && !predicate(); i++) await new Promise((r) => setTimeout(r, 50))
+      if (!predicate()) throw new Error(`timed out waiting for ${what}; stdout so far:\n${stdout}`)
+    }
+    try {
+      await until("the first two lines", () => printed() === 2)
+      // A line written in two parts is shown once, whole, when its newline arrives.
+      const [head, tail] = [lines[2]!.slice(0, 40), lines[2]!.slice(40)]
+      fs.appendFileSync(file, head)
+      fs.appendFileSync(file, tail + "\n" + lines.slice(3, 6).join("\n") + "\n")
+      await until("the appended lines", () => printed() === 6)
+      expect(child.exitCode).toBe(null)
+      fs.appendFileSync(file, lines.slice(6).join("\n") + "\n")
+      await until("the rest", () => printed() === lines.length)
+      expect(stdout).toBe(lines.map((l) => l + "\n").join(""))
+    } finally {
+      child.kill("SIGINT")
+    }
+    expect(await exited).toBe(ExitCode.Interrupted)
+    fs.rmSync(dir, { recursive: true })
+  }, 60_000)
+})
