@@ -62,9 +62,16 @@ export interface ShowOptions {
 export const show = (options: ShowOptions) =>
   Effect.gen(function*() {
     const cli = yield* ClaudeCli.ClaudeCli
+    let sawResult = false
     const records = cli.lines(options.prompt, options.query).pipe(
-      Stream.mapError(fromClaudeCliError),
-      Stream.map((line) => isDecodeError(line) ? line : Decode.decodeLine(line))
+      Stream.map((line) => isDecodeError(line) ? line : Decode.decodeLine(line)),
+      Stream.tap((record) => Effect.sync(() => sawResult ||= !isDecodeError(record) && record.message.type === "result")),
+      // The CLI exits 1 after an error result (max turns, API error): the result already says what happened.
+      Stream.catch((error) =>
+        sawResult && error.reason._tag === "ProcessExited" && error.reason.exitCode !== null
+          ? Stream.empty
+          : Stream.fail(fromClaudeCliError(error))
+      )
     )
     return yield* Live.display(records, options.display)
   }).pipe(Effect.provide(LiveLayer.layer({ executable: options.executable, env: options.env })))

@@ -45,6 +45,15 @@ describe("errors", () => {
     expect(run.stderr).toContain("/nonexistent/from-env")
   })
 
+  it("claude failing before any result: its exit code and stderr, exit 5", () => {
+    const fake = tempFile("claude", "#!/bin/sh\necho 'Error: unsupported option --frobnicate' >&2\nexit 3\n")
+    fs.chmodSync(fake, 0o755)
+    const run = Run.cli(["run", "--claude", fake, "hello"])
+    expect(run.status).toBe(ExitCode.CliFailed)
+    expect(run.stderr).toContain("The Claude Code CLI exited with code 3; stderr:\n  Error: unsupported option --frobnicate")
+    expect(run.stderr).not.toMatch(noStack)
+  })
+
   it("bad filter syntax: the column and a caret under it, exit 2", () => {
     for (const command of [["view", demo], ["run", "hello"]]) {
       const run = Run.cli([command[0]!, "--filter", "tool:Bash & (error", command[1]!])

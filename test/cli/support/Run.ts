@@ -4,11 +4,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
-import { spawnSync, type SpawnSyncReturns } from "node:child_process"
+import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Item from "../../../src/filter/Item.ts"
@@ -65,3 +66,21 @@ export const capture = <A, E>(effect: Effect.Effect<A, E, Stdio.Stdio>): Effect.
 export const view = (file: string, options: Live.Options) =>
   capture(Live.display(Stream.fromIterable(records(file)), options))
 
+
+/** `node src/cli/main.ts ...args` with exactly `env`, without blocking (a server in this process may answer it). */
+export const cliAsync = (
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>>
+): Effect.Effect<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => spawn(process.execPath, [main, ...args], { cwd: root, env })),
+    (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
+  ).pipe(Effect.flatMap((child) =>
+    Effect.callback<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
+      let stdout = ""
+      let stderr = ""
+      child.stdout.setEncoding("utf8").on("data", (s: string) => stdout += s)
+      child.stderr.setEncoding("utf8").on("data", (s: string) => stderr += s)
+      child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    })
+  ))

@@ -1,0 +1,140 @@
+/**
+ * `run` end to end: the real `claude` binary against the scripted model server (no network, no API key),
+ * started as a user starts it, with the server's address in the environment of the `run` process.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ExitCode } from "../../src/cli/CliFailure.ts"
+import * as Pretty from "../../src/cli/Pretty.ts"
+import * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
+import type * as Scenario from "../../src/testing/Scenario.ts"
+import * as Script from "../../src/testing/Script.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import * as Run from "./support/Run.ts"
+import * as Tmux from "./support/Tmux.ts"
+
+// A sandbox (temp HOME and cwd, dummy key) pointed at a server playing `script`; both go when the scope closes.
+const sandboxFor = (script: (context: Scenario.Context) => Script.Script, files: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const bare = yield* ClaudeSandbox.make({ files })
+    const server = yield* ScriptedServer.make(script({ cwd: bare.cwd, home: bare.home }))
+    return { sandbox: ClaudeSandbox.withBaseUrl(bare, server.url), server }
+  })
+
+const run = (sandbox: ClaudeSandbox.Sandbox, args: ReadonlyArray<string>, prompt: string) =>
+  Run.cliAsync(["run", "--claude", sandbox.executable, "--cwd", sandbox.cwd, ...args, prompt], sandbox.env)
+
+const jsonLines = (stdout: string): Array<any> => stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
+
+const readThenWrite = ({ cwd }: Scenario.Context) =>
+  Script.make([
+    Script.turn([Script.text("Reading notes."), Script.toolUse("Read", { file_path: `${cwd}/notes.txt` })]),
+    Script.turn([Script.toolUse("Write", { file_path: `${cwd}/out.txt`, content: "done\n" })]),
+    Script.turn("Saved out.txt.")
+  ])
+const notes = { "notes.txt": "alpha\nbeta\n" }
+
+describe("run (real CLI, scripted model)", () => {
+  it.live("jsonl: model, permission mode, cwd, partial messages and max turns reach the CLI", () =>
+    Effect.gen(function*() {
+      const { sandbox, server } = yield* sandboxFor(readThenWrite, notes)
+      const out = yield* run(sandbox, [
+        "--format", "jsonl", "--model", "claude-sonnet-4-5", "--permission-mode", "acceptEdits",
+        "--max-turns", "5", "--include-partial-messages"
+      ], "Copy the notes.")
+      assert.strictEqual(out.code, 0, out.stderr)
+      const messages = jsonLines(out.stdout)
+      const init = messages.find((m) => m.type === "system" && m.subtype === "init")
+      assert.strictEqual(init.model, "claude-sonnet-4-5")
+      assert.strictEqual(init.permissionMode, "acceptEdits")
+      assert.strictEqual(init.cwd, sandbox.cwd)
+      assert.isTrue(messages.some((m) => m.type === "stream_event"))
+      const turns = ScriptedServer.turnRequests(yield* server.requests)
+      assert.deepStrictEqual(turns.map((r) => (r.body as { model: string }).model), Array(3).fill("claude-sonnet-4-5"))
+      assert.strictEqual(fs.readFileSync(path.join(sandbox.cwd, "out.txt"), "utf8"), "done\n")
+      const result = messages.at(-1)
+      assert.deepStrictEqual([result.type, result.subtype, result.num_turns], ["result", "success", 3])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+  it.live("--max-turns stops the run: the closing line says why, exit 1", () =>
+    Effect.gen(function*() {
+      const { sandbox } = yield* sandboxFor(readThenWrite, notes)
+      const out = yield* run(sandbox, ["--max-turns", "1"], "Copy the notes.")
+      assert.strictEqual(out.code, ExitCode.StreamProblem, out.stderr)
+      assert.include(out.stdout, "● Read(notes.txt)")
+      assert.match(out.stdout, /\nSession failed \(error_max_turns\): .*\d turns?, /)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+  it.live("--allowed-tools grants the Write the default mode denies (json summaries)", () =>
+    Effect.gen(function*() {
+      const denied = yield* sandboxFor(readThenWrite, notes)
+      const without = yield* run(denied.sandbox, ["--format", "json"], "Copy the notes.")
+      assert.strictEqual(without.code, 0, without.stderr)
+      const refused = JSON.parse(without.stdout)
+      assert.deepStrictEqual(refused.permissionDenials.map((d: any) => d.tool_name), ["Write"])
+      assert.isFalse(fs.existsSync(path.join(denied.sandbox.cwd, "out.txt")))
+
+      const granted = yield* sandboxFor(readThenWrite, notes)
+      const withTool = yield* run(granted.sandbox, ["--format", "json", "--allowed-tools", "Read, Write"], "Copy the notes.")
+      assert.strictEqual(withTool.code, 0, withTool.stderr)
+      const summary = JSON.parse(withTool.stdout)
+      assert.deepStrictEqual(summary.permissionDenials, [])
+      assert.strictEqual(summary.success, true)
+      assert.strictEqual(summary.numTurns, 3)
+      assert.strictEqual(summary.result.result, "Saved out.txt.")
+      assert.isTrue(fs.existsSync(path.join(granted.sandbox.cwd, "out.txt")))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 90_000)
+
+  it.live("--filter on run: jsonl prints exactly the tool calls", () =>
+    Effect.gen(function*() {
+      const { sandbox } = yield* sandboxFor(readThenWrite, notes)
+      const out = yield* run(sandbox, ["--format", "jsonl", "--filter", "tool", "--include-partial-messages"], "Copy.")
+      assert.strictEqual(out.code, 0, out.stderr)
+      const items = jsonLines(out.stdout)
+      assert.deepStrictEqual(items.map((i) => [i.kind, i.value.name]), [["tool_use", "Read"], ["tool_use", "Write"]])
+      assert.deepStrictEqual(items[0].value.input, { file_path: path.join(sandbox.cwd, "notes.txt") })
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+})
+
+describe("run in a terminal (tmux)", () => {
+  const command = "ls -la notes.txt && echo 'a command long enough to arrive in pieces' | wc -c"
+  const answer = "The listing shows notes.txt, and the echoed sentence has forty-four characters in all."
+  const script = () =>
+    Script.make([
+      Script.turn([Script.text("Listing."), Script.toolUse("Bash", { command, description: "List and count" })], {
+        chunkSize: 6,
+        eventDelay: "20 millis"
+      }),
+      // Slow enough that the answer is on screen, in part, well before the turn ends.
+      Script.turn(answer, { chunkSize: 8, eventDelay: "150 millis" })
+    ])
+
+  it.live("pretty, partial messages: text streams before the turn ends, the tool line once, the closing line", () =>
+    Effect.gen(function*() {
+      const { sandbox } = yield* sandboxFor(script, notes)
+      // The CLI's own stdout goes to a log too, to compare the closing line with the result it printed.
+      const log = path.join(sandbox.home, "stdout.jsonl")
+      const tee = path.join(sandbox.home, "claude-tee")
+      fs.writeFileSync(tee, `#!/bin/bash\nset -o pipefail\n'${sandbox.executable}' "$@" | tee '${log}'\n`, { mode: 0o755 })
+      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color" }).map(([k, v]) => `${k}=${v}`)
+      const pane = yield* Tmux.spawn([
+        "env", "-i", ...env, Tmux.node, Tmux.main, "run", "--claude", tee, "--cwd", sandbox.cwd,
+        "--include-partial-messages", "--allowed-tools", "Bash", "List the notes."
+      ])
+      const mid = yield* pane.waitFor("the answer, in part", (s) => s.includes("The listing shows") && !s.includes("in all."))
+      assert.notInclude(mid, "Session complete")
+      const { code, screen } = yield* pane.exit(60_000)
+      assert.strictEqual(code, 0, screen)
+      assert.strictEqual(screen.split(`● Bash(${command})`).length - 1, 1, screen)
+      assert.strictEqual(screen.split("● ").length - 1, 1, screen)
+      assert.match(screen, /● Bash\(.*\)\n {2}⎿ {2}-rw.*notes\.txt … \+1 line\n/)
+      assert.strictEqual(screen.split(answer).length - 1, 1, screen)
+      const result = jsonLines(fs.readFileSync(log, "utf8")).find((m) => m.type === "result")
+      const closing = `Session complete: ${result.num_turns} turns, ${Pretty.seconds(result.duration_ms)} total ` +
+        `(${Pretty.seconds(result.duration_api_ms)} API), ${Pretty.dollars(result.total_cost_usd)}`
+      assert.include(screen, closing)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 90_000)
+})
