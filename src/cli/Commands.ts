@@ -98,9 +98,11 @@ const stats = Command.make(
       const bytes = yield* fs.readFile(file).pipe(Effect.mapError(Input.unreadable(file)))
       all.push(Stats.count(file, Decode.decodeAll(bytes)))
     }
+    // Several files: their sum too, the quick overview of a whole corpus.
+    const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined
     const text = format === "json"
-      ? JSON.stringify({ files: all.map(Stats.toJson) }) + "\n"
-      : all.map(Stats.toText).join("\n")
+      ? JSON.stringify({ files: all.map(Stats.toJson), ...(total && { total: Stats.toJson(total) }) }) + "\n"
+      : [...all, ...(total === undefined ? [] : [total])].map(Stats.toText).join("\n")
     yield* Stream.run(Stream.make(text), stdio.stdout())
     if (all.some((s) => s.failed > 0)) {
       return yield* new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })

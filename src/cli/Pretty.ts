@@ -12,7 +12,7 @@
  */
 import type * as Item from "../filter/Item.ts"
 import type * as ResultMessage from "../schema/Result.ts"
-import type * as Screen from "./Screen.ts"
+import * as Screen from "./Screen.ts"
 import type { Style } from "./Style.ts"
 import * as ToolLine from "./ToolLine.ts"
 
@@ -73,12 +73,13 @@ export interface Output {
 }
 
 /**
- * `7.9s`, `850ms`.
+ * `850ms`, `7.9s`, `2m 05s`.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const seconds = (ms: number): string => ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`
+export const seconds = (ms: number): string =>
+  ms < 1000 ? `${Math.round(ms)}ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : Screen.formatElapsed(ms)
 
 /**
  * `$0.91`, `$0.0042`.

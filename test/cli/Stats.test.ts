@@ -11,18 +11,34 @@ const cli = (...args: Array<string>) => Run.cli(args)
 const rawCounts = (file: string) => {
   const kinds: Record<string, number> = {}
   const tools: Record<string, number> = {}
+  const errors: Record<string, number> = {}
+  const cost: Record<string, number> = {}
+  const names = new Map<string, string>()
   let lines = 0
   for (const { text } of readLines(file)) {
     lines++
     const json = JSON.parse(text)
     const kind = typeof json.subtype === "string" ? `${json.type}/${json.subtype}` : json.type
     kinds[kind] = (kinds[kind] ?? 0) + 1
-    if (json.type === "assistant") {
-      for (const b of json.message?.content ?? []) if (b.type === "tool_use") tools[b.name] = (tools[b.name] ?? 0) + 1
+    const content = Array.isArray(json.message?.content) ? json.message.content : []
+    for (const b of json.type === "assistant" ? content : []) {
+      if (b.type !== "tool_use") continue
+      names.set(b.id, b.name)
+      tools[b.name] = (tools[b.name] ?? 0) + 1
+    }
+    for (const b of json.type === "user" ? content : []) {
+      const name = names.get(b.tool_use_id) ?? "(unknown tool)"
+      if (b.type === "tool_result" && b.is_error === true) errors[name] = (errors[name] ?? 0) + 1
+    }
+    for (const [model, usage] of Object.entries<any>(json.type === "result" ? json.modelUsage ?? {} : {})) {
+      cost[model] = (cost[model] ?? 0) + usage.costUSD
     }
   }
-  return { lines, kinds, tools }
+  return { lines, kinds, tools, errors, cost }
 }
+
+const pick = <A>(record: Record<string, A>, f: (a: A) => number) =>
+  Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v)]).filter(([, n]) => n !== 0))
 
 describe("stats", () => {
   it("--format json over the whole corpus and fixtures, as a user runs it", () => {
@@ -38,9 +54,53 @@ describe("stats", () => {
       expect(file.failed).toBe(0)
       expect(typeof file.unknown).toBe("number")
       expect(file.kinds).toEqual(raw.kinds)
-      expect(Object.fromEntries(Object.entries<any>(file.tools).filter(([, t]) => t.calls > 0).map(([n, t]) => [n, t.calls])))
-        .toEqual(raw.tools)
+      expect(pick<any>(file.tools, (t) => t.calls)).toEqual(raw.tools)
+      expect(pick<any>(file.tools, (t) => t.errors)).toEqual(raw.errors)
+      for (const [model, usd] of Object.entries(raw.cost)) expect(file.models[model].costUsd).toBeCloseTo(usd, 10)
+      expect(Object.keys(file.models).sort()).toEqual(Object.keys(raw.cost).sort())
     }
+  })
+
+  it("several files: their total, in json and in the report", () => {
+    const files = corpusFiles.slice(0, 4)
+    const json = JSON.parse(cli("stats", "--format", "json", ...files).stdout)
+    expect(json.total.lines).toBe(files.reduce((n, f) => n + rawCounts(f).lines, 0))
+    expect(json.total.results.length).toBe(json.files.reduce((n: number, f: any) => n + f.results.length, 0))
+    expect(cli("stats", ...files).stdout).toContain("\nTotal of 4 files\n  lines ")
+  })
+
+  it("tool durations: from the call's and the result's timestamps when the CLI reports none", () => {
+    const file = path.join(Run.root, "fixtures", "recorded", "demo.jsonl")
+    const messages = readLines(file).map((l) => JSON.parse(l.text))
+    const at = (type: string, has: (b: any) => boolean) =>
+      Date.parse(messages.find((m) => m.type === type && m.message.content.some(has)).timestamp)
+    const call = at("assistant", (b) => b.type === "tool_use" && b.name === "Read")
+    const id = messages.flatMap((m) => m.message?.content ?? []).find((b: any) => b.name === "Read").id
+    const result = at("user", (b) => b.tool_use_id === id)
+    const [report] = JSON.parse(cli("stats", "--format", "json", file).stdout).files
+    expect(report.tools.Read.durationMs).toBe(result - call)
+    expect(report.tools.Write).toMatchObject({ calls: 1, errors: 1, denied: 1 })
+  })
+
+  it("lists the types this version does not know: messages, subtypes, blocks", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-"))
+    const file = path.join(dir, "future.jsonl")
+    const lines = fs.readFileSync(path.join(Run.root, "fixtures", "recorded", "simple_hello.jsonl"), "utf8").trim().split("\n")
+    const assistant = JSON.parse(lines.find((l) => l.includes("\"type\":\"assistant\""))!)
+    assistant.message.content.push({ type: "hologram", frames: 3 })
+    fs.writeFileSync(file, [
+      ...lines,
+      JSON.stringify(assistant),
+      JSON.stringify({ type: "telepathy", session_id: "s" }),
+      JSON.stringify({ type: "system", subtype: "weather_report", session_id: "s" })
+    ].join("\n") + "\n")
+    const run = cli("stats", "--format", "json", file)
+    expect(run.status).toBe(0)
+    const [report] = JSON.parse(run.stdout).files
+    expect(report.unknown).toBe(2)
+    expect(report.unknownTypes).toEqual({ "telepathy": 1, "system/weather_report": 1, "assistant block hologram": 1 })
+    expect(cli("stats", file).stdout).toContain("  unknown  assistant block hologram 1, telepathy 1, system/weather_report 1\n")
+    fs.rmSync(dir, { recursive: true })
   })
 
   it("pretty format names every file", () => {
