@@ -118,6 +118,26 @@ export class MissingResult extends Schema.TaggedError<MissingResult>()("MissingR
 }
 
 /**
+ * The CLI wrote nothing on stdout for longer than the configured `idleTimeout` while the stream was
+ * waiting for its next line (time the consumer spends not pulling never counts). The CLI is then ended.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class IdleTimeout extends Schema.TaggedError<IdleTimeout>()("IdleTimeout", {
+  timeoutMillis: Schema.Number,
+  /** The number of the last stdout line received (0: none). */
+  lastLine: Schema.Number,
+  stderrTail: Schema.String
+}) {
+  override get message(): string {
+    const tail = this.stderrTail.trim()
+    const where = this.lastLine === 0 ? "before its first line" : `after line ${this.lastLine}`
+    return `The Claude Code CLI wrote nothing for ${this.timeoutMillis} ms ${where} (idleTimeout); it was terminated` + (tail === "" ? "" : `; stderr:\n${tail}`)
+  }
+}
+
+/**
  * Every reason a `ClaudeCliError` can carry.
  *
  * @since 0.1.0
@@ -129,7 +149,8 @@ export const Reason = Schema.Union([
   ProcessExited,
   DecodeFailed,
   LineTooLong,
-  MissingResult
+  MissingResult,
+  IdleTimeout
 ])
 
 /**
