@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
@@ -15,6 +14,7 @@ import * as ClaudeSandbox from "../testing/ClaudeSandbox.ts"
 import { demo } from "../testing/scenarios/demo.ts"
 import * as ScriptedServer from "../testing/ScriptedServer.ts"
 import * as CliFailure from "./CliFailure.ts"
+import * as Input from "./Input.ts"
 import * as Live from "./Live.ts"
 import * as Session from "./Session.ts"
 
@@ -38,13 +38,11 @@ export const replayDelay = "15 millis"
 const say = (text: string) => Effect.flatMap(Stdio.Stdio, (stdio) => Stream.run(Stream.make(text), stdio.stderr()))
 
 const replay = Effect.gen(function*() {
-  const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const file = recordingPath(path)
   yield* say(`No claude executable found (install @anthropic-ai/claude-code or set CLAUDE_CODE_EXECUTABLE);\n` +
     `replaying the bundled recording ${path.relative(process.cwd(), file)} instead.\n\n`)
-  const records = fs.stream(file).pipe(
-    Stream.mapError((e) => CliFailure.make("BadInput", `Cannot read the bundled recording ${file}: ${e.message}`, e)),
+  const records = Input.bytes(file).pipe(
     Decode.recordsLenient(),
     Stream.tap(() => Effect.sleep(replayDelay))
   )
