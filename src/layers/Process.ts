@@ -16,12 +16,14 @@ import type * as PlatformError from "effect/PlatformError"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type { ChildProcessSpawner as Spawner } from "effect/process/ChildProcessSpawner"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
+import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
-import type { DecodeError } from "../stream/DecodeError.ts"
 
 /**
  * How the CLI is started. Every field has a default.
@@ -42,6 +44,11 @@ export interface Config {
   readonly stderrTailBytes?: number | undefined
   /** Longest stdout line accepted. Default `Ndjson.defaultMaxLineBytes` (64 MiB). */
   readonly maxLineBytes?: number | undefined
+  /**
+   * Opt-in: fail with `IdleTimeout` (and end the CLI) when the stream has waited this long for stdout
+   * without a byte. Only time spent waiting for the CLI counts, never time the consumer takes. No default.
+   */
+  readonly idleTimeout?: Duration.Input | undefined
 }
 
 /**
@@ -109,9 +116,178 @@ const signalOf = (error: PlatformError.PlatformError): string | null => {
 }
 
 /**
+ * How a CLI process ended: an exit code, or the signal that killed it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExitStatus {
+  readonly exitCode: number | null
+  readonly signal: string | null
+}
+
+/**
+ * How to start one CLI process (see {@link spawn}).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SpawnOptions {
+  readonly executable: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd?: string | undefined
+  readonly env?: Config["env"]
+  readonly envMode?: Config["envMode"]
+  readonly stdin: ChildProcess.CommandInput | ChildProcess.StdinConfig
+  readonly killGracePeriod?: Duration.Input | undefined
+  readonly stderrTailBytes?: number | undefined
+}
+
+/**
+ * A started CLI process.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Running {
+  readonly handle: ChildProcessSpawner.ChildProcessHandle
+  /** The stderr tail so far, secrets redacted. */
+  readonly stderrTail: () => string
+  /** The stderr tail once the CLI has closed stderr. */
+  readonly finalStderrTail: Effect.Effect<string>
+  readonly exitStatus: Effect.Effect<ExitStatus>
+}
+
+/**
+ * Starts the CLI (never through a shell) with its stderr drained into a bounded tail from the start, so a
+ * chatty CLI never blocks on a full stderr pipe. The process is ended with the Scope: SIGTERM to its process
+ * group, SIGKILL after the grace period. Spawn failures are typed (`ExecutableNotFound`, `SpawnFailed`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const spawn = Effect.fnUntraced(function*(
+  spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
+  options: SpawnOptions
+): Effect.fn.Return<Running, CliError.ClaudeCliError, Scope.Scope> {
+  const envMode = options.envMode ?? "merge"
+  const secrets = QueryOptions.secretValues(options.env)
+  const handle = yield* spawner.spawn(ChildProcess.make(options.executable, options.args, {
+    cwd: options.cwd,
+    env: envMode === "replace" ? options.env ?? {} : options.env,
+    extendEnv: envMode === "merge",
+    stdin: options.stdin,
+    killSignal: "SIGTERM",
+    forceKillAfter: options.killGracePeriod ?? Duration.seconds(3)
+  })).pipe(Effect.mapError(toSpawnError(options.executable, options.cwd)))
+  const tail = makeTail(options.stderrTailBytes ?? 8 * 1024)
+  const stderrFiber = yield* Effect.forkScoped(
+    Stream.runForEach(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk))).pipe(Effect.ignore)
+  )
+  const stderrTail = () => QueryOptions.redactText(tail.text(), secrets)
+  return {
+    handle,
+    stderrTail,
+    finalStderrTail: Effect.map(Fiber.join(stderrFiber), stderrTail),
+    exitStatus: handle.exitCode.pipe(
+      Effect.map((code): ExitStatus => ({ exitCode: code, signal: null })),
+      Effect.catch((error) => Effect.succeed<ExitStatus>({ exitCode: null, signal: signalOf(error) }))
+    )
+  }
+})
+
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+// Fails a pull that waits longer than `duration`; time between pulls (a slow consumer) is never counted.
+const failWhenIdle = <A, R>(
+  self: Stream.Stream<A, CliError.ClaudeCliError, R>,
+  duration: Duration.Input,
+  onIdle: () => CliError.ClaudeCliError
+): Stream.Stream<A, CliError.ClaudeCliError, R> =>
+  Stream.transformPull(self, (pull) =>
+    Effect.succeed(pull.pipe(Effect.timeoutOrElse({ duration, orElse: () => Effect.fail(onIdle()) }))))
+
+/**
+ * The stdout of a started CLI as numbered lines, then its exit: see the module documentation for what each
+ * kind of ending gives. Lines are emitted as soon as their newline arrives; only an unterminated last line
+ * waits for the exit status, which says whether it was cut.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const output = (
+  cli: Running,
+  options: Pick<Config, "maxLineBytes" | "idleTimeout"> & { readonly executable: string }
+): Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError> => {
+  let lastLine = 0
+  let unterminated: Array<Ndjson.Line | DecodeError> = []
+  const stdout = Stream.mapError(cli.handle.stdout, (error) =>
+    CliError.make(
+      new CliError.SpawnFailed({
+        executable: options.executable,
+        description: `reading stdout failed: ${error.message}`,
+        cause: error
+      })
+    ))
+  const timed = options.idleTimeout === undefined ? stdout : failWhenIdle(stdout, options.idleTimeout, () =>
+    CliError.make(
+      new CliError.IdleTimeout({
+        timeoutMillis: Duration.toMillis(Duration.fromInputUnsafe(options.idleTimeout!)),
+        lastLine,
+        stderrTail: cli.stderrTail()
+      })
+    ))
+  const body = applyStepper(timed, (): Stepper<Uint8Array, Ndjson.Line | DecodeError, never> => {
+    const splitter = Ndjson.makeSplitter({ maxLineBytes: options.maxLineBytes, mode: "emit" })
+    return {
+      step: (chunks, out) => {
+        Ndjson.pushAll(splitter, chunks, out)
+        if (out.length > 0) lastLine = out[out.length - 1]!.line
+        return undefined
+      },
+      flush: () => {
+        splitter.end(unterminated)
+        return undefined
+      }
+    }
+  })
+  const end = Stream.unwrap(Effect.gen(function*() {
+    const status = yield* cli.exitStatus
+    const stderrTail = yield* cli.finalStderrTail
+    const [last] = unterminated
+    unterminated = []
+    if (status.exitCode === 0) return last === undefined ? Stream.empty : Stream.make(last)
+    // A whole JSON value without its newline is a complete message; anything else was cut by the ending.
+    const kept = last !== undefined && !isDecodeError(last) && isJson(last.text)
+    const cut = last === undefined || kept ? undefined : last
+    const exited = CliError.make(
+      new CliError.ProcessExited({
+        exitCode: status.exitCode,
+        signal: status.signal,
+        stderrTail,
+        ...(cut === undefined ? {} : {
+          cause: `line ${cut.line} was cut by the ${status.signal === null ? "exit" : "kill"}: ` +
+            (isDecodeError(cut) ? cut.raw : cut.text.slice(0, 240))
+        })
+      })
+    )
+    return Stream.concat(kept ? Stream.make(last) : Stream.empty, Stream.fail(exited))
+  }))
+  return Stream.concat(body, end)
+}
+
+/**
  * One run of the CLI as a stream of its stdout lines. Bad lines (too long, invalid UTF-8) come in-band as
  * `DecodeError` values so that callers pick strict or lenient handling. The stream fails with `ProcessExited`
- * when the CLI exits non-zero or is killed; a line cut by the kill is dropped and kept as the error's cause.
+ * when the CLI exits non-zero or is killed, after every line it completed; a line cut by the ending is
+ * dropped and kept as the error's cause.
  *
  * @since 0.1.0
  * @category constructors
@@ -126,79 +302,19 @@ export const lines = (
 > =>
   Stream.unwrap(Effect.gen(function*() {
     const executable = config.executable ?? defaultExecutable
-    const env = options.env === undefined && config.env === undefined
-      ? undefined
-      : { ...config.env, ...options.env }
-    const envMode = options.envMode ?? config.envMode ?? "merge"
-    const secrets = QueryOptions.secretValues(env)
-    const command = ChildProcess.make(executable, QueryOptions.toArgs(options), {
+    const cli = yield* spawn(spawner, {
+      executable,
+      args: QueryOptions.toArgs(options),
       cwd: options.cwd,
-      env: envMode === "replace" ? env ?? {} : env,
-      extendEnv: envMode === "merge",
+      env: options.env === undefined && config.env === undefined ? undefined : { ...config.env, ...options.env },
+      envMode: options.envMode ?? config.envMode,
       // The prompt goes through stdin: never parsed as a flag, never limited by the argv size.
       stdin: Stream.make(new TextEncoder().encode(prompt)),
-      killSignal: "SIGTERM",
-      forceKillAfter: config.killGracePeriod ?? Duration.seconds(3)
+      killGracePeriod: config.killGracePeriod,
+      stderrTailBytes: config.stderrTailBytes
     })
-    const handle = yield* spawner.spawn(command).pipe(Effect.mapError(toSpawnError(executable, options.cwd)))
-    const tail = makeTail(config.stderrTailBytes ?? 8 * 1024)
-    // stderr is always drained, so a chatty CLI never blocks on a full pipe.
-    const stderrFiber = yield* Effect.forkScoped(
-      Stream.runForEach(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk))).pipe(Effect.ignore)
-    )
-    const stderrTail = Effect.as(Fiber.join(stderrFiber), undefined).pipe(
-      Effect.map(() => QueryOptions.redactText(tail.text(), secrets))
-    )
-
-    const exitStatus = handle.exitCode.pipe(
-      Effect.map((code) => ({ exitCode: code as number, signal: null as string | null })),
-      Effect.catch((error) => Effect.succeed({ exitCode: null as number | null, signal: signalOf(error) }))
-    )
-
-    // The last line is held back until the exit status is known: a line cut by a kill is not a decode error.
-    let held: Ndjson.Line | DecodeError | undefined
-    const body = Ndjson.linesLenient(handle.stdout, { maxLineBytes: config.maxLineBytes }).pipe(
-      Stream.mapAccum(() => undefined, (_, line: Ndjson.Line | DecodeError) => {
-        const previous = held
-        held = line
-        return [undefined, previous === undefined ? [] : [previous]] as const
-      }),
-      Stream.mapError((error) =>
-        CliError.make(
-          new CliError.SpawnFailed({ executable, description: `reading stdout failed: ${error.message}`, cause: error })
-        )
-      )
-    )
-    const end = Stream.unwrap(Effect.gen(function*() {
-      const status = yield* exitStatus
-      const stderr = yield* stderrTail
-      const last = held
-      held = undefined
-      if (status.exitCode === 0) {
-        return last === undefined ? Stream.empty : Stream.make(last)
-      }
-      const cut = status.signal !== null && last !== undefined && !("_tag" in last) && !isJson(last.text)
-      const exited = CliError.make(
-        new CliError.ProcessExited({
-          exitCode: status.exitCode,
-          signal: status.signal,
-          stderrTail: stderr,
-          ...(cut ? { cause: `line ${last.line} was cut by the kill: ${last.text.slice(0, 240)}` } : {})
-        })
-      )
-      return Stream.concat(cut || last === undefined ? Stream.empty : Stream.make(last), Stream.fail(exited))
-    }))
-    return Stream.concat(body, end)
+    return output(cli, { ...config, executable })
   }))
-
-const isJson = (text: string): boolean => {
-  try {
-    JSON.parse(text)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /**
  * Node's `ChildProcessSpawner` with the file system and path services it needs.

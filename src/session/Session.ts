@@ -8,8 +8,6 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Cause from "effect/Cause"
-import type * as PlatformError from "effect/PlatformError"
-import * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -124,11 +122,6 @@ export const toArgs = (options: Options): Effect.Effect<ReadonlyArray<string>, S
     return Effect.succeed(args)
   })
 
-const spawnError = (executable: string) => (error: PlatformError.PlatformError): CliError.ClaudeCliError =>
-  error.reason._tag === "NotFound" && error.reason.method === "spawn"
-    ? CliError.make(new CliError.ExecutableNotFound({ executable }))
-    : CliError.make(new CliError.SpawnFailed({ executable, description: error.reason.message, cause: error }))
-
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const makeHandler = (options: Options, hooks: Hooks.Registration): Protocol.Handler => (request) => {
@@ -190,22 +183,17 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const args = yield* toArgs(options)
   const executable = options.executable ?? Process.defaultExecutable
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
-  const envMode = options.envMode ?? "merge"
-  const secrets = QueryOptions.secretValues(options.env)
   const killGracePeriod = options.killGracePeriod ?? Duration.seconds(3)
   const stdin = yield* Queue.bounded<Uint8Array, Cause.Done>(options.bufferSize ?? 64)
-  const handle = yield* spawner.spawn(ChildProcess.make(executable, args, {
+  const { handle, stderrTail } = yield* Process.spawn(spawner, {
+    executable,
+    args,
     cwd: options.cwd,
-    env: envMode === "replace" ? options.env ?? {} : options.env,
-    extendEnv: envMode === "merge",
+    env: options.env,
+    envMode: options.envMode,
     stdin: { stream: Stream.fromQueue(stdin), endOnDone: true },
-    killSignal: "SIGTERM",
-    forceKillAfter: killGracePeriod
-  })).pipe(Effect.mapError(spawnError(executable)))
-
-  const tail = Process.makeTail(8 * 1024)
-  yield* Effect.forkScoped(Stream.runForEach(handle.stderr, (c) => Effect.sync(() => tail.push(c))).pipe(Effect.ignore))
-  const stderrTail = () => QueryOptions.redactText(tail.text(), secrets)
+    killGracePeriod
+  })
   const closedError = (operation: string, exitCode?: number | null) =>
     SessionError.make(new SessionError.SessionClosed({
       operation,
