@@ -89,8 +89,6 @@ export const seconds = (ms: number): string =>
  */
 export const dollars = (usd: number): string => usd >= 0.1 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`
 
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
-
 /**
  * The closing line of a session from its `result` message:
  * `Session complete: 2 turns, 7.9s total (7.7s API), $0.91`, or `Session failed (subtype): reason — figures`.
@@ -100,7 +98,7 @@ const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
  */
 export const closingLine = (result: ResultMessage.ResultMessage, style: Style): string => {
   const figures = [
-    plural(result.num_turns, "turn"),
+    ToolLine.plural(result.num_turns, "turn"),
     `${seconds(result.duration_ms)} total (${seconds(result.duration_api_ms)} API)`,
     dollars(result.total_cost_usd)
   ].join(", ")

@@ -11,6 +11,7 @@ import * as ToolUseResult from "../schema/ToolUseResult.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 import * as Pretty from "./Pretty.ts"
+import * as ToolLine from "./ToolLine.ts"
 
 /**
  * Calls of one tool.
@@ -259,15 +260,13 @@ export const total = (path: string, all: ReadonlyArray<FileStats>): FileStats =>
  */
 export const toJson = (stats: FileStats): Record<string, unknown> => ({ ...stats })
 
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
-
 const byCount = (record: Record<string, number>) =>
   Object.entries(record).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(", ")
 
 const tokens = (n: number) => n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : String(n)
 
 const resultLine = (r: ResultStats): string =>
-  `${r.subtype}${r.isError && r.subtype === "success" ? " (is_error)" : ""}: ${plural(r.turns, "turn")}, ` +
+  `${r.subtype}${r.isError && r.subtype === "success" ? " (is_error)" : ""}: ${ToolLine.plural(r.turns, "turn")}, ` +
   `${Pretty.seconds(r.durationMs)}, ${Pretty.dollars(r.costUsd)}`
 
 // Many results (a total over files): one line with the sums.
@@ -275,7 +274,7 @@ const resultsSum = (results: ReadonlyArray<ResultStats>): string => {
   const subtypes: Record<string, number> = {}
   for (const r of results) bump(subtypes, r.isError && r.subtype === "success" ? "success (is_error)" : r.subtype)
   const sum = (f: (r: ResultStats) => number) => results.reduce((acc, r) => acc + f(r), 0)
-  return `${plural(results.length, "run")} (${byCount(subtypes)}): ${plural(sum((r) => r.turns), "turn")}, ` +
+  return `${ToolLine.plural(results.length, "run")} (${byCount(subtypes)}): ${ToolLine.plural(sum((r) => r.turns), "turn")}, ` +
     `${Pretty.seconds(sum((r) => r.durationMs))}, ${Pretty.dollars(sum((r) => r.costUsd))}`
 }
 
@@ -303,7 +302,7 @@ export const toText = (stats: FileStats): string => {
     tools.map(([name, t]) =>
       [
         `${name.padEnd(width)}  ${String(t.calls).padStart(digits)} call${t.calls === 1 ? "" : "s"}`,
-        t.errors > 0 ? plural(t.errors, "error") : undefined,
+        t.errors > 0 ? ToolLine.plural(t.errors, "error") : undefined,
         t.denied > 0 ? `${t.denied} denied` : undefined,
         t.durationMs > 0 ? Pretty.seconds(t.durationMs) : undefined
       ].filter((x) => x !== undefined).join(" · ")

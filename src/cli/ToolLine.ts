@@ -109,7 +109,13 @@ export interface ResultInput {
   readonly cwd?: string | undefined
 }
 
-const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
+/**
+ * `1 line`, `3 lines`, `2 matches`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const plural = (n: number, one: string, many: string = `${one}s`): string => `${n} ${n === 1 ? one : many}`
 
 const firstLine = (text: string): string => oneLine(text.split("\n").find((l) => l.trim() !== "") ?? "")
 
@@ -119,7 +125,7 @@ const output = (text: string): string => {
   if (shown === "") return "(no output)"
   const n = shown.split("\n").length
   const first = firstLine(shown)
-  return n === 1 ? first : `${first}${first.endsWith("…") ? "" : " …"} +${count(n - 1, "line")}`
+  return n === 1 ? first : `${first}${first.endsWith("…") ? "" : " …"} +${plural(n - 1, "line")}`
 }
 
 const patchStats = (patch: ReadonlyArray<{ readonly lines: ReadonlyArray<string> }>): string => {
@@ -136,7 +142,7 @@ const fromMeta = (meta: unknown, cwd: string | undefined): string | undefined =>
   const c = ToolUseResult.classify(meta)
   switch (c._tag) {
     case "FileRead":
-      return c.value.file.numLines === undefined ? `Read ${c.value.type}` : `Read ${count(c.value.file.numLines, "line")}`
+      return c.value.file.numLines === undefined ? `Read ${c.value.type}` : `Read ${plural(c.value.file.numLines, "line")}`
     case "Bash":
       return output(c.value.stdout.trim() === "" ? c.value.stderr : c.value.stdout) +
         (c.value.interrupted ? " (interrupted)" : "")
@@ -145,25 +151,25 @@ const fromMeta = (meta: unknown, cwd: string | undefined): string | undefined =>
     case "FileEdit":
       return `Updated ${relative(c.value.filePath, cwd)}${patchStats(c.value.structuredPatch)}`
     case "Glob":
-      return `Found ${count(c.value.numFiles, "file")}${c.value.truncated ? " (truncated)" : ""}`
+      return `Found ${plural(c.value.numFiles, "file")}${c.value.truncated ? " (truncated)" : ""}`
     case "Grep":
       return c.value.mode === "content" && c.value.numLines !== undefined
-        ? `Found ${count(c.value.numLines, "line")}`
+        ? `Found ${plural(c.value.numLines, "line")}`
         : c.value.mode === "count" && c.value.numMatches !== undefined
-        ? `Found ${count(c.value.numMatches, "match")}`
-        : `Found ${count(c.value.numFiles, "file")}`
+        ? `Found ${plural(c.value.numMatches, "match", "matches")}`
+        : `Found ${plural(c.value.numFiles, "file")}`
     case "TodoWrite":
-      return `${count(c.value.newTodos.length, "todo")}`
+      return `${plural(c.value.newTodos.length, "todo")}`
     case "ToolSearch":
       return c.value.matches.length === 0 ? "No tools found" : `Loaded ${c.value.matches.join(", ")}`
     case "WebFetch":
-      return `${c.value.code} ${c.value.codeText} (${count(c.value.bytes, "byte")})`
+      return `${c.value.code} ${c.value.codeText} (${plural(c.value.bytes, "byte")})`
     case "WebSearch":
-      return `${count(c.value.results.length, "result")} for ${oneLine(c.value.query, 60)}`
+      return `${plural(c.value.results.length, "result")} for ${oneLine(c.value.query, 60)}`
     case "Agent": {
       const totals = [
-        c.value.totalToolUseCount === undefined ? undefined : count(c.value.totalToolUseCount, "tool use"),
-        c.value.totalTokens === undefined ? undefined : count(c.value.totalTokens, "token"),
+        c.value.totalToolUseCount === undefined ? undefined : plural(c.value.totalToolUseCount, "tool use"),
+        c.value.totalTokens === undefined ? undefined : plural(c.value.totalTokens, "token"),
         c.value.totalDurationMs === undefined ? undefined : `${(c.value.totalDurationMs / 1000).toFixed(1)}s`
       ].filter((x) => x !== undefined)
       const status = agentStatus[c.value.status] ?? `Agent ${c.value.status}`
@@ -179,10 +185,10 @@ const fromText = (toolName: string | undefined, text: string, cwd: string | unde
   switch (toolName) {
     case "Read": {
       const numbered = text.split("\n").filter((l) => /^\s*\d+(→|\t)/.test(l)).length
-      return `Read ${count(numbered, "line")}`
+      return `Read ${plural(numbered, "line")}`
     }
     case "Glob":
-      return text === "" || /^No files found/.test(text) ? "No files found" : `Found ${count(text.split("\n").length, "file")}`
+      return text === "" || /^No files found/.test(text) ? "No files found" : `Found ${plural(text.split("\n").length, "file")}`
     case "Write":
     case "Edit":
     case "MultiEdit": {

@@ -1,0 +1,42 @@
+/**
+ * Tool lines for the `tool_use_result` shapes the recordings do not hold, and the text fallbacks.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as ToolLine from "../../src/cli/ToolLine.ts"
+
+const ok = (toolName: string, meta: unknown, text = "") =>
+  ToolLine.result({ toolName, isError: false, denied: false, text, meta, cwd: "/work" })
+
+describe("ToolLine.result", () => {
+  it("summarizes each known tool_use_result shape", () => {
+    expect(ok("Grep", { mode: "content", numFiles: 2, filenames: ["a", "b"], content: "x", numLines: 7 })).toBe("Found 7 lines")
+    expect(ok("Grep", { mode: "count", numFiles: 1, filenames: ["a"], numMatches: 3 })).toBe("Found 3 matches")
+    expect(ok("Grep", { mode: "files_with_matches", numFiles: 1, filenames: ["a"] })).toBe("Found 1 file")
+    expect(ok("TodoWrite", { oldTodos: [], newTodos: [{ content: "a", status: "pending" }] })).toBe("1 todo")
+    expect(ok("WebFetch", { url: "u", code: 200, codeText: "OK", result: "r", bytes: 512, durationMs: 9 })).toBe("200 OK (512 bytes)")
+    expect(ok("WebSearch", { query: "effect ts", results: [{}, {}], durationSeconds: 1 })).toBe("2 results for effect ts")
+    expect(ok("Task", { status: "completed", prompt: "p", totalDurationMs: 4200, totalTokens: 900, totalToolUseCount: 3 }))
+      .toBe("Done (3 tool uses · 900 tokens · 4.2s)")
+    expect(ok("Edit", {
+      filePath: "/work/src/a.ts",
+      structuredPatch: [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 2, lines: ["-a", "+b", "+c"] }]
+    })).toBe("Updated src/a.ts (+2 -1)")
+    expect(ok("Bash", { stdout: "", stderr: "warning\n", interrupted: true })).toBe("warning (interrupted)")
+  })
+
+  it("falls back on the text when the CLI sent no metadata", () => {
+    expect(ok("Read", undefined, "     1→a\n     2→b\n\n<system-reminder>\nnote\n</system-reminder>")).toBe("Read 2 lines")
+    expect(ok("Glob", undefined, "/work/a.ts\n/work/b.ts")).toBe("Found 2 files")
+    expect(ok("Write", undefined, "File created successfully at: /work/out.txt")).toBe("Created out.txt")
+    expect(ok("Bash", undefined, "")).toBe("(no output)")
+  })
+
+  it("errors and denials: the first line, paths relative to the working directory", () => {
+    const failed = (text: string, denied = false) =>
+      ToolLine.result({ toolName: "Bash", isError: true, denied, text, meta: `Error: ${text}`, cwd: "/work" })
+    expect(failed("Exit code 2\nls: /work/nope: No such file")).toBe("Error: Exit code 2 · ls: nope: No such file")
+    expect(failed("<tool_use_error>Error: File does not exist.</tool_use_error>")).toBe("Error: File does not exist.")
+    expect(failed("Claude requested permissions to write to /work/a.txt, but you haven't granted it yet.", true))
+      .toBe("Denied: Claude requested permissions to write to a.txt, but you haven't granted it yet.")
+  })
+})
