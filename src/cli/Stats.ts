@@ -130,6 +130,8 @@ const unknownInside = (item: Item.Item): string | undefined => {
 }
 
 /**
+ * The figures of a file with no lines.
+ *
  * @since 0.1.0
  * @category constructors
  */
