@@ -18,6 +18,7 @@ import type * as SchemaIssue from "effect/SchemaIssue"
 import { AssistantApiMessage, UserApiMessage } from "./ApiMessage.ts"
 import * as ContentBlock from "./ContentBlock.ts"
 import * as Control from "./Control.ts"
+import * as FastDecode from "./internal/fastDecode.ts"
 import { envelope, JsonObject, optionalBoolean, optionalString, optionalUnknown } from "./internal/fields.ts"
 import * as ResultMessage from "./Result.ts"
 import * as SessionEvent from "./SessionEvent.ts"
@@ -304,7 +305,7 @@ const encoders = new Map<string, (message: Message) => unknown>()
 
 for (const variant of variants) {
   if (variant === UserMessageReplay) continue // dispatched on `isReplay` below
-  const decode = Schema.decodeUnknownResult(variant) as Decoder
+  const decode = FastDecode.decodeUnknownResult(variant) as Decoder
   const fields = variant.fields as Record<string, Schema.Top>
   const [type] = literalOf(fields.type)
   const subtypes = literalOf(fields.subtype)
@@ -321,7 +322,7 @@ for (const variant of variants) {
 }
 
 const decodeUser = byType.get("user")!
-const decodeUserReplay = Schema.decodeUnknownResult(UserMessageReplay) as Decoder
+const decodeUserReplay = FastDecode.decodeUnknownResult(UserMessageReplay) as Decoder
 
 /**
  * Whether `type` (and `subtype`) name a known variant.
