@@ -66,6 +66,15 @@ describe("the packed package", () => {
 
       const help = run(process.execPath, [path.join(installed, manifest.bin["effect-claude-code"])].concat("--help"), app)
       for (const command of ["run", "view", "stats", "demo"]) assert.include(help, command)
+
+      // Without a `claude` on PATH, the installed demo replays the recording it ships with.
+      const demo = execFileSync(process.execPath, [path.join(installed, manifest.bin["effect-claude-code"]), "demo"], {
+        cwd: app,
+        encoding: "utf8",
+        env: { PATH: path.dirname(process.execPath), HOME: app, NO_COLOR: "1" }
+      })
+      assert.include(demo, "Session complete")
+      assert.include(demo, "Denied")
     } finally {
       fs.rmSync(work, { recursive: true, force: true })
     }
