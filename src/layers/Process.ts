@@ -1,7 +1,33 @@
 /**
  * Runs the real Claude Code CLI through `ChildProcessSpawner` and frames its stdout into numbered lines.
- * The process lives exactly as long as the stream: ending the stream early (take, interruption, timeout,
- * failure) sends SIGTERM, then SIGKILL after a grace period.
+ *
+ * ## Behaviour under faults
+ *
+ * Each case is tested against a real misbehaving process (`FaultCli` in the test kit, see
+ * `test/reliability/Faults.test.ts`):
+ *
+ * - **Non-zero exit**: every message completed before the exit arrives, then `ProcessExited` with the
+ *   exit code and the last `stderrTailBytes` (default 8 KiB) of stderr, secrets redacted.
+ * - **Killed by a signal**: the same, with `signal` set (`"SIGKILL"`, ...) and `exitCode` `null`.
+ * - **Stopped mid-line**: on a failed exit, a last line without its newline that is not whole JSON was cut:
+ *   it is not a message and is kept as the error's `cause`. On exit 0 it is decoded like any line (strict: a
+ *   `DecodeFailed` naming it; lenient: a `DecodeError`, then `MissingResult`).
+ * - **Lines split across writes, pauses**: a line is emitted as soon as its newline arrives, never held
+ *   back for the next one.
+ * - **The stream ends first** (take, interruption, timeout, failure): SIGTERM to the CLI's process group,
+ *   SIGKILL after `killGracePeriod` (default 3 s) if it ignores SIGTERM; the stream's scope closes only once
+ *   the process is gone, so no process is left behind.
+ * - **Hangs with no output**: nothing happens unless `idleTimeout` is set (no default). With it, a wait for
+ *   stdout longer than `idleTimeout` fails with `IdleTimeout` (last line number, stderr tail) and ends the CLI
+ *   as above. The timer runs only while the stream waits for the CLI: a consumer that is slow or not pulling
+ *   never causes it.
+ * - **Floods stdout faster than the consumer reads**: stdout is read only when the consumer pulls, so
+ *   backpressure reaches the pipe and the CLI blocks on its writes; memory stays bounded by the pipe and
+ *   stream buffers plus one line (up to `maxLineBytes`).
+ * - **Heavy stderr**: stderr is always drained into a bounded tail, independently of the consumer, so it
+ *   never blocks the CLI.
+ * - **Never reads stdin**: a prompt the CLI does not read (even one larger than the pipe) does not block
+ *   the output or change the outcome.
  *
  * @since 0.1.0
  */

@@ -50,6 +50,19 @@ describe("Process", () => {
       assert.include(reason.message, "executable")
     }).pipe(Effect.provide(Process.nodeSpawner)))
 
+  it.effect("spawn (shared with Session): a missing working directory is SpawnFailed naming it", () =>
+    Effect.gen(function*() {
+      const spawner = yield* Effect.service(ChildProcessSpawner)
+      const missing = path.join(dir, "no-such-dir")
+      const exit = yield* Process.spawn(spawner, { executable: "sh", args: [], cwd: missing, stdin: "ignore" }).pipe(
+        Effect.scoped,
+        Effect.exit
+      )
+      const reason = reasonOf(exit)
+      assert.strictEqual(reason._tag, "SpawnFailed")
+      assert.include(reason.message, missing)
+    }).pipe(Effect.provide(Process.nodeSpawner)))
+
   it.effect("a non-zero exit carries the code and the stderr tail, secrets redacted", () =>
     Effect.gen(function*() {
       const exe = script("fail.sh", `echo '{"type":"system"}'; echo "boom: key=$ANTHROPIC_API_KEY" >&2; exit 3`)
