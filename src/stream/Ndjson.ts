@@ -3,10 +3,13 @@
  *
  * Lines are split on the byte 0x0A before any text decoding (0x0A never
  * occurs inside a multi-byte UTF-8 character). A line whole inside one chunk
- * is decoded with one fatal `TextDecoder` call and nothing is copied; a line
- * spanning chunks is decoded part by part as its bytes arrive (a streaming
- * decoder joins characters split across chunks), so no bytes are held beyond
- * the current chunk. Handles CRLF, blank lines (skipped, but counted in line
+ * is decoded with one fatal `TextDecoder` call and nothing is copied. The
+ * bytes of a line spanning chunks are copied into one buffer (the upstream
+ * may reuse its chunks) and decoded once at its end; that buffer grows and is
+ * released through `ArrayBuffer.prototype.transfer`, which frees the old
+ * memory at once instead of at some later garbage collection, so a 64 MiB
+ * line peaks near twice its size (its text, then its parsed value) rather
+ * than four times. Handles CRLF, blank lines (skipped, but counted in line
  * numbers; blank means JSON whitespace only), a missing final newline and a
  * leading BOM. A line longer than `maxLineBytes` is dropped as it arrives and
  * a `LineTooLong` error names it.
@@ -61,9 +64,15 @@ const CR = 0x0d
 const firstLineDecoder = new TextDecoder("utf-8", { fatal: true })
 const lineDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const lossyDecoder = new TextDecoder("utf-8", { ignoreBOM: true })
-const CR_BYTES = new Uint8Array([CR])
 // Bytes of a line kept for the raw cut of an error: enough for `rawCutLength` characters.
 const headBytes = 4 * rawCutLength
+// A spanning line's buffer starts at this size and doubles; one no larger is kept for the next line.
+const initialHeldBytes = 64 * 1024
+const retainedHeldBytes = 1024 * 1024
+
+// ES2024 `ArrayBuffer.prototype.transfer` (Node 21+); the project's TypeScript lib is ES2023.
+const transfer = (buffer: ArrayBuffer, length: number): ArrayBuffer =>
+  (buffer as ArrayBuffer & { transfer: (length: number) => ArrayBuffer }).transfer(length)
 
 // Blank means JSON whitespace only (space, tab, CR); other Unicode spaces are data.
 const isJsonBlank = (text: string): boolean => {
@@ -103,20 +112,14 @@ export const makeSplitter = (options: Options & { readonly mode: Mode }): Splitt
   // Number of line terminators seen so far.
   let lineNo = 0
   let first = true
-  // A line spanning chunks is decoded part by part as its bytes arrive (a
-  // streaming decoder keeps characters split across chunks), so no bytes are
-  // held: only the text so far, a small head for error cuts, and a trailing CR.
+  // The bytes so far of a line spanning chunks.
   let spanning = false
-  let pendingText: Array<string> = []
-  let pendingBytes = 0
-  let head: Uint8Array = new Uint8Array(0)
-  let heldCR = false
-  let invalid: unknown = undefined
-  let decoder: TextDecoder | undefined
+  let held: ArrayBuffer | undefined
+  let heldBytes = 0
   // Dropping the rest of a line already reported as too long.
   let skipping = false
 
-  const tooLong = (line: number, bytes: number | undefined): DecodeError =>
+  const tooLong = (line: number, head: Uint8Array, bytes: number | undefined): DecodeError =>
     new DecodeError({
       reason: "LineTooLong",
       line,
@@ -127,7 +130,7 @@ export const makeSplitter = (options: Options & { readonly mode: Mode }): Splitt
       maxLineBytes
     })
 
-  const invalidUtf8 = (bytes: number, cause: unknown): DecodeError =>
+  const invalidUtf8 = (head: Uint8Array, bytes: number, cause: unknown): DecodeError =>
     new DecodeError({
       reason: "InvalidUtf8",
       line: lineNo,
@@ -142,19 +145,20 @@ export const makeSplitter = (options: Options & { readonly mode: Mode }): Splitt
     return undefined
   }
 
-  const reset = () => {
-    spanning = false
-    pendingText = []
-    pendingBytes = 0
-    heldCR = false
-    invalid = undefined
-    decoder = undefined
-  }
-
   const accept = (text: string, out: Array<Line | DecodeError>): undefined => {
     // Only whitespace-led lines need the blank check; a JSON line starts with `{`.
     if (text.length > 0 && (text.charCodeAt(0) > 32 || !isJsonBlank(text))) out.push({ line: lineNo, text })
     return undefined
+  }
+
+  const decode = (bytes: Uint8Array, isFirst: boolean, out: Array<Line | DecodeError>): DecodeError | undefined => {
+    let text: string
+    try {
+      text = (isFirst ? firstLineDecoder : lineDecoder).decode(bytes)
+    } catch (cause) {
+      return report(invalidUtf8(bytes, bytes.length, cause), out)
+    }
+    return accept(text, out)
   }
 
   // A line that is whole inside one chunk: one decoder call, nothing copied.
@@ -164,85 +168,70 @@ export const makeSplitter = (options: Options & { readonly mode: Mode }): Splitt
     let end = bytes.length
     if (end > 0 && bytes[end - 1] === CR) end--
     if (end === 0) return undefined
-    if (end > maxLineBytes) {
-      head = bytes
-      return report(tooLong(lineNo, end), out)
-    }
-    const view = end === bytes.length ? bytes : bytes.subarray(0, end)
-    try {
-      return accept((isFirst ? firstLineDecoder : lineDecoder).decode(view), out)
-    } catch (cause) {
-      head = view
-      return report(invalidUtf8(end, cause), out)
-    }
+    if (end > maxLineBytes) return report(tooLong(lineNo, bytes, end), out)
+    return decode(end === bytes.length ? bytes : bytes.subarray(0, end), isFirst, out)
   }
 
-  // Decodes one more part of a spanning line (`last`: the part that ends it).
-  const decodePart = (part: Uint8Array, last: boolean) => {
-    if (invalid !== undefined) return
-    try {
-      if (heldCR) pendingText.push(decoder!.decode(CR_BYTES, { stream: true }))
-      pendingText.push(decoder!.decode(part, { stream: !last }))
-    } catch (cause) {
-      invalid = cause
-    }
+  const hold = (part: Uint8Array) => {
+    const size = heldBytes + part.length
+    let buffer = held ?? new ArrayBuffer(Math.max(initialHeldBytes, size))
+    if (size > buffer.byteLength) buffer = transfer(buffer, Math.min(Math.max(2 * buffer.byteLength, size), maxLineBytes + 1))
+    new Uint8Array(buffer, heldBytes, part.length).set(part)
+    held = buffer
+    heldBytes = size
   }
 
-  const growHead = (part: Uint8Array) => {
-    if (head.length >= headBytes || part.length === 0) return
-    const grown = new Uint8Array(Math.min(headBytes, head.length + part.length))
-    grown.set(head)
-    grown.set(part.subarray(0, grown.length - head.length), head.length)
-    head = grown
+  // Ends the held line; a large buffer is freed now rather than kept or left to the collector.
+  const release = () => {
+    if (held !== undefined && held.byteLength > retainedHeldBytes) {
+      transfer(held, 0)
+      held = undefined
+    }
+    spanning = false
+    heldBytes = 0
+  }
+
+  // The first bytes of the held line and `part`, for an error's raw cut.
+  const headWith = (part: Uint8Array): Uint8Array => {
+    const head = new Uint8Array(Math.min(headBytes + 1, heldBytes + part.length))
+    const fromHeld = Math.min(head.length, heldBytes)
+    if (held !== undefined) head.set(new Uint8Array(held, 0, fromHeld))
+    head.set(part.subarray(0, head.length - fromHeld), fromHeld)
+    return head
   }
 
   // Bytes of the current line that end its chunk without a terminator.
   const partial = (part: Uint8Array, out: Array<Line | DecodeError>): DecodeError | undefined => {
-    const size = pendingBytes + part.length
-    if (!spanning) {
-      spanning = true
-      decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: !first })
-      head = part.slice(0, headBytes)
-    } else {
-      growHead(part)
-    }
+    spanning = true
     // One extra byte allowed: it may be the CR of a CRLF.
-    if (size > maxLineBytes + 1) {
-      reset()
+    if (heldBytes + part.length > maxLineBytes + 1) {
+      const head = headWith(part)
+      release()
       skipping = true
       first = false
-      return report(tooLong(lineNo + 1, undefined), out)
+      return report(tooLong(lineNo + 1, head, undefined), out)
     }
-    pendingBytes = size
-    // A trailing CR is held back: it is dropped if the next byte is LF.
-    const endsInCR = part[part.length - 1] === CR
-    decodePart(endsInCR ? part.subarray(0, part.length - 1) : part, false)
-    heldCR = endsInCR
+    hold(part)
     return undefined
   }
 
   // The rest of a spanning line, up to its terminator (or the end of the input).
   const finish = (part: Uint8Array, out: Array<Line | DecodeError>): DecodeError | undefined => {
+    const isFirst = first
     first = false
-    let end = part.length
-    let bytes = pendingBytes
-    if (end > 0 && part[end - 1] === CR) {
-      end--
-    } else if (end === 0 && heldCR) {
-      // The held CR was the CR of this line's CRLF.
-      heldCR = false
-      bytes--
+    if (heldBytes + part.length > maxLineBytes + 1) {
+      const error = tooLong(lineNo, headWith(part), heldBytes + part.length)
+      release()
+      return report(error, out)
     }
-    bytes += end
-    const view = end === part.length ? part : part.subarray(0, end)
-    growHead(view)
-    decodePart(view, true)
-    const cause = invalid
-    const text = pendingText.join("")
-    reset()
-    if (bytes > maxLineBytes) return report(tooLong(lineNo, bytes), out)
-    if (cause !== undefined) return report(invalidUtf8(bytes, cause), out)
-    return accept(text, out)
+    hold(part)
+    let view = new Uint8Array(held!, 0, heldBytes)
+    if (view[view.length - 1] === CR) view = view.subarray(0, view.length - 1)
+    const error = view.length > maxLineBytes
+      ? report(tooLong(lineNo, view, view.length), out)
+      : decode(view, isFirst, out)
+    release()
+    return error
   }
 
   const push = (chunk: Uint8Array, out: Array<Line | DecodeError>): DecodeError | undefined => {
