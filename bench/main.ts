@@ -1,13 +1,16 @@
 /**
- * `npm run bench [-- flags]`: generates seeded inputs in a temp dir, runs every
- * variant in a fresh worker process (warm-up, then the median of several runs;
- * peak RSS attributable to the variant), then the memory checks and the
- * latency run; prints tables and the goal ratios, and with `--json FILE`
- * writes everything for comparison across commits.
+ * `npm run bench [-- flags]`: generates seeded inputs in a temp dir; measures
+ * every variant in a process of its own (forked workers, warm-up, then rounds
+ * in which each variant runs once, the order rotating; the median is
+ * reported, and peak RSS is the variant's own); then the 64 MiB line, the
+ * generated 1 GB stream, the schema step alone and the latency run. Prints
+ * tables and the goal ratios; `--json FILE` writes everything for comparison
+ * across commits.
  *
- * Flags: --size MB (32; the reference run is 105) --runs N (5) --warmup N (1)
- * --big-line MiB (64) --huge MB (1024; 0 skips) --latency-count N (2000)
- * --latency-interval MS (2) --seed N (1) --only a-bytes,b-sdk,... --json FILE --keep
+ * Flags: --quick (a smoke run: 4 MB inputs, 3 runs, an 8 MiB line, 64 MB stream, 200 latency lines)
+ * --size MB (32; the reference run is 105) --runs N (7) --warmup N (2) --big-line MiB (64)
+ * --huge MB (1024; 0 skips) --latency-count N (2000) --latency-interval MS (2) --seed N (1)
+ * --only a-bytes,b-sdk,... --json FILE --keep
  */
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
@@ -16,26 +19,28 @@ import * as path from "node:path"
 import * as generate from "./generate.ts"
 import type { HugeResult } from "./huge.ts"
 import type { LatencyResult } from "./latency.ts"
+import * as pool from "./pool.ts"
 import * as report from "./report.ts"
 import { variants } from "./variants.ts"
-import type { WorkerResult } from "./worker.ts"
 
 const argv = process.argv.slice(2)
+const quick = argv.includes("--quick")
 const flag = (name: string, fallback: string): string => {
   const i = argv.indexOf(`--${name}`)
   return i === -1 ? fallback : argv[i + 1] ?? fallback
 }
-const num = (name: string, fallback: number) => Number(flag(name, String(fallback)))
+const num = (name: string, normal: number, smoke: number) => Number(flag(name, String(quick ? smoke : normal)))
 
 const config = {
-  sizeMB: num("size", 32),
-  runs: num("runs", 5),
-  warmup: num("warmup", 1),
-  bigLineMiB: num("big-line", 64),
-  hugeMB: num("huge", 1024),
-  latencyCount: num("latency-count", 2000),
-  latencyInterval: num("latency-interval", 2),
-  seed: num("seed", 1),
+  quick,
+  sizeMB: num("size", 32, 4),
+  runs: num("runs", 7, 3),
+  warmup: num("warmup", 2, 1),
+  bigLineMiB: num("big-line", 64, 8),
+  hugeMB: num("huge", 1024, 64),
+  latencyCount: num("latency-count", 2000, 200),
+  latencyInterval: num("latency-interval", 2, 2),
+  seed: num("seed", 1, 1),
   only: flag("only", "").split(",").filter((s) => s.length > 0)
 }
 const jsonFile = flag("json", "")
@@ -56,9 +61,9 @@ const runNode = <A>(script: string, args: ReadonlyArray<string>): A => {
   return JSON.parse(lines[lines.length - 1]!) as A
 }
 
-const main = () => {
-  const empty = path.join(dir, "empty.jsonl")
-  fs.writeFileSync(empty, "")
+const main = async () => {
+  const emptyFile = path.join(dir, "empty.jsonl")
+  fs.writeFileSync(emptyFile, "")
   const inputs = {
     partial: path.join(dir, "partial.jsonl"),
     plain: path.join(dir, "plain.jsonl"),
@@ -74,34 +79,33 @@ const main = () => {
   const selected = variants.filter((v) => config.only.length === 0 || config.only.includes(v.name))
   const throughput: Array<report.Row> = []
   for (const input of ["partial", "plain"] as const) {
-    for (const variant of selected) {
-      log(`${input}: ${variant.name}`)
-      const r = runNode<WorkerResult>("worker.ts", [variant.name, inputs[input], String(config.runs), String(config.warmup), empty])
-      throughput.push(report.row(input, variant.label, r, sizes[input]))
-    }
+    log(`${input}: ${selected.map((v) => v.name).join(", ")} (${config.warmup} warm-up + ${config.runs} rounds)`)
+    const measured = await pool.measure(selected.map((v) => v.name), inputs[input], { ...config, emptyFile })
+    measured.forEach((m, i) => throughput.push(report.row(input, selected[i]!.label, m, sizes[input])))
   }
 
-  const memoryVariants = ["a-bytes", "b-sdk", "d-strict"].filter((n) => selected.some((v) => v.name === n))
-  const bigLine = memoryVariants.map((name) => {
-    log(`big line: ${name}`)
-    const r = runNode<WorkerResult>("worker.ts", [name, inputs.bigLine, "1", "0", empty])
-    return report.row("big-line", name, r, sizes.bigLine)
-  })
+  const bigLine: Array<report.Row> = []
+  if (config.bigLineMiB > 0) {
+    for (const name of ["a-bytes", "b-sdk", "d-strict"].filter((n) => selected.some((v) => v.name === n))) {
+      log(`big line: ${name}`)
+      const [m] = await pool.measure([name], inputs.bigLine, { runs: 1, warmup: 0, emptyFile })
+      bigLine.push(report.row("big-line", name, m!, sizes.bigLine))
+    }
+  }
 
   const huge: Array<HugeResult> = []
-  if (config.hugeMB > 0) {
-    for (const reader of ["sdk", "lib"]) {
-      log(`huge (${config.hugeMB} MB, generated): ${reader}`)
-      huge.push(runNode<HugeResult>("huge.ts", [reader, String(config.hugeMB), String(config.seed)]))
-    }
+  for (const reader of config.hugeMB > 0 ? ["sdk", "lib"] : []) {
+    log(`generated stream (${config.hugeMB} MB, not stored): ${reader}`)
+    huge.push(runNode<HugeResult>("huge.ts", [reader, String(config.hugeMB), String(config.seed)]))
   }
 
+  log("schema step alone")
+  const schemaStep = runNode<report.SchemaStep>("schemaOnly.ts", [inputs.partial])
+
   const latency: Array<LatencyResult> = []
-  if (config.latencyCount > 0) {
-    for (const reader of ["sdk", "lib"]) {
-      log(`latency: ${reader}`)
-      latency.push(runNode<LatencyResult>("latency.ts", [reader, inputs.partial, String(config.latencyInterval), String(config.latencyCount)]))
-    }
+  for (const reader of config.latencyCount > 0 ? ["sdk", "lib"] : []) {
+    log(`latency: ${reader}`)
+    latency.push(runNode<LatencyResult>("latency.ts", [reader, inputs.partial, String(config.latencyInterval), String(config.latencyCount)]))
   }
 
   const results: report.Results = {
@@ -112,17 +116,18 @@ const main = () => {
     throughput,
     bigLine: { lineBytes: config.bigLineMiB * 1024 * 1024, rows: bigLine },
     huge,
+    schemaStep,
     latency
   }
   process.stdout.write(report.render(results))
   if (jsonFile !== "") {
-    fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + "\n")
+    fs.writeFileSync(jsonFile, JSON.stringify({ ...results, ratios: report.allRatios(results) }, null, 2) + "\n")
     log(`wrote ${jsonFile}`)
   }
 }
 
 try {
-  main()
+  await main()
 } finally {
   if (!keep) fs.rmSync(dir, { recursive: true, force: true })
 }

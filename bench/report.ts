@@ -4,7 +4,7 @@
 import * as os from "node:os"
 import type { HugeResult } from "./huge.ts"
 import type { LatencyResult } from "./latency.ts"
-import type { WorkerResult } from "./worker.ts"
+import type { Measurement } from "./pool.ts"
 
 export interface Row {
   readonly input: string
@@ -21,6 +21,14 @@ export interface Row {
   readonly error?: string | undefined
 }
 
+/** The schema step alone (bench/schemaOnly.ts): fastest of ten passes. */
+export interface SchemaStep {
+  readonly messages: number
+  readonly fast: { readonly bestMs: number; readonly perMessageUs: number; readonly failures: number }
+  readonly effect: { readonly bestMs: number; readonly perMessageUs: number; readonly failures: number }
+  readonly speedup: number
+}
+
 export interface Results {
   readonly date: string
   readonly machine: Record<string, string | number>
@@ -29,6 +37,7 @@ export interface Results {
   readonly throughput: ReadonlyArray<Row>
   readonly bigLine: { readonly lineBytes: number; readonly rows: ReadonlyArray<Row> }
   readonly huge: ReadonlyArray<HugeResult>
+  readonly schemaStep: SchemaStep
   readonly latency: ReadonlyArray<LatencyResult>
 }
 
@@ -40,7 +49,7 @@ const median = (xs: ReadonlyArray<number>): number => {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
-export const row = (input: string, label: string, r: WorkerResult, size: { readonly bytes: number }): Row => {
+export const row = (input: string, label: string, r: Measurement, size: { readonly bytes: number }): Row => {
   const ms = median(r.times)
   return {
     input,
@@ -94,6 +103,7 @@ export const ratios = (rows: ReadonlyArray<Row>, input: string) => {
   const b = get("b-sdk")
   return {
     "d/b (goal >= 1.0, aim 1.2)": speed("d-strict", "b-sdk"),
+    "b/a-bytes": speed("b-sdk", "a-bytes"),
     "d-lenient/b": speed("d-lenient", "b-sdk"),
     "d/a-bytes": speed("d-strict", "a-bytes"),
     "d/a-text": speed("d-strict", "a-text"),
@@ -102,6 +112,24 @@ export const ratios = (rows: ReadonlyArray<Row>, input: string) => {
     "e-filter overhead on d (goal < 10%)": overhead("e-filter", "d-strict"),
     "e-partial overhead on d (goal < 15%)": overhead("e-partial", "d-strict"),
     "peak RSS d - b, MB (goal <= 0)": d && b ? d.peakRssMB - b.peakRssMB : NaN
+  }
+}
+
+/** Every goal figure of a run, for the JSON file. */
+export const allRatios = (r: Results) => {
+  const big = (name: string) => {
+    const x = r.bigLine.rows.find((row) => row.variant === name)
+    return x === undefined ? NaN : ((x.peakRssMB - x.baseRssMB) * MB) / r.bigLine.lineBytes
+  }
+  const growth = (h: HugeResult) => (Math.max(...h.samples) - (h.samples[0] ?? NaN)) / MB
+  return {
+    partial: ratios(r.throughput, "partial"),
+    plain: ratios(r.throughput, "plain"),
+    "big line: d peak - base, x line size (goal < 3)": big("d-strict"),
+    "big line: b peak - base, x line size": big("b-sdk"),
+    "generated stream: RSS growth after the first 32 MB, MB": Object.fromEntries(r.huge.map((h) => [h.reader, growth(h)])),
+    "schema step: fast path speed-up over Effect's decoder": r.schemaStep.speedup,
+    "p99 latency ms (goal < 1)": Object.fromEntries(r.latency.map((l) => [l.reader, l.p99]))
   }
 }
 
@@ -158,6 +186,13 @@ export const render = (r: Results): string => {
       ])
     )
   }
+  const step = r.schemaStep
+  out += `\n== schema step alone, ${step.messages} parsed lines (fastest of 10 passes) ==\n`
+  out += table(["decoder", "ms", "us/message", "failures"], [
+    ["decodeMessage (fast path)", f1(step.fast.bestMs), f2(step.fast.perMessageUs), String(step.fast.failures)],
+    ["Effect's decoder per variant", f1(step.effect.bestMs), f2(step.effect.perMessageUs), String(step.effect.failures)]
+  ])
+  out += `speed-up: ${f2(step.speedup)}x\n`
   if (r.latency.length > 0) {
     out += `\n== latency, write to decoded message (goal p99 < 1 ms) ==\n`
     out += table(

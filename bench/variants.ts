@@ -24,10 +24,8 @@ const open = (file: string) => fs.createReadStream(file)
 const library = async (
   file: string,
   mode: "strict" | "lenient",
-  stage: "none" | "filter" | "partial",
-  jit = false
+  stage: "none" | "filter" | "partial"
 ): Promise<Tally> => {
-  if (jit) (await import("./prototypes.ts")).enableJit()
   const Effect = await import("effect/Effect")
   const { filter: streamFilter, runCount } = await import("effect/Stream")
   const NodeStream = await import("@effect/platform-node/NodeStream")
@@ -86,7 +84,6 @@ export const variants: ReadonlyArray<Variant> = [
     }
   },
   { name: "d-strict", label: "(d) Decode.messages (strict)", run: (f) => library(f, "strict", "none") },
-  { name: "d-jit", label: "(d) strict, prototype: JIT schemas", run: (f) => library(f, "strict", "none", true) },
   { name: "d-lenient", label: "(d) Decode.messagesLenient", run: (f) => library(f, "lenient", "none") },
   { name: "e-filter", label: "(e) strict + filter", run: (f) => library(f, "strict", "filter") },
   { name: "e-partial", label: "(e) strict + partial assembler", run: (f) => library(f, "strict", "partial") },
