@@ -180,16 +180,24 @@ describe("Faults", () => {
     Effect.gen(function*() {
       const gate = yield* Latch.make(false)
       const arrived: Array<Item> = []
-      const fiber = yield* run(FaultCli.plan(FaultCli.lines(hello)), {
+      // The CLI writes its three lines and then stays alive and silent.
+      const fiber = yield* run(FaultCli.plan(FaultCli.lines(hello), FaultCli.hang), {
         config: { idleTimeout: "1 second" },
         pipe: (s) =>
-          Stream.tap(s, (item) =>
-            Effect.andThen(Effect.sync(() => arrived.push(item)), arrived.length === 1 ? gate.await : Effect.void))
+          s.pipe(
+            Stream.tap((item) =>
+              Effect.suspend(() => {
+                arrived.push(item)
+                return arrived.length === 1 ? gate.await : Effect.void
+              })
+            ),
+            Stream.take(3)
+          )
       }).pipe(Effect.forkChild)
       while (arrived.length === 0) yield* realPause(10)
-      // The consumer sits on the first message for an hour of (test) time while the CLI finishes.
+      // The consumer sits on the first message for an hour of (test) time while the silent CLI waits on it.
+      yield* realPause(100)
       for (let i = 0; i < 60; i++) yield* TestClock.adjust("1 minute")
-      yield* realPause(200)
       yield* gate.open
       const outcome = yield* Fiber.join(fiber)
       assert.isTrue(Exit.isSuccess(outcome.exit), Exit.isFailure(outcome.exit) ? String(outcome.exit.cause) : "")
