@@ -1,9 +1,10 @@
 /**
- * Memory over a large transcript generated on the fly (never stored): RSS is
- * sampled every 32 MB of input, so a reader whose memory grows with the input
- * shows it. Prints one JSON line.
+ * Memory over a large transcript generated on the fly (never stored): every
+ * 32 MB of input, RSS and the live memory (V8 heap plus buffers, right after a
+ * full collection) are sampled, so a reader whose memory grows with the input
+ * shows it; RSS alone mostly shows the collector's heap sizing. Prints one JSON line.
  *
- * `node bench/huge.ts sdk|lib MEGABYTES SEED`
+ * `node --expose-gc bench/huge.ts sdk|lib MEGABYTES SEED`
  */
 import { Readable } from "node:stream"
 import * as generate from "./generate.ts"
@@ -15,6 +16,8 @@ export interface HugeResult {
   readonly ms: number
   /** RSS (bytes) at each 32 MB of input. */
   readonly samples: ReadonlyArray<number>
+  /** Live memory (bytes: heap used plus external, after a full collection) at each 32 MB of input. */
+  readonly live: ReadonlyArray<number>
   readonly peakRss: number
 }
 
@@ -23,6 +26,8 @@ const total = Number(megabytesArg ?? 1024) * 1e6
 const seed = Number(seedArg ?? 1)
 
 const samples: Array<number> = []
+const live: Array<number> = []
+const gc = (globalThis as { gc?: () => void }).gc
 let bytes = 0
 let nextSample = 32e6
 
@@ -40,6 +45,11 @@ function* chunks(): Generator<Uint8Array> {
       bytes += buffer.length
       if (bytes >= nextSample) {
         samples.push(process.memoryUsage.rss())
+        if (gc !== undefined) {
+          gc()
+          const usage = process.memoryUsage()
+          live.push(usage.heapUsed + usage.external)
+        }
         nextSample += 32e6
       }
       yield buffer
@@ -69,6 +79,7 @@ const result: HugeResult = {
   messages,
   ms: performance.now() - start,
   samples,
+  live,
   peakRss: process.resourceUsage().maxRSS * 1024
 }
 process.stdout.write(JSON.stringify(result) + "\n")

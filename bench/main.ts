@@ -51,8 +51,8 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-bench-"))
 const log = (s: string) => process.stderr.write(s + "\n")
 
 /** Runs a bench script in a fresh Node process and parses its last stdout line. */
-const runNode = <A>(script: string, args: ReadonlyArray<string>): A => {
-  const out = childProcess.execFileSync(process.execPath, [path.join(here, script), ...args], {
+const runNode = <A>(script: string, args: ReadonlyArray<string>, nodeFlags: ReadonlyArray<string> = []): A => {
+  const out = childProcess.execFileSync(process.execPath, [...nodeFlags, path.join(here, script), ...args], {
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
     stdio: ["ignore", "pipe", "inherit"]
@@ -96,7 +96,7 @@ const main = async () => {
   const huge: Array<HugeResult> = []
   for (const reader of config.hugeMB > 0 ? ["sdk", "lib"] : []) {
     log(`generated stream (${config.hugeMB} MB, not stored): ${reader}`)
-    huge.push(runNode<HugeResult>("huge.ts", [reader, String(config.hugeMB), String(config.seed)]))
+    huge.push(runNode<HugeResult>("huge.ts", [reader, String(config.hugeMB), String(config.seed)], ["--expose-gc"]))
   }
 
   log("schema step alone")
