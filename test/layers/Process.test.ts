@@ -115,7 +115,7 @@ describe("Process", () => {
       assert.isFalse(alive(pid))
     }).pipe(Effect.provide(Process.nodeSpawner)))
 
-  it.effect("interruption midway ends the process, even one that ignores SIGTERM", () =>
+  it.live("interruption midway ends the process, even one that ignores SIGTERM", () =>
     Effect.gen(function*() {
       const pidFile = path.join(dir, "stubborn.pid")
       const exe = script("stubborn.sh", `trap '' TERM; echo $$ > ${pidFile}; while true; do echo '{}'; sleep 0.05; done`)
