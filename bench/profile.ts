@@ -2,13 +2,14 @@
  * Where a variant spends its time: runs it under `node --cpu-prof` in a fresh
  * process and prints the functions with the most self time.
  *
- * `node bench/profile.ts VARIANT [MB] [TOP]` (generates a seeded partial-message transcript)
+ * `node bench/profile.ts VARIANT [MB] [TOP] [FILE]` (without FILE: a seeded partial-message transcript of MB)
  */
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as generate from "./generate.ts"
+import { byName } from "./variants.ts"
 
 interface Node {
   readonly id: number
@@ -20,17 +21,22 @@ interface Profile {
   readonly samples: ReadonlyArray<number>
 }
 
-const [variant = "d-strict", mbArg = "32", topArg = "30"] = process.argv.slice(2)
+const [variant = "d-strict", mbArg = "32", topArg = "30", fileArg] = process.argv.slice(2)
+
+// In the profiled child: a warm-up run, then five.
+if (process.env.ECC_PROFILE_CHILD !== undefined) {
+  for (let i = 0; i < 6; i++) await byName(variant).run(fileArg!)
+  process.exit(0)
+}
+
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-profile-"))
 try {
-  const input = path.join(dir, "partial.jsonl")
-  const empty = path.join(dir, "empty.jsonl")
-  fs.writeFileSync(empty, "")
-  generate.writeTranscript(input, { seed: 1, bytes: Number(mbArg) * 1e6, partial: true })
+  const input = fileArg ?? path.join(dir, "partial.jsonl")
+  if (fileArg === undefined) generate.writeTranscript(input, { seed: 1, bytes: Number(mbArg) * 1e6, partial: true })
   childProcess.execFileSync(
     process.execPath,
-    ["--cpu-prof", `--cpu-prof-dir=${dir}`, path.join(import.meta.dirname, "worker.ts"), variant, input, "5", "1", empty],
-    { stdio: "inherit" }
+    ["--cpu-prof", `--cpu-prof-dir=${dir}`, import.meta.filename, variant, mbArg, topArg, input],
+    { stdio: "inherit", env: { ...process.env, ECC_PROFILE_CHILD: "1" } }
   )
   const file = fs.readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
   if (file === undefined) throw new Error("no profile written")
