@@ -7,7 +7,9 @@
  * `node --expose-gc bench/huge.ts sdk|lib MEGABYTES SEED`
  */
 import { Readable } from "node:stream"
+import type * as DecodeModule from "../src/stream/Decode.ts"
 import * as generate from "./generate.ts"
+import { lib } from "./lib.ts"
 
 export interface HugeResult {
   readonly reader: string
@@ -70,7 +72,7 @@ if (reader === "sdk") {
 } else {
   const Effect = await import("effect/Effect")
   const Stream = await import("effect/Stream")
-  const Decode = await import("../src/stream/Decode.ts")
+  const Decode = await lib<typeof DecodeModule>("stream/Decode")
   messages = await Effect.runPromise(Stream.runCount(Stream.fromIterable(chunks(), { chunkSize: 1 }).pipe(Decode.messages())))
 }
 const result: HugeResult = {

@@ -8,6 +8,8 @@
  */
 import * as childProcess from "node:child_process"
 import * as path from "node:path"
+import type * as DecodeModule from "../src/stream/Decode.ts"
+import { lib } from "./lib.ts"
 
 export interface LatencyResult {
   readonly reader: string
@@ -42,7 +44,7 @@ if (reader === "sdk") {
   const Stream = await import("effect/Stream")
   const NodeServices = await import("@effect/platform-node/NodeServices")
   const ChildProcess = await import("effect/process/ChildProcess")
-  const Decode = await import("../src/stream/Decode.ts")
+  const Decode = await lib<typeof DecodeModule>("stream/Decode")
   const program = Effect.gen(function*() {
     const handle = yield* ChildProcess.make(process.execPath, args)
     const stderr = yield* Stream.mkString(Stream.decodeText(handle.stderr)).pipe(Effect.forkScoped)

@@ -10,7 +10,7 @@
  * Flags: --quick (a smoke run: 4 MB inputs, 3 runs, an 8 MiB line, 64 MB stream, 200 latency lines)
  * --size MB (32; the reference run is 105) --runs N (7) --warmup N (2) --big-line MiB (64)
  * --huge MB (1024; 0 skips) --latency-count N (2000) --latency-interval MS (2) --seed N (1)
- * --only a-bytes,b-sdk,... --json FILE --keep
+ * --only a-bytes,b-sdk,... --src (measure src/ as Node strips it, not the compiled build) --json FILE --keep
  */
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
@@ -33,6 +33,7 @@ const num = (name: string, normal: number, smoke: number) => Number(flag(name, S
 
 const config = {
   quick,
+  library: argv.includes("--src") ? "src (TypeScript stripped by Node)" : "compiled build (tsc)",
   sizeMB: num("size", 32, 4),
   runs: num("runs", 7, 3),
   warmup: num("warmup", 2, 1),
@@ -45,6 +46,7 @@ const config = {
 }
 const jsonFile = flag("json", "")
 const keep = argv.includes("--keep")
+const fromSource = argv.includes("--src")
 
 const here = import.meta.dirname
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-bench-"))
@@ -68,6 +70,18 @@ const main = async () => {
     partial: path.join(dir, "partial.jsonl"),
     plain: path.join(dir, "plain.jsonl"),
     bigLine: path.join(dir, "big-line.jsonl")
+  }
+  if (!fromSource) {
+    // The library as users run it: compiled JavaScript (see bench/lib.ts).
+    const dist = path.join(dir, "dist")
+    log(`compiling src/ into ${dist}`)
+    childProcess.execFileSync(
+      process.execPath,
+      [path.join(here, "..", "node_modules", "typescript", "bin", "tsc"), "-p", path.join(here, "..", "tsconfig.build.json"), "--outDir", dist, "--declaration", "false", "--declarationMap", "false", "--sourceMap", "false"],
+      { stdio: "inherit" }
+    )
+    fs.symlinkSync(path.join(here, "..", "node_modules"), path.join(dir, "node_modules"), "dir")
+    process.env.ECC_BENCH_DIST = dist
   }
   log(`generating inputs in ${dir}`)
   const sizes = {

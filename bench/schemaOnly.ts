@@ -7,10 +7,12 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
-import { decodeMessage, variants } from "../src/schema/Message.ts"
+import type * as MessageModule from "../src/schema/Message.ts"
+import { lib } from "./lib.ts"
 
 const [file] = process.argv.slice(2)
 if (file === undefined) throw new Error("usage: schemaOnly.ts FILE")
+const { decodeMessage, variants } = await lib<typeof MessageModule>("schema/Message")
 const parsed = fs.readFileSync(file, "utf8").split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as unknown)
 
 const effectDecoders = new Map(variants.map((v) => [v.identifier, Schema.decodeUnknownResult(v as unknown as Schema.Codec<unknown>)]))

@@ -1,19 +1,25 @@
 /**
  * The extra stages of variant (e): a filter (src/filter: flatten to items,
  * keep assistant text and Read tool uses) and the partial-message assembler
- * (src/stream/Partial.ts).
+ * (src/stream/Partial.ts), loaded from where bench/lib.ts says.
  */
 import * as Stream from "effect/Stream"
-import * as Filter from "../src/filter/Filter.ts"
-import * as Item from "../src/filter/Item.ts"
+import type * as FilterModule from "../src/filter/Filter.ts"
+import type * as ItemModule from "../src/filter/Item.ts"
 import type { Message } from "../src/schema/Message.ts"
-import * as Partial from "../src/stream/Partial.ts"
+import type * as PartialModule from "../src/stream/Partial.ts"
+import { lib } from "./lib.ts"
 
-const selected = Filter.or(Filter.text, Filter.toolUse("Read"))
-
-/** (e) A typical filter over decoded messages. */
-export const filter = <E>(self: Stream.Stream<Message, E>): Stream.Stream<Item.Item, E> =>
-  self.pipe(Item.items, Stream.filter(selected))
-
-/** (e) The partial-message assembler. */
-export const partial = <E>(self: Stream.Stream<Message, E>): Stream.Stream<Partial.Event, E> => Partial.assemble(self)
+export const load = async () => {
+  const Filter = await lib<typeof FilterModule>("filter/Filter")
+  const Item = await lib<typeof ItemModule>("filter/Item")
+  const Partial = await lib<typeof PartialModule>("stream/Partial")
+  const selected = Filter.or(Filter.text, Filter.toolUse("Read"))
+  return {
+    /** (e) A typical filter over decoded messages. */
+    filter: <E>(self: Stream.Stream<Message, E>): Stream.Stream<ItemModule.Item, E> =>
+      self.pipe(Item.items, Stream.filter(selected)),
+    /** (e) The partial-message assembler. */
+    partial: <E>(self: Stream.Stream<Message, E>): Stream.Stream<PartialModule.Event, E> => Partial.assemble(self)
+  }
+}

@@ -7,7 +7,9 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type * as Stream from "effect/Stream"
+import type * as DecodeModule from "../src/stream/Decode.ts"
 import * as baseline from "./baseline.ts"
+import { lib } from "./lib.ts"
 
 export type Tally = baseline.Tally
 
@@ -29,8 +31,8 @@ const library = async (
   const Effect = await import("effect/Effect")
   const { filter: streamFilter, runCount } = await import("effect/Stream")
   const NodeStream = await import("@effect/platform-node/NodeStream")
-  const Decode = await import("../src/stream/Decode.ts")
-  const stages = await import("./stages.ts")
+  const Decode = await lib<typeof DecodeModule>("stream/Decode")
+  const stages = await (await import("./stages.ts")).load()
   const bytes = NodeStream.fromReadable({ evaluate: () => open(file) })
   const decoded = mode === "strict"
     ? bytes.pipe(Decode.messages())
@@ -50,7 +52,7 @@ const libraryChild = async (file: string): Promise<Tally> => {
   const { runCount } = await import("effect/Stream")
   const NodeServices = await import("@effect/platform-node/NodeServices")
   const ChildProcess = await import("effect/process/ChildProcess")
-  const Decode = await import("../src/stream/Decode.ts")
+  const Decode = await lib<typeof DecodeModule>("stream/Decode")
   const program = Effect.gen(function*() {
     const handle = yield* ChildProcess.make(process.execPath, [writer, "all", file])
     const messages = yield* runCount(handle.stdout.pipe(Decode.messages()))
