@@ -98,8 +98,9 @@ const decodeInto = (
 ): DecodeError | undefined => {
   for (let i = 0; i < lines.length; i++) {
     const item = lines[i]
-    const decoded = isDecodeError(item) ? item : decodeText(item)
-    if (isDecodeError(decoded)) {
+    // `instanceof`: the errors here are all made by this package, and it is cheaper than a tag check per line.
+    const decoded = item instanceof DecodeError ? item : decodeText(item)
+    if (decoded instanceof DecodeError) {
       if (mode === "strict") return decoded
       out.push(decoded)
     } else {
