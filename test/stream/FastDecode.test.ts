@@ -87,6 +87,18 @@ describe("fast-path schema decoders", () => {
     assert.isAbove(lines, 100)
   })
 
+  it("known shapes never need Effect's decoder: the generated transcript and every corpus line of a known type", () => {
+    const before = FastDecode.fallbacks.count
+    const decodeAll = (json: unknown, where: string) => assert.isTrue(Result.isSuccess(Message.decodeMessage(json)), where)
+    let lines = 0
+    for (const text of generate.lines({ seed: 11, bytes: 200_000, partial: true })) decodeAll(JSON.parse(text), `generated:${++lines}`)
+    for (const { json, where } of corpusLines) {
+      const { type, subtype } = json as { type: string; subtype?: string }
+      if (Message.isKnownType(type, subtype)) decodeAll(json, where)
+    }
+    assert.strictEqual(FastDecode.fallbacks.count - before, 0)
+  })
+
   it("mutated lines: a key removed or a value replaced anywhere gives the same result", () => {
     const replacements: ReadonlyArray<unknown> = [null, 0, -1.5, "", "x", true, [], {}, [1], { type: "text" }]
     const mutate = (value: unknown, path: ReadonlyArray<number>, action: number): unknown => {

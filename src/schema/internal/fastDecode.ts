@@ -5,10 +5,11 @@
  * Effect's interpreter (and its JIT, which leaves `Schema.Class` declarations
  * and unions of them to the interpreter) allocates an Effect per node and
  * searches union candidates per value; the message schemas are mostly tagged
- * classes in tagged unions. A fast decoder walks the same AST with plain
- * closures: unions dispatch on their literal discriminator through a `Map`,
- * classes are built by the schema's own transformation. A node it does not
- * know (checks, other encodings) is decoded by Effect for that node alone.
+ * classes in tagged unions. A fast decoder follows the same AST: a struct
+ * becomes generated code (named property loads, inline leaf tests), unions
+ * dispatch on their literal discriminator through a `Map`, classes are built
+ * by the schema's own transformation. A node it does not know (checks, other
+ * encodings) is decoded by Effect for that node alone.
  *
  * A fast decoder never reports errors: it returns {@link invalid} and the
  * caller runs the schema's own decoder, so every failure (and its issue) is
@@ -20,7 +21,7 @@
 import * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import type * as SchemaAST from "effect/SchemaAST"
+import * as SchemaAST from "effect/SchemaAST"
 
 /** What a fast decoder returns for input it does not accept. @internal */
 export const invalid: unique symbol = Symbol.for("effect-claude-code/fastDecode/invalid")
@@ -49,10 +50,19 @@ export const compile = (ast: SchemaAST.AST): Fast => {
   return built
 }
 
+/**
+ * How many times Effect's decoder ran for a node or a whole input instead of
+ * the fast path (tests check that known shapes never need it).
+ *
+ * @internal
+ */
+export const fallbacks = { count: 0 }
+
 // Effect's own decoder for one node, as a fast decoder.
 const byEffect = (ast: SchemaAST.AST): Fast => {
   let decode: ((input: unknown) => Result.Result<unknown, unknown>) | undefined
   return (input) => {
+    fallbacks.count++
     const result = (decode ??= Schema.decodeUnknownResult(Schema.make<Schema.Top>(ast) as Schema.Codec<unknown>))(input)
     return Result.isSuccess(result) ? result.success : invalid
   }
@@ -88,6 +98,15 @@ const build = (ast: SchemaAST.AST): Fast => {
   }
 }
 
+// Effect's description of a class declaration: `isConstructed` is the instance
+// test the declaration's own check runs. A runtime export of SchemaAST that its
+// public types leave out; without it, the check runs as an Effect.
+const constructorDescriptor = (SchemaAST as unknown as {
+  readonly getConstructorDescriptor?: (ast: SchemaAST.AST) =>
+    | { readonly isConstructed: (u: unknown) => boolean; readonly link: SchemaAST.Link }
+    | undefined
+}).getConstructorDescriptor
+
 // A class: its fields' struct, the schema's transformation, then the declaration's own check.
 const declaration = (ast: SchemaAST.Declaration): Fast => {
   const links = ast.encoding!
@@ -95,44 +114,49 @@ const declaration = (ast: SchemaAST.Declaration): Fast => {
   const transform = transformation.decode?._tag === "Transform" ? transformation.decode.transform : undefined
   if (links.length !== 1 || transform === undefined) return byEffect(ast)
   const from = compile(links[0]!.to)
-  const check = ast.run(ast.typeParameters)
+  const descriptor = constructorDescriptor?.(ast)
+  const run = ast.run(ast.typeParameters)
+  const check: Fast = descriptor !== undefined && descriptor.link.transformation === links[0]!.transformation
+    ? (value) => (descriptor.isConstructed(value) ? value : invalid)
+    : (value) => {
+      const exit = run(value, ast, noOptions)
+      return Exit.isExit(exit) && Exit.isSuccess(exit) ? exit.value : invalid
+    }
   return (input) => {
     const fields = from(input)
-    if (fields === invalid) return invalid
-    const value = transform(fields)
-    const exit = check(value, ast, noOptions)
-    return Exit.isExit(exit) && Exit.isSuccess(exit) ? exit.value : invalid
+    return fields === invalid ? invalid : check(transform(fields))
   }
 }
 
-interface Field {
-  readonly name: string
-  readonly decode: Fast
-  readonly optional: boolean
-  /** Not `__proto__`: a plain assignment stores it. */
-  readonly plain: boolean
-  /** For a key with a decoding default of its own literal (`Schema.tagDefaultOmit`): the literal. */
-  readonly absent: { readonly value: unknown } | undefined
-}
-
 // `Schema.tagDefaultOmit(L)`: the literal L, decoded from an optional key holding L.
-const literalDefault = (ast: SchemaAST.AST): { readonly value: unknown } | undefined => {
+const literalDefault = (ast: SchemaAST.AST): SchemaAST.Literal | undefined => {
   const link = ast.encoding?.length === 1 ? ast.encoding[0]! : undefined
   const to = link?.to
   return ast._tag === "Literal" && ast.checks === undefined && to !== undefined && to._tag === "Literal" &&
       to.literal === ast.literal && to.encoding === undefined && to.checks === undefined && isOptional(to) &&
       (link!.transformation as { readonly decode?: { readonly _tag?: string } }).decode?._tag === "TransformOptionalEffect"
-    ? { value: ast.literal }
+    ? ast
     : undefined
 }
 
-const field = (property: SchemaAST.PropertySignature): Field | undefined => {
-  if (typeof property.name !== "string") return undefined
-  const absent = literalDefault(property.type)
-  const decode: Fast = absent === undefined
-    ? compile(property.type)
-    : (i) => (i === absent.value ? i : invalid)
-  return { name: property.name, decode, optional: isOptional(property.type), plain: property.name !== "__proto__", absent }
+// A JavaScript test of `v` for a leaf that decodes to itself, or undefined.
+const inlineTest = (ast: SchemaAST.AST): string | undefined => {
+  if (ast.checks !== undefined || ast.encoding !== undefined) return undefined
+  switch (ast._tag) {
+    case "String":
+    case "Number":
+    case "Boolean":
+      return `typeof v === "${ast._tag.toLowerCase()}"`
+    case "Null":
+      return "v === null"
+    case "Unknown":
+    case "Any":
+      return "true"
+    case "Literal":
+      return typeof ast.literal === "bigint" ? undefined : `v === ${JSON.stringify(ast.literal)}`
+    default:
+      return undefined
+  }
 }
 
 const assign = (out: Record<string, unknown>, key: string, value: unknown) => {
@@ -140,47 +164,62 @@ const assign = (out: Record<string, unknown>, key: string, value: unknown) => {
   else out[key] = value
 }
 
+let canGenerate: boolean | undefined
+
+// A struct (with at most a string-keyed rest) becomes generated code: named
+// property loads and inline leaf tests, calls only for nested nodes.
 const objects = (ast: SchemaAST.Objects): Fast => {
-  const fields = ast.propertySignatures.map(field)
   const signature = ast.indexSignatures[0]
+  const names = ast.propertySignatures.map((p) => p.name)
   if (
-    fields.some((f) => f === undefined) || ast.indexSignatures.length > 1 ||
-    (fields.length === 0 && signature === undefined) ||
+    names.some((name) => typeof name !== "string" || name === "__proto__") || ast.indexSignatures.length > 1 ||
+    (names.length === 0 && signature === undefined) ||
     (signature !== undefined &&
       (signature.parameter._tag !== "String" || signature.parameter.checks !== undefined ||
         signature.parameter.encoding !== undefined))
   ) return byEffect(ast)
-  const known = fields as ReadonlyArray<Field>
-  const fixed = new Set(known.map((f) => f.name))
+  const decoders: Array<Fast> = []
+  const lines = [`if (typeof i !== "object" || i === null || Array.isArray(i)) return invalid`, "const out = {}", "let v"]
+  for (const property of ast.propertySignatures) {
+    const key = JSON.stringify(property.name)
+    const absent = literalDefault(property.type)
+    if (absent !== undefined) {
+      if (typeof absent.literal === "bigint") return byEffect(ast)
+      const literal = JSON.stringify(absent.literal)
+      lines.push(`if (${key} in i && i[${key}] !== ${literal}) return invalid`, `out[${key}] = ${literal}`)
+      continue
+    }
+    const test = inlineTest(property.type)
+    let body: string
+    if (test !== undefined) {
+      body = `v = i[${key}]; if (!(${test})) return invalid; out[${key}] = v`
+    } else {
+      decoders.push(compile(property.type))
+      body = `v = d[${decoders.length - 1}](i[${key}]); if (v === invalid) return invalid; out[${key}] = v`
+    }
+    // A required key must be present; a leaf test that rejects `undefined` says so already.
+    const tested = test !== undefined && test !== "true"
+    lines.push(
+      isOptional(property.type) ? `if (${key} in i) { ${body} }` : tested ? body : `if (!(${key} in i)) return invalid; ${body}`
+    )
+  }
+  if (signature !== undefined) {
+    lines.push(
+      "const keys = Object.keys(i)",
+      "for (let k = 0; k < keys.length; k++) { const key = keys[k]; if (fixed.has(key)) continue; v = rest(i[key]); if (v === invalid) return invalid; assign(out, key, v) }"
+    )
+  }
+  lines.push("return out")
   const rest = signature === undefined ? undefined : compile(signature.type)
-  return (input) => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) return invalid
-    const i = input as Record<string, unknown>
-    const out: Record<string, unknown> = {}
-    for (let k = 0; k < known.length; k++) {
-      const f = known[k]!
-      if (f.name in i) {
-        const value = f.decode(i[f.name])
-        if (value === invalid) return invalid
-        if (f.plain) out[f.name] = value
-        else assign(out, f.name, value)
-      } else if (f.absent !== undefined) {
-        out[f.name] = f.absent.value
-      } else if (!f.optional) {
-        return invalid
-      }
-    }
-    if (rest !== undefined) {
-      const keys = Object.keys(i)
-      for (let k = 0; k < keys.length; k++) {
-        const key = keys[k]!
-        if (fixed.has(key)) continue
-        const value = rest(i[key])
-        if (value === invalid) return invalid
-        assign(out, key, value)
-      }
-    }
-    return out
+  try {
+    const make = new Function("invalid", "d", "rest", "fixed", "assign", `return function (i) {\n${lines.join("\n")}\n}`)
+    canGenerate = true
+    return make(invalid, decoders, rest, new Set(names), assign) as Fast
+  } catch (error) {
+    // Where code generation is blocked (a content security policy), Effect decodes the node.
+    if (canGenerate === true) throw error
+    canGenerate = false
+    return byEffect(ast)
   }
 }
 
@@ -261,6 +300,8 @@ export const decodeUnknownResult = <S extends Schema.Top>(
   const full = Schema.decodeUnknownResult(schema as unknown as Schema.Codec<S["Type"], unknown>)
   return (input) => {
     const value = fast(input)
-    return value === invalid ? full(input) : Result.succeed(value as S["Type"])
+    if (value !== invalid) return Result.succeed(value as S["Type"])
+    fallbacks.count++
+    return full(input)
   }
 }
