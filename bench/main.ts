@@ -117,7 +117,7 @@ const main = async () => {
   const schemaStep = runNode<report.SchemaStep>("schemaOnly.ts", [inputs.partial])
 
   const latency: Array<LatencyResult> = []
-  for (const reader of config.latencyCount > 0 ? ["sdk", "lib"] : []) {
+  for (const reader of config.latencyCount > 0 ? ["sdk", "lib-spawn", "lib"] : []) {
     log(`latency: ${reader}`)
     latency.push(runNode<LatencyResult>("latency.ts", [reader, inputs.partial, String(config.latencyInterval), String(config.latencyCount)]))
   }
