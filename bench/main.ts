@@ -1,14 +1,14 @@
 /**
- * `npm run bench [-- flags]`: generates seeded inputs in a temp dir; measures
- * every variant in a process of its own (forked workers, warm-up, then rounds
- * in which each variant runs once, the order rotating; the median is
- * reported, and peak RSS is the variant's own); then the 64 MiB line, the
- * generated 1 GB stream, the schema step alone and the latency run. Prints
- * tables and the goal ratios; `--json FILE` writes everything for comparison
- * across commits.
+ * `npm run bench [-- flags]`: compiles the library, generates seeded inputs
+ * in a temp dir, and measures every variant in a process of its own (forked
+ * workers; warm-up, then rounds in which each variant runs once, the order
+ * rotating). Times are medians, goal ratios the median of per-round ratios,
+ * peak RSS the variant's own. Then the 64 MiB line, the generated 1 GB
+ * stream, the schema step alone and the latency run. Prints tables and the
+ * goal ratios; `--json FILE` writes everything for comparison across commits.
  *
  * Flags: --quick (a smoke run: 4 MB inputs, 3 runs, an 8 MiB line, 64 MB stream, 200 latency lines)
- * --size MB (32; the reference run is 105) --runs N (7) --warmup N (2) --big-line MiB (64)
+ * --size MB (32; the reference run is 105) --runs N (11) --warmup N (2) --big-line MiB (64)
  * --huge MB (1024; 0 skips) --latency-count N (2000) --latency-interval MS (2) --seed N (1)
  * --only a-bytes,b-sdk,... --src (measure src/ as Node strips it, not the compiled build) --json FILE --keep
  */
@@ -35,7 +35,7 @@ const config = {
   quick,
   library: argv.includes("--src") ? "src (TypeScript stripped by Node)" : "compiled build (tsc)",
   sizeMB: num("size", 32, 4),
-  runs: num("runs", 7, 3),
+  runs: num("runs", 11, 3),
   warmup: num("warmup", 2, 1),
   bigLineMiB: num("big-line", 64, 8),
   hugeMB: num("huge", 1024, 64),

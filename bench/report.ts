@@ -11,6 +11,8 @@ export interface Row {
   readonly variant: string
   readonly label: string
   readonly medianMs: number
+  /** Each round's time (ms), in round order. */
+  readonly times: ReadonlyArray<number>
   readonly minMs: number
   readonly maxMs: number
   readonly mbPerSec: number
@@ -56,6 +58,7 @@ export const row = (input: string, label: string, r: Measurement, size: { readon
     variant: r.variant,
     label,
     medianMs: ms,
+    times: r.times,
     minMs: Math.min(...r.times),
     maxMs: Math.max(...r.times),
     mbPerSec: size.bytes / MB / (ms / 1000),
@@ -86,19 +89,22 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n") + "\n"
 }
 
-/** Goal ratios within one input (throughput ratios: > 1 means the first is faster). */
+/**
+ * Goal ratios within one input (throughput ratios: > 1 means the first is
+ * faster), each the median over rounds of the ratio within a round.
+ */
 export const ratios = (rows: ReadonlyArray<Row>, input: string) => {
   const get = (name: string) => rows.find((r) => r.input === input && r.variant === name && r.error === undefined)
-  const speed = (x: string, y: string) => {
+  // Time of y over time of x in each round, then the median: the runs of one
+  // round are seconds apart, so a change in the machine's load cancels out.
+  const perRound = (x: string, y: string) => {
     const a = get(x)
     const b = get(y)
-    return a && b ? a.mbPerSec / b.mbPerSec : NaN
+    if (a === undefined || b === undefined || a.times.length !== b.times.length) return NaN
+    return median(a.times.map((t, round) => b.times[round]! / t))
   }
-  const overhead = (x: string, y: string) => {
-    const a = get(x)
-    const b = get(y)
-    return a && b ? a.medianMs / b.medianMs - 1 : NaN
-  }
+  const speed = (x: string, y: string) => perRound(x, y)
+  const overhead = (x: string, y: string) => 1 / perRound(x, y) - 1
   const d = get("d-strict")
   const b = get("b-sdk")
   return {
