@@ -1,19 +1,56 @@
 /**
  * The Claude Code CLI as a service: `query(prompt, options)` is a typed stream of stream-json messages whose
- * lifetime is the CLI process's lifetime. Layers in `effect-claude-code/layers` provide it from the real CLI,
- * a recording, or the scripted model server.
+ * lifetime is the CLI process's lifetime, and `session(options)` a long-lived CLI driven over stdin. Layers in
+ * `effect-claude-code/layers` provide it from the real CLI, a recording, or the scripted model server.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as CliError from "./ClaudeCliError.ts"
+import * as Telemetry from "./layers/Telemetry.ts"
 import type { QueryOptions } from "./QueryOptions.ts"
 import type { Message } from "./schema/Message.ts"
+import type * as Session from "./session/Session.ts"
+import type * as SessionError from "./session/SessionError.ts"
 import * as Decode from "./stream/Decode.ts"
-import { type DecodeError, isDecodeError } from "./stream/DecodeError.ts"
+import { DecodeError } from "./stream/DecodeError.ts"
+import { applyStepper, type Stepper } from "./stream/internal/stepper.ts"
 import type * as Ndjson from "./stream/Ndjson.ts"
+
+/**
+ * How a CLI process ended, known once its output has ended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Ended {
+  readonly exitCode: number | null
+  /** The last few KB of stderr, secrets redacted. */
+  readonly stderrTail: string
+}
+
+/**
+ * One started run: its raw stdout lines (bad lines in-band) and how it ended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Run {
+  readonly lines: Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError>
+  /** Read once `lines` has completed; `undefined` when no process ran (a fixture). */
+  readonly ended: Effect.Effect<Ended | undefined>
+}
+
+/**
+ * Starts one run; the process (if any) lives as long as the Scope.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Runner = (prompt: string, options?: QueryOptions) => Effect.Effect<Run, CliError.ClaudeCliError, Scope.Scope>
 
 /**
  * A source of raw CLI output: one run's stdout lines, bad lines (too long, invalid UTF-8) in-band.
@@ -25,6 +62,16 @@ export type Lines = (
   prompt: string,
   options?: QueryOptions
 ) => Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError>
+
+/**
+ * Starts a session (see `Session.make`); it ends with the Scope.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StartSession = (
+  options?: Session.Options
+) => Effect.Effect<Session.Session, CliError.ClaudeCliError | SessionError.SessionError, Scope.Scope>
 
 /**
  * @since 0.1.0
@@ -40,6 +87,10 @@ export interface Service {
   ) => Stream.Stream<Message | DecodeError, CliError.ClaudeCliError>
   /** The raw, numbered stdout lines (what recordings store). */
   readonly lines: Lines
+  /** The run behind every query, for layers that wrap another (recording). */
+  readonly run: Runner
+  /** A long-lived CLI over stream-json stdin (several turns, permission callbacks, hooks, MCP tools). */
+  readonly session: StartSession
 }
 
 /**
@@ -47,11 +98,6 @@ export interface Service {
  * @category services
  */
 export class ClaudeCli extends Context.Service<ClaudeCli, Service>()("effect-claude-code/ClaudeCli") {}
-
-const decodeLine = (line: Ndjson.Line): Message | DecodeError => {
-  const decoded = Decode.decodeLine(line)
-  return isDecodeError(decoded) ? decoded : decoded.message
-}
 
 /**
  * Turns a stream-layer `DecodeError` into the matching `ClaudeCliError`.
@@ -66,49 +112,87 @@ export const fromDecodeError = (error: DecodeError): CliError.ClaudeCliError =>
       : new CliError.DecodeFailed({ line: error.line, raw: error.raw, issue: error.detail, cause: error })
   )
 
-const isResult = (message: Message | DecodeError): boolean =>
-  !isDecodeError(message) && (message as { readonly type?: unknown }).type === "result"
+interface Progress {
+  messages: number
+  result: boolean
+}
+
+// One synchronous pass per chunk (no Effect per line): decode, count, and stop at the first bad line when strict.
+const decoder = (strict: boolean, progress: Progress): Stepper<Ndjson.Line | DecodeError, Message | DecodeError, CliError.ClaudeCliError> => ({
+  step: (chunk, out) => {
+    for (const item of chunk) {
+      const decoded = item instanceof DecodeError ? item : Decode.decodeLine(item)
+      if (decoded instanceof DecodeError) {
+        if (strict) return fromDecodeError(decoded)
+        out.push(decoded)
+        continue
+      }
+      progress.messages++
+      if (decoded.message.type === "result") progress.result = true
+      out.push(decoded.message)
+    }
+    return undefined
+  },
+  flush: () => undefined
+})
 
 /**
- * Requires a `result` message before the end of the stream.
+ * A run's lines decoded; a run that ends without a `result` message fails with `MissingResult` (with the
+ * CLI's stderr tail). The exit code goes on the current span.
  *
  * @since 0.1.0
- * @category combinators
+ * @category decoding
  */
-export const requireResult = <A extends Message | DecodeError, R>(
-  self: Stream.Stream<A, CliError.ClaudeCliError, R>
-): Stream.Stream<A, CliError.ClaudeCliError, R> =>
+export const decodeRun = (run: Run, mode: "strict" | "lenient"): Stream.Stream<Message | DecodeError, CliError.ClaudeCliError> =>
   Stream.suspend(() => {
-    let count = 0
-    let seen = false
-    return Stream.concat(
-      Stream.tap(self, (message) =>
-        Effect.sync(() => {
-          count++
-          if (isResult(message)) seen = true
-        })),
-      Stream.suspend(() =>
-        seen ? Stream.empty : Stream.fail(CliError.make(new CliError.MissingResult({ messages: count, stderrTail: "" })))
-      )
-    )
+    const progress: Progress = { messages: 0, result: false }
+    const end = Stream.unwrap(Effect.gen(function*() {
+      const ended = yield* run.ended
+      if (ended !== undefined) yield* Effect.annotateCurrentSpan(Telemetry.attributes.exitCode, ended.exitCode)
+      if (progress.result) return Stream.empty
+      return Stream.fail(CliError.make(
+        new CliError.MissingResult({ messages: progress.messages, stderrTail: ended?.stderrTail ?? "" })
+      ))
+    }))
+    return Stream.concat(applyStepper(run.lines, () => decoder(mode === "strict", progress)), end)
   })
 
 /**
- * Builds the service from a source of raw lines; every layer (process, fixture, recording) goes through here,
- * so all decode the same way.
+ * Sessions for a layer without a CLI behind it: each fails with `SessionUnavailable` naming the layer.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (lines: Lines): Service => {
-  const queryLenient: Service["queryLenient"] = (prompt, options) =>
-    requireResult(Stream.map(lines(prompt, options), (line) => isDecodeError(line) ? line : decodeLine(line)))
-  const query: Service["query"] = (prompt, options) =>
-    Stream.mapEffect(
-      queryLenient(prompt, options),
-      (item) => isDecodeError(item) ? Effect.fail(fromDecodeError(item)) : Effect.succeed(item)
-    )
-  return { query, queryLenient, lines }
+export const sessionUnavailable = (layer: string): StartSession => () =>
+  Effect.fail(CliError.make(new CliError.SessionUnavailable({ layer })))
+
+/**
+ * A runner over a plain source of lines (no process behind it).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromLines = (lines: Lines): Runner => (prompt, options) =>
+  Effect.succeed({ lines: lines(prompt, options), ended: Effect.succeed(undefined) })
+
+/**
+ * Builds the service from a runner; every layer (process, fixture, recording, scripted) goes through here, so
+ * all decode, trace and measure the same way.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (run: Runner, session: StartSession): Service => {
+  const decoded = (mode: "strict" | "lenient") => (prompt: string, options?: QueryOptions) =>
+    Telemetry.observe(Stream.unwrap(Effect.map(run(prompt, options), (started) => decodeRun(started, mode))), options)
+  return {
+    // Strict decoding fails at the first DecodeError, so none is ever emitted.
+    query: decoded("strict") as Service["query"],
+    queryLenient: decoded("lenient"),
+    lines: (prompt, options) => Stream.unwrap(Effect.map(run(prompt, options), (started) => started.lines)),
+    run,
+    session
+  }
 }
 
 /**
@@ -116,6 +200,14 @@ export const make = (lines: Lines): Service => {
  *
  * @since 0.1.0
  * @category accessors
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { ClaudeCli } from "effect-claude-code"
+ * import { Live } from "effect-claude-code/layers"
+ *
+ * const program = ClaudeCli.query("Say hi").pipe(Stream.runCollect, Effect.provide(Live.layer()))
+ * ```
  */
 export const query = (
   prompt: string,
@@ -134,3 +226,26 @@ export const queryLenient = (
   options?: QueryOptions
 ): Stream.Stream<Message | DecodeError, CliError.ClaudeCliError, ClaudeCli> =>
   Stream.unwrap(Effect.map(Effect.service(ClaudeCli), (cli) => cli.queryLenient(prompt, options)))
+
+/**
+ * Starts a session with the `ClaudeCli` in context, using the layer's executable and environment.
+ *
+ * @since 0.1.0
+ * @category accessors
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { ClaudeCli } from "effect-claude-code"
+ * import { Live } from "effect-claude-code/layers"
+ *
+ * const program = Effect.gen(function*() {
+ *   const session = yield* ClaudeCli.session({ model: "sonnet" })
+ *   yield* Stream.runCollect(session.turn("Remember the number 7"))
+ *   return yield* Stream.runCollect(session.turn("Which number?"))
+ * }).pipe(Effect.scoped, Effect.provide(Live.layer()))
+ * ```
+ */
+export const session = (
+  options?: Session.Options
+): Effect.Effect<Session.Session, CliError.ClaudeCliError | SessionError.SessionError, ClaudeCli | Scope.Scope> =>
+  Effect.flatMap(Effect.service(ClaudeCli), (cli) => cli.session(options))

@@ -19,7 +19,7 @@ export class ExecutableNotFound extends Schema.TaggedError<ExecutableNotFound>()
   override get message(): string {
     const where = this.executable.includes("/") ? `at "${this.executable}"` : `"${this.executable}" on PATH`
     return `Claude Code CLI not found: no executable ${where}. Install @anthropic-ai/claude-code, ` +
-      `or configure the path with ClaudeCli.layer({ executable: "/path/to/claude" }).`
+      `or configure the path with Live.layer({ executable: "/path/to/claude" }).`
   }
 }
 
@@ -138,6 +138,23 @@ export class IdleTimeout extends Schema.TaggedError<IdleTimeout>()("IdleTimeout"
 }
 
 /**
+ * The layer cannot run what was asked: a fixture replays recorded output, so it has no CLI to hold a
+ * session with.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class SessionUnavailable extends Schema.TaggedError<SessionUnavailable>()("SessionUnavailable", {
+  /** Which layer refused (`"Fixture"`, ...). */
+  layer: Schema.String
+}) {
+  override get message(): string {
+    return `ClaudeCli.session needs a live CLI, but the ${this.layer} layer replays recorded output; ` +
+      `provide Live.layer (or Scripted.layer in tests) for sessions.`
+  }
+}
+
+/**
  * Every reason a `ClaudeCliError` can carry.
  *
  * @since 0.1.0
@@ -150,7 +167,8 @@ export const Reason = Schema.Union([
   DecodeFailed,
   LineTooLong,
   MissingResult,
-  IdleTimeout
+  IdleTimeout,
+  SessionUnavailable
 ])
 
 /**

@@ -67,6 +67,7 @@ export const lines = (path: string, options: Options = {}): ClaudeCli.Lines => (
 
 /**
  * `ClaudeCli` replaying `path` for every query: swap it for `Live.layer` in a test with one `Layer`.
+ * Sessions fail with `SessionUnavailable`: they need a live CLI.
  *
  * @since 0.1.0
  * @category layers
@@ -80,4 +81,7 @@ export const lines = (path: string, options: Options = {}): ClaudeCli.Lines => (
  * ```
  */
 export const layer = (path: string, options: Options = {}): Layer.Layer<ClaudeCli.ClaudeCli> =>
-  Layer.succeed(ClaudeCli.ClaudeCli, ClaudeCli.make(lines(path, options)))
+  Layer.succeed(
+    ClaudeCli.ClaudeCli,
+    ClaudeCli.make(ClaudeCli.fromLines(lines(path, options)), ClaudeCli.sessionUnavailable("Fixture"))
+  )

@@ -1,24 +1,117 @@
 /**
- * The real Claude Code CLI as the `ClaudeCli` service.
+ * The real Claude Code CLI as the `ClaudeCli` service: queries through `Process` (one `claude -p` per
+ * query), sessions through `Session.make`, both with the layer's executable and environment.
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as QueryOptions from "../QueryOptions.ts"
+import * as Session from "../session/Session.ts"
 import * as Process from "./Process.ts"
 
 /**
- * `ClaudeCli` running the real CLI through whatever `ChildProcessSpawner` is provided (tests provide a fake one).
+ * How the CLI is started (see `Process.Config`), plus a default working directory.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Config extends Process.Config {
+  /** Working directory of queries and sessions that set no `cwd`. Default: the current directory. */
+  readonly cwd?: string | undefined
+}
+
+type Env = Process.Config["env"]
+
+const mergeEnv = (base: Env, own: Env): Env => base === undefined && own === undefined ? undefined : { ...base, ...own }
+
+// `Process.lines` keeps the stderr tail and exit status to itself; a run also needs them after a clean exit
+// (a missing result message, the exit code on the span), so the spawn is watched here.
+const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], secrets: ReadonlyArray<string>, tailBytes: number) => {
+  const tail = Process.makeTail(tailBytes)
+  let spawned: ChildProcessSpawner.ChildProcessHandle | undefined
+  const watched = ChildProcessSpawner.make((command) =>
+    Effect.map(spawner.spawn(command), (handle) =>
+      spawned = ChildProcessSpawner.makeHandle({
+        ...handle,
+        stderr: Stream.tap(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk)))
+      }))
+  )
+  const ended: Effect.Effect<ClaudeCli.Ended | undefined> = Effect.suspend(() => {
+    if (spawned === undefined) return Effect.succeed(undefined)
+    const stderrTail = QueryOptions.redactText(tail.text(), secrets)
+    return spawned.exitCode.pipe(
+      Effect.map((exitCode): ClaudeCli.Ended => ({ exitCode, stderrTail })),
+      Effect.orElseSucceed((): ClaudeCli.Ended => ({ exitCode: null, stderrTail }))
+    )
+  })
+  return { spawner: watched, ended }
+}
+
+/**
+ * One `claude -p` process per query.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const runner = (
+  spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
+  config: Config = {}
+): ClaudeCli.Runner =>
+(prompt, options = {}) =>
+  Effect.sync(() => {
+    const own = { ...options, cwd: options.cwd ?? config.cwd }
+    const secrets = QueryOptions.secretValues(mergeEnv(config.env, own.env))
+    const watched = watch(spawner, secrets, config.stderrTailBytes ?? 8 * 1024)
+    return { lines: Process.lines(watched.spawner, config)(prompt, own), ended: watched.ended }
+  })
+
+/**
+ * Sessions with the layer's executable, environment, working directory and kill grace period; a session's
+ * own options win.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const startSession = (
+  spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
+  config: Config = {}
+): ClaudeCli.StartSession =>
+(options = {}) =>
+  Session.make({
+    executable: config.executable,
+    killGracePeriod: config.killGracePeriod,
+    ...options,
+    cwd: options.cwd ?? config.cwd,
+    env: mergeEnv(config.env, options.env),
+    envMode: options.envMode ?? config.envMode
+  }).pipe(Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner))
+
+/**
+ * The service over a given spawner.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], config: Config = {}): ClaudeCli.Service =>
+  ClaudeCli.make(runner(spawner, config), startSession(spawner, config))
+
+/**
+ * `ClaudeCli` running the real CLI through whatever `ChildProcessSpawner` is provided (tests provide a fake
+ * one, see `FakeSpawner` in the test kit).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerWith = (config: Process.Config = {}): Layer.Layer<ClaudeCli.ClaudeCli, never, ChildProcessSpawner> =>
+export const layerWith = (
+  config: Config = {}
+): Layer.Layer<ClaudeCli.ClaudeCli, never, ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.effect(
     ClaudeCli.ClaudeCli,
-    Effect.map(Effect.service(ChildProcessSpawner), (spawner) => ClaudeCli.make(Process.lines(spawner, config)))
+    Effect.map(Effect.service(ChildProcessSpawner.ChildProcessSpawner), (spawner) => make(spawner, config))
   )
 
 /**
@@ -36,5 +129,5 @@ export const layerWith = (config: Process.Config = {}): Layer.Layer<ClaudeCli.Cl
  * Effect.runPromise(program.pipe(Effect.provide(Live.layer({ executable: "/opt/claude" }))))
  * ```
  */
-export const layer = (config: Process.Config = {}): Layer.Layer<ClaudeCli.ClaudeCli> =>
+export const layer = (config: Config = {}): Layer.Layer<ClaudeCli.ClaudeCli> =>
   layerWith(config).pipe(Layer.provide(Process.nodeSpawner))

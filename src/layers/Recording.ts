@@ -26,8 +26,10 @@ export interface Metadata {
   readonly options: Record<string, unknown>
   /** Milliseconds from the start of the run to each recorded line, in file order. */
   readonly timings: ReadonlyArray<number>
-  /** `"success"`, or the failure's reason tag and message. */
-  readonly exit: { readonly _tag: "Success" } | { readonly _tag: "Failure"; readonly reason: string; readonly message: string }
+  /** Success (with the CLI's exit code when a process ran), or the failure's reason tag and message. */
+  readonly exit:
+    | { readonly _tag: "Success"; readonly exitCode?: number | null | undefined }
+    | { readonly _tag: "Failure"; readonly reason: string; readonly message: string }
   /** Lines that could not be stored (too long, invalid UTF-8). */
   readonly skipped: ReadonlyArray<{ readonly line: number; readonly detail: string }>
 }
@@ -46,54 +48,72 @@ export const metadataPath = (path: string): string => `${path}.meta.json`
  * @since 0.1.0
  * @category combinators
  */
-export const record = (path: string) => (lines: ClaudeCli.Lines): ClaudeCli.Lines => (prompt, options) =>
-  Stream.unwrap(Effect.gen(function*() {
-    const start = yield* Clock.currentTimeMillis
-    const timings: Array<number> = []
-    const skipped: Array<{ line: number; detail: string }> = []
-    yield* Effect.sync(() => fs.writeFileSync(path, ""))
-    const secrets = QueryOptions.secretValues(options?.env)
-    const writeMeta = (exit: Metadata["exit"]) =>
-      Effect.sync(() => {
-        const meta: Metadata = { prompt, options: QueryOptions.redact(options), timings, exit, skipped }
-        fs.writeFileSync(metadataPath(path), QueryOptions.redactText(JSON.stringify(meta, null, 2), secrets) + "\n")
-      })
-    return lines(prompt, options).pipe(
-      Stream.tap((line) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.sync(() => {
-            if (isDecodeError(line)) {
-              skipped.push({ line: line.line, detail: line.detail })
-              return
-            }
-            timings.push(now - start)
-            fs.appendFileSync(path, line.text + "\n")
-          }))
-      ),
-      Stream.onExit((exit) =>
-        writeMeta(
+export const record = (path: string) => (runner: ClaudeCli.Runner): ClaudeCli.Runner => (prompt, options) =>
+  Effect.flatMap(runner(prompt, options), (run) =>
+    Effect.gen(function*() {
+      const start = yield* Clock.currentTimeMillis
+      const timings: Array<number> = []
+      const skipped: Array<{ line: number; detail: string }> = []
+      yield* Effect.sync(() => fs.writeFileSync(path, ""))
+      const secrets = QueryOptions.secretValues(options?.env)
+      const writeMeta = (exit: Metadata["exit"]) =>
+        Effect.sync(() => {
+          const meta: Metadata = { prompt, options: QueryOptions.redact(options), timings, exit, skipped }
+          fs.writeFileSync(metadataPath(path), QueryOptions.redactText(JSON.stringify(meta, null, 2), secrets) + "\n")
+        })
+      const lines = run.lines.pipe(
+        Stream.tap((line) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.sync(() => {
+              if (isDecodeError(line)) {
+                skipped.push({ line: line.line, detail: line.detail })
+                return
+              }
+              timings.push(now - start)
+              fs.appendFileSync(path, line.text + "\n")
+            }))
+        ),
+        Stream.onExit((exit) =>
           Exit.isSuccess(exit)
-            ? { _tag: "Success" }
-            : Exit.findErrorOption(exit).pipe((error) =>
+            ? Effect.flatMap(run.ended, (ended) =>
+              writeMeta(ended === undefined ? { _tag: "Success" } : { _tag: "Success", exitCode: ended.exitCode }))
+            : writeMeta(Exit.findErrorOption(exit).pipe((error) =>
               error._tag === "Some"
                 ? { _tag: "Failure" as const, reason: error.value.reason._tag, message: error.value.message }
                 : { _tag: "Failure" as const, reason: "Interrupted", message: "the stream was interrupted" }
-            )
+            ))
         )
       )
-    )
-  }))
+      return { lines, ended: run.ended }
+    }))
 
 /**
- * Wraps a `ClaudeCli` layer so that every run is recorded to `path`.
+ * Wraps a `ClaudeCli` layer so that every run is recorded to `path`; sessions pass through unrecorded.
  *
  * @since 0.1.0
  * @category layers
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { ClaudeCli } from "effect-claude-code"
+ * import { Fixture, Live, Recording } from "effect-claude-code/layers"
+ *
+ * // Once, against the real CLI:
+ * const record = ClaudeCli.query("List the files").pipe(
+ *   Stream.runCollect,
+ *   Effect.provide(Live.layer().pipe(Recording.layer("test/fixtures/list.jsonl")))
+ * )
+ * // In tests, the same messages without the CLI:
+ * const replay = ClaudeCli.query("List the files").pipe(
+ *   Stream.runCollect,
+ *   Effect.provide(Fixture.layer("test/fixtures/list.jsonl"))
+ * )
+ * ```
  */
 export const layer = (path: string) => <E, R>(
   self: Layer.Layer<ClaudeCli.ClaudeCli, E, R>
 ): Layer.Layer<ClaudeCli.ClaudeCli, E, R> =>
   Layer.effect(
     ClaudeCli.ClaudeCli,
-    Effect.map(Effect.service(ClaudeCli.ClaudeCli), (cli) => ClaudeCli.make(record(path)(cli.lines)))
+    Effect.map(Effect.service(ClaudeCli.ClaudeCli), (cli) => ClaudeCli.make(record(path)(cli.run), cli.session))
   ).pipe(Layer.provide(self))
