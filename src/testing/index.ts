@@ -13,6 +13,11 @@ export * as ClaudeSandbox from "./ClaudeSandbox.ts"
 /**
  * @since 0.1.0
  */
+export * as FakeSpawner from "./FakeSpawner.ts"
+
+/**
+ * @since 0.1.0
+ */
 export * as FaultCli from "./FaultCli.ts"
 
 /**

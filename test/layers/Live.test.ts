@@ -1,0 +1,194 @@
+/**
+ * The Live layer over the fake spawner (the lowest seam): argument, environment and stdin mapping, and how
+ * every way a process can end maps to the typed error. Everything above the spawner is the real code.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as CliError from "../../src/ClaudeCliError.ts"
+import * as Fixture from "../../src/layers/Fixture.ts"
+import * as Live from "../../src/layers/Live.ts"
+import * as QueryOptions from "../../src/QueryOptions.ts"
+import { isDecodeError } from "../../src/stream/DecodeError.ts"
+import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
+import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
+
+const recorded = fs.readFileSync(path.join(fixturesDir, "recorded", "complex_tool_chain.jsonl"), "utf8")
+const recordedLines = recorded.split("\n").filter((line) => line !== "")
+
+const withFake = (reply: Parameters<typeof FakeSpawner.layer>[0], config: Live.Config = {}) =>
+  Live.layerWith(config).pipe(Layer.provideMerge(FakeSpawner.layer(reply)))
+
+const failureOf = <A>(exit: Exit.Exit<A, CliError.ClaudeCliError>): CliError.Reason => {
+  assert.isTrue(Exit.isFailure(exit), "the stream should fail")
+  const error = Exit.findErrorOption(exit as Exit.Exit<A, CliError.ClaudeCliError>)
+  assert.strictEqual(error._tag, "Some")
+  return (error as { value: CliError.ClaudeCliError }).value.reason
+}
+
+// Cuts a text into chunks of `size` bytes (through multi-byte characters too).
+const chunked = (text: string, size: number): Array<Uint8Array> => {
+  const bytes = new TextEncoder().encode(text)
+  const out: Array<Uint8Array> = []
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size))
+  return out
+}
+
+describe("Live layer over the fake spawner", () => {
+  it.effect("maps options to argv, sends the prompt on stdin (a prompt starting with \"-\" is never a flag)", () =>
+    Effect.gen(function*() {
+      const options: QueryOptions.QueryOptions = { model: "sonnet", maxTurns: 2, allowedTools: ["Read"] }
+      yield* ClaudeCli.query("--help -p me", options).pipe(Stream.runDrain)
+      const [spawned] = yield* FakeSpawner.spawned
+      assert.strictEqual(spawned.command, "claude")
+      assert.deepStrictEqual(spawned.args, QueryOptions.toArgs(options))
+      assert.notInclude(spawned.args, "--help -p me")
+      assert.strictEqual(spawned.stdin, "--help -p me")
+    }).pipe(Effect.provide(withFake({ stdout: recorded }))))
+
+  it.effect("layer executable, cwd and env are defaults a query overrides; envMode replace drops the parent env", () =>
+    Effect.gen(function*() {
+      yield* ClaudeCli.query("a").pipe(Stream.runDrain)
+      yield* ClaudeCli.query("b", { cwd: "/elsewhere", env: { B: "query" }, envMode: "replace" }).pipe(Stream.runDrain)
+      const [first, second] = yield* FakeSpawner.spawned
+      assert.deepStrictEqual(
+        [first.command, first.cwd, first.env, first.extendEnv],
+        ["/opt/claude", "/work", { A: "layer", B: "layer", K: "sk-1" }, true]
+      )
+      assert.deepStrictEqual(
+        [second.cwd, second.env, second.extendEnv],
+        ["/elsewhere", { A: "layer", B: "query", K: "sk-1" }, false]
+      )
+    }).pipe(Effect.provide(withFake({ stdout: recorded }, {
+      executable: "/opt/claude",
+      cwd: "/work",
+      env: { A: "layer", B: "layer", K: Redacted.make("sk-1") }
+    }))))
+
+  it.effect("a missing executable is ExecutableNotFound, saying what was looked for and how to configure it", () =>
+    Effect.gen(function*() {
+      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      assert.strictEqual(reason._tag, "ExecutableNotFound")
+      assert.include(reason.message, "\"claude\" on PATH")
+      assert.include(reason.message, "executable:")
+    }).pipe(Effect.provide(withFake({ spawnError: "NotFound" }))))
+
+  it.effect("a refused spawn is SpawnFailed", () =>
+    Effect.gen(function*() {
+      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      assert.strictEqual(reason._tag, "SpawnFailed")
+      assert.include(reason.message, "/bin/claude")
+    }).pipe(Effect.provide(withFake({ spawnError: "PermissionDenied" }, { executable: "/bin/claude" }))))
+
+  it.effect("a non-zero exit: every message first, then ProcessExited with the code and the redacted stderr tail", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const exit = yield* ClaudeCli.query("hi", { env: { ANTHROPIC_API_KEY: "sk-ant-secret-1" } }).pipe(
+        Stream.runForEach((m) => Effect.sync(() => seen.push(m))),
+        Effect.exit
+      )
+      const reason = failureOf(exit)
+      assert.strictEqual(seen.length, 2)
+      assert.strictEqual(reason._tag, "ProcessExited")
+      if (reason._tag !== "ProcessExited") return
+      assert.strictEqual(reason.exitCode, 3)
+      assert.isNull(reason.signal)
+      assert.include(reason.stderrTail, "error: bad things")
+      assert.notInclude(reason.stderrTail, "sk-ant-secret-1")
+      assert.include(reason.message, "exited with code 3")
+    }).pipe(Effect.provide(withFake({
+      stdout: recordedLines.slice(0, 2).join("\n") + "\n",
+      stderr: "error: bad things with key sk-ant-secret-1\n",
+      exitCode: 3
+    }))))
+
+  it.effect("killed mid-line: the whole lines, then ProcessExited with the signal and the cut line as cause", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const exit = yield* ClaudeCli.query("hi").pipe(
+        Stream.runForEach((m) => Effect.sync(() => seen.push(m))),
+        Effect.exit
+      )
+      const reason = failureOf(exit)
+      assert.strictEqual(seen.length, 3)
+      assert.strictEqual(reason._tag, "ProcessExited")
+      if (reason._tag !== "ProcessExited") return
+      assert.strictEqual(reason.signal, "SIGKILL")
+      assert.isNull(reason.exitCode)
+      assert.include(String(reason.cause), "line 4 was cut by the kill")
+    }).pipe(Effect.provide(withFake({
+      stdout: [recordedLines.slice(0, 3).join("\n") + "\n", recordedLines[3].slice(0, 50)],
+      signal: "SIGKILL"
+    }))))
+
+  it.effect("a clean exit without a result message is MissingResult with the stderr tail", () =>
+    Effect.gen(function*() {
+      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      assert.strictEqual(reason._tag, "MissingResult")
+      if (reason._tag !== "MissingResult") return
+      assert.strictEqual(reason.messages, 2)
+      assert.include(reason.stderrTail, "gave up")
+      assert.include(reason.message, "gave up")
+    }).pipe(Effect.provide(withFake({ stdout: recordedLines.slice(0, 2).join("\n") + "\n", stderr: "gave up\n" }))))
+
+  it.effect("strict: a warning line fails with DecodeFailed naming it; lenient: reported in-band, all messages kept", () =>
+    Effect.gen(function*() {
+      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      assert.strictEqual(reason._tag, "DecodeFailed")
+      if (reason._tag !== "DecodeFailed") return
+      assert.strictEqual(reason.line, 2)
+      assert.include(reason.raw, "Warning: something")
+      const lenient = yield* ClaudeCli.queryLenient("hi").pipe(Stream.runCollect)
+      assert.strictEqual(lenient.filter(isDecodeError).length, 1)
+      assert.strictEqual(lenient.filter((m) => !isDecodeError(m)).length, recordedLines.length)
+    }).pipe(Effect.provide(withFake({
+      stdout: [recordedLines[0], "Warning: something odd", ...recordedLines.slice(1)].join("\n") + "\n"
+    }))))
+
+  it.effect("a line over maxLineBytes is LineTooLong with its number and the limit", () =>
+    Effect.gen(function*() {
+      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      assert.strictEqual(reason._tag, "LineTooLong")
+      if (reason._tag !== "LineTooLong") return
+      assert.deepStrictEqual([reason.line, reason.limit], [1, 1024])
+    }).pipe(Effect.provide(withFake({ stdout: recorded }, { maxLineBytes: 1024 }))))
+
+  it.effect("a Fixture layer refuses sessions with SessionUnavailable", () =>
+    Effect.gen(function*() {
+      const exit = yield* ClaudeCli.session().pipe(Effect.scoped, Effect.exit)
+      assert.isTrue(Exit.isFailure(exit))
+      const error = Exit.findErrorOption(exit)
+      assert.isTrue(error._tag === "Some" && CliError.isClaudeCliError(error.value))
+      const reason = (error as { value: CliError.ClaudeCliError }).value.reason
+      assert.strictEqual(reason._tag, "SessionUnavailable")
+      assert.include(reason.message, "Fixture")
+    }).pipe(Effect.provide(Fixture.layer(allStreamJsonFiles[0]))))
+
+  // Every recording served as a process's stdout, cut into 7-byte reads (through multi-byte characters),
+  // decodes to exactly what the Fixture layer gives for the same file.
+  for (const file of allStreamJsonFiles) {
+    it.effect(`process output = fixture replay: ${path.basename(file)}`, () =>
+      Effect.gen(function*() {
+        const text = fs.readFileSync(file, "utf8")
+        // Items and how the stream ended (corpus captures without a result end in MissingResult).
+        const collect = Effect.gen(function*() {
+          const items: Array<unknown> = []
+          const exit = yield* ClaudeCli.queryLenient("p").pipe(
+            Stream.runForEach((item) => Effect.sync(() => items.push(item))),
+            Effect.exit
+          )
+          return { items, end: Exit.isSuccess(exit) ? "Success" : failureOf(exit)._tag }
+        })
+        const viaProcess = yield* Effect.provide(collect, withFake({ stdout: chunked(text, 7) }))
+        const viaFixture = yield* Effect.provide(collect, Fixture.layer(file))
+        assert.isAbove(viaFixture.items.length, 0)
+        assert.deepStrictEqual(viaProcess, viaFixture)
+      }))
+  }
+})
