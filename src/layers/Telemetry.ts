@@ -81,46 +81,74 @@ export const costUsd = Metric.counter("claude_code.cost_usd", {
   incremental: true
 })
 
-const recordUsage = (result: ResultSuccess | ResultError, model: string | undefined): Effect.Effect<void> => {
-  const perModel = Object.entries(result.modelUsage ?? {}).map(([name, usage]) => ({
-    model: name,
+interface Totals {
+  readonly input: number
+  readonly output: number
+  readonly cache_read: number
+  readonly cache_creation: number
+  readonly cost: number
+}
+
+const tokenTypes = ["input", "output", "cache_read", "cache_creation"] as const
+
+const totalsOf = (result: ResultSuccess | ResultError, model: string | undefined): ReadonlyArray<[string, Totals]> => {
+  const perModel = Object.entries(result.modelUsage ?? {}).map(([name, usage]): [string, Totals] => [name, {
     input: usage.inputTokens,
     output: usage.outputTokens,
     cache_read: usage.cacheReadInputTokens,
     cache_creation: usage.cacheCreationInputTokens,
     cost: usage.costUSD
-  }))
+  }])
+  if (perModel.length > 0) return perModel
   // Older CLIs write no modelUsage: the run's totals then count for the model of its init message.
-  const rows = perModel.length > 0 ? perModel : [{
-    model: model ?? "unknown",
+  return [[model ?? "unknown", {
     input: result.usage.input_tokens ?? 0,
     output: result.usage.output_tokens ?? 0,
     cache_read: result.usage.cache_read_input_tokens ?? 0,
     cache_creation: result.usage.cache_creation_input_tokens ?? 0,
     cost: result.total_cost_usd
-  }]
-  return Effect.forEach(rows, (row) =>
-    Effect.andThen(
-      Effect.forEach(["input", "output", "cache_read", "cache_creation"] as const, (type) =>
-        Metric.update(Metric.withAttributes(tokens, { model: row.model, token_type: type }), row[type])),
-      Metric.update(Metric.withAttributes(costUsd, { model: row.model }), row.cost)
-    ), { discard: true })
+  }]]
 }
+
+// A process's results carry running totals (a stream-json session writes one result per turn), so only
+// the growth since the previous result is added.
+const recordUsage = (state: State, result: ResultSuccess | ResultError): Effect.Effect<void> =>
+  Effect.forEach(totalsOf(result, state.model), ([model, totals]) => {
+    const previous = state.totals.get(model)
+    state.totals.set(model, totals)
+    const delta = (key: keyof Totals) =>
+      previous === undefined || totals[key] < previous[key] ? totals[key] : totals[key] - previous[key]
+    return Effect.andThen(
+      Effect.forEach(tokenTypes, (type) =>
+        Metric.update(Metric.withAttributes(tokens, { model, token_type: type }), delta(type)), { discard: true }),
+      Metric.update(Metric.withAttributes(costUsd, { model }), delta("cost"))
+    )
+  }, { discard: true })
 
 interface State {
   readonly span: Tracer.Span
   readonly clock: Clock.Clock
+  /** Every tool span by tool_use id: a background Task's result can come before its subagent's calls. */
+  readonly tools: Map<string, Tracer.Span>
   readonly open: Map<string, Tracer.Span>
+  /** tool_use ids met so far (a span opens once, even when partial messages repeat a block). */
+  readonly seen: Set<string>
+  readonly totals: Map<string, Totals>
   model: string | undefined
 }
 
 const openTool = (state: State, id: string, name: string, parent: string | null) =>
-  Effect.map(
-    Effect.makeSpan(toolSpanPrefix + name, {
-      parent: (parent === null ? undefined : state.open.get(parent)) ?? state.span,
-      attributes: { [attributes.toolName]: name, [attributes.toolUseId]: id }
-    }),
-    (span) => void state.open.set(id, span)
+  Effect.suspend(() =>
+    Effect.map(
+      Effect.makeSpan(toolSpanPrefix + name, {
+        parent: (parent === null ? undefined : state.tools.get(parent)) ?? state.span,
+        attributes: { [attributes.toolName]: name, [attributes.toolUseId]: id }
+      }),
+      (span) => {
+        state.tools.set(id, span)
+        state.open.set(id, span)
+      }
+    )
   )
 
 const closeTool = (state: State, id: string, isError: boolean) => {
@@ -131,19 +159,23 @@ const closeTool = (state: State, id: string, isError: boolean) => {
   span.end(state.clock.currentTimeNanosUnsafe(), isError ? Exit.fail("tool_result is_error") : Exit.void)
 }
 
-// Attributes are set synchronously; only opening a span and updating metrics need an Effect, so a chunk
-// without tool calls or a result costs no Effect at all.
+// Attributes are set synchronously; tool spans and metrics are Effects run in message order, and a chunk
+// without tool calls, tool results or a result costs no Effect at all.
 const observeChunk = (state: State) => <A extends Message | DecodeError>(chunk: Arr.NonEmptyReadonlyArray<A>) => {
   const effects: Array<Effect.Effect<void>> = []
+  const seen = state.seen
   for (const message of chunk) {
     if (message instanceof AssistantMessage) {
       for (const block of message.message.content) {
-        if (block instanceof ToolUseBlock && !state.open.has(block.id)) {
+        if (block instanceof ToolUseBlock && !seen.has(block.id)) {
+          seen.add(block.id)
           effects.push(openTool(state, block.id, block.name, message.parent_tool_use_id ?? null))
         }
       }
     } else if (message instanceof UserMessage) {
-      for (const block of message.toolResults) closeTool(state, block.tool_use_id, block.is_error === true)
+      for (const block of message.toolResults) {
+        effects.push(Effect.sync(() => closeTool(state, block.tool_use_id, block.is_error === true)))
+      }
     } else if (message instanceof SystemInit) {
       state.model = message.model
       state.span.attribute(attributes.sessionId, message.session_id)
@@ -154,7 +186,7 @@ const observeChunk = (state: State) => <A extends Message | DecodeError>(chunk: 
       state.span.attribute(attributes.costUsd, message.total_cost_usd)
       state.span.attribute(attributes.subtype, message.subtype)
       state.span.attribute(attributes.isError, message.is_error)
-      effects.push(recordUsage(message, state.model))
+      effects.push(Effect.suspend(() => recordUsage(state, message)))
     }
   }
   return effects.length === 0 ? Effect.succeed(chunk) : Effect.as(Effect.all(effects, { discard: true }), chunk)
@@ -172,7 +204,15 @@ export const observe = <A extends Message | DecodeError, R>(
   options?: QueryOptions
 ): Stream.Stream<A, CliError.ClaudeCliError, R> =>
   Stream.unwrap(Effect.gen(function*() {
-    const state: State = { span: yield* Effect.currentSpan.pipe(Effect.orDie), clock: yield* Clock.Clock, open: new Map(), model: undefined }
+    const state: State = {
+      span: yield* Effect.orDie(Effect.currentSpan),
+      clock: yield* Clock.Clock,
+      tools: new Map(),
+      open: new Map(),
+      seen: new Set(),
+      totals: new Map(),
+      model: undefined
+    }
     return self.pipe(
       Stream.mapArrayEffect(observeChunk(state)),
       Stream.onExit((exit) =>

@@ -145,7 +145,8 @@ const spawnError = (reason: "NotFound" | "PermissionDenied", command: ChildProce
 
 const fakeHandle = (reply: Reply, pid: number, stdin: Array<Uint8Array>): ChildProcessSpawner.ChildProcessHandle => {
   const stdoutChunks = typeof reply.stdout === "string" ? [reply.stdout] : reply.stdout ?? []
-  const stdout = Stream.fromIterable(stdoutChunks.map(bytes))
+  // One stream chunk per given chunk: each is a separate read, as from a pipe.
+  const stdout = Stream.fromArrays(...stdoutChunks.map((chunk) => [bytes(chunk)]))
   const stderr = reply.stderr === undefined ? Stream.empty : Stream.make(bytes(reply.stderr))
   // Node's spawner reports a signal only in the text of the exit error; the process layer reads it from there.
   const exitCode = reply.signal === undefined

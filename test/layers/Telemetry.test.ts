@@ -1,0 +1,157 @@
+/**
+ * Spans and metrics of queries, captured with a test tracer and a fresh metric registry, over every
+ * recording (Fixture layer) and over fake processes (exit codes).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as Fixture from "../../src/layers/Fixture.ts"
+import * as Live from "../../src/layers/Live.ts"
+import * as Telemetry from "../../src/layers/Telemetry.ts"
+import { AssistantMessage } from "../../src/schema/Message.ts"
+import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
+import { allStreamJsonFiles, fixturesDir, readLines } from "../support/Corpus.ts"
+
+const { attributes: A } = Telemetry
+
+// Runs a query with a tracer that keeps every span and a registry of its own; returns both.
+const traced = <E, R>(run: Effect.Effect<unknown, E, R>) =>
+  Effect.gen(function*() {
+    const spans: Array<Tracer.NativeSpan> = []
+    const tracer = Tracer.make({
+      span(options) {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+    const registry: Metric.MetricRegistry = new Map()
+    yield* run.pipe(Effect.ignore, Effect.provideService(Tracer.Tracer, tracer), Effect.provideService(Metric.MetricRegistry, registry))
+    const counter = (metric: typeof Telemetry.tokens, attributes: Record<string, string>) =>
+      Metric.value(Metric.withAttributes(metric, attributes)).pipe(
+        Effect.map((state) => state.count),
+        Effect.provideService(Metric.MetricRegistry, registry)
+      )
+    return { spans, counter }
+  })
+
+const drain = ClaudeCli.queryLenient("p").pipe(Stream.runDrain)
+
+const querySpans = (spans: ReadonlyArray<Tracer.NativeSpan>) => spans.filter((s) => s.name === Telemetry.querySpanName)
+const toolSpans = (spans: ReadonlyArray<Tracer.NativeSpan>) => spans.filter((s) => s.name.startsWith(Telemetry.toolSpanPrefix))
+
+// What the raw JSON of a recording says, independently of the decoder.
+const expected = (file: string) => {
+  const json = readLines(file).flatMap(({ text }) => {
+    try {
+      return [JSON.parse(text)]
+    } catch {
+      return []
+    }
+  })
+  const content = (type: string) =>
+    json.filter((m) => m?.type === type && Array.isArray(m.message?.content)).flatMap((m) =>
+      m.message.content.map((block: any) => ({ block, parent: m.parent_tool_use_id ?? null }))
+    )
+  const uses = new Map<string, { name: string; parent: string | null }>()
+  for (const { block, parent } of content("assistant")) {
+    if (block?.type === "tool_use" && !uses.has(block.id)) uses.set(block.id, { name: block.name, parent })
+  }
+  const results = new Map<string, boolean>()
+  for (const { block } of content("user")) {
+    if (block?.type === "tool_result" && !results.has(block.tool_use_id)) results.set(block.tool_use_id, block.is_error === true)
+  }
+  const init = json.find((m) => m?.type === "system" && m.subtype === "init")
+  // The last result: a session's results carry running totals.
+  const result = json.findLast((m) => m?.type === "result")
+  return { uses, results, init, result }
+}
+
+describe("Telemetry", () => {
+  for (const file of allStreamJsonFiles) {
+    it.effect(`spans and metrics of ${path.basename(file)}`, () =>
+      Effect.gen(function*() {
+        const { spans, counter } = yield* traced(Effect.provide(drain, Fixture.layer(file)))
+        const want = expected(file)
+        const [query] = querySpans(spans)
+        assert.strictEqual(querySpans(spans).length, 1)
+        assert.strictEqual(query.status._tag, "Ended")
+        if (want.init !== undefined) {
+          assert.strictEqual(query.attributes.get(A.model), want.init.model)
+          assert.strictEqual(query.attributes.get(A.sessionId), want.result?.session_id ?? want.init.session_id)
+        }
+        if (want.result !== undefined && typeof want.result.num_turns === "number") {
+          assert.strictEqual(query.attributes.get(A.turns), want.result.num_turns)
+          assert.strictEqual(query.attributes.get(A.costUsd), want.result.total_cost_usd)
+          assert.strictEqual(query.attributes.get(A.subtype), want.result.subtype)
+        }
+        // One child span per tool call, under the query or the subagent call that made it, all ended.
+        const tools = toolSpans(spans)
+        assert.strictEqual(tools.length, want.uses.size)
+        for (const span of tools) {
+          const id = span.attributes.get(A.toolUseId) as string
+          const use = want.uses.get(id)!
+          assert.strictEqual(span.name, Telemetry.toolSpanPrefix + use.name)
+          const parent = Option.getOrUndefined(span.parent)
+          const parentSpan = use.parent === null || !want.uses.has(use.parent)
+            ? query
+            : tools.find((t) => t.attributes.get(A.toolUseId) === use.parent)
+          assert.strictEqual(parent, parentSpan)
+          assert.strictEqual(span.status._tag, "Ended")
+          assert.strictEqual(span.attributes.get(A.toolIsError), want.results.get(id))
+        }
+        for (const [model, usage] of Object.entries<any>(want.result?.modelUsage ?? {})) {
+          assert.strictEqual(yield* counter(Telemetry.tokens, { model, token_type: "input" }), usage.inputTokens)
+          assert.strictEqual(yield* counter(Telemetry.tokens, { model, token_type: "output" }), usage.outputTokens)
+          assert.strictEqual(yield* counter(Telemetry.costUsd, { model }), usage.costUSD)
+        }
+      }))
+  }
+
+  it.effect("tool calls have a measured span from tool_use to tool_result; a subagent's calls nest under Task", () =>
+    Effect.gen(function*() {
+      const file = path.join(fixturesDir, "recorded", "subagent.jsonl")
+      const { spans } = yield* traced(Effect.provide(drain, Fixture.layer(file)))
+      const task = toolSpans(spans).find((s) => s.name === `${Telemetry.toolSpanPrefix}Task`)
+      const bash = toolSpans(spans).find((s) => s.name === `${Telemetry.toolSpanPrefix}Bash`)
+      assert.isDefined(task)
+      assert.isDefined(bash)
+      assert.strictEqual(Option.getOrUndefined(bash!.parent), task)
+      assert.strictEqual(Option.getOrUndefined(task!.parent), querySpans(spans)[0])
+    }))
+
+  it.effect("the exit code goes on the query span, for a clean exit and a failed one", () =>
+    Effect.gen(function*() {
+      const lines = fs.readFileSync(path.join(fixturesDir, "recorded", "simple_hello.jsonl"), "utf8")
+      const run = (reply: FakeSpawner.Reply) =>
+        traced(Effect.provide(drain, Live.layerWith().pipe(Layer.provide(FakeSpawner.layer(reply)))))
+      const ok = yield* run({ stdout: lines })
+      const failed = yield* run({ stdout: lines, exitCode: 7 })
+      assert.strictEqual(querySpans(ok.spans)[0].attributes.get(A.exitCode), 0)
+      assert.strictEqual(querySpans(failed.spans)[0].attributes.get(A.exitCode), 7)
+    }))
+
+  it.effect("an interrupted run ends its open tool spans", () =>
+    Effect.gen(function*() {
+      const file = path.join(fixturesDir, "recorded", "complex_tool_chain.jsonl")
+      const firstToolUse = ClaudeCli.query("p").pipe(
+        Stream.takeUntil((m) => m instanceof AssistantMessage && m.content.some((b) => b.type === "tool_use")),
+        Stream.runDrain
+      )
+      // One line per read, so the run stops right after the first tool call.
+      const lines = fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => l + "\n")
+      const fake = Live.layerWith().pipe(Layer.provide(FakeSpawner.layer({ stdout: lines })))
+      const { spans } = yield* traced(Effect.provide(firstToolUse, fake))
+      const tools = toolSpans(spans)
+      assert.strictEqual(tools.length, 1)
+      assert.strictEqual(tools[0].status._tag, "Ended")
+      assert.isUndefined(tools[0].attributes.get(A.toolIsError))
+    }))
+})
