@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import type * as Control from "../schema/Control.ts"
 
 /**
  * @since 0.1.0
@@ -83,6 +84,32 @@ export type Hooks = Partial<Record<HookEvent, ReadonlyArray<HookMatcher>>>
 export const block = (reason: string): HookOutput => ({ decision: "block", reason })
 
 /**
+ * A PreToolUse answer that settles the tool's permission: `"deny"` blocks it with the reason shown to the
+ * model, `"allow"` skips the permission prompt, `"ask"` prompts as usual.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const permissionDecision = (decision: "allow" | "deny" | "ask", reason?: string): HookOutput => ({
+  hookSpecificOutput: {
+    hookEventName: "PreToolUse",
+    permissionDecision: decision,
+    ...(reason === undefined ? {} : { permissionDecisionReason: reason })
+  }
+})
+
+/**
+ * Text added to the model's context: for UserPromptSubmit (beside the prompt), SessionStart, PostToolUse.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const additionalContext = (
+  event: "UserPromptSubmit" | "SessionStart" | "PostToolUse",
+  text: string
+): HookOutput => ({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })
+
+/**
  * A hook output that lets the action go ahead.
  *
  * @since 0.1.0
@@ -123,4 +150,17 @@ export const register = (hooks: Hooks | undefined): Registration => {
     }))
   ]))
   return { wire, callbacks }
+}
+
+/**
+ * Runs the hook a `hook_callback` request names; an unknown callback id is an error answered to the CLI.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = (registration: Registration, request: Control.HookCallbackRequest): Effect.Effect<HookOutput, unknown> => {
+  const callback = registration.callbacks.get(request.callback_id)
+  return callback === undefined
+    ? Effect.fail(new Error(`unknown hook callback id ${request.callback_id}`))
+    : Effect.suspend(() => callback(request.input, request.tool_use_id))
 }

@@ -9,6 +9,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import { describe } from "./internal/describe.ts"
 
 /**
  * A tool result as MCP shapes it.
@@ -44,11 +45,6 @@ export interface McpServer {
 }
 
 const text = (value: string, isError = false): ToolResult => ({ content: [{ type: "text", text: value }], isError })
-
-const describe = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message : String(error)
-}
 
 /**
  * A tool. The handler returns text or a full {@link ToolResult}; its failures and defects are answered as

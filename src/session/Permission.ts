@@ -8,6 +8,8 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Control from "../schema/Control.ts"
+import { describe } from "./internal/describe.ts"
 
 /**
  * A permission update as the CLI understands it (`addRules`, `setMode`, `addDirectories`, ...).
@@ -97,19 +99,12 @@ export const deny = (message: string, options: { readonly interrupt?: boolean | 
 })
 
 /**
- * The `can_use_tool` request payload.
+ * The `can_use_tool` request, as decoded from the CLI.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Request {
-  readonly tool_name: string
-  readonly input: Readonly<Record<string, unknown>>
-  readonly tool_use_id?: string | undefined
-  readonly permission_suggestions?: ReadonlyArray<PermissionUpdate> | undefined
-  readonly blocked_path?: string | undefined
-  readonly decision_reason?: string | undefined
-}
+export type Request = Control.CanUseToolRequest
 
 /**
  * The wire answer for a decision. An allow always carries the input to run with: the CLI uses it verbatim.
@@ -132,11 +127,6 @@ export const toResponse = (decision: Decision, request: Request): Record<string,
       ...(request.tool_use_id === undefined ? {} : { toolUseID: request.tool_use_id })
     }
 
-const describe = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message : String(error)
-}
-
 /**
  * Runs the callback for one request; never fails (interruption aside).
  *
@@ -147,7 +137,7 @@ export const decide = (canUseTool: CanUseTool, request: Request): Effect.Effect<
   Effect.suspend(() =>
     canUseTool(request.tool_name, request.input, {
       toolUseId: request.tool_use_id,
-      suggestions: request.permission_suggestions ?? [],
+      suggestions: (request.permission_suggestions ?? []) as ReadonlyArray<PermissionUpdate>,
       blockedPath: request.blocked_path,
       decisionReason: request.decision_reason
     })

@@ -2,7 +2,9 @@
  * The control protocol over any transport that writes one JSON frame per line: outgoing requests with ids,
  * correlation of responses, per-request timeouts (withdrawn with `control_cancel_request`), errors from the CLI
  * as typed errors, and incoming requests dispatched to a handler, each answered exactly once (unknown ones with
- * an error, never ignored).
+ * an error, never ignored) unless the CLI cancels it first.
+ *
+ * Frames are the typed classes of `effect-claude-code/schema` `Control`, as `decodeMessage` gives them.
  *
  * @since 0.1.0
  */
@@ -14,50 +16,9 @@ import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as Control from "../schema/Control.ts"
+import { describe } from "./internal/describe.ts"
 import * as SessionError from "./SessionError.ts"
-
-/**
- * An incoming `control_request`.
- *
- * @since 0.1.0
- * @category models
- */
-export const IncomingRequest = Schema.Struct({
-  type: Schema.Literal("control_request"),
-  request_id: Schema.String,
-  request: Schema.Record(Schema.String, Schema.Unknown).pipe(
-    Schema.check(Schema.makeFilter((r) => typeof r.subtype === "string" || "request.subtype must be a string"))
-  )
-})
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type IncomingRequest = typeof IncomingRequest.Type
-
-/**
- * @since 0.1.0
- * @category models
- */
-export const ControlResponse = Schema.Struct({
-  type: Schema.Literal("control_response"),
-  response: Schema.Struct({
-    subtype: Schema.Literals(["success", "error"]),
-    request_id: Schema.String,
-    response: Schema.optional(Schema.Unknown),
-    error: Schema.optional(Schema.String)
-  })
-})
-
-/**
- * @since 0.1.0
- * @category models
- */
-export const CancelRequest = Schema.Struct({
-  type: Schema.Literal("control_cancel_request"),
-  request_id: Schema.String
-})
 
 /**
  * Every control frame the CLI may write among its messages.
@@ -65,30 +26,16 @@ export const CancelRequest = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export const ControlFrame = Schema.Union([IncomingRequest, ControlResponse, CancelRequest])
+export type ControlFrame = Control.ControlRequest | Control.ControlResponse | Control.ControlCancelRequest
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type ControlFrame = typeof ControlFrame.Type
-
-/**
- * Whether a parsed stdout line is a control frame rather than a message.
+ * Whether a decoded message is a control frame rather than output for the application.
  *
  * @since 0.1.0
  * @category guards
  */
-export const isControlType = (type: unknown): boolean =>
-  type === "control_request" || type === "control_response" || type === "control_cancel_request"
-
-/**
- * Decodes a control frame from a parsed line.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decodeFrame = Schema.decodeUnknownEffect(ControlFrame)
+export const isControlFrame = (message: { readonly _tag: string }): message is ControlFrame =>
+  message._tag === "ControlRequest" || message._tag === "ControlResponse" || message._tag === "ControlCancelRequest"
 
 /**
  * Answers one incoming request: the success payload, or a failure whose message goes back as the error.
@@ -96,7 +43,7 @@ export const decodeFrame = Schema.decodeUnknownEffect(ControlFrame)
  * @since 0.1.0
  * @category models
  */
-export type Handler = (request: IncomingRequest["request"]) => Effect.Effect<unknown, unknown>
+export type Handler = (request: Control.RequestBody) => Effect.Effect<unknown, unknown>
 
 /**
  * @since 0.1.0
@@ -110,13 +57,10 @@ export interface Protocol {
   ) => Effect.Effect<unknown, SessionError.SessionError>
   /** Feeds one frame from the CLI. Incoming requests are handled in the background. */
   readonly receive: (frame: ControlFrame) => Effect.Effect<void>
-  /** Fails every pending request (the transport is gone). */
+  /** Answers an incoming request that could not be read with an error, so that the CLI is never left waiting. */
+  readonly reject: (requestId: string, error: string) => Effect.Effect<void>
+  /** Fails every pending request and any later one (the transport is gone). */
   readonly closeWith: (error: SessionError.SessionError) => Effect.Effect<void>
-}
-
-const describe = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message : String(error)
 }
 
 interface Pending {
@@ -137,6 +81,7 @@ export const make = Effect.fnUntraced(function*(options: {
   const pending = new Map<string, Pending>()
   let counter = 0
   let closed: SessionError.SessionError | undefined
+  // Ids unique across sessions, so that a stray response can never match another session's request.
   const prefix = Math.random().toString(36).slice(2, 10)
   const handling = yield* FiberMap.make<string>()
   const defaultTimeout = Duration.fromInputUnsafe(options.defaultTimeout ?? Duration.seconds(60))
@@ -170,39 +115,37 @@ export const make = Effect.fnUntraced(function*(options: {
       }).pipe(Effect.onInterrupt(() => cancel), Effect.ensuring(Effect.sync(() => pending.delete(id))))
     })
 
-  const answer = (id: string, exit: Exit.Exit<unknown, unknown>) => {
-    if (Exit.isSuccess(exit)) {
-      return options.write({
-        type: "control_response",
-        response: { subtype: "success", request_id: id, response: exit.value ?? {} }
-      })
-    }
-    if (Cause.hasInterruptsOnly(exit.cause)) return Effect.void
-    return options.write({
-      type: "control_response",
-      response: { subtype: "error", request_id: id, error: describe(exit.cause) }
-    })
+  const respond = (id: string, body: Record<string, unknown>) =>
+    options.write({ type: "control_response", response: { request_id: id, ...body } }).pipe(Effect.ignore)
+
+  const reject = (id: string, error: string) => respond(id, { subtype: "error", error })
+
+  const answer = (id: string, exit: Exit.Exit<unknown, unknown>) =>
+    Exit.isSuccess(exit)
+      ? respond(id, { subtype: "success", response: exit.value ?? {} })
+      // Interrupted: cancelled by the CLI (it wants no answer) or the session is ending.
+      : Cause.hasInterruptsOnly(exit.cause)
+      ? Effect.void
+      : reject(id, describe(exit.cause))
+
+  const settle = (frame: Control.ControlResponse): Effect.Effect<void> => {
+    const entry = pending.get(frame.requestId)
+    // Responses to requests nobody waits for (timed out, cancelled) are dropped, as the protocol says.
+    if (entry === undefined) return Effect.void
+    pending.delete(frame.requestId)
+    const response = frame.response
+    return (response.subtype === "success"
+      ? Deferred.succeed(entry.deferred, response.response ?? {})
+      : Deferred.fail(
+        entry.deferred,
+        SessionError.make(new SessionError.ControlRequestFailed({ subtype: entry.subtype, error: response.error }))
+      )).pipe(Effect.asVoid)
   }
 
   const receive = (frame: ControlFrame): Effect.Effect<void> => {
     switch (frame.type) {
-      case "control_response": {
-        const entry = pending.get(frame.response.request_id)
-        // Responses to requests nobody waits for (timed out, cancelled) are dropped, as the protocol says.
-        if (entry === undefined) return Effect.void
-        pending.delete(frame.response.request_id)
-        return frame.response.subtype === "success"
-          ? Deferred.succeed(entry.deferred, frame.response.response).pipe(Effect.asVoid)
-          : Deferred.fail(
-            entry.deferred,
-            SessionError.make(
-              new SessionError.ControlRequestFailed({
-                subtype: entry.subtype,
-                error: frame.response.error ?? "unknown error"
-              })
-            )
-          ).pipe(Effect.asVoid)
-      }
+      case "control_response":
+        return settle(frame)
       case "control_cancel_request":
         return FiberMap.remove(handling, frame.request_id)
       case "control_request": {
@@ -212,8 +155,7 @@ export const make = Effect.fnUntraced(function*(options: {
           id,
           Effect.suspend(() => options.handler(frame.request)).pipe(
             Effect.exit,
-            Effect.flatMap((exit) => answer(id, exit)),
-            Effect.ignore
+            Effect.flatMap((exit) => answer(id, exit))
           )
         ).pipe(Effect.asVoid)
       }
@@ -228,7 +170,7 @@ export const make = Effect.fnUntraced(function*(options: {
       return Effect.forEach(all, (p) => Deferred.fail(p.deferred, error), { discard: true })
     })
 
-  return { request, receive, closeWith }
+  return { request, receive, reject, closeWith }
 })
 
 /**

@@ -2,33 +2,76 @@
  * A long-lived CLI process driven over stream-json stdin: several turns, interrupts, permission callbacks,
  * hooks and in-process MCP tools through the control protocol. The process ends with the session's Scope.
  *
+ * Output is decoded strictly into the library's typed `Message`s; control frames stay inside the session.
+ * A line that does not decode ends the session: `messages` fails with a `ClaudeCliError` (`DecodeFailed`,
+ * `LineTooLong`) and the CLI is terminated, since nothing after it could be trusted.
+ *
  * @since 0.1.0
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { ClaudeCli } from "effect-claude-code"
+ * import { Message } from "effect-claude-code/schema"
+ * import { Permission } from "effect-claude-code/session"
+ *
+ * const program = Effect.gen(function*() {
+ *   const session = yield* ClaudeCli.session({
+ *     model: "sonnet",
+ *     // Asked before each tool use the CLI's own rules do not settle.
+ *     canUseTool: (tool, input) =>
+ *       Effect.succeed(
+ *         tool === "Write" && String(input.file_path).endsWith(".env")
+ *           ? Permission.deny("never touch .env files")
+ *           : Permission.allow()
+ *       )
+ *   })
+ *   const first = yield* Stream.runCollect(session.turn("Write a haiku to haiku.txt"))
+ *   const second = yield* Stream.runCollect(session.turn("Now translate it to French"))
+ *   // Each turn ends with its ResultMessage.
+ *   return [first.at(-1), second.at(-1)]
+ * }).pipe(Effect.scoped)
+ * ```
  */
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Cause from "effect/Cause"
+import * as Exit from "effect/Exit"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
-import * as CliError from "../ClaudeCliError.ts"
+import { fromDecodeError } from "../ClaudeCli.ts"
+import type * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../layers/Process.ts"
 import * as QueryOptions from "../QueryOptions.ts"
-import * as Ndjson from "../stream/Ndjson.ts"
+import type * as Control from "../schema/Control.ts"
+import type * as Schema from "../schema/Message.ts"
+import * as Decode from "../stream/Decode.ts"
+import type * as Ndjson from "../stream/Ndjson.ts"
 import * as Hooks from "./Hooks.ts"
-import * as McpServer from "./McpServer.ts"
-import * as Permission from "./Permission.ts"
+import * as Incoming from "./Incoming.ts"
+import type * as McpServer from "./McpServer.ts"
+import type * as Permission from "./Permission.ts"
 import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
+import * as UserContent from "./UserContent.ts"
+
+/**
+ * A message of the session's output: any stream-json message but the control frames, which the session
+ * answers itself.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Message = Exclude<Schema.Message, Protocol.ControlFrame | Control.KeepAlive>
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface Options extends Omit<QueryOptions.QueryOptions, "maxTurns"> {
-  readonly maxTurns?: number | undefined
+export interface Options extends QueryOptions.QueryOptions {
   /** Asked before each tool use the CLI's rules do not settle. Adds `--permission-prompt-tool stdio`. */
   readonly canUseTool?: Permission.CanUseTool | undefined
   readonly hooks?: Hooks.Hooks | undefined
@@ -36,7 +79,7 @@ export interface Options extends Omit<QueryOptions.QueryOptions, "maxTurns"> {
   readonly mcpServers?: ReadonlyArray<McpServer.McpServer> | undefined
   /** Default `"claude"`. */
   readonly executable?: string | undefined
-  /** Time between SIGTERM and SIGKILL. Default 3 s. */
+  /** Time between SIGTERM and SIGKILL, and how long `close` waits for the CLI to exit. Default 3 s. */
   readonly killGracePeriod?: Duration.Input | undefined
   /** Default timeout of a control request. Default 60 s. */
   readonly controlTimeout?: Duration.Input | undefined
@@ -44,23 +87,18 @@ export interface Options extends Omit<QueryOptions.QueryOptions, "maxTurns"> {
   readonly interruptTimeout?: Duration.Input | undefined
   /** Messages read ahead of the consumer; beyond it the CLI is paced through its pipe. Default 64. */
   readonly bufferSize?: number | undefined
+  /** Longest stdout line accepted. Default 64 MiB. */
+  readonly maxLineBytes?: number | undefined
 }
 
 /**
- * A stream-json message written by the CLI (`system`, `assistant`, `user`, `result`, `stream_event`, ...).
+ * Why a session's output stream failed: the session (closed, interrupted by force) or the CLI (exited,
+ * wrote a line that does not decode).
  *
  * @since 0.1.0
- * @category models
+ * @category errors
  */
-export type Message = Readonly<Record<string, unknown>> & { readonly type: string }
-
-/**
- * What a user message holds: text, or content blocks (`text`, `image` with a base64 `source`, ...).
- *
- * @since 0.1.0
- * @category models
- */
-export type UserContent = string | ReadonlyArray<Readonly<Record<string, unknown>>>
+export type StreamError = SessionError.SessionError | CliError.ClaudeCliError
 
 /**
  * @since 0.1.0
@@ -73,14 +111,19 @@ export interface Session {
   /** The session id, known once the CLI has written its `system/init` message (after the first send). */
   readonly sessionId: Effect.Effect<string, SessionError.SessionError>
   /** Writes a user message. Safe from several fibers: each message is written whole. */
-  readonly send: (content: UserContent) => Effect.Effect<void, SessionError.SessionError>
+  readonly send: (content: UserContent.UserContent) => Effect.Effect<void, SessionError.SessionError>
   /** All output messages, control frames excluded. Shares one bounded buffer with `turn`. */
-  readonly messages: Stream.Stream<Message, SessionError.SessionError>
+  readonly messages: Stream.Stream<Message, StreamError>
   /** Sends a prompt and streams that turn's messages up to and including its `result`. Turns run one at a time. */
-  readonly turn: (content: UserContent) => Stream.Stream<Message, SessionError.SessionError>
-  /** Interrupts the running turn; if it does not end within `interruptTimeout`, the CLI is terminated. */
+  readonly turn: (content: UserContent.UserContent) => Stream.Stream<Message, StreamError>
+  /**
+   * Interrupts the running turn. If the CLI does not end it within `interruptTimeout`, the CLI is terminated:
+   * this fails with `InterruptTimeout`, and so does the turn's stream.
+   */
   readonly interrupt: Effect.Effect<void, SessionError.SessionError>
-  readonly setPermissionMode: (mode: QueryOptions.PermissionMode | "default") => Effect.Effect<void, SessionError.SessionError>
+  readonly setPermissionMode: (
+    mode: QueryOptions.PermissionMode | "default"
+  ) => Effect.Effect<void, SessionError.SessionError>
   /** `undefined` resets to the default model. */
   readonly setModel: (model: string | undefined) => Effect.Effect<void, SessionError.SessionError>
   /** Any other control request. */
@@ -89,72 +132,51 @@ export interface Session {
   readonly close: Effect.Effect<void>
 }
 
-const invalid = (description: string) => SessionError.make(new SessionError.InvalidOptions({ description }))
+const invalid = (description: string) => Effect.fail(SessionError.make(new SessionError.InvalidOptions({ description })))
+
+// Flags the session sets itself; given again through `extraArgs` they would contradict it.
+const reservedFlags = ["-p", "--print", "--input-format", "--output-format"]
+
+const checkOptions = (options: Options): Effect.Effect<void, SessionError.SessionError> => {
+  const extra = options.extraArgs ?? []
+  const reserved = extra.find((a) => reservedFlags.includes(a.split("=")[0]))
+  if (reserved !== undefined) return invalid(`${reserved} is set by the session and cannot be given in extraArgs`)
+  if (options.canUseTool !== undefined) {
+    if (extra.some((a) => a.startsWith("--permission-prompt-tool"))) {
+      return invalid("canUseTool cannot be combined with --permission-prompt-tool in extraArgs")
+    }
+    if (options.permissionMode === "bypassPermissions" || options.permissionMode === "dontAsk") {
+      return invalid(`canUseTool is never called with permissionMode "${options.permissionMode}"`)
+    }
+  }
+  if (options.forkSession === true && options.resume === undefined && options.continue !== true) {
+    return invalid("forkSession needs resume or continue")
+  }
+  if (options.resume !== undefined && options.continue === true) return invalid("resume and continue exclude each other")
+  const names = (options.mcpServers ?? []).map((s) => s.name)
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i)
+  return duplicate === undefined ? Effect.void : invalid(`two MCP servers are named "${duplicate}"`)
+}
 
 /**
  * The CLI arguments of a session: stream-json both ways, plus the permission prompt tool and the in-process
- * MCP servers. Fails on options that cannot work together.
+ * MCP servers. Fails with `InvalidOptions` on options that cannot work together.
  *
  * @since 0.1.0
  * @category conversions
  */
 export const toArgs = (options: Options): Effect.Effect<ReadonlyArray<string>, SessionError.SessionError> =>
-  Effect.suspend(() => {
-    const extra = options.extraArgs ?? []
-    if (options.canUseTool !== undefined) {
-      if (extra.some((a) => a.startsWith("--permission-prompt-tool"))) {
-        return Effect.fail(invalid("canUseTool cannot be combined with --permission-prompt-tool in extraArgs"))
-      }
-      if (options.permissionMode === "bypassPermissions") {
-        return Effect.fail(invalid("canUseTool is never called with permissionMode \"bypassPermissions\""))
-      }
-    }
-    const names = (options.mcpServers ?? []).map((s) => s.name)
-    const duplicate = names.find((n, i) => names.indexOf(n) !== i)
-    if (duplicate !== undefined) return Effect.fail(invalid(`two MCP servers are named "${duplicate}"`))
+  Effect.map(checkOptions(options), () => {
     const base = QueryOptions.toArgs(options)
     const at = base.indexOf("--input-format")
     const args = [...base.slice(0, at + 1), "stream-json", ...base.slice(at + 2)]
     if (options.canUseTool !== undefined) args.push("--permission-prompt-tool", "stdio")
+    const names = (options.mcpServers ?? []).map((s) => s.name)
     if (names.length > 0) {
       args.push("--mcp-config", JSON.stringify({ mcpServers: Object.fromEntries(names.map((n) => [n, { type: "sdk", name: n }])) }))
     }
-    return Effect.succeed(args)
+    return args
   })
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-const makeHandler = (options: Options, hooks: Hooks.Registration): Protocol.Handler => (request) => {
-  switch (request.subtype) {
-    case "can_use_tool": {
-      if (options.canUseTool === undefined) return Effect.fail(new Error("no canUseTool callback is registered"))
-      if (typeof request.tool_name !== "string" || !isObject(request.input)) {
-        return Effect.fail(new Error("can_use_tool request without tool_name or input"))
-      }
-      return Permission.decide(options.canUseTool, request as unknown as Permission.Request)
-    }
-    case "hook_callback": {
-      const callback = hooks.callbacks.get(String(request.callback_id))
-      if (callback === undefined) return Effect.fail(new Error(`unknown hook callback id ${String(request.callback_id)}`))
-      return Effect.suspend(() =>
-        callback(
-          isObject(request.input) ? request.input : {},
-          typeof request.tool_use_id === "string" ? request.tool_use_id : undefined
-        )
-      )
-    }
-    case "mcp_message": {
-      const server = options.mcpServers?.find((s) => s.name === request.server_name)
-      if (server === undefined) return Effect.fail(new Error(`unknown MCP server ${String(request.server_name)}`))
-      return Effect.map(
-        McpServer.handle(server, isObject(request.message) ? request.message : {}),
-        (mcp_response) => ({ mcp_response })
-      )
-    }
-    default:
-      return Effect.fail(new Protocol.UnsupportedRequest({ subtype: String(request.subtype) }))
-  }
-}
 
 const encoder = new TextEncoder()
 
@@ -163,17 +185,6 @@ const encoder = new TextEncoder()
  *
  * @since 0.1.0
  * @category constructors
- * @example
- * ```ts
- * import { Effect, Stream } from "effect"
- * import { Session } from "effect-claude-code/session"
- *
- * const program = Effect.gen(function*() {
- *   const session = yield* Session.make({ model: "sonnet" })
- *   yield* Stream.runCollect(session.turn("Remember the number 7"))
- *   return yield* Stream.runCollect(session.turn("Which number?"))
- * }).pipe(Effect.scoped)
- * ```
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.fn.Return<
   Session,
@@ -185,7 +196,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const killGracePeriod = options.killGracePeriod ?? Duration.seconds(3)
   const stdin = yield* Queue.bounded<Uint8Array, Cause.Done>(options.bufferSize ?? 64)
-  const { handle, stderrTail } = yield* Process.spawn(spawner, {
+  const cli = yield* Process.spawn(spawner, {
     executable,
     args,
     cwd: options.cwd,
@@ -194,10 +205,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     stdin: { stream: Stream.fromQueue(stdin), endOnDone: true },
     killGracePeriod
   })
+  const { handle } = cli
+  const terminate = handle.kill({ killSignal: "SIGTERM", forceKillAfter: killGracePeriod }).pipe(Effect.ignore)
   const closedError = (operation: string, exitCode?: number | null) =>
     SessionError.make(new SessionError.SessionClosed({
       operation,
-      stderrTail: stderrTail(),
+      stderrTail: cli.stderrTail(),
       ...(exitCode === undefined ? {} : { exitCode })
     }))
 
@@ -209,51 +222,66 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const hooks = Hooks.register(options.hooks)
   const protocol = yield* Protocol.make({
     write,
-    handler: makeHandler(options, hooks),
+    handler: Incoming.handler({
+      canUseTool: options.canUseTool,
+      hooks,
+      mcpServers: options.mcpServers
+    }),
     defaultTimeout: options.controlTimeout
   })
 
-  const output = yield* Queue.bounded<Message, SessionError.SessionError | Cause.Done>(options.bufferSize ?? 64)
-  const sessionId = yield* Deferred.make<string, SessionError.SessionError>()
+  const output = yield* Queue.bounded<Message, StreamError | Cause.Done>(options.bufferSize ?? 64)
+  const sessionIdKnown = yield* Deferred.make<string, SessionError.SessionError>()
+  let sessionId = ""
   let turnEnded = yield* Deferred.make<void>()
+  // Set when the session ends the CLI by force, so that the output fails with why.
+  let forced: SessionError.SessionError | undefined
 
-  const route = (line: Ndjson.Line): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(line.text)
-      } catch {
-        return Effect.logWarning(`Session: stdout line ${line.line} is not JSON: ${line.text.slice(0, 240)}`)
-      }
-      if (!isObject(parsed) || typeof parsed.type !== "string") {
-        return Effect.logWarning(`Session: stdout line ${line.line} has no type`)
-      }
-      if (Protocol.isControlType(parsed.type)) {
-        return Protocol.decodeFrame(parsed).pipe(
-          Effect.flatMap(protocol.receive),
-          Effect.catch((issue) => Effect.logWarning(`Session: bad control frame on line ${line.line}: ${issue.message}`))
-        )
-      }
-      const message = parsed as Message
-      if (message.type === "system" && message.subtype === "init" && typeof message.session_id === "string") {
-        Deferred.doneUnsafe(sessionId, Effect.succeed(message.session_id))
-      }
-      if (message.type === "result") Deferred.doneUnsafe(turnEnded, Effect.void)
-      return Queue.offer(output, message).pipe(Effect.asVoid)
-    })
+  // A control request that does not decode still gets an answer, so that the CLI never waits on it.
+  const rejectUnreadable = (line: Ndjson.Line, error: Decode.DecodeError): Effect.Effect<void> | undefined => {
+    try {
+      const json = JSON.parse(line.text)
+      return json?.type === "control_request" && typeof json.request_id === "string"
+        ? protocol.reject(json.request_id, `invalid control request: ${error.detail}`)
+        : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  const route = (item: Ndjson.Line | Decode.DecodeError): Effect.Effect<void, CliError.ClaudeCliError> => {
+    const decoded = Decode.isDecodeError(item) ? item : Decode.decodeLine(item)
+    if (Decode.isDecodeError(decoded)) {
+      return (Decode.isDecodeError(item) ? undefined : rejectUnreadable(item, decoded)) ??
+        Effect.fail(fromDecodeError(decoded))
+    }
+    const message = decoded.message
+    if (Protocol.isControlFrame(message)) return protocol.receive(message)
+    if (message._tag === "KeepAlive") return Effect.void
+    if (message._tag === "SystemInit") {
+      sessionId = message.session_id
+      Deferred.doneUnsafe(sessionIdKnown, Exit.succeed(sessionId))
+    }
+    if (message.type === "result") Deferred.doneUnsafe(turnEnded, Exit.void)
+    return Effect.asVoid(Queue.offer(output, message))
+  }
 
   yield* Effect.forkScoped(Effect.gen(function*() {
-    const read = yield* Ndjson.lines(handle.stdout).pipe(Stream.runForEach(route), Effect.exit)
-    const code = yield* handle.exitCode.pipe(
-      Effect.map((c): number | null => c),
-      Effect.orElseSucceed(() => null)
+    const read = yield* Process.output(cli, { executable, maxLineBytes: options.maxLineBytes }).pipe(
+      Stream.runForEach(route),
+      Effect.exit
     )
-    const error = closedError("continue", code)
-    yield* protocol.closeWith(error)
-    yield* Deferred.fail(sessionId, error)
+    // Output that cannot be read (a bad line) leaves nothing to drive the CLI with.
+    if (Exit.isFailure(read) && forced === undefined) yield* terminate
+    const status = yield* cli.exitStatus
+    const closed = closedError("continue", status.exitCode)
+    yield* protocol.closeWith(closed)
+    yield* Queue.end(stdin)
+    yield* Deferred.fail(sessionIdKnown, closed)
     yield* Deferred.succeed(turnEnded, undefined)
-    if (code === 0 && read._tag === "Success") yield* Queue.end(output)
-    else yield* Queue.fail(output, error)
+    if (forced !== undefined) yield* Queue.fail(output, forced)
+    else if (Exit.isSuccess(read)) yield* Queue.end(output)
+    else yield* Queue.failCause(output, read.cause)
   }))
 
   const initialization = yield* protocol.request({
@@ -262,20 +290,15 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     ...(options.mcpServers === undefined ? {} : { sdkMcpServers: options.mcpServers.map((s) => s.name) })
   })
 
-  const send = (content: UserContent) =>
-    Effect.gen(function*() {
-      turnEnded = yield* Deferred.make<void>()
-      yield* write({
-        type: "user",
-        message: { role: "user", content },
-        parent_tool_use_id: null,
-        session_id: Deferred.isDoneUnsafe(sessionId) ? yield* Deferred.await(sessionId) : ""
-      })
+  const send = (content: UserContent.UserContent) =>
+    Effect.suspend(() => {
+      turnEnded = Deferred.makeUnsafe<void>()
+      return write(UserContent.toFrame(content, sessionId))
     })
 
   const messages = Stream.fromQueue(output)
   const turnLock = yield* Semaphore.make(1)
-  const turn = (content: UserContent) =>
+  const turn = (content: UserContent.UserContent) =>
     Stream.unwrap(Effect.gen(function*() {
       yield* turnLock.takeScoped(1)
       yield* send(content)
@@ -283,20 +306,19 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     }))
 
   const interruptTimeout = Duration.fromInputUnsafe(options.interruptTimeout ?? Duration.seconds(10))
-  const interrupt = Effect.gen(function*() {
+  const forceEnd = Effect.suspend(() => {
+    const error = SessionError.make(
+      new SessionError.InterruptTimeout({ timeoutMillis: Duration.toMillis(interruptTimeout) })
+    )
+    forced ??= error
+    return Effect.andThen(terminate, Effect.fail(error))
+  })
+  // One deadline for both the CLI's answer and the end of the turn.
+  const interrupt = Effect.suspend(() => {
     const ended = turnEnded
-    yield* protocol.request({ subtype: "interrupt" }, { timeout: interruptTimeout })
-    yield* Deferred.await(ended).pipe(
-      Effect.timeoutOrElse({
-        duration: interruptTimeout,
-        orElse: () =>
-          Effect.andThen(
-            handle.kill({ killSignal: "SIGTERM", forceKillAfter: killGracePeriod }).pipe(Effect.ignore),
-            Effect.fail(SessionError.make(
-              new SessionError.InterruptTimeout({ timeoutMillis: Duration.toMillis(interruptTimeout) })
-            ))
-          )
-      })
+    return protocol.request({ subtype: "interrupt" }, { timeout: Duration.infinity }).pipe(
+      Effect.andThen(Deferred.await(ended)),
+      Effect.timeoutOrElse({ duration: interruptTimeout, orElse: () => forceEnd })
     )
   })
 
@@ -304,17 +326,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     yield* Queue.end(stdin)
     yield* handle.exitCode.pipe(
       Effect.ignore,
-      Effect.timeoutOrElse({
-        duration: killGracePeriod,
-        orElse: () => handle.kill({ killSignal: "SIGTERM", forceKillAfter: killGracePeriod }).pipe(Effect.ignore)
-      })
+      Effect.timeoutOrElse({ duration: killGracePeriod, orElse: () => terminate })
     )
   })
 
   return {
     pid: handle.pid,
-    initialization: isObject(initialization) ? initialization : {},
-    sessionId: Deferred.await(sessionId),
+    initialization: initialization as Readonly<Record<string, unknown>>,
+    sessionId: Deferred.await(sessionIdKnown),
     send,
     messages,
     turn,

@@ -11,6 +11,10 @@ export * as Hooks from "./Hooks.ts"
 /**
  * @since 0.1.0
  */
+export * as Incoming from "./Incoming.ts"
+/**
+ * @since 0.1.0
+ */
 export * as McpServer from "./McpServer.ts"
 /**
  * @since 0.1.0
@@ -28,3 +32,7 @@ export * as Session from "./Session.ts"
  * @since 0.1.0
  */
 export * as SessionError from "./SessionError.ts"
+/**
+ * @since 0.1.0
+ */
+export * as UserContent from "./UserContent.ts"
