@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
+import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -8,7 +10,7 @@ import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
 import * as Recording from "../../src/layers/Recording.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
-import { allStreamJsonFiles } from "../support/Corpus.ts"
+import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-fixture-"))
 
@@ -38,4 +40,30 @@ describe("Fixture and Recording", () => {
         assert.notInclude(fs.readFileSync(Recording.metadataPath(out), "utf8"), "sk-ant-never-shown")
       }))
   }
+
+  it.effect("recorded pacing: each line arrives when the recording says, under the TestClock", () =>
+    Effect.gen(function*() {
+      const source = path.join(fixturesDir, "recorded", "simple_hello.jsonl")
+      const lines = fs.readFileSync(source, "utf8").split("\n").filter((line) => line !== "")
+      const file = path.join(dir, "paced.jsonl")
+      fs.writeFileSync(file, lines.join("\n") + "\n")
+      const timings = lines.map((_, i) => i * 1000)
+      const meta: Recording.Metadata = { prompt: "p", options: {}, timings, exit: { _tag: "Success" }, skipped: [] }
+      fs.writeFileSync(Recording.metadataPath(file), JSON.stringify(meta))
+      const seen: Array<unknown> = []
+      const fiber = yield* ClaudeCli.query("p").pipe(
+        Stream.runForEach((m) => Effect.sync(() => seen.push(m))),
+        Effect.provide(Fixture.layer(file, { pacing: "recorded" })),
+        Effect.forkChild
+      )
+      yield* TestClock.adjust(0)
+      assert.strictEqual(seen.length, 1)
+      for (let i = 1; i < lines.length; i++) {
+        yield* TestClock.adjust(999)
+        assert.strictEqual(seen.length, i, `line ${i + 1} waits for its time`)
+        yield* TestClock.adjust(1)
+        assert.strictEqual(seen.length, i + 1)
+      }
+      yield* Fiber.join(fiber)
+    }))
 })
