@@ -18,19 +18,13 @@ import * as QueryOptions from "../../src/QueryOptions.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
 import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
+import { reasonOf, runToEnd } from "./support.ts"
 
 const recorded = fs.readFileSync(path.join(fixturesDir, "recorded", "complex_tool_chain.jsonl"), "utf8")
 const recordedLines = recorded.split("\n").filter((line) => line !== "")
 
 const withFake = (reply: Parameters<typeof FakeSpawner.layer>[0], config: Live.Config = {}) =>
   Live.layerWith(config).pipe(Layer.provideMerge(FakeSpawner.layer(reply)))
-
-const failureOf = <A>(exit: Exit.Exit<A, CliError.ClaudeCliError>): CliError.Reason => {
-  assert.isTrue(Exit.isFailure(exit), "the stream should fail")
-  const error = Exit.findErrorOption(exit as Exit.Exit<A, CliError.ClaudeCliError>)
-  assert.strictEqual(error._tag, "Some")
-  return (error as { value: CliError.ClaudeCliError }).value.reason
-}
 
 // Cuts a text into chunks of `size` bytes (through multi-byte characters too).
 const chunked = (text: string, size: number): Array<Uint8Array> => {
@@ -73,7 +67,7 @@ describe("Live layer over the fake spawner", () => {
 
   it.effect("a missing executable is ExecutableNotFound, saying what was looked for and how to configure it", () =>
     Effect.gen(function*() {
-      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      const reason = reasonOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
       assert.strictEqual(reason._tag, "ExecutableNotFound")
       assert.include(reason.message, "\"claude\" on PATH")
       assert.include(reason.message, "executable:")
@@ -81,20 +75,16 @@ describe("Live layer over the fake spawner", () => {
 
   it.effect("a refused spawn is SpawnFailed", () =>
     Effect.gen(function*() {
-      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      const reason = reasonOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
       assert.strictEqual(reason._tag, "SpawnFailed")
       assert.include(reason.message, "/bin/claude")
     }).pipe(Effect.provide(withFake({ spawnError: "PermissionDenied" }, { executable: "/bin/claude" }))))
 
   it.effect("a non-zero exit: every message first, then ProcessExited with the code and the redacted stderr tail", () =>
     Effect.gen(function*() {
-      const seen: Array<unknown> = []
-      const exit = yield* ClaudeCli.query("hi", { env: { ANTHROPIC_API_KEY: "sk-ant-secret-1" } }).pipe(
-        Stream.runForEach((m) => Effect.sync(() => seen.push(m))),
-        Effect.exit
-      )
-      const reason = failureOf(exit)
-      assert.strictEqual(seen.length, 2)
+      const { items, exit } = yield* runToEnd(ClaudeCli.query("hi", { env: { ANTHROPIC_API_KEY: "sk-ant-secret-1" } }))
+      const reason = reasonOf(exit)
+      assert.strictEqual(items.length, 2)
       assert.strictEqual(reason._tag, "ProcessExited")
       if (reason._tag !== "ProcessExited") return
       assert.strictEqual(reason.exitCode, 3)
@@ -110,13 +100,9 @@ describe("Live layer over the fake spawner", () => {
 
   it.effect("killed mid-line: the whole lines, then ProcessExited with the signal and the cut line as cause", () =>
     Effect.gen(function*() {
-      const seen: Array<unknown> = []
-      const exit = yield* ClaudeCli.query("hi").pipe(
-        Stream.runForEach((m) => Effect.sync(() => seen.push(m))),
-        Effect.exit
-      )
-      const reason = failureOf(exit)
-      assert.strictEqual(seen.length, 3)
+      const { items, exit } = yield* runToEnd(ClaudeCli.query("hi"))
+      const reason = reasonOf(exit)
+      assert.strictEqual(items.length, 3)
       assert.strictEqual(reason._tag, "ProcessExited")
       if (reason._tag !== "ProcessExited") return
       assert.strictEqual(reason.signal, "SIGKILL")
@@ -129,7 +115,7 @@ describe("Live layer over the fake spawner", () => {
 
   it.effect("a clean exit without a result message is MissingResult with the stderr tail", () =>
     Effect.gen(function*() {
-      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      const reason = reasonOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
       assert.strictEqual(reason._tag, "MissingResult")
       if (reason._tag !== "MissingResult") return
       assert.strictEqual(reason.messages, 2)
@@ -139,7 +125,7 @@ describe("Live layer over the fake spawner", () => {
 
   it.effect("strict: a warning line fails with DecodeFailed naming it; lenient: reported in-band, all messages kept", () =>
     Effect.gen(function*() {
-      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      const reason = reasonOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
       assert.strictEqual(reason._tag, "DecodeFailed")
       if (reason._tag !== "DecodeFailed") return
       assert.strictEqual(reason.line, 2)
@@ -153,7 +139,7 @@ describe("Live layer over the fake spawner", () => {
 
   it.effect("a line over maxLineBytes is LineTooLong with its number and the limit", () =>
     Effect.gen(function*() {
-      const reason = failureOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
+      const reason = reasonOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
       assert.strictEqual(reason._tag, "LineTooLong")
       if (reason._tag !== "LineTooLong") return
       assert.deepStrictEqual([reason.line, reason.limit], [1, 1024])
@@ -177,14 +163,10 @@ describe("Live layer over the fake spawner", () => {
       Effect.gen(function*() {
         const text = fs.readFileSync(file, "utf8")
         // Items and how the stream ended (corpus captures without a result end in MissingResult).
-        const collect = Effect.gen(function*() {
-          const items: Array<unknown> = []
-          const exit = yield* ClaudeCli.queryLenient("p").pipe(
-            Stream.runForEach((item) => Effect.sync(() => items.push(item))),
-            Effect.exit
-          )
-          return { items, end: Exit.isSuccess(exit) ? "Success" : failureOf(exit)._tag }
-        })
+        const collect = Effect.map(runToEnd(ClaudeCli.queryLenient("p")), ({ items, exit }) => ({
+          items,
+          end: Exit.isSuccess(exit) ? "Success" : reasonOf(exit)._tag
+        }))
         const viaProcess = yield* Effect.provide(collect, withFake({ stdout: chunked(text, 7) }))
         const viaFixture = yield* Effect.provide(collect, Fixture.layer(file))
         assert.isAbove(viaFixture.items.length, 0)

@@ -5,7 +5,6 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -13,7 +12,6 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
-import type * as CliError from "../../src/ClaudeCliError.ts"
 import * as Filter from "../../src/filter/Filter.ts"
 import * as Item from "../../src/filter/Item.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
@@ -30,6 +28,7 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { fixturesDir } from "../support/Corpus.ts"
+import { reasonOf, runToEnd } from "./support.ts"
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
 const assertType = <T extends true>(_: T) => {}
@@ -41,12 +40,6 @@ const readLoop = Scripted.layer(({ cwd }) =>
     }),
     Script.turn("data.txt says hello.")
   ]), { files: { "data.txt": "hello from the sandbox\n" } })
-
-const reasonOf = <A>(exit: Exit.Exit<A, CliError.ClaudeCliError>): CliError.Reason => {
-  const error = Exit.findErrorOption(exit)
-  assert.strictEqual(error._tag, "Some", "the stream should fail with a ClaudeCliError")
-  return (error as { value: CliError.ClaudeCliError }).value.reason
-}
 
 // Pids of processes whose working directory is `dir` (Linux).
 const processesIn = (dir: string): Array<number> =>
@@ -123,25 +116,20 @@ describe("ClaudeCli over the real CLI", () => {
 
   it.live("a missing executable is ExecutableNotFound naming what was looked for", () =>
     Effect.gen(function*() {
-      const atPath = reasonOf(yield* ClaudeCli.query("hi").pipe(
-        Stream.runDrain,
-        Effect.provide(Live.layer({ executable: "/nonexistent/bin/claude" })),
-        Effect.exit
-      ))
+      const missing = (executable: string) =>
+        Effect.map(runToEnd(Stream.provide(ClaudeCli.query("hi"), Live.layer({ executable }))), ({ exit }) => reasonOf(exit))
+      const atPath = yield* missing("/nonexistent/bin/claude")
       assert.strictEqual(atPath._tag, "ExecutableNotFound")
       assert.include(atPath.message, "at \"/nonexistent/bin/claude\"")
-      const onPath = reasonOf(yield* ClaudeCli.query("hi").pipe(
-        Stream.runDrain,
-        Effect.provide(Live.layer({ executable: "claude-not-installed-here" })),
-        Effect.exit
-      ))
+      const onPath = yield* missing("claude-not-installed-here")
       assert.strictEqual(onPath._tag, "ExecutableNotFound")
       assert.include(onPath.message, "\"claude-not-installed-here\" on PATH")
     }))
 
   it.live("a CLI exiting non-zero gives ProcessExited with its exit code and stderr", () =>
     Effect.gen(function*() {
-      const reason = reasonOf(yield* ClaudeCli.query("hi", { extraArgs: ["--no-such-flag"] }).pipe(Stream.runDrain, Effect.exit))
+      const { exit } = yield* runToEnd(ClaudeCli.query("hi", { extraArgs: ["--no-such-flag"] }))
+      const reason = reasonOf(exit)
       assert.strictEqual(reason._tag, "ProcessExited")
       if (reason._tag !== "ProcessExited") return
       assert.notStrictEqual(reason.exitCode, 0)
@@ -154,10 +142,7 @@ describe("ClaudeCli over the real CLI", () => {
     Effect.gen(function*() {
       const recorded = fs.readFileSync(path.join(fixturesDir, "recorded", "read_file.jsonl"), "utf8")
         .split("\n").filter((line) => line !== "")
-      const seen: Array<Message> = []
-      const exit = yield* ClaudeCli.query("hi").pipe(
-        Stream.runForEach((m) => Effect.sync(() => seen.push(m))),
-        Effect.exit,
+      const { items, exit } = yield* runToEnd(ClaudeCli.query("hi")).pipe(
         Effect.provide(FaultCli.layer(FaultCli.plan(
           FaultCli.lines(recorded.slice(0, 3)),
           FaultCli.partial(recorded[3], 60),
@@ -165,7 +150,7 @@ describe("ClaudeCli over the real CLI", () => {
         )))
       )
       const reason = reasonOf(exit)
-      assert.strictEqual(seen.length, 3)
+      assert.strictEqual(items.length, 3)
       assert.strictEqual(reason._tag, "ProcessExited")
       if (reason._tag !== "ProcessExited") return
       assert.deepStrictEqual([reason.signal, reason.exitCode], ["SIGKILL", null])
