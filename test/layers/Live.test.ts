@@ -13,7 +13,10 @@ import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as CliError from "../../src/ClaudeCliError.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
+import * as Layers from "../../src/layers/index.ts"
 import * as Live from "../../src/layers/Live.ts"
+import * as Recording from "../../src/layers/Recording.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
@@ -35,6 +38,13 @@ const chunked = (text: string, size: number): Array<Uint8Array> => {
 }
 
 describe("Live layer over the fake spawner", () => {
+  it("the issue's layer names are reachable from effect-claude-code/layers", () => {
+    assert.strictEqual(Layers.layer, Live.layer)
+    assert.strictEqual(Layers.layerFixture, Fixture.layer)
+    assert.strictEqual(Layers.layerScripted, Scripted.layer)
+    assert.strictEqual(Layers.layerRecording, Recording.layer)
+  })
+
   it.effect("maps options to argv, sends the prompt on stdin (a prompt starting with \"-\" is never a flag)", () =>
     Effect.gen(function*() {
       const options: QueryOptions.QueryOptions = { model: "sonnet", maxTurns: 2, allowedTools: ["Read"] }
