@@ -296,7 +296,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       return write(UserContent.toFrame(content, sessionId))
     })
 
-  const messages = Stream.fromQueue(output)
+  // One message per pull: a reader that stops after a turn's result leaves the next message in the buffer.
+  const messages = Stream.fromPull(Effect.succeed(Effect.map(Queue.take(output), (m) => [m] as const)))
   const turnLock = yield* Semaphore.make(1)
   const turn = (content: UserContent.UserContent) =>
     Stream.unwrap(Effect.gen(function*() {
