@@ -40,6 +40,8 @@ export interface Fake {
   readonly exited: () => boolean
   /** How many times it was spawned. */
   readonly spawned: () => number
+  /** Lines written but not yet read by the session (what a pipe would hold, or block the CLI on). */
+  readonly unread: () => number
 }
 
 export const pid = 4242
@@ -54,6 +56,7 @@ export const make = (behaviour: Behaviour, options: { readonly ignoreSigterm?: b
   const signals: Array<string> = []
   let exited = false
   let spawned = 0
+  let unread = () => 0
   const spawn = (command: ChildProcess.Command) =>
     Effect.gen(function*() {
       const cmd = command as ChildProcess.StandardCommand
@@ -73,6 +76,9 @@ export const make = (behaviour: Behaviour, options: { readonly ignoreSigterm?: b
         Effect.ignore,
         Effect.forkIn(scope)
       )
+      unread = () => Queue.sizeUnsafe(stdout)
+      // One line per pull, as a pipe hands over what was written: the reader's pace shows in `unread`.
+      const stdoutStream = Stream.fromPull(Effect.succeed(Effect.map(Queue.take(stdout), (chunk) => [chunk] as const)))
       const encoder = new TextEncoder()
       const io: Io = {
         args: cmd.args as ReadonlyArray<string>,
@@ -105,9 +111,9 @@ export const make = (behaviour: Behaviour, options: { readonly ignoreSigterm?: b
         isRunning: Effect.sync(() => !exited),
         kill,
         stdin: Sink.drain,
-        stdout: Stream.fromQueue(stdout),
+        stdout: stdoutStream,
         stderr: Stream.empty,
-        all: Stream.fromQueue(stdout),
+        all: stdoutStream,
         getInputFd: () => Sink.drain,
         getOutputFd: () => Stream.empty,
         unref: Effect.succeed(Effect.void)
@@ -118,7 +124,8 @@ export const make = (behaviour: Behaviour, options: { readonly ignoreSigterm?: b
     received,
     signals,
     exited: () => exited,
-    spawned: () => spawned
+    spawned: () => spawned,
+    unread: () => unread()
   }
 }
 
@@ -161,6 +168,12 @@ export const helloLines: ReadonlyArray<string> = readFileSync(
   new URL("../../../fixtures/corpus/guess__claude_code__test__fixtures__cli_messages__simple_hello.jsonl", import.meta.url),
   "utf8"
 ).split("\n").filter((line) => line.trim() !== "")
+
+/** The hello turn with its result text replaced. */
+export const helloAnswering = (result: string): ReadonlyArray<unknown> => [
+  ...helloLines.slice(0, 2),
+  { ...JSON.parse(helloLines[2]), result }
+]
 
 /** Writes lines, one each. */
 export const writeAll = (io: Io, lines: ReadonlyArray<unknown>) => Effect.forEach(lines, io.write, { discard: true })
