@@ -6,30 +6,39 @@
  * A line that does not decode ends the session: `messages` fails with a `ClaudeCliError` (`DecodeFailed`,
  * `LineTooLong`) and the CLI is terminated, since nothing after it could be trusted.
  *
+ * Turns run one at a time and a session can be shared by several fibers. The output buffer is bounded
+ * (`bufferSize`): a consumer that does not read leaves the CLI blocked on its pipe, including its control
+ * requests, so read `messages` (or run turns) while the session is in use.
+ *
  * @since 0.1.0
  * @example
  * ```ts
- * import { Effect, Stream } from "effect"
+ * import { Console, Effect, Stream } from "effect"
  * import { ClaudeCli } from "effect-claude-code"
- * import { Message } from "effect-claude-code/schema"
- * import { Permission } from "effect-claude-code/session"
+ * import { Live } from "effect-claude-code/layers"
+ * import { Hooks, Permission } from "effect-claude-code/session"
  *
  * const program = Effect.gen(function*() {
  *   const session = yield* ClaudeCli.session({
  *     model: "sonnet",
- *     // Asked before each tool use the CLI's own rules do not settle.
+ *     // Asked before each tool use the CLI's own rules do not settle; a failure here is a deny, never a hang.
  *     canUseTool: (tool, input) =>
  *       Effect.succeed(
  *         tool === "Write" && String(input.file_path).endsWith(".env")
  *           ? Permission.deny("never touch .env files")
  *           : Permission.allow()
- *       )
+ *       ),
+ *     hooks: { PreToolUse: [{ matcher: "Bash", hooks: [() => Effect.succeed(Hooks.block("no shell here"))] }] }
  *   })
- *   const first = yield* Stream.runCollect(session.turn("Write a haiku to haiku.txt"))
+ *   // Each turn streams typed messages up to and including its ResultMessage.
+ *   yield* session.turn("Write a haiku about pipes to haiku.txt").pipe(
+ *     Stream.runForEach((message) => message._tag === "AssistantMessage" ? Console.log(message.text) : Effect.void)
+ *   )
+ *   // The same process, so the second turn sees the first.
  *   const second = yield* Stream.runCollect(session.turn("Now translate it to French"))
- *   // Each turn ends with its ResultMessage.
- *   return [first.at(-1), second.at(-1)]
- * }).pipe(Effect.scoped)
+ *   const result = second.at(-1)
+ *   if (result?._tag === "ResultSuccess") yield* Console.log(result.result, result.total_cost_usd)
+ * }).pipe(Effect.scoped, Effect.provide(Live.layer()))
  * ```
  */
 import * as Cause from "effect/Cause"

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
+import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
 import * as Permission from "../../src/session/Permission.ts"
 import * as Session from "../../src/session/Session.ts"
@@ -38,6 +39,64 @@ describe("Session control (fake CLI)", () => {
       assert.strictEqual(fake.received[0].request.subtype, "initialize")
       const users = fake.received.filter((f) => f.type === "user")
       assert.deepStrictEqual(users.map((u) => [u.message.content, u.session_id]), [["one", ""], ["two", id]])
+    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+  })
+
+  it.effect("hooks for every event are registered at initialize and called back by id", () => {
+    const events: ReadonlyArray<Hooks.HookEvent> = [
+      "PreToolUse",
+      "PostToolUse",
+      "UserPromptSubmit",
+      "Stop",
+      "SubagentStop",
+      "PreCompact",
+      "Notification",
+      "SessionStart",
+      "SessionEnd"
+    ]
+    const calls: Array<string> = []
+    const hooks = Object.fromEntries(events.map((event) => [event, [{
+      ...(event.endsWith("ToolUse") ? { matcher: "Bash|Write" } : {}),
+      timeout: 30,
+      hooks: [(input: Hooks.HookInput, toolUseId: string | undefined) =>
+        Effect.sync(() => {
+          calls.push(`${event}:${input.hook_event_name}:${toolUseId}`)
+          return Hooks.additionalContext("SessionStart", `from ${event}`)
+        })]
+    }]]))
+    const fake = FakeCli.make(FakeCli.serve({
+      onUser: (_, io) =>
+        Effect.gen(function*() {
+          const registered = fake.received[0].request.hooks
+          for (const event of ["PreCompact", "SessionStart"]) {
+            yield* io.write({
+              type: "control_request",
+              request_id: event,
+              request: {
+                subtype: "hook_callback",
+                callback_id: registered[event][0].hookCallbackIds[0],
+                input: { hook_event_name: event },
+                tool_use_id: `tu_${event}`
+              }
+            })
+            yield* io.read
+          }
+          yield* FakeCli.writeAll(io, FakeCli.helloLines)
+        })
+    }))
+    return Effect.gen(function*() {
+      const session = yield* Session.make({ hooks, mcpServers: [McpServer.make("calc", [])] })
+      yield* collect(session.turn("hello"))
+      const initialize = fake.received[0].request
+      assert.deepStrictEqual(Object.keys(initialize.hooks).sort(), [...events].sort())
+      assert.deepStrictEqual(initialize.hooks.PreToolUse, [{ matcher: "Bash|Write", hookCallbackIds: ["hook_0"], timeout: 30 }])
+      assert.deepStrictEqual(initialize.sdkMcpServers, ["calc"])
+      const ids = events.map((event) => initialize.hooks[event][0].hookCallbackIds[0])
+      assert.strictEqual(new Set(ids).size, events.length)
+      assert.deepStrictEqual(calls, ["PreCompact:PreCompact:tu_PreCompact", "SessionStart:SessionStart:tu_SessionStart"])
+      assert.deepStrictEqual(responseTo(fake, "SessionStart")?.response, {
+        hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "from SessionStart" }
+      })
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
