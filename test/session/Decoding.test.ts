@@ -18,6 +18,14 @@ const collect = <E>(stream: Stream.Stream<Session.Message, E>) =>
 const replaying = (lines: ReadonlyArray<unknown>) =>
   FakeCli.make(FakeCli.serve({ onUser: (_, io) => FakeCli.writeAll(io, lines) }))
 
+// A session whose first turn fails, with the CLI error it failed with.
+const failedTurn = Effect.gen(function*() {
+  const session = yield* Session.make()
+  const error = yield* Effect.flip(collect(session.turn("hello")))
+  assert.instanceOf(error, CliError.ClaudeCliError)
+  return { session, error: error as CliError.ClaudeCliError }
+})
+
 describe("Session output is typed (fake CLI)", () => {
   describe("every corpus and fixture file decodes as the stream decoder decodes it", () => {
     for (const file of allStreamJsonFiles) {
@@ -73,10 +81,8 @@ describe("Session output is typed (fake CLI)", () => {
   it.effect("a line that does not fit its schema fails the output with DecodeFailed and ends the CLI", () => {
     const fake = replaying([FakeCli.helloLines[0], { type: "assistant", message: 42, session_id: "s" }])
     return Effect.gen(function*() {
-      const session = yield* Session.make()
-      const error = yield* Effect.flip(collect(session.turn("hello")))
-      assert.instanceOf(error, CliError.ClaudeCliError)
-      const reason = (error as CliError.ClaudeCliError).reason
+      const { error, session } = yield* failedTurn
+      const reason = error.reason
       assert.instanceOf(reason, CliError.DecodeFailed)
       assert.strictEqual((reason as CliError.DecodeFailed).line, 3)
       assert.include(error.message, "assistant")
@@ -90,9 +96,8 @@ describe("Session output is typed (fake CLI)", () => {
   it.effect("a line that is not JSON fails the output with DecodeFailed", () => {
     const fake = replaying(["Warning: something odd"])
     return Effect.gen(function*() {
-      const session = yield* Session.make()
-      const error = yield* Effect.flip(collect(session.turn("hello")))
-      assert.instanceOf(error, CliError.ClaudeCliError)
+      const { error } = yield* failedTurn
+      assert.instanceOf(error.reason, CliError.DecodeFailed)
       assert.include(error.message, "Warning: something odd")
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
@@ -108,10 +113,8 @@ describe("Session output is typed (fake CLI)", () => {
       })
     )
     return Effect.gen(function*() {
-      const session = yield* Session.make()
-      const error = yield* Effect.flip(collect(session.turn("hello")))
-      assert.instanceOf(error, CliError.ClaudeCliError)
-      const reason = (error as CliError.ClaudeCliError).reason
+      const { error, session } = yield* failedTurn
+      const reason = error.reason
       assert.instanceOf(reason, CliError.ProcessExited)
       assert.strictEqual((reason as CliError.ProcessExited).exitCode, 3)
       const send = yield* Effect.flip(session.send("more"))
