@@ -308,11 +308,26 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   // One message per pull: a reader that stops after a turn's result leaves the next message in the buffer.
   const messages = Stream.fromPull(Effect.succeed(Effect.map(Queue.take(output), (m) => [m] as const)))
   const turnLock = yield* Semaphore.make(1)
+  // Turns whose reader stopped before their result: what is left of them is dropped by the next turn.
+  let unfinished = 0
+  const dropUnfinished: Effect.Effect<void, StreamError> = Effect.suspend(() =>
+    unfinished === 0 ? Effect.void : Queue.take(output).pipe(
+      Effect.flatMap((m) => {
+        if (m.type === "result") unfinished--
+        return dropUnfinished
+      }),
+      // The output ended: there is nothing left to drop, and the send that follows reports why.
+      Effect.catchIf(Cause.isDone, () => Effect.sync(() => void (unfinished = 0)))
+    )
+  )
   const turn = (content: UserContent.UserContent) =>
     Stream.unwrap(Effect.gen(function*() {
       yield* turnLock.takeScoped(1)
+      yield* dropUnfinished
+      let finished = false
+      yield* Effect.addFinalizer(() => Effect.sync(() => void (finished || unfinished++)))
       yield* send(content)
-      return messages.pipe(Stream.takeUntil((m) => m.type === "result"))
+      return messages.pipe(Stream.takeUntil((m) => (finished = m.type === "result")))
     }))
 
   const interruptTimeout = Duration.fromInputUnsafe(options.interruptTimeout ?? Duration.seconds(10))

@@ -116,6 +116,23 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
+  it.effect("a turn read only in part leaves nothing behind for the next turn", () => {
+    const fake = FakeCli.make(FakeCli.serve({
+      onUser: (frame, io) => FakeCli.writeAll(io, FakeCli.helloAnswering(`echo: ${frame.message.content}`))
+    }))
+    return Effect.gen(function*() {
+      const session = yield* Session.make()
+      const first = yield* collect(session.turn("one").pipe(Stream.take(1)))
+      assert.deepStrictEqual(first.map((m) => m._tag), ["SystemInit"])
+      const second = yield* collect(session.turn("two"))
+      assert.deepStrictEqual(second.map((m) => m._tag === "ResultSuccess" ? m.result : m._tag), [
+        "SystemInit",
+        "AssistantMessage",
+        "echo: two"
+      ])
+    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+  })
+
   it.effect("a consumer that does not read leaves the CLI's output unread beyond the buffer", () => {
     const assistant = FakeCli.helloLines[1]
     const fake = FakeCli.make(FakeCli.serve({
