@@ -324,9 +324,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     Stream.unwrap(Effect.gen(function*() {
       yield* turnLock.takeScoped(1)
       yield* dropUnfinished
+      yield* send(content)
       let finished = false
       yield* Effect.addFinalizer(() => Effect.sync(() => void (finished || unfinished++)))
-      yield* send(content)
       return messages.pipe(Stream.takeUntil((m) => (finished = m.type === "result")))
     }))
 
