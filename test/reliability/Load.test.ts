@@ -1,0 +1,167 @@
+/**
+ * Many runs at once: every run completes with the summary its transcript gives (computed here from the raw
+ * JSON, independently of the decoder), and nothing is left behind: no fiber still running, no child
+ * process, no extra file descriptor. Titles read "<load>: <defined behaviour>".
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as Fixture from "../../src/layers/Fixture.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
+import type { Message } from "../../src/schema/Message.ts"
+import * as Summary from "../../src/stream/Summary.ts"
+import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
+import * as FaultCli from "../../src/testing/FaultCli.ts"
+import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
+import * as Script from "../../src/testing/Script.ts"
+import { fixturesDir } from "../support/Corpus.ts"
+import { childPids, openFds, tracked } from "./support/leaks.ts"
+
+interface Expected {
+  readonly completed: boolean
+  readonly success: boolean
+  readonly subtype: string | undefined
+  readonly numTurns: number | undefined
+  readonly totalCostUsd: number | undefined
+  readonly sessionId: string | undefined
+  readonly model: string | undefined
+  readonly messageCount: number
+  readonly decodeErrorCount: number
+}
+
+type Json = { readonly [k: string]: unknown }
+
+/** The summary of a transcript read straight from its JSON lines. */
+const expectedSummary = (lines: ReadonlyArray<string>): Expected & { readonly finalText: string | undefined } => {
+  const json = lines.map((line) => JSON.parse(line) as Json)
+  const result = json.findLast((m) => m.type === "result")
+  const init = json.find((m) => m.type === "system" && m.subtype === "init")
+  return {
+    completed: result !== undefined,
+    success: result?.subtype === "success" && result.is_error === false,
+    subtype: result?.subtype as string | undefined,
+    numTurns: result?.num_turns as number | undefined,
+    totalCostUsd: result?.total_cost_usd as number | undefined,
+    sessionId: result?.session_id as string | undefined,
+    model: init?.model as string | undefined,
+    messageCount: json.length,
+    decodeErrorCount: 0,
+    // Only a non-empty result text is the final text by definition; otherwise the decoder picks a fallback.
+    finalText: typeof result?.result === "string" && result.result !== "" ? result.result : undefined
+  }
+}
+
+const actualSummary = (messages: ReadonlyArray<Message>, withText: boolean) => {
+  const s = Summary.summarize(messages)
+  return {
+    completed: s.completed,
+    success: s.success,
+    subtype: s.subtype,
+    numTurns: s.numTurns,
+    totalCostUsd: s.totalCostUsd,
+    sessionId: s.sessionId,
+    model: s.model,
+    messageCount: s.messageCount,
+    decodeErrorCount: s.decodeErrorCount,
+    finalText: withText ? s.finalText : undefined
+  }
+}
+
+/**
+ * Runs `count` streams at once; each holds after its first message until all have one, so the test only
+ * passes if they really are in flight together.
+ */
+const allAtOnce = <E, R>(count: number, stream: (i: number) => Stream.Stream<Message, E, R>) =>
+  Effect.gen(function*() {
+    const started = { count: 0 }
+    const all = yield* Deferred.make<void>()
+    return yield* Effect.forEach(
+      Array.from({ length: count }, (_, i) => i),
+      (i) =>
+        stream(i).pipe(
+          Stream.mapEffect((message, index) =>
+            index > 0 ? Effect.succeed(message) : Effect.gen(function*() {
+              if (++started.count === count) yield* Deferred.succeed(all, undefined)
+              yield* Deferred.await(all)
+              return message
+            })
+          ),
+          Stream.runCollect
+        ),
+      { concurrency: "unbounded" }
+    )
+  })
+
+const recorded = fs.readdirSync(path.join(fixturesDir, "recorded")).filter((f) => f.endsWith(".jsonl")).sort()
+  .map((f) => path.join(fixturesDir, "recorded", f))
+const linesOf = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "")
+
+describe("Load", () => {
+  it.effect("100 concurrent queries on the Fixture layer (every recorded fixture, in turn): each completes with the summary its transcript gives; no fiber left running, no file descriptor left open", () =>
+    Effect.gen(function*() {
+      const files = Array.from({ length: 100 }, (_, i) => recorded[i % recorded.length]!)
+      const run = allAtOnce(100, (i) => Stream.provide(ClaudeCli.query(`query ${i}`), Fixture.layer(files[i]!)))
+      yield* run // warm-up: modules and lazily opened handles
+      const fdsBefore = openFds()
+      const [outputs, fibers] = yield* tracked(run)
+      assert.strictEqual(openFds(), fdsBefore, "open file descriptors")
+      assert.isAtLeast(fibers.started, 100, "the fibers of the runs were counted")
+      assert.strictEqual(fibers.active, 0, "fibers still running")
+      outputs.forEach((messages, i) => {
+        const expected = expectedSummary(linesOf(files[i]!))
+        assert.isTrue(expected.completed, files[i])
+        assert.deepStrictEqual(actualSummary(messages, expected.finalText !== undefined), expected, files[i])
+      })
+    }))
+
+  it.live("8 concurrent real CLI processes on one scripted server (a Read tool loop each): each completes with its own answer, tool result and summary; every pid gone, no child process, fiber or file descriptor left", () =>
+    Effect.gen(function*() {
+      const count = 8
+      const script = ({ cwd }: { readonly cwd: string }) =>
+        Script.make([], {
+          subagents: Array.from({ length: count }, (_, k) =>
+            Script.conversation(`run-${k}`, MessagesRequest.firstUserTextIncludes(`load run ${k}.`), [
+              Script.turn([Script.text(`Reading f${k}.txt.`), Script.toolUse("Read", { file_path: `${cwd}/f${k}.txt` })]),
+              Script.turn(`answer ${k}`)
+            ]))
+        })
+      const files = Object.fromEntries(Array.from({ length: count }, (_, k) => [`f${k}.txt`, `content of file ${k}\n`]))
+      const layer = Scripted.layerWith(script, { files }).pipe(
+        Layer.provideMerge(FakeSpawner.spy),
+        Layer.provide(NodeServices.layer)
+      )
+      const childrenBefore = childPids()
+      const fdsBefore = openFds()
+      const [[outputs, spawned], fibers] = yield* tracked(
+        Effect.gen(function*() {
+          const outputs = yield* allAtOnce(count, (k) => ClaudeCli.query(`This is load run ${k}. Read the file.`))
+          return [outputs, yield* FakeSpawner.spawned] as const
+        }).pipe(Effect.provide(layer))
+      )
+      assert.strictEqual(spawned.length, count)
+      for (const { pid } of spawned) assert.isFalse(FaultCli.isAlive(pid), `pid ${pid} is still running`)
+      assert.deepStrictEqual(childPids().filter((pid) => !childrenBefore.includes(pid)), [], "child processes left")
+      assert.strictEqual(openFds(), fdsBefore, "open file descriptors")
+      assert.isAbove(fibers.started, count, "the fibers of the runs were counted")
+      assert.strictEqual(fibers.active, 0, "fibers still running")
+      outputs.forEach((messages, k) => {
+        const summary = Summary.summarize(messages)
+        assert.deepStrictEqual(
+          [summary.completed, summary.success, summary.finalText, summary.numTurns, summary.decodeErrorCount],
+          [true, true, `answer ${k}`, 2, 0],
+          `run ${k}`
+        )
+        const results = messages.flatMap((m) => m._tag === "UserMessage" ? m.toolResults : [])
+        assert.strictEqual(results.length, 1, `run ${k}: one tool result`)
+        assert.include(JSON.stringify(results[0]!.content), `content of file ${k}`)
+        assert.notInclude(JSON.stringify(messages), `content of file ${(k + 1) % count}`, `run ${k} saw another run's file`)
+      })
+      assert.strictEqual(new Set(outputs.map((m) => Summary.summarize(m).sessionId)).size, count, "one session per run")
+    }))
+})
