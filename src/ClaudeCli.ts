@@ -11,7 +11,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as CliError from "./ClaudeCliError.ts"
 import * as Telemetry from "./layers/Telemetry.ts"
-import type { QueryOptions } from "./QueryOptions.ts"
+import { type QueryOptions, redactText } from "./QueryOptions.ts"
 import type { Message } from "./schema/Message.ts"
 import type * as Session from "./session/Session.ts"
 import type * as SessionError from "./session/SessionError.ts"
@@ -42,6 +42,11 @@ export interface Run {
   readonly lines: Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError>
   /** Read once `lines` has completed; `undefined` when no process ran (a fixture). */
   readonly ended: Effect.Effect<Ended | undefined>
+  /**
+   * Redacts the secrets of the run's environment from a text (errors, recordings); without it only
+   * key-shaped values are (see `QueryOptions.keyPattern`).
+   */
+  readonly redact?: ((text: string) => string) | undefined
 }
 
 /**
@@ -100,17 +105,43 @@ export interface Service {
 export class ClaudeCli extends Context.Service<ClaudeCli, Service>()("effect-claude-code/ClaudeCli") {}
 
 /**
- * Turns a stream-layer `DecodeError` into the matching `ClaudeCliError`.
+ * Redacts key-shaped values from a text (a run without an environment of its own).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const redactKeys = (text: string): string => redactText(text, [])
+
+/**
+ * A `DecodeError` whose raw cut and detail are redacted: a bad line may be a CLI or wrapper message
+ * that prints a credential.
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const redactDecodeError = (error: DecodeError, redact: (text: string) => string = redactKeys): DecodeError => {
+  const raw = redact(error.raw)
+  const detail = redact(error.detail)
+  return raw === error.raw && detail === error.detail
+    ? error
+    // The cause (a SyntaxError quoting the line, the schema issue holding the value) is dropped with the secret.
+    : new DecodeError({ ...error, raw, detail, cause: undefined })
+}
+
+/**
+ * Turns a stream-layer `DecodeError` into the matching `ClaudeCliError`, redacted (see {@link redactDecodeError}).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromDecodeError = (error: DecodeError): CliError.ClaudeCliError =>
-  CliError.make(
+export const fromDecodeError = (raw: DecodeError, redact?: (text: string) => string): CliError.ClaudeCliError => {
+  const error = redactDecodeError(raw, redact)
+  return CliError.make(
     error.reason === "LineTooLong"
       ? new CliError.LineTooLong({ line: error.line, limit: error.maxLineBytes ?? 0, cause: error })
       : new CliError.DecodeFailed({ line: error.line, raw: error.raw, issue: error.detail, cause: error })
   )
+}
 
 interface Progress {
   messages: number
@@ -118,13 +149,13 @@ interface Progress {
 }
 
 // One synchronous pass per chunk (no Effect per line): decode, count, and stop at the first bad line when strict.
-const decoder = (strict: boolean, progress: Progress): Stepper<Ndjson.Line | DecodeError, Message | DecodeError, CliError.ClaudeCliError> => ({
+const decoder = (strict: boolean, progress: Progress, redact: ((text: string) => string) | undefined): Stepper<Ndjson.Line | DecodeError, Message | DecodeError, CliError.ClaudeCliError> => ({
   step: (chunk, out) => {
     for (const item of chunk) {
       const decoded = item instanceof DecodeError ? item : Decode.decodeLine(item)
       if (decoded instanceof DecodeError) {
-        if (strict) return fromDecodeError(decoded)
-        out.push(decoded)
+        if (strict) return fromDecodeError(decoded, redact)
+        out.push(redactDecodeError(decoded, redact))
         continue
       }
       progress.messages++
@@ -154,7 +185,7 @@ export const decodeRun = (run: Run, mode: "strict" | "lenient"): Stream.Stream<M
         new CliError.MissingResult({ messages: progress.messages, stderrTail: ended?.stderrTail ?? "" })
       ))
     }))
-    return Stream.concat(applyStepper(run.lines, () => decoder(mode === "strict", progress)), end)
+    return Stream.concat(applyStepper(run.lines, () => decoder(mode === "strict", progress, run.redact)), end)
   })
 
 /**

@@ -167,13 +167,46 @@ export const secretValues = (
   )
 
 /**
- * Replaces every occurrence of the given secrets in `text` with `<redacted>`.
+ * Values that look like credentials whatever variable (if any) they came from: Anthropic keys and OAuth
+ * tokens (`sk-ant-...`), other `sk-` keys, AWS access key ids, GitHub tokens.
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const keyPattern = /\bsk-ant-[A-Za-z0-9_-]{8,}|\bsk-[A-Za-z0-9_-]{32,}|\bA[KS]IA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}/g
+
+/**
+ * Replaces every occurrence of the given secrets, and every value matching {@link keyPattern}, in `text`
+ * with `<redacted>`.
  *
  * @since 0.1.0
  * @category redaction
  */
 export const redactText = (text: string, secrets: ReadonlyArray<string>): string =>
   secrets.reduce((acc, secret) => secret === "" ? acc : acc.split(secret).join("<redacted>"), text)
+    .replace(keyPattern, "<redacted>")
+
+// Inherited variables are redacted only when long enough to be a credential, so that a short value
+// (`true`, `1`) of a variable named like a secret does not blank out unrelated text.
+const inheritedMinLength = 8
+
+/**
+ * The secrets a CLI process sees: those of `env` and, when `envMode` is `"merge"` (the default), the
+ * secret-looking variables the process inherits from this one (`ANTHROPIC_API_KEY`, `AWS_SECRET_ACCESS_KEY`, ...).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const environmentSecrets = (
+  env: QueryOptions["env"],
+  envMode: QueryOptions["envMode"] = "merge"
+): ReadonlyArray<string> => {
+  const own = secretValues(env)
+  if (envMode !== "merge") return own
+  const inherited = secretValues(process.env).filter((value) => value.length >= inheritedMinLength)
+  // Longest first, so that a secret containing another is replaced whole.
+  return [...new Set([...own, ...inherited])].sort((a, b) => b.length - a.length)
+}
 
 /**
  * The options as plain JSON with secret environment values replaced by `"<redacted>"`, safe to store in a

@@ -64,9 +64,13 @@ export const runner = (
 (prompt, options = {}) =>
   Effect.sync(() => {
     const own = { ...options, cwd: options.cwd ?? config.cwd }
-    const secrets = QueryOptions.secretValues(mergeEnv(config.env, own.env))
+    const secrets = QueryOptions.environmentSecrets(mergeEnv(config.env, own.env), own.envMode ?? config.envMode)
     const watched = watch(spawner, secrets, config.stderrTailBytes ?? 8 * 1024)
-    return { lines: Process.lines(watched.spawner, config)(prompt, own), ended: watched.ended }
+    return {
+      lines: Process.lines(watched.spawner, config)(prompt, own),
+      ended: watched.ended,
+      redact: (text: string) => QueryOptions.redactText(text, secrets)
+    }
   })
 
 /**

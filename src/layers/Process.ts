@@ -179,6 +179,8 @@ export interface Running {
   readonly handle: ChildProcessSpawner.ChildProcessHandle
   /** The stderr tail so far, secrets redacted. */
   readonly stderrTail: () => string
+  /** Redacts the secrets of the process's environment (and key-shaped values) from a text. */
+  readonly redact: (text: string) => string
   /** The stderr tail once the CLI has closed stderr. */
   readonly finalStderrTail: Effect.Effect<string>
   readonly exitStatus: Effect.Effect<ExitStatus>
@@ -197,7 +199,7 @@ export const spawn = Effect.fnUntraced(function*(
   options: SpawnOptions
 ): Effect.fn.Return<Running, CliError.ClaudeCliError, Scope.Scope> {
   const envMode = options.envMode ?? "merge"
-  const secrets = QueryOptions.secretValues(options.env)
+  const secrets = QueryOptions.environmentSecrets(options.env, envMode)
   const handle = yield* spawner.spawn(ChildProcess.make(options.executable, options.args, {
     cwd: options.cwd,
     env: envMode === "replace" ? options.env ?? {} : options.env,
@@ -210,10 +212,12 @@ export const spawn = Effect.fnUntraced(function*(
   const stderrFiber = yield* Effect.forkScoped(
     Stream.runForEach(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk))).pipe(Effect.ignore)
   )
-  const stderrTail = () => QueryOptions.redactText(tail.text(), secrets)
+  const redact = (text: string) => QueryOptions.redactText(text, secrets)
+  const stderrTail = () => redact(tail.text())
   return {
     handle,
     stderrTail,
+    redact,
     finalStderrTail: Effect.map(Fiber.join(stderrFiber), stderrTail),
     exitStatus: handle.exitCode.pipe(
       Effect.map((code): ExitStatus => ({ exitCode: code, signal: null })),
@@ -299,8 +303,10 @@ export const output = (
         signal: status.signal,
         stderrTail,
         ...(cut === undefined ? {} : {
-          cause: `line ${cut.line} was cut by the ${status.signal === null ? "exit" : "kill"}: ` +
-            (isDecodeError(cut) ? cut.raw : cut.text.slice(0, 240))
+          cause: cli.redact(
+            `line ${cut.line} was cut by the ${status.signal === null ? "exit" : "kill"}: ` +
+              (isDecodeError(cut) ? cut.raw : cut.text.slice(0, 240))
+          )
         })
       })
     )

@@ -1,7 +1,8 @@
 /**
  * Recordings: a run's raw stdout lines in a `.jsonl` file (replayable by `Fixture.layer`, readable by any
  * stream-json tool) and its metadata beside it in `<file>.meta.json`: prompt, options with secrets redacted,
- * the time of each line, and how the run ended.
+ * the time of each line, and how the run ended. Secrets (the run's environment, key-shaped values) are
+ * replaced by `<redacted>` in both files, including any the CLI echoed in its output.
  *
  * @since 0.1.0
  */
@@ -55,11 +56,13 @@ export const record = (path: string) => (runner: ClaudeCli.Runner): ClaudeCli.Ru
       const timings: Array<number> = []
       const skipped: Array<{ line: number; detail: string }> = []
       yield* Effect.sync(() => fs.writeFileSync(path, ""))
+      // The run's own redaction knows the layer's and the inherited secrets too.
       const secrets = QueryOptions.secretValues(options?.env)
+      const redact = (text: string) => QueryOptions.redactText(run.redact?.(text) ?? text, secrets)
       const writeMeta = (exit: Metadata["exit"]) =>
         Effect.sync(() => {
           const meta: Metadata = { prompt, options: QueryOptions.redact(options), timings, exit, skipped }
-          fs.writeFileSync(metadataPath(path), QueryOptions.redactText(JSON.stringify(meta, null, 2), secrets) + "\n")
+          fs.writeFileSync(metadataPath(path), redact(JSON.stringify(meta, null, 2)) + "\n")
         })
       const lines = run.lines.pipe(
         Stream.tap((line) =>
@@ -70,7 +73,8 @@ export const record = (path: string) => (runner: ClaudeCli.Runner): ClaudeCli.Ru
                 return
               }
               timings.push(now - start)
-              fs.appendFileSync(path, line.text + "\n")
+              // A secret the CLI echoed (a tool result, a warning) is replaced in place; JSON stays valid.
+              fs.appendFileSync(path, redact(line.text) + "\n")
             }))
         ),
         Stream.onExit((exit) =>
@@ -84,7 +88,7 @@ export const record = (path: string) => (runner: ClaudeCli.Runner): ClaudeCli.Ru
             ))
         )
       )
-      return { lines, ended: run.ended }
+      return { lines, ended: run.ended, redact: run.redact }
     }))
 
 /**

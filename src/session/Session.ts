@@ -262,7 +262,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     const decoded = Decode.isDecodeError(item) ? item : Decode.decodeLine(item)
     if (Decode.isDecodeError(decoded)) {
       return (Decode.isDecodeError(item) ? undefined : rejectUnreadable(item, decoded)) ??
-        Effect.fail(fromDecodeError(decoded))
+        Effect.fail(fromDecodeError(decoded, cli.redact))
     }
     const message = decoded.message
     if (Protocol.isControlFrame(message)) return protocol.receive(message)
