@@ -1,0 +1,184 @@
+/**
+ * Secrets never leave through errors, logs, spans or recordings: a CLI that echoes the secrets of its
+ * environment (given in the query, in the layer, inherited from the parent, or merely key-shaped) to
+ * stdout and stderr, and the real CLI with an API key. Permission bypass is never a default. Titles read
+ * "<case>: <defined behaviour>".
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as fc from "fast-check"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as Fixture from "../../src/layers/Fixture.ts"
+import * as Live from "../../src/layers/Live.ts"
+import * as Recording from "../../src/layers/Recording.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
+import * as QueryOptions from "../../src/QueryOptions.ts"
+import * as Session from "../../src/session/Session.ts"
+import { DecodeError } from "../../src/stream/DecodeError.ts"
+import * as Script from "../../src/testing/Script.ts"
+import { runToEnd } from "../layers/support.ts"
+import { errorText, exitText, observed } from "./support/observed.ts"
+import * as Secrets from "./support/secrets.ts"
+
+const names = Object.keys(Secrets.known) as Array<keyof typeof Secrets.known>
+
+const assertClean = (text: string, where: string) =>
+  assert.deepStrictEqual(Secrets.foundIn(text), [], `${where} contains a secret`)
+
+/**
+ * Runs the leaking CLI strictly and leniently and returns everything but the messages as text: errors,
+ * in-band DecodeErrors, logs and spans.
+ */
+const leak = (config: Live.Config, options: QueryOptions.QueryOptions, variables: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    let text = ""
+    for (const ending of ["exit 3", "exit 0"] as const) {
+      const layer = Live.layer({ ...config, executable: Secrets.leakyCli(ending, variables) })
+      const [strict, strictLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", options), layer)))
+      const [lenient, lenientLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", options), layer)))
+      // The CLI did leak: the init message (the user's own data) carries the values.
+      const init = lenient.items[0]
+      assert.isTrue(init !== undefined && !(init instanceof DecodeError) && init._tag === "SystemInit", ending)
+      assert.isNotEmpty(Secrets.foundIn(JSON.stringify(init)), "the values reached the CLI")
+      assert.strictEqual(strict.exit._tag, "Failure", `${ending}: strict fails at the plain-text line`)
+      const inBand = lenient.items.filter((item) => item instanceof DecodeError)
+      assert.isNotEmpty(inBand, `${ending}: the plain-text line is an in-band error`)
+      text += [exitText(strict.exit), exitText(lenient.exit), ...inBand.map(errorText), strictLog, lenientLog].join("\n")
+      if (ending === "exit 3") assert.include(exitText(lenient.exit), "ProcessExited")
+    }
+    assert.include(text, "<redacted>", "redaction happened")
+    return text
+  })
+
+const withParentEnv = <A, E, R>(vars: Readonly<Record<string, string>>, effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]))
+      Object.assign(process.env, vars)
+      return saved
+    }),
+    () => effect,
+    (saved) =>
+      Effect.sync(() => {
+        for (const [k, v] of Object.entries(saved)) {
+          if (v === undefined) delete process.env[k]
+          else process.env[k] = v
+        }
+      })
+  )
+
+describe("Secrets", () => {
+  it.live("secrets in the query's env (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) echoed by the CLI to stdout and stderr: no error (stderr tail, raw cut, cut line), in-band DecodeError, log or span contains them", () =>
+    Effect.gen(function*() {
+      assertClean(yield* leak({}, { env: Secrets.known }, names), "the run")
+    }))
+
+  it.live("secrets in the layer's env as Redacted values, echoed by the CLI: redacted the same", () =>
+    Effect.gen(function*() {
+      const env = Object.fromEntries(names.map((n) => [n, Redacted.make(Secrets.known[n])]))
+      assertClean(yield* leak({ env }, {}, names), "the run")
+    }))
+
+  it.live("secrets inherited from the parent's environment (envMode merge), echoed by the CLI: redacted the same", () =>
+    Effect.gen(function*() {
+      assertClean(yield* withParentEnv(Secrets.known, leak({}, {}, names)), "the run")
+    }))
+
+  it.live("a key-shaped value (sk-ant-...) under a name that does not look secret, echoed by the CLI: redacted all the same", () =>
+    Effect.gen(function*() {
+      const text = yield* leak({}, { env: { [Secrets.shaped.name]: Secrets.shaped.value } }, [Secrets.shaped.name])
+      assertClean(text, "the run")
+      assert.strictEqual(QueryOptions.redactText(`key ${Secrets.shaped.value}.`, []), "key <redacted>.")
+    }))
+
+  it.live("recordings (Recording layer) of a CLI that echoes secrets from the query, the layer and the parent: neither the .jsonl nor the .meta.json contains one; the recording replays through the Fixture layer", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "secrets-rec-"))
+      const file = path.join(dir, "run.jsonl")
+      const [fromQuery, fromLayer, fromParent] = [names.slice(0, 2), names.slice(2, 4), names.slice(4)]
+      const layer = Live.layer({
+        executable: Secrets.leakyCli("exit 0", [...names, Secrets.shaped.name]),
+        env: Object.fromEntries(fromLayer.map((n) => [n, Redacted.make(Secrets.known[n])]))
+      }).pipe(Recording.layer(file))
+      const env = { ...Object.fromEntries(fromQuery.map((n) => [n, Secrets.known[n]])), [Secrets.shaped.name]: Secrets.shaped.value }
+      const parent = Object.fromEntries(fromParent.map((n) => [n, Secrets.known[n]]))
+      const run = yield* withParentEnv(parent, runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", { env }), layer)))
+      assert.strictEqual(run.exit._tag, "Success")
+      assert.isNotEmpty(Secrets.foundIn(JSON.stringify(run.items[0])), "the CLI did echo the values")
+      assertClean(fs.readFileSync(file, "utf8"), "the recording")
+      assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
+      const replay = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("hi"), Fixture.layer(file)))
+      assert.deepStrictEqual(
+        replay.items.map((m) => m instanceof DecodeError ? m.reason : m._tag),
+        ["SystemInit", "InvalidJson", "ResultSuccess"],
+        "the redacted recording replays the same lines"
+      )
+      fs.rmSync(dir, { recursive: true })
+    }))
+
+  it.live("the real CLI on the scripted server with ANTHROPIC_API_KEY set, a Bash tool echoing it, recorded: the key is in no error, log, span or recording", () =>
+    Effect.gen(function*() {
+      const key = Secrets.known.ANTHROPIC_API_KEY
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "secrets-real-"))
+      const file = path.join(dir, "run.jsonl")
+      const layer = Scripted.layer(
+        Script.make([
+          Script.turn(Script.toolUse("Bash", { command: "echo key=$ANTHROPIC_API_KEY; echo key=$ANTHROPIC_API_KEY >&2" })),
+          Script.turn("Done.")
+        ]),
+        { env: { ANTHROPIC_API_KEY: key } }
+      )
+      const [run, log] = yield* observed(
+        runToEnd(ClaudeCli.queryLenient("Run it", { allowedTools: ["Bash"] })).pipe(
+          Effect.provide(Recording.layer(file)(layer)),
+          Effect.orDie
+        )
+      )
+      assert.strictEqual(run.exit._tag, "Success", exitText(run.exit))
+      const bashResult = JSON.stringify(run.items.filter((m) => !(m instanceof DecodeError) && m._tag === "UserMessage"))
+      assert.include(bashResult, "key=", "the Bash tool ran")
+      assertClean(log, "logs and spans")
+      assertClean(run.items.filter((m) => m instanceof DecodeError).map(errorText).join("\n"), "in-band errors")
+      assertClean(fs.readFileSync(file, "utf8"), "the recording")
+      assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
+      fs.rmSync(dir, { recursive: true })
+    }))
+
+  it.effect("permission bypass is never a default: QueryOptions.toArgs and session args for no options, and for any options that do not name it, hold no --dangerously-skip-permissions and no bypassPermissions", () =>
+    Effect.gen(function*() {
+      const dangerous = (args: ReadonlyArray<string>) =>
+        args.some((a) => a.includes("dangerously-skip-permissions") || a.includes("bypassPermissions"))
+      assert.isFalse(dangerous(QueryOptions.toArgs()))
+      assert.isFalse(dangerous(QueryOptions.toArgs({})))
+      assert.isFalse(dangerous(yield* Session.toArgs({})))
+      const modes = fc.constantFrom<QueryOptions.PermissionMode | undefined>(undefined, "acceptEdits", "auto", "manual", "plan")
+      const text = fc.string().filter((s) => !s.includes("bypassPermissions") && !s.includes("dangerously"))
+      fc.assert(fc.property(
+        fc.record({
+          permissionMode: modes,
+          model: fc.option(text, { nil: undefined }),
+          allowedTools: fc.option(fc.array(text), { nil: undefined }),
+          settings: fc.option(fc.dictionary(text, text), { nil: undefined }),
+          extraArgs: fc.option(fc.array(text), { nil: undefined }),
+          maxTurns: fc.option(fc.nat(), { nil: undefined })
+        }),
+        (options) => !dangerous(QueryOptions.toArgs(options))
+      ))
+    }))
+
+  it.effect("permission bypass asked for by name (permissionMode \"bypassPermissions\", or the flag written into extraArgs): passed exactly as named, once, and nothing else is added", () =>
+    Effect.sync(() => {
+      const base = QueryOptions.toArgs()
+      assert.deepStrictEqual(QueryOptions.toArgs({ permissionMode: "bypassPermissions" }), [...base, "--permission-mode", "bypassPermissions"])
+      // extraArgs is the explicit escape hatch: what is written there is passed as written, never rewritten or dropped.
+      assert.deepStrictEqual(
+        QueryOptions.toArgs({ extraArgs: ["--dangerously-skip-permissions"] }),
+        [...base, "--dangerously-skip-permissions"]
+      )
+    }))
+})
