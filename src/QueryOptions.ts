@@ -81,7 +81,11 @@ export interface QueryOptions {
   readonly env?: Readonly<Record<string, string | Redacted.Redacted<string> | undefined>> | undefined
   /** `"merge"` (default): added to the parent's environment; `"replace"`: the only variables. */
   readonly envMode?: "merge" | "replace" | undefined
-  /** Arguments appended as given, before the stream-json flags. */
+  /**
+   * Arguments appended as given, before the stream-json flags. A permission bypass written here
+   * (`--dangerously-skip-permissions`) is passed as written: it is asked for by name. No other option
+   * produces it, and nothing grants all permissions by default.
+   */
   readonly extraArgs?: ReadonlyArray<string> | undefined
 }
 
