@@ -1,0 +1,136 @@
+/**
+ * The README's reliability table: its rows come from the titles of the reliability suites, read from their
+ * sources (`describe("<category>")`, `it.*("<case>: <defined behaviour>")`), and their outcomes from a
+ * vitest JSON report. `scripts/reliability-table.ts` writes it; a test checks the README against the titles.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import ts from "typescript"
+
+export const root = path.resolve(import.meta.dirname, "..", "..", "..")
+export const readmePath = path.join(root, "README.md")
+export const start = "<!-- reliability:start -->"
+export const end = "<!-- reliability:end -->"
+
+/** The categories, in table order, and the suite that holds each. */
+export const suites = [
+  { category: "Faults", file: "test/reliability/Faults.test.ts" },
+  { category: "Bad input", file: "test/reliability/BadInput.test.ts" },
+  { category: "Load", file: "test/reliability/Load.test.ts" },
+  { category: "Secrets", file: "test/reliability/Secrets.test.ts" }
+] as const
+
+export interface Row {
+  readonly category: string
+  readonly title: string
+  readonly case: string
+  readonly behaviour: string
+}
+
+export type Outcome = "passed" | "failed" | "skipped" | "not run"
+
+const testCallee = /^it(\.(effect|live|scoped|scopedLive|prop))?$/
+
+/** The `it` titles under each top-level `describe` of a suite's source, in order. */
+export const titlesOf = (file: string): Array<{ readonly category: string; readonly title: string }> => {
+  const source = ts.createSourceFile(file, fs.readFileSync(path.join(root, file), "utf8"), ts.ScriptTarget.Latest)
+  const out: Array<{ category: string; title: string }> = []
+  const literal = (node: ts.Node | undefined) =>
+    node !== undefined && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : undefined
+  const visit = (node: ts.Node, category: string | undefined): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression.getText(source)
+      const title = literal(node.arguments[0])
+      if (callee === "describe" && title !== undefined && category === undefined) {
+        return node.arguments.forEach((arg) => visit(arg, title))
+      }
+      if (testCallee.test(callee) && category !== undefined) {
+        if (title === undefined) throw new Error(`${file}: a test title that is not a plain string`)
+        out.push({ category, title })
+        return
+      }
+    }
+    ts.forEachChild(node, (child) => visit(child, category))
+  }
+  visit(source, undefined)
+  return out
+}
+
+/** Splits a title at its first ": " into the case and its defined behaviour. */
+export const rowOf = (category: string, title: string): Row => {
+  const at = title.indexOf(": ")
+  if (at === -1) throw new Error(`the title "${title}" does not read "<case>: <defined behaviour>"`)
+  return { category, title, case: title.slice(0, at), behaviour: title.slice(at + 2) }
+}
+
+/** Every row, from the sources. */
+export const rows = (): Array<Row> =>
+  suites.flatMap(({ category, file }) =>
+    titlesOf(file).map((t) => {
+      if (t.category !== category) throw new Error(`${file}: top-level describe "${t.category}", expected "${category}"`)
+      return rowOf(t.category, t.title)
+    })
+  )
+
+/** Outcomes by "<category> <title>" from a vitest JSON report. */
+export const outcomesOf = (report: {
+  readonly testResults: ReadonlyArray<{
+    readonly assertionResults: ReadonlyArray<{ readonly ancestorTitles: ReadonlyArray<string>; readonly title: string; readonly status: string }>
+  }>
+}): Map<string, Outcome> =>
+  new Map(report.testResults.flatMap((file) =>
+    file.assertionResults.map((r) => [
+      `${r.ancestorTitles[0]} ${r.title}`,
+      r.status === "passed" || r.status === "failed" ? r.status : "skipped"
+    ] as const)
+  ))
+
+const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ")
+
+const header = "| Category | Case | Defined behaviour | Outcome |"
+
+/** The table rows as Markdown lines. */
+export const tableLines = (all: ReadonlyArray<Row>, outcome: (row: Row) => Outcome): Array<string> => [
+  header,
+  "| --- | --- | --- | --- |",
+  ...all.map((r) => `| ${cell(r.category)} | ${cell(r.case)} | ${cell(r.behaviour)} | ${outcome(r)} |`)
+]
+
+/** The whole section between the markers. */
+export const section = (all: ReadonlyArray<Row>, outcome: (row: Row) => Outcome, generated: string): string => {
+  const count = (o: Outcome) => all.filter((r) => outcome(r) === o).length
+  return [
+    "How the library behaves under faults of the CLI process, hostile input, load, and with secrets around. Each",
+    "row is one test of `test/reliability` (the category is its suite, the case and behaviour its title); the",
+    "outcome is from the last run of the suite.",
+    "",
+    ...tableLines(all, outcome),
+    "",
+    `${count("passed")} passed, ${count("failed")} failed` +
+    (count("skipped") + count("not run") > 0 ? `, ${count("skipped") + count("not run")} not run` : "") +
+    `, ${generated}.`,
+    "",
+    "Regenerate with `npm run reliability:table` (runs `vitest run test/reliability`, under a minute), or",
+    "`npm run reliability:table -- --report <vitest JSON report>`. Do not edit by hand:",
+    "`test/reliability/ReadmeTable.test.ts` fails when the table no longer matches the test titles."
+  ].join("\n")
+}
+
+/** The README with `body` between the markers. */
+export const replaceSection = (readme: string, body: string): string => {
+  const from = readme.indexOf(start)
+  const to = readme.indexOf(end)
+  if (from === -1 || to < from) throw new Error(`README.md has no ${start} ... ${end} section`)
+  return readme.slice(0, from + start.length) + "\n" + body + "\n" + readme.slice(to)
+}
+
+/** The (category, case, behaviour) rows of the table in a README. */
+export const readmeRows = (readme: string): Array<readonly [string, string, string]> => {
+  const inside = readme.slice(readme.indexOf(start), readme.indexOf(end))
+  return inside.split("\n")
+    .filter((line) => line.startsWith("| ") && line !== header && !line.startsWith("| ---"))
+    .map((line) => {
+      const cells = line.slice(2, -2).split(/ (?<!\\)\| /).map((c) => c.replaceAll("\\|", "|"))
+      return [cells[0]!, cells[1]!, cells[2]!] as const
+    })
+}
