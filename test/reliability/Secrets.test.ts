@@ -4,7 +4,7 @@
  * stdout and stderr, and the real CLI with an API key. Permission bypass is never a default. Titles read
  * "<case>: <defined behaviour>".
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -73,6 +73,8 @@ const withParentEnv = <A, E, R>(vars: Readonly<Record<string, string>>, effect: 
   )
 
 describe("Secrets", () => {
+  afterAll(Secrets.removeAll)
+
   it.live("secrets in the query's env (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) echoed by the CLI to stdout and stderr: no error (stderr tail, raw cut, cut line), in-band DecodeError, log or span contains them", () =>
     Effect.gen(function*() {
       assertClean(yield* leak({}, { env: Secrets.known }, names), "the run")

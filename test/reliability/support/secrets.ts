@@ -33,8 +33,16 @@ export type Ending = "exit 3" | "exit 0"
  * values inside, a plain-text line naming them, the same on stderr, then either a result and `exit 0`, or
  * half a line and `exit 3`.
  */
+const made: Array<string> = []
+
+/** Removes every leaking CLI written so far. */
+export const removeAll = (): void => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+}
+
 export const leakyCli = (ending: Ending, variables: ReadonlyArray<string>): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "leaky-cli-"))
+  made.push(dir)
   const file = path.join(dir, "claude")
   const values = variables.map((name) => `$${name}`).join(" ")
   const [before, after] = Hostile.helloLines.init.split(/"cwd":"[^"]*"/)
