@@ -6,11 +6,10 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import ts from "typescript"
+import * as Readme from "../../../scripts/readme.ts"
 
-export const root = path.resolve(import.meta.dirname, "..", "..", "..")
-export const readmePath = path.join(root, "README.md")
-export const start = "<!-- reliability:start -->"
-export const end = "<!-- reliability:end -->"
+export const { readmePath, root } = Readme
+export const { end, start } = Readme.markers("reliability")
 
 /** The categories, in table order, and the suite that holds each. */
 export const suites = [
@@ -116,18 +115,12 @@ export const section = (all: ReadonlyArray<Row>, outcome: (row: Row) => Outcome,
   ].join("\n")
 }
 
-/** The README with `body` between the markers. */
-export const replaceSection = (readme: string, body: string): string => {
-  const from = readme.indexOf(start)
-  const to = readme.indexOf(end)
-  if (from === -1 || to < from) throw new Error(`README.md has no ${start} ... ${end} section`)
-  return readme.slice(0, from + start.length) + "\n" + body + "\n" + readme.slice(to)
-}
+/** The README with `body` as its reliability section. */
+export const replaceSection = (readme: string, body: string): string => Readme.replaceSection(readme, "reliability", body)
 
 /** The (category, case, behaviour) rows of the table in a README. */
 export const readmeRows = (readme: string): Array<readonly [string, string, string]> => {
-  const inside = readme.slice(readme.indexOf(start), readme.indexOf(end))
-  return inside.split("\n")
+  return Readme.sectionOf(readme, "reliability").split("\n")
     .filter((line) => line.startsWith("| ") && line !== header && !line.startsWith("| ---"))
     .map((line) => {
       const cells = line.slice(2, -2).split(/ (?<!\\)\| /).map((c) => c.replaceAll("\\|", "|"))

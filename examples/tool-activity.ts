@@ -1,0 +1,31 @@
+/**
+ * Run Claude Code and keep only the tool activity you care about, typed.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Console, Effect, Stream } from "effect"
+import { ClaudeCli, Filter, Item, Summary, Views } from "../src/index.ts"
+import * as Layers from "../src/layers/index.ts"
+
+// The Bash commands Claude runs. The filter narrows the item: `item.input.command` is a string.
+export const bashCommands = (prompt: string) =>
+  ClaudeCli.query(prompt, { allowedTools: ["Bash"] }).pipe(
+    Item.items,
+    Stream.filter(Filter.toolUse("Bash")),
+    Stream.map((item) => item.input.command)
+  )
+
+// Each tool call paired with its result (and how long it took), as soon as the result is in.
+export const toolCalls = (prompt: string) =>
+  ClaudeCli.query(prompt, { allowedTools: ["Bash", "Read"] }).pipe(Item.items, Views.toolCalls)
+
+// How the run ended, from its result line: final answer, success, cost, turns, permission denials.
+export const summary = (prompt: string) => ClaudeCli.query(prompt).pipe(Stream.run(Summary.sink))
+
+// `node examples/tool-activity.ts` runs it on the `claude` on your PATH.
+if (import.meta.main) {
+  bashCommands("How many TypeScript files are in src?").pipe(
+    Stream.runForEach((command) => Console.log(`$ ${command}`)),
+    Effect.provide(Layers.layer()),
+    NodeRuntime.runMain
+  )
+}

@@ -1,0 +1,89 @@
+/**
+ * Writes the README's tour (between `<!-- tour:start -->` and `<!-- tour:end -->`) from the programs in
+ * `examples/`, which are type-checked and tested like the rest of the code. Imports of the library's sources
+ * are shown as the package's own entry points (`../src/layers/index.ts` reads `effect-claude-code/layers`).
+ *
+ *   node scripts/readme-tour.ts
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Readme from "./readme.ts"
+
+/** The tour's steps, in order: a title and the example file shown under it. */
+export const steps = [
+  { title: "Run Claude Code, keep the tool activity", file: "examples/tool-activity.ts" },
+  { title: "Test it offline: a recording, or the real CLI against a scripted model", file: "examples/tool-activity.test.ts" },
+  { title: "Sessions: several turns, a permission callback, a tool of your own", file: "examples/session.ts" }
+] as const
+
+const commandLine = [
+  "### From the command line",
+  "",
+  "The package's `effect-claude-code` executable shows sessions as a person reads them, and picks items with the",
+  "filter syntax (`tool:Bash | error`, `result:Read & not error`, `text & main`, ...):",
+  "",
+  "```sh",
+  "npx effect-claude-code run --allowed-tools Bash --filter 'tool:Bash | error' \"Why does npm test fail?\"",
+  "claude -p \"...\" --output-format stream-json --verbose | npx effect-claude-code view -",
+  "npx effect-claude-code view --format jsonl --filter 'result:Bash & error' recording.jsonl",
+  "npx effect-claude-code stats --format json recordings/*.jsonl",
+  "```",
+  "",
+  "Every command documents its flags and exit codes in `--help`."
+]
+
+const packageName = "effect-claude-code"
+
+/** Source file (relative to the root) → the package entry point that exports it. */
+const entryPoints = (): Map<string, string> => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(Readme.root, "package.json"), "utf8")) as {
+    readonly exports: Record<string, string | { readonly default: string }>
+  }
+  const entries = new Map<string, string>()
+  for (const [entry, target] of Object.entries(manifest.exports)) {
+    if (typeof target === "string") continue
+    const source = target.default.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts")
+    entries.set(source, path.posix.join(packageName, entry))
+  }
+  return entries
+}
+
+/** An example as a user writes it: its imports of the sources become imports of the package. */
+export const asPublished = (file: string, source: string, entries = entryPoints()): string =>
+  source.replace(/from "(\.{1,2}\/[^"]+)"/g, (whole, specifier: string) => {
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier))
+    if (!target.startsWith("src/")) return whole
+    const entry = entries.get(target)
+    if (entry === undefined) throw new Error(`${file} imports ${specifier}, which no entry point of the package exports`)
+    return `from "${entry}"`
+  })
+
+const leadingComment = /^\/\*\*\n((?: \*.*\n)+) \*\/\n/
+
+/** One step: its title, the example's leading comment as prose, and the rest as code. */
+const step = (title: string, file: string): Array<string> => {
+  const source = fs.readFileSync(path.join(Readme.root, file), "utf8")
+  const comment = leadingComment.exec(source)
+  if (comment === null) throw new Error(`${file} does not start with a /** ... */ comment saying what it shows`)
+  const prose = comment[1].split("\n").filter((line) => line !== "").map((line) => line.replace(/^ \* ?/, ""))
+  const code = asPublished(file, source.slice(comment[0].length)).trim()
+  return [`### ${title}`, "", ...prose, `(\`${file}\`)`, "", "```ts", code, "```", ""]
+}
+
+/** The whole tour section. */
+export const section = (): string =>
+  [
+    "## A short tour",
+    "",
+    "The code below is the code of `examples/`, type-checked and run by `npm test` (the tests against the",
+    "scripted model run the real `claude`). Regenerate this section with `npm run readme:tour`.",
+    "",
+    ...steps.flatMap(({ file, title }) => step(title, file)),
+    ...commandLine
+  ].join("\n")
+
+if (import.meta.main) {
+  const readme = fs.readFileSync(Readme.readmePath, "utf8")
+  fs.writeFileSync(Readme.readmePath, Readme.replaceSection(readme, "tour", section()))
+  console.log(`README.md: tour of ${steps.length} examples written`)
+}

@@ -1,0 +1,41 @@
+/**
+ * The README's tour is generated from `examples/` (`npm run readme:tour`); this keeps it true. The examples
+ * themselves are type-checked with the rest and run by their own tests (`examples/*.test.ts`).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as Readme from "../scripts/readme.ts"
+import * as Tour from "../scripts/readme-tour.ts"
+
+describe("README tour", () => {
+  it("is exactly what scripts/readme-tour.ts makes of examples/ (regenerate with npm run readme:tour)", () => {
+    const readme = fs.readFileSync(Readme.readmePath, "utf8")
+    assert.strictEqual(Readme.sectionOf(readme, "tour"), Tour.section(), "README.md is stale: run npm run readme:tour")
+  })
+
+  it("shows imports of the library's sources as imports of the package's entry points", () => {
+    const source = [
+      `import { ClaudeCli } from "../src/index.ts"`,
+      `import * as Layers from "../src/layers/index.ts"`,
+      `import { Script } from "../src/testing/index.ts"`,
+      `import { bashCommands } from "./tool-activity.ts"`
+    ].join("\n")
+    assert.strictEqual(
+      Tour.asPublished("examples/x.ts", source),
+      [
+        `import { ClaudeCli } from "effect-claude-code"`,
+        `import * as Layers from "effect-claude-code/layers"`,
+        `import { Script } from "effect-claude-code/testing"`,
+        `import { bashCommands } from "./tool-activity.ts"`
+      ].join("\n")
+    )
+    assert.throws(() => Tour.asPublished("examples/x.ts", `import { x } from "../src/stream/internal/stepper.ts"`), /no entry point/)
+  })
+
+  it("has a step for every example program (their tests need not be shown)", () => {
+    const shown = new Set<string>(Tour.steps.map((step) => step.file))
+    const programs = fs.readdirSync(`${Readme.root}/examples`).filter((name) => !name.endsWith(".test.ts"))
+    assert.isAbove(programs.length, 1)
+    assert.deepStrictEqual(programs.map((name) => `examples/${name}`).filter((file) => !shown.has(file)), [])
+  })
+})
