@@ -223,15 +223,35 @@ export const writeTranscript = (file: string, options: Options): { readonly byte
 }
 
 /**
- * A transcript with one line of `lineBytes` bytes (a `user` tool result) between
- * ordinary lines, for the memory check.
+ * What fills the big line's tool result: ASCII (V8 keeps it as a one-byte
+ * string, one byte per character) or mixed text with accents and an emoji (a
+ * two-byte string, two bytes per UTF-16 unit: here 1.73 bytes of string per
+ * byte of UTF-8, and 1.68 for the parsed value, whose `\n` escapes are one
+ * character each).
  */
-export const writeBigLine = (file: string, lineBytes: number, seed: number): { readonly bytes: number; readonly lines: number } => {
+export type BigLineText = "ascii" | "mixed"
+
+const fillUnits: Record<BigLineText, Buffer> = {
+  ascii: Buffer.from("0123456789abcdef ".repeat(64), "utf8"),
+  mixed: Buffer.from("const x = 1 // naïve 🙂 résumé\\n".repeat(32), "utf8")
+}
+
+/**
+ * A transcript with one line of `lineBytes` bytes (a `user` tool result) between
+ * ordinary lines, for the memory check. The fill is whole units of `text`
+ * padded with spaces, so no character or escape is cut.
+ */
+export const writeBigLine = (
+  file: string,
+  lineBytes: number,
+  seed: number,
+  text: BigLineText = "ascii"
+): { readonly bytes: number; readonly lines: number } => {
   const head = Array.from(lines({ seed, bytes: 20_000, partial: false }))
   const prefix = `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01big","content":"`
   const suffix = `"}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-a000-000000000000","uuid":"00000000-0000-4000-a000-000000000001"}`
   const fillBytes = lineBytes - Buffer.byteLength(prefix) - Buffer.byteLength(suffix)
-  const unit = Buffer.from("0123456789abcdef ".repeat(64), "utf8")
+  const unit = fillUnits[text]
   const fd = fs.openSync(file, "w")
   let bytes = 0
   try {
@@ -239,12 +259,8 @@ export const writeBigLine = (file: string, lineBytes: number, seed: number): { r
     fs.writeSync(fd, before)
     fs.writeSync(fd, prefix)
     let left = fillBytes
-    while (left > 0) {
-      const n = Math.min(left, unit.length)
-      fs.writeSync(fd, unit, 0, n)
-      left -= n
-    }
-    fs.writeSync(fd, suffix + "\n")
+    for (; left >= unit.length; left -= unit.length) fs.writeSync(fd, unit)
+    fs.writeSync(fd, " ".repeat(left) + suffix + "\n")
     const after = Buffer.from(head.slice(3).map((l) => l + "\n").join(""), "utf8")
     fs.writeSync(fd, after)
     bytes = before.length + lineBytes + 1 + after.length

@@ -2,7 +2,9 @@
  * Memory over a large transcript generated on the fly (never stored): every
  * 32 MB of input, RSS and the live memory (V8 heap plus buffers, right after a
  * full collection) are sampled, so a reader whose memory grows with the input
- * shows it; RSS alone mostly shows the collector's heap sizing. Prints one JSON line.
+ * shows it; RSS alone mostly shows the collector's heap sizing. Both readers
+ * read the same Node `Readable` of 64 KiB chunks (the library through
+ * `NodeStream.fromReadable`, as it reads a pipe). Prints one JSON line.
  *
  * `node --expose-gc bench/huge.ts sdk|lib MEGABYTES SEED`
  */
@@ -14,6 +16,8 @@ import { lib } from "./lib.ts"
 export interface HugeResult {
   readonly reader: string
   readonly bytes: number
+  /** Lines generated; every reader must decode as many messages. */
+  readonly lines: number
   readonly messages: number
   readonly ms: number
   /** RSS (bytes) at each 32 MB of input. */
@@ -31,6 +35,7 @@ const samples: Array<number> = []
 const live: Array<number> = []
 const gc = (globalThis as { gc?: () => void }).gc
 let bytes = 0
+let lines = 0
 let nextSample = 32e6
 
 /** Batches of about 64 KiB, like a pipe delivers them. */
@@ -39,6 +44,7 @@ function* chunks(): Generator<Uint8Array> {
   let size = 0
   for (const line of generate.lines({ seed, bytes: total, partial: true })) {
     batch.push(line, "\n")
+    lines++
     size += line.length + 1
     if (size >= 65536) {
       const buffer = Buffer.from(batch.join(""), "utf8")
@@ -64,20 +70,23 @@ function* chunks(): Generator<Uint8Array> {
   }
 }
 
+const input = () => Readable.from(chunks(), { objectMode: false })
 const start = performance.now()
 let messages: number
 if (reader === "sdk") {
   const { sdkReadline } = await import("./baseline.ts")
-  messages = (await sdkReadline(Readable.from(chunks(), { objectMode: false }))).messages
+  messages = (await sdkReadline(input())).messages
 } else {
   const Effect = await import("effect/Effect")
   const Stream = await import("effect/Stream")
+  const NodeStream = await import("@effect/platform-node/NodeStream")
   const Decode = await lib<typeof DecodeModule>("stream/Decode")
-  messages = await Effect.runPromise(Stream.runCount(Stream.fromIterable(chunks(), { chunkSize: 1 }).pipe(Decode.messages())))
+  messages = await Effect.runPromise(Stream.runCount(NodeStream.fromReadable({ evaluate: input }).pipe(Decode.messages())))
 }
 const result: HugeResult = {
   reader: reader ?? "lib",
   bytes,
+  lines,
   messages,
   ms: performance.now() - start,
   samples,

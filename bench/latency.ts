@@ -1,19 +1,26 @@
 /**
- * (g) Per-line latency: a child writes one line every few milliseconds, and
- * this process takes the time each decoded message reaches the consumer.
- * Both processes read `process.hrtime` (CLOCK_MONOTONIC, system-wide on
- * Linux). Prints one JSON line with the latencies' percentiles (ms).
+ * (g) Per-line latency: the stand-in CLI (bench/fake-claude.sh, paced) writes
+ * one line every few milliseconds, and this process takes the time each
+ * decoded message reaches the consumer. Both processes read `process.hrtime`
+ * (CLOCK_MONOTONIC, system-wide on Linux). Prints one JSON line with the
+ * latencies' percentiles (ms).
  *
- * Readers: `sdk` (readline over `child_process.spawn`), `lib` (effect/process
- * `ChildProcess` + `Decode.messages`, as the library's layers read the CLI) and
- * `lib-spawn` (`Decode.messages` over the same Node pipe as `sdk`).
+ * Readers: `sdk` (readline over `child_process.spawn`, as the Agent SDK),
+ * `lib-spawn` (`Decode.messages` over the same Node pipe), `lib` (effect/process
+ * `ChildProcess` + `Decode.messages`) and `cli` (`ClaudeCli.query` on
+ * `Live.layer`, the path users call).
  *
- * `node bench/latency.ts sdk|lib|lib-spawn FILE INTERVAL_MS COUNT`
+ * `node bench/latency.ts sdk|lib-spawn|lib|cli FILE INTERVAL_MS COUNT`
  */
 import type * as StreamModule from "effect/Stream"
 import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
+import type * as ClaudeCliModule from "../src/ClaudeCli.ts"
+import type * as LiveModule from "../src/layers/Live.ts"
 import type * as DecodeModule from "../src/stream/Decode.ts"
+import * as fakeCli from "./fakeCli.ts"
 import { lib } from "./lib.ts"
 
 export interface LatencyResult {
@@ -25,70 +32,82 @@ export interface LatencyResult {
   readonly max: number
 }
 
-const [reader, file, intervalArg, countArg] = process.argv.slice(2)
-if (file === undefined) throw new Error("usage: latency.ts sdk|lib|lib-spawn FILE INTERVAL_MS COUNT")
-const args = [path.join(import.meta.dirname, "writer.ts"), "paced", file, intervalArg ?? "2", countArg ?? "1000"]
-const received: Array<bigint> = []
-let sentJson = ""
+export const readers = ["sdk", "lib-spawn", "lib", "cli"] as const
 
-// The writer through `child_process.spawn`, as the Agent SDK starts the CLI.
-const spawnWriter = () => {
-  const child = childProcess.spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] })
-  child.stderr.setEncoding("utf8").on("data", (s: string) => {
-    sentJson += s
-  })
-  return { child, exited: new Promise((resolve) => child.once("close", resolve)) }
-}
-const stamp = (count: number) => {
-  const now = process.hrtime.bigint()
-  for (let i = 0; i < count; i++) received.push(now)
-}
+type Reader = typeof readers[number]
 
-if (reader === "sdk") {
-  const { sdkReadline } = await import("./baseline.ts")
-  const { child, exited } = spawnWriter()
-  await sdkReadline(child.stdout, () => {
-    stamp(1)
-    return true
-  })
-  await exited
-} else {
-  const Effect = await import("effect/Effect")
-  const Stream = await import("effect/Stream")
-  const Decode = await lib<typeof DecodeModule>("stream/Decode")
-  const consume = <E>(stdout: StreamModule.Stream<Uint8Array, E>) =>
-    stdout.pipe(Decode.messages(), Stream.runForEachArray((messages) => Effect.sync(() => stamp(messages.length))))
-  if (reader === "lib-spawn") {
-    // The decoder alone: Node's pipe read through NodeStream, without effect/process.
-    const NodeStream = await import("@effect/platform-node/NodeStream")
-    const { child, exited } = spawnWriter()
-    await Effect.runPromise(consume(NodeStream.fromReadable({ evaluate: () => child.stdout })))
-    await exited
-  } else {
-    const Fiber = await import("effect/Fiber")
-    const NodeServices = await import("@effect/platform-node/NodeServices")
-    const ChildProcess = await import("effect/process/ChildProcess")
-    const program = Effect.gen(function*() {
-      const handle = yield* ChildProcess.make(process.execPath, args)
-      const stderr = yield* Stream.mkString(Stream.decodeText(handle.stderr)).pipe(Effect.forkScoped)
-      yield* consume(handle.stdout)
-      yield* handle.exitCode
-      sentJson = yield* Fiber.join(stderr)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
-    await Effect.runPromise(program)
+const main = async (): Promise<void> => {
+  const [reader, file, intervalArg, countArg] = process.argv.slice(2)
+  if (file === undefined || !readers.includes(reader as Reader)) {
+    throw new Error(`usage: latency.ts ${readers.join("|")} FILE INTERVAL_MS COUNT`)
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-latency-"))
+  const sentFile = path.join(dir, "sent.json")
+  const env = fakeCli.paced(file, Number(intervalArg ?? 2), Number(countArg ?? 1000), sentFile)
+  const received: Array<bigint> = []
+
+  // The stand-in CLI through `child_process.spawn`, as the Agent SDK starts the CLI.
+  const spawnCli = () => {
+    const child = childProcess.spawn(fakeCli.executable, [], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
+    return { child, exited: new Promise((resolve) => child.once("close", resolve)) }
+  }
+  const stamp = (count: number) => {
+    const now = process.hrtime.bigint()
+    for (let i = 0; i < count; i++) received.push(now)
+  }
+
+  try {
+    if (reader === "sdk") {
+      const { sdkReadline } = await import("./baseline.ts")
+      const { child, exited } = spawnCli()
+      await sdkReadline(child.stdout, () => {
+        stamp(1)
+        return true
+      })
+      await exited
+    } else {
+      const Effect = await import("effect/Effect")
+      const Stream = await import("effect/Stream")
+      const consume = <A, E>(messages: StreamModule.Stream<A, E>) =>
+        Effect.runPromise(Stream.runForEachArray(messages, (chunk) => Effect.sync(() => stamp(chunk.length))))
+      if (reader === "cli") {
+        const ClaudeCli = await lib<typeof ClaudeCliModule>("ClaudeCli")
+        const Live = await lib<typeof LiveModule>("layers/Live")
+        await consume(ClaudeCli.query("bench").pipe(Stream.provide(Live.layer({ executable: fakeCli.executable, env }))))
+      } else {
+        const Decode = await lib<typeof DecodeModule>("stream/Decode")
+        if (reader === "lib-spawn") {
+          // The decoder alone: Node's pipe read through NodeStream, without effect/process.
+          const NodeStream = await import("@effect/platform-node/NodeStream")
+          const { child, exited } = spawnCli()
+          await consume(NodeStream.fromReadable({ evaluate: () => child.stdout }).pipe(Decode.messages()))
+          await exited
+        } else {
+          const NodeServices = await import("@effect/platform-node/NodeServices")
+          const ChildProcess = await import("effect/process/ChildProcess")
+          await consume(Stream.unwrap(Effect.map(
+            ChildProcess.make(fakeCli.executable, [], { env, extendEnv: true }),
+            (handle) => handle.stdout.pipe(Decode.messages())
+          )).pipe(Stream.provide(NodeServices.layer)))
+        }
+      }
+    }
+    const sent = (JSON.parse(fs.readFileSync(sentFile, "utf8")) as Array<string>).map(BigInt)
+    if (sent.length !== received.length) throw new Error(`sent ${sent.length} lines, decoded ${received.length}`)
+    const latencies = sent.map((t, i) => Number(received[i]! - t) / 1e6).sort((a, b) => a - b)
+    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
+    const result: LatencyResult = {
+      reader,
+      count: latencies.length,
+      p50: at(0.5),
+      p90: at(0.9),
+      p99: at(0.99),
+      max: latencies[latencies.length - 1]!
+    }
+    process.stdout.write(JSON.stringify(result) + "\n")
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
   }
 }
 
-const sent = (JSON.parse(sentJson) as Array<string>).map(BigInt)
-if (sent.length !== received.length) throw new Error(`sent ${sent.length} lines, decoded ${received.length}`)
-const latencies = sent.map((t, i) => Number(received[i]! - t) / 1e6).sort((a, b) => a - b)
-const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
-const result: LatencyResult = {
-  reader: reader ?? "lib",
-  count: latencies.length,
-  p50: at(0.5),
-  p90: at(0.9),
-  p99: at(0.99),
-  max: latencies[latencies.length - 1]!
-}
-process.stdout.write(JSON.stringify(result) + "\n")
+if (import.meta.main) await main()

@@ -3,58 +3,48 @@
  * in a temp dir, and measures every variant in a process of its own (forked
  * workers; warm-up, then rounds in which each variant runs once, the order
  * rotating). Times are medians, goal ratios the median of per-round ratios,
- * peak RSS the variant's own. Then the 64 MiB line, the generated 1 GB
- * stream, the schema step alone and the latency run. Prints tables and the
- * goal ratios; `--json FILE` writes everything for comparison across commits.
- *
- * Flags: --quick (a smoke run: 4 MB inputs, 3 runs, an 8 MiB line, 64 MB stream, 200 latency lines)
- * --size MB (32; the reference run is 105) --runs N (11) --warmup N (2) --big-line MiB (64)
- * --huge MB (1024; 0 skips) --latency-count N (2000) --latency-interval MS (2) --seed N (1)
- * --only a-bytes,b-sdk,... --src (measure src/ as Node strips it, not the compiled build) --json FILE --keep
+ * peak RSS the variant's own. Then the 64 MiB lines (ASCII and mixed text),
+ * the generated 1 GB stream, the schema step alone and the latency run. Every
+ * variant must see every message of its input, or the run fails. Prints tables
+ * and the goal ratios; `--json FILE` writes everything for comparison across
+ * commits (see bench/args.ts for the flags).
  */
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as args from "./args.ts"
 import * as generate from "./generate.ts"
 import type { HugeResult } from "./huge.ts"
-import type { LatencyResult } from "./latency.ts"
+import { type LatencyResult, readers as latencyReaders } from "./latency.ts"
 import * as pool from "./pool.ts"
 import * as report from "./report.ts"
+import { compilers, type SchemaRun } from "./schemaOnly.ts"
 import { variants } from "./variants.ts"
 
-const argv = process.argv.slice(2)
-const quick = argv.includes("--quick")
-const flag = (name: string, fallback: string): string => {
-  const i = argv.indexOf(`--${name}`)
-  return i === -1 ? fallback : argv[i + 1] ?? fallback
-}
-const num = (name: string, normal: number, smoke: number) => Number(flag(name, String(quick ? smoke : normal)))
-
-const config = {
-  quick,
-  library: argv.includes("--src") ? "src (TypeScript stripped by Node)" : "compiled build (tsc)",
-  sizeMB: num("size", 32, 4),
-  runs: num("runs", 11, 3),
-  warmup: num("warmup", 2, 1),
-  bigLineMiB: num("big-line", 64, 8),
-  hugeMB: num("huge", 1024, 64),
-  latencyCount: num("latency-count", 2000, 200),
-  latencyInterval: num("latency-interval", 2, 2),
-  seed: num("seed", 1, 1),
-  only: flag("only", "").split(",").filter((s) => s.length > 0)
-}
-const jsonFile = flag("json", "")
-const keep = argv.includes("--keep")
-const fromSource = argv.includes("--src")
-
-const here = import.meta.dirname
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-bench-"))
 const log = (s: string) => process.stderr.write(s + "\n")
 
+let parsed: args.Config | "help"
+try {
+  parsed = args.parse(process.argv.slice(2), variants.map((v) => v.name))
+} catch (error) {
+  if (!(error instanceof args.UsageError)) throw error
+  log(`${error.message}\n\n${args.usage}`)
+  process.exit(2)
+}
+if (parsed === "help") {
+  process.stdout.write(args.usage + "\n")
+  process.exit(0)
+}
+const config = parsed
+const started = performance.now()
+const loadAtStart = os.loadavg()
+const here = import.meta.dirname
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-bench-"))
+
 /** Runs a bench script in a fresh Node process and parses its last stdout line. */
-const runNode = <A>(script: string, args: ReadonlyArray<string>, nodeFlags: ReadonlyArray<string> = []): A => {
-  const out = childProcess.execFileSync(process.execPath, [...nodeFlags, path.join(here, script), ...args], {
+const runNode = <A>(script: string, scriptArgs: ReadonlyArray<string>, nodeFlags: ReadonlyArray<string> = []): A => {
+  const out = childProcess.execFileSync(process.execPath, [...nodeFlags, path.join(here, script), ...scriptArgs], {
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
     stdio: ["ignore", "pipe", "inherit"]
@@ -63,15 +53,25 @@ const runNode = <A>(script: string, args: ReadonlyArray<string>, nodeFlags: Read
   return JSON.parse(lines[lines.length - 1]!) as A
 }
 
-const main = async () => {
+const check = (what: string, mismatches: ReadonlyArray<string>) => {
+  if (mismatches.length > 0) throw new Error(`${what}: the variants did not all read the whole input:\n  ${mismatches.join("\n  ")}`)
+}
+
+// The committed recordings, one after the other, repeated to about `bytes`: real shapes for the schema step.
+const writeRecordings = (file: string, bytes: number) => {
+  const recorded = path.join(here, "..", "fixtures", "recorded")
+  const text = fs.readdirSync(recorded).filter((f) => f.endsWith(".jsonl")).sort()
+    .map((f) => fs.readFileSync(path.join(recorded, f), "utf8")).map((t) => (t.endsWith("\n") ? t : t + "\n")).join("")
+  fs.writeFileSync(file, text.repeat(Math.max(1, Math.ceil(bytes / Buffer.byteLength(text)))))
+}
+
+const main = async (): Promise<report.Results> => {
   const emptyFile = path.join(dir, "empty.jsonl")
   fs.writeFileSync(emptyFile, "")
-  const inputs = {
-    partial: path.join(dir, "partial.jsonl"),
-    plain: path.join(dir, "plain.jsonl"),
-    bigLine: path.join(dir, "big-line.jsonl")
-  }
-  if (!fromSource) {
+  const file = (name: string) => path.join(dir, `${name}.jsonl`)
+  if (config.dist !== undefined) {
+    process.env.ECC_BENCH_DIST = path.resolve(config.dist)
+  } else if (!config.fromSource) {
     // The library as users run it: compiled JavaScript (see bench/lib.ts).
     const dist = path.join(dir, "dist")
     log(`compiling src/ into ${dist}`)
@@ -84,47 +84,63 @@ const main = async () => {
     process.env.ECC_BENCH_DIST = dist
   }
   log(`generating inputs in ${dir}`)
-  const sizes = {
-    partial: generate.writeTranscript(inputs.partial, { seed: config.seed, bytes: config.sizeMB * 1e6, partial: true }),
-    plain: generate.writeTranscript(inputs.plain, { seed: config.seed + 1, bytes: config.sizeMB * 1e6, partial: false }),
-    bigLine: generate.writeBigLine(inputs.bigLine, config.bigLineMiB * 1024 * 1024, config.seed + 2)
+  const texts: ReadonlyArray<generate.BigLineText> = ["ascii", "mixed"]
+  const sizes: Record<string, { readonly bytes: number; readonly lines: number }> = {
+    partial: generate.writeTranscript(file("partial"), { seed: config.seed, bytes: config.sizeMB * 1e6, partial: true }),
+    plain: generate.writeTranscript(file("plain"), { seed: config.seed + 1, bytes: config.sizeMB * 1e6, partial: false })
+  }
+  if (config.bigLineMiB > 0) {
+    for (const text of texts) {
+      sizes[`big-line-${text}`] = generate.writeBigLine(file(`big-line-${text}`), config.bigLineMiB * 1024 * 1024, config.seed + 2, text)
+    }
   }
 
   const selected = variants.filter((v) => config.only.length === 0 || config.only.includes(v.name))
   const throughput: Array<report.Row> = []
   for (const input of ["partial", "plain"] as const) {
     log(`${input}: ${selected.map((v) => v.name).join(", ")} (${config.warmup} warm-up + ${config.runs} rounds)`)
-    const measured = await pool.measure(selected.map((v) => v.name), inputs[input], { ...config, emptyFile })
-    measured.forEach((m, i) => throughput.push(report.row(input, selected[i]!.label, m, sizes[input])))
+    const measured = await pool.measure(selected.map((v) => v.name), file(input), { ...config, emptyFile })
+    const rows = measured.map((m, i) => report.row(input, selected[i]!.label, m, sizes[input]!))
+    check(input, report.countMismatches(rows, sizes[input]!.lines))
+    throughput.push(...rows)
   }
 
   const bigLine: Array<report.Row> = []
-  if (config.bigLineMiB > 0) {
-    for (const name of ["a-bytes", "b-sdk", "d-strict"].filter((n) => selected.some((v) => v.name === n))) {
-      log(`big line: ${name}`)
-      const [m] = await pool.measure([name], inputs.bigLine, { runs: 1, warmup: 0, emptyFile })
-      bigLine.push(report.row("big-line", name, m!, sizes.bigLine))
+  const bigLineVariants = ["a-bytes", "b-sdk", "d-strict"].filter((n) => selected.some((v) => v.name === n))
+  for (const input of config.bigLineMiB > 0 ? texts.map((text) => `big-line-${text}`) : []) {
+    for (const name of bigLineVariants) {
+      log(`${input}: ${name}`)
+      const [m] = await pool.measure([name], file(input), { runs: 1, warmup: 0, emptyFile })
+      bigLine.push(report.row(input, name, m!, sizes[input]!))
     }
+    check(input, report.countMismatches(bigLine.filter((r) => r.input === input), sizes[input]!.lines))
   }
 
   const huge: Array<HugeResult> = []
   for (const reader of config.hugeMB > 0 ? ["sdk", "lib"] : []) {
     log(`generated stream (${config.hugeMB} MB, not stored): ${reader}`)
-    huge.push(runNode<HugeResult>("huge.ts", [reader, String(config.hugeMB), String(config.seed)], ["--expose-gc"]))
+    const result = runNode<HugeResult>("huge.ts", [reader, String(config.hugeMB), String(config.seed)], ["--expose-gc"])
+    if (result.messages !== result.lines) check("generated stream", [`${reader}: saw ${result.messages} messages of ${result.lines}`])
+    huge.push(result)
   }
 
-  log("schema step alone")
-  const schemaStep = runNode<report.SchemaStep>("schemaOnly.ts", [inputs.partial])
+  writeRecordings(file("recorded"), config.sizeMB * 1e6 / 4)
+  const schemaStep: Array<report.SchemaStep> = []
+  for (const input of ["partial", "recorded"]) {
+    log(`schema step alone: ${input}`)
+    schemaStep.push({ input, runs: compilers.map((compiler) => runNode<SchemaRun>("schemaOnly.ts", [file(input), compiler])) })
+  }
 
   const latency: Array<LatencyResult> = []
-  for (const reader of config.latencyCount > 0 ? ["sdk", "lib-spawn", "lib"] : []) {
+  for (const reader of config.latencyCount > 0 ? latencyReaders : []) {
     log(`latency: ${reader}`)
-    latency.push(runNode<LatencyResult>("latency.ts", [reader, inputs.partial, String(config.latencyInterval), String(config.latencyCount)]))
+    latency.push(runNode<LatencyResult>("latency.ts", [reader, file("partial"), String(config.latencyInterval), String(config.latencyCount)]))
   }
 
-  const results: report.Results = {
+  return {
     date: new Date().toISOString(),
-    machine: report.machine(),
+    durationSeconds: (performance.now() - started) / 1000,
+    machine: report.machine(loadAtStart),
     config,
     inputs: sizes,
     throughput,
@@ -133,15 +149,24 @@ const main = async () => {
     schemaStep,
     latency
   }
-  process.stdout.write(report.render(results))
-  if (jsonFile !== "") {
-    fs.writeFileSync(jsonFile, JSON.stringify({ ...results, ratios: report.allRatios(results) }, null, 2) + "\n")
-    log(`wrote ${jsonFile}`)
-  }
 }
 
 try {
-  await main()
+  // Fail before a long run, not after it, when the JSON file cannot be written.
+  if (config.json.to === "file") fs.mkdirSync(path.dirname(path.resolve(config.json.path)), { recursive: true })
+  const results = await main()
+  const tables = report.render(results)
+  const json = JSON.stringify({ ...results, ratios: report.allRatios(results) }, null, 2) + "\n"
+  if (config.json.to === "stdout") {
+    process.stderr.write(tables)
+    process.stdout.write(json)
+  } else {
+    process.stdout.write(tables)
+    if (config.json.to === "file") {
+      fs.writeFileSync(config.json.path, json)
+      log(`wrote ${config.json.path}`)
+    }
+  }
 } finally {
-  if (!keep) fs.rmSync(dir, { recursive: true, force: true })
+  if (!config.keep) fs.rmSync(dir, { recursive: true, force: true })
 }

@@ -1,6 +1,9 @@
 /**
  * Where a variant spends its time: runs it under `node --cpu-prof` in a fresh
- * process and prints the functions with the most self time.
+ * process and prints the functions with the most self time, then the self
+ * time per source file (a stage of the pipeline, mostly: src/stream/Ndjson,
+ * effect/Stream, ...; native work such as `JSON.parse` or the collector under
+ * its own name).
  *
  * `node bench/profile.ts VARIANT [MB] [TOP] [FILE]` (without FILE: a seeded partial-message transcript of MB)
  */
@@ -42,17 +45,25 @@ try {
   if (file === undefined) throw new Error("no profile written")
   const profile = JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as Profile
   const self = new Map<string, number>()
+  const perFile = new Map<string, number>()
+  const add = (map: Map<string, number>, key: string, hits: number) => map.set(key, (map.get(key) ?? 0) + hits)
   let total = 0
   for (const node of profile.nodes) {
     const hits = node.hitCount ?? 0
     total += hits
     const { functionName, url, lineNumber } = node.callFrame
-    const where = url === "" ? "" : ` ${url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/work\/main\//, "")}:${lineNumber + 1}`
-    const key = `${functionName || "(anonymous)"}${where}`
-    self.set(key, (self.get(key) ?? 0) + hits)
+    // The build lives in a temp dir (ecc-bench-*/dist); effect in node_modules.
+    const file = url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(dist|src)\//, "$1/").replace(/^file:\/\/.*\/bench\//, "bench/")
+    add(self, `${functionName || "(anonymous)"}${url === "" ? "" : ` ${file}:${lineNumber + 1}`}`, hits)
+    add(perFile, url === "" ? functionName || "(native)" : file, hits)
   }
-  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(topArg))
-  for (const [key, hits] of top) process.stdout.write(`${((hits / total) * 100).toFixed(1).padStart(5)}%  ${key}\n`)
+  const print = (title: string, map: Map<string, number>) => {
+    process.stdout.write(`\n${title}\n`)
+    const top = [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(topArg))
+    for (const [key, hits] of top) process.stdout.write(`${((hits / total) * 100).toFixed(1).padStart(5)}%  ${key}\n`)
+  }
+  print("self time by function", self)
+  print("self time by file", perFile)
 } finally {
   fs.rmSync(dir, { recursive: true, force: true })
 }

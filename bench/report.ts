@@ -1,10 +1,12 @@
 /**
- * Figures, goal ratios and the printed tables of a bench run.
+ * Figures, goal ratios, checks and the printed tables of a bench run.
  */
+import * as fs from "node:fs"
 import * as os from "node:os"
 import type { HugeResult } from "./huge.ts"
 import type { LatencyResult } from "./latency.ts"
 import type { Measurement } from "./pool.ts"
+import type { SchemaRun } from "./schemaOnly.ts"
 
 export interface Row {
   readonly input: string
@@ -16,6 +18,7 @@ export interface Row {
   readonly minMs: number
   readonly maxMs: number
   readonly mbPerSec: number
+  /** Input messages per second (a stage's items or events are not counted). */
   readonly messagesPerSec: number
   readonly messages: number
   readonly peakRssMB: number
@@ -23,28 +26,42 @@ export interface Row {
   readonly error?: string | undefined
 }
 
-/** The schema step alone (bench/schemaOnly.ts): fastest of ten passes. */
+/** The schema step alone over one input (bench/schemaOnly.ts), one process per compiler. */
 export interface SchemaStep {
-  readonly messages: number
-  readonly fast: { readonly bestMs: number; readonly perMessageUs: number; readonly failures: number }
-  readonly effect: { readonly bestMs: number; readonly perMessageUs: number; readonly failures: number }
-  readonly speedup: number
+  readonly input: string
+  readonly runs: ReadonlyArray<SchemaRun>
+}
+
+export interface Machine {
+  readonly cpu: string
+  readonly cpus: number
+  readonly mhz: number | undefined
+  readonly virtualized: boolean
+  readonly memoryGB: number
+  readonly node: string
+  readonly platform: string
+  /** 1, 5 and 15 minute load averages when the run started and ended (other users of the machine). */
+  readonly loadAtStart: ReadonlyArray<number>
+  readonly loadAtEnd: ReadonlyArray<number>
 }
 
 export interface Results {
   readonly date: string
-  readonly machine: Record<string, string | number>
+  readonly durationSeconds: number
+  readonly machine: Machine
   readonly config: unknown
   readonly inputs: Record<string, { readonly bytes: number; readonly lines: number }>
   readonly throughput: ReadonlyArray<Row>
+  /** One row per variant and text of the big line (`input` is `big-line-ascii` or `big-line-mixed`). */
   readonly bigLine: { readonly lineBytes: number; readonly rows: ReadonlyArray<Row> }
   readonly huge: ReadonlyArray<HugeResult>
-  readonly schemaStep: SchemaStep
+  readonly schemaStep: ReadonlyArray<SchemaStep>
   readonly latency: ReadonlyArray<LatencyResult>
 }
 
 const MB = 1e6
-const median = (xs: ReadonlyArray<number>): number => {
+
+export const median = (xs: ReadonlyArray<number>): number => {
   if (xs.length === 0) return NaN
   const s = [...xs].sort((a, b) => a - b)
   const mid = s.length >> 1
@@ -70,13 +87,43 @@ export const row = (input: string, label: string, r: Measurement, size: { readon
   }
 }
 
-export const machine = (): Record<string, string | number> => ({
-  cpu: os.cpus()[0]?.model ?? "unknown",
-  cores: os.availableParallelism(),
-  memoryGB: Math.round(os.totalmem() / 1e9),
-  node: process.version,
-  platform: `${os.platform()} ${os.release()}`
-})
+/**
+ * Rows that did not see `lines` messages (a failed run, or a variant reading
+ * something else): each as a sentence, empty when all agree.
+ */
+export const countMismatches = (rows: ReadonlyArray<Row>, lines: number): Array<string> =>
+  rows.flatMap((r) =>
+    r.error !== undefined
+      ? [`${r.input}, ${r.variant}: failed: ${r.error}`]
+      : r.messages !== lines
+      ? [`${r.input}, ${r.variant}: saw ${r.messages} messages, the input has ${lines}`]
+      : []
+  )
+
+const cpuInfo = (): string => {
+  try {
+    return fs.readFileSync("/proc/cpuinfo", "utf8")
+  } catch {
+    return ""
+  }
+}
+
+export const machine = (loadAtStart: ReadonlyArray<number>): Machine => {
+  const info = cpuInfo()
+  const field = (name: string) => new RegExp(`^${name}\\s*:\\s*(.*)$`, "m").exec(info)?.[1]
+  const mhz = Number(field("cpu MHz"))
+  return {
+    cpu: field("model name") ?? os.cpus()[0]?.model ?? "unknown",
+    cpus: os.availableParallelism(),
+    mhz: Number.isFinite(mhz) && mhz > 0 ? Math.round(mhz) : undefined,
+    virtualized: /^flags\s*:.*\bhypervisor\b/m.test(info),
+    memoryGB: Math.round(os.totalmem() / 1e9),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadAtStart,
+    loadAtEnd: os.loadavg()
+  }
+}
 
 const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.length))
 const lpad = (s: string, n: number) => (s.length >= n ? s : " ".repeat(n - s.length) + s)
@@ -103,44 +150,64 @@ export const ratios = (rows: ReadonlyArray<Row>, input: string) => {
     if (a === undefined || b === undefined || a.times.length !== b.times.length) return NaN
     return median(a.times.map((t, round) => b.times[round]! / t))
   }
-  const speed = (x: string, y: string) => perRound(x, y)
   const overhead = (x: string, y: string) => 1 / perRound(x, y) - 1
   const d = get("d-strict")
   const b = get("b-sdk")
   return {
-    "d/b (goal >= 1.0, aim 1.2)": speed("d-strict", "b-sdk"),
-    "b/a-bytes": speed("b-sdk", "a-bytes"),
-    "d-lenient/b": speed("d-lenient", "b-sdk"),
-    "d/a-bytes": speed("d-strict", "a-bytes"),
-    "d/a-text": speed("d-strict", "a-text"),
-    "d/c-zod": speed("d-strict", "c-zod"),
-    "f-lib/f-sdk": speed("f-lib", "f-sdk"),
+    "d/b (goal >= 1.0, aim 1.2)": perRound("d-strict", "b-sdk"),
+    "b/a-bytes": perRound("b-sdk", "a-bytes"),
+    "d-lenient/b": perRound("d-lenient", "b-sdk"),
+    "d/a-bytes": perRound("d-strict", "a-bytes"),
+    "d/a-text": perRound("d-strict", "a-text"),
+    "d/c-zod": perRound("d-strict", "c-zod"),
+    "f-lib/f-sdk": perRound("f-lib", "f-sdk"),
+    "f-cli/f-sdk (ClaudeCli.query vs the SDK reader)": perRound("f-cli", "f-sdk"),
+    "f-cli/f-lib": perRound("f-cli", "f-lib"),
     "e-filter overhead on d (goal < 10%)": overhead("e-filter", "d-strict"),
     "e-partial overhead on d (goal < 15%)": overhead("e-partial", "d-strict"),
     "peak RSS d - b, MB (goal <= 0)": d && b ? d.peakRssMB - b.peakRssMB : NaN
   }
 }
 
+/** Peak RSS above the variant's base, as a multiple of the line's size; NaN when the variant did not run. */
+export const bigLineFactor = (r: Results["bigLine"], text: string, variant: string): number => {
+  const x = r.rows.find((row) => row.input === `big-line-${text}` && row.variant === variant && row.error === undefined)
+  return x === undefined ? NaN : ((x.peakRssMB - x.baseRssMB) * MB) / r.lineBytes
+}
+
 /** Every goal figure of a run, for the JSON file. */
 export const allRatios = (r: Results) => {
-  const big = (name: string) => {
-    const x = r.bigLine.rows.find((row) => row.variant === name)
-    return x === undefined ? NaN : ((x.peakRssMB - x.baseRssMB) * MB) / r.bigLine.lineBytes
-  }
   const growth = (h: HugeResult) => (Math.max(...h.live) - (h.live[0] ?? NaN)) / MB
+  const big = (text: string) => Object.fromEntries(["a-bytes", "b-sdk", "d-strict"].map((v) => [v, bigLineFactor(r.bigLine, text, v)]))
+  const schema = (step: SchemaStep) => {
+    const by = (compiler: string) => step.runs.find((run) => run.compiler === compiler)
+    const interpreted = by("interpreter")?.effect.bestMs ?? NaN
+    return {
+      "fast path over Effect's interpreter": interpreted / (by("interpreter")?.fast.bestMs ?? NaN),
+      "Effect JIT over Effect's interpreter": interpreted / (by("jit")?.effect.bestMs ?? NaN),
+      "Effect AOT over Effect's interpreter": interpreted / (by("aot")?.effect.bestMs ?? NaN),
+      "fast path over Effect JIT": (by("jit")?.effect.bestMs ?? NaN) / (by("interpreter")?.fast.bestMs ?? NaN),
+      "fast path over Effect AOT": (by("aot")?.effect.bestMs ?? NaN) / (by("interpreter")?.fast.bestMs ?? NaN)
+    }
+  }
   return {
     partial: ratios(r.throughput, "partial"),
     plain: ratios(r.throughput, "plain"),
-    "big line: d peak - base, x line size (goal < 3)": big("d-strict"),
-    "big line: b peak - base, x line size": big("b-sdk"),
+    "big line, peak - base in line sizes (goal: d < 3)": { ascii: big("ascii"), mixed: big("mixed") },
     "generated stream: live memory growth after the first 32 MB, MB": Object.fromEntries(r.huge.map((h) => [h.reader, growth(h)])),
-    "schema step: fast path speed-up over Effect's decoder": r.schemaStep.speedup,
+    "schema step": Object.fromEntries(r.schemaStep.map((step) => [step.input, schema(step)])),
     "p99 latency ms (goal < 1)": Object.fromEntries(r.latency.map((l) => [l.reader, l.p99]))
   }
 }
 
+const ratioCells = (entries: Record<string, number>) =>
+  Object.entries(entries).map(([k, v]) => [k, k.includes("overhead") ? `${f1(v * 100)}%` : f2(v)])
+
 export const render = (r: Results): string => {
-  let out = `\nmachine: ${Object.values(r.machine).join(", ")}\n`
+  const m = r.machine
+  let out = `\nmachine: ${m.cpu}, ${m.cpus} CPUs${m.mhz === undefined ? "" : ` at ${m.mhz} MHz`}${m.virtualized ? " (virtual machine)" : ""}, ` +
+    `${m.memoryGB} GB, ${m.platform}, Node ${m.node}; load average ${m.loadAtStart.map(f2).join(" ")} at start, ` +
+    `${m.loadAtEnd.map(f2).join(" ")} at end; ${Math.round(r.durationSeconds)} s\n`
   for (const [name, size] of Object.entries(r.inputs)) {
     out += `input ${name}: ${f1(size.bytes / MB)} MB, ${size.lines} lines\n`
   }
@@ -157,16 +224,17 @@ export const render = (r: Results): string => {
   for (const input of ["partial", "plain"]) {
     const rows = r.throughput.filter((x) => x.input === input)
     if (rows.length === 0) continue
-    out += `\n== throughput: ${input} (median of runs, each variant in a fresh process) ==\n`
+    out += `\n== throughput: ${input} (median of runs, each variant in a fresh process; msg/s counts input messages) ==\n`
     out += table(header, rows.map(rowCells))
-    out += table(["ratio", "value"], Object.entries(ratios(r.throughput, input)).map(([k, v]) => [k, k.includes("overhead") ? `${f1(v * 100)}%` : f2(v)]))
+    out += table(["ratio (median of per-round ratios)", "value"], ratioCells(ratios(r.throughput, input)))
   }
   if (r.bigLine.rows.length > 0) {
     const limit = (3 * r.bigLine.lineBytes) / MB
-    out += `\n== one ${f1(r.bigLine.lineBytes / 1024 / 1024)} MiB line (goal: peak - base < ${f1(limit)} MB) ==\n`
+    out += `\n== one ${f1(r.bigLine.lineBytes / 1024 / 1024)} MiB line, ASCII or mixed text (goal: peak - base < ${f1(limit)} MB) ==\n`
     out += table(
-      ["variant", "peak RSS MB", "base RSS MB", "peak - base MB", "x line size", "messages"],
+      ["text", "variant", "peak RSS MB", "base RSS MB", "peak - base MB", "x line size", "messages"],
       r.bigLine.rows.map((x) => [
+        x.input.replace("big-line-", ""),
         x.variant,
         f1(x.peakRssMB),
         f1(x.baseRssMB),
@@ -198,13 +266,19 @@ export const render = (r: Results): string => {
       ])
     )
   }
-  const step = r.schemaStep
-  out += `\n== schema step alone, ${step.messages} parsed lines (fastest of 10 passes) ==\n`
-  out += table(["decoder", "ms", "us/message", "failures"], [
-    ["decodeMessage (fast path)", f1(step.fast.bestMs), f2(step.fast.perMessageUs), String(step.fast.failures)],
-    ["Effect's decoder per variant", f1(step.effect.bestMs), f2(step.effect.perMessageUs), String(step.effect.failures)]
-  ])
-  out += `speed-up: ${f2(step.speedup)}x\n`
+  for (const step of r.schemaStep) {
+    out += `\n== schema step alone, ${step.input} (${step.runs[0]?.messages ?? 0} parsed lines; fastest of 10 passes) ==\n`
+    out += table(
+      ["compiler (one process each)", "fast path us/msg", "Effect us/msg", "Effect / fast", "failures"],
+      step.runs.map((run) => [
+        run.compiler,
+        f2(run.fast.perMessageUs),
+        f2(run.effect.perMessageUs),
+        f2(run.effect.bestMs / run.fast.bestMs),
+        `${run.fast.failures}/${run.effect.failures}`
+      ])
+    )
+  }
   if (r.latency.length > 0) {
     out += `\n== latency, write to decoded message (goal p99 < 1 ms) ==\n`
     out += table(

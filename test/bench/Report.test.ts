@@ -1,0 +1,97 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as report from "../../bench/report.ts"
+
+const MB = 1e6
+
+const row = (variant: string, times: Array<number>, extra: Partial<report.Row> = {}): report.Row => ({
+  input: "partial",
+  variant,
+  label: variant,
+  medianMs: report.median(times),
+  times,
+  minMs: Math.min(...times),
+  maxMs: Math.max(...times),
+  mbPerSec: 0,
+  messagesPerSec: 0,
+  messages: 100,
+  peakRssMB: 200,
+  baseRssMB: 100,
+  ...extra
+})
+
+describe("bench report", () => {
+  it("a throughput ratio is the median of the per-round ratios, not the ratio of medians", () => {
+    // Round 2 is slow for both (load on the machine): it cancels out within the round.
+    const rows = [row("b-sdk", [100, 300, 110]), row("d-strict", [80, 240, 100])]
+    const ratios = report.ratios(rows, "partial")
+    assert.closeTo(ratios["d/b (goal >= 1.0, aim 1.2)"], 1.25, 1e-9)
+    assert.notStrictEqual(ratios["d/b (goal >= 1.0, aim 1.2)"], 110 / 100)
+  })
+
+  it("an overhead is the extra time of the staged variant", () => {
+    const rows = [row("d-strict", [100, 100, 100]), row("e-filter", [108, 110, 112]), row("e-partial", [150, 90, 115])]
+    const ratios = report.ratios(rows, "partial")
+    assert.closeTo(ratios["e-filter overhead on d (goal < 10%)"], 0.1, 1e-9)
+    assert.closeTo(ratios["e-partial overhead on d (goal < 15%)"], 0.15, 1e-9)
+  })
+
+  it("the user path is compared with the SDK reader and with the bare decoder", () => {
+    const rows = [row("f-sdk", [90, 90]), row("f-lib", [100, 100]), row("f-cli", [100, 100])]
+    const ratios = report.ratios(rows, "partial")
+    assert.closeTo(ratios["f-cli/f-sdk (ClaudeCli.query vs the SDK reader)"], 0.9, 1e-9)
+    assert.closeTo(ratios["f-cli/f-lib"], 1, 1e-9)
+  })
+
+  it("ratios of a missing, failed or unevenly measured variant are NaN, not a number that looks right", () => {
+    const rows = [row("b-sdk", [100, 100]), row("d-strict", [80, 80], { error: "boom" }), row("a-bytes", [90])]
+    const ratios = report.ratios(rows, "partial")
+    assert.isNaN(ratios["d/b (goal >= 1.0, aim 1.2)"])
+    assert.isNaN(ratios["b/a-bytes"])
+    assert.isNaN(ratios["d/c-zod"])
+    assert.isNaN(report.ratios(rows, "plain")["f-lib/f-sdk"])
+  })
+
+  it("peak RSS is compared within the input", () => {
+    const rows = [row("b-sdk", [1], { peakRssMB: 180 }), row("d-strict", [1], { peakRssMB: 150 })]
+    assert.strictEqual(report.ratios(rows, "partial")["peak RSS d - b, MB (goal <= 0)"], -30)
+  })
+
+  it("names every variant that did not read the whole input", () => {
+    const rows = [row("b-sdk", [1]), row("e-filter", [1], { messages: 240 }), row("f-cli", [1], { error: "exited with 1" })]
+    assert.deepStrictEqual(report.countMismatches(rows, 100), [
+      "partial, e-filter: saw 240 messages, the input has 100",
+      "partial, f-cli: failed: exited with 1"
+    ])
+    assert.deepStrictEqual(report.countMismatches([row("b-sdk", [1])], 100), [])
+  })
+
+  it("the big-line factor is the peak above the base in line sizes, per text", () => {
+    const lineBytes = 64 * 1024 * 1024
+    const bigLine = {
+      lineBytes,
+      rows: [
+        row("d-strict", [1], { input: "big-line-ascii", baseRssMB: 100, peakRssMB: 100 + (2.5 * lineBytes) / MB }),
+        row("d-strict", [1], { input: "big-line-mixed", baseRssMB: 100, peakRssMB: 100 + (3.9 * lineBytes) / MB })
+      ]
+    }
+    assert.closeTo(report.bigLineFactor(bigLine, "ascii", "d-strict"), 2.5, 1e-9)
+    assert.closeTo(report.bigLineFactor(bigLine, "mixed", "d-strict"), 3.9, 1e-9)
+    assert.isNaN(report.bigLineFactor(bigLine, "mixed", "b-sdk"))
+  })
+
+  it("medians of odd and even counts", () => {
+    assert.strictEqual(report.median([3, 1, 2]), 2)
+    assert.strictEqual(report.median([4, 1, 3, 2]), 2.5)
+    assert.isNaN(report.median([]))
+  })
+
+  it("records the machine the run was on", () => {
+    const machine = report.machine([0.5, 0.4, 0.3])
+    assert.isAbove(machine.cpus, 0)
+    assert.isAbove(machine.memoryGB, 0)
+    assert.notStrictEqual(machine.cpu, "")
+    assert.strictEqual(machine.node, process.version)
+    assert.deepStrictEqual(machine.loadAtStart, [0.5, 0.4, 0.3])
+    assert.strictEqual(machine.loadAtEnd.length, 3)
+  })
+})
