@@ -2,8 +2,12 @@
  * Items: the unit filters select. A stream of messages is flattened so that
  * every content block of an assistant or user message is one item (text,
  * thinking, tool_use, tool_result, other blocks) and every other message is
- * one item (system, result, stream event, anything else, and, in lenient
- * streams, lines that failed to decode).
+ * one item: `system`, `result`, `stream_event`, and, in lenient streams,
+ * `decode_failure` for a line that failed to decode. Any other message
+ * (`rate_limit_event`, `tool_progress`, `active_goal`, control messages,
+ * types newer than this library) is a `message` item, whole, selected by its
+ * wire type (`type:active_goal`): a kind per such type would make every new
+ * CLI message a breaking change to {@link Kind}.
  *
  * Complete messages are the only source of blocks; `stream_event` lines
  * (partial messages) are items of their own kind, so a block streamed as
@@ -18,6 +22,7 @@
  * @since 0.1.0
  */
 import { dual } from "effect/Function"
+import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
 import * as Schema from "effect/Schema"
 import * as ContentBlock from "../schema/ContentBlock.ts"
@@ -86,16 +91,20 @@ export interface ThinkingItem extends BlockEnvelope<ContentBlock.ThinkingBlock> 
 }
 
 /**
- * A tool call. `Name` narrows `input` to the tool's input type (see `ToolInput`).
+ * A tool call. `Name` narrows `input` to the tool's input type (see
+ * `ToolInput`); the flattening does not check the input, the filters that
+ * claim that type do (see `Filter.toolUse`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface ToolUseItem<Name extends string = string> extends BlockEnvelope<ContentBlock.ToolUseBlock> {
+export interface ToolUseItem<Name extends string = string, Input = ToolInput.InputOf<Name>>
+  extends BlockEnvelope<ContentBlock.ToolUseBlock>
+{
   readonly kind: "tool_use"
   readonly id: string
   readonly name: Name
-  readonly input: ToolInput.InputOf<Name>
+  readonly input: Input
 }
 
 /**
@@ -166,8 +175,8 @@ export interface StreamEventItem extends MessageEnvelope<Message.StreamEventMess
 }
 
 /**
- * Any other message: rate limit events, tool progress, control messages,
- * unknown message types.
+ * Any other message: rate limit events, tool progress, `active_goal`,
+ * control messages, unknown message types.
  *
  * @since 0.1.0
  * @category models
@@ -228,7 +237,10 @@ export type Input = Message.Message | DecodeError
  * @category models
  */
 export interface Flattener {
+  /** The items of one element. */
   readonly push: (input: Input) => ReadonlyArray<Item>
+  /** The items of consecutive elements, in one array. */
+  readonly pushAll: (inputs: Iterable<Input>) => Array<Item>
 }
 
 const stringOr = <A>(value: unknown, fallback: A): string | A => typeof value === "string" ? value : fallback
@@ -270,43 +282,45 @@ export const makeFlattener = (): Flattener => {
   const toolNames = new Map<string, string>()
   const deniedIds = new Set<string>()
 
-  const blockItems = (message: Message.AssistantMessage | UserLike, env: Envelope): Array<Item> => {
-    const role: Role = message.type
-    const content = message.message.content
-    const blocks = ContentBlock.blocks(content)
-    const toolUseResult = role === "user" ? (message as UserLike).tool_use_result : undefined
-    return blocks.map((block, blockIndex): Item => {
-      const base = { ...env, role, message, block, blockIndex }
-      switch (block._tag) {
-        case "TextBlock":
-          return { ...base, block, kind: "text", text: block.text }
-        case "ThinkingBlock":
-          return { ...base, block, kind: "thinking", thinking: block.thinking }
-        case "ToolUseBlock":
-          toolNames.set(block.id, block.name)
-          return { ...base, block, kind: "tool_use", id: block.id, name: block.name, input: block.input }
-        case "ToolResultBlock":
-          return {
-            ...base,
-            block,
-            kind: "tool_result",
-            toolUseId: block.tool_use_id,
-            toolName: toolNames.get(block.tool_use_id),
-            isError: block.is_error === true,
-            denied: block.is_error === true &&
-              (deniedIds.has(block.tool_use_id) || refusalText.test(ContentBlock.text(block.content ?? ""))),
-            toolUseResult
-          }
-        default:
-          return { ...base, kind: "block" }
-      }
-    })
+  const blockItem = (
+    env: Envelope,
+    role: Role,
+    message: Message.AssistantMessage | UserLike,
+    block: ContentBlock.ContentBlock,
+    blockIndex: number
+  ): Item => {
+    switch (block._tag) {
+      case "TextBlock":
+        return { ...env, role, message, block, blockIndex, kind: "text", text: block.text }
+      case "ThinkingBlock":
+        return { ...env, role, message, block, blockIndex, kind: "thinking", thinking: block.thinking }
+      case "ToolUseBlock":
+        toolNames.set(block.id, block.name)
+        return { ...env, role, message, block, blockIndex, kind: "tool_use", id: block.id, name: block.name, input: block.input }
+      case "ToolResultBlock":
+        return {
+          ...env,
+          role,
+          message,
+          block,
+          blockIndex,
+          kind: "tool_result",
+          toolUseId: block.tool_use_id,
+          toolName: toolNames.get(block.tool_use_id),
+          isError: block.is_error === true,
+          denied: block.is_error === true &&
+            (deniedIds.has(block.tool_use_id) || refusalText.test(ContentBlock.text(block.content ?? ""))),
+          toolUseResult: role === "user" ? (message as UserLike).tool_use_result : undefined
+        }
+      default:
+        return { ...env, role, message, block, blockIndex, kind: "block" }
+    }
   }
 
-  const push = (input: Input): ReadonlyArray<Item> => {
+  const pushInto = (input: Input, out: Array<Item>): void => {
     const messageIndex = index++
     if (isDecodeError(input)) {
-      return [{
+      out.push({
         kind: "decode_failure",
         error: input,
         messageType: "decode_failure",
@@ -315,29 +329,51 @@ export const makeFlattener = (): Flattener => {
         parentToolUseId: null,
         messageIndex,
         blockIndex: undefined
-      }]
+      })
+      return
     }
     const env = envelopeOf(input, messageIndex)
     switch (input._tag) {
       case "AssistantMessage":
       case "UserMessage":
-      case "UserMessageReplay":
-        return blockItems(input, env)
+      case "UserMessageReplay": {
+        const blocks = ContentBlock.blocks(input.message.content)
+        for (let i = 0; i < blocks.length; i++) out.push(blockItem(env, input.type, input, blocks[i], i))
+        return
+      }
       case "StreamEventMessage": {
         const event = input.event
         const deltaType = event._tag === "ContentBlockDeltaEvent" ? (event as StreamEvent.ContentBlockDeltaEvent).delta.type : undefined
-        return [{ ...env, kind: "stream_event", message: input, blockIndex: undefined, eventType: event.type, deltaType }]
+        out.push({ ...env, kind: "stream_event", message: input, blockIndex: undefined, eventType: event.type, deltaType })
+        return
       }
     }
-    if (isResult(input)) return [{ ...env, kind: "result", message: input, blockIndex: undefined }]
-    if (input._tag === "SystemPermissionDenied") deniedIds.add(input.tool_use_id)
-    if (isSystem(input)) {
-      return [{ ...env, kind: "system", message: input, blockIndex: undefined, subtype: input.subtype ?? "" }]
+    if (isResult(input)) {
+      out.push({ ...env, kind: "result", message: input, blockIndex: undefined })
+      return
     }
-    return [{ ...env, kind: "message", message: input, blockIndex: undefined }]
+    if (input._tag === "SystemPermissionDenied") deniedIds.add(input.tool_use_id)
+    out.push(
+      isSystem(input)
+        ? { ...env, kind: "system", message: input, blockIndex: undefined, subtype: input.subtype ?? "" }
+        // Everything else, known or not (rate limits, tool progress, `active_goal`, newer types), is one
+        // `message` item: whole, selected by `type:TYPE`.
+        : { ...env, kind: "message", message: input, blockIndex: undefined }
+    )
   }
 
-  return { push }
+  return {
+    push: (input) => {
+      const out: Array<Item> = []
+      pushInto(input, out)
+      return out
+    },
+    pushAll: (inputs) => {
+      const out: Array<Item> = []
+      for (const input of inputs) pushInto(input, out)
+      return out
+    }
+  }
 }
 
 /**
@@ -356,7 +392,8 @@ export const makeFlattener = (): Flattener => {
  * @category combinators
  */
 export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Item, E, R> =>
-  Stream.mapAccum(self, makeFlattener, (flattener, input) => [flattener, flattener.push(input)])
+  // One output array per chunk, not one per message.
+  Stream.mapAccumArray(self, makeFlattener, (flattener, inputs) => [flattener, flattener.pushAll(inputs)])
 
 /**
  * Flattens messages held in memory.
@@ -364,12 +401,7 @@ export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Ite
  * @since 0.1.0
  * @category constructors
  */
-export const fromIterable = (inputs: Iterable<Input>): Array<Item> => {
-  const flattener = makeFlattener()
-  const out: Array<Item> = []
-  for (const input of inputs) out.push(...flattener.push(input))
-  return out
-}
+export const fromIterable = (inputs: Iterable<Input>): Array<Item> => makeFlattener().pushAll(inputs)
 
 /**
  * Whether an item is of a kind.
@@ -384,9 +416,8 @@ export const isKind: {
 
 /**
  * An item as one JSON object, for JSON Lines output: its kind, envelope and
- * `value`, the block or message as encoded on the wire (a plain-string user
- * content as a text block; a decode failure as its line, reason, detail and
- * raw text).
+ * `value`, the block or message as it was on the wire (see {@link toJson});
+ * a decode failure as its line, reason, detail and raw text.
  *
  * @since 0.1.0
  * @category models
@@ -402,13 +433,45 @@ export interface Json {
 
 const encodeBlock = Schema.encodeSync(ContentBlock.ContentBlock)
 
+const wireValue = (item: Item, wire: unknown): unknown => {
+  // The line must be this message's: same wire type (a cheap check against a mix-up).
+  if (!Predicate.isObject(wire) || !("type" in wire) || wire.type !== item.messageType) return undefined
+  if (item.blockIndex === undefined) return wire
+  const content = "message" in wire && Predicate.isObject(wire.message) && "content" in wire.message
+    ? wire.message.content
+    : undefined
+  if (typeof content === "string") return item.blockIndex === 0 ? { type: "text", text: content } : undefined
+  return Array.isArray(content) ? content[item.blockIndex] : undefined
+}
+
 /**
  * Encodes an item for JSON Lines output (see {@link Json}).
+ *
+ * Give `wire`, the parsed JSON line the item's message came from
+ * (`JSON.parse(record.raw)` of a `Decode.DecodedLine`, parsed once per line
+ * for all its items), and `value` is exactly what was on the wire, fields the
+ * schemas do not know included: the whole line for a message item,
+ * `message.content[blockIndex]` for a block item (a plain-string content as
+ * the text block `{ "type": "text", "text": content }`).
+ *
+ * Without `wire`, or when `wire` is not that message's line (another `type`,
+ * no such block), `value` is the decoded message or block encoded again: it
+ * decodes to the same item but keeps only the fields the schemas know.
+ *
+ * @example
+ * ```ts
+ * import { Decode } from "effect-claude-code/stream"
+ * import { Item } from "effect-claude-code/filter"
+ * declare const record: Decode.DecodedLine
+ * declare const flattener: Item.Flattener
+ * const wire = JSON.parse(record.raw)
+ * const lines = flattener.push(record.message).map((item) => JSON.stringify(Item.toJson(item, wire)))
+ * ```
  *
  * @since 0.1.0
  * @category encoding
  */
-export const toJson = (item: Item): Json => ({
+export const toJson = (item: Item, wire?: unknown): Json => ({
   kind: item.kind,
   session_id: item.sessionId ?? null,
   parent_tool_use_id: item.parentToolUseId,
@@ -416,7 +479,6 @@ export const toJson = (item: Item): Json => ({
   block_index: item.blockIndex ?? null,
   value: item.kind === "decode_failure"
     ? { line: item.error.line, reason: item.error.reason, detail: item.error.detail, raw: item.error.raw }
-    : item.blockIndex === undefined
-    ? Message.encodeMessage(item.message)
-    : encodeBlock((item as BlockItem).block)
+    : wireValue(item, wire) ??
+      (item.blockIndex === undefined ? Message.encodeMessage(item.message) : encodeBlock((item as BlockItem).block))
 })

@@ -98,30 +98,47 @@ export const textOnly = <E, R>(self: Stream.Stream<Item.Item, E, R>): Stream.Str
   )
 
 /**
- * The final answer: the `result` of the last successful result message, or
- * else the main agent's last turn of text.
+ * The final answer: that of the stream's last run (a run ends at a `result`
+ * message).
+ *
+ * - When the last result is a `success`, its `result` text. That is the text
+ *   `claude -p` prints, so with `is_error: true` (an API or authentication
+ *   failure) it is the error report: tell the cases apart with {@link errorsOnly}.
+ * - When it is an error (`error_max_turns`, `error_during_execution`, which
+ *   carry no text), the main agent's last turn of text in that run, if any
+ *   (as {@link textOnly} cuts turns).
+ * - When text follows the last result (a stream cut before its result), or
+ *   there is no result at all, that text's last turn.
+ *
+ * `None` when that run gave no text; an earlier run's answer is never
+ * returned for a later run that failed.
  *
  * @since 0.1.0
  * @category views
  */
 export const finalText = <E, R>(self: Stream.Stream<Item.Item, E, R>): Effect.Effect<Option.Option<string>, E, R> =>
   self.pipe(
-    Stream.filter(Filter.or(mainText, endsTurn, Filter.messageType("result"))),
+    Stream.filter(Filter.or(mainText, endsTurn)),
     Stream.runFold(
-      () => ({ result: Option.none<string>(), turn: [] as Array<string>, last: Option.none<string>() }),
+      () => ({ answer: Option.none<string>(), turn: [] as Array<string>, last: Option.none<string>() }),
       (state, item) => {
         if (mainText(item)) {
           state.turn.push(item.text)
-        } else {
-          if (state.turn.length > 0) state.last = Option.some(state.turn.join("\n"))
-          state.turn = []
-          if (item.kind === "result" && item.message._tag === "ResultSuccess") state.result = Option.some(item.message.result)
+          return state
+        }
+        if (state.turn.length > 0) state.last = Option.some(state.turn.join("\n"))
+        state.turn = []
+        if (item.messageType === "result") {
+          state.answer = item.kind === "result" && item.message._tag === "ResultSuccess"
+            ? Option.some(item.message.result)
+            : state.last
+          state.last = Option.none()
         }
         return state
       }
     ),
     Effect.map((state) =>
-      Option.orElse(state.result, () => state.turn.length > 0 ? Option.some(state.turn.join("\n")) : state.last)
+      state.turn.length > 0 ? Option.some(state.turn.join("\n")) : Option.orElse(state.last, () => state.answer)
     )
   )
 
@@ -131,4 +148,5 @@ export const finalText = <E, R>(self: Stream.Stream<Item.Item, E, R>): Effect.Ef
  * @since 0.1.0
  * @category views
  */
-export const errorsOnly = <E, R>(self: Stream.Stream<Item.Item, E, R>) => Stream.filter(self, Filter.error)
+export const errorsOnly = <E, R>(self: Stream.Stream<Item.Item, E, R>): Stream.Stream<Item.Item, E, R> =>
+  Stream.filter(self, Filter.error)

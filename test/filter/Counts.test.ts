@@ -167,3 +167,45 @@ describe("filter counts over the corpus and fixtures", () => {
     assert.isAbove(total, 0)
   })
 })
+
+// `active_goal` (a `/goal` condition set, re-evaluated or cleared) is not in the corpus: spliced into every file.
+// Like every message that is neither content, system, result nor stream event, it is one whole `message` item.
+const activeGoals = [
+  {
+    type: "active_goal",
+    value: { condition: "all tests pass", iterations: 1, setAt: 1767225600000, origin: "user", tokensAtStart: 1200 },
+    session_id: "goal-session",
+    uuid: "6f1c1b2e-0000-4000-8000-000000000001"
+  },
+  { type: "active_goal" }
+]
+
+describe("active_goal messages", () => {
+  for (const file of allStreamJsonFiles) {
+    it(path.basename(file), () => {
+      const lines = readLines(file).map(({ text }) => text)
+      const withGoals = [lines[0], ...activeGoals.map((g) => JSON.stringify(g)), ...lines.slice(1)].join("\n")
+      const decoded = decodeAll(withGoals)
+      const items = Item.fromIterable(decoded.map((d) => isDecodeError(d) ? d : d.message))
+      const before = decodedItems(file)
+      assert.strictEqual(items.length, before.length + 2)
+
+      const goals = items.filter(parse("type:active_goal"))
+      assert.deepStrictEqual(goals.map((g) => [g.kind, g.messageIndex, g.blockIndex, g.sessionId, g.parentToolUseId]), [
+        ["message", 1, undefined, "goal-session", null],
+        ["message", 2, undefined, undefined, null]
+      ])
+      for (const [i, goal] of goals.entries()) {
+        const record = decoded[goal.messageIndex]
+        assert.isFalse(isDecodeError(record))
+        assert.deepStrictEqual(Item.toJson(goal, JSON.parse((record as { raw: string }).raw)).value, activeGoals[i])
+      }
+      assert.deepStrictEqual(items.filter(parse("type:active_goal & main & !(error | system | text | tool | result | delta)")), goals)
+      assert.strictEqual(items.filter(parse("session:goal-session")).length, 1)
+      // The other items keep their kinds and selections.
+      const others = items.filter(parse("!type:active_goal"))
+      assert.deepStrictEqual(others.map((i) => i.kind), before.map((i) => i.kind))
+      assert.strictEqual(others.filter(Filter.error).length, before.filter(Filter.error).length)
+    })
+  }
+})
