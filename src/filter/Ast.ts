@@ -1,11 +1,18 @@
 /**
- * The data behind a filter: a tree of plain, immutable nodes. Two filters
- * built the same way have structurally equal trees (`Equal.equals`), and every
- * tree but one holding a {@link Where} predicate has a text form
- * (see `Syntax.describe`) that parses back to an equal tree.
+ * The data behind a filter: a tree of plain, immutable nodes, kept as built
+ * (operand order is evaluation order). Every tree but one holding a
+ * {@link Where} predicate has a text form (see `Syntax.describeAst`) that
+ * parses back to a structurally equal tree.
+ *
+ * Filters compare by their {@link normalize}d trees: conjunctions and
+ * disjunctions as sets (order, repetition and grouping ignored), double
+ * negation removed, `all`/`none` absorbed. That is equality of form, not of
+ * meaning: `text & !text` is not equal to `none`. A code predicate is equal
+ * only to itself (the same function, label and argument).
  *
  * @since 0.1.0
  */
+import * as Hash from "effect/Hash"
 
 /**
  * An atom that takes no argument.
@@ -13,6 +20,7 @@
  * - `Text`, `Thinking`: text / thinking blocks of assistant messages.
  * - `Error`: error tool results, error results, API retries, decode failures.
  * - `Denied`: tool results the permission system refused.
+ * - `Typed`: tool uses whose input fits their tool's input schema (see `ToolInput`).
  * - `Subagent` / `Main`: items of messages with / without a `parent_tool_use_id`.
  * - `All` / `None`: every item / no item.
  *
@@ -20,12 +28,12 @@
  * @category models
  */
 export interface Flag {
-  readonly _tag: "Text" | "Thinking" | "Error" | "Denied" | "Subagent" | "Main" | "All" | "None"
+  readonly _tag: "Text" | "Thinking" | "Error" | "Denied" | "Typed" | "Subagent" | "Main" | "All" | "None"
 }
 
 /**
  * `tool_use` blocks of assistant messages, by tool name or name glob
- * (`*` any run of characters, `?` one character).
+ * (`*` any run of characters, `?` one character), whatever their input.
  *
  * @since 0.1.0
  * @category models
@@ -104,7 +112,9 @@ export interface Delta {
 }
 
 /**
- * A predicate written in code; it has no text form.
+ * A predicate written in code; it has no text form. With `on: "input"` it is
+ * called with a tool use's input (and the item), and only sits after the
+ * atoms that narrow that input (see `Filter.toolUse`).
  *
  * @since 0.1.0
  * @category models
@@ -112,7 +122,8 @@ export interface Delta {
 export interface Where {
   readonly _tag: "Where"
   readonly label: string
-  readonly predicate: (item: any) => boolean
+  readonly on: "item" | "input"
+  readonly predicate: (value: any, item?: any) => boolean
 }
 
 /**
@@ -159,10 +170,12 @@ export type Ast = Flag | ToolUse | ToolResult | System | MessageType | Session |
 export const flag = (tag: Flag["_tag"]): Flag => ({ _tag: tag })
 
 /**
+ * Negation; the negation of a negation is its operand.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const not = (filter: Ast): Ast => ({ _tag: "Not", filter })
+export const not = (filter: Ast): Ast => filter._tag === "Not" ? filter.filter : { _tag: "Not", filter }
 
 const junction = (tag: "And" | "Or", unit: Flag["_tag"]) => (filters: ReadonlyArray<Ast>): Ast => {
   const flat = filters.flatMap((f) => f._tag === tag ? f.filters : [f])
@@ -186,6 +199,76 @@ export const and: (filters: ReadonlyArray<Ast>) => Ast = junction("And", "All")
  * @category constructors
  */
 export const or: (filters: ReadonlyArray<Ast>) => Ast = junction("Or", "None")
+
+// A sort key, equal for equal nodes (whatever order their fields were set in)
+// and distinct otherwise; a code predicate by its hash, stable per function.
+const keyOf = (ast: Ast): string => {
+  switch (ast._tag) {
+    case "Not":
+      return `!(${keyOf(ast.filter)})`
+    case "And":
+    case "Or":
+      return `${ast._tag}(${ast.filters.map(keyOf).join(",")})`
+    case "Where":
+      return `Where(${JSON.stringify(ast.label)},${ast.on},${Hash.hash(ast.predicate)})`
+    default:
+      return JSON.stringify(Object.entries(ast).sort(([a], [b]) => a < b ? -1 : 1))
+  }
+}
+
+const junctionSet = (tag: "And" | "Or", unit: "All" | "None", zero: "All" | "None", filters: ReadonlyArray<Ast>): Ast => {
+  const byKey = new Map<string, Ast>()
+  for (const filter of filters) {
+    const n = normalize(filter)
+    for (const operand of n._tag === tag ? n.filters : [n]) {
+      if (operand._tag === zero) return flag(zero)
+      if (operand._tag !== unit) byKey.set(keyOf(operand), operand)
+    }
+  }
+  const keys = Array.from(byKey.keys()).sort()
+  if (keys.length === 0) return flag(unit)
+  if (keys.length === 1) return byKey.get(keys[0])!
+  return { _tag: tag, filters: keys.map((k) => byKey.get(k)!) }
+}
+
+const normalized = new WeakMap<Ast, Ast>()
+
+/**
+ * The canonical form filters compare by: conjunctions and disjunctions
+ * flattened, deduplicated and sorted, `all` and `none` absorbed
+ * (`x & all` is `x`, `x & none` is `none`, and dually), double negation
+ * removed, `!all` is `none` and `!none` is `all`. It selects the same items;
+ * evaluation uses the tree as built, so a code predicate still runs after the
+ * atoms written before it.
+ *
+ * @since 0.1.0
+ * @category normalization
+ */
+export const normalize = (ast: Ast): Ast => {
+  let n = normalized.get(ast)
+  if (n !== undefined) return n
+  switch (ast._tag) {
+    case "Not": {
+      const inner = normalize(ast.filter)
+      n = inner._tag === "Not"
+        ? inner.filter
+        : inner._tag === "All" || inner._tag === "None"
+        ? flag(inner._tag === "All" ? "None" : "All")
+        : { _tag: "Not", filter: inner }
+      break
+    }
+    case "And":
+      n = junctionSet("And", "All", "None", ast.filters)
+      break
+    case "Or":
+      n = junctionSet("Or", "None", "All", ast.filters)
+      break
+    default:
+      n = ast
+  }
+  normalized.set(ast, n)
+  return n
+}
 
 /**
  * Whether a tree holds a code predicate, which has no text form.
@@ -219,7 +302,8 @@ export const isGlob = (pattern: string): boolean => /[*?]/.test(pattern)
 
 /**
  * Matches a tool name against a name or a glob: `*` is any run of characters
- * (tool names have no path separators), `?` is one character, the rest is literal.
+ * (tool names have no path separators), `?` is one character, the rest is
+ * literal (escaped as the `u` flag allows: not `-`, which it rejects).
  *
  * @since 0.1.0
  * @category utils
@@ -229,7 +313,7 @@ export const matchName = (pattern: string, name: string): boolean => {
   let re = globCache.get(pattern)
   if (re === undefined) {
     const source = Array.from(pattern, (c) =>
-      c === "*" ? "[\\s\\S]*" : c === "?" ? "[\\s\\S]" : c.replace(/[.+^${}()|[\]\\/-]/g, "\\$&")).join("")
+      c === "*" ? "[\\s\\S]*" : c === "?" ? "[\\s\\S]" : c.replace(/[.+^${}()|[\]\\/]/g, "\\$&")).join("")
     re = new RegExp(`^${source}$`, "u")
     globCache.set(pattern, re)
   }

@@ -4,8 +4,25 @@
  * - refinements (`Stream.filter(items, Filter.toolUse("Read"))` yields items
  *   typed as `Read` tool uses, with the `Read` input type),
  * - plain predicates (`items.filter(Filter.error)`),
- * - data: `Equal.equals` compares what they select, `describe` gives their
- *   text form and `parse` reads it back.
+ * - data: `describe` gives their text form (see `Syntax` for the reference)
+ *   and `parse` reads it back to an equal filter.
+ *
+ * **Equality.** `Equal.equals` and `Hash.hash` compare filters by form, after
+ * `Ast.normalize`: `and`/`or` operands as sets (order, repetition and nesting
+ * do not matter), `not(not(f))` is `f`, `all`/`none` absorbed. It does not
+ * decide whether two different forms select the same items (`text & !text`
+ * is not equal to `none`). A code predicate is equal only to itself: two
+ * filters built with the same function and label are equal, two closures
+ * written alike are not.
+ *
+ * **Typed tool uses, no silent loss.** `toolUse("Read")` narrows each item's
+ * `input` to `Read`'s input type, and that narrowing is checked: it selects
+ * only the `Read` calls whose input fits the schema (the `typed` atom; its
+ * text is `tool:Read & typed`). A call whose input does not fit (say a newer
+ * CLI renamed a field) is not dropped from the stream: `toolUse("Read", {
+ * typed: false })`, the text `tool:Read` and globs select every `Read` call,
+ * with the input left `unknown`, and `and(toolUse(), not(typed))` (text
+ * `tool & !typed`) selects exactly the calls that did not fit.
  *
  * Use {@link toFilter} for Effect's `Filter` module.
  *
@@ -65,10 +82,10 @@ export type Selected<F> = F extends Filter<infer A> ? A : never
 const FilterProto = Object.assign(Object.create(Function.prototype), {
   [TypeId]: TypeId,
   [Equal.symbol](this: Filter, that: unknown): boolean {
-    return isFilter(that) && Equal.equals(this.ast, that.ast)
+    return isFilter(that) && Equal.equals(Ast.normalize(this.ast), Ast.normalize(that.ast))
   },
   [Hash.symbol](this: Filter): number {
-    return Hash.hash(this.ast)
+    return Hash.hash(Ast.normalize(this.ast))
   },
   pipe() {
     return pipeArguments(this, arguments)
@@ -139,6 +156,17 @@ export const error: Filter = fromAst(Ast.flag("Error"))
 export const permissionDenied: Filter<Item.ToolResultItem | Item.SystemItem> = fromAst(Ast.flag("Denied"))
 
 /**
+ * Tool uses whose input fits the input schema of their tool (see
+ * `ToolInput`); the input of a tool without a schema (MCP tools, tools newer
+ * than this library) always fits. `toolUse("Read")` includes it; on its own
+ * it finds the calls a typed filter leaves out: `and(toolUse(), not(typed))`.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const typed: Filter<Item.ToolUseItem> = fromAst(Ast.flag("Typed"))
+
+/**
  * Items of subagent messages (those with a `parent_tool_use_id`).
  *
  * @since 0.1.0
@@ -155,7 +183,12 @@ export const subagent: Filter = fromAst(Ast.flag("Subagent"))
 export const main: Filter = fromAst(Ast.flag("Main"))
 
 /**
- * Every item.
+ * Every item: the unit of {@link and} (`and()` is `all`).
+ *
+ * `all` and {@link none} are filters, not combinators: "none of these
+ * filters" would select every item when given no filter, the opposite of the
+ * `none` atom, and the text syntax has them as atoms. Combine with
+ * `and(...filters)` (all of them) and `not(or(...filters))` (none of them).
  *
  * @since 0.1.0
  * @category atoms
@@ -163,7 +196,8 @@ export const main: Filter = fromAst(Ast.flag("Main"))
 export const all: Filter = fromAst(Ast.flag("All"))
 
 /**
- * No item.
+ * No item: the unit of {@link or} (`or()` is `none`). For "none of these
+ * filters" use `not(or(...filters))` (see {@link all}).
  *
  * @since 0.1.0
  * @category atoms
@@ -175,15 +209,20 @@ type NameOf<N extends string> = N extends `${string}*${string}` | `${string}?${s
 /**
  * `tool_use` blocks of assistant messages: all of them, those of a tool
  * name or name glob (`mcp__github__*`), optionally also satisfying a
- * predicate on the typed input. For a built-in tool name the input is
- * checked against the tool's schema (see `ToolInput`), so the narrowed
- * type is true at run time.
+ * predicate on the typed input.
+ *
+ * For a built-in tool name the input is checked against the tool's schema
+ * (see `ToolInput`), so the narrowed type is true at run time: the filter is
+ * `tool:NAME & typed`, and calls whose input does not fit are left to
+ * `{ typed: false }` (every call of the name, input `unknown`) and to
+ * {@link typed} (see the module doc). The predicate only sees inputs that fit.
  *
  * @example
  * ```ts
  * import { Filter } from "effect-claude-code/filter"
  * const bash = Filter.toolUse("Bash")
  * const gitCommands = Filter.toolUse("Bash", (input) => input.command.startsWith("git "), "git")
+ * const everyBashCall = Filter.toolUse("Bash", { typed: false })
  * const github = Filter.toolUse("mcp__github__*")
  * ```
  *
@@ -193,6 +232,7 @@ type NameOf<N extends string> = N extends `${string}*${string}` | `${string}?${s
 export const toolUse: {
   (): Filter<Item.ToolUseItem>
   <const N extends string>(name: N): Filter<Item.ToolUseItem<NameOf<N>>>
+  <const N extends string>(name: N, options: { readonly typed: false }): Filter<Item.ToolUseItem<NameOf<N>, unknown>>
   <const N extends string>(
     name: N,
     where: (input: ToolInput.InputOf<NameOf<N>>, item: Item.ToolUseItem<NameOf<N>>) => boolean,
@@ -201,20 +241,27 @@ export const toolUse: {
   (where: (item: Item.ToolUseItem) => boolean, label?: string): Filter<Item.ToolUseItem>
 } = (
   nameOrWhere?: string | ((item: Item.ToolUseItem) => boolean),
-  where?: ((input: any, item: Item.ToolUseItem) => boolean) | string,
+  second?: ((input: any, item: Item.ToolUseItem) => boolean) | { readonly typed: false } | string,
   label?: string
 ): Filter<any> => {
   if (Predicate.isFunction(nameOrWhere)) {
-    return fromAst(Ast.and([{ _tag: "ToolUse", name: undefined }, whereAst(nameOrWhere, where as string | undefined)]))
+    return fromAst(Ast.and([{ _tag: "ToolUse", name: undefined }, whereAst("item", nameOrWhere, second as string | undefined)]))
   }
   const atom: Ast.Ast = { _tag: "ToolUse", name: nameOrWhere }
-  if (!Predicate.isFunction(where)) return fromAst(atom)
-  return fromAst(Ast.and([atom, whereAst((item: Item.ToolUseItem) => where(item.input, item), label)]))
+  const untyped = typeof second === "object" && second.typed === false
+  // Only a known tool's name narrows the input, so only then is the input checked.
+  const narrowed = nameOrWhere !== undefined && !untyped && ToolInput.isKnownToolName(nameOrWhere)
+    ? [atom, Ast.flag("Typed")]
+    : [atom]
+  if (!Predicate.isFunction(second)) return fromAst(Ast.and(narrowed))
+  return fromAst(Ast.and([...narrowed, whereAst("input", second, label)]))
 }
 
-const whereAst = (predicate: (item: any) => boolean, label: string | undefined): Ast.Where => ({
+// The caller's own function is kept (not wrapped), so the same predicate gives equal filters.
+const whereAst = (on: Ast.Where["on"], predicate: Ast.Where["predicate"], label: string | undefined): Ast.Where => ({
   _tag: "Where",
   label: label ?? (predicate.name || "where"),
+  on,
   predicate
 })
 
@@ -291,8 +338,10 @@ export type AllSelected<Fs extends ReadonlyArray<unknown>> = Fs extends readonly
   : unknown
 
 /**
- * Items selected by every filter. Nested conjunctions are flattened, so
- * grouping does not change equality.
+ * Items selected by every filter, tested in the order given (a code
+ * predicate after the atoms that narrow what it receives). Nested
+ * conjunctions are flattened; order, repetition and grouping do not change
+ * equality. With no filter it is {@link all}.
  *
  * @since 0.1.0
  * @category combinators
@@ -303,7 +352,9 @@ export const and = <const Fs extends ReadonlyArray<Filter<any>>>(
   fromAst(Ast.and(filters.map((f) => f.ast)))
 
 /**
- * Items selected by any filter. Nested disjunctions are flattened.
+ * Items selected by any filter. Nested disjunctions are flattened; order,
+ * repetition and grouping do not change equality. With no filter it is
+ * {@link none}.
  *
  * @since 0.1.0
  * @category combinators
@@ -312,7 +363,7 @@ export const or = <const Fs extends ReadonlyArray<Filter<any>>>(...filters: Fs):
   fromAst(Ast.or(filters.map((f) => f.ast)))
 
 /**
- * Items the filter does not select.
+ * Items the filter does not select; `not(not(f))` is `f`.
  *
  * @since 0.1.0
  * @category combinators
@@ -329,7 +380,7 @@ export const not = (filter: Filter<any>): Filter => fromAst(Ast.not(filter.ast))
 export const where: {
   <A extends Item.Item>(refinement: (item: Item.Item) => item is A, label?: string): Filter<A>
   (predicate: (item: Item.Item) => boolean, label?: string): Filter
-} = (predicate: (item: Item.Item) => boolean, label?: string): Filter<any> => fromAst(whereAst(predicate, label))
+} = (predicate: (item: Item.Item) => boolean, label?: string): Filter<any> => fromAst(whereAst("item", predicate, label))
 
 /**
  * The filter's text form, which {@link parse} reads back to an equal filter

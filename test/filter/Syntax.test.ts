@@ -3,17 +3,33 @@ import { Effect, Equal, Hash, Result } from "effect"
 import * as fc from "fast-check"
 import * as Ast from "../../src/filter/Ast.ts"
 import * as Filter from "../../src/filter/Filter.ts"
+import * as Item from "../../src/filter/Item.ts"
 import type { FilterSyntaxError } from "../../src/filter/Syntax.ts"
+import { decodeAll, isDecodeError } from "../../src/stream/Decode.ts"
+import { allStreamJsonFiles } from "../support/Corpus.ts"
+import * as fs from "node:fs"
+import * as path from "node:path"
 
 const value = fc.oneof(
-  fc.constantFrom("Bash", "mcp__github__*", "Rea?", "init", "toolu_01", "a:b", "x y", "(", "\"", "\\", "not", "", "tool"),
+  fc.constantFrom("Bash", "mcp__github__*", "Rea?", "my-tool*", "init", "toolu_01", "a:b", "x y", "(", "\"", "\\", "not", "", "tool"),
   fc.string()
 )
 const optValue = fc.option(value, { nil: undefined })
 
 const atom: fc.Arbitrary<Filter.Filter> = fc.oneof(
-  fc.constantFrom(Filter.text, Filter.thinking, Filter.error, Filter.permissionDenied, Filter.subagent, Filter.main, Filter.all, Filter.none),
+  fc.constantFrom(
+    Filter.text,
+    Filter.thinking,
+    Filter.error,
+    Filter.permissionDenied,
+    Filter.typed,
+    Filter.subagent,
+    Filter.main,
+    Filter.all,
+    Filter.none
+  ),
   optValue.map((n) => n === undefined ? Filter.toolUse() : Filter.toolUse(n)),
+  fc.constantFrom("Bash", "Read", "Rea*", "mcp__x__y").map((n) => Filter.toolUse(n, { typed: false })),
   fc.record({ name: optValue, isError: fc.option(fc.boolean(), { nil: undefined }) }).map((o) => Filter.toolResult(o)),
   optValue.map(Filter.system),
   optValue.map(Filter.delta),
@@ -31,6 +47,11 @@ const filter: fc.Arbitrary<Filter.Filter> = fc.letrec<{ f: Filter.Filter }>((tie
     fc.array(tie("f"), { maxLength: 4 }).map((fs) => Filter.or(...fs))
   )
 })).f
+
+// Every item of the corpus and fixtures, to check that forms judged equal select the same items.
+const items = allStreamJsonFiles.flatMap((f) =>
+  Item.fromIterable(decodeAll(fs.readFileSync(f)).map((d) => isDecodeError(d) ? d : d.message))
+)
 
 const parse = (text: string) => Result.getOrThrow(Filter.parseResult(text))
 const parseError = (text: string): FilterSyntaxError => Result.getOrThrow(Result.flip(Filter.parseResult(text)))
@@ -54,6 +75,78 @@ describe("filter text syntax", () => {
     assert.isFalse(Equal.equals(parse("text | thinking & main"), parse("(text | thinking) & main")))
     assert.isTrue(Equal.equals(parse("TEXT and not thinking or tool:mcp__*"), parse("text & !thinking | tool:mcp__*")))
     assert.isTrue(Equal.equals(Filter.toolResult({ name: "Bash", isError: true }), parse("result:Bash & error")))
+  })
+
+  it("equality ignores the order, repetition and grouping of and/or, double negation, all and none", () => {
+    const same = (a: Filter.Filter, b: Filter.Filter) => {
+      assert.isTrue(Equal.equals(a, b), `${Filter.describe(a)} = ${Filter.describe(b)}`)
+      assert.strictEqual(Hash.hash(a), Hash.hash(b))
+    }
+    fc.assert(
+      fc.property(filter, filter, filter, (f, g, h) => {
+        same(Filter.and(f, g), Filter.and(g, f))
+        same(Filter.or(f, Filter.or(g, h)), Filter.or(Filter.or(h, g), f))
+        same(Filter.and(f, Filter.and(g, h)), Filter.and(h, Filter.and(f, g), g))
+        same(Filter.and(f, f), f)
+        same(Filter.or(f, f, f), f)
+        same(Filter.not(Filter.not(f)), f)
+        same(Filter.fromAst({ _tag: "Not", filter: { _tag: "Not", filter: f.ast } }), f)
+        same(Filter.and(f, Filter.all), f)
+        same(Filter.or(f, Filter.none), f)
+        same(Filter.and(f, Filter.none), Filter.none)
+        same(Filter.or(g, Filter.all), Filter.all)
+        same(Filter.not(Filter.all), Filter.none)
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("a normalized filter selects the same items", () => {
+    fc.assert(
+      fc.property(filter, (f) => {
+        const normal = Filter.fromAst(Ast.normalize(f.ast))
+        assert.deepStrictEqual(items.filter(normal), items.filter(f), Filter.describe(f))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("equality is of form, not of meaning", () => {
+    assert.isFalse(Equal.equals(Filter.and(Filter.text, Filter.thinking), Filter.or(Filter.text, Filter.thinking)))
+    assert.isFalse(Equal.equals(Filter.not(Filter.text), Filter.text))
+    assert.isFalse(Equal.equals(Filter.toolUse("Bash"), Filter.toolUse("Bash", { typed: false })))
+    // Both select nothing, and still differ.
+    assert.isFalse(Equal.equals(Filter.and(Filter.text, Filter.not(Filter.text)), Filter.none))
+    // The text keeps the order it was built in.
+    assert.strictEqual(Filter.describe(Filter.and(Filter.thinking, Filter.text)), "thinking & text")
+  })
+
+  it("the same code predicate gives equal filters; closures written alike do not", () => {
+    const isGit = (input: { readonly command: string }) => input.command.startsWith("git")
+    const long = (item: Item.Item) => item.messageIndex > 10
+    assert.isTrue(Equal.equals(Filter.toolUse("Bash", isGit), Filter.toolUse("Bash", isGit)))
+    assert.strictEqual(Hash.hash(Filter.toolUse("Bash", isGit)), Hash.hash(Filter.toolUse("Bash", isGit)))
+    assert.isTrue(Equal.equals(Filter.toolUse("Bash", isGit, "git"), Filter.toolUse("Bash", isGit, "git")))
+    assert.isFalse(Equal.equals(Filter.toolUse("Bash", isGit, "git"), Filter.toolUse("Bash", isGit, "other")))
+    assert.isTrue(Equal.equals(Filter.where(long), Filter.where(long)))
+    assert.isTrue(Equal.equals(Filter.and(Filter.where(long), Filter.text), Filter.and(Filter.text, Filter.where(long))))
+    assert.isTrue(Equal.equals(Filter.toolUse(long), Filter.toolUse(long)))
+    assert.isFalse(Equal.equals(Filter.where(long), Filter.toolUse(long)))
+    assert.isFalse(Equal.equals(
+      Filter.toolUse("Bash", (input) => input.command.startsWith("git"), "git"),
+      Filter.toolUse("Bash", (input) => input.command.startsWith("git"), "git")
+    ))
+  })
+
+  it("every example of the syntax reference parses", () => {
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, "../../src/filter/Syntax.ts"), "utf8")
+    const block = doc.slice(doc.indexOf("**Examples**")).match(/```text\n([\s\S]*?)```/)![1]
+    const examples = block.split("\n").map((l) => l.replace(/^\s*\*\s?/, "").split(/\s{2,}/)[0].trim()).filter((l) => l !== "")
+    assert.isAtLeast(examples.length, 5)
+    for (const example of examples) {
+      const f = parse(example)
+      assert.isTrue(Equal.equals(parse(Filter.describe(f)), f), example)
+    }
   })
 
   it("and binds tighter than or", () => {
@@ -89,13 +182,13 @@ describe("filter text syntax", () => {
     Effect.gen(function*() {
       const error = yield* Effect.flip(Filter.parse("tool & ("))
       assert.strictEqual(error.offset, 8)
-      const ok = yield* Filter.parse("tool:Bash")
+      const ok = yield* Filter.parse("tool:Bash & typed")
       assert.isTrue(Equal.equals(ok, Filter.toolUse("Bash")))
     }))
 
   it("code predicates print but do not parse", () => {
     const f = Filter.toolUse("Bash", (input) => input.command.startsWith("git"), "git")
-    assert.strictEqual(Filter.describe(f), "tool:Bash & <git>")
+    assert.strictEqual(Filter.describe(f), "tool:Bash & typed & <git>")
     assert.isTrue(Result.isFailure(Filter.parseResult(Filter.describe(f))))
     assert.isTrue(Ast.hasWhere(f.ast))
   })
@@ -107,5 +200,8 @@ describe("filter text syntax", () => {
     assert.isFalse(Ast.matchName("Read", "ReadX"))
     assert.isTrue(Ast.matchName("a.b*", "a.bc"))
     assert.isFalse(Ast.matchName("a.b", "axb"))
+    // `-` is literal, and escaping it would be a syntax error in a `u` regex.
+    assert.isTrue(Ast.matchName("*-mcp-?", "my-mcp-x"))
+    assert.isFalse(Ast.matchName("*-mcp-?", "my_mcp_x"))
   })
 })

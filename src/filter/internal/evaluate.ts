@@ -46,8 +46,9 @@ export const evaluate = (ast: Ast.Ast, item: Item.Item): boolean => {
       return item.kind === "thinking" && item.role === "assistant"
     case "ToolUse":
       return item.kind === "tool_use" && item.role === "assistant" &&
-        (ast.name === undefined ||
-          (Ast.matchName(ast.name, item.name) && (Ast.isGlob(ast.name) || ToolInput.isInputOf(item.name, item.input))))
+        (ast.name === undefined || Ast.matchName(ast.name, item.name))
+    case "Typed":
+      return item.kind === "tool_use" && ToolInput.isInputOf(item.name, item.input)
     case "ToolResult":
       return item.kind === "tool_result" &&
         (ast.name === undefined || (item.toolName !== undefined && Ast.matchName(ast.name, item.toolName)))
@@ -74,7 +75,7 @@ export const evaluate = (ast: Ast.Ast, item: Item.Item): boolean => {
     case "None":
       return false
     case "Where":
-      return ast.predicate(item)
+      return ast.on === "item" ? ast.predicate(item) : item.kind === "tool_use" && ast.predicate(item.input, item)
     case "Not":
       return !evaluate(ast.filter, item)
     case "And":
