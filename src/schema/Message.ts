@@ -19,7 +19,7 @@ import { AssistantApiMessage, UserApiMessage } from "./ApiMessage.ts"
 import * as ContentBlock from "./ContentBlock.ts"
 import * as Control from "./Control.ts"
 import * as FastDecode from "./internal/fastDecode.ts"
-import { envelope, JsonObject, optionalBoolean, optionalString, optionalUnknown } from "./internal/fields.ts"
+import { envelope, JsonObject, Num, optionalBoolean, optionalString, optionalUnknown } from "./internal/fields.ts"
 import * as ResultMessage from "./Result.ts"
 import * as SessionEvent from "./SessionEvent.ts"
 import { StreamEvent } from "./StreamEvent.ts"
@@ -181,7 +181,7 @@ export class StreamEventMessage extends Schema.Class<StreamEventMessage>("effect
   type: Schema.tag("stream_event"),
   event: StreamEvent,
   parent_tool_use_id: Schema.NullOr(Schema.String),
-  ttft_ms: Schema.optionalKey(Schema.Number),
+  ttft_ms: Schema.optionalKey(Num),
   ...envelope
 }) {}
 

@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import {
   envelope,
   JsonObject,
+  Num,
   optionalNullableNumber,
   optionalNullableString,
   optionalNumber,
@@ -36,12 +37,12 @@ export type PermissionDenial = typeof PermissionDenial.Type
 
 const summaryFields = {
   type: Schema.tag("result"),
-  duration_ms: Schema.Number,
-  duration_api_ms: Schema.Number,
+  duration_ms: Num,
+  duration_api_ms: Num,
   is_error: Schema.Boolean,
-  num_turns: Schema.Number,
+  num_turns: Num,
   stop_reason: optionalNullableString,
-  total_cost_usd: Schema.Number,
+  total_cost_usd: Num,
   usage: Usage,
   modelUsage: Schema.optionalKey(ModelUsageByModel),
   permission_denials: Schema.optionalKey(Schema.Array(PermissionDenial)),

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { envelope, JsonObject, optionalBoolean, optionalNumber, optionalString } from "./internal/fields.ts"
+import { envelope, JsonObject, Num, optionalBoolean, optionalNumber, optionalString } from "./internal/fields.ts"
 
 /**
  * @since 0.1.0
@@ -17,7 +17,7 @@ export class ToolProgress extends Schema.Class<ToolProgress>("effect-claude-code
   tool_use_id: Schema.String,
   tool_name: Schema.String,
   parent_tool_use_id: Schema.NullOr(Schema.String),
-  elapsed_time_seconds: Schema.Number,
+  elapsed_time_seconds: Num,
   task_id: optionalString,
   heartbeat: optionalBoolean,
   subagent_type: optionalString,

@@ -10,6 +10,7 @@ import { AssistantApiMessage } from "./ApiMessage.ts"
 import { ContentBlock } from "./ContentBlock.ts"
 import {
   JsonObject,
+  Num,
   optionalNullableNumber,
   optionalNullableString,
   optionalUnknown,
@@ -128,7 +129,7 @@ export class MessageStartEvent extends Schema.Class<MessageStartEvent>("effect-c
 export class ContentBlockStartEvent extends Schema.Class<ContentBlockStartEvent>("effect-claude-code/ContentBlockStartEvent")({
   _tag: Schema.tagDefaultOmit("ContentBlockStartEvent"),
   type: Schema.tag("content_block_start"),
-  index: Schema.Number,
+  index: Num,
   content_block: ContentBlock
 }) {}
 
@@ -139,7 +140,7 @@ export class ContentBlockStartEvent extends Schema.Class<ContentBlockStartEvent>
 export class ContentBlockDeltaEvent extends Schema.Class<ContentBlockDeltaEvent>("effect-claude-code/ContentBlockDeltaEvent")({
   _tag: Schema.tagDefaultOmit("ContentBlockDeltaEvent"),
   type: Schema.tag("content_block_delta"),
-  index: Schema.Number,
+  index: Num,
   delta: Delta
 }) {}
 
@@ -150,7 +151,7 @@ export class ContentBlockDeltaEvent extends Schema.Class<ContentBlockDeltaEvent>
 export class ContentBlockStopEvent extends Schema.Class<ContentBlockStopEvent>("effect-claude-code/ContentBlockStopEvent")({
   _tag: Schema.tagDefaultOmit("ContentBlockStopEvent"),
   type: Schema.tag("content_block_stop"),
-  index: Schema.Number
+  index: Num
 }) {}
 
 /**

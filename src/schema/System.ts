@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import {
   envelope,
   JsonObject,
+  Num,
   optionalBoolean,
   optionalNullableNumber,
   optionalNullableString,
@@ -63,9 +64,9 @@ export const SlashCommand = Schema.Struct({
  * @category schemas
  */
 export const TaskUsage = Schema.Struct({
-  total_tokens: Schema.Number,
-  tool_uses: Schema.Number,
-  duration_ms: Schema.Number
+  total_tokens: Num,
+  tool_uses: Num,
+  duration_ms: Num
 })
 
 /**
@@ -141,7 +142,7 @@ export class SystemCompactBoundary extends Schema.Class<SystemCompactBoundary>("
   subtype: Schema.tag("compact_boundary"),
   compact_metadata: Schema.Struct({
     trigger: Schema.String,
-    pre_tokens: Schema.Number,
+    pre_tokens: Num,
     post_tokens: optionalNumber,
     duration_ms: optionalNumber,
     preserved_segment: optionalUnknown,
@@ -160,12 +161,12 @@ export class SystemApiRetry extends Schema.Class<SystemApiRetry>("effect-claude-
   _tag: Schema.tagDefaultOmit("SystemApiRetry"),
   type: Schema.tag("system"),
   subtype: Schema.tag("api_retry"),
-  attempt: Schema.Number,
-  max_retries: Schema.Number,
-  retry_delay_ms: Schema.Number,
-  error_status: Schema.NullOr(Schema.Number),
+  attempt: Num,
+  max_retries: Num,
+  retry_delay_ms: Num,
+  error_status: Schema.NullOr(Num),
   error: Schema.String,
-  no_response: Schema.optionalKey(Schema.Struct({ waited_ms: Schema.Number, retry_wait_ms: Schema.Number })),
+  no_response: Schema.optionalKey(Schema.Struct({ waited_ms: Num, retry_wait_ms: Num })),
   ...envelope
 }) {}
 
@@ -443,8 +444,8 @@ export class SystemThinkingTokens extends Schema.Class<SystemThinkingTokens>("ef
   _tag: Schema.tagDefaultOmit("SystemThinkingTokens"),
   type: Schema.tag("system"),
   subtype: Schema.tag("thinking_tokens"),
-  estimated_tokens: Schema.Number,
-  estimated_tokens_delta: Schema.Number,
+  estimated_tokens: Num,
+  estimated_tokens_delta: Num,
   user_message_uuid: optionalString,
   ...envelope
 }) {}

@@ -14,7 +14,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
 const Str = Schema.String
-const Num = Schema.Number
+const Num = Schema.Finite
 const Bool = Schema.Boolean
 const opt = Schema.optionalKey
 

@@ -12,6 +12,7 @@
  */
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { Num } from "./internal/fields.ts"
 
 const Rest = [Schema.Record(Schema.String, Schema.Unknown)] as const
 const open = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
@@ -30,9 +31,9 @@ export const FileRead = open({
   file: open({
     filePath: opt(Schema.String),
     content: opt(Schema.String),
-    numLines: opt(Schema.Number),
-    startLine: opt(Schema.Number),
-    totalLines: opt(Schema.Number)
+    numLines: opt(Num),
+    startLine: opt(Num),
+    totalLines: opt(Num)
   })
 })
 
@@ -53,10 +54,10 @@ export const BashResult = open({
 })
 
 const Patch = Schema.Array(open({
-  oldStart: Schema.Number,
-  oldLines: Schema.Number,
-  newStart: Schema.Number,
-  newLines: Schema.Number,
+  oldStart: Num,
+  oldLines: Num,
+  newStart: Num,
+  newLines: Num,
   lines: Schema.Array(Schema.String)
 }))
 
@@ -98,8 +99,8 @@ export const FileEdit = open({
  */
 export const GlobResult = open({
   filenames: Schema.Array(Schema.String),
-  numFiles: Schema.Number,
-  durationMs: Schema.Number,
+  numFiles: Num,
+  durationMs: Num,
   truncated: Schema.Boolean
 })
 
@@ -111,11 +112,11 @@ export const GlobResult = open({
  */
 export const GrepResult = open({
   mode: opt(Schema.Literals(["content", "files_with_matches", "count"])),
-  numFiles: Schema.Number,
+  numFiles: Num,
   filenames: Schema.Array(Schema.String),
   content: opt(Schema.String),
-  numLines: opt(Schema.Number),
-  numMatches: opt(Schema.Number)
+  numLines: opt(Num),
+  numMatches: opt(Num)
 })
 
 const Todo = open({ content: Schema.String, status: Schema.String, activeForm: opt(Schema.String) })
@@ -137,7 +138,7 @@ export const TodoWriteResult = open({ oldTodos: Schema.Array(Todo), newTodos: Sc
 export const ToolSearchResult = open({
   matches: Schema.Array(Schema.String),
   query: Schema.String,
-  total_deferred_tools: opt(Schema.Number)
+  total_deferred_tools: opt(Num)
 })
 
 /**
@@ -150,9 +151,9 @@ export const AgentResult = open({
   status: Schema.String,
   prompt: Schema.String,
   content: opt(Schema.Array(Schema.Unknown)),
-  totalDurationMs: opt(Schema.Number),
-  totalTokens: opt(Schema.Number),
-  totalToolUseCount: opt(Schema.Number)
+  totalDurationMs: opt(Num),
+  totalTokens: opt(Num),
+  totalToolUseCount: opt(Num)
 })
 
 /**
@@ -163,11 +164,11 @@ export const AgentResult = open({
  */
 export const WebFetchResult = open({
   url: Schema.String,
-  code: Schema.Number,
+  code: Num,
   codeText: Schema.String,
   result: Schema.String,
-  bytes: Schema.Number,
-  durationMs: Schema.Number
+  bytes: Num,
+  durationMs: Num
 })
 
 /**
@@ -179,7 +180,7 @@ export const WebFetchResult = open({
 export const WebSearchResult = open({
   query: Schema.String,
   results: Schema.Array(Schema.Unknown),
-  durationSeconds: Schema.Number
+  durationSeconds: Num
 })
 
 /**

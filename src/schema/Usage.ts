@@ -5,7 +5,14 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { optionalNullableNumber, optionalNullableString, optionalNumber, optionalString, optionalUnknown } from "./internal/fields.ts"
+import {
+  Num,
+  optionalNullableNumber,
+  optionalNullableString,
+  optionalNumber,
+  optionalString,
+  optionalUnknown
+} from "./internal/fields.ts"
 
 /**
  * Prompt-cache writes split by time to live.
@@ -14,8 +21,8 @@ import { optionalNullableNumber, optionalNullableString, optionalNumber, optiona
  * @category schemas
  */
 export const CacheCreation = Schema.Struct({
-  ephemeral_1h_input_tokens: Schema.Number,
-  ephemeral_5m_input_tokens: Schema.Number
+  ephemeral_1h_input_tokens: Num,
+  ephemeral_5m_input_tokens: Num
 })
 
 /**
@@ -25,7 +32,7 @@ export const CacheCreation = Schema.Struct({
  * @category schemas
  */
 export const ServerToolUse = Schema.Struct({
-  web_search_requests: Schema.Number,
+  web_search_requests: Num,
   web_fetch_requests: optionalNumber
 })
 
@@ -45,8 +52,8 @@ const countedFields = {
  * @category schemas
  */
 export class Usage extends Schema.Class<Usage>("effect-claude-code/Usage")({
-  input_tokens: Schema.Number,
-  output_tokens: Schema.Number,
+  input_tokens: Num,
+  output_tokens: Num,
   ...countedFields,
   cache_creation: Schema.optionalKey(Schema.NullOr(CacheCreation)),
   service_tier: optionalNullableString,
@@ -81,7 +88,7 @@ export class Usage extends Schema.Class<Usage>("effect-claude-code/Usage")({
  */
 export const DeltaUsage = Schema.Struct({
   input_tokens: optionalNullableNumber,
-  output_tokens: Schema.Number,
+  output_tokens: Num,
   ...countedFields
 })
 
@@ -98,15 +105,15 @@ export type DeltaUsage = typeof DeltaUsage.Type
  * @category schemas
  */
 export const ModelUsage = Schema.Struct({
-  inputTokens: Schema.Number,
-  outputTokens: Schema.Number,
+  inputTokens: Num,
+  outputTokens: Num,
   thinkingTokens: optionalNumber,
-  cacheReadInputTokens: Schema.Number,
-  cacheCreationInputTokens: Schema.Number,
+  cacheReadInputTokens: Num,
+  cacheCreationInputTokens: Num,
   cacheCreationEphemeral5mInputTokens: optionalNumber,
   cacheCreationEphemeral1hInputTokens: optionalNumber,
-  webSearchRequests: Schema.Number,
-  costUSD: Schema.Number,
+  webSearchRequests: Num,
+  costUSD: Num,
   contextWindow: optionalNumber,
   maxOutputTokens: optionalNumber,
   canonicalModel: optionalString,

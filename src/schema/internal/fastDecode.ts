@@ -8,8 +8,8 @@
  * classes in tagged unions. A fast decoder follows the same AST: a struct
  * becomes generated code (named property loads, inline leaf tests), unions
  * dispatch on their literal discriminator through a `Map`, classes are built
- * by the schema's own transformation. A node it does not know (checks, other
- * encodings) is decoded by Effect for that node alone.
+ * by the schema's own transformation, checks run as Effect's filters. A node it
+ * does not know (other encodings) is decoded by Effect for that node alone.
  *
  * A fast decoder never reports errors: it returns {@link invalid} and the
  * caller runs the schema's own decoder, so every failure (and its issue) is
@@ -68,8 +68,28 @@ const byEffect = (ast: SchemaAST.AST): Fast => {
   }
 }
 
+// Whether `value` passes every filter of `checks`, as Effect would run them.
+const passes = (checks: ReadonlyArray<SchemaAST.Check<unknown>>, value: unknown, ast: SchemaAST.AST): boolean => {
+  for (const check of checks) {
+    if (check._tag === "FilterGroup" ? !passes(check.checks, value, ast) : check.run(value, ast, noOptions) !== undefined) {
+      return false
+    }
+  }
+  return true
+}
+
+// A node with checks: the node itself, then its filters (synchronous, like Effect's).
 const build = (ast: SchemaAST.AST): Fast => {
-  if (ast.checks !== undefined) return byEffect(ast)
+  const decode = buildUnchecked(ast)
+  const checks = ast.checks
+  if (checks === undefined) return decode
+  return (input) => {
+    const value = decode(input)
+    return value === invalid || !passes(checks, value, ast) ? invalid : value
+  }
+}
+
+const buildUnchecked = (ast: SchemaAST.AST): Fast => {
   if (ast.encoding !== undefined) return ast._tag === "Declaration" ? declaration(ast) : byEffect(ast)
   switch (ast._tag) {
     case "String":
@@ -139,8 +159,17 @@ const literalDefault = (ast: SchemaAST.AST): SchemaAST.Literal | undefined => {
     : undefined
 }
 
+// `Schema.Finite`: a number node whose only check is Effect's `isFinite`.
+const isFiniteNumber = (ast: SchemaAST.AST): boolean => {
+  const check = ast.checks?.length === 1 ? ast.checks[0] : undefined
+  return ast._tag === "Number" && ast.encoding === undefined && check?._tag === "Filter" &&
+    (check.annotations as { readonly representation?: { readonly id?: string } } | undefined)?.representation?.id ===
+      "effect/schema/isFinite"
+}
+
 // A JavaScript test of `v` for a leaf that decodes to itself, or undefined.
 const inlineTest = (ast: SchemaAST.AST): string | undefined => {
+  if (isFiniteNumber(ast)) return `typeof v === "number" && Number.isFinite(v)`
   if (ast.checks !== undefined || ast.encoding !== undefined) return undefined
   switch (ast._tag) {
     case "String":

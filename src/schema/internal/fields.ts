@@ -18,11 +18,18 @@ export const rawObject = <const K extends string>(key: K) =>
     JsonObject
   ])
 
+/**
+ * A JSON number. JSON has no `NaN` or infinities, so the wire schemas say so:
+ * generated values then survive `JSON.stringify` (the fast decoder inlines the
+ * check).
+ */
+export const Num = Schema.Finite
+
 /** Optional `string` field. */
 export const optionalString = Schema.optionalKey(Schema.String)
 
 /** Optional `number` field. */
-export const optionalNumber = Schema.optionalKey(Schema.Number)
+export const optionalNumber = Schema.optionalKey(Num)
 
 /** Optional `boolean` field. */
 export const optionalBoolean = Schema.optionalKey(Schema.Boolean)
@@ -31,7 +38,13 @@ export const optionalBoolean = Schema.optionalKey(Schema.Boolean)
 export const optionalNullableString = Schema.optionalKey(Schema.NullOr(Schema.String))
 
 /** Optional field that the CLI also writes as `null`. */
-export const optionalNullableNumber = Schema.optionalKey(Schema.NullOr(Schema.Number))
+export const optionalNullableNumber = Schema.optionalKey(Schema.NullOr(Num))
+
+/** Optional `string[]` field. */
+export const optionalStrings = Schema.optionalKey(Schema.Array(Schema.String))
+
+/** Optional field that is `true` when present (the CLI omits it otherwise). */
+export const optionalTrue = Schema.optionalKey(Schema.Literal(true))
 
 /** Optional opaque value, kept as written. */
 export const optionalUnknown = Schema.optionalKey(Schema.Unknown)
