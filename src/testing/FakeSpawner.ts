@@ -146,7 +146,8 @@ const spawnError = (reason: "NotFound" | "PermissionDenied", command: ChildProce
 const fakeHandle = (reply: Reply, pid: number, stdin: Array<Uint8Array>): ChildProcessSpawner.ChildProcessHandle => {
   const stdoutChunks = typeof reply.stdout === "string" ? [reply.stdout] : reply.stdout ?? []
   // One stream chunk per given chunk: each is a separate read, as from a pipe.
-  const stdout = Stream.fromArrays(...stdoutChunks.map((chunk) => [bytes(chunk)]))
+  // Not `fromArrays(...)`: spreading a recording cut into 7-byte reads overflows the call stack.
+  const stdout = Stream.fromIterable(stdoutChunks.map(bytes), { chunkSize: 1 })
   const stderr = reply.stderr === undefined ? Stream.empty : Stream.make(bytes(reply.stderr))
   // Node's spawner reports a signal only in the text of the exit error; the process layer reads it from there.
   const exitCode = reply.signal === undefined
