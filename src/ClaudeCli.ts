@@ -11,12 +11,12 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as CliError from "./ClaudeCliError.ts"
 import * as Telemetry from "./layers/Telemetry.ts"
-import { type QueryOptions, redactText } from "./QueryOptions.ts"
-import type { Message } from "./schema/Message.ts"
+import * as QueryOptions from "./QueryOptions.ts"
+import { type Message, UnknownMessage } from "./schema/Message.ts"
 import type * as Session from "./session/Session.ts"
 import type * as SessionError from "./session/SessionError.ts"
 import * as Decode from "./stream/Decode.ts"
-import { DecodeError } from "./stream/DecodeError.ts"
+import { DecodeError, isDecodeError, redactRaw } from "./stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "./stream/internal/stepper.ts"
 import type * as Ndjson from "./stream/Ndjson.ts"
 
@@ -46,7 +46,7 @@ export interface Run {
    * Redacts the secrets of the run's environment from a text (errors, recordings); without it only
    * key-shaped values are (see `QueryOptions.keyPattern`).
    */
-  readonly redact?: ((text: string) => string) | undefined
+  readonly redact?: QueryOptions.Redact | undefined
 }
 
 /**
@@ -55,7 +55,7 @@ export interface Run {
  * @since 0.1.0
  * @category models
  */
-export type Runner = (prompt: string, options?: QueryOptions) => Effect.Effect<Run, CliError.ClaudeCliError, Scope.Scope>
+export type Runner = (prompt: string, options?: QueryOptions.QueryOptions) => Effect.Effect<Run, CliError.ClaudeCliError, Scope.Scope>
 
 /**
  * A source of raw CLI output: one run's stdout lines, bad lines (too long, invalid UTF-8) in-band.
@@ -65,7 +65,7 @@ export type Runner = (prompt: string, options?: QueryOptions) => Effect.Effect<R
  */
 export type Lines = (
   prompt: string,
-  options?: QueryOptions
+  options?: QueryOptions.QueryOptions
 ) => Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError>
 
 /**
@@ -84,11 +84,11 @@ export type StartSession = (
  */
 export interface Service {
   /** Decoded messages; the first bad line fails the stream (after every message before it). */
-  readonly query: (prompt: string, options?: QueryOptions) => Stream.Stream<Message, CliError.ClaudeCliError>
+  readonly query: (prompt: string, options?: QueryOptions.QueryOptions) => Stream.Stream<Message, CliError.ClaudeCliError>
   /** Decoded messages with bad lines reported in-band as `DecodeError` values; the stream goes on. */
   readonly queryLenient: (
     prompt: string,
-    options?: QueryOptions
+    options?: QueryOptions.QueryOptions
   ) => Stream.Stream<Message | DecodeError, CliError.ClaudeCliError>
   /** The raw, numbered stdout lines (what recordings store). */
   readonly lines: Lines
@@ -110,22 +110,32 @@ export class ClaudeCli extends Context.Service<ClaudeCli, Service>()("effect-cla
  * @since 0.1.0
  * @category redaction
  */
-export const redactKeys = (text: string): string => redactText(text, [])
+export const redactKeys: QueryOptions.Redact = QueryOptions.redactor([])
 
 /**
- * A `DecodeError` whose raw cut and detail are redacted: a bad line may be a CLI or wrapper message
- * that prints a credential.
+ * A `DecodeError` whose raw cut and detail are redacted: a bad line may be a CLI or wrapper message that
+ * prints a credential. The raw cut was made before redaction, so its end is redacted as a cut edge (see
+ * `QueryOptions.Edges`).
  *
  * @since 0.1.0
  * @category redaction
  */
-export const redactDecodeError = (error: DecodeError, redact: (text: string) => string = redactKeys): DecodeError => {
-  const raw = redact(error.raw)
+export const redactDecodeError = (error: DecodeError, redact: QueryOptions.Redact = redactKeys): DecodeError => {
+  const raw = redactRaw(error.raw, redact)
   const detail = redact(error.detail)
   return raw === error.raw && detail === error.detail
     ? error
-    // The cause (a SyntaxError quoting the line, the schema issue holding the value) is dropped with the secret.
+    // The cause (the schema issue holding the value) is dropped with the secret.
     : new DecodeError({ ...error, raw, detail, cause: undefined })
+}
+
+// The error of a bad line whose text is at hand: redacted before it is cut, so no cut can split a secret.
+const redactLineError = (line: Ndjson.Line, error: DecodeError, redact: QueryOptions.Redact): DecodeError => {
+  const text = redact(line.text)
+  if (text === line.text) return error
+  const again = Decode.decodeLine({ line: line.line, text })
+  // The line held a secret: its cause (quoting the line) goes with it.
+  return isDecodeError(again) ? new DecodeError({ ...again, cause: undefined }) : redactDecodeError(error, redact)
 }
 
 /**
@@ -134,32 +144,52 @@ export const redactDecodeError = (error: DecodeError, redact: (text: string) => 
  * @since 0.1.0
  * @category constructors
  */
-export const fromDecodeError = (raw: DecodeError, redact?: (text: string) => string): CliError.ClaudeCliError => {
-  const error = redactDecodeError(raw, redact)
-  return CliError.make(
+export const fromDecodeError = (raw: DecodeError, redact?: QueryOptions.Redact): CliError.ClaudeCliError =>
+  fromRedacted(redactDecodeError(raw, redact))
+
+const fromRedacted = (error: DecodeError): CliError.ClaudeCliError =>
+  CliError.make(
     error.reason === "LineTooLong"
-      ? new CliError.LineTooLong({ line: error.line, limit: error.maxLineBytes ?? 0, cause: error })
+      ? new CliError.LineTooLong({ line: error.line, limit: error.maxLineBytes ?? 0, raw: error.raw, cause: error })
       : new CliError.DecodeFailed({ line: error.line, raw: error.raw, issue: error.detail, cause: error })
   )
+
+/**
+ * Whether a failed run ended as the CLI ends after an error result (max turns, an API error, the budget): it
+ * exits with a non-zero code, not by a signal, with no line cut. After an error result, such an exit is how
+ * the run ends, not a failure of its own (see {@link decodeRun}).
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isExitAfterResult = (error: CliError.ClaudeCliError): boolean => {
+  const reason = error.reason
+  return reason._tag === "ProcessExited" && reason.signal === null && reason.exitCode !== null &&
+    reason.exitCode !== 0 && reason.cause === undefined
 }
+
+const isErrorResult = (message: Message): boolean =>
+  message instanceof UnknownMessage ? message.raw.is_error === true : (message as { readonly is_error?: unknown }).is_error === true
 
 interface Progress {
   messages: number
-  result: boolean
+  /** How the last result message seen went. */
+  result: "success" | "error" | undefined
 }
 
 // One synchronous pass per chunk (no Effect per line): decode, count, and stop at the first bad line when strict.
-const decoder = (strict: boolean, progress: Progress, redact: ((text: string) => string) | undefined): Stepper<Ndjson.Line | DecodeError, Message | DecodeError, CliError.ClaudeCliError> => ({
+const decoder = (strict: boolean, progress: Progress, redact: QueryOptions.Redact): Stepper<Ndjson.Line | DecodeError, Message | DecodeError, CliError.ClaudeCliError> => ({
   step: (chunk, out) => {
     for (const item of chunk) {
       const decoded = item instanceof DecodeError ? item : Decode.decodeLine(item)
       if (decoded instanceof DecodeError) {
-        if (strict) return fromDecodeError(decoded, redact)
-        out.push(redactDecodeError(decoded, redact))
+        const error = item instanceof DecodeError ? redactDecodeError(item, redact) : redactLineError(item, decoded, redact)
+        if (strict) return fromRedacted(error)
+        out.push(error)
         continue
       }
       progress.messages++
-      if (decoded.message.type === "result") progress.result = true
+      if (decoded.message.type === "result") progress.result = isErrorResult(decoded.message) ? "error" : "success"
       out.push(decoded.message)
     }
     return undefined
@@ -169,23 +199,35 @@ const decoder = (strict: boolean, progress: Progress, redact: ((text: string) =>
 
 /**
  * A run's lines decoded; a run that ends without a `result` message fails with `MissingResult` (with the
- * CLI's stderr tail). The exit code goes on the current span.
+ * CLI's stderr tail). A run whose last result is an error result and whose CLI then exits with a code (see
+ * {@link isExitAfterResult}) ends normally: the result says what went wrong, and a `Summary` of the run is
+ * kept. The exit code goes on the current span.
  *
  * @since 0.1.0
  * @category decoding
  */
 export const decodeRun = (run: Run, mode: "strict" | "lenient"): Stream.Stream<Message | DecodeError, CliError.ClaudeCliError> =>
   Stream.suspend(() => {
-    const progress: Progress = { messages: 0, result: false }
+    const progress: Progress = { messages: 0, result: undefined }
     const end = Stream.unwrap(Effect.gen(function*() {
       const ended = yield* run.ended
       if (ended !== undefined) yield* Effect.annotateCurrentSpan(Telemetry.attributes.exitCode, ended.exitCode)
-      if (progress.result) return Stream.empty
+      if (progress.result !== undefined) return Stream.empty
       return Stream.fail(CliError.make(
         new CliError.MissingResult({ messages: progress.messages, stderrTail: ended?.stderrTail ?? "" })
       ))
     }))
-    return Stream.concat(applyStepper(run.lines, () => decoder(mode === "strict", progress, run.redact)), end)
+    const decoded = applyStepper(run.lines, () => decoder(mode === "strict", progress, run.redact ?? redactKeys))
+    return Stream.concat(
+      Stream.catch(decoded, (error) =>
+        progress.result === "error" && isExitAfterResult(error)
+          ? Stream.fromEffectDrain(Effect.annotateCurrentSpan(
+            Telemetry.attributes.exitCode,
+            error.reason._tag === "ProcessExited" ? error.reason.exitCode : null
+          ))
+          : Stream.fail(error)),
+      end
+    )
   })
 
 /**
@@ -214,7 +256,7 @@ export const fromLines = (lines: Lines): Runner => (prompt, options) =>
  * @category constructors
  */
 export const make = (run: Runner, session: StartSession): Service => {
-  const decoded = (mode: "strict" | "lenient") => (prompt: string, options?: QueryOptions) =>
+  const decoded = (mode: "strict" | "lenient") => (prompt: string, options?: QueryOptions.QueryOptions) =>
     Telemetry.observe(Stream.unwrap(Effect.map(run(prompt, options), (started) => decodeRun(started, mode))), options)
   return {
     // Strict decoding fails at the first DecodeError, so none is ever emitted.
@@ -242,7 +284,7 @@ export const make = (run: Runner, session: StartSession): Service => {
  */
 export const query = (
   prompt: string,
-  options?: QueryOptions
+  options?: QueryOptions.QueryOptions
 ): Stream.Stream<Message, CliError.ClaudeCliError, ClaudeCli> =>
   Stream.unwrap(Effect.map(Effect.service(ClaudeCli), (cli) => cli.query(prompt, options)))
 
@@ -254,7 +296,7 @@ export const query = (
  */
 export const queryLenient = (
   prompt: string,
-  options?: QueryOptions
+  options?: QueryOptions.QueryOptions
 ): Stream.Stream<Message | DecodeError, CliError.ClaudeCliError, ClaudeCli> =>
   Stream.unwrap(Effect.map(Effect.service(ClaudeCli), (cli) => cli.queryLenient(prompt, options)))
 

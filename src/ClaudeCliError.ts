@@ -16,6 +16,9 @@ export class ExecutableNotFound extends Schema.TaggedError<ExecutableNotFound>()
   /** What was looked for: a bare name (searched on `PATH`) or a path. */
   executable: Schema.String
 }) {
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
     const where = this.executable.includes("/") ? `at "${this.executable}"` : `"${this.executable}" on PATH`
     return `Claude Code CLI not found: no executable ${where}. Install @anthropic-ai/claude-code, ` +
@@ -34,13 +37,18 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
   description: Schema.String,
   cause: Schema.optional(Schema.Defect())
 }) {
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
     return `Could not start the Claude Code CLI "${this.executable}": ${this.description}`
   }
 }
 
 /**
- * The CLI exited unsuccessfully: a non-zero exit code or a signal.
+ * The CLI exited unsuccessfully: a non-zero exit code or a signal. A query whose last result is an error
+ * result (max turns, an API error, the budget) does not fail with it when the CLI then exits with a code: the
+ * CLI exits 1 after such a result, which already says what happened.
  *
  * @since 0.1.0
  * @category reasons
@@ -54,6 +62,9 @@ export class ProcessExited extends Schema.TaggedError<ProcessExited>()("ProcessE
   /** Why the output stream stopped, when it stopped abnormally too (for example a line cut by the kill). */
   cause: Schema.optional(Schema.Defect())
 }) {
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
     const how = this.signal !== null ? `was killed by ${this.signal}` : `exited with code ${this.exitCode}`
     const tail = this.stderrTail.trim()
@@ -77,6 +88,9 @@ export class DecodeFailed extends Schema.TaggedError<DecodeFailed>()("DecodeFail
   /** The stream layer's own error, kept whole. */
   cause: Schema.optional(Schema.Defect())
 }) {
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
     return `Line ${this.line} of the CLI output is not a valid stream-json message: ${this.issue}\n  ${this.raw}`
   }
@@ -89,13 +103,19 @@ export class DecodeFailed extends Schema.TaggedError<DecodeFailed>()("DecodeFail
  * @category reasons
  */
 export class LineTooLong extends Schema.TaggedError<LineTooLong>()("LineTooLong", {
+  /** 1-based line number in the CLI's stdout. */
   line: Schema.Number,
   /** The limit in bytes. */
   limit: Schema.Number,
+  /** A cut of the start of the line. */
+  raw: Schema.String,
   cause: Schema.optional(Schema.Defect())
 }) {
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
-    return `Line ${this.line} of the CLI output is longer than the limit of ${this.limit} bytes`
+    return `Line ${this.line} of the CLI output is longer than the limit of ${this.limit} bytes (maxLineBytes)\n  ${this.raw}`
   }
 }
 
@@ -110,6 +130,9 @@ export class MissingResult extends Schema.TaggedError<MissingResult>()("MissingR
   messages: Schema.Number,
   stderrTail: Schema.String
 }) {
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
     const tail = this.stderrTail.trim()
     return `The Claude Code CLI output ended after ${this.messages} message(s) without a result message` +
@@ -130,6 +153,9 @@ export class IdleTimeout extends Schema.TaggedError<IdleTimeout>()("IdleTimeout"
   lastLine: Schema.Number,
   stderrTail: Schema.String
 }) {
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
     const tail = this.stderrTail.trim()
     const where = this.lastLine === 0 ? "before its first line" : `after line ${this.lastLine}`
@@ -148,9 +174,54 @@ export class SessionUnavailable extends Schema.TaggedError<SessionUnavailable>()
   /** Which layer refused (`"Fixture"`, ...). */
   layer: Schema.String
 }) {
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
     return `ClaudeCli.session needs a live CLI, but the ${this.layer} layer replays recorded output; ` +
       `provide Live.layer (or Scripted.layer in tests) for sessions.`
+  }
+}
+
+/**
+ * A fixture (a recording replayed by the Fixture layer) could not be read: a missing or unreadable file, or
+ * metadata beside it that is not a recording's.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class FixtureUnreadable extends Schema.TaggedError<FixtureUnreadable>()("FixtureUnreadable", {
+  /** The file that could not be read. */
+  path: Schema.String,
+  description: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Cannot replay the fixture "${this.path}": ${this.description}`
+  }
+}
+
+/**
+ * A run could not be recorded (the Recording layer): the recording's directory is missing or not writable,
+ * or a write failed. The run is not started, or is ended.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class RecordingFailed extends Schema.TaggedError<RecordingFailed>()("RecordingFailed", {
+  /** Where the recording was to be written. */
+  path: Schema.String,
+  description: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Cannot record the run to "${this.path}": ${this.description}`
   }
 }
 
@@ -168,7 +239,9 @@ export const Reason = Schema.Union([
   LineTooLong,
   MissingResult,
   IdleTimeout,
-  SessionUnavailable
+  SessionUnavailable,
+  FixtureUnreadable,
+  RecordingFailed
 ])
 
 /**
@@ -187,6 +260,9 @@ export type Reason = typeof Reason.Type
 export class ClaudeCliError extends Schema.TaggedError<ClaudeCliError>()("ClaudeCliError", {
   reason: Reason
 }) {
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
     return this.reason.message
   }

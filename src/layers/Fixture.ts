@@ -1,18 +1,23 @@
 /**
  * Replays a stream-json recording (a corpus file, or a file made by `Recording`) as the `ClaudeCli` service,
- * through the same framing and decoding as the real CLI.
+ * through the same framing and decoding as the real CLI. A recording with its metadata ends as the recorded
+ * run did: the same exit code and stderr tail (so a run without a result is `MissingResult` again), or the
+ * same failure (`ProcessExited` with its code or signal, `IdleTimeout`, ...) after the same lines.
  *
  * @since 0.1.0
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
+import type * as PlatformError from "effect/PlatformError"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as fs from "node:fs"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
-import * as Ndjson from "../stream/Ndjson.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
-import { metadataPath, type Metadata } from "./Recording.ts"
+import * as Ndjson from "../stream/Ndjson.ts"
+import { type Metadata, MetadataJson, metadataPath } from "./Recording.ts"
 
 /**
  * @since 0.1.0
@@ -24,46 +29,80 @@ export interface Options {
   readonly maxLineBytes?: number | undefined
 }
 
-const readFile = (path: string) =>
-  Effect.try({
-    try: () => fs.readFileSync(path),
-    catch: (cause) =>
-      CliError.make(
-        new CliError.SpawnFailed({ executable: path, description: `cannot read the fixture "${path}"`, cause })
-      )
-  })
+const unreadable = (path: string, what: string) => (cause: PlatformError.PlatformError | Schema.SchemaError) =>
+  CliError.make(new CliError.FixtureUnreadable({ path, description: `${what}: ${cause.message}`, cause }))
 
-const readTimings = (path: string): ReadonlyArray<number> => {
-  try {
-    return (JSON.parse(fs.readFileSync(metadataPath(path), "utf8")) as Metadata).timings
-  } catch {
-    return []
-  }
+// A fixture without metadata (a corpus file) replays its lines and ends there.
+const readMetadata = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Metadata | undefined, CliError.ClaudeCliError> => {
+  const metaPath = metadataPath(path)
+  return fs.readFileString(metaPath).pipe(
+    Effect.map((text): string | undefined => text),
+    Effect.catchIf((error) => error.reason._tag === "NotFound", () => Effect.succeed(undefined)),
+    Effect.mapError(unreadable(metaPath, "cannot read the recording's metadata")),
+    Effect.flatMap((text) =>
+      text === undefined
+        ? Effect.succeed(undefined)
+        : Schema.decodeEffect(MetadataJson)(text).pipe(Effect.mapError(unreadable(metaPath, "not a recording's metadata")))
+    )
+  )
+}
+
+const paced = (
+  lines: Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError>,
+  timings: ReadonlyArray<number>
+): Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError> => {
+  let index = 0
+  let previous = 0
+  return lines.pipe(Stream.mapEffect((line): Effect.Effect<Ndjson.Line | DecodeError> => {
+    if (isDecodeError(line)) return Effect.succeed(line)
+    const at = timings[index++] ?? previous
+    const wait = Math.max(0, at - previous)
+    previous = at
+    return Effect.as(Effect.sleep(wait), line)
+  }))
 }
 
 /**
- * The lines of a fixture file, every run (prompt and options are ignored).
+ * Every run replays `path` (prompt and options are ignored), read as a stream, and ends as its metadata
+ * says; a missing or unreadable file is `FixtureUnreadable`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const lines = (path: string, options: Options = {}): ClaudeCli.Lines => () =>
-  Stream.unwrap(Effect.map(readFile(path), (bytes) => {
-    const framed: Stream.Stream<Ndjson.Line | DecodeError> = Stream.make(Uint8Array.from(bytes)).pipe(
+export const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}): ClaudeCli.Runner => () =>
+  Effect.map(readMetadata(fs, path), (meta): ClaudeCli.Run => {
+    const framed = fs.stream(path).pipe(
+      Stream.mapError(unreadable(path, "cannot read the fixture")),
       Ndjson.linesLenient({ maxLineBytes: options.maxLineBytes })
     )
-    if (options.pacing !== "recorded") return framed
-    const timings = readTimings(path)
-    let index = 0
-    let previous = 0
-    return framed.pipe(Stream.mapEffect((line): Effect.Effect<Ndjson.Line | DecodeError> => {
-      if (isDecodeError(line)) return Effect.succeed(line)
-      const at = timings[index++] ?? previous
-      const wait = Math.max(0, at - previous)
-      previous = at
-      return Effect.as(Effect.sleep(wait), line)
-    }))
-  }))
+    const lines = options.pacing === "recorded" ? paced(framed, meta?.timings ?? []) : framed
+    const exit = meta?.exit
+    return {
+      lines: exit?._tag === "Failure" && exit.error !== undefined
+        ? Stream.concat(lines, Stream.fail(CliError.make(exit.error)))
+        : lines,
+      ended: Effect.succeed(
+        exit?._tag === "Success" && exit.exitCode !== undefined
+          ? { exitCode: exit.exitCode, stderrTail: exit.stderrTail ?? "" }
+          : undefined
+      )
+    }
+  })
+
+/**
+ * {@link layer} with whatever `FileSystem` is provided.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerWith = (path: string, options: Options = {}): Layer.Layer<ClaudeCli.ClaudeCli, never, FileSystem.FileSystem> =>
+  Layer.effect(
+    ClaudeCli.ClaudeCli,
+    Effect.map(
+      Effect.service(FileSystem.FileSystem),
+      (fs) => ClaudeCli.make(runner(fs, path, options), ClaudeCli.sessionUnavailable("Fixture"))
+    )
+  )
 
 /**
  * `ClaudeCli` replaying `path` for every query: swap it for `Live.layer` in a test with one `Layer`.
@@ -81,7 +120,4 @@ export const lines = (path: string, options: Options = {}): ClaudeCli.Lines => (
  * ```
  */
 export const layer = (path: string, options: Options = {}): Layer.Layer<ClaudeCli.ClaudeCli> =>
-  Layer.succeed(
-    ClaudeCli.ClaudeCli,
-    ClaudeCli.make(ClaudeCli.fromLines(lines(path, options)), ClaudeCli.sessionUnavailable("Fixture"))
-  )
+  layerWith(path, options).pipe(Layer.provide(NodeFileSystem.layer))

@@ -30,8 +30,8 @@ const mergeEnv = (base: Env, own: Env): Env => base === undefined && own === und
 
 // `Process.lines` keeps the stderr tail and exit status to itself; a run also needs them after a clean exit
 // (a missing result message, the exit code on the span), so the spawn is watched here.
-const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], secrets: ReadonlyArray<string>, tailBytes: number) => {
-  const tail = Process.makeTail(tailBytes)
+const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], redact: QueryOptions.Redact, tailBytes: number) => {
+  const tail = Process.makeTail(tailBytes, redact)
   let spawned: ChildProcessSpawner.ChildProcessHandle | undefined
   const watched = ChildProcessSpawner.make((command) =>
     Effect.map(spawner.spawn(command), (handle) =>
@@ -42,7 +42,7 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], secr
   )
   const ended: Effect.Effect<ClaudeCli.Ended | undefined> = Effect.suspend(() => {
     if (spawned === undefined) return Effect.succeed(undefined)
-    const stderrTail = QueryOptions.redactText(tail.text(), secrets)
+    const stderrTail = tail.text()
     return spawned.exitCode.pipe(
       Effect.map((exitCode): ClaudeCli.Ended => ({ exitCode, stderrTail })),
       Effect.orElseSucceed((): ClaudeCli.Ended => ({ exitCode: null, stderrTail }))
@@ -64,13 +64,11 @@ export const runner = (
 (prompt, options = {}) =>
   Effect.sync(() => {
     const own = { ...options, cwd: options.cwd ?? config.cwd }
-    const secrets = QueryOptions.environmentSecrets(mergeEnv(config.env, own.env), own.envMode ?? config.envMode)
-    const watched = watch(spawner, secrets, config.stderrTailBytes ?? 8 * 1024)
-    return {
-      lines: Process.lines(watched.spawner, config)(prompt, own),
-      ended: watched.ended,
-      redact: (text: string) => QueryOptions.redactText(text, secrets)
-    }
+    const redact = QueryOptions.redactor(
+      QueryOptions.environmentSecrets(mergeEnv(config.env, own.env), own.envMode ?? config.envMode)
+    )
+    const watched = watch(spawner, redact, config.stderrTailBytes ?? Process.defaultStderrTailBytes)
+    return { lines: Process.lines(watched.spawner, config)(prompt, own), ended: watched.ended, redact }
   })
 
 /**

@@ -7,10 +7,12 @@
  * `test/reliability/Faults.test.ts`):
  *
  * - **Non-zero exit**: every message completed before the exit arrives, then `ProcessExited` with the
- *   exit code and the last `stderrTailBytes` (default 8 KiB) of stderr, secrets redacted.
+ *   exit code and the last `stderrTailBytes` (default 8 KiB) of stderr, secrets redacted (before the tail is
+ *   cut, so that no piece of one is left at its start). After an error result (max turns, an API error), the
+ *   CLI exits 1: `ClaudeCli.query` then ends normally, the result saying what failed (see `ClaudeCli.decodeRun`).
  * - **Killed by a signal**: the same, with `signal` set (`"SIGKILL"`, ...) and `exitCode` `null`.
  * - **Stopped mid-line**: on a failed exit, a last line without its newline that is not whole JSON was cut:
- *   it is not a message and is kept as the error's `cause`. On exit 0 it is decoded like any line (strict: a
+ *   it is not a message and is kept, redacted, as the error's `cause`. On exit 0 it is decoded like any line (strict: a
  *   `DecodeFailed` naming it; lenient: a `DecodeError`, then `MissingResult`).
  * - **Lines split across writes, pauses**: a line is emitted as soon as its newline arrives, never held
  *   back for the next one.
@@ -47,7 +49,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
-import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import { isJson } from "../stream/Decode.ts"
+import { cutRaw, type DecodeError, isDecodeError, redactRaw } from "../stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
 
@@ -78,6 +81,14 @@ export interface Config {
 }
 
 /**
+ * How much of stderr errors keep when `stderrTailBytes` is not set: 8 KiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultStderrTailBytes = 8 * 1024
+
+/**
  * The executable used when none is configured.
  *
  * @since 0.1.0
@@ -86,37 +97,64 @@ export interface Config {
 export const defaultExecutable = "claude"
 
 /**
- * Keeps the last `limit` bytes written to it.
+ * The end of what a process wrote to stderr, for errors.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Tail {
   readonly push: (chunk: Uint8Array) => void
+  /** At most the last `limit` bytes, secrets redacted; a tail that was cut starts with "…". */
   readonly text: () => string
 }
 
+const ellipsis = "…"
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+// The bytes from the first character that starts at or after `from` (a cut never shows half a character).
+const fromCharacter = (bytes: Uint8Array, from: number): Uint8Array => {
+  let start = Math.max(0, from)
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++
+  return bytes.subarray(start)
+}
+
 /**
+ * Keeps the end of what is written to it. It holds twice `limit` bytes and redacts them before cutting to
+ * `limit`, so that a secret straddling where the shown text starts is whole when it is redacted; the start
+ * of the held bytes is a cut edge too (see `QueryOptions.Edges`). Without `redact`, only key-shaped values
+ * are redacted.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const makeTail = (limit: number): Tail => {
+export const makeTail = (limit: number, redact: QueryOptions.Redact = QueryOptions.redactor([])): Tail => {
+  const hold = 2 * limit
   let chunks: Array<Uint8Array> = []
   let size = 0
+  let dropped = false
   return {
     push: (chunk) => {
       chunks.push(chunk)
       size += chunk.length
-      while (chunks.length > 1 && size - chunks[0].length >= limit) {
-        size -= chunks[0].length
+      while (chunks.length > 1 && size - chunks[0]!.length >= hold) {
+        size -= chunks[0]!.length
         chunks.shift()
+        dropped = true
       }
     },
     text: () => {
       const all = Buffer.concat(chunks)
       chunks = [all]
-      // A cut through a multi-byte character decodes to U+FFFD, which is fine for a diagnostic.
-      return new TextDecoder().decode(all.length > limit ? all.subarray(all.length - limit) : all)
+      const cut = dropped || all.length > hold
+      const held = redact(decoder.decode(cut ? fromCharacter(all, all.length - hold) : all), { start: cut })
+      const bytes = encoder.encode(held)
+      if (!cut && bytes.length <= limit) return held
+      // Cut again, after redaction: the ellipsis counts towards the limit.
+      const budget = limit - encoder.encode(ellipsis).length
+      if (budget <= 0) return ""
+      const shown = bytes.length <= budget ? held : redact(decoder.decode(fromCharacter(bytes, bytes.length - budget)), { start: true })
+      return ellipsis + shown
     }
   }
 }
@@ -180,7 +218,7 @@ export interface Running {
   /** The stderr tail so far, secrets redacted. */
   readonly stderrTail: () => string
   /** Redacts the secrets of the process's environment (and key-shaped values) from a text. */
-  readonly redact: (text: string) => string
+  readonly redact: QueryOptions.Redact
   /** The stderr tail once the CLI has closed stderr. */
   readonly finalStderrTail: Effect.Effect<string>
   readonly exitStatus: Effect.Effect<ExitStatus>
@@ -208,12 +246,12 @@ export const spawn = Effect.fnUntraced(function*(
     killSignal: "SIGTERM",
     forceKillAfter: options.killGracePeriod ?? Duration.seconds(3)
   })).pipe(Effect.mapError(toSpawnError(options.executable, options.cwd)))
-  const tail = makeTail(options.stderrTailBytes ?? 8 * 1024)
+  const redact = QueryOptions.redactor(secrets)
+  const tail = makeTail(options.stderrTailBytes ?? defaultStderrTailBytes, redact)
   const stderrFiber = yield* Effect.forkScoped(
     Stream.runForEach(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk))).pipe(Effect.ignore)
   )
-  const redact = (text: string) => QueryOptions.redactText(text, secrets)
-  const stderrTail = () => redact(tail.text())
+  const stderrTail = tail.text
   return {
     handle,
     stderrTail,
@@ -225,15 +263,6 @@ export const spawn = Effect.fnUntraced(function*(
     )
   }
 })
-
-const isJson = (text: string): boolean => {
-  try {
-    JSON.parse(text)
-    return true
-  } catch {
-    return false
-  }
-}
 
 // Fails a pull that waits longer than `duration`; time between pulls (a slow consumer) is never counted.
 const failWhenIdle = <A, R>(
@@ -303,10 +332,9 @@ export const output = (
         signal: status.signal,
         stderrTail,
         ...(cut === undefined ? {} : {
-          cause: cli.redact(
-            `line ${cut.line} was cut by the ${status.signal === null ? "exit" : "kill"}: ` +
-              (isDecodeError(cut) ? cut.raw : cut.text.slice(0, 240))
-          )
+          // Redacted before it is cut; its end, where the kill or exit cut it, is a cut edge.
+          cause: `line ${cut.line} was cut by the ${status.signal === null ? "exit" : "kill"}: ` +
+            (isDecodeError(cut) ? redactRaw(cut.raw, cli.redact) : cutRaw(cli.redact(cut.text, { end: true })))
         })
       })
     )

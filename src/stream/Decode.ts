@@ -62,18 +62,20 @@ export const decodeLine = (line: Ndjson.Line): DecodedLine | DecodeError => {
   return isDecodeError(message) ? message : { line: line.line, raw: line.text, message }
 }
 
+// V8 quotes up to 10 characters around the error (`..."x":wJalrXUtnF"...`): a quote cut at both ends may hold
+// part of a secret that no redaction can recognise, and the raw cut shows the line anyway.
+const quoted = /, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s
+
+const syntaxError = (cause: unknown): SyntaxError =>
+  new SyntaxError(cause instanceof Error ? cause.message.replace(quoted, " in JSON") : String(cause))
+
 const decodeText = (line: Ndjson.Line): Message | DecodeError => {
   let json: unknown
   try {
     json = JSON.parse(line.text)
-  } catch (cause) {
-    return new DecodeError({
-      reason: "InvalidJson",
-      line: line.line,
-      raw: cutRaw(line.text),
-      detail: cause instanceof Error ? cause.message : String(cause),
-      cause
-    })
+  } catch (thrown) {
+    const cause = syntaxError(thrown)
+    return new DecodeError({ reason: "InvalidJson", line: line.line, raw: cutRaw(line.text), detail: cause.message, cause })
   }
   const result = decodeMessage(json)
   if (Result.isSuccess(result)) return result.success
@@ -84,6 +86,21 @@ const decodeText = (line: Ndjson.Line): Message | DecodeError => {
     detail: result.failure.message,
     cause: result.failure
   })
+}
+
+/**
+ * Whether a text is one whole JSON value (of any kind).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
 }
 
 type Output = "record" | "message"

@@ -85,3 +85,21 @@ export const rawCutLength = 240
  */
 export const cutRaw = (text: string): string =>
   text.length <= rawCutLength ? text : `${text.slice(0, rawCutLength)}… (${text.length - rawCutLength} more chars)`
+
+// The note a cut ends with: `cutRaw`'s, or the framing's bare ellipsis (a line too long or not UTF-8).
+const cutNote = /…(?: \(\d+ more chars\))?$/
+
+/**
+ * Redacts a raw cut with `redact`, telling it where the text was cut (a secret may straddle the cut) and
+ * keeping the note of what was left out.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const redactRaw = (
+  raw: string,
+  redact: (text: string, edges?: { readonly end?: boolean | undefined }) => string
+): string => {
+  const note = cutNote.exec(raw)
+  return note === null ? redact(raw) : redact(raw.slice(0, note.index), { end: true }) + note[0]
+}

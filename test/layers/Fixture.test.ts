@@ -1,53 +1,83 @@
-import { assert, describe, it } from "@effect/vitest"
+/**
+ * Fixture and Recording layers: every corpus and fixture file records and replays to the same messages; a
+ * recorded run replays its ending (exit code, stderr tail, failure); overlapping runs never mix in a
+ * recording; unreadable fixtures and unwritable recordings are typed errors.
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Latch from "effect/Latch"
+import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import type * as CliError from "../../src/ClaudeCliError.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
+import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
+import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
+import * as FaultCli from "../../src/testing/FaultCli.ts"
 import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
+import { reasonOf, runToEnd } from "./support.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-fixture-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+const recordedLines = (name: string) =>
+  fs.readFileSync(path.join(fixturesDir, "recorded", `${name}.jsonl`), "utf8").split("\n").filter((l) => l !== "")
+const hello = recordedLines("simple_hello")
+
+const readMeta = (file: string): Recording.Metadata =>
+  JSON.parse(fs.readFileSync(Recording.metadataPath(file), "utf8")) as Recording.Metadata
+
+// Real time, for tests on the TestClock that wait for file reads.
+const realPause = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+
+/** Runs the same query on a layer that records to `file`, then on the Fixture layer replaying it. */
+const recordThenReplay = <E>(live: Layer.Layer<ClaudeCli.ClaudeCli, E>, file: string, mode: "strict" | "lenient" = "lenient") =>
+  Effect.gen(function*() {
+    const query = mode === "strict" ? ClaudeCli.query("p") : ClaudeCli.queryLenient("p")
+    const recorded = yield* runToEnd(Stream.provide(query, Layer.orDie(live.pipe(Recording.layer(file)))))
+    const replayed = yield* runToEnd(Stream.provide(query, Fixture.layer(file)))
+    return { recorded, replayed }
+  })
+
+const processExited = (exit: Exit.Exit<void, CliError.ClaudeCliError>) => {
+  const reason = reasonOf(exit)
+  assert.strictEqual(reason._tag, "ProcessExited")
+  return reason as Extract<CliError.Reason, { readonly _tag: "ProcessExited" }>
+}
 
 describe("Fixture and Recording", () => {
   for (const file of allStreamJsonFiles) {
     it.live(`records and replays ${path.basename(file)} to the same messages`, () =>
       Effect.gen(function*() {
-        const original = yield* ClaudeCli.queryLenient("p").pipe(
-          Stream.runCollect,
-          Effect.provide(Fixture.layer(file)),
-          Effect.catch(() => Effect.succeed(undefined)) // corpus runs without a result end in MissingResult
-        )
+        const original = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p"), Fixture.layer(file)))
         const out = path.join(dir, path.basename(file))
-        const recorded = yield* ClaudeCli.queryLenient("p", { env: { ANTHROPIC_API_KEY: "sk-ant-never-shown" } }).pipe(
-          Stream.runCollect,
-          Effect.provide(Fixture.layer(file).pipe(Recording.layer(out))),
-          Effect.catch(() => Effect.succeed(undefined))
-        )
-        const replayed = yield* ClaudeCli.queryLenient("p").pipe(
-          Stream.runCollect,
-          Effect.provide(Fixture.layer(out, { pacing: "recorded" })),
-          Effect.catch(() => Effect.succeed(undefined))
-        )
-        const good = (xs: ReadonlyArray<unknown> | undefined) => (xs ?? []).filter((x) => !isDecodeError(x))
-        assert.deepStrictEqual(good(recorded), good(original))
-        assert.deepStrictEqual(good(replayed), good(original))
+        const recorded = yield* runToEnd(Stream.provide(
+          ClaudeCli.queryLenient("p", { env: { ANTHROPIC_API_KEY: "sk-ant-never-shown" } }),
+          Fixture.layer(file).pipe(Recording.layer(out))
+        ))
+        const replayed = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p"), Fixture.layer(out, { pacing: "recorded" })))
+        const good = (items: ReadonlyArray<unknown>) => items.filter((x) => !isDecodeError(x))
+        assert.deepStrictEqual(good(recorded.items), good(original.items))
+        assert.deepStrictEqual(good(replayed.items), good(original.items))
+        // Corpus captures without a result end in MissingResult every time.
+        assert.deepStrictEqual(replayed.exit, original.exit)
         assert.notInclude(fs.readFileSync(Recording.metadataPath(out), "utf8"), "sk-ant-never-shown")
       }))
   }
 
   it.effect("recorded pacing: each line arrives when the recording says, under the TestClock", () =>
     Effect.gen(function*() {
-      const source = path.join(fixturesDir, "recorded", "simple_hello.jsonl")
-      const lines = fs.readFileSync(source, "utf8").split("\n").filter((line) => line !== "")
       const file = path.join(dir, "paced.jsonl")
-      fs.writeFileSync(file, lines.join("\n") + "\n")
-      const timings = lines.map((_, i) => i * 1000)
+      fs.writeFileSync(file, hello.join("\n") + "\n")
+      const timings = hello.map((_, i) => i * 1000)
       const meta: Recording.Metadata = { prompt: "p", options: {}, timings, exit: { _tag: "Success" }, skipped: [] }
       fs.writeFileSync(Recording.metadataPath(file), JSON.stringify(meta))
       const seen: Array<unknown> = []
@@ -56,14 +86,136 @@ describe("Fixture and Recording", () => {
         Effect.provide(Fixture.layer(file, { pacing: "recorded" })),
         Effect.forkChild
       )
-      yield* TestClock.adjust(0)
+      // The file is read in real time; the first line is due at once, the next one only at 1000 ms.
+      while (seen.length === 0) yield* realPause
+      for (let i = 0; i < 10; i++) yield* realPause
       assert.strictEqual(seen.length, 1)
-      for (let i = 1; i < lines.length; i++) {
+      for (let i = 1; i < hello.length; i++) {
         yield* TestClock.adjust(999)
         assert.strictEqual(seen.length, i, `line ${i + 1} waits for its time`)
         yield* TestClock.adjust(1)
         assert.strictEqual(seen.length, i + 1)
       }
       yield* Fiber.join(fiber)
+    }))
+
+  it.live("a recorded non-zero exit replays as ProcessExited with the same code and stderr tail, after the same messages", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "exit3.jsonl")
+      const { recorded, replayed } = yield* recordThenReplay(
+        FaultCli.layer(FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.write("fatal: overloaded\n", "stderr"), FaultCli.exit(3))),
+        file
+      )
+      const live = processExited(recorded.exit)
+      const replay = processExited(replayed.exit)
+      assert.deepStrictEqual([replay.exitCode, replay.signal, replay.stderrTail], [3, null, "fatal: overloaded\n"])
+      assert.deepStrictEqual([replay.exitCode, replay.signal, replay.stderrTail], [live.exitCode, live.signal, live.stderrTail])
+      assert.deepStrictEqual(replayed.items, recorded.items)
+      assert.strictEqual(replayed.items.length, 2)
+      assert.strictEqual(readMeta(file).exit._tag, "Failure")
+    }))
+
+  it.live("a recorded kill mid-line replays as ProcessExited with the signal and the cut line as cause", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "killed.jsonl")
+      const { recorded, replayed } = yield* recordThenReplay(
+        FaultCli.layer(FaultCli.plan(FaultCli.lines(hello.slice(0, 1)), FaultCli.partial(hello[1], 50), FaultCli.kill("SIGKILL"))),
+        file,
+        "strict"
+      )
+      const replay = processExited(replayed.exit)
+      assert.deepStrictEqual([replay.signal, replay.exitCode], ["SIGKILL", null])
+      assert.include(String(replay.cause), "line 2 was cut by the kill")
+      assert.strictEqual(String(replay.cause), String(processExited(recorded.exit).cause))
+      assert.deepStrictEqual(replayed.items, recorded.items)
+    }))
+
+  it.live("a recorded clean exit without a result replays as MissingResult with the recorded stderr tail", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "noresult.jsonl")
+      const { recorded, replayed } = yield* recordThenReplay(
+        FaultCli.layer(FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.write("gave up\n", "stderr"), FaultCli.exit(0))),
+        file
+      )
+      assert.deepStrictEqual(readMeta(file).exit, { _tag: "Success", exitCode: 0, stderrTail: "gave up\n" })
+      const reason = reasonOf(replayed.exit)
+      assert.strictEqual(reason._tag, "MissingResult")
+      assert.deepStrictEqual(reason, reasonOf(recorded.exit))
+      assert.include(reason.message, "gave up")
+    }))
+
+  it.live("a run interrupted by its consumer is recorded as Interrupted, with the lines it read", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "taken.jsonl")
+      const live = Live.layerWith().pipe(Layer.provide(FakeSpawner.layer({ stdout: hello.map((l) => l + "\n") })))
+      const taken = yield* ClaudeCli.query("p").pipe(Stream.take(1), Stream.runCollect, Effect.provide(live.pipe(Recording.layer(file))))
+      assert.strictEqual(taken.length, 1)
+      assert.deepStrictEqual(readMeta(file).exit, { _tag: "Interrupted" })
+      const replayed = yield* runToEnd(Stream.provide(ClaudeCli.query("p"), Fixture.layer(file)))
+      assert.deepStrictEqual(replayed.items.slice(0, 1), taken)
+    }))
+
+  it.live("overlapping runs never mix in a recording: the last to end wins, whole, and no draft is left", () =>
+    Effect.gen(function*() {
+      const sub = fs.mkdtempSync(path.join(dir, "overlap-"))
+      const file = path.join(sub, "run.jsonl")
+      const first = recordedLines("read_file")
+      const second = recordedLines("math_calculation")
+      const live = Live.layerWith().pipe(
+        Layer.provideMerge(FakeSpawner.layer((i) => ({ stdout: (i === 0 ? first : second).map((l) => l + "\n") }))),
+        Recording.layer(file)
+      )
+      const started = yield* Latch.make(false)
+      const gate = yield* Latch.make(false)
+      yield* Effect.gen(function*() {
+        // The first run reads one message and waits while the second runs from start to end.
+        let read = 0
+        const slow = yield* ClaudeCli.query("first").pipe(
+          Stream.tap(() => read++ === 0 ? Effect.andThen(started.open, gate.await) : Effect.void),
+          Stream.runDrain,
+          Effect.forkChild
+        )
+        yield* started.await
+        yield* Stream.runDrain(ClaudeCli.query("second"))
+        assert.deepStrictEqual(fs.readFileSync(file, "utf8"), second.join("\n") + "\n")
+        assert.strictEqual(readMeta(file).prompt, "second")
+        yield* gate.open
+        yield* Fiber.join(slow)
+      }).pipe(Effect.provide(live))
+      assert.deepStrictEqual(fs.readFileSync(file, "utf8"), first.join("\n") + "\n")
+      assert.strictEqual(readMeta(file).prompt, "first")
+      assert.strictEqual(readMeta(file).timings.length, first.length)
+      assert.deepStrictEqual(fs.readdirSync(sub).sort(), ["run.jsonl", "run.jsonl.meta.json"])
+    }))
+
+  it.live("recording into a directory that does not exist: RecordingFailed naming the path, and the CLI is not started", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "no-such-dir", "run.jsonl")
+      const { items, exit } = yield* runToEnd(ClaudeCli.query("p"))
+      const reason = reasonOf(exit)
+      assert.strictEqual(reason._tag, "RecordingFailed")
+      assert.include(reason.message, file)
+      assert.deepStrictEqual(items, [])
+      assert.deepStrictEqual(yield* FakeSpawner.spawned, [])
+    }).pipe(Effect.provide(
+      Live.layerWith().pipe(
+        Recording.layer(path.join(dir, "no-such-dir", "run.jsonl")),
+        Layer.provideMerge(FakeSpawner.layer({ stdout: hello.join("\n") + "\n" }))
+      )
+    )))
+
+  it.live("a missing fixture is FixtureUnreadable naming the file; metadata that is not a recording's names the metadata", () =>
+    Effect.gen(function*() {
+      const missing = path.join(dir, "missing.jsonl")
+      const gone = reasonOf((yield* runToEnd(Stream.provide(ClaudeCli.query("p"), Fixture.layer(missing)))).exit)
+      assert.strictEqual(gone._tag, "FixtureUnreadable")
+      assert.include(gone.message, `Cannot replay the fixture "${missing}"`)
+      const file = path.join(dir, "badmeta.jsonl")
+      fs.writeFileSync(file, hello.join("\n") + "\n")
+      fs.writeFileSync(Recording.metadataPath(file), "{\"prompt\": 1}")
+      const bad = reasonOf((yield* runToEnd(Stream.provide(ClaudeCli.query("p"), Fixture.layer(file)))).exit)
+      assert.strictEqual(bad._tag, "FixtureUnreadable")
+      assert.include(bad.message, Recording.metadataPath(file))
+      assert.include(bad.message, "not a recording's metadata")
     }))
 })

@@ -18,7 +18,7 @@ import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
-import { isDecodeError } from "../../src/stream/DecodeError.ts"
+import { isDecodeError, rawCutLength } from "../../src/stream/DecodeError.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
 import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
 import { reasonOf, runToEnd } from "./support.ts"
@@ -147,12 +147,18 @@ describe("Live layer over the fake spawner", () => {
       stdout: [recordedLines[0], "Warning: something odd", ...recordedLines.slice(1)].join("\n") + "\n"
     }))))
 
-  it.effect("a line over maxLineBytes is LineTooLong with its number and the limit", () =>
+  it.effect("a line over maxLineBytes is LineTooLong with its number, the limit and a raw cut, all in the message", () =>
     Effect.gen(function*() {
       const reason = reasonOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
       assert.strictEqual(reason._tag, "LineTooLong")
       if (reason._tag !== "LineTooLong") return
       assert.deepStrictEqual([reason.line, reason.limit], [1, 1024])
+      assert.isTrue(reason.raw.startsWith(recordedLines[0].slice(0, 40)), reason.raw)
+      assert.isTrue(reason.raw.endsWith("…"))
+      assert.isAtMost(reason.raw.length, rawCutLength + 1)
+      assert.include(reason.message, "Line 1 ")
+      assert.include(reason.message, "1024 bytes")
+      assert.include(reason.message, reason.raw)
     }).pipe(Effect.provide(withFake({ stdout: recorded }, { maxLineBytes: 1024 }))))
 
   it.effect("a Fixture layer refuses sessions with SessionUnavailable", () =>

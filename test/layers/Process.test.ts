@@ -1,6 +1,7 @@
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
@@ -9,9 +10,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as CliError from "../../src/ClaudeCliError.ts"
 import * as Process from "../../src/layers/Process.ts"
+import type { DecodeError } from "../../src/stream/DecodeError.ts"
 import type * as Ndjson from "../../src/stream/Ndjson.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-process-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 const script = (name: string, body: string): string => {
   const file = path.join(dir, name)
   fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 })
@@ -115,7 +118,7 @@ describe("Process", () => {
       assert.isFalse(alive(pid))
     }).pipe(Effect.provide(Process.nodeSpawner)))
 
-  it.live("interruption midway ends the process, even one that ignores SIGTERM", () =>
+  it.live("Stream.take(3) ends a process that ignores SIGTERM (SIGKILL after the grace period)", () =>
     Effect.gen(function*() {
       const pidFile = path.join(dir, "stubborn.pid")
       const exe = script("stubborn.sh", `trap '' TERM; echo $$ > ${pidFile}; while true; do echo '{}'; sleep 0.05; done`)
@@ -127,5 +130,22 @@ describe("Process", () => {
       )
       const pid = Number(fs.readFileSync(pidFile, "utf8").trim())
       assert.isFalse(alive(pid))
+    }).pipe(Effect.provide(Process.nodeSpawner)))
+
+  it.live("interruption midway (Fiber.interrupt while lines arrive) ends the process, even one that ignores SIGTERM", () =>
+    Effect.gen(function*() {
+      const exe = script("stubborn-pid.sh", `trap '' TERM; while true; do echo "{\\"pid\\":$$}"; sleep 0.05; done`)
+      const spawner = yield* Effect.service(ChildProcessSpawner)
+      const seen: Array<Ndjson.Line | DecodeError> = []
+      const fiber = yield* Process.lines(spawner, { executable: exe, killGracePeriod: "300 millis" })("hi").pipe(
+        Stream.runForEach((line) => Effect.sync(() => seen.push(line))),
+        Effect.forkChild
+      )
+      while (seen.length < 3) yield* Effect.sleep("10 millis")
+      const pid = JSON.parse((seen[0] as Ndjson.Line).text).pid as number
+      assert.isTrue(alive(pid), "the process runs until the interruption")
+      yield* Fiber.interrupt(fiber)
+      assert.isFalse(alive(pid), "the process is gone once Fiber.interrupt returns")
+      assert.isTrue(Exit.hasInterrupts(yield* Fiber.await(fiber)))
     }).pipe(Effect.provide(Process.nodeSpawner)))
 })

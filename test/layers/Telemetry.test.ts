@@ -5,7 +5,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
@@ -18,33 +17,12 @@ import * as Telemetry from "../../src/layers/Telemetry.ts"
 import { AssistantMessage } from "../../src/schema/Message.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
 import { allStreamJsonFiles, fixturesDir, readLines } from "../support/Corpus.ts"
+import { querySpans, traced } from "./support.ts"
 
 const { attributes: A } = Telemetry
 
-// Runs a query with a tracer that keeps every span and a registry of its own; returns both.
-const traced = <E, R>(run: Effect.Effect<unknown, E, R>) =>
-  Effect.gen(function*() {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
-    const registry: Metric.MetricRegistry = new Map()
-    yield* run.pipe(Effect.ignore, Effect.provideService(Tracer.Tracer, tracer), Effect.provideService(Metric.MetricRegistry, registry))
-    const counter = (metric: typeof Telemetry.tokens, attributes: Record<string, string>) =>
-      Metric.value(Metric.withAttributes(metric, attributes)).pipe(
-        Effect.map((state) => state.count),
-        Effect.provideService(Metric.MetricRegistry, registry)
-      )
-    return { spans, counter }
-  })
-
 const drain = ClaudeCli.queryLenient("p").pipe(Stream.runDrain)
 
-const querySpans = (spans: ReadonlyArray<Tracer.NativeSpan>) => spans.filter((s) => s.name === Telemetry.querySpanName)
 const toolSpans = (spans: ReadonlyArray<Tracer.NativeSpan>) => spans.filter((s) => s.name.startsWith(Telemetry.toolSpanPrefix))
 
 // What the raw JSON of a recording says, independently of the decoder.
@@ -136,6 +114,20 @@ describe("Telemetry", () => {
       const failed = yield* run({ stdout: lines, exitCode: 7 })
       assert.strictEqual(querySpans(ok.spans)[0].attributes.get(A.exitCode), 0)
       assert.strictEqual(querySpans(failed.spans)[0].attributes.get(A.exitCode), 7)
+    }))
+
+  it.effect("a run ending in an error result and exit 1 completes: the result's subtype and the exit code go on the span", () =>
+    Effect.gen(function*() {
+      const lines = fs.readFileSync(path.join(fixturesDir, "recorded", "error_max_turns.jsonl"), "utf8")
+      const fake = Live.layerWith().pipe(Layer.provide(FakeSpawner.layer({ stdout: lines, exitCode: 1 })))
+      let completed = false
+      const { spans } = yield* traced(Effect.provide(drain.pipe(Effect.tap(() => Effect.sync(() => completed = true))), fake))
+      const [query] = querySpans(spans)
+      assert.isTrue(completed, "the stream ended without an error")
+      assert.strictEqual(query.attributes.get(A.exitCode), 1)
+      assert.strictEqual(query.attributes.get(A.subtype), "error_max_turns")
+      assert.strictEqual(query.attributes.get(A.isError), true)
+      assert.strictEqual(query.status._tag === "Ended" && query.status.exit._tag, "Success")
     }))
 
   it.effect("an interrupted run ends its open tool spans", () =>

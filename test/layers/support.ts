@@ -1,10 +1,16 @@
 /**
- * Helpers shared by the layer suites: run a query to its end and read how it ended.
+ * Helpers shared by the layer suites: run a query to its end and read how it ended; capture its spans and
+ * metrics.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FileSystem from "effect/FileSystem"
+import * as Metric from "effect/Metric"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
+import * as Telemetry from "../../src/layers/Telemetry.ts"
 import type * as CliError from "../../src/ClaudeCliError.ts"
 
 /** The reason of a failed run (fails the test if the run did not fail with a `ClaudeCliError`). */
@@ -25,3 +31,34 @@ export const runToEnd = <A, R>(
       (exit) => ({ items, exit })
     )
   })
+
+/** Runs `run` with a tracer that keeps every span and a metric registry of its own; returns both. */
+export const traced = <E, R>(run: Effect.Effect<unknown, E, R>) =>
+  Effect.gen(function*() {
+    const spans: Array<Tracer.NativeSpan> = []
+    const tracer = Tracer.make({
+      span(options) {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+    const registry: Metric.MetricRegistry = new Map()
+    yield* run.pipe(Effect.ignore, Effect.provideService(Tracer.Tracer, tracer), Effect.provideService(Metric.MetricRegistry, registry))
+    const counter = (metric: typeof Telemetry.tokens, attributes: Record<string, string>) =>
+      Metric.value(Metric.withAttributes(metric, attributes)).pipe(
+        Effect.map((state) => state.count),
+        Effect.provideService(Metric.MetricRegistry, registry)
+      )
+    return { spans, counter }
+  })
+
+/** The spans of queries. */
+export const querySpans = (spans: ReadonlyArray<Tracer.NativeSpan>) => spans.filter((s) => s.name === Telemetry.querySpanName)
+
+/** A temporary directory removed with the scope, whatever the test's outcome. */
+export const tempDir = (prefix: string) =>
+  Effect.flatMap(Effect.service(FileSystem.FileSystem), (files) => files.makeTempDirectoryScoped({ prefix })).pipe(
+    Effect.provide(NodeFileSystem.layer),
+    Effect.orDie
+  )

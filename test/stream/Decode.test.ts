@@ -11,7 +11,7 @@ import { decodeMessage, type Message } from "../../src/schema/Message.ts"
 import * as Decode from "../../src/stream/Decode.ts"
 import { DecodeError } from "../../src/stream/DecodeError.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
-import { byteStream, chunkAt, collect, collectUntilFailure, cutsArb, referenceLines, utf8 } from "./support.ts"
+import { byteStream, chunkAt, collect, collectUntilFailure, cutsArb, isInsideCharacter, referenceLines, utf8 } from "./support.ts"
 
 /** The expected messages of a file, computed line by line with JSON.parse and the schema directly. */
 const expectedMessages = (text: string): Array<{ line: number; message: Message }> =>
@@ -76,16 +76,19 @@ describe("Decode", () => {
             assert.deepStrictEqual(decoded, expected.map((e) => e.message))
           }))
 
-        it("property: any byte chunking decodes to the same messages", () => {
+        it("property: any byte chunking (inside multi-byte characters too) decodes to the same messages", () => {
           const messages = expected.map((e) => e.message)
+          let cutCharacters = 0
           fc.assert(
-            fc.property(cutsArb(bytes.length), (cuts) => {
+            fc.property(cutsArb(bytes), (cuts) => {
+              cutCharacters += cuts.filter((at) => isInsideCharacter(bytes, at)).length
               const exit = collect(byteStream(chunkAt(bytes, cuts)).pipe(Decode.messages()))
               assert.isTrue(Exit.isSuccess(exit))
               if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value, messages)
             }),
             { numRuns: 20 }
           )
+          if (bytes.some((_, at) => isInsideCharacter(bytes, at))) assert.isAbove(cutCharacters, 0, "cuts inside characters")
         })
 
         it("property: garbage lines give typed failures (lenient) or stop at the first one (strict)", () => {

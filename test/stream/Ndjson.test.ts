@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { DecodeError } from "../../src/stream/DecodeError.ts"
 import * as Ndjson from "../../src/stream/Ndjson.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
-import { byteStream, chunkAt, collect, collectUntilFailure, cutsArb, referenceLines, utf8 } from "./support.ts"
+import { byteStream, chunkAt, collect, collectUntilFailure, cutsArb, isInsideCharacter, referenceLines, utf8 } from "./support.ts"
 
 const linesOf = (chunks: ReadonlyArray<Uint8Array>, options?: Ndjson.Options) =>
   collect(byteStream(chunks).pipe(Ndjson.lines(options)))
@@ -194,14 +194,17 @@ describe("Ndjson.lines", () => {
         const bytes = new Uint8Array(fs.readFileSync(file))
         const expected = referenceLines(new TextDecoder().decode(bytes))
         expectLines([bytes], expected.map((l) => [l.line, l.text]))
+        let cutCharacters = 0
         fc.assert(
-          fc.property(cutsArb(bytes.length), (cuts) => {
+          fc.property(cutsArb(bytes), (cuts) => {
+            cutCharacters += cuts.filter((at) => isInsideCharacter(bytes, at)).length
             const exit = linesOf(chunkAt(bytes, cuts))
             assert.isTrue(Exit.isSuccess(exit))
             if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value, expected)
           }),
           { numRuns: 25 }
         )
+        if (bytes.some((_, at) => isInsideCharacter(bytes, at))) assert.isAbove(cutCharacters, 0, "cuts inside characters")
       })
     }
   })

@@ -26,9 +26,23 @@ export const chunkAt = (bytes: Uint8Array, cuts: ReadonlyArray<number>): Array<U
 export const byteStream = (chunks: ReadonlyArray<Uint8Array>): Stream.Stream<Uint8Array> =>
   Stream.fromIterable(chunks, { chunkSize: 1 })
 
-/** Random cut points inside a buffer of `length` bytes. */
-export const cutsArb = (length: number): fc.Arbitrary<Array<number>> =>
-  fc.array(fc.integer({ min: 0, max: Math.max(0, length) }), { maxLength: Math.min(64, length + 1) })
+/** Whether a cut at `at` falls inside a multi-byte character (`bytes[at]` is a UTF-8 continuation byte). */
+export const isInsideCharacter = (bytes: Uint8Array, at: number): boolean => at < bytes.length && (bytes[at]! & 0xc0) === 0x80
+
+/**
+ * Random cut points inside `bytes` (or a buffer of that many bytes). When the bytes hold multi-byte characters,
+ * half the points fall inside one (before a continuation byte): uniform points would rarely land there.
+ */
+export const cutsArb = (input: Uint8Array | number): fc.Arbitrary<Array<number>> => {
+  const length = typeof input === "number" ? input : input.length
+  const anywhere = fc.integer({ min: 0, max: Math.max(0, length) })
+  const inside: Array<number> = []
+  if (typeof input !== "number") for (let at = 0; at < length; at++) if (isInsideCharacter(input, at)) inside.push(at)
+  const point = inside.length === 0
+    ? anywhere
+    : fc.oneof(anywhere, fc.integer({ min: 0, max: inside.length - 1 }).map((i) => inside[i]!))
+  return fc.array(point, { maxLength: Math.min(64, length + 1) })
+}
 
 /** Runs a synchronous stream; returns the collected values or the failure. */
 export const collect = <A, E>(stream: Stream.Stream<A, E>): Exit.Exit<Array<A>, E> =>
