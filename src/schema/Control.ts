@@ -132,6 +132,45 @@ export class SetMaxThinkingTokensRequest
 {}
 
 /**
+ * The CLI asks the client to handle an MCP server's elicitation: a form
+ * (`requested_schema`) or a URL to open (`mode: "url"`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ElicitationRequest extends Schema.Class<ElicitationRequest>("effect-claude-code/ElicitationRequest")({
+  _tag: Schema.tagDefaultOmit("ElicitationRequest"),
+  subtype: Schema.tag("elicitation"),
+  mcp_server_name: Schema.String,
+  message: Schema.String,
+  mode: optionalString,
+  url: optionalString,
+  elicitation_id: optionalString,
+  requested_schema: Schema.optionalKey(JsonObject),
+  property_order: Schema.optionalKey(Schema.Array(Schema.String)),
+  title: optionalString,
+  display_name: optionalString,
+  description: optionalString
+}) {}
+
+/**
+ * The CLI asks the client to render a dialog of a kind the client declared
+ * at `initialize` (`supportedDialogKinds`); `payload` is the dialog's own.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class RequestUserDialogRequest
+  extends Schema.Class<RequestUserDialogRequest>("effect-claude-code/RequestUserDialogRequest")({
+    _tag: Schema.tagDefaultOmit("RequestUserDialogRequest"),
+    subtype: Schema.tag("request_user_dialog"),
+    dialog_kind: Schema.String,
+    payload: JsonObject,
+    tool_use_id: optionalString
+  })
+{}
+
+/**
  * A request subtype this version does not model; `raw` is the body as written.
  *
  * @since 0.1.0
@@ -166,6 +205,8 @@ export const RequestBody = Schema.Union([
   SetPermissionModeRequest,
   SetModelRequest,
   SetMaxThinkingTokensRequest,
+  ElicitationRequest,
+  RequestUserDialogRequest,
   unknownFallback(
     UnknownRequest,
     [
@@ -176,7 +217,9 @@ export const RequestBody = Schema.Union([
       "interrupt",
       "set_permission_mode",
       "set_model",
-      "set_max_thinking_tokens"
+      "set_max_thinking_tokens",
+      "elicitation",
+      "request_user_dialog"
     ],
     (raw) => new UnknownRequest({ raw }),
     (request) => request.raw,

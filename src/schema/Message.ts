@@ -19,12 +19,24 @@ import { AssistantApiMessage, UserApiMessage } from "./ApiMessage.ts"
 import * as ContentBlock from "./ContentBlock.ts"
 import * as Control from "./Control.ts"
 import * as FastDecode from "./internal/fastDecode.ts"
-import { envelope, JsonObject, Num, optionalBoolean, optionalString, optionalUnknown } from "./internal/fields.ts"
+import {
+  envelope,
+  JsonObject,
+  optionalBoolean,
+  optionalNumber,
+  optionalString,
+  optionalStrings,
+  optionalTrue,
+  optionalUnknown,
+  replyFields
+} from "./internal/fields.ts"
+import { Origin } from "./Origin.ts"
 import * as ResultMessage from "./Result.ts"
 import * as SessionEvent from "./SessionEvent.ts"
 import { StreamEvent } from "./StreamEvent.ts"
 import * as System from "./System.ts"
 import * as ToolUseResult from "./ToolUseResult.ts"
+import { ContextUsage, UsageReport } from "./Usage.ts"
 
 const turnFields = {
   parent_tool_use_id: Schema.NullOr(Schema.String),
@@ -32,6 +44,13 @@ const turnFields = {
   agent_id: optionalString,
   subagent_type: optionalString,
   task_description: optionalString
+}
+
+// Written beside the API message by CLI 2.1.330, not in the SDK's types.
+const apiErrorFields = {
+  is_api_error_message: optionalBoolean,
+  api_error_status: optionalNumber,
+  api_error_type: optionalString
 }
 
 /**
@@ -46,7 +65,15 @@ export class AssistantMessage extends Schema.Class<AssistantMessage>("effect-cla
   message: AssistantApiMessage,
   error: optionalString,
   request_id: optionalString,
-  user_message_uuid: optionalString,
+  ...replyFields,
+  resumed_from_incomplete_thinking: optionalTrue,
+  supersedes: optionalStrings,
+  aborted: optionalTrue,
+  context_usage: Schema.optionalKey(ContextUsage),
+  usage_report: Schema.optionalKey(UsageReport),
+  ...apiErrorFields,
+  thinking_display: optionalString,
+  thinking_duration_ms: optionalNumber,
   ...turnFields,
   ...envelope
 }) {
@@ -92,7 +119,11 @@ const userFields = {
   message: UserApiMessage,
   isSynthetic: optionalBoolean,
   tool_use_result: optionalUnknown,
+  tool_result_meta: Schema.optionalKey(Schema.Array(ToolUseResult.ToolResultMeta)),
   priority: optionalString,
+  origin: Schema.optionalKey(Origin),
+  shouldQuery: optionalBoolean,
+  client_composed: optionalTrue,
   ...turnFields
 }
 
@@ -128,6 +159,8 @@ export class UserMessage extends Schema.Class<UserMessage>("effect-claude-code/U
   _tag: Schema.tagDefaultOmit("UserMessage"),
   uuid: optionalString,
   session_id: optionalString,
+  pasted_content: Schema.optionalKey(Schema.Array(ContentBlock.Content)),
+  inline_pastes: optionalStrings,
   ...userFields
 }) implements UserAccessors {
   /** @since 0.1.0 */
@@ -153,6 +186,7 @@ export class UserMessage extends Schema.Class<UserMessage>("effect-claude-code/U
 export class UserMessageReplay extends Schema.Class<UserMessageReplay>("effect-claude-code/UserMessageReplay")({
   _tag: Schema.tagDefaultOmit("UserMessageReplay"),
   isReplay: Schema.Literal(true),
+  file_attachments: Schema.optionalKey(Schema.Array(Schema.Unknown)),
   ...userFields,
   ...envelope
 }) implements UserAccessors {
@@ -181,7 +215,11 @@ export class StreamEventMessage extends Schema.Class<StreamEventMessage>("effect
   type: Schema.tag("stream_event"),
   event: StreamEvent,
   parent_tool_use_id: Schema.NullOr(Schema.String),
-  ttft_ms: Schema.optionalKey(Num),
+  ttft_ms: optionalNumber,
+  ...replyFields,
+  // Written by CLI 2.1.330, not in the SDK's types.
+  api_message_id: optionalString,
+  thinking_display: optionalString,
   ...envelope
 }) {}
 
@@ -223,8 +261,10 @@ export class UnknownMessage extends Schema.Class<UnknownMessage>("effect-claude-
  */
 export const variants = [
   AssistantMessage,
-  UserMessage,
+  // Before UserMessage: a union tries its members in order, and UserMessage
+  // (which ignores unknown keys) would take a replay, dropping `isReplay`.
   UserMessageReplay,
+  UserMessage,
   StreamEventMessage,
   ResultMessage.ResultSuccess,
   ResultMessage.ResultError,
@@ -235,6 +275,7 @@ export const variants = [
   SessionEvent.RateLimitEvent,
   SessionEvent.PromptSuggestion,
   SessionEvent.ConversationReset,
+  SessionEvent.ActiveGoal,
   Control.ControlRequest,
   Control.ControlResponse,
   Control.ControlCancelRequest,

@@ -9,12 +9,16 @@ import {
   envelope,
   JsonObject,
   Num,
+  optionalBoolean,
   optionalNullableNumber,
   optionalNullableString,
   optionalNumber,
   optionalString,
-  optionalUnknown
+  optionalStrings,
+  optionalUnknown,
+  replyFields
 } from "./internal/fields.ts"
+import { Origin } from "./Origin.ts"
 import { ModelUsageByModel, Usage } from "./Usage.ts"
 
 /**
@@ -34,6 +38,53 @@ export const PermissionDenial = Schema.Struct({
  * @category models
  */
 export type PermissionDenial = typeof PermissionDenial.Type
+
+/**
+ * A tool call the run stopped at, to be answered later (a deferred tool).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DeferredToolUse = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  input: JsonObject
+})
+
+/**
+ * The config file that did not parse (`startup_failure_reason:
+ * "config_file_invalid"`), and its backup. Read paths from here, never from
+ * the text of `errors`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const InvalidConfigFile = Schema.Struct({
+  path: Schema.String,
+  is_global: Schema.Boolean,
+  backup_searched: Schema.Boolean,
+  backup_path: optionalString
+})
+
+/**
+ * Subagents of the run: spawned, by how they were requested and by type,
+ * how deep, and how they ended (not in the SDK's types; CLI 2.1.330 writes it).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SubagentStats = Schema.Struct({
+  spawned: Num,
+  requested: Schema.Struct({ background: Num, foreground: Num, unset: Num }),
+  started_in_background: Num,
+  by_type: Schema.Record(Schema.String, Num),
+  max_depth: Num,
+  spawned_by_subagents: Num,
+  completed: Num,
+  failed: Num,
+  killed: Schema.Struct({ parent: Num, user: Num, system: Num }),
+  refused: Schema.Struct({ depth_limit: Num, concurrency_limit: Num, budget: Num })
+})
 
 const summaryFields = {
   type: Schema.tag("result"),
@@ -55,7 +106,34 @@ const summaryFields = {
   time_to_request_ms: optionalNumber,
   queued_turn_count: optionalNumber,
   result_index: optionalNumber,
+  ...replyFields,
+  credential_expires_at: optionalString,
+  origin: Schema.optionalKey(Origin),
+  // Written by CLI 2.1.330, not in the SDK's types.
+  model_usage_since_last_result: Schema.optionalKey(ModelUsageByModel),
+  subagent_stats: Schema.optionalKey(SubagentStats),
+  safety_stops: optionalNumber,
+  begun_message_ids: optionalStrings,
   ...envelope
+}
+
+// Timings of a successful turn, in milliseconds (`*_queued_behind` names what
+// the first post waited for: `durable_post`, `ephemeral_post`, `retry_backoff`,
+// `hold` or `none`).
+const timingFields = {
+  request_sent_wall_ms: optionalNumber,
+  first_content_frame_ms: optionalNumber,
+  first_stream_post_ms: optionalNumber,
+  first_stream_post_ack_ms: optionalNumber,
+  first_stream_post_queue_wait_ms: optionalNumber,
+  first_stream_post_queued_behind: optionalString,
+  first_stream_post_wall_ms: optionalNumber,
+  first_text_post_ms: optionalNumber,
+  first_text_post_queue_wait_ms: optionalNumber,
+  first_text_post_queued_behind: optionalString,
+  first_text_post_wall_ms: optionalNumber,
+  time_to_request_from_spawn_ms: optionalNumber,
+  time_origin_ms: optionalNumber
 }
 
 /**
@@ -70,6 +148,11 @@ export class ResultSuccess extends Schema.Class<ResultSuccess>("effect-claude-co
   subtype: Schema.tag("success"),
   result: Schema.String,
   structured_output: optionalUnknown,
+  deferred_tool_use: Schema.optionalKey(DeferredToolUse),
+  local_command: optionalString,
+  warm_spare_claimed: optionalBoolean,
+  api_error_type: optionalString,
+  ...timingFields,
   ...summaryFields
 }) {
   /**
@@ -115,7 +198,8 @@ export class ResultError extends Schema.Class<ResultError>("effect-claude-code/R
   _tag: Schema.tagDefaultOmit("ResultError"),
   subtype: ErrorSubtype,
   errors: Schema.optionalKey(Schema.Array(Schema.String)),
-  startup_failure_reason: optionalUnknown,
+  startup_failure_reason: optionalString,
+  invalid_config_file: Schema.optionalKey(InvalidConfigFile),
   ...summaryFields
 }) {
   /**

@@ -1,6 +1,7 @@
 /**
  * Top-level lines that are neither conversation turns nor `system` lines:
- * tool progress, auth status, summaries, rate limits, suggestions, resets.
+ * tool progress, auth status, summaries, rate limits, suggestions, resets and
+ * the active goal.
  *
  * @since 0.1.0
  */
@@ -107,5 +108,33 @@ export class ConversationReset extends Schema.Class<ConversationReset>("effect-c
   trigger: optionalString,
   user_message_uuid: optionalString,
   timestamp: optionalString,
+  ...envelope
+}) {}
+
+/**
+ * The goal set by `/goal`, as its Stop hook last judged it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Goal = Schema.Struct({
+  condition: Schema.String,
+  iterations: Num,
+  set_at: Num,
+  tokens_at_start: Num,
+  last_reason: optionalString
+})
+
+/**
+ * The `/goal` Stop hook reported: `value` is the goal not met yet (with its
+ * iterations and last reason), or null once it is met and cleared.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ActiveGoal extends Schema.Class<ActiveGoal>("effect-claude-code/ActiveGoal")({
+  _tag: Schema.tagDefaultOmit("ActiveGoal"),
+  type: Schema.tag("active_goal"),
+  value: Schema.NullOr(Goal),
   ...envelope
 }) {}

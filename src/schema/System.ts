@@ -15,6 +15,7 @@ import {
   optionalNullableString,
   optionalNumber,
   optionalString,
+  optionalStrings,
   optionalUnknown
 } from "./internal/fields.ts"
 
@@ -101,6 +102,18 @@ export class SystemInit extends Schema.Class<SystemInit>("effect-claude-code/Sys
   fast_mode_disabled_reason: optionalString,
   effort: optionalNullableString,
   view_mode: optionalString,
+  // Written by CLI 2.1.330, not in the SDK's types.
+  original_cwd: optionalString,
+  additional_directories: optionalStrings,
+  memory_paths: Schema.optionalKey(Schema.Struct({ auto: optionalString, team: optionalString })),
+  messaging_socket_path: optionalString,
+  per_turn_effort_active: optionalBoolean,
+  ultrathink_available: optionalBoolean,
+  ultrathink_typed_raises: optionalBoolean,
+  analytics_disabled: optionalBoolean,
+  product_feedback_disabled: optionalBoolean,
+  served_by_anthropic: optionalBoolean,
+  startup_timing: Schema.optionalKey(JsonObject),
   ...envelope
 }) {
   /**
@@ -335,6 +348,7 @@ export class SystemTaskNotification extends Schema.Class<SystemTaskNotification>
   reason: optionalString,
   output_file: Schema.String,
   summary: Schema.String,
+  summary_is_report: optionalBoolean,
   usage: Schema.optionalKey(TaskUsage),
   resource_links: Schema.optionalKey(Schema.Array(JsonObject)),
   skip_transcript: optionalBoolean,

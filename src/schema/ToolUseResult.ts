@@ -6,7 +6,8 @@
  *
  * Every known shape keeps the keys it does not name (newer CLIs add fields), so
  * decoding and encoding give back the exact object. Shapes not recognised are
- * kept as they are.
+ * kept as they are. Beside it, `tool_result_meta` ({@link ToolResultMeta}) says
+ * what the permission system decided for each call.
  *
  * @since 0.1.0
  */
@@ -182,6 +183,54 @@ export const WebSearchResult = open({
   results: Schema.Array(Schema.Unknown),
   durationSeconds: Num
 })
+
+/**
+ * What the permission system decided for a tool call: `decision` is
+ * `accept`, `reject` or `cancelled`; `source` says who decided (`config`,
+ * `user`, a hook...) and `reason_type` why (`rule`, `mode`, `hook`...).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PermissionDecision = Schema.Struct({
+  decision: Schema.String,
+  source: Schema.String,
+  reason_type: opt(Schema.String),
+  plugin_approval: opt(Schema.String),
+  auto_mode_rule: opt(Schema.Struct({ list: Schema.String, name: Schema.String }))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type PermissionDecision = typeof PermissionDecision.Type
+
+/**
+ * One entry of a user message's `tool_result_meta` (not in the SDK's types;
+ * CLI 2.1.330 writes one per tool result): the permission decision for the
+ * call `id`, and `non_execution_kind` when the tool did not run
+ * (`user-rejected`, `permission-rule`, `automode-blocked`, `interrupted`,
+ * `cancelled`...).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ToolResultMeta = Schema.Struct({
+  id: Schema.String,
+  non_execution_kind: opt(Schema.String),
+  user_feedback: opt(Schema.String),
+  remedy: opt(Schema.Record(Schema.String, Schema.Unknown)),
+  permission_decision: opt(PermissionDecision),
+  built_in_tool: opt(Schema.String),
+  run_input: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolResultMeta = typeof ToolResultMeta.Type
 
 /**
  * The known shapes, in the order they are tried (most specific first, so a

@@ -1,6 +1,6 @@
 /**
  * Token usage and cost, as written on assistant messages, `message_delta`
- * events and results.
+ * events and results, and the `/context` and `/usage` reports.
  *
  * @since 0.1.0
  */
@@ -134,3 +134,89 @@ export type ModelUsage = typeof ModelUsage.Type
  * @category schemas
  */
 export const ModelUsageByModel = Schema.Record(Schema.String, ModelUsage)
+
+/**
+ * The context window in use, by category (`/context`): carried as
+ * `context_usage` by the assistant message that delivers the report.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ContextUsage = Schema.Struct({
+  model: Schema.String,
+  total_tokens: Num,
+  raw_max_tokens: Num,
+  percentage: Num,
+  /** `kind` is `hard_limit` or `compaction_window`. */
+  over_limit: Schema.optionalKey(Schema.Struct({ tokens_over: Num, kind: Schema.String })),
+  /** `kind` is `used`, `free`, `buffer` or `deferred`. */
+  categories: Schema.Array(Schema.Struct({ name: Schema.String, tokens: Num, kind: Schema.String })),
+  mcp_tools: Schema.Array(Schema.Struct({ name: Schema.String, server_name: Schema.String, tokens: Num })),
+  memory_files: Schema.Array(Schema.Struct({ path: Schema.String, type: Schema.String, tokens: Num })),
+  agents: Schema.Array(Schema.Struct({ agent_type: Schema.String, source: Schema.String, tokens: Num })),
+  skills: Schema.optionalKey(Schema.Array(Schema.Struct({
+    name: Schema.String,
+    source: Schema.String,
+    plugin_name: optionalString,
+    tokens: Num
+  })))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ContextUsage = typeof ContextUsage.Type
+
+const displayName = Schema.optionalKey(Schema.NullOr(Schema.Struct({ display_name: Schema.String })))
+
+/**
+ * One usage meter of the plan, as the server sent it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const UsageLimit = Schema.Struct({
+  kind: Schema.String,
+  group: Schema.String,
+  percent: Num,
+  resets_at: Schema.NullOr(Schema.String),
+  scope: Schema.optionalKey(Schema.NullOr(Schema.Struct({ model: displayName, surface: displayName }))),
+  severity: Schema.String,
+  is_active: Schema.Boolean
+})
+
+/**
+ * The session's totals and the plan's usage (`/usage`): carried as
+ * `usage_report` by the assistant message that delivers the report.
+ * `rate_limits` is null when the CLI could not fetch them.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const UsageReport = Schema.Struct({
+  session: Schema.Struct({
+    total_cost_usd: Num,
+    total_api_duration_ms: Num,
+    total_duration_ms: Num,
+    total_lines_added: Num,
+    total_lines_removed: Num,
+    model_usage: ModelUsageByModel
+  }),
+  rate_limits: Schema.NullOr(Schema.Struct({
+    limits: Schema.NullOr(Schema.Array(UsageLimit)),
+    extra_usage: Schema.optionalKey(Schema.NullOr(Schema.Struct({
+      is_enabled: Schema.Boolean,
+      monthly_limit: Schema.NullOr(Num),
+      used_credits: Schema.NullOr(Num),
+      utilization: Schema.NullOr(Num),
+      currency: optionalNullableString
+    })))
+  }))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type UsageReport = typeof UsageReport.Type

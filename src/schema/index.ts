@@ -14,6 +14,8 @@ export * as Control from "./Control.ts"
 /** @since 0.1.0 */
 export * as Message from "./Message.ts"
 /** @since 0.1.0 */
+export * as Origin from "./Origin.ts"
+/** @since 0.1.0 */
 export * as Permission from "./Permission.ts"
 /** @since 0.1.0 */
 export * as Result from "./Result.ts"

@@ -49,6 +49,17 @@ export const optionalTrue = Schema.optionalKey(Schema.Literal(true))
 /** Optional opaque value, kept as written. */
 export const optionalUnknown = Schema.optionalKey(Schema.Unknown)
 
+/**
+ * What binds a reply frame to the sends it answers: the client uuid of the
+ * user message, every uuid the turn consumed, and why a turn continues one a
+ * worker restart interrupted.
+ */
+export const replyFields = {
+  user_message_uuid: optionalString,
+  user_message_uuids: optionalStrings,
+  resume_reason: optionalString
+} as const
+
 /** Fields every top-level message carries (older CLIs omit `uuid`). */
 export const envelope = {
   uuid: optionalString,

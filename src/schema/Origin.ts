@@ -1,0 +1,97 @@
+/**
+ * Where a user turn (or the result answering it) came from: `origin` on
+ * `user` and `result` lines. A `kind` this version does not know (the CLI
+ * writes `task-notification` for a background task's notice) decodes to
+ * {@link UnknownOrigin}, keeping the raw object.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { optionalString, rawObject, unknownFallback } from "./internal/fields.ts"
+
+/**
+ * Typed at the keyboard. A host wrapping keyboard input stamps it; without
+ * an origin a turn counts as unattributed.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class HumanOrigin extends Schema.Class<HumanOrigin>("effect-claude-code/HumanOrigin")({
+  _tag: Schema.tagDefaultOmit("HumanOrigin"),
+  kind: Schema.tag("human")
+}) {}
+
+/**
+ * Delivered by an MCP channel server.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ChannelOrigin extends Schema.Class<ChannelOrigin>("effect-claude-code/ChannelOrigin")({
+  _tag: Schema.tagDefaultOmit("ChannelOrigin"),
+  kind: Schema.tag("channel"),
+  server: Schema.String
+}) {}
+
+/**
+ * Sent by another session (`from`); `name` and `fromSession` are what the
+ * sender asserts, for display and navigation only. `fromMode` is `bypass` or
+ * `prompting`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class PeerOrigin extends Schema.Class<PeerOrigin>("effect-claude-code/PeerOrigin")({
+  _tag: Schema.tagDefaultOmit("PeerOrigin"),
+  kind: Schema.tag("peer"),
+  from: Schema.String,
+  fromMode: optionalString,
+  name: optionalString,
+  fromSession: optionalString
+}) {}
+
+/**
+ * An origin whose `kind` this version does not know; `raw` is the object as
+ * written and is what encoding gives back.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class UnknownOrigin extends Schema.Class<UnknownOrigin>("effect-claude-code/UnknownOrigin")({
+  _tag: Schema.tag("UnknownOrigin"),
+  raw: rawObject("kind")
+}) {
+  /**
+   * The `kind` this version did not know.
+   *
+   * @since 0.1.0
+   */
+  get kind(): string {
+    return this.raw.kind
+  }
+}
+
+/**
+ * The provenance of a turn, known kinds first.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Origin = Schema.Union([
+  HumanOrigin,
+  ChannelOrigin,
+  PeerOrigin,
+  unknownFallback(
+    UnknownOrigin,
+    ["human", "channel", "peer"],
+    (raw) => new UnknownOrigin({ raw }),
+    (origin) => origin.raw,
+    "kind"
+  )
+])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Origin = typeof Origin.Type
