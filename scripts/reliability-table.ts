@@ -3,7 +3,7 @@
  * `<!-- reliability:end -->`): one row per test of `test/reliability` with its category, case, defined
  * behaviour and outcome, and when and at which commit it was generated.
  *
- *   node scripts/reliability-table.ts                  # runs vitest run test/reliability (a few minutes)
+ *   node scripts/reliability-table.ts                  # runs vitest run test/reliability (under a minute)
  *   node scripts/reliability-table.ts --report r.json  # reads a vitest JSON report instead
  */
 import { execFileSync, spawnSync } from "node:child_process"
@@ -13,17 +13,26 @@ import * as path from "node:path"
 import * as Table from "../test/reliability/support/table.ts"
 
 const given = process.argv.indexOf("--report")
-let reportPath = given === -1 ? undefined : process.argv[given + 1]
-if (reportPath === undefined) {
-  reportPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "reliability-")), "report.json")
-  const vitest = path.join(Table.root, "node_modules", ".bin", "vitest")
-  // A failing test still writes the report; its outcome goes into the table.
-  spawnSync(vitest, ["run", "test/reliability", "--reporter=default", "--reporter=json", `--outputFile.json=${reportPath}`], {
-    cwd: Table.root,
-    stdio: "inherit"
-  })
+
+// Runs the reliability suites into a JSON report in a temporary directory, removed once it is read.
+const runSuites = (): unknown => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "reliability-"))
+  try {
+    const reportPath = path.join(dir, "report.json")
+    const vitest = path.join(Table.root, "node_modules", ".bin", "vitest")
+    // A failing test still writes the report; its outcome goes into the table.
+    spawnSync(vitest, ["run", "test/reliability", "--reporter=default", "--reporter=json", `--outputFile.json=${reportPath}`], {
+      cwd: Table.root,
+      stdio: "inherit"
+    })
+    return JSON.parse(fs.readFileSync(reportPath, "utf8"))
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
 }
-const outcomes = Table.outcomesOf(JSON.parse(fs.readFileSync(reportPath, "utf8")))
+
+const report = given === -1 ? runSuites() : JSON.parse(fs.readFileSync(process.argv[given + 1]!, "utf8"))
+const outcomes = Table.outcomesOf(report)
 const git = (...args: Array<string>) => execFileSync("git", args, { cwd: Table.root, encoding: "utf8" }).trim()
 const commit = git("rev-parse", "--short", "HEAD")
 const dirty = git("status", "--porcelain", "--", "src", "test/reliability") === "" ? "" : " plus uncommitted changes"

@@ -11,6 +11,7 @@ import * as Latch from "effect/Latch"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as path from "node:path"
+import * as Summary from "../../src/stream/Summary.ts"
 import * as FaultCli from "../../src/testing/FaultCli.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
 import * as fs from "node:fs"
@@ -104,6 +105,51 @@ describe("Faults", () => {
       assert.strictEqual((lenient.items[2] as { readonly _tag?: string })._tag, "DecodeError")
       expectReason(lenient.exit, "MissingResult")
       assertNoneLeft([...strict.pids, ...lenient.pids], 2)
+    }))
+
+  it.effect("exits 1 after an error result (max turns, an API error, the budget): every message, then the stream ends normally, so the run's summary says what failed", () =>
+    Effect.gen(function*() {
+      const maxTurns = fixtureLines("error_max_turns")
+      const outcome = yield* run(FaultCli.plan(FaultCli.lines(maxTurns), FaultCli.exit(1)))
+      assert.isTrue(Exit.isSuccess(outcome.exit), Exit.isFailure(outcome.exit) ? String(outcome.exit.cause) : "")
+      assert.deepStrictEqual(outcome.items, yield* expected(maxTurns))
+      const summary = Summary.summarize(outcome.items)
+      assert.deepStrictEqual([summary.subtype, summary.isError, summary.success], ["error_max_turns", true, false])
+      assertNoneLeft(outcome.pids)
+    }))
+
+  it.effect("exits 1 after a success result, dies by a signal after an error result, or exits 1 with a line cut after it: every message, then ProcessExited all the same", () =>
+    Effect.gen(function*() {
+      const maxTurns = fixtureLines("error_max_turns")
+      const afterSuccess = yield* run(FaultCli.plan(FaultCli.lines(hello), FaultCli.exit(1)))
+      assert.deepStrictEqual(afterSuccess.items, yield* expected(hello))
+      assert.strictEqual(expectReason(afterSuccess.exit, "ProcessExited").exitCode, 1)
+      const killed = yield* run(FaultCli.plan(FaultCli.lines(maxTurns), FaultCli.kill("SIGKILL")))
+      assert.strictEqual(expectReason(killed.exit, "ProcessExited").signal, "SIGKILL")
+      const cut = yield* run(FaultCli.plan(FaultCli.lines(maxTurns), FaultCli.partial(hello[1], 30), FaultCli.exit(1)))
+      assert.include(String(expectReason(cut.exit, "ProcessExited").cause), "was cut by the exit")
+      assert.deepStrictEqual(cut.items, yield* expected(maxTurns))
+      assertNoneLeft([...afterSuccess.pids, ...killed.pids, ...cut.pids], 3)
+    }))
+
+  it.effect("writes each line in pieces (cut inside a string, a number and a multi-byte text, and before the newline) with pauses between: every message arrives whole, exactly as recorded", () =>
+    Effect.gen(function*() {
+      // init, assistant ("15 × 23 = 345..."), result
+      const math = fixtureLines("math_calculation")
+      const pieces = (line: string) => {
+        const inString = line.indexOf("\"type\":\"") + 10
+        const inNumber = line.search(/[1-9]\d/) + 1
+        const times = line.indexOf("×")
+        return [inString, inNumber, times, times + 1, line.length].filter((at) => at > 0).sort((a, b) => a - b)
+      }
+      assert.isAbove(math[1].indexOf("×"), 0, "the assistant line has multi-byte text")
+      const outcome = yield* run(FaultCli.plan(
+        FaultCli.lines(math.slice(0, 1), { pace: "5 millis" }),
+        math.slice(1).flatMap((line) => [FaultCli.sleep("5 millis"), ...FaultCli.split(line, pieces(line), { pace: "5 millis" })])
+      ))
+      assert.isTrue(Exit.isSuccess(outcome.exit))
+      assert.deepStrictEqual(outcome.items, yield* expected(math))
+      assertNoneLeft(outcome.pids)
     }))
 
   it.live("pauses after a line: that message is delivered at once, not held back until the next line", () =>

@@ -103,7 +103,7 @@ const recorded = fs.readdirSync(path.join(fixturesDir, "recorded")).filter((f) =
 const linesOf = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "")
 
 describe("Load", () => {
-  it.effect("100 concurrent queries on the Fixture layer (every recorded fixture, in turn): each completes with the summary its transcript gives; no fiber left running, no file descriptor left open", () =>
+  it.effect("100 concurrent queries on the Fixture layer (every recorded fixture, in turn; queries, not sessions, which that layer refuses): each completes with the summary its transcript gives; no fiber left running, no file descriptor left open", () =>
     Effect.gen(function*() {
       const files = Array.from({ length: 100 }, (_, i) => recorded[i % recorded.length]!)
       const run = allAtOnce(100, (i) => Stream.provide(ClaudeCli.query(`query ${i}`), Fixture.layer(files[i]!)))

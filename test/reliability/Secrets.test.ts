@@ -6,11 +6,11 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as fc from "fast-check"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
@@ -20,12 +20,22 @@ import * as Scripted from "../../src/layers/Scripted.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
 import * as Session from "../../src/session/Session.ts"
 import { DecodeError } from "../../src/stream/DecodeError.ts"
+import * as FaultCli from "../../src/testing/FaultCli.ts"
 import * as Script from "../../src/testing/Script.ts"
-import { runToEnd } from "../layers/support.ts"
+import { runToEnd, tempDir } from "../layers/support.ts"
 import { errorText, exitText, observed } from "./support/observed.ts"
+import * as Hostile from "./support/hostile.ts"
 import * as Secrets from "./support/secrets.ts"
+import * as Straddle from "./support/straddle.ts"
 
 const names = Object.keys(Secrets.known) as Array<keyof typeof Secrets.known>
+
+// Every planted secret by the variable it is given in, plus a password a JSON line has to escape.
+const straddled: ReadonlyArray<readonly [string, string]> = [
+  ...names.map((name) => [name, Secrets.known[name]] as const),
+  [Secrets.shaped.name, Secrets.shaped.value],
+  ["DB_PASSWORD", "p\"w\\Secret-Value-123"]
+]
 
 const assertClean = (text: string, where: string) =>
   assert.deepStrictEqual(Secrets.foundIn(text), [], `${where} contains a secret`)
@@ -100,7 +110,7 @@ describe("Secrets", () => {
 
   it.live("recordings (Recording layer) of a CLI that echoes secrets from the query, the layer and the parent: neither the .jsonl nor the .meta.json contains one; the recording replays through the Fixture layer", () =>
     Effect.gen(function*() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "secrets-rec-"))
+      const dir = yield* tempDir("secrets-rec-")
       const file = path.join(dir, "run.jsonl")
       const [fromQuery, fromLayer, fromParent] = [names.slice(0, 2), names.slice(2, 4), names.slice(4)]
       const layer = Live.layer({
@@ -120,13 +130,12 @@ describe("Secrets", () => {
         ["SystemInit", "InvalidJson", "ResultSuccess"],
         "the redacted recording replays the same lines"
       )
-      fs.rmSync(dir, { recursive: true })
-    }))
+    }).pipe(Effect.scoped))
 
   it.live("the real CLI on the scripted server with ANTHROPIC_API_KEY set, a Bash tool echoing it, recorded: the key is in no error, log, span or recording", () =>
     Effect.gen(function*() {
       const key = Secrets.known.ANTHROPIC_API_KEY
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "secrets-real-"))
+      const dir = yield* tempDir("secrets-real-")
       const file = path.join(dir, "run.jsonl")
       const layer = Scripted.layer(
         Script.make([
@@ -148,8 +157,56 @@ describe("Secrets", () => {
       assertClean(run.items.filter((m) => m instanceof DecodeError).map(errorText).join("\n"), "in-band errors")
       assertClean(fs.readFileSync(file, "utf8"), "the recording")
       assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
-      fs.rmSync(dir, { recursive: true })
-    }))
+    }).pipe(Effect.scoped))
+
+  it.effect("a secret straddling every cut (stderr tail start, a bad line's raw cut, a line too long, a line cut by the exit, a JSON syntax error's quote), cut at every character: no error, strict or lenient, shows a piece of it", () =>
+    Effect.gen(function*() {
+      let checked = 0
+      for (const [name, secret] of straddled) {
+        // A key known only by its shape is recognised from its head "sk-" on; shorter cuts show no secret.
+        const from = name === Secrets.shaped.name ? 3 : 1
+        const cuts = Array.from({ length: secret.length - from }, (_, i) => Straddle.cases(secret, i + from))
+        const all = [Straddle.syntaxQuote(secret), ...cuts.flat()]
+        for (const c of all) {
+          const text = yield* Straddle.errorsOf(c, name, secret)
+          assert.notInclude(text, secret, `${name}: ${c.name}`)
+          assert.notInclude(text, c.leak, `${name}: ${c.name}, ${JSON.stringify(c.leak)}`)
+          checked++
+        }
+      }
+      assert.isAbove(checked, 1000)
+    }), 120_000)
+
+  it.live("a recording of a CLI echoing a password with a quote and a backslash (JSON-escaped in its lines), with MAX_THINKING_TOKENS=1024 set: every line stays the same JSON with its numbers, the password is in neither file, and the recording replays to the same messages", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("secrets-json-")
+      const file = path.join(dir, "run.jsonl")
+      const password = "p\"w\\Secret-Value-123"
+      const assistant = JSON.parse(Hostile.helloLines.assistant)
+      assistant.message.content = [{ type: "text", text: `the password is ${password}` }]
+      const result = JSON.parse(Hostile.helloLines.result)
+      result.usage = { ...result.usage, output_tokens: 1024 }
+      const lines = [Hostile.helloLines.init, JSON.stringify(assistant), JSON.stringify(result)]
+      const env = { DB_PASSWORD: password, MAX_THINKING_TOKENS: "1024" }
+      const layer = FaultCli.layer(FaultCli.plan(FaultCli.lines(lines), FaultCli.exit(0))).pipe(Recording.layer(file), Layer.orDie)
+      const live = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { env }), layer))
+      assert.strictEqual(live.exit._tag, "Success")
+      const recorded = fs.readFileSync(file, "utf8").trimEnd().split("\n")
+      assert.strictEqual(recorded.length, 3)
+      const parsed = recorded.map((line) => JSON.parse(line))
+      assert.strictEqual(parsed[2].usage.output_tokens, 1024, "numbers are kept")
+      assert.strictEqual(parsed[1].message.content[0].text, "the password is <redacted>")
+      for (const text of [fs.readFileSync(file, "utf8"), fs.readFileSync(Recording.metadataPath(file), "utf8")]) {
+        assert.notInclude(text, password)
+        assert.notInclude(text, JSON.stringify(password).slice(1, -1))
+      }
+      const meta = JSON.parse(fs.readFileSync(Recording.metadataPath(file), "utf8")) as Recording.Metadata
+      assert.deepStrictEqual(meta.options.env, { DB_PASSWORD: "<redacted>", MAX_THINKING_TOKENS: "1024" })
+      const replay = yield* runToEnd(Stream.provide(ClaudeCli.query("hi"), Fixture.layer(file)))
+      assert.strictEqual(replay.exit._tag, "Success")
+      assert.deepStrictEqual(replay.items.slice(0, 1), live.items.slice(0, 1))
+      assert.deepStrictEqual(replay.items[2], live.items[2])
+    }).pipe(Effect.scoped))
 
   it.effect("permission bypass is never a default: QueryOptions.toArgs and session args for no options, and for any options that do not name it, hold no --dangerously-skip-permissions and no bypassPermissions", () =>
     Effect.gen(function*() {

@@ -81,8 +81,9 @@ export const committed: Readonly<Record<string, ReadonlyArray<Case>>> = {
     text(`${textBefore}\\u0000${textAfter}`, "AssistantMessage", "control: an escaped \\u0000 inside a string is valid JSON")
   ],
   numbers: [
-    text(replace(result, /"total_cost_usd":[^,]*/, `"total_cost_usd":1e400`), "ResultSuccess", "total_cost_usd 1e400 (Infinity)"),
-    text(replace(result, /"duration_ms":[^,]*/, `"duration_ms":-1e400`), "ResultSuccess", "duration_ms -1e400 (-Infinity)"),
+    // JSON.parse reads them as ±Infinity, which no JSON text can hold: a message's numbers are finite.
+    text(replace(result, /"total_cost_usd":[^,]*/, `"total_cost_usd":1e400`), "SchemaMismatch", "total_cost_usd 1e400 (Infinity)"),
+    text(replace(result, /"duration_ms":[^,]*/, `"duration_ms":-1e400`), "SchemaMismatch", "duration_ms -1e400 (-Infinity)"),
     text(replace(result, /"duration_api_ms":[^,]*/, `"duration_api_ms":1e-400`), "ResultSuccess", "duration_api_ms 1e-400 (underflows to 0)"),
     text(replace(result, /"num_turns":[^,]*/, `"num_turns":123456789012345678901234567890`), "ResultSuccess", "num_turns beyond 2^53 (nearest double)"),
     text(replace(result, /"num_turns":[^,]*/, `"num_turns":-0`), "ResultSuccess", "num_turns -0"),
