@@ -1,7 +1,7 @@
 /**
  * Where a user turn (or the result answering it) came from: `origin` on
  * `user` and `result` lines. A `kind` this version does not know (the CLI
- * writes `task-notification` for a background task's notice) decodes to
+ * has internal ones: `coordinator`, `observer`...) decodes to
  * {@link UnknownOrigin}, keeping the raw object.
  *
  * @since 0.1.0
@@ -51,6 +51,26 @@ export class PeerOrigin extends Schema.Class<PeerOrigin>("effect-claude-code/Pee
 }) {}
 
 /**
+ * A background task's notice (a scheduled trigger, a message from another
+ * session...), injected as a turn by the task `runId` (not in the SDK's types;
+ * CLI 2.1.330 writes it on the result of the turn that answers a subagent).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class TaskNotificationOrigin
+  extends Schema.Class<TaskNotificationOrigin>("effect-claude-code/TaskNotificationOrigin")({
+    _tag: Schema.tagDefaultOmit("TaskNotificationOrigin"),
+    kind: Schema.tag("task-notification"),
+    subkind: optionalString,
+    fireReason: optionalString,
+    producer: optionalString,
+    runId: optionalString,
+    taskKind: optionalString
+  })
+{}
+
+/**
  * An origin whose `kind` this version does not know; `raw` is the object as
  * written and is what encoding gives back.
  *
@@ -81,9 +101,10 @@ export const Origin = Schema.Union([
   HumanOrigin,
   ChannelOrigin,
   PeerOrigin,
+  TaskNotificationOrigin,
   unknownFallback(
     UnknownOrigin,
-    ["human", "channel", "peer"],
+    ["human", "channel", "peer", "task-notification"],
     (raw) => new UnknownOrigin({ raw }),
     (origin) => origin.raw,
     "kind"
