@@ -38,13 +38,14 @@ const readMeta = (file: string): Recording.Metadata =>
 // Real time, for tests on the TestClock that wait for file reads.
 const realPause = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
 
-/** Runs the same query on a layer that records to `file`, then on the Fixture layer replaying it. */
-const recordThenReplay = <E>(live: Layer.Layer<ClaudeCli.ClaudeCli, E>, file: string, mode: "strict" | "lenient" = "lenient") =>
+/** Runs the same query on the fake CLI of `plan`, recorded to `name`, then on the Fixture layer replaying it. */
+const recordThenReplay = (plan: FaultCli.Plan, name: string, mode: "strict" | "lenient" = "lenient") =>
   Effect.gen(function*() {
+    const file = path.join(dir, name)
     const query = mode === "strict" ? ClaudeCli.query("p") : ClaudeCli.queryLenient("p")
-    const recorded = yield* runToEnd(Stream.provide(query, Layer.orDie(live.pipe(Recording.layer(file)))))
+    const recorded = yield* runToEnd(Stream.provide(query, Layer.orDie(FaultCli.layer(plan).pipe(Recording.layer(file)))))
     const replayed = yield* runToEnd(Stream.provide(query, Fixture.layer(file)))
-    return { recorded, replayed }
+    return { recorded, replayed, meta: readMeta(file) }
   })
 
 const processExited = (exit: Exit.Exit<void, CliError.ClaudeCliError>) => {
@@ -101,10 +102,9 @@ describe("Fixture and Recording", () => {
 
   it.live("a recorded non-zero exit replays as ProcessExited with the same code and stderr tail, after the same messages", () =>
     Effect.gen(function*() {
-      const file = path.join(dir, "exit3.jsonl")
-      const { recorded, replayed } = yield* recordThenReplay(
-        FaultCli.layer(FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.write("fatal: overloaded\n", "stderr"), FaultCli.exit(3))),
-        file
+      const { recorded, replayed, meta } = yield* recordThenReplay(
+        FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.write("fatal: overloaded\n", "stderr"), FaultCli.exit(3)),
+        "exit3.jsonl"
       )
       const live = processExited(recorded.exit)
       const replay = processExited(replayed.exit)
@@ -112,15 +112,14 @@ describe("Fixture and Recording", () => {
       assert.deepStrictEqual([replay.exitCode, replay.signal, replay.stderrTail], [live.exitCode, live.signal, live.stderrTail])
       assert.deepStrictEqual(replayed.items, recorded.items)
       assert.strictEqual(replayed.items.length, 2)
-      assert.strictEqual(readMeta(file).exit._tag, "Failure")
+      assert.strictEqual(meta.exit._tag, "Failure")
     }))
 
   it.live("a recorded kill mid-line replays as ProcessExited with the signal and the cut line as cause", () =>
     Effect.gen(function*() {
-      const file = path.join(dir, "killed.jsonl")
       const { recorded, replayed } = yield* recordThenReplay(
-        FaultCli.layer(FaultCli.plan(FaultCli.lines(hello.slice(0, 1)), FaultCli.partial(hello[1], 50), FaultCli.kill("SIGKILL"))),
-        file,
+        FaultCli.plan(FaultCli.lines(hello.slice(0, 1)), FaultCli.partial(hello[1], 50), FaultCli.kill("SIGKILL")),
+        "killed.jsonl",
         "strict"
       )
       const replay = processExited(replayed.exit)
@@ -132,12 +131,11 @@ describe("Fixture and Recording", () => {
 
   it.live("a recorded clean exit without a result replays as MissingResult with the recorded stderr tail", () =>
     Effect.gen(function*() {
-      const file = path.join(dir, "noresult.jsonl")
-      const { recorded, replayed } = yield* recordThenReplay(
-        FaultCli.layer(FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.write("gave up\n", "stderr"), FaultCli.exit(0))),
-        file
+      const { recorded, replayed, meta } = yield* recordThenReplay(
+        FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.write("gave up\n", "stderr"), FaultCli.exit(0)),
+        "noresult.jsonl"
       )
-      assert.deepStrictEqual(readMeta(file).exit, { _tag: "Success", exitCode: 0, stderrTail: "gave up\n" })
+      assert.deepStrictEqual(meta.exit, { _tag: "Success", exitCode: 0, stderrTail: "gave up\n" })
       const reason = reasonOf(replayed.exit)
       assert.strictEqual(reason._tag, "MissingResult")
       assert.deepStrictEqual(reason, reasonOf(recorded.exit))
