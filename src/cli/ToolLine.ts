@@ -31,8 +31,46 @@ const str = (input: unknown, key: string): string | undefined => {
   return typeof value === "string" ? value : undefined
 }
 
-const relative = (file: string, cwd: string | undefined): string =>
-  cwd === undefined ? file : file === cwd ? "." : file.startsWith(cwd + "/") ? file.slice(cwd.length + 1) : file
+// A Windows working directory: a drive letter (`C:\\`, `c:/`) or a UNC share (`\\\\server\\share`).
+const isWindows = (cwd: string): boolean => /^[A-Za-z]:[\\/]/.test(cwd) || cwd.startsWith("\\\\")
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+// The working directory followed by a separator, as a pattern (on Windows: either separator, any case);
+// undefined for a root (`/`), under which everything is.
+const under = (cwd: string, flags: string): RegExp | undefined => {
+  const windows = isWindows(cwd)
+  const parts = cwd.replace(windows ? /[\\/]+$/ : /\/+$/, "").split(windows ? /[\\/]/ : "/")
+  if (parts.join("") === "") return undefined
+  const separator = windows ? "[\\\\/]" : "/"
+  return new RegExp(parts.map(escapeRegExp).join(separator) + separator, windows ? flags + "i" : flags)
+}
+
+/**
+ * `file` relative to `cwd` when it is inside it (`.` for `cwd` itself), as written otherwise. POSIX and
+ * Windows paths (drive letters, either separator, any case) alike.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const relative = (file: string, cwd: string | undefined): string => {
+  const inside = cwd === undefined ? undefined : under(cwd, "y")
+  // With a separator added, `cwd` itself matches too.
+  const match = inside?.exec(file + (isWindows(cwd!) ? "\\" : "/"))
+  if (match === undefined || match === null) return file
+  return file.slice(match[0].length) || "."
+}
+
+/**
+ * `text` with every `cwd` + separator removed, so that paths under the working directory read as relative.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const relativeIn = (text: string, cwd: string | undefined): string => {
+  const inside = cwd === undefined ? undefined : under(cwd, "g")
+  return inside === undefined ? text : text.replace(inside, "")
+}
 
 // The argument that says the most about a call, per tool; unknown tools show their input as compact JSON.
 const primary = (name: string, input: unknown, cwd: string | undefined): string => {
@@ -217,7 +255,7 @@ export const result = (r: ResultInput): string => {
   const text = r.text.replace(/<\/?tool_use_error>/g, "").trim()
   if (!r.denied && !r.isError) return fromMeta(r.meta, r.cwd) ?? fromText(r.toolName, text, r.cwd)
   // Paths under the working directory are shown relative to it, as in the call line.
-  const [first = "", ...rest] = (r.cwd === undefined ? text : text.replaceAll(r.cwd + "/", ""))
+  const [first = "", ...rest] = relativeIn(text, r.cwd)
     .replace(/^Error: /, "")
     .split("\n")
     .filter((l) => l.trim() !== "")

@@ -40,3 +40,35 @@ describe("ToolLine.result", () => {
       .toBe("Denied: Claude requested permissions to write to a.txt, but you haven't granted it yet.")
   })
 })
+
+describe("paths relative to the working directory", () => {
+  it("POSIX: inside it, itself, a sibling with the same prefix, the root", () => {
+    expect(ToolLine.relative("/work/src/a.ts", "/work")).toBe("src/a.ts")
+    expect(ToolLine.relative("/work/src/a.ts", "/work/")).toBe("src/a.ts")
+    expect(ToolLine.relative("/work", "/work")).toBe(".")
+    expect(ToolLine.relative("/workshop/a.ts", "/work")).toBe("/workshop/a.ts")
+    expect(ToolLine.relative("/etc/hosts", "/")).toBe("/etc/hosts")
+    expect(ToolLine.relative("/Work/a.ts", "/work")).toBe("/Work/a.ts")
+  })
+
+  it("Windows: drive letters in any case, either separator, UNC shares", () => {
+    const cwd = "C:\\Projects\\Claude-Orchestrator"
+    expect(ToolLine.relative("C:\\Projects\\Claude-Orchestrator\\pyproject.toml", cwd)).toBe("pyproject.toml")
+    expect(ToolLine.relative("c:/projects/claude-orchestrator/src/a.py", cwd)).toBe("src/a.py")
+    expect(ToolLine.relative("C:\\Projects\\Claude-Orchestrator", cwd)).toBe(".")
+    expect(ToolLine.relative("C:\\Projects\\Claude-Orchestrator-2\\a.py", cwd)).toBe("C:\\Projects\\Claude-Orchestrator-2\\a.py")
+    expect(ToolLine.relative("D:\\Projects\\Claude-Orchestrator\\a.py", cwd)).toBe("D:\\Projects\\Claude-Orchestrator\\a.py")
+    expect(ToolLine.relative("C:\\a\\b.txt", "C:\\")).toBe("a\\b.txt")
+    expect(ToolLine.relative("\\\\server\\share\\a.txt", "\\\\server\\share")).toBe("a.txt")
+  })
+
+  it("Windows: tool lines and error summaries", () => {
+    const cwd = "C:\\work"
+    expect(ToolLine.call("Read", { file_path: "C:\\work\\src\\main.py" }, cwd)).toBe("Read(src\\main.py)")
+    expect(ToolLine.call("Grep", { pattern: "TODO", path: "C:\\work\\src" }, cwd)).toBe("Grep(TODO in src)")
+    expect(ToolLine.result({ toolName: "Write", isError: false, denied: false, text: "", meta: { type: "create", filePath: "C:\\work\\out.txt", content: "x", structuredPatch: [] }, cwd }))
+      .toBe("Created out.txt")
+    expect(ToolLine.result({ toolName: "Read", isError: true, denied: false, text: "File does not exist: C:\\work\\nope.txt", meta: undefined, cwd }))
+      .toBe("Error: File does not exist: nope.txt")
+  })
+})
