@@ -5,7 +5,8 @@
  * - assistant text streams from `text_delta`s when partial messages are on, otherwise per message, never twice;
  * - each tool call is one line with its complete input, its result one line under it (labelled with its call
  *   when other lines came in between, as with parallel calls);
- * - subagent activity is indented under the Task call that started it;
+ * - subagent activity is indented under the Task call that started it and, when it resumes after other
+ *   output (a background Task, parallel Tasks), headed by a line naming its Task;
  * - the closing line carries the result's turns, durations and cost, or the error and its reason.
  *
  * @since 0.1.0
@@ -45,6 +46,8 @@ export interface State {
   readonly spaced: boolean
   /** The tool call whose line was printed last, with nothing after it yet. */
   readonly lastCall: string | undefined
+  /** Whose output was printed last: a subagent's Task call id (`parent_tool_use_id`), `null` for the main session. */
+  readonly lastParent: string | null | undefined
 }
 
 /**
@@ -58,7 +61,8 @@ export const initial: State = {
   current: undefined,
   midText: false,
   spaced: true,
-  lastCall: undefined
+  lastCall: undefined,
+  lastParent: undefined
 }
 
 /**
@@ -210,13 +214,31 @@ const toolResult = (state: State, item: Item.ToolResultItem, depth: number, styl
   return [next, { ...output, status: waiting }]
 }
 
+// A subagent's output after someone else's: a line naming its Task first, at the output's own indentation.
+const withHeader = (before: State, item: Item.Item, style: Style): [State, Output] => {
+  const [state, output] = renderItem(before, item, style)
+  const parent = item.parentToolUseId
+  if (output.text === "") return [state, output]
+  const task = parent === null ? undefined : before.calls.get(parent)
+  // Right under its Task's line, or after more of its own output, a subagent's output needs no header.
+  if (task === undefined || before.lastParent === parent || before.lastCall === parent) {
+    return [{ ...state, lastParent: parent }, output]
+  }
+  const [headed, header] = block(before, style.dim(`${indent(task.depth + 1)}↳ ${task.text}`) + "\n")
+  // The item follows its header directly: no blank line between them.
+  const [next, rest] = renderItem({ ...headed, spaced: true }, item, style)
+  return [{ ...next, lastParent: parent }, { ...rest, text: header.text + rest.text }]
+}
+
 /**
  * Renders one item given the state so far.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const render = (before: State, item: Item.Item, style: Style): [State, Output] => {
+export const render = (before: State, item: Item.Item, style: Style): [State, Output] => withHeader(before, item, style)
+
+const renderItem = (before: State, item: Item.Item, style: Style): [State, Output] => {
   const depth = depthOf(before, item)
   const state = observe(before, item)
   const call = callOf(item)
