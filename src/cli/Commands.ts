@@ -7,6 +7,7 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as Path from "effect/Path"
 import * as Result from "effect/Result"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
@@ -17,15 +18,20 @@ import * as Filter from "../filter/Filter.ts"
 import * as Decode from "../stream/Decode.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Demo from "./Demo.ts"
+import * as Display from "./Display.ts"
 import * as Input from "./Input.ts"
 import * as Live from "./Live.ts"
+import * as RunOptions from "./RunOptions.ts"
 import * as Session from "./Session.ts"
 import * as Stats from "./Stats.ts"
 
 const format = Flag.Literals("format", ["pretty", "jsonl", "json"]).pipe(
   Flag.withDescription(
-    "pretty (as a person reads it), jsonl (the raw lines; with --filter one JSON object per selected item) " +
-      "or json (one summary object)"
+    "pretty: as a person reads it (colors and a spinner only on a terminal). " +
+      "jsonl without --filter: the stream-json lines exactly as written (pipe them into view or stats). " +
+      "jsonl with --filter: one JSON object per selected item, " +
+      "{\"kind\",\"session_id\",\"parent_tool_use_id\",\"message_index\",\"block_index\",\"value\"}, value as on the wire. " +
+      "json: one summary object at the end"
   ),
   Flag.withDefault("pretty")
 )
@@ -50,16 +56,44 @@ const parseFilter = (text: Option.Option<string>): Effect.Effect<Filter.Filter |
       })
   })
 
-// Every command's --help ends with the exit codes.
-const describe = (text: string) => Command.withDescription(`${text}\n\n${CliFailure.exitCodeHelp}`)
+// Every command's --help ends with the exit codes; the root's listing shows the short line only.
+const describe = (text: string) => <Name extends string, Input, E, R, ContextInput>(
+  command: Command.Command<Name, Input, ContextInput, E, R>
+) =>
+  command.pipe(
+    Command.withDescription(`${text}\n\n${CliFailure.exitCodeHelp}`),
+    Command.withShortDescription(text)
+  )
 
-const exitFor = (outcome: Live.Outcome): Effect.Effect<void, CliFailure.SilentExit> =>
-  Live.isProblem(outcome) ? Effect.fail(new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })) : Effect.void
+const exitFor = (outcome: Display.Outcome): Effect.Effect<void, CliFailure.SilentExit> =>
+  Display.isProblem(outcome) ? Effect.fail(new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })) : Effect.void
+
+// No file and nothing piped in: say how to use it instead of waiting for typed stream-json.
+const inputOf = (file: Option.Option<string>): Effect.Effect<string, CliFailure.CliFailure, Stdio.Stdio> =>
+  Option.match(file, {
+    onSome: Effect.succeed,
+    onNone: () =>
+      Effect.flatMap(Stdio.Stdio, (stdio) => stdio.stdinIsTerminal).pipe(
+        Effect.flatMap((terminal) =>
+          terminal
+            ? Effect.fail(CliFailure.make(
+              "Usage",
+              "view: no FILE given, and standard input is a terminal.\n" +
+                "Give a recording (effect-claude-code view session.jsonl) or pipe one in " +
+                "(claude -p ... --output-format stream-json --verbose | effect-claude-code view)."
+            ))
+            : Effect.succeed("-")
+        )
+      )
+  })
 
 const view = Command.make(
   "view",
   {
-    file: Argument.String("file").pipe(Argument.withDescription("a stream-json recording, or - for standard input")),
+    file: Argument.String("file").pipe(
+      Argument.withDescription("a stream-json recording; - or none for standard input"),
+      Argument.optional
+    ),
     format,
     filter,
     strict: Flag.Boolean("strict").pipe(Flag.withDescription("stop at the first line that does not decode"), Flag.withDefault(false)),
@@ -71,32 +105,39 @@ const view = Command.make(
   },
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
-    const records = Input.bytes(options.file, { follow: options.follow }).pipe(Decode.recordsLenient())
+    const file = yield* inputOf(options.file)
+    const records = Input.bytes(file, { follow: options.follow }).pipe(Decode.recordsLenient())
     const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict })
     if (outcome.lines === 0 && outcome.failed > 0) {
-      return yield* CliFailure.make("BadInput", `${options.file} is not stream-json: no line decoded`)
+      return yield* CliFailure.make("BadInput", `${Input.nameOf(file)} is not stream-json: no line decoded`)
     }
     yield* exitFor(outcome)
   })
 ).pipe(
   describe(
-    "Show a stream-json recording or pipe (claude -p ... --output-format stream-json --verbose | effect-claude-code view -)"
+    "Show a stream-json recording or pipe (claude -p ... --output-format stream-json --verbose | effect-claude-code view)"
   )
 )
 
 const stats = Command.make(
   "stats",
   {
-    files: Argument.String("file").pipe(Argument.withDescription("stream-json files"), Argument.variadic({ min: 1 })),
-    format: Flag.Literals("format", ["pretty", "json"]).pipe(Flag.withDefault("pretty"))
+    files: Argument.String("file").pipe(
+      Argument.withDescription("stream-json files; - for standard input"),
+      Argument.variadic({ min: 1 })
+    ),
+    format: Flag.Literals("format", ["pretty", "json"]).pipe(
+      Flag.withDescription(
+        "pretty: a report per file (and their total); json: {\"files\": [...], \"total\"} with every figure"
+      ),
+      Flag.withDefault("pretty")
+    )
   },
   Effect.fnUntraced(function*({ files, format }) {
-    const fs = yield* FileSystem.FileSystem
     const stdio = yield* Stdio.Stdio
     const all: Array<Stats.FileStats> = []
     for (const file of files) {
-      const bytes = yield* fs.readFile(file).pipe(Effect.mapError(Input.unreadable(file)))
-      all.push(Stats.count(file, Decode.decodeAll(bytes)))
+      all.push(yield* Input.bytes(file).pipe(Decode.recordsLenient(), Stream.run(Stats.sink(Input.nameOf(file)))))
     }
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined
@@ -108,24 +149,15 @@ const stats = Command.make(
       return yield* new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })
     }
   })
-).pipe(describe("Count what stream-json files hold: kinds, tools, errors, cost, unknown types"))
+).pipe(describe("Count what stream-json files hold: kinds, tools, errors, cost and tokens per model, unknown types"))
 
 const run = Command.make(
   "run",
   {
-    prompt: Argument.String("prompt").pipe(Argument.withDescription("the prompt for claude -p")),
+    prompt: Argument.String("prompt").pipe(Argument.withDescription("the prompt for claude -p (sent on its standard input)")),
     format,
     filter,
-    model: Flag.String("model").pipe(Flag.withDescription("model name or alias (sonnet, opus)"), Flag.optional),
-    permissionMode: Flag.Literals("permission-mode", ["acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"])
-      .pipe(Flag.optional),
-    allowedTools: Flag.String("allowed-tools").pipe(Flag.withDescription("comma-separated, e.g. 'Read,Bash(git:*)'"), Flag.optional),
-    maxTurns: Flag.Int("max-turns").pipe(Flag.withDescription("stop after this many turns"), Flag.optional),
-    partial: Flag.Boolean("include-partial-messages").pipe(
-      Flag.withDescription("stream text as it is generated"),
-      Flag.withDefault(false)
-    ),
-    cwd: Flag.Directory("cwd", { mustExist: true }).pipe(Flag.withDescription("working directory for claude"), Flag.optional),
+    ...RunOptions.flags,
     claude: Flag.String("claude").pipe(
       Flag.withDescription("path to the claude executable (default: $CLAUDE_CODE_EXECUTABLE, else claude on PATH)"),
       Flag.withFallbackConfig(Config.String("CLAUDE_CODE_EXECUTABLE")),
@@ -134,18 +166,10 @@ const run = Command.make(
   },
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
-    const query = {
-      model: Option.getOrUndefined(options.model),
-      permissionMode: Option.getOrUndefined(options.permissionMode),
-      allowedTools: Option.getOrUndefined(Option.map(options.allowedTools, (t) => t.split(",").map((s) => s.trim()))),
-      maxTurns: Option.getOrUndefined(options.maxTurns),
-      includePartialMessages: options.partial,
-      cwd: Option.getOrUndefined(options.cwd)
-    }
     const outcome = yield* Session.show({
       executable: Option.getOrUndefined(options.claude),
       prompt: options.prompt,
-      query,
+      query: RunOptions.toQuery(options),
       display: { format: options.format, filter: selected }
     })
     yield* exitFor(outcome)
@@ -168,15 +192,15 @@ export const command = Command.make("effect-claude-code").pipe(
 )
 
 /**
+ * The package's version, from its `package.json` (two levels up from `src/cli` and from `dist/cli` alike).
+ *
  * @since 0.1.0
  * @category constants
  */
-export const version = "0.1.0"
-
-/**
- * Runs the command line with explicit arguments (tests).
- *
- * @since 0.1.0
- * @category running
- */
-export const runWith = Command.runWith(command, { version })
+export const version: Effect.Effect<string, never, FileSystem.FileSystem | Path.Path> = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const text = yield* fs.readFileString(path.resolve(import.meta.dirname, "..", "..", "package.json"))
+  const manifest = yield* Effect.try((): { readonly version?: unknown } => JSON.parse(text))
+  return typeof manifest.version === "string" ? manifest.version : "unknown"
+}).pipe(Effect.orElseSucceed(() => "unknown"))

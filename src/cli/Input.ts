@@ -23,21 +23,37 @@ export const followInterval = "200 millis"
 const chunkSize = 64 * 1024
 
 /**
+ * How messages name an input: `standard input` for `-`, the path otherwise.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const nameOf = (file: string): string => file === "-" ? "standard input" : file
+
+/**
  * A read failure as a {@link CliFailure.CliFailure} that names the file and why.
  *
  * @since 0.1.0
  * @category errors
  */
-export const unreadable = (file: string) => (error: PlatformError.PlatformError): CliFailure.CliFailure => {
+export const unreadable = (file: string) => (error: PlatformError.PlatformError): CliFailure.CliFailure =>
+  CliFailure.make("BadInput", `Cannot read ${file}: ${why(error)}`, error)
+
+/**
+ * Why a file could not be read, in a few words: `no such file`, `permission denied`, ...
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const why = (error: PlatformError.PlatformError): string => {
   const reason = error.reason
-  const why = reason._tag === "NotFound"
+  return reason._tag === "NotFound"
     ? "no such file"
     : reason._tag === "PermissionDenied"
     ? "permission denied"
     : reason._tag === "BadArgument"
     ? reason.message
     : reason.description ?? reason._tag
-  return CliFailure.make("BadInput", `Cannot read ${file}: ${why}`, error)
 }
 
 /**
@@ -53,7 +69,7 @@ export const bytes = (
 ): Stream.Stream<Uint8Array, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> => {
   if (file === "-") {
     return Stream.unwrap(Effect.map(Stdio.Stdio, (stdio) => stdio.stdin)).pipe(
-      Stream.mapError(unreadable("standard input"))
+      Stream.mapError(unreadable(nameOf(file)))
     )
   }
   return Stream.unwrap(Effect.gen(function*() {

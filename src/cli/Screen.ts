@@ -1,10 +1,13 @@
 /**
  * The live terminal: output text plus a spinner line with the elapsed time while the session waits for the
- * model or a tool. A pure reducer (state + event -> state and bytes to write), so the whole live display is a
- * `Stream.mapAccum` over rendered output merged with clock ticks, and tests can drive it without a terminal.
+ * model or a tool. A pure reducer (state + event -> state and bytes to write) that `Display.step` threads
+ * through the `Stream.mapAccum` of the live display (records merged with clock ticks), so tests can drive it
+ * without a terminal.
  *
  * The spinner only ever occupies a line of its own: it is drawn when the cursor is at the start of a line,
  * erased (`\r` + clear line) before anything else is written, and never drawn in the middle of streamed text.
+ * Text for standard error goes between a `Pause` (spinner erased, cursor at the start of a line) and a
+ * `Resume` (spinner redrawn), so it never lands on the spinner's line.
  *
  * @since 0.1.0
  */
@@ -26,6 +29,8 @@ export type Event =
   | { readonly _tag: "Write"; readonly text: string }
   | { readonly _tag: "Status"; readonly status: Status; readonly now: number }
   | { readonly _tag: "Tick"; readonly now: number }
+  | { readonly _tag: "Pause" }
+  | { readonly _tag: "Resume"; readonly now: number }
   | { readonly _tag: "End" }
 
 /**
@@ -126,6 +131,13 @@ export const step = (state: State, event: Event, style: Style): [State, string] 
       const ticked: State = { ...state, now: event.now, frame: state.frame + 1 }
       return ticked.spinnerShown || ticked.atLineStart ? redraw(ticked, style) : [ticked, ""]
     }
+    case "Pause": {
+      // On a terminal, other output shares the screen: free the spinner's line and end streamed text first.
+      const [erased, prefix] = erase(state)
+      return state.animate && !erased.atLineStart ? [{ ...erased, atLineStart: true }, prefix + "\n"] : [erased, prefix]
+    }
+    case "Resume":
+      return redraw({ ...state, now: event.now }, style)
     case "End": {
       const [erased, prefix] = erase({ ...state, status: undefined })
       return [erased, prefix + (erased.atLineStart ? "" : "\n")]

@@ -13,6 +13,7 @@ import type * as QueryOptions from "../QueryOptions.ts"
 import * as Decode from "../stream/Decode.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 import * as CliFailure from "./CliFailure.ts"
+import type * as Display from "./Display.ts"
 import * as Live from "./Live.ts"
 
 /**
@@ -50,11 +51,12 @@ export interface ShowOptions {
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly prompt: string
   readonly query: QueryOptions.QueryOptions
-  readonly display: Live.Options
+  readonly display: Display.Options
 }
 
 /**
- * Runs the CLI and displays its output as it comes.
+ * Runs the CLI and displays its output as it comes. The CLI is started through the `ChildProcessSpawner` in
+ * context (Node's in the tool; a fake or a spy in tests).
  *
  * @since 0.1.0
  * @category running
@@ -74,4 +76,4 @@ export const show = (options: ShowOptions) =>
       )
     )
     return yield* Live.display(records, options.display)
-  }).pipe(Effect.provide(LiveLayer.layer({ executable: options.executable, env: options.env })))
+  }).pipe(Effect.provide(LiveLayer.layerWith({ executable: options.executable, env: options.env })))

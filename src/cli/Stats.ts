@@ -1,16 +1,20 @@
 /**
- * `stats`: what a stream-json file holds. Pure counting over the lenient decoder's output, flattened into typed
- * {@link Item.Item}s (so tool results know their tool's name), so the same figures come out of a test, the
- * command and a library user.
+ * `stats`: what a stream-json file holds. Counting over the lenient decoder's output, flattened into typed
+ * {@link Item.Item}s (so tool results know their tool's name), line by line as the file is read (a
+ * {@link Counter}, or {@link sink} for a stream), so the same figures come out of a test, the command and a
+ * library user.
  *
  * @since 0.1.0
  */
+import * as Sink from "effect/Sink"
 import * as Item from "../filter/Item.ts"
 import type * as Message from "../schema/Message.ts"
+import type * as Usage from "../schema/Usage.ts"
 import * as ToolUseResult from "../schema/ToolUseResult.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 import * as Pretty from "./Pretty.ts"
+import * as Style from "./Style.ts"
 import * as ToolLine from "./ToolLine.ts"
 
 /**
@@ -33,17 +37,29 @@ export interface ToolStats {
 }
 
 /**
- * Cost and tokens of one model, from the results' `modelUsage`.
+ * Where a model's figures come from: the `result` lines' `modelUsage` (tokens and cost), or, for sessions no
+ * result covers (a run cut short, a capture without its end), the usage of the assistant messages (tokens
+ * only: the messages carry no cost). `mixed`: both, in a file or a total holding sessions of each kind.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ModelSource = "result" | "assistant" | "mixed"
+
+/**
+ * Cost and tokens of one model.
  *
  * @since 0.1.0
  * @category models
  */
 export interface ModelStats {
+  /** From the results only: assistant messages carry no cost. */
   costUsd: number
   inputTokens: number
   outputTokens: number
   cacheReadInputTokens: number
   cacheCreationInputTokens: number
+  source: ModelSource
 }
 
 /**
@@ -66,7 +82,13 @@ export interface ResultStats {
  */
 export interface FileStats {
   readonly path: string
+  /**
+   * Lines up to the last one that is not blank, blank lines included, so that the numbers of failed lines
+   * are within it (trailing blank lines carry nothing and are not counted).
+   */
   lines: number
+  /** Blank lines among {@link lines}: neither decoded nor failed. */
+  blank: number
   /** Lines that decoded, unknown variants included. */
   decoded: number
   /** Lines that decoded to an unknown message variant. */
@@ -138,6 +160,7 @@ const unknownInside = (item: Item.Item): string | undefined => {
 export const empty = (path: string): FileStats => ({
   path,
   lines: 0,
+  blank: 0,
   decoded: 0,
   unknown: 0,
   failed: 0,
@@ -153,25 +176,61 @@ export const empty = (path: string): FileStats => ({
 const toolOf = (stats: FileStats, name: string): ToolStats =>
   stats.tools[name] ??= { calls: 0, errors: 0, denied: 0, durationMs: 0 }
 
-const modelOf = (stats: FileStats, name: string): ModelStats =>
-  stats.models[name] ??= { costUsd: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }
+const mergeSource = (a: ModelSource | undefined, b: ModelSource): ModelSource => a === undefined || a === b ? b : "mixed"
+
+type Figures = Omit<ModelStats, "source">
+
+const addModel = (stats: FileStats, name: string, source: ModelSource, figures: Figures) => {
+  const m = stats.models[name]
+  if (m === undefined) {
+    stats.models[name] = { ...figures, source }
+    return
+  }
+  m.source = mergeSource(m.source, source)
+  for (const key of Object.keys(figures) as Array<keyof Figures>) m[key] += figures[key]
+}
+
+const fromUsage = (usage: Usage.Usage): Figures => ({
+  costUsd: 0,
+  inputTokens: usage.input_tokens,
+  outputTokens: usage.output_tokens,
+  cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+  cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0
+})
 
 /**
- * Counts the decoded lines of one file.
+ * Counts the lines of one file as they come: {@link Counter.push} each decoded or failed line, then
+ * {@link Counter.done}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Counter {
+  readonly push: (entry: Decode.DecodedLine | Decode.DecodeError) => void
+  readonly done: () => FileStats
+}
+
+/**
+ * A new {@link Counter} for the file `path`.
  *
  * @since 0.1.0
  * @category counting
  */
-export const count = (path: string, entries: Iterable<Decode.DecodedLine | Decode.DecodeError>): FileStats => {
+export const makeCounter = (path: string): Counter => {
   const stats = empty(path)
   const flattener = Item.makeFlattener()
   const calledAt = new Map<string, number | undefined>()
-  for (const entry of entries) {
-    stats.lines++
+  // Per session, the usage of each assistant message: the CLI writes one line per content block, all with the
+  // same message id and usage, so a message counts once (its last line, the most complete).
+  const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly usage: Usage.Usage }>>()
+  const coveredSessions = new Set<string>()
+
+  const push = (entry: Decode.DecodedLine | Decode.DecodeError): void => {
+    stats.lines = Math.max(stats.lines, entry.line)
     if (isDecodeError(entry)) {
       stats.failed++
       stats.failures.push({ line: entry.line, reason: `${entry.reason}: ${entry.detail}` })
-      continue
+      return
     }
     const message = entry.message
     stats.decoded++
@@ -179,6 +238,11 @@ export const count = (path: string, entries: Iterable<Decode.DecodedLine | Decod
     if (message._tag === "UnknownMessage") {
       stats.unknown++
       bump(stats.unknownTypes, kindOf(message))
+    }
+    if (message._tag === "AssistantMessage") {
+      const session = message.session_id ?? ""
+      const messages = assistantUsage.get(session) ?? assistantUsage.set(session, new Map()).get(session)!
+      messages.set(message.message.id, { model: message.message.model, usage: message.message.usage })
     }
     const time = timestampOf(message)
     for (const item of flattener.push(message)) {
@@ -206,19 +270,60 @@ export const count = (path: string, entries: Iterable<Decode.DecodedLine | Decod
           durationMs: r.duration_ms,
           costUsd: r.total_cost_usd
         })
-        for (const [name, usage] of Object.entries(r.modelUsage ?? {})) {
-          const m = modelOf(stats, name)
-          m.costUsd += usage.costUSD
-          m.inputTokens += usage.inputTokens
-          m.outputTokens += usage.outputTokens
-          m.cacheReadInputTokens += usage.cacheReadInputTokens
-          m.cacheCreationInputTokens += usage.cacheCreationInputTokens
+        const models = Object.entries(r.modelUsage ?? {})
+        if (models.length > 0) coveredSessions.add(r.session_id ?? "")
+        for (const [name, usage] of models) {
+          addModel(stats, name, "result", {
+            costUsd: usage.costUSD,
+            inputTokens: usage.inputTokens,
+            outputTokens: usage.outputTokens,
+            cacheReadInputTokens: usage.cacheReadInputTokens,
+            cacheCreationInputTokens: usage.cacheCreationInputTokens
+          })
         }
       }
     }
   }
-  return stats
+
+  const done = (): FileStats => {
+    for (const [session, messages] of assistantUsage) {
+      if (coveredSessions.has(session)) continue
+      for (const { model, usage } of messages.values()) addModel(stats, model, "assistant", fromUsage(usage))
+    }
+    assistantUsage.clear()
+    stats.blank = stats.lines - stats.decoded - stats.failed
+    return stats
+  }
+
+  return { push, done }
 }
+
+/**
+ * Counts the decoded lines of one file held in memory.
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const count = (path: string, entries: Iterable<Decode.DecodedLine | Decode.DecodeError>): FileStats => {
+  const counter = makeCounter(path)
+  for (const entry of entries) counter.push(entry)
+  return counter.done()
+}
+
+/**
+ * Counts the lines of a stream (a file as it is read).
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const sink = (path: string): Sink.Sink<FileStats, Decode.DecodedLine | Decode.DecodeError> =>
+  Sink.map(
+    Sink.reduce(() => makeCounter(path), (counter, entry: Decode.DecodedLine | Decode.DecodeError) => {
+      counter.push(entry)
+      return counter
+    }),
+    (counter) => counter.done()
+  )
 
 /**
  * The figures of several files added up (`path` names the set).
@@ -230,6 +335,7 @@ export const total = (path: string, all: ReadonlyArray<FileStats>): FileStats =>
   const sum = empty(path)
   for (const s of all) {
     sum.lines += s.lines
+    sum.blank += s.blank
     sum.decoded += s.decoded
     sum.unknown += s.unknown
     sum.failed += s.failed
@@ -243,10 +349,7 @@ export const total = (path: string, all: ReadonlyArray<FileStats>): FileStats =>
       into.denied += t.denied
       into.durationMs += t.durationMs
     }
-    for (const [name, m] of Object.entries(s.models)) {
-      const into = modelOf(sum, name)
-      for (const key of Object.keys(m) as Array<keyof ModelStats>) into[key] += m[key]
-    }
+    for (const [name, { source, ...figures }] of Object.entries(s.models)) addModel(sum, name, source, figures)
     sum.results.push(...s.results)
     sum.failures.push(...s.failures)
   }
@@ -284,6 +387,23 @@ const resultsSum = (results: ReadonlyArray<ResultStats>): string => {
 const section = (label: string, lines: ReadonlyArray<string>): Array<string> =>
   lines.map((line, i) => `  ${(i === 0 ? label : "").padEnd(9)}${line}`)
 
+const modelText = (m: ModelStats): string => {
+  const figures = `${tokens(m.inputTokens)} in / ${tokens(m.outputTokens)} out tokens` +
+    ` · cache ${tokens(m.cacheReadInputTokens)} read / ${tokens(m.cacheCreationInputTokens)} written`
+  switch (m.source) {
+    case "result":
+      return `${Pretty.dollars(m.costUsd)} · ${figures}`
+    case "assistant":
+      return `${figures} (from the assistant messages: no result line, cost unknown)`
+    case "mixed":
+      return `${Pretty.dollars(m.costUsd)} · ${figures} (with the assistant messages of sessions without a result)`
+  }
+}
+
+// A reason over several lines (a schema error lists its issues) stays under its `line N failed:` heading.
+const failureLines = (f: { readonly line: number; readonly reason: string }): Array<string> =>
+  f.reason.split("\n").map((line, i) => `${i === 0 ? `  line ${f.line} failed: ` : "      "}${Style.printable(line)}`)
+
 /**
  * The human-readable report of one file (or of a {@link total}).
  *
@@ -293,7 +413,8 @@ const section = (label: string, lines: ReadonlyArray<string>): Array<string> =>
 export const toText = (stats: FileStats): string => {
   const out: Array<string> = [
     stats.path,
-    `  lines ${stats.lines} · decoded ${stats.decoded} · unknown ${stats.unknown} · failed ${stats.failed}`
+    `  lines ${stats.lines} · decoded ${stats.decoded} · unknown ${stats.unknown} · failed ${stats.failed}` +
+    (stats.blank > 0 ? ` · blank ${stats.blank}` : "")
   ]
   if (Object.keys(stats.kinds).length > 0) out.push(...section("kinds", [byCount(stats.kinds)]))
   const tools = Object.entries(stats.tools).sort((a, b) => b[1].calls - a[1].calls)
@@ -310,15 +431,15 @@ export const toText = (stats: FileStats): string => {
       ].filter((x) => x !== undefined).join(" · ")
     )
   ))
-  out.push(...section(
-    "models",
-    Object.entries(stats.models).map(([model, m]) =>
-      `${model}: ${Pretty.dollars(m.costUsd)} · ${tokens(m.inputTokens)} in / ${tokens(m.outputTokens)} out tokens` +
-      ` · cache ${tokens(m.cacheReadInputTokens)} read / ${tokens(m.cacheCreationInputTokens)} written`
-    )
-  ))
+  if (stats.errorResults > 0) {
+    const denied = Object.values(stats.tools).reduce((n, t) => n + t.denied, 0)
+    out.push(...section("errors", [
+      `${ToolLine.plural(stats.errorResults, "tool result")} with is_error${denied > 0 ? ` (${denied} denied)` : ""}`
+    ]))
+  }
+  out.push(...section("models", Object.entries(stats.models).map(([model, m]) => `${model}: ${modelText(m)}`)))
   out.push(...section("results", stats.results.length > 3 ? [resultsSum(stats.results)] : stats.results.map(resultLine)))
   if (Object.keys(stats.unknownTypes).length > 0) out.push(...section("unknown", [byCount(stats.unknownTypes)]))
-  for (const f of stats.failures) out.push(`  line ${f.line} failed: ${f.reason}`)
+  for (const f of stats.failures) out.push(...failureLines(f))
   return out.join("\n") + "\n"
 }

@@ -81,3 +81,19 @@ export const current: Effect.Effect<Style> = Effect.map(
 export const strip = (text: string): string =>
   // eslint-disable-next-line no-control-regex
   text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+
+const escapes: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e" }
+
+/**
+ * Text from outside (a line of a file that is not stream-json, binary included) made safe to print: control,
+ * format and unassigned characters become visible escapes (`\n`, `\e`, `\x00`, `\u{200b}`), so they can
+ * neither move the cursor nor hide what was there.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const printable = (text: string): string =>
+  text.replace(/[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}\p{Zl}\p{Zp}]/gu, (c) => {
+    const code = c.codePointAt(0)!
+    return escapes[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`)
+  })

@@ -14,7 +14,7 @@ import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
 import * as CliFailure from "./CliFailure.ts"
 import * as Commands from "./Commands.ts"
 
-Command.run(Commands.command, { version: Commands.version }).pipe(
+Effect.flatMap(Commands.version, (version) => Command.run(Commands.command, { version })).pipe(
   // effect/cli already printed the usage error with the help; only the exit code is ours.
   Effect.catchIf(CliError.isCliError, () => Effect.fail(new CliFailure.SilentExit({ code: CliFailure.ExitCode.Usage }))),
   Effect.provide(Layer.provideMerge(TerminalCapabilities.layer, NodeServices.layer)),

@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ExitCode } from "../../src/cli/CliFailure.ts"
+import { reportedBeforeDecoding } from "../../src/cli/Display.ts"
 import * as Run from "./support/Run.ts"
 
 const noStack = /\n\s+at |\.ts:\d+/
@@ -119,12 +120,68 @@ describe("errors", () => {
     expect(run.stderr).toBe("")
   })
 
-  it("--help of every command lists the exit codes", () => {
+  it("--help of every command lists the exit codes, once", () => {
     for (const command of [[], ["run"], ["view"], ["stats"], ["demo"]]) {
       const run = Run.cli([...command, "--help"])
       expect(run.status).toBe(0)
+      expect(run.stdout.split("Exit codes:").length - 1, command.join(" ")).toBe(1)
       for (const code of ["0 ", "1 ", "2 ", "3 ", "4 ", "5 ", "130 "]) expect(run.stdout).toContain(`\n  ${code}`)
       expect(run.stdout).toContain("usage error")
     }
+    // The root lists each command on one line.
+    const root = Run.cli(["--help"]).stdout
+    const listing = root.slice(root.indexOf("SUBCOMMANDS\n")).trimEnd().split("\n").slice(1)
+    expect(listing.map((l) => l.trim().split(/\s+/)[0])).toEqual(["run", "view", "stats", "demo"])
+  })
+
+  it("--version is the package's", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(Run.root, "package.json"), "utf8"))
+    const run = Run.cli(["--version"])
+    expect(run.status).toBe(0)
+    expect(run.stdout.trim()).toBe(`effect-claude-code v${manifest.version}`)
+  })
+
+  it("a long file that is not stream-json: a few lines, then how many more, exit 3", () => {
+    const file = tempFile("notes.txt", Array.from({ length: 5000 }, (_, i) => `text line ${i + 1}`).join("\n") + "\n")
+    const run = Run.cli(["view", file])
+    expect(run.status).toBe(ExitCode.BadInput)
+    const lines = run.stderr.trim().split("\n").filter((l) => l.trim() !== "")
+    expect(lines.length).toBeLessThanOrEqual(reportedBeforeDecoding + 3)
+    expect(run.stderr).toContain("line 3: not a stream-json message")
+    expect(run.stderr).not.toContain("line 4:")
+    expect(run.stderr).toContain(`… and ${5000 - reportedBeforeDecoding} more lines that did not decode`)
+    expect(run.stderr).toContain(`${file} is not stream-json: no line decoded`)
+  })
+
+  it("a binary file: what was found escaped, the report short, exit 3", () => {
+    // A NUL and "clear the screen" first, then every byte value over and over.
+    const binary = new Uint8Array(200_000).map((_, i) => (i * 7919) % 256)
+    binary.set([0x00, 0x1b, 0x5b, 0x32, 0x4a])
+    const file = tempFile("binary.bin", "")
+    fs.writeFileSync(file, binary)
+    const run = Run.cli(["view", file])
+    expect(run.status).toBe(ExitCode.BadInput)
+    expect(run.stderr.length).toBeLessThan(8 * 1024)
+    // Nothing that moves the cursor or clears the screen: no control character but the line ends.
+    expect(run.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/)
+    expect(run.stderr).toContain("found: \\x00\\e[2J")
+    expect(run.stderr).toMatch(/… and \d+ more lines that did not decode/)
+  })
+
+  it("standard input that is not stream-json is called standard input", () => {
+    const run = Run.cli(["view", "-"], { input: "hello\n" })
+    expect(run.status).toBe(ExitCode.BadInput)
+    expect(run.stderr).toContain("standard input is not stream-json: no line decoded")
+    expect(Run.cli(["view"], { input: "hello\n" }).stderr).toContain("standard input is not stream-json")
+  })
+
+  it("a bad line after good ones is always reported, however many came before", () => {
+    const lines = fs.readFileSync(demo, "utf8").trim().split("\n")
+    const junk = Array.from({ length: 10 }, (_, i) => `junk ${i}`)
+    const file = tempFile("mixed.jsonl", [...lines.slice(0, 2), ...junk, ...lines.slice(2)].join("\n") + "\n")
+    const run = Run.cli(["view", file])
+    expect(run.status).toBe(ExitCode.StreamProblem)
+    for (let i = 0; i < junk.length; i++) expect(run.stderr).toContain(`line ${i + 3}: not a stream-json message`)
+    expect(run.stderr).not.toContain("more lines")
   })
 })

@@ -37,6 +37,14 @@ const cases: ReadonlyArray<{ readonly filter: string; readonly kind: string; rea
   }
 ]
 
+// What an item's value must be, straight from the raw JSON: the line, or its block (string content as a text block).
+const wireValue = (messages: Array<any>, item: any): unknown => {
+  const line = messages[item.message_index]
+  if (item.block_index === null) return line
+  const content = line.message.content
+  return typeof content === "string" ? { type: "text", text: content } : content[item.block_index]
+}
+
 const parse = (text: string): Filter.Filter => {
   const result = Filter.parseResult(text)
   if (result._tag === "Failure") throw result.failure
@@ -54,7 +62,10 @@ describe("--filter", () => {
           const jsonl = yield* Run.view(file, { format: "jsonl", filter: parse(c.filter) })
           const printed = jsonl.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
           expect(printed.length, c.filter).toBe(c.count(messages))
-          for (const item of printed) expect(item.kind, c.filter).toBe(c.kind)
+          for (const item of printed) {
+            expect(item.kind, c.filter).toBe(c.kind)
+            expect(item.value, c.filter).toEqual(wireValue(messages, item))
+          }
           const json = yield* Run.view(file, { format: "json", filter: parse(c.filter) })
           const summary = JSON.parse(json.stdout)
           expect(summary.selected[c.kind] ?? 0, c.filter).toBe(c.count(messages))

@@ -13,10 +13,18 @@ import * as Run from "./support/Run.ts"
 const snapshot = (file: string) =>
   fs.readFileSync(path.join(Run.root, "fixtures", "snapshots", `${path.basename(file, ".jsonl")}.txt`), "utf8")
 
-describe("view -", () => {
+describe("view - (and view with no FILE)", () => {
   it("reads a pipe: the same display as for the file", () => {
     const file = corpusFiles.find((f) => f.includes("cli-sync__captured__scenario-a-basic."))!
     const run = Run.cli(["view", "-"], { input: fs.readFileSync(file, "utf8") })
+    expect(run.stderr).toBe("")
+    expect(run.status).toBe(0)
+    expect(run.stdout).toBe(snapshot(file))
+  })
+
+  it("reads a pipe when no FILE is given", () => {
+    const file = corpusFiles.find((f) => f.includes("cli-sync__captured__scenario-f-thinking@"))!
+    const run = Run.cli(["view"], { input: fs.readFileSync(file, "utf8") })
     expect(run.stderr).toBe("")
     expect(run.status).toBe(0)
     expect(run.stdout).toBe(snapshot(file))

@@ -88,6 +88,26 @@ describe("run (real CLI, scripted model)", () => {
       assert.isTrue(fs.existsSync(path.join(granted.sandbox.cwd, "out.txt")))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 90_000)
 
+  it.live("--system-prompt, --append-system-prompt and --disallowed-tools reach the model's request", () =>
+    Effect.gen(function*() {
+      const { sandbox, server } = yield* sandboxFor(() => Script.make([Script.turn("Done.")]))
+      const out = yield* run(sandbox, [
+        "--format", "json", "--system-prompt", "You are a scripted test double.",
+        "--append-system-prompt", "Answer in one word.", "--disallowed-tools", "Write,Edit"
+      ], "Hi.")
+      assert.strictEqual(out.code, 0, out.stderr)
+      assert.strictEqual(JSON.parse(out.stdout).result.result, "Done.")
+      const [turn] = ScriptedServer.turnRequests(yield* server.requests)
+      const body = turn!.body as { system: unknown; tools: Array<{ name: string }> }
+      const system = JSON.stringify(body.system)
+      assert.include(system, "You are a scripted test double.")
+      assert.include(system, "Answer in one word.")
+      const tools = body.tools.map((t) => t.name)
+      assert.include(tools, "Read")
+      assert.notInclude(tools, "Write")
+      assert.notInclude(tools, "Edit")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
   it.live("--filter on run: jsonl prints exactly the tool calls", () =>
     Effect.gen(function*() {
       const { sandbox } = yield* sandboxFor(readThenWrite, notes)

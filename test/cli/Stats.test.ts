@@ -14,9 +14,11 @@ const rawCounts = (file: string) => {
   const errors: Record<string, number> = {}
   const cost: Record<string, number> = {}
   const names = new Map<string, string>()
-  let lines = 0
-  for (const { text } of readLines(file)) {
-    lines++
+  // Per session: the models of its results' modelUsage, or else its assistant messages' usage, once per id.
+  const resultModels = new Map<string, Record<string, any>>()
+  const assistant = new Map<string, Map<string, any>>()
+  const lines = readLines(file)
+  for (const { text } of lines) {
     const json = JSON.parse(text)
     const kind = typeof json.subtype === "string" ? `${json.type}/${json.subtype}` : json.type
     kinds[kind] = (kinds[kind] ?? 0) + 1
@@ -30,11 +32,25 @@ const rawCounts = (file: string) => {
       const name = names.get(b.tool_use_id) ?? "(unknown tool)"
       if (b.type === "tool_result" && b.is_error === true) errors[name] = (errors[name] ?? 0) + 1
     }
-    for (const [model, usage] of Object.entries<any>(json.type === "result" ? json.modelUsage ?? {} : {})) {
-      cost[model] = (cost[model] ?? 0) + usage.costUSD
+    const session = json.session_id ?? ""
+    if (json.type === "assistant") {
+      if (!assistant.has(session)) assistant.set(session, new Map())
+      assistant.get(session)!.set(json.message.id, json.message)
+    }
+    if (json.type === "result" && Object.keys(json.modelUsage ?? {}).length > 0) {
+      resultModels.set(session, { ...resultModels.get(session), ...json.modelUsage })
+      for (const [model, usage] of Object.entries<any>(json.modelUsage)) cost[model] = (cost[model] ?? 0) + usage.costUSD
     }
   }
-  return { lines, kinds, tools, errors, cost }
+  const outputTokens: Record<string, number> = {}
+  for (const [session, messages] of assistant) {
+    if (resultModels.has(session)) continue
+    for (const m of messages.values()) outputTokens[m.model] = (outputTokens[m.model] ?? 0) + m.usage.output_tokens
+  }
+  const sources: Record<string, string> = {}
+  for (const model of Object.keys(cost)) sources[model] = "result"
+  for (const model of Object.keys(outputTokens)) sources[model] = sources[model] === undefined ? "assistant" : "mixed"
+  return { lines: lines.at(-1)?.line ?? 0, nonBlank: lines.length, kinds, tools, errors, cost, outputTokens, sources }
 }
 
 const pick = <A>(record: Record<string, A>, f: (a: A) => number) =>
@@ -50,14 +66,17 @@ describe("stats", () => {
     for (const file of report.files) {
       const raw = rawCounts(file.path)
       expect(file.lines).toBe(raw.lines)
-      expect(file.decoded).toBe(raw.lines)
+      expect(file.decoded).toBe(raw.nonBlank)
+      expect(file.blank).toBe(raw.lines - raw.nonBlank)
       expect(file.failed).toBe(0)
       expect(typeof file.unknown).toBe("number")
       expect(file.kinds).toEqual(raw.kinds)
       expect(pick<any>(file.tools, (t) => t.calls)).toEqual(raw.tools)
       expect(pick<any>(file.tools, (t) => t.errors)).toEqual(raw.errors)
       for (const [model, usd] of Object.entries(raw.cost)) expect(file.models[model].costUsd).toBeCloseTo(usd, 10)
-      expect(Object.keys(file.models).sort()).toEqual(Object.keys(raw.cost).sort())
+      expect(pick<any>(file.models, (m) => m.source === "assistant" ? m.outputTokens : 0))
+        .toEqual(pick(raw.outputTokens, (n) => n))
+      expect(Object.fromEntries(Object.entries<any>(file.models).map(([k, m]) => [k, m.source]))).toEqual(raw.sources)
     }
   })
 
@@ -65,6 +84,7 @@ describe("stats", () => {
     const files = corpusFiles.slice(0, 4)
     const json = JSON.parse(cli("stats", "--format", "json", ...files).stdout)
     expect(json.total.lines).toBe(files.reduce((n, f) => n + rawCounts(f).lines, 0))
+    expect(json.total.errorResults).toBe(json.files.reduce((n: number, f: any) => n + f.errorResults, 0))
     expect(json.total.results.length).toBe(json.files.reduce((n: number, f: any) => n + f.results.length, 0))
     expect(cli("stats", ...files).stdout).toContain("\nTotal of 4 files\n  lines ")
   })
@@ -119,6 +139,59 @@ describe("stats", () => {
     expect(report).toMatchObject({ lines: 3, decoded: 2, failed: 1 })
     expect(report.failures[0].line).toBe(3)
     fs.rmSync(dir, { recursive: true })
+  })
+
+  it("per model: from the assistant messages when no result covers them, once per message id, and says so", () => {
+    const file = corpusFiles.find((f) => f.includes("ArturoKuang__"))!
+    const raw = rawCounts(file)
+    expect(raw.cost).toEqual({})
+    const [report] = JSON.parse(cli("stats", "--format", "json", file).stdout).files
+    expect(Object.keys(report.models).sort()).toEqual(["claude-haiku-4-5-20251001", "claude-sonnet-4-5-20250929"])
+    for (const [model, m] of Object.entries<any>(report.models)) {
+      expect(m).toMatchObject({ source: "assistant", costUsd: 0, outputTokens: raw.outputTokens[model] })
+    }
+    // One line per content block, the same usage on each: counted once.
+    const lines = readLines(file).map((l) => JSON.parse(l.text)).filter((m) => m.type === "assistant")
+    expect(new Set(lines.map((m) => m.message.id)).size).toBeLessThan(lines.length)
+    expect(cli("stats", file).stdout).toMatch(
+      /\n {2}models {3}claude-sonnet-4-5-20250929: 78 in \/ 2034 out tokens · .* \(from the assistant messages: no result line, cost unknown\)\n/
+    )
+  })
+
+  it("pretty: tool results with errors, with the denied ones", () => {
+    const file = path.join(Run.root, "fixtures", "recorded", "demo.jsonl")
+    expect(cli("stats", file).stdout).toContain("\n  errors   1 tool result with is_error (1 denied)\n")
+  })
+
+  it("blank lines count in lines as in line numbers; reasons over several lines stay under their heading", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-"))
+    const file = path.join(dir, "gaps.jsonl")
+    const good = fs.readFileSync(path.join(Run.root, "fixtures", "recorded", "simple_hello.jsonl"), "utf8").trim().split("\n")
+    // Line 2 blank, line 4 a known type with missing fields (a schema error over two lines), then blank lines.
+    fs.writeFileSync(file, [good[0], "", good[1], "{\"type\":\"result\",\"subtype\":\"success\"}", good[2], "", ""].join("\n"))
+    const run = cli("stats", "--format", "json", file)
+    expect(run.status).toBe(1)
+    const [report] = JSON.parse(run.stdout).files
+    expect(report).toMatchObject({ lines: 5, blank: 1, decoded: 3, failed: 1 })
+    expect(report.failures.map((f: any) => f.line)).toEqual([4])
+    const pretty = cli("stats", file).stdout
+    expect(pretty).toContain("  lines 5 · decoded 3 · unknown 0 · failed 1 · blank 1\n")
+    const failure = pretty.slice(pretty.indexOf("  line 4 failed: SchemaMismatch")).trimEnd().split("\n")
+    expect(failure.length).toBeGreaterThan(1)
+    for (const line of failure.slice(1)) expect(line).toMatch(/^ {6,}\S/)
+    fs.rmSync(dir, { recursive: true })
+  })
+
+  it("- reads standard input, named as such", () => {
+    const file = corpusFiles[0]!
+    const fromFile = JSON.parse(cli("stats", "--format", "json", file).stdout).files[0]
+    const fromPipe = JSON.parse(Run.cli(["stats", "--format", "json", "-"], { input: fs.readFileSync(file, "utf8") }).stdout).files[0]
+    expect(fromPipe).toEqual({ ...fromFile, path: "standard input" })
+    expect(Run.cli(["stats", "-"], { input: "" }).stdout).toBe("standard input\n  lines 0 · decoded 0 · unknown 0 · failed 0\n")
+  })
+
+  it("--help says what each format holds", () => {
+    expect(cli("stats", "--help").stdout).toMatch(/--format choice +pretty: a report per file .*json: \{"files"/)
   })
 
   it("an unreadable file is a clear message with exit code 3, no stack trace", () => {

@@ -1,8 +1,28 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ExitCode } from "../../src/cli/CliFailure.ts"
 import * as Tmux from "./support/Tmux.ts"
 
 const frames = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/
+
+// The elapsed seconds the spinner shows, if one is on screen.
+const spinner = (screen: string): number | undefined => {
+  const shown = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] .*\((\d+\.\d)s\)/.exec(screen)
+  return shown === null ? undefined : Number(shown[1])
+}
+
+const recording = path.join(Tmux.root, "fixtures", "recorded", "demo.jsonl")
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+
+// `view -` reading a recording whose writer stalls for 2s after the init line (`between`: written after the
+// stall, before the rest), its output through `after`.
+const stalled = (after: string, between = "") =>
+  `(head -n 1 ${quote(recording)}; sleep 2; ${between} tail -n +2 ${quote(recording)}) | ` +
+  `${quote(Tmux.node)} ${quote(Tmux.main)} view -${after}`
 
 // No network and no API key: the demo talks to a scripted model server on loopback.
 const offline = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined, NO_COLOR: "1", TERM: "xterm-256color" }
@@ -27,12 +47,61 @@ describe("terminal (tmux)", () => {
       assert.notMatch(screen.split("Session complete")[1]!, frames, "spinner erased at the end")
     }).pipe(Effect.scoped), 90_000)
 
-  it.live("the spinner shows elapsed time while waiting, only on a TTY", () =>
+  it.live("the spinner counts the elapsed time up while the input waits", () =>
     Effect.gen(function*() {
-      const pane = yield* Tmux.spawn([Tmux.node, Tmux.main, "demo"], { env: offline })
-      const seen = yield* pane.waitFor("a spinner", (s) => frames.test(s) && /\(\d+\.\ds\)/.test(s))
-      assert.match(seen, /(Waiting for the model|Running \w+)…/)
-      yield* pane.exit(60_000)
+      const pane = yield* Tmux.spawn(["sh", "-c", stalled("")], { env: offline })
+      const first = yield* pane.waitFor("a spinner", (s) => spinner(s) !== undefined)
+      assert.match(first, /Waiting for the model…/, first)
+      const later = yield* pane.waitFor("the time to advance", (s) => (spinner(s) ?? 0) >= spinner(first)! + 0.3)
+      assert.isAbove(spinner(later)!, spinner(first)!)
+      const { code, screen } = yield* pane.exit()
+      assert.strictEqual(code, 0)
+      assert.notMatch(screen, frames, "spinner erased at the end")
+    }).pipe(Effect.scoped), 90_000)
+
+  it.live("no spinner when standard output is not a terminal", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-terminal-"))
+      const out = path.join(dir, "out.txt")
+      const pane = yield* Tmux.spawn(["sh", "-c", stalled(` | tee ${out}`)], { env: offline })
+      // While the input stalls, the session line is shown and nothing else.
+      const waiting = yield* pane.waitFor("the session line", (s) => s.includes("Session "))
+      yield* Effect.sleep("1 second")
+      assert.notMatch(yield* pane.capture, frames, waiting)
+      const { code } = yield* pane.exit()
+      assert.strictEqual(code, 0)
+      const written = fs.readFileSync(out, "utf8")
+      assert.include(written, "Session complete")
+      assert.notMatch(written, /[\r\x1b]/)
+      assert.notMatch(written, frames)
+      fs.rmSync(dir, { recursive: true })
+    }).pipe(Effect.scoped), 90_000)
+
+  it.live("a bad line while the spinner shows: reported on a line of its own, the spinner redrawn below", () =>
+    Effect.gen(function*() {
+      const pane = yield* Tmux.spawn(["sh", "-c", stalled("", "echo 'Warning: junk'; sleep 1;")], { env: offline })
+      const mid = yield* pane.waitFor("the report and the spinner below it", (s) => {
+        const lines = s.split("\n")
+        const at = lines.findIndex((l) => l.includes("Warning: junk"))
+        return at >= 0 && lines.slice(at + 1).some((l) => frames.test(l))
+      })
+      const report = mid.split("\n").find((l) => l.includes("Warning: junk"))!
+      assert.match(report, /^✗ line 2: not a stream-json message \(.*\); found: Warning: junk$/, mid)
+      const { code, screen } = yield* pane.exit()
+      assert.strictEqual(code, 1)
+      assert.match(screen, /\n✗ line 2: not a stream-json message .*found: Warning: junk\n/)
+      assert.notMatch(screen, frames, "spinner erased at the end")
+      assert.include(screen, "Session complete")
+    }).pipe(Effect.scoped), 90_000)
+
+  it.live("view with no FILE and a terminal on standard input: how to use it, exit 2", () =>
+    Effect.gen(function*() {
+      const pane = yield* Tmux.spawn([Tmux.node, Tmux.main, "view"], { env: offline })
+      const { code, screen } = yield* pane.exit()
+      assert.strictEqual(code, ExitCode.Usage, screen)
+      assert.include(screen, "view: no FILE given, and standard input is a terminal.")
+      assert.include(screen, "| effect-claude-code view")
+      assert.notMatch(screen, /\n\s+at |\.ts:\d+/)
     }).pipe(Effect.scoped), 90_000)
 
   it.live("demo without a claude binary says so and replays the bundled recording", () =>
@@ -57,4 +126,24 @@ describe("terminal (tmux)", () => {
       yield* plain.exit()
       assert.notInclude(yield* plain.captureEscapes, "\x1b[32m")
     }).pipe(Effect.scoped), 90_000)
+})
+
+describe("without tmux", () => {
+  it.live("the terminal tests fail saying to install tmux, not with ENOENT", () =>
+    Effect.gen(function*() {
+      // PATH without tmux until the test ends.
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const saved = process.env.PATH
+          process.env.PATH = "/nonexistent"
+          return saved
+        }),
+        (saved) => Effect.sync(() => process.env.PATH = saved)
+      )
+      const exit = yield* Effect.exit(Effect.scoped(Tmux.spawn(["true"])))
+      assert.isTrue(exit._tag === "Failure")
+      const defect = exit._tag === "Failure" ? Cause.squash(exit.cause) : undefined
+      assert.instanceOf(defect, Tmux.TmuxMissing)
+      assert.match((defect as Error).message, /need tmux, which is not installed .*install it \(apt-get install tmux/)
+    }).pipe(Effect.scoped))
 })

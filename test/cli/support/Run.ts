@@ -1,7 +1,9 @@
 /**
  * Running the command-line tool in tests: in process (a display over a file, stdout and stderr captured,
- * no TTY) and as a child process (`node src/cli/main.ts ...`), as a user runs it.
+ * no TTY) and as a child process (`node src/cli/main.ts ...`), as a user runs it. Both see a pinned terminal
+ * environment ({@link pinnedEnv}), so the settings of the shell running the tests cannot change the results.
  */
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -15,18 +17,37 @@ import * as path from "node:path"
 import * as Item from "../../../src/filter/Item.ts"
 import * as Decode from "../../../src/stream/Decode.ts"
 import { isDecodeError } from "../../../src/stream/DecodeError.ts"
+import type * as Display from "../../../src/cli/Display.ts"
 import * as Live from "../../../src/cli/Live.ts"
 
 export const root = path.resolve(import.meta.dirname, "..", "..", "..")
 export const main = path.join(root, "src", "cli", "main.ts")
 
-/** `node src/cli/main.ts ...args`, waiting for it to end. */
+/**
+ * What decides colors, animation and layout, fixed: no colors whatever `FORCE_COLOR` the shell has, a known
+ * terminal type and width. A test that wants colors or a TTY says so (see Tmux.ts).
+ */
+export const pinnedEnv: Readonly<Record<string, string>> = {
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+  TERM: "xterm-256color",
+  COLUMNS: "100",
+  LINES: "40"
+}
+
+/** `env` with the {@link pinnedEnv} on top. */
+export const pinned = (env: Readonly<Record<string, string | undefined>>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries({ ...env, ...pinnedEnv }).filter((e): e is [string, string] => e[1] !== undefined)
+  )
+
+/** `node src/cli/main.ts ...args`, waiting for it to end (the environment: `env`, else this one; pinned). */
 export const cli = (args: ReadonlyArray<string>, options: { readonly input?: string; readonly env?: NodeJS.ProcessEnv } = {}): SpawnSyncReturns<string> =>
   spawnSync(process.execPath, [main, ...args], {
     encoding: "utf8",
     cwd: root,
     input: options.input,
-    env: options.env ?? process.env,
+    env: pinned(options.env ?? process.env),
     timeout: 60_000
   })
 
@@ -44,7 +65,7 @@ export interface Captured<A> {
 }
 
 /** Runs an effect against a captured, non-TTY standard output and error. */
-export const capture = <A, E>(effect: Effect.Effect<A, E, Stdio.Stdio>): Effect.Effect<Captured<A>, E> =>
+export const capture = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<Captured<A>, E, Exclude<R, Stdio.Stdio>> =>
   Effect.suspend(() => {
     let stdout = ""
     let stderr = ""
@@ -58,22 +79,23 @@ export const capture = <A, E>(effect: Effect.Effect<A, E, Stdio.Stdio>): Effect.
     })
     return effect.pipe(
       Effect.provide(Layer.provideMerge(TerminalCapabilities.layer, stdio)),
+      Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: pinnedEnv })),
       Effect.map((value) => ({ value, stdout, stderr }))
     )
   })
 
 /** `view FILE` in process: the display over a file's lines. */
-export const view = (file: string, options: Live.Options) =>
+export const view = (file: string, options: Display.Options) =>
   capture(Live.display(Stream.fromIterable(records(file)), options))
 
 
-/** `node src/cli/main.ts ...args` with exactly `env`, without blocking (a server in this process may answer it). */
+/** `node src/cli/main.ts ...args` with exactly `env` (pinned), without blocking (a server in this process may answer it). */
 export const cliAsync = (
   args: ReadonlyArray<string>,
   env: Readonly<Record<string, string>>
 ): Effect.Effect<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => spawn(process.execPath, [main, ...args], { cwd: root, env })),
+    Effect.sync(() => spawn(process.execPath, [main, ...args], { cwd: root, env: pinned(env) })),
     (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
   ).pipe(Effect.flatMap((child) =>
     Effect.callback<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {

@@ -1,7 +1,8 @@
 /**
  * A real pseudo-terminal for terminal tests: runs a command in a detached tmux session of a fixed size and
  * reads the screen back with `capture-pane`, so tests see exactly what a person would (a TTY on stdout,
- * spinner redraws resolved, colors optional).
+ * spinner redraws resolved, colors optional). The terminal tests need tmux on PATH (`apt-get install tmux`,
+ * `brew install tmux`); without it they fail saying so.
  */
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
@@ -27,8 +28,40 @@ export class ScreenTimeout extends Data.TaggedError("ScreenTimeout")<{
   }
 }
 
-const tmux = (...args: ReadonlyArray<string>): string =>
-  execFileSync("tmux", ["-L", "ecc-test", ...args], { encoding: "utf8" })
+/** Thrown when tmux is not installed: the terminal tests cannot run without a pseudo-terminal. */
+export class TmuxMissing extends Error {
+  constructor() {
+    super(
+      "The terminal tests need tmux, which is not installed (or not on PATH): install it " +
+        "(apt-get install tmux, brew install tmux, dnf install tmux) and run them again."
+    )
+    this.name = "TmuxMissing"
+  }
+}
+
+const tmux = (...args: ReadonlyArray<string>): string => {
+  try {
+    return execFileSync("tmux", ["-L", "ecc-test", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new TmuxMissing()
+    throw error
+  }
+}
+
+const isServerExiting = (error: unknown): boolean =>
+  /server exited unexpectedly|lost server|no server running/.test(String((error as { stderr?: unknown }).stderr ?? error))
+
+/**
+ * The terminal every session starts with, whatever the shell running the tests has: no forced or disabled
+ * colors (tests that want none set `NO_COLOR`), a known terminal type. `env` entries override it.
+ */
+export const terminalEnv: Readonly<Record<string, string | undefined>> = {
+  FORCE_COLOR: undefined,
+  NO_COLOR: undefined,
+  TERM: "xterm-256color",
+  COLUMNS: undefined,
+  LINES: undefined
+}
 
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
 
@@ -64,25 +97,26 @@ export const spawn = (
   } = {}
 ): Effect.Effect<Pane, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => {
+    Effect.suspend(() => {
       const name = `ecc-${process.pid}-${++counter}`
-      const env = Object.entries(options.env ?? {})
-        .map(([k, v]) => v === undefined ? `-u ${k}` : `${k}=${shellQuote(v)}`)
+      const entries = Object.entries({ ...terminalEnv, ...options.env })
+      // `env` takes its `-u NAME` options before the assignments.
+      const env = [
+        ...entries.filter(([, v]) => v === undefined).map(([k]) => `-u ${k}`),
+        ...entries.flatMap(([k, v]) => v === undefined ? [] : [`${k}=${shellQuote(v)}`])
+      ]
       const command = `env ${env.join(" ")} ${argv.map(shellQuote).join(" ")}; echo "[[exit $?]]"; sleep 3600`
-      tmux(
-        "new-session",
-        "-d",
-        "-s",
-        name,
-        "-x",
-        String(options.cols ?? 100),
-        "-y",
-        String(options.rows ?? 40),
-        "-c",
-        options.cwd ?? root,
-        command
+      const size = ["-x", String(options.cols ?? 100), "-y", String(options.rows ?? 40)]
+      return Effect.try({
+        try: () => tmux("new-session", "-d", "-s", name, ...size, "-c", options.cwd ?? root, command),
+        catch: (error) => error
+      }).pipe(
+        // The server exits when its last session is killed; a session started at that moment meets a dying
+        // server and can simply be started again (on a new one).
+        Effect.retry({ while: isServerExiting, schedule: Schedule.spaced("100 millis"), times: 10 }),
+        Effect.orDie,
+        Effect.as(name)
       )
-      return name
     }),
     (name) => Effect.sync(() => { try { tmux("kill-session", "-t", name) } catch { /* already gone */ } })
   ).pipe(Effect.map((name): Pane => {

@@ -1,0 +1,279 @@
+/**
+ * What `run`, `view` and `demo` show, as one fold: decoded lines and clock ticks in, writes to standard output
+ * and standard error out. `Live.display` runs it as a `Stream.mapAccum` (this module's {@link step}, with
+ * {@link finish} when the input ends); the state is made per display by {@link initial}.
+ *
+ * Every line is flattened into typed {@link Item.Item}s and, with a filter, only the selected items are shown:
+ * pretty (through {@link Pretty.render} and the spinner of {@link Screen}), `jsonl` (the lines as written, or
+ * with a filter one JSON object per selected item) or one `json` summary at the end. Lines that fail to decode
+ * are reported on standard error, with the spinner out of the way, and the display goes on (unless `strict`).
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import type * as Filter from "../filter/Filter.ts"
+import * as Item from "../filter/Item.ts"
+import type * as Decode from "../stream/Decode.ts"
+import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import * as Summary from "../stream/Summary.ts"
+import * as CliFailure from "./CliFailure.ts"
+import * as Pretty from "./Pretty.ts"
+import * as Screen from "./Screen.ts"
+import * as Style from "./Style.ts"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Format = "pretty" | "jsonl" | "json"
+
+/**
+ * How to show the stream.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly format: Format
+  /** Show only the items this filter selects. */
+  readonly filter?: Filter.Filter | undefined
+  /** Stop at the first line that does not decode (exit code 3). */
+  readonly strict?: boolean | undefined
+}
+
+/**
+ * What the display saw, for the exit code and the `json` format.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Outcome {
+  /** Lines that decoded. */
+  readonly lines: number
+  /** Lines that failed to decode. */
+  readonly failed: number
+  /** Items selected (all items without a filter), per kind. */
+  readonly selected: Readonly<Record<string, number>>
+  /** The run's figures (from its last `result` line). */
+  readonly summary: Summary.RunSummary
+  /** That `result` line as written. */
+  readonly resultLine: string | undefined
+}
+
+/**
+ * Whether the outcome calls for exit code 1: a line failed to decode, or the session ended with an error.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isProblem = (outcome: Outcome): boolean =>
+  outcome.failed > 0 || (outcome.summary.completed && !outcome.summary.success)
+
+/**
+ * The `--format json` object: line counts, the selected items per kind, and the run's figures with its
+ * `result` message as written (all fields, known or not).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const summaryJson = (outcome: Outcome): Record<string, unknown> => {
+  const { result: _, ...figures } = outcome.summary
+  return {
+    lines: outcome.lines,
+    failed: outcome.failed,
+    selected: outcome.selected,
+    ...figures,
+    result: outcome.resultLine === undefined ? null : JSON.parse(outcome.resultLine)
+  }
+}
+
+/**
+ * What the display reacts to: a decoded (or failed) line, a clock tick for the spinner, or the input failing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Event<E> =
+  | { readonly _tag: "Record"; readonly record: Decode.DecodedLine | DecodeError; readonly now: number }
+  | { readonly _tag: "Tick"; readonly now: number }
+  | { readonly _tag: "Failed"; readonly cause: Cause.Cause<E> }
+
+/**
+ * What to do: text for standard output or standard error, in this order; stop with a failure; or the outcome,
+ * last, once the input has ended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Write<E> =
+  | { readonly _tag: "Stdout"; readonly text: string }
+  | { readonly _tag: "Stderr"; readonly text: string }
+  | { readonly _tag: "Stop"; readonly cause: Cause.Cause<E | CliFailure.CliFailure> }
+  | { readonly _tag: "Done"; readonly outcome: Outcome }
+
+/**
+ * How many bad lines are reported one by one while no line has decoded yet; the rest are counted. A file
+ * that is not stream-json at all then gives a few lines and a count, not one line per line of the file.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const reportedBeforeDecoding = 3
+
+/**
+ * The fold's state: made per display by {@link initial} and updated in place by {@link step} (it owns an
+ * `Item` flattener, which is stateful).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface State {
+  readonly options: Options
+  readonly style: Style.Style
+  readonly flattener: Item.Flattener
+  lines: number
+  failed: number
+  /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
+  held: number
+  run: Summary.State
+  resultLine: string | undefined
+  readonly selected: Record<string, number>
+  pretty: Pretty.State
+  screen: Screen.State
+}
+
+/**
+ * A new display. `animate`: draw the spinner (pretty output on a terminal).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const initial = (options: Options, terminal: { readonly style: Style.Style; readonly animate: boolean; readonly now: number }): State => ({
+  options,
+  style: terminal.style,
+  flattener: Item.makeFlattener(),
+  lines: 0,
+  failed: 0,
+  held: 0,
+  run: Summary.initial,
+  resultLine: undefined,
+  selected: {},
+  pretty: Pretty.initial,
+  screen: Screen.initial({ animate: terminal.animate && options.format === "pretty", now: terminal.now })
+})
+
+/**
+ * How a line that failed to decode is reported: its number, why, and what was there (escaped).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const failureText = (error: DecodeError): string =>
+  `line ${error.line}: not a stream-json message (${Style.printable(error.detail)}); found: ${Style.printable(error.raw)}`
+
+const screen = (state: State, event: Screen.Event): string => {
+  const [next, text] = Screen.step(state.screen, event, state.style)
+  state.screen = next
+  return text
+}
+
+const stdout = (text: string): Write<never> => ({ _tag: "Stdout", text })
+
+// Text for standard error with the spinner out of the way: its line freed before, redrawn after.
+const aside = (state: State, text: string, now: number): Array<Write<never>> => [
+  stdout(screen(state, { _tag: "Pause" })),
+  { _tag: "Stderr", text },
+  stdout(screen(state, { _tag: "Resume", now }))
+]
+
+const heldNote = (state: State, now: number): Array<Write<never>> => {
+  if (state.held === 0) return []
+  const text = `${state.style.red("✗")} … and ${state.held} more line${state.held === 1 ? "" : "s"} that did not decode\n`
+  state.held = 0
+  return aside(state, text, now)
+}
+
+// `wire`: the parsed line, for jsonl items whose value is exactly as on the wire.
+const show = (state: State, item: Item.Item, now: number, wire: unknown): string => {
+  const { filter, format } = state.options
+  if (format === "jsonl") return filter === undefined ? "" : JSON.stringify(Item.toJson(item, wire)) + "\n"
+  if (format === "json") return ""
+  const [next, output] = Pretty.render(state.pretty, item, state.style)
+  state.pretty = next
+  const text = screen(state, { _tag: "Write", text: output.text })
+  return output.status === undefined ? text : text + screen(state, { _tag: "Status", status: output.status ?? undefined, now })
+}
+
+const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: number): Array<Write<E>> => {
+  const { filter, format, strict } = state.options
+  const writes: Array<Write<E>> = []
+  if (isDecodeError(record)) {
+    if (strict === true) {
+      const failure = CliFailure.make("BadInput", `Not stream-json: ${failureText(record)}`)
+      return [stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
+    }
+    state.failed++
+    if (state.lines === 0 && state.failed > reportedBeforeDecoding) state.held++
+    else writes.push(...aside(state, `${state.style.red("✗")} ${failureText(record)}\n`, now))
+  } else {
+    // The first line that decodes: what was held back is told before it.
+    if (state.lines++ === 0) writes.push(...heldNote(state, now))
+    if (record.message.type === "result") state.resultLine = record.raw
+  }
+  const message = isDecodeError(record) ? record : record.message
+  state.run = Summary.step(state.run, message)
+  let text = format === "jsonl" && filter === undefined && !isDecodeError(record) ? record.raw + "\n" : ""
+  // Parsed again (the decoder keeps only the typed message), once for all the line's items.
+  const wire = format === "jsonl" && filter !== undefined && !isDecodeError(record) ? JSON.parse(record.raw) : undefined
+  for (const item of state.flattener.push(message)) {
+    if (filter !== undefined && !filter(item)) {
+      state.pretty = Pretty.observe(state.pretty, item)
+      continue
+    }
+    state.selected[item.kind] = (state.selected[item.kind] ?? 0) + 1
+    text += show(state, item, now, wire)
+  }
+  writes.push(stdout(text))
+  return writes
+}
+
+/**
+ * Applies one event: the writes it calls for, in order.
+ *
+ * @since 0.1.0
+ * @category reducers
+ */
+export const step = <E>(state: State, event: Event<E>): [State, Array<Write<E>>] => {
+  switch (event._tag) {
+    case "Record":
+      return [state, record(state, event.record, event.now)]
+    case "Tick":
+      return [state, [stdout(screen(state, { _tag: "Tick", now: event.now }))]]
+    case "Failed":
+      // The error is shown after this: the spinner must not be left on its line.
+      return [state, [stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: event.cause }]]
+  }
+}
+
+/**
+ * The writes once the input has ended: the count of bad lines held back, the spinner erased, the `json`
+ * summary, and the outcome.
+ *
+ * @since 0.1.0
+ * @category reducers
+ */
+export const finish = (state: State): Array<Write<never>> => {
+  const outcome: Outcome = {
+    lines: state.lines,
+    failed: state.failed,
+    selected: state.selected,
+    summary: Summary.finish(state.run),
+    resultLine: state.resultLine
+  }
+  return [
+    ...heldNote(state, state.screen.now),
+    stdout(screen(state, { _tag: "End" })),
+    stdout(state.options.format === "json" ? JSON.stringify(summaryJson(outcome)) + "\n" : ""),
+    { _tag: "Done", outcome }
+  ]
+}
