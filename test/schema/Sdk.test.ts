@@ -1,9 +1,14 @@
 /**
- * One value per variant of the official SDK's `SDKMessage` (and the control
- * frames it exports), each typed against the SDK's own declaration so the
- * compiler checks it is a valid SDK message; each must decode to our variant.
+ * One value per line kind the official SDK declares the CLI writes (its
+ * `StdoutMessage`: every `SDKMessage` member, `active_goal` and the control
+ * frames), each typed against the SDK's own declaration so the compiler checks
+ * it is a valid SDK message. The cases are keyed by the SDK's discriminants
+ * (`type`, `subtype`, `isReplay`), so a kind the SDK adds and these cases lack
+ * is a compile error. Each must decode to our variant and encode back to the
+ * same JSON.
  */
 import type {
+  SDKActiveGoalMessage,
   SDKAPIRetryMessage,
   SDKAssistantMessage,
   SDKAuthStatusMessage,
@@ -47,11 +52,12 @@ import type {
   SDKToolUseSummaryMessage,
   SDKUserMessage,
   SDKUserMessageReplay,
-  SDKWorkerShuttingDownMessage
+  SDKWorkerShuttingDownMessage,
+  Transport
 } from "@anthropic-ai/claude-agent-sdk"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import * as Result from "effect/Result"
-import { decodeMessage, encodeMessage, type Message } from "../../src/schema/Message.ts"
+import { decodeMessage, encodeMessage, type Message, variants } from "../../src/schema/Message.ts"
 
 const uuid = "00000000-0000-4000-8000-000000000001"
 const base = { uuid, session_id: "session-1" } as const
@@ -120,12 +126,70 @@ const summary = {
 const hook = { hook_id: "h1", hook_name: "SessionStart:startup", hook_event: "SessionStart" }
 const retry = { attempt: 1, max_retries: 3, retry_delay_ms: 500, error_status: 529 }
 
-const assistant: SDKAssistantMessage = { type: "assistant", message: apiMessage, parent_tool_use_id: null, ...base }
+const reply = { user_message_uuid: "u2", user_message_uuids: ["u1", "u2"], resume_reason: "interrupted_turn" }
+const modelUsage = summary.modelUsage
+const assistant: SDKAssistantMessage = {
+  type: "assistant",
+  message: apiMessage,
+  parent_tool_use_id: null,
+  request_id: "req_1",
+  ...reply,
+  resumed_from_incomplete_thinking: true,
+  supersedes: [uuid],
+  aborted: true,
+  timestamp: "2025-01-01T00:00:00.000Z",
+  context_usage: {
+    model: "claude-sonnet-4-5",
+    total_tokens: 210000,
+    raw_max_tokens: 200000,
+    percentage: 105,
+    over_limit: { tokens_over: 10000, kind: "hard_limit" },
+    categories: [{ name: "Messages", tokens: 200000, kind: "used" }],
+    mcp_tools: [{ name: "mcp__linear__create_issue", server_name: "linear", tokens: 300 }],
+    memory_files: [{ path: "/w/CLAUDE.md", type: "Project", tokens: 40 }],
+    agents: [{ agent_type: "reviewer", source: "projectSettings", tokens: 20 }],
+    skills: [{ name: "pdf", source: "plugin", plugin_name: "docs", tokens: 10 }]
+  },
+  usage_report: {
+    session: {
+      total_cost_usd: 0.5,
+      total_api_duration_ms: 900,
+      total_duration_ms: 1500,
+      total_lines_added: 3,
+      total_lines_removed: 1,
+      model_usage: modelUsage
+    },
+    rate_limits: {
+      limits: [{
+        kind: "weekly_scoped",
+        group: "weekly",
+        percent: 12,
+        resets_at: null,
+        scope: { model: { display_name: "Opus" }, surface: null },
+        severity: "normal",
+        is_active: true
+      }],
+      extra_usage: { is_enabled: false, monthly_limit: null, used_credits: 0, utilization: null, currency: "USD" }
+    }
+  },
+  agent_id: "a1",
+  subagent_type: "reviewer",
+  task_description: "review",
+  ...base
+}
 const user: SDKUserMessage = {
   type: "user",
   message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }] },
   parent_tool_use_id: null,
+  isSynthetic: false,
   tool_use_result: { stdout: "ok", stderr: "", interrupted: false },
+  priority: "next",
+  origin: { kind: "peer", from: "session-2", fromMode: "prompting", name: "Reviewer", fromSession: "local_1" },
+  shouldQuery: true,
+  timestamp: "2025-01-01T00:00:00.000Z",
+  client_composed: true,
+  pasted_content: ["pasted text", [{ type: "text", text: "pasted block" }]],
+  inline_pastes: ["inline"],
   ...base
 }
 const replay: SDKUserMessageReplay = {
@@ -133,9 +197,44 @@ const replay: SDKUserMessageReplay = {
   message: { role: "user", content: "hello" },
   parent_tool_use_id: null,
   isReplay: true,
+  origin: { kind: "channel", server: "slack" },
+  file_attachments: [{ name: "a.txt" }],
   ...base
 }
-const success: SDKResultSuccess = { type: "result", subtype: "success", result: "done", ...summary, ...base }
+const success: SDKResultSuccess = {
+  type: "result",
+  subtype: "success",
+  result: "done",
+  ...summary,
+  ...reply,
+  ttft_ms: 100,
+  local_command: "/usage",
+  request_sent_wall_ms: 1700000000000,
+  first_content_frame_ms: 120,
+  first_stream_post_ms: 130,
+  first_stream_post_ack_ms: 140,
+  first_stream_post_queue_wait_ms: 1,
+  first_stream_post_queued_behind: "none",
+  first_stream_post_wall_ms: 1700000000130,
+  first_text_post_ms: 150,
+  first_text_post_queue_wait_ms: 2,
+  first_text_post_queued_behind: "hold",
+  first_text_post_wall_ms: 1700000000150,
+  time_to_request_from_spawn_ms: 300,
+  warm_spare_claimed: false,
+  time_origin_ms: 1699999999000.5,
+  api_error_status: null,
+  queued_turn_count: 0,
+  structured_output: { answer: 42 },
+  deferred_tool_use: { id: "toolu_3", name: "AskUserQuestion", input: { question: "?" } },
+  terminal_reason: "completed",
+  result_index: 0,
+  credential_expires_at: "2025-02-01T00:00:00Z",
+  fast_mode_state: "off",
+  fast_mode_disabled_reason: "preference",
+  origin: { kind: "human" },
+  ...base
+}
 const errorResult: SDKResultError = {
   type: "result",
   subtype: "error_max_turns",
@@ -143,6 +242,16 @@ const errorResult: SDKResultError = {
   ...summary,
   is_error: true,
   ...base
+}
+const startupFailure: SDKResultError & { readonly subtype: "error_during_execution" } = {
+  ...errorResult,
+  subtype: "error_during_execution",
+  errors: ["~/.claude.json is not valid JSON"],
+  startup_failure_reason: "config_file_invalid",
+  invalid_config_file: { path: "/h/.claude.json", is_global: true, backup_searched: true, backup_path: "/h/.claude.json.backup" },
+  ...reply,
+  credential_expires_at: "2025-02-01T00:00:00Z",
+  origin: { kind: "human" }
 }
 const init: SDKSystemMessage = {
   type: "system",
@@ -164,6 +273,8 @@ const partial: SDKPartialAssistantMessage = {
   type: "stream_event",
   event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } },
   parent_tool_use_id: null,
+  ttft_ms: 90,
+  ...reply,
   ...base
 }
 const compact: SDKCompactBoundaryMessage = {
@@ -388,63 +499,113 @@ const controlResponse: SDKControlResponse = {
   response: { subtype: "success", request_id: "r1", response: { behavior: "allow" } }
 }
 
-const cases: ReadonlyArray<readonly [Message["_tag"], SDKMessage | SDKControlRequest | SDKControlResponse]> = [
-  ["AssistantMessage", assistant],
-  ["UserMessage", user],
-  ["UserMessageReplay", replay],
-  ["ResultSuccess", success],
-  ["ResultError", errorResult],
-  ["SystemInit", init],
-  ["StreamEventMessage", partial],
-  ["SystemCompactBoundary", compact],
-  ["SystemStatus", status],
-  ["SystemApiRetry", apiRetry],
-  ["SystemControlRequestProgress", progress],
-  ["SystemModelRefusalFallback", refusalFallback],
-  ["SystemModelRefusalNoFallback", refusalNoFallback],
-  ["SystemLocalCommandOutput", localOutput],
-  ["SystemHookStarted", hookStarted],
-  ["SystemHookProgress", hookProgress],
-  ["SystemHookResponse", hookResponse],
-  ["SystemPluginInstall", pluginInstall],
-  ["ToolProgress", toolProgress],
-  ["AuthStatus", authStatus],
-  ["SystemTaskNotification", taskNotification],
-  ["SystemTaskStarted", taskStarted],
-  ["SystemTaskUpdated", taskUpdated],
-  ["SystemTaskProgress", taskProgress],
-  ["SystemBackgroundTasksChanged", tasksChanged],
-  ["SystemThinkingTokens", thinkingTokens],
-  ["SystemSessionStateChanged", stateChanged],
-  ["SystemWorkerShuttingDown", shuttingDown],
-  ["SystemCommandsChanged", commandsChanged],
-  ["SystemNotification", notification],
-  ["SystemFilesPersisted", filesPersisted],
-  ["ToolUseSummary", toolUseSummary],
-  ["SystemMemoryRecall", memoryRecall],
-  ["RateLimitEvent", rateLimit],
-  ["SystemElicitationComplete", elicitation],
-  ["SystemPermissionDenied", permissionDenied],
-  ["PromptSuggestion", promptSuggestion],
-  ["SystemMirrorError", mirrorError],
-  ["SystemInformational", informational],
-  ["ConversationReset", conversationReset],
-  ["SystemSessionWritesLost", writesLost],
-  ["ControlRequest", controlRequest],
-  ["ControlResponse", controlResponse]
+const activeGoal: SDKActiveGoalMessage = {
+  type: "active_goal",
+  value: { condition: "tests pass", iterations: 2, set_at: 1700000000000, tokens_at_start: 1200, last_reason: "2 failing" },
+  ...base
+}
+const goalMet: SDKActiveGoalMessage = { type: "active_goal", value: null, ...base }
+const cancelRequest: StdoutMessage = { type: "control_cancel_request", request_id: "r1" }
+const keepAlive: StdoutMessage = { type: "keep_alive" }
+
+/** Every line the SDK says the CLI writes to stdout (the SDK does not export the union by name). */
+type StdoutMessage = ReturnType<Transport["readMessages"]> extends AsyncGenerator<infer M, void, unknown> ? M : never
+
+/** A line kind by the SDK's discriminants: `type`, then `subtype` or `isReplay`. */
+type KeyOf<M> = M extends { readonly type: "user"; readonly isReplay: true } ? "user:replay"
+  : M extends { readonly type: infer T extends string; readonly subtype: infer S extends string } ? `${T}/${S}`
+  : M extends { readonly type: infer T extends string } ? T
+  : never
+
+type Key = KeyOf<StdoutMessage>
+
+/** The SDK member of a kind, narrowed to the kind's subtype. */
+type Member<K extends Key> =
+  & (StdoutMessage extends infer M ? M extends unknown ? K extends KeyOf<M> ? M : never : never : never)
+  & (K extends `${string}/${infer S}` ? { readonly subtype: S } : unknown)
+
+// Every kind must be listed (a missing key does not compile), each with a value of that kind.
+const cases: { readonly [K in Key]: readonly [Message["_tag"], Member<K>] } = {
+  "assistant": ["AssistantMessage", assistant],
+  "user": ["UserMessage", user],
+  "user:replay": ["UserMessageReplay", replay],
+  "result/success": ["ResultSuccess", success],
+  "result/error_during_execution": ["ResultError", startupFailure],
+  "result/error_max_turns": ["ResultError", { ...errorResult, subtype: "error_max_turns" }],
+  "result/error_max_budget_usd": ["ResultError", { ...errorResult, subtype: "error_max_budget_usd" }],
+  "result/error_max_structured_output_retries": ["ResultError", {
+    ...errorResult,
+    subtype: "error_max_structured_output_retries"
+  }],
+  "system/init": ["SystemInit", init],
+  "stream_event": ["StreamEventMessage", partial],
+  "system/compact_boundary": ["SystemCompactBoundary", compact],
+  "system/status": ["SystemStatus", status],
+  "system/api_retry": ["SystemApiRetry", apiRetry],
+  "system/control_request_progress": ["SystemControlRequestProgress", progress],
+  "system/model_refusal_fallback": ["SystemModelRefusalFallback", refusalFallback],
+  "system/model_refusal_no_fallback": ["SystemModelRefusalNoFallback", refusalNoFallback],
+  "system/local_command_output": ["SystemLocalCommandOutput", localOutput],
+  "system/hook_started": ["SystemHookStarted", hookStarted],
+  "system/hook_progress": ["SystemHookProgress", hookProgress],
+  "system/hook_response": ["SystemHookResponse", hookResponse],
+  "system/plugin_install": ["SystemPluginInstall", pluginInstall],
+  "tool_progress": ["ToolProgress", toolProgress],
+  "auth_status": ["AuthStatus", authStatus],
+  "system/task_notification": ["SystemTaskNotification", taskNotification],
+  "system/task_started": ["SystemTaskStarted", taskStarted],
+  "system/task_updated": ["SystemTaskUpdated", taskUpdated],
+  "system/task_progress": ["SystemTaskProgress", taskProgress],
+  "system/background_tasks_changed": ["SystemBackgroundTasksChanged", tasksChanged],
+  "system/thinking_tokens": ["SystemThinkingTokens", thinkingTokens],
+  "system/session_state_changed": ["SystemSessionStateChanged", stateChanged],
+  "system/worker_shutting_down": ["SystemWorkerShuttingDown", shuttingDown],
+  "system/commands_changed": ["SystemCommandsChanged", commandsChanged],
+  "system/notification": ["SystemNotification", notification],
+  "system/files_persisted": ["SystemFilesPersisted", filesPersisted],
+  "tool_use_summary": ["ToolUseSummary", toolUseSummary],
+  "system/memory_recall": ["SystemMemoryRecall", memoryRecall],
+  "rate_limit_event": ["RateLimitEvent", rateLimit],
+  "system/elicitation_complete": ["SystemElicitationComplete", elicitation],
+  "system/permission_denied": ["SystemPermissionDenied", permissionDenied],
+  "prompt_suggestion": ["PromptSuggestion", promptSuggestion],
+  "system/mirror_error": ["SystemMirrorError", mirrorError],
+  "system/informational": ["SystemInformational", informational],
+  "conversation_reset": ["ConversationReset", conversationReset],
+  "system/session_writes_lost": ["SystemSessionWritesLost", writesLost],
+  "active_goal": ["ActiveGoal", activeGoal],
+  "control_request": ["ControlRequest", controlRequest],
+  "control_response": ["ControlResponse", controlResponse],
+  "control_cancel_request": ["ControlCancelRequest", cancelRequest],
+  "keep_alive": ["KeepAlive", keepAlive]
+}
+
+// More values of some kinds: the other branch of a union field, the bare minimum.
+const more: ReadonlyArray<readonly [string, Message["_tag"], StdoutMessage]> = [
+  ["a met goal (value null)", "ActiveGoal", goalMet],
+  ["an error result with only the required fields", "ResultError", errorResult]
 ]
 
+const assertDecodesTo = (tag: Message["_tag"], value: StdoutMessage) => {
+  const decoded = decodeMessage(value)
+  if (Result.isFailure(decoded)) assert.fail(decoded.failure.message)
+  assert.strictEqual(decoded.success._tag, tag)
+  assert.deepStrictEqual(encodeMessage(decoded.success), JSON.parse(JSON.stringify(value)))
+}
+
 describe("values typed against the official SDK", () => {
-  for (const [tag, value] of cases) {
-    it(`${tag} decodes to the right variant and encodes back`, () => {
-      const decoded = decodeMessage(value)
-      if (Result.isFailure(decoded)) assert.fail(decoded.failure.message)
-      assert.strictEqual(decoded.success._tag, tag)
-      assert.deepStrictEqual(encodeMessage(decoded.success), JSON.parse(JSON.stringify(value)))
-    })
+  for (const [key, [tag, value]] of Object.entries(cases)) {
+    it(`${key} decodes to ${tag} and encodes back to the same JSON`, () => assertDecodesTo(tag, value))
+  }
+  for (const [what, tag, value] of more) {
+    it(`${what} decodes to ${tag} and encodes back to the same JSON`, () => assertDecodesTo(tag, value))
   }
 
-  it("covers every SDK variant with a distinct tag", () => {
-    assert.strictEqual(new Set(cases.map(([tag]) => tag)).size, cases.length)
+  it("every SDK message kind is a case, and every case a distinct kind of ours", () => {
+    expectTypeOf<KeyOf<SDKMessage>>().toExtend<keyof typeof cases>()
+    // Our variants that the SDK does not declare: the summary CLI 2.1.154 wrote.
+    const covered = new Set(Object.values(cases).map(([tag]) => tag))
+    const ours = variants.map((variant) => variant.identifier.replace("effect-claude-code/", ""))
+    assert.deepStrictEqual(ours.filter((tag) => !covered.has(tag as Message["_tag"])), ["SystemPostTurnSummary"])
   })
 })
