@@ -178,7 +178,8 @@ interface Progress {
 }
 
 // One synchronous pass per chunk (no Effect per line): decode, count, and stop at the first bad line when strict.
-const decoder = (strict: boolean, progress: Progress, redact: QueryOptions.Redact): Stepper<Ndjson.Line | DecodeError, Message | DecodeError, CliError.ClaudeCliError> => ({
+// `records`: emit each line's raw text with its message (a `Decode.DecodedLine`) instead of the message alone.
+const decoder = (strict: boolean, progress: Progress, redact: QueryOptions.Redact, records: boolean): Stepper<Ndjson.Line | DecodeError, Message | Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> => ({
   step: (chunk, out) => {
     for (const item of chunk) {
       const decoded = item instanceof DecodeError ? item : Decode.decodeLine(item)
@@ -190,7 +191,7 @@ const decoder = (strict: boolean, progress: Progress, redact: QueryOptions.Redac
       }
       progress.messages++
       if (decoded.message.type === "result") progress.result = isErrorResult(decoded.message) ? "error" : "success"
-      out.push(decoded.message)
+      out.push(records ? decoded : decoded.message)
     }
     return undefined
   },
@@ -207,6 +208,26 @@ const decoder = (strict: boolean, progress: Progress, redact: QueryOptions.Redac
  * @category decoding
  */
 export const decodeRun = (run: Run, mode: "strict" | "lenient"): Stream.Stream<Message | DecodeError, CliError.ClaudeCliError> =>
+  decodeRunAs(run, mode, false) as Stream.Stream<Message | DecodeError, CliError.ClaudeCliError>
+
+/**
+ * {@link decodeRun} keeping each line's text as written beside its message (what a tool that shows or stores
+ * the lines needs), with the same ending.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeRunRecords = (
+  run: Run,
+  mode: "strict" | "lenient"
+): Stream.Stream<Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> =>
+  decodeRunAs(run, mode, true) as Stream.Stream<Decode.DecodedLine | DecodeError, CliError.ClaudeCliError>
+
+const decodeRunAs = (
+  run: Run,
+  mode: "strict" | "lenient",
+  records: boolean
+): Stream.Stream<Message | Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> =>
   Stream.suspend(() => {
     const progress: Progress = { messages: 0, result: undefined }
     const end = Stream.unwrap(Effect.gen(function*() {
@@ -217,7 +238,7 @@ export const decodeRun = (run: Run, mode: "strict" | "lenient"): Stream.Stream<M
         new CliError.MissingResult({ messages: progress.messages, stderrTail: ended?.stderrTail ?? "" })
       ))
     }))
-    const decoded = applyStepper(run.lines, () => decoder(mode === "strict", progress, run.redact ?? redactKeys))
+    const decoded = applyStepper(run.lines, () => decoder(mode === "strict", progress, run.redact ?? redactKeys, records))
     return Stream.concat(
       Stream.catch(decoded, (error) =>
         progress.result === "error" && isExitAfterResult(error)
