@@ -10,8 +10,6 @@ import * as ClaudeCli from "../ClaudeCli.ts"
 import type * as ClaudeCliError from "../ClaudeCliError.ts"
 import * as LiveLayer from "../layers/Live.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
-import * as Decode from "../stream/Decode.ts"
-import { isDecodeError } from "../stream/DecodeError.ts"
 import * as CliFailure from "./CliFailure.ts"
 import type * as Display from "./Display.ts"
 import * as Live from "./Live.ts"
@@ -64,16 +62,9 @@ export interface ShowOptions {
 export const show = (options: ShowOptions) =>
   Effect.gen(function*() {
     const cli = yield* ClaudeCli.ClaudeCli
-    let sawResult = false
-    const records = cli.lines(options.prompt, options.query).pipe(
-      Stream.map((line) => isDecodeError(line) ? line : Decode.decodeLine(line)),
-      Stream.tap((record) => Effect.sync(() => sawResult ||= !isDecodeError(record) && record.message.type === "result")),
-      // The CLI exits 1 after an error result (max turns, API error): the result already says what happened.
-      Stream.catch((error) =>
-        sawResult && error.reason._tag === "ProcessExited" && error.reason.exitCode !== null
-          ? Stream.empty
-          : Stream.fail(fromClaudeCliError(error))
-      )
-    )
+    // The library's ending: after an error result (max turns, an API error) the CLI's exit 1 ends the run
+    // normally, the result saying what happened; a run without a result fails (MissingResult).
+    const records = Stream.unwrap(Effect.map(cli.run(options.prompt, options.query), (run) =>
+      ClaudeCli.decodeRunRecords(run, "lenient"))).pipe(Stream.mapError(fromClaudeCliError))
     return yield* Live.display(records, options.display)
   }).pipe(Effect.provide(LiveLayer.layerWith({ executable: options.executable, env: options.env })))

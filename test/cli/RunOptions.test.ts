@@ -2,29 +2,21 @@
  * `run`'s claude options reach the CLI: the whole command line parsed by effect/cli in process, the CLI
  * started through a fake `ChildProcessSpawner` that records its argv and stdin and answers with a recording.
  */
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as CliError from "effect/cli/CliError"
-import * as Command from "effect/cli/Command"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Commands from "../../src/cli/Commands.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
-import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
 import * as Run from "./support/Run.ts"
 
 const recording = fs.readFileSync(path.join(Run.root, "fixtures", "recorded", "simple_hello.jsonl"), "utf8")
 
-// `effect-claude-code run ...args` in process: what it printed and what it spawned.
-const run = (args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const out = yield* Run.capture(Effect.exit(Command.runWith(Commands.command, { version: "test" })(["run", ...args])))
-    return { ...out, spawned: yield* FakeSpawner.spawned }
-  }).pipe(Effect.provide(FakeSpawner.layer({ stdout: recording })), Effect.provide(NodeServices.layer))
+// `effect-claude-code run ...args` in process, the CLI answering with a recording.
+const run = (args: ReadonlyArray<string>) => Run.command(["run", ...args], { stdout: recording })
 
 // What effect/cli says is wrong with the command line (it shows these with the help).
 const usageErrors = (exit: Exit.Exit<unknown, unknown>): string => {

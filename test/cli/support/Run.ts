@@ -3,6 +3,7 @@
  * no TTY) and as a child process (`node src/cli/main.ts ...`), as a user runs it. Both see a pinned terminal
  * environment ({@link pinnedEnv}), so the settings of the shell running the tests cannot change the results.
  */
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -10,6 +11,7 @@ import type * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
+import * as Command from "effect/cli/Command"
 import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process"
 import * as fs from "node:fs"
@@ -18,7 +20,9 @@ import * as Item from "../../../src/filter/Item.ts"
 import * as Decode from "../../../src/stream/Decode.ts"
 import { isDecodeError } from "../../../src/stream/DecodeError.ts"
 import type * as Display from "../../../src/cli/Display.ts"
+import * as Commands from "../../../src/cli/Commands.ts"
 import * as Live from "../../../src/cli/Live.ts"
+import * as FakeSpawner from "../../../src/testing/FakeSpawner.ts"
 
 export const root = path.resolve(import.meta.dirname, "..", "..", "..")
 export const main = path.join(root, "src", "cli", "main.ts")
@@ -83,6 +87,16 @@ export const capture = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<
       Effect.map((value) => ({ value, stdout, stderr }))
     )
   })
+
+/**
+ * `effect-claude-code ...args` in process, parsed by effect/cli, with `claude` started through a fake spawner
+ * that answers with `reply`: how it ended, what it printed and what it spawned.
+ */
+export const command = (args: ReadonlyArray<string>, reply: FakeSpawner.Reply) =>
+  Effect.gen(function*() {
+    const out = yield* capture(Effect.exit(Command.runWith(Commands.command, { version: "test" })(args)))
+    return { ...out, spawned: yield* FakeSpawner.spawned }
+  }).pipe(Effect.provide(FakeSpawner.layer(reply)), Effect.provide(NodeServices.layer))
 
 /** `view FILE` in process: the display over a file's lines. */
 export const view = (file: string, options: Display.Options) =>
