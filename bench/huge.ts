@@ -4,7 +4,11 @@
  * full collection) are sampled, so a reader whose memory grows with the input
  * shows it; RSS alone mostly shows the collector's heap sizing. Both readers
  * read the same Node `Readable` of 64 KiB chunks (the library through
- * `NodeStream.fromReadable`, as it reads a pipe). Prints one JSON line.
+ * `NodeStream.fromReadable`, as it reads a pipe), produced asynchronously as
+ * a pipe delivers them: over a synchronous generator, one `read()` would run
+ * the generator on the spot, and a reader that reads whatever is buffered in
+ * a loop (NodeStream does, up to 4096 reads per pull) would pull hundreds of
+ * MB at once. Prints one JSON line.
  *
  * `node --expose-gc bench/huge.ts sdk|lib MEGABYTES SEED`
  */
@@ -39,7 +43,7 @@ let lines = 0
 let nextSample = 32e6
 
 /** Batches of about 64 KiB, like a pipe delivers them. */
-function* chunks(): Generator<Uint8Array> {
+async function* chunks(): AsyncGenerator<Uint8Array> {
   let batch: Array<string> = []
   let size = 0
   for (const line of generate.lines({ seed, bytes: total, partial: true })) {

@@ -9,7 +9,10 @@ import type { Reply, Request, RunReply, StatsReply } from "./worker.ts"
 /** Every run of one variant over one file, and its process's RSS. */
 export interface Measurement {
   readonly variant: string
+  /** Wall-clock time of each measured round (ms). */
   readonly times: ReadonlyArray<number>
+  /** CPU time of each measured round (ms). */
+  readonly cpuTimes: ReadonlyArray<number>
   readonly messages: number
   readonly rejected: number
   readonly baseRss: number
@@ -31,7 +34,7 @@ const spawn = (variant: string, emptyFile: string): Promise<Worker> =>
     const failed = (why: string) => reject(new Error(`worker ${variant}: ${why}`))
     child.once("error", (error) => failed(error.message))
     child.once("exit", (code) => {
-      if (waiting !== undefined) waiting({ ms: NaN, messages: 0, rejected: 0, error: `worker exited with ${code}` })
+      if (waiting !== undefined) waiting({ ms: NaN, cpuMs: NaN, messages: 0, rejected: 0, error: `worker exited with ${code}` })
       failed(`exited with ${code}`)
     })
     child.on("message", (reply: Reply) => {
@@ -69,6 +72,7 @@ export const measure = async (
   try {
     for (const variant of variants) workers.push(await spawn(variant, options.emptyFile))
     const times = variants.map((): Array<number> => [])
+    const cpuTimes = variants.map((): Array<number> => [])
     const last: Array<RunReply | undefined> = variants.map(() => undefined)
     const errors: Array<string | undefined> = variants.map(() => undefined)
     for (let round = 0; round < options.warmup + options.runs; round++) {
@@ -77,7 +81,10 @@ export const measure = async (
         if (errors[i] !== undefined) continue
         const reply = await workers[i]!.ask<RunReply>({ run: file })
         if (reply.error !== undefined) errors[i] = reply.error
-        else if (round >= options.warmup) times[i]!.push(reply.ms)
+        else if (round >= options.warmup) {
+          times[i]!.push(reply.ms)
+          cpuTimes[i]!.push(reply.cpuMs)
+        }
         last[i] = reply
       }
     }
@@ -87,6 +94,7 @@ export const measure = async (
       measurements.push({
         variant: variants[i]!,
         times: times[i]!,
+        cpuTimes: cpuTimes[i]!,
         messages: last[i]?.messages ?? 0,
         rejected: last[i]?.rejected ?? 0,
         baseRss: stats.baseRss,

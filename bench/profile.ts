@@ -22,13 +22,16 @@ interface Node {
 interface Profile {
   readonly nodes: ReadonlyArray<Node>
   readonly samples: ReadonlyArray<number>
+  readonly timeDeltas: ReadonlyArray<number>
 }
 
 const [variant = "d-strict", mbArg = "32", topArg = "30", fileArg] = process.argv.slice(2)
 
+const runs = 6
+
 // In the profiled child: a warm-up run, then five.
 if (process.env.ECC_PROFILE_CHILD !== undefined) {
-  for (let i = 0; i < 6; i++) await byName(variant).run(fileArg!)
+  for (let i = 0; i < runs; i++) await byName(variant).run(fileArg!)
   process.exit(0)
 }
 
@@ -44,23 +47,31 @@ try {
   const file = fs.readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
   if (file === undefined) throw new Error("no profile written")
   const profile = JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as Profile
+  // Self time (µs) per function and per file: each sample's node gets the time until the next sample.
   const self = new Map<string, number>()
   const perFile = new Map<string, number>()
-  const add = (map: Map<string, number>, key: string, hits: number) => map.set(key, (map.get(key) ?? 0) + hits)
+  const add = (map: Map<string, number>, key: string, us: number) => map.set(key, (map.get(key) ?? 0) + us)
+  const usById = new Map<number, number>()
+  profile.samples.forEach((id, i) => usById.set(id, (usById.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0)))
   let total = 0
+  let busy = 0
   for (const node of profile.nodes) {
-    const hits = node.hitCount ?? 0
-    total += hits
+    const us = usById.get(node.id) ?? 0
+    total += us
     const { functionName, url, lineNumber } = node.callFrame
+    if (functionName !== "(idle)") busy += us
     // The build lives in a temp dir (ecc-bench-*/dist); effect in node_modules.
     const file = url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(dist|src)\//, "$1/").replace(/^file:\/\/.*\/bench\//, "bench/")
-    add(self, `${functionName || "(anonymous)"}${url === "" ? "" : ` ${file}:${lineNumber + 1}`}`, hits)
-    add(perFile, url === "" ? functionName || "(native)" : file, hits)
+    add(self, `${functionName || "(anonymous)"}${url === "" ? "" : ` ${file}:${lineNumber + 1}`}`, us)
+    add(perFile, url === "" ? functionName || "(native)" : file, us)
   }
+  process.stdout.write(`${variant}: ${runs} runs (the first a warm-up, module loading included), ${(total / 1000).toFixed(0)} ms, ${(busy / 1000).toFixed(0)} ms not idle\n`)
   const print = (title: string, map: Map<string, number>) => {
-    process.stdout.write(`\n${title}\n`)
+    process.stdout.write(`\n${title} (% of all samples, ms)\n`)
     const top = [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(topArg))
-    for (const [key, hits] of top) process.stdout.write(`${((hits / total) * 100).toFixed(1).padStart(5)}%  ${key}\n`)
+    for (const [key, us] of top) {
+      process.stdout.write(`${((us / total) * 100).toFixed(1).padStart(5)}% ${(us / 1000).toFixed(0).padStart(6)}  ${key}\n`)
+    }
   }
   print("self time by function", self)
   print("self time by file", perFile)

@@ -6,15 +6,18 @@ import * as os from "node:os"
 import type { HugeResult } from "./huge.ts"
 import type { LatencyResult } from "./latency.ts"
 import type { Measurement } from "./pool.ts"
-import type { SchemaRun } from "./schemaOnly.ts"
+import { passes, type SchemaRun } from "./schemaOnly.ts"
 
 export interface Row {
   readonly input: string
   readonly variant: string
   readonly label: string
   readonly medianMs: number
-  /** Each round's time (ms), in round order. */
+  /** Each round's wall-clock time (ms), in round order. */
   readonly times: ReadonlyArray<number>
+  /** Each round's CPU time (ms, user + system of the variant's process), in round order. */
+  readonly cpuTimes: ReadonlyArray<number>
+  readonly medianCpuMs: number
   readonly minMs: number
   readonly maxMs: number
   readonly mbPerSec: number
@@ -76,6 +79,8 @@ export const row = (input: string, label: string, r: Measurement, size: { readon
     label,
     medianMs: ms,
     times: r.times,
+    cpuTimes: r.cpuTimes,
+    medianCpuMs: median(r.cpuTimes),
     minMs: Math.min(...r.times),
     maxMs: Math.max(...r.times),
     mbPerSec: size.bytes / MB / (ms / 1000),
@@ -136,19 +141,24 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n") + "\n"
 }
 
+/** Which time a ratio compares: wall-clock (throughput) or the process's CPU time (cost). */
+export type Clock = "wall" | "cpu"
+
 /**
  * Goal ratios within one input (throughput ratios: > 1 means the first is
  * faster), each the median over rounds of the ratio within a round.
  */
-export const ratios = (rows: ReadonlyArray<Row>, input: string) => {
+export const ratios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "wall") => {
   const get = (name: string) => rows.find((r) => r.input === input && r.variant === name && r.error === undefined)
+  const timesOf = (r: Row) => (clock === "wall" ? r.times : r.cpuTimes)
   // Time of y over time of x in each round, then the median: the runs of one
   // round are seconds apart, so a change in the machine's load cancels out.
   const perRound = (x: string, y: string) => {
     const a = get(x)
     const b = get(y)
     if (a === undefined || b === undefined || a.times.length !== b.times.length) return NaN
-    return median(a.times.map((t, round) => b.times[round]! / t))
+    const bt = timesOf(b)
+    return median(timesOf(a).map((t, round) => bt[round]! / t))
   }
   const overhead = (x: string, y: string) => 1 / perRound(x, y) - 1
   const d = get("d-strict")
@@ -193,6 +203,8 @@ export const allRatios = (r: Results) => {
   return {
     partial: ratios(r.throughput, "partial"),
     plain: ratios(r.throughput, "plain"),
+    "partial, CPU time": ratios(r.throughput, "partial", "cpu"),
+    "plain, CPU time": ratios(r.throughput, "plain", "cpu"),
     "big line, peak - base in line sizes (goal: d < 3)": { ascii: big("ascii"), mixed: big("mixed") },
     "generated stream: live memory growth after the first 32 MB, MB": Object.fromEntries(r.huge.map((h) => [h.reader, growth(h)])),
     "schema step": Object.fromEntries(r.schemaStep.map((step) => [step.input, schema(step)])),
@@ -200,8 +212,10 @@ export const allRatios = (r: Results) => {
   }
 }
 
-const ratioCells = (entries: Record<string, number>) =>
-  Object.entries(entries).map(([k, v]) => [k, k.includes("overhead") ? `${f1(v * 100)}%` : f2(v)])
+const ratioCells = (wall: Record<string, number>, cpu: Record<string, number>) => {
+  const cell = (k: string, v: number) => (k.includes("overhead") ? `${f1(v * 100)}%` : k.includes("MB") ? f1(v) : f2(v))
+  return Object.entries(wall).map(([k, v]) => [k, cell(k, v), k.includes("RSS") ? "" : cell(k, cpu[k]!)])
+}
 
 export const render = (r: Results): string => {
   const m = r.machine
@@ -217,16 +231,20 @@ export const render = (r: Results): string => {
     x.error ? "" : Math.round(x.messagesPerSec).toString(),
     x.error ? "" : f1(x.medianMs),
     x.error ? "" : `${f1(x.minMs)}-${f1(x.maxMs)}`,
+    x.error ? "" : f1(x.medianCpuMs),
     f1(x.peakRssMB),
     f1(x.baseRssMB)
   ]
-  const header = ["variant", "MB/s", "msg/s", "median ms", "range ms", "peak RSS MB", "base RSS MB"]
+  const header = ["variant", "MB/s", "msg/s", "median ms", "range ms", "CPU ms", "peak RSS MB", "base RSS MB"]
   for (const input of ["partial", "plain"]) {
     const rows = r.throughput.filter((x) => x.input === input)
     if (rows.length === 0) continue
     out += `\n== throughput: ${input} (median of runs, each variant in a fresh process; msg/s counts input messages) ==\n`
     out += table(header, rows.map(rowCells))
-    out += table(["ratio (median of per-round ratios)", "value"], ratioCells(ratios(r.throughput, input)))
+    out += table(
+      ["ratio (median of per-round ratios)", "wall", "CPU"],
+      ratioCells(ratios(r.throughput, input), ratios(r.throughput, input, "cpu"))
+    )
   }
   if (r.bigLine.rows.length > 0) {
     const limit = (3 * r.bigLine.lineBytes) / MB
@@ -267,7 +285,7 @@ export const render = (r: Results): string => {
     )
   }
   for (const step of r.schemaStep) {
-    out += `\n== schema step alone, ${step.input} (${step.runs[0]?.messages ?? 0} parsed lines; fastest of 10 passes) ==\n`
+    out += `\n== schema step alone, ${step.input} (${step.runs[0]?.messages ?? 0} parsed lines; fastest of ${passes} passes) ==\n`
     out += table(
       ["compiler (one process each)", "fast path us/msg", "Effect us/msg", "Effect / fast", "failures"],
       step.runs.map((run) => [

@@ -6,7 +6,7 @@
  * (`SchemaAOTCompiler.compile` over every variant, installed before the
  * decoders are made). A compiler is global to a process, so each runs in a
  * process of its own: `node bench/schemaOnly.ts FILE interpreter|jit|aot`.
- * Prints the fastest of ten passes of each decoder (the machine may be
+ * Prints the fastest of 30 passes of each decoder (the machine may be
  * shared; the minimum is the least disturbed figure).
  */
 import type * as ResultModule from "effect/Result"
@@ -15,6 +15,9 @@ import type * as MessageModule from "../src/schema/Message.ts"
 import { lib } from "./lib.ts"
 
 export const compilers = ["interpreter", "jit", "aot"] as const
+
+/** Passes over the input per decoder; each figure is the fastest. */
+export const passes = 30
 export type Compiler = typeof compilers[number]
 
 /** The fastest pass of one decoder over every line. */
@@ -68,7 +71,7 @@ const main = async (): Promise<void> => {
   const best = (pass: () => number): Pass => {
     let ms = Infinity
     let failures = 0
-    for (let k = 0; k < 10; k++) {
+    for (let k = 0; k < passes; k++) {
       const start = performance.now()
       failures = pass()
       ms = Math.min(ms, performance.now() - start)

@@ -16,6 +16,8 @@ export const load = async () => {
   const Partial = await lib<typeof PartialModule>("stream/Partial")
   const selected = Filter.or(Filter.text, Filter.toolUse("Read"))
   return {
+    /** The flattening alone, for bench/breakdown.ts. */
+    items: <E>(self: Stream.Stream<Message, E>): Stream.Stream<ItemModule.Item, E> => Item.items(self),
     /** (e) A typical filter over decoded messages. */
     filter: <E>(self: Stream.Stream<Message, E>): Stream.Stream<ItemModule.Item, E> =>
       self.pipe(Item.items, Stream.filter(selected)),

@@ -14,7 +14,14 @@ export type Request = { readonly run: string } | { readonly stats: true }
 
 /** One run of the variant. */
 export interface RunReply {
+  /** Wall-clock time of the run. */
   readonly ms: number
+  /**
+   * CPU time (user + system, all threads: collector, libuv pool) the process
+   * spent on the run: what the run costs, and much less disturbed than wall
+   * time when other processes compete for the cores. A child's CPU is not in it.
+   */
+  readonly cpuMs: number
   readonly messages: number
   readonly rejected: number
   readonly error?: string | undefined
@@ -47,10 +54,15 @@ process.on("message", (request: Request) => {
     return
   }
   const start = performance.now()
+  const cpu = process.cpuUsage()
+  const cpuMs = () => {
+    const used = process.cpuUsage(cpu)
+    return (used.user + used.system) / 1000
+  }
   variant.run(request.run).then(
-    (tally) => send({ ms: performance.now() - start, ...tally }),
+    (tally) => send({ ms: performance.now() - start, cpuMs: cpuMs(), ...tally }),
     (error: unknown) =>
-      send({ ms: NaN, messages: 0, rejected: 0, error: error instanceof Error ? error.message : String(error) })
+      send({ ms: NaN, cpuMs: NaN, messages: 0, rejected: 0, error: error instanceof Error ? error.message : String(error) })
   )
 })
 // The parent closing the channel ends this process.

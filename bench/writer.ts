@@ -1,7 +1,8 @@
 /**
  * The paced writer of the latency run (g), started by bench/fake-claude.sh:
  * writes the first `ECC_BENCH_COUNT` lines of `ECC_BENCH_RECORDING` to stdout,
- * one every `ECC_BENCH_INTERVAL` ms, and at the end the `process.hrtime` of
+ * then, as a CLI run ends, the next `result` line (unless the last written
+ * was one), one every `ECC_BENCH_INTERVAL` ms, and at the end the `process.hrtime` of
  * each write (CLOCK_MONOTONIC, system-wide on Linux, so comparable with the
  * reader's) as a JSON array to the file `ECC_BENCH_SENT`. A file, not stderr:
  * the library keeps only a bounded tail of the CLI's stderr.
@@ -16,7 +17,11 @@ const env = (name: string): string => {
 }
 const interval = Number(env("ECC_BENCH_INTERVAL"))
 const count = Number(env("ECC_BENCH_COUNT"))
-const lines = fs.readFileSync(env("ECC_BENCH_RECORDING"), "utf8").split("\n").filter((l) => l.length > 0).slice(0, count)
+const all = fs.readFileSync(env("ECC_BENCH_RECORDING"), "utf8").split("\n").filter((l) => l.length > 0)
+const isResult = (line: string) => (JSON.parse(line) as { type?: unknown }).type === "result"
+const lines = all.slice(0, count)
+const result = all.slice(count).find(isResult)
+if (lines.length > 0 && !isResult(lines[lines.length - 1]!) && result !== undefined) lines.push(result)
 const sent: Array<string> = []
 for (const line of lines) {
   await sleep(interval)

@@ -9,6 +9,8 @@ const row = (variant: string, times: Array<number>, extra: Partial<report.Row> =
   label: variant,
   medianMs: report.median(times),
   times,
+  cpuTimes: times.map((t) => t / 2),
+  medianCpuMs: report.median(times) / 2,
   minMs: Math.min(...times),
   maxMs: Math.max(...times),
   mbPerSec: 0,
@@ -26,6 +28,15 @@ describe("bench report", () => {
     const ratios = report.ratios(rows, "partial")
     assert.closeTo(ratios["d/b (goal >= 1.0, aim 1.2)"], 1.25, 1e-9)
     assert.notStrictEqual(ratios["d/b (goal >= 1.0, aim 1.2)"], 110 / 100)
+  })
+
+  it("CPU-time ratios compare the CPU times of the rounds", () => {
+    const rows = [
+      row("b-sdk", [100, 300], { cpuTimes: [90, 90] }),
+      row("d-strict", [100, 100], { cpuTimes: [60, 60] })
+    ]
+    assert.closeTo(report.ratios(rows, "partial")["d/b (goal >= 1.0, aim 1.2)"], 2, 1e-9)
+    assert.closeTo(report.ratios(rows, "partial", "cpu")["d/b (goal >= 1.0, aim 1.2)"], 1.5, 1e-9)
   })
 
   it("an overhead is the extra time of the staged variant", () => {

@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as generate from "../../bench/generate.ts"
+import { type LatencyResult, readers } from "../../bench/latency.ts"
 import * as pool from "../../bench/pool.ts"
 import * as report from "../../bench/report.ts"
 import { variants } from "../../bench/variants.ts"
@@ -60,5 +62,19 @@ describe("bench inputs and variants", () => {
       const rows = measured.map((m, i) => report.row("partial", variants[i]!.label, m, size))
       assert.deepStrictEqual(report.countMismatches(rows, size.lines), [])
       for (const r of rows) assert.isTrue(r.medianMs > 0 && r.peakRssMB >= r.baseRssMB, r.variant)
+    }), 120_000)
+
+  it("every latency reader gets every paced line, the run ending with its result as a CLI's does", () =>
+    withDir((dir) => {
+      const input = path.join(dir, "partial.jsonl")
+      generate.writeTranscript(input, { seed: 4, bytes: 50_000, partial: true })
+      const script = path.join(import.meta.dirname, "..", "..", "bench", "latency.ts")
+      for (const reader of readers) {
+        const out = childProcess.execFileSync(process.execPath, [script, reader, input, "1", "12"], { encoding: "utf8" })
+        const result = JSON.parse(out.trim()) as LatencyResult
+        // 12 lines, none of them a result, then the transcript's first result.
+        assert.deepStrictEqual([result.reader, result.count], [reader, 13])
+        assert.isTrue(result.p50 > 0 && result.p50 <= result.p99 && result.p99 <= result.max, reader)
+      }
     }), 120_000)
 })
