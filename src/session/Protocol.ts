@@ -50,7 +50,10 @@ export type Handler = (request: Control.RequestBody) => Effect.Effect<unknown, u
  * @category models
  */
 export interface Protocol {
-  /** Sends a request and waits for its answer; times out after `timeout` (default 60 s), cancelling it. */
+  /**
+   * Sends a request and waits for its answer. Fails with `ControlTimeout` after `timeout` (default 60 s),
+   * writing the request included; a request the CLI was sent is then withdrawn with `control_cancel_request`.
+   */
   readonly request: (
     request: Readonly<Record<string, unknown>> & { readonly subtype: string },
     options?: { readonly timeout?: Duration.Input | undefined }
@@ -84,6 +87,7 @@ export const make = Effect.fnUntraced(function*(options: {
   // Ids unique across sessions, so that a stray response can never match another session's request.
   const prefix = Math.random().toString(36).slice(2, 10)
   const handling = yield* FiberMap.make<string>()
+  const scope = yield* Effect.scope
   const defaultTimeout = Duration.fromInputUnsafe(options.defaultTimeout ?? Duration.seconds(60))
 
   const request: Protocol["request"] = (body, opts) =>
@@ -91,28 +95,33 @@ export const make = Effect.fnUntraced(function*(options: {
       if (closed !== undefined) return Effect.fail(closed)
       const id = `req_${++counter}_${prefix}`
       const timeout = opts?.timeout === undefined ? defaultTimeout : Duration.fromInputUnsafe(opts.timeout)
+      const deferred = Deferred.makeUnsafe<unknown, SessionError.SessionError>()
+      let written = false
+      // Withdraws a request the CLI has seen. In the background: stdin may be the very thing that is stuck, and
+      // the caller gets its answer (timeout, interruption) without waiting for the withdrawal to go through.
       const cancel = Effect.suspend(() =>
-        pending.delete(id)
-          ? options.write({ type: "control_cancel_request", request_id: id }).pipe(Effect.ignore)
+        pending.delete(id) && written
+          ? Effect.asVoid(Effect.forkIn(options.write({ type: "control_cancel_request", request_id: id }), scope))
           : Effect.void
       )
-      return Effect.gen(function*() {
-        const deferred = yield* Deferred.make<unknown, SessionError.SessionError>()
-        pending.set(id, { subtype: body.subtype, deferred })
-        yield* options.write({ type: "control_request", request_id: id, request: body })
-        return yield* Deferred.await(deferred).pipe(
-          Effect.timeoutOrElse({
-            duration: timeout,
-            orElse: () =>
-              Effect.andThen(
-                cancel,
-                Effect.fail(SessionError.make(
-                  new SessionError.ControlTimeout({ subtype: body.subtype, timeoutMillis: Duration.toMillis(timeout) })
-                ))
-              )
-          })
-        )
-      }).pipe(Effect.onInterrupt(() => cancel), Effect.ensuring(Effect.sync(() => pending.delete(id))))
+      pending.set(id, { subtype: body.subtype, deferred })
+      // The write is under the deadline too: a CLI that stops reading stdin must not hold the caller forever.
+      return options.write({ type: "control_request", request_id: id, request: body }).pipe(
+        Effect.andThen(Effect.sync(() => (written = true))),
+        Effect.andThen(Deferred.await(deferred)),
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () =>
+            Effect.andThen(
+              cancel,
+              Effect.fail(SessionError.make(
+                new SessionError.ControlTimeout({ subtype: body.subtype, timeoutMillis: Duration.toMillis(timeout) })
+              ))
+            )
+        }),
+        Effect.onInterrupt(() => cancel),
+        Effect.ensuring(Effect.sync(() => pending.delete(id)))
+      )
     })
 
   const respond = (id: string, body: Record<string, unknown>) =>

@@ -84,6 +84,44 @@ describe("Protocol (fake transport)", () => {
       assert.deepStrictEqual(written[1], { type: "control_cancel_request", request_id: written[0].request_id })
     }).pipe(Effect.scoped))
 
+  it.effect("a request the transport cannot take is under the deadline too, and never withdrawn", () =>
+    Effect.gen(function*() {
+      const written: Array<Record<string, any>> = []
+      // A CLI that stopped reading stdin: no write goes through.
+      const protocol = yield* Protocol.make({
+        write: (frame) => Effect.andThen(Effect.sync(() => void written.push(frame)), Effect.never),
+        handler: () => Effect.void,
+        defaultTimeout: "5 seconds"
+      })
+      const fiber = yield* Effect.forkChild(Effect.flip(protocol.request({ subtype: "set_model" })))
+      yield* settle
+      yield* TestClock.adjust("5 seconds")
+      const error = yield* Fiber.join(fiber)
+      assert.instanceOf(error.reason, SessionError.ControlTimeout)
+      yield* settle
+      // The CLI never saw the request, so there is nothing to cancel.
+      assert.deepStrictEqual(written.map((f) => f.type), ["control_request"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a timed-out request whose cancellation cannot be written still fails on time", () =>
+    Effect.gen(function*() {
+      const written: Array<Record<string, any>> = []
+      const protocol = yield* Protocol.make({
+        write: (frame) =>
+          Effect.andThen(
+            Effect.sync(() => void written.push(frame)),
+            frame.type === "control_cancel_request" ? Effect.never : Effect.void
+          ),
+        handler: () => Effect.void,
+        defaultTimeout: "5 seconds"
+      })
+      const fiber = yield* Effect.forkChild(Effect.flip(protocol.request({ subtype: "set_model" })))
+      yield* settle
+      yield* TestClock.adjust("5 seconds")
+      assert.instanceOf((yield* Fiber.join(fiber)).reason, SessionError.ControlTimeout)
+      assert.deepStrictEqual(written.map((f) => f.type), ["control_request", "control_cancel_request"])
+    }).pipe(Effect.scoped))
+
   it.effect("incoming requests are answered; unknown ones and defects with an error", () =>
     Effect.gen(function*() {
       const { protocol, answerTo } = yield* fake()
