@@ -50,6 +50,23 @@ export class InterruptTimeout extends Schema.TaggedError<InterruptTimeout>()("In
 }
 
 /**
+ * The CLI answered a control request with something this library cannot read (for example an `initialize`
+ * response whose `commands` is not a list).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidResponse extends Schema.TaggedError<InvalidResponse>()("InvalidResponse", {
+  subtype: Schema.String,
+  /** What does not fit, as the schema reports it. */
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `The CLI's answer to the "${this.subtype}" control request does not fit its schema: ${this.detail}`
+  }
+}
+
+/**
  * The session is closed, or its CLI process ended, so the operation cannot complete.
  *
  * @since 0.1.0
@@ -86,7 +103,14 @@ export class InvalidOptions extends Schema.TaggedError<InvalidOptions>()("Invali
  * @since 0.1.0
  * @category models
  */
-export const Reason = Schema.Union([ControlRequestFailed, ControlTimeout, InterruptTimeout, SessionClosed, InvalidOptions])
+export const Reason = Schema.Union([
+  ControlRequestFailed,
+  ControlTimeout,
+  InterruptTimeout,
+  InvalidResponse,
+  SessionClosed,
+  InvalidOptions
+])
 
 /**
  * @since 0.1.0
