@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import { decodeMessage, encodeMessage, type MessageDecodeError } from "../../src/schema/Message.ts"
-import * as Permission from "../../src/schema/Permission.ts"
 
 const failure = (input: unknown): MessageDecodeError => {
   const decoded = decodeMessage(input)
@@ -79,26 +78,5 @@ describe("forward compatibility", () => {
     const request = Result.getOrThrow(decodeMessage({ type: "control_request", request_id: "r", request: { subtype: "new_thing", a: 1 } }))
     assert.strictEqual(request._tag, "ControlRequest")
     if (request._tag === "ControlRequest") assert.strictEqual(request.request._tag, "UnknownRequest")
-  })
-})
-
-describe("permission helpers", () => {
-  it("finds the mode and the denials", () => {
-    const init = Result.getOrThrow(decodeMessage({ type: "system", subtype: "init", cwd: "/", model: "m", session_id: "s", permission_mode: "plan" }))
-    assert.strictEqual(Permission.permissionMode(init), "plan")
-    const user = Result.getOrThrow(decodeMessage({
-      type: "user",
-      parent_tool_use_id: null,
-      session_id: "s",
-      message: {
-        role: "user",
-        content: [
-          { type: "tool_result", tool_use_id: "t1", is_error: true, content: "Claude requested permissions to write to /x, but you haven't granted it yet." },
-          { type: "tool_result", tool_use_id: "t2", is_error: true, content: "File not found" },
-          { type: "tool_result", tool_use_id: "t3", content: "ok" }
-        ]
-      }
-    }))
-    assert.deepStrictEqual(Permission.denials(user).map((d) => d.toolUseId), ["t1"])
   })
 })
