@@ -2,12 +2,21 @@
  * Hook callbacks as Effects, per event and matcher. They are registered in the `initialize` request under
  * generated callback ids, and the CLI calls them back with `hook_callback` requests.
  *
+ * `SessionStart` and `SessionEnd` hooks can be registered, but Claude Code 2.1.330 never calls them back
+ * in this mode (stream-json input, hooks from `initialize`): a known upstream limitation,
+ * https://github.com/anthropics/claude-agent-sdk-typescript/issues/465. Put context for the start of a
+ * session in `appendSystemPrompt` or the first prompt, and run clean-up after `close` or the Scope instead;
+ * command hooks in settings files (`settingSources`) are run by the CLI itself.
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import type * as Control from "../schema/Control.ts"
 
 /**
+ * The events a hook can be registered for. `SessionStart` and `SessionEnd` are never called back by
+ * Claude Code 2.1.330 in a session (see the module documentation).
+ *
  * @since 0.1.0
  * @category models
  */
@@ -49,31 +58,36 @@ export interface HookOutput {
 
 /**
  * A hook. A failure is answered as an error, which the CLI reports (and treats as a block when the matcher
- * says `onFailure: "block"`).
+ * says `onFailure: "block"`). It may use services (`R`), taken from the context `Session.make` ran in.
  *
  * @since 0.1.0
  * @category models
  */
-export type HookCallback = (input: HookInput, toolUseId: string | undefined) => Effect.Effect<HookOutput, unknown>
+export type HookCallback<R = never> = (
+  input: HookInput,
+  toolUseId: string | undefined
+) => Effect.Effect<HookOutput, unknown, R>
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface HookMatcher {
+export interface HookMatcher<R = never> {
   /** Tool name pattern for tool events (`"Bash"`, `"Write|Edit"`); all when absent. */
   readonly matcher?: string | undefined
-  readonly hooks: ReadonlyArray<HookCallback>
+  readonly hooks: ReadonlyArray<HookCallback<R>>
   /** Seconds the CLI waits for these hooks. */
   readonly timeout?: number | undefined
   readonly onFailure?: "continue" | "block" | undefined
 }
 
 /**
+ * The hooks of a session, by event.
+ *
  * @since 0.1.0
  * @category models
  */
-export type Hooks = Partial<Record<HookEvent, ReadonlyArray<HookMatcher>>>
+export type Hooks<R = never> = Partial<Record<HookEvent, ReadonlyArray<HookMatcher<R>>>>
 
 /**
  * A hook that blocks the action with a reason.
@@ -123,18 +137,18 @@ export const proceed: HookOutput = {}
  * @since 0.1.0
  * @category models
  */
-export interface Registration {
+export interface Registration<R = never> {
   readonly wire: Record<string, ReadonlyArray<Record<string, unknown>>> | undefined
-  readonly callbacks: ReadonlyMap<string, HookCallback>
+  readonly callbacks: ReadonlyMap<string, HookCallback<R>>
 }
 
 /**
  * @since 0.1.0
  * @category constructors
  */
-export const register = (hooks: Hooks | undefined): Registration => {
-  const callbacks = new Map<string, HookCallback>()
-  const entries = Object.entries(hooks ?? {}) as Array<[HookEvent, ReadonlyArray<HookMatcher>]>
+export const register = <R>(hooks: Hooks<R> | undefined): Registration<R> => {
+  const callbacks = new Map<string, HookCallback<R>>()
+  const entries = Object.entries(hooks ?? {}) as Array<[HookEvent, ReadonlyArray<HookMatcher<R>>]>
   if (entries.length === 0) return { wire: undefined, callbacks }
   const wire = Object.fromEntries(entries.map(([event, matchers]) => [
     event,
@@ -158,7 +172,10 @@ export const register = (hooks: Hooks | undefined): Registration => {
  * @since 0.1.0
  * @category running
  */
-export const run = (registration: Registration, request: Control.HookCallbackRequest): Effect.Effect<HookOutput, unknown> => {
+export const run = <R>(
+  registration: Registration<R>,
+  request: Control.HookCallbackRequest
+): Effect.Effect<HookOutput, unknown, R> => {
   const callback = registration.callbacks.get(request.callback_id)
   return callback === undefined
     ? Effect.fail(new Error(`unknown hook callback id ${request.callback_id}`))

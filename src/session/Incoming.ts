@@ -3,9 +3,15 @@
  * `hook_callback` through the registered hooks, `mcp_message` through the in-process MCP servers. Any other
  * request (or one for a callback or server that does not exist) is answered with an error, never ignored.
  *
+ * Callbacks run with the services of the context the session was made in, and under an optional deadline:
+ * past it the CLI gets a deny (permissions) or an error answer (hooks, MCP) that names the timeout.
+ *
  * @since 0.1.0
  */
+import type * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Hooks from "./Hooks.ts"
 import * as McpServer from "./McpServer.ts"
 import * as Permission from "./Permission.ts"
@@ -17,31 +23,72 @@ import * as Protocol from "./Protocol.ts"
  * @since 0.1.0
  * @category models
  */
-export interface Callbacks {
-  readonly canUseTool?: Permission.CanUseTool | undefined
-  readonly hooks: Hooks.Registration
-  readonly mcpServers?: ReadonlyArray<McpServer.McpServer> | undefined
+export interface Callbacks<R = never> {
+  readonly canUseTool?: Permission.CanUseTool<R> | undefined
+  readonly hooks: Hooks.Registration<R>
+  readonly mcpServers?: ReadonlyArray<McpServer.McpServer<R>> | undefined
+  /** How long one callback may take before the CLI gets an answer without it. No default. */
+  readonly timeout?: Duration.Input | undefined
 }
 
 /**
+ * A callback took longer than the session's `callbackTimeout`; it was interrupted and the CLI was answered
+ * with this message (as a deny for `canUseTool`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CallbackTimeout extends Schema.TaggedError<CallbackTimeout>()("CallbackTimeout", {
+  /** Which callback: `canUseTool`, `the PreToolUse hook`, `the MCP server "calc"`. */
+  callback: Schema.String,
+  timeoutMillis: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.callback} did not answer within ${this.timeoutMillis} ms (callbackTimeout)`
+  }
+}
+
+/**
+ * The handler of a session's incoming requests: each callback runs with `context` and, when `callbacks.timeout`
+ * is set, fails with {@link CallbackTimeout} once it has run that long.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const handler = (callbacks: Callbacks): Protocol.Handler => (request) => {
-  switch (request._tag) {
-    case "CanUseToolRequest":
-      return callbacks.canUseTool === undefined
-        ? Effect.fail(new Error("no canUseTool callback is registered"))
-        : Permission.decide(callbacks.canUseTool, request)
-    case "HookCallbackRequest":
-      return Hooks.run(callbacks.hooks, request)
-    case "McpMessageRequest": {
-      const server = callbacks.mcpServers?.find((s) => s.name === request.server_name)
-      return server === undefined
-        ? Effect.fail(new Error(`unknown MCP server ${request.server_name}`))
-        : Effect.map(McpServer.handle(server, request.message as McpServer.JsonRpcMessage), (mcp_response) => ({ mcp_response }))
+export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>): Protocol.Handler => {
+  const timeout = callbacks.timeout === undefined ? undefined : Duration.fromInputUnsafe(callbacks.timeout)
+  const run = <A>(callback: string, effect: Effect.Effect<A, unknown, R>): Effect.Effect<A, unknown> => {
+    const provided = Effect.provideContext(effect, context)
+    return timeout === undefined ? provided : provided.pipe(
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () => Effect.fail(new CallbackTimeout({ callback, timeoutMillis: Duration.toMillis(timeout) }))
+      })
+    )
+  }
+  const { canUseTool, hooks, mcpServers } = callbacks
+  return (request) => {
+    switch (request._tag) {
+      case "CanUseToolRequest":
+        return canUseTool === undefined
+          ? Effect.fail(new Error("no canUseTool callback is registered"))
+          // The deadline is inside the decision, so that a late callback is a deny like a failed one.
+          : Permission.decide((tool, input, ctx) => run("canUseTool", canUseTool(tool, input, ctx)), request)
+      case "HookCallbackRequest":
+        return run(`the ${request.input.hook_event_name ?? "hook"} hook`, Hooks.run(hooks, request))
+      case "McpMessageRequest": {
+        const server = mcpServers?.find((s) => s.name === request.server_name)
+        return server === undefined
+          ? Effect.fail(new Error(`unknown MCP server ${request.server_name}`))
+          : run(
+            `the MCP server "${server.name}"`,
+            Effect.map(McpServer.handle(server, request.message as McpServer.JsonRpcMessage), (mcp_response) => ({
+              mcp_response
+            }))
+          )
+      }
+      default:
+        return Effect.fail(new Protocol.UnsupportedRequest({ subtype: request.subtype }))
     }
-    default:
-      return Effect.fail(new Protocol.UnsupportedRequest({ subtype: request.subtype }))
   }
 }

@@ -23,26 +23,36 @@ export interface ToolResult {
 }
 
 /**
+ * A tool whose handler needs the services `R` (provided by the session, from the context it was made in).
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Tool {
+export interface Tool<R = never> {
   readonly name: string
   readonly description: string
   readonly inputSchema: Readonly<Record<string, unknown>>
   /** Decodes the arguments and runs the handler; never fails (errors become `isError` results). */
-  readonly call: (args: unknown) => Effect.Effect<ToolResult>
+  readonly call: (args: unknown) => Effect.Effect<ToolResult, never, R>
 }
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface McpServer {
+export interface McpServer<R = never> {
   readonly name: string
   readonly version: string
-  readonly tools: ReadonlyArray<Tool>
+  readonly tools: ReadonlyArray<Tool<R>>
 }
+
+/**
+ * The services a tool (or a union of tools) needs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Services<T> = T extends Tool<infer R> ? R : never
 
 const text = (value: string, isError = false): ToolResult => ({ content: [{ type: "text", text: value }], isError })
 
@@ -62,12 +72,12 @@ const text = (value: string, isError = false): ToolResult => ({ content: [{ type
  * const server = McpServer.make("calc", [add])
  * ```
  */
-export const tool = <S extends Schema.Codec<any, any, never, never>>(
+export const tool = <S extends Schema.Codec<any, any, never, never>, R = never>(
   name: string,
   description: string,
   input: S,
-  handler: (input: S["Type"]) => Effect.Effect<string | ToolResult, unknown>
-): Tool => {
+  handler: (input: S["Type"]) => Effect.Effect<string | ToolResult, unknown, R>
+): Tool<R> => {
   const document = Schema.toJsonSchemaDocument(input)
   const inputSchema = Object.keys(document.definitions).length > 0
     ? { ...document.schema, $defs: document.definitions }
@@ -101,7 +111,11 @@ export const tool = <S extends Schema.Codec<any, any, never, never>>(
  * @since 0.1.0
  * @category constructors
  */
-export const make = (name: string, tools: ReadonlyArray<Tool>, options: { readonly version?: string } = {}): McpServer => ({
+export const make = <const Tools extends ReadonlyArray<Tool<any>>>(
+  name: string,
+  tools: Tools,
+  options: { readonly version?: string } = {}
+): McpServer<Services<Tools[number]>> => ({
   name,
   version: options.version ?? "0.1.0",
   tools
@@ -129,7 +143,7 @@ const reply = (id: JsonRpcMessage["id"], body: Record<string, unknown>) => ({ js
  * @since 0.1.0
  * @category running
  */
-export const handle = (server: McpServer, message: JsonRpcMessage): Effect.Effect<Record<string, unknown>> => {
+export const handle = <R>(server: McpServer<R>, message: JsonRpcMessage): Effect.Effect<Record<string, unknown>, never, R> => {
   switch (message.method) {
     case "initialize":
       return Effect.succeed(reply(message.id, {

@@ -63,16 +63,17 @@ export interface Context {
 }
 
 /**
- * The callback. Its error channel is free: failures become a deny.
+ * The callback. Its error channel is free: failures become a deny. It may use services (`R`): the session
+ * runs it with the context `Session.make` was run in.
  *
  * @since 0.1.0
  * @category models
  */
-export type CanUseTool = (
+export type CanUseTool<R = never> = (
   toolName: string,
   input: Readonly<Record<string, unknown>>,
   context: Context
-) => Effect.Effect<Decision, unknown>
+) => Effect.Effect<Decision, unknown, R>
 
 /**
  * @since 0.1.0
@@ -133,7 +134,7 @@ export const toResponse = (decision: Decision, request: Request): Record<string,
  * @since 0.1.0
  * @category running
  */
-export const decide = (canUseTool: CanUseTool, request: Request): Effect.Effect<Record<string, unknown>> =>
+export const decide = <R>(canUseTool: CanUseTool<R>, request: Request): Effect.Effect<Record<string, unknown>, never, R> =>
   Effect.suspend(() =>
     canUseTool(request.tool_name, request.input, {
       toolUseId: request.tool_use_id,

@@ -15,6 +15,10 @@ export * as Incoming from "./Incoming.ts"
 /**
  * @since 0.1.0
  */
+export * as Initialization from "./Initialization.ts"
+/**
+ * @since 0.1.0
+ */
 export * as McpServer from "./McpServer.ts"
 /**
  * @since 0.1.0

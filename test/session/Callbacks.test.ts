@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
@@ -11,6 +13,8 @@ import * as Session from "../../src/session/Session.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { collect, resultOf, setup, toolResults, turnBodies } from "./support/Real.ts"
+
+class Reviewer extends Context.Service<Reviewer, { readonly verdict: string }>()("test/Reviewer") {}
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
   effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>
@@ -69,6 +73,111 @@ describe("Session callbacks (real CLI)", () => {
       assert.deepStrictEqual(results.map((r) => r.isError), [true, true, false])
       assert.include(results[0].text, "callback failed")
       assert.include(results[1].text, "callback died")
+    })))
+
+  it.live("a deny with interrupt ends the turn: the CLI's interrupted result, no further model request", () =>
+    run(Effect.gen(function*() {
+      const { base, sandbox, server } = yield* setup([
+        Script.turn(Script.toolUse("Write", { file_path: "x.txt", content: "x" })),
+        Script.turn("not reached")
+      ])
+      const session = yield* Session.make({
+        ...base,
+        canUseTool: () => Effect.succeed(Permission.deny("stop right here", { interrupt: true }))
+      })
+      const messages = yield* collect(session.turn("write"))
+      const result = messages.at(-1)
+      assert.strictEqual(result?._tag === "ResultError" ? result.subtype : result?._tag, "error_during_execution")
+      assert.isTrue(toolResults(messages)[0].isError)
+      assert.isTrue(messages.some((m) => m._tag === "UserMessage" && m.text.includes("[Request interrupted by user for tool use]")))
+      assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "x.txt")))
+      assert.strictEqual(ScriptedServer.turnRequests(yield* server.requests).length, 1)
+    })))
+
+  it.live("an allow with an addRules update for Bash: the CLI does not ask again for the next command", () =>
+    run(Effect.gen(function*() {
+      const { base, sandbox } = yield* setup([
+        Script.turn(Script.toolUse("Bash", { command: "touch one.txt" })),
+        Script.turn(Script.toolUse("Bash", { command: "touch two.txt" })),
+        Script.turn("done")
+      ])
+      const asked: Array<unknown> = []
+      const session = yield* Session.make({
+        ...base,
+        canUseTool: (_tool, input) =>
+          Effect.sync(() => {
+            asked.push(input.command)
+            return Permission.allow({
+              updatedPermissions: [{ type: "addRules", rules: [{ toolName: "Bash" }], behavior: "allow", destination: "session" }]
+            })
+          })
+      })
+      const messages = yield* collect(session.turn("touch two files"))
+      assert.deepStrictEqual(asked, ["touch one.txt"])
+      assert.deepStrictEqual(toolResults(messages).map((r) => r.isError), [false, false])
+      assert.isTrue(fs.existsSync(path.join(sandbox.cwd, "one.txt")))
+      assert.isTrue(fs.existsSync(path.join(sandbox.cwd, "two.txt")))
+    })))
+
+  it.live("canUseTool gets the CLI's suggestions, blocked path and reason, and can use the caller's services", () =>
+    run(Effect.gen(function*() {
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), "outside-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(outside, { recursive: true, force: true })))
+      const { base } = yield* setup([
+        Script.turn(Script.toolUse("Write", { file_path: path.join(outside, "w.txt"), content: "x" })),
+        Script.turn(Script.toolUse("Bash", { command: `rm -rf ${path.join(outside, "gone")}` })),
+        Script.turn("done")
+      ])
+      const seen: Array<[string, Permission.Context]> = []
+      const session = yield* Session.make({
+        ...base,
+        canUseTool: (tool, _input, context) =>
+          Effect.map(Effect.service(Reviewer), (reviewer) => (seen.push([tool, context]), Permission.deny(reviewer.verdict)))
+      }).pipe(Effect.provideService(Reviewer, { verdict: "the reviewer says no" }))
+      const messages = yield* collect(session.turn("go"))
+      assert.deepStrictEqual(seen.map(([tool]) => tool), ["Write", "Bash"])
+      const [[, write], [, bash]] = seen
+      assert.match(write.toolUseId ?? "", /^toolu_/)
+      assert.strictEqual(write.decisionReason, "Path is outside allowed working directories")
+      assert.isUndefined(write.blockedPath)
+      assert.isTrue(write.suggestions.some((s) => s.type === "addDirectories" && JSON.stringify(s.directories) === JSON.stringify([outside])))
+      assert.strictEqual(bash.blockedPath, path.join(outside, "gone"))
+      assert.isTrue(bash.suggestions.some((s) =>
+        s.type === "addRules" && JSON.stringify(s.rules).includes(`rm -rf ${path.join(outside, "gone")}`)
+      ))
+      assert.deepStrictEqual(toolResults(messages).map((r) => r.text.includes("the reviewer says no")), [true, true])
+    })))
+
+  it.live("a canUseTool that does not answer within callbackTimeout is a deny naming the timeout; the turn goes on", () =>
+    run(Effect.gen(function*() {
+      const { base, sandbox } = yield* setup([
+        Script.turn(Script.toolUse("Write", { file_path: "late.txt", content: "x" })),
+        Script.turn("done")
+      ])
+      const session = yield* Session.make({ ...base, callbackTimeout: "1 second", canUseTool: () => Effect.never })
+      const messages = yield* collect(session.turn("write"))
+      assert.strictEqual(resultOf(messages).result, "done")
+      const [denied] = toolResults(messages)
+      assert.isTrue(denied.isError)
+      assert.include(denied.text, "canUseTool did not answer within 1000 ms")
+      assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "late.txt")))
+    })))
+
+  it.live("SessionStart and SessionEnd hooks are registered but CLI 2.1.330 never calls them (upstream #465)", () =>
+    run(Effect.gen(function*() {
+      const { base } = yield* setup([Script.turn("hi")])
+      const calls: Array<string> = []
+      const record = (event: string) => [{ hooks: [() => Effect.sync(() => (calls.push(event), Hooks.proceed))] }]
+      yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* Session.make({
+          ...base,
+          hooks: { SessionStart: record("SessionStart"), SessionEnd: record("SessionEnd"), Stop: record("Stop") }
+        })
+        yield* collect(session.turn("hello"))
+        yield* session.close
+      }))
+      // When this fails, the CLI calls them: update the Hooks module documentation.
+      assert.deepStrictEqual(calls, ["Stop"])
     })))
 
   it.live("a PreToolUse hook blocks a Bash command; a matcher for another tool is not called", () =>

@@ -9,28 +9,19 @@ import * as McpServer from "../../src/session/McpServer.ts"
 import * as Permission from "../../src/session/Permission.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
+import { collect, settle } from "./support/Collect.ts"
 import * as FakeCli from "./support/FakeCli.ts"
 
-const collect = <E>(stream: Stream.Stream<Session.Message, E>) =>
-  Effect.map(Stream.runCollect(stream), (chunk) => Array.from(chunk))
-
-const responseTo = (fake: FakeCli.Fake, id: string) =>
-  fake.received.find((f) => f.type === "control_response" && f.response.request_id === id)?.response
-
-const requestsOf = (fake: FakeCli.Fake, subtype: string) =>
-  fake.received.filter((f) => f.type === "control_request" && f.request.subtype === subtype)
-
-// Lets forked fibers run up to their next wait.
-const settle = Effect.gen(function*() {
-  for (let i = 0; i < 20; i++) yield* Effect.yieldNow
-})
+const { requestsOf, responseTo } = FakeCli
 
 describe("Session control (fake CLI)", () => {
   it.effect("initialize runs first and its response is available; user frames carry the session id", () => {
     const fake = FakeCli.make(FakeCli.serve({ onUser: (_, io) => FakeCli.writeAll(io, FakeCli.helloLines) }))
     return Effect.gen(function*() {
       const session = yield* Session.make()
-      assert.deepStrictEqual(session.initialization, { commands: [], models: [] })
+      assert.deepStrictEqual(session.rawInitialization, { commands: [], models: [] })
+      // Typed, with the lists a CLI leaves out as empty lists.
+      assert.deepStrictEqual(session.initialization, { commands: [], models: [], agents: [], available_output_styles: [] })
       assert.strictEqual(session.pid, FakeCli.pid)
       yield* collect(session.turn("one"))
       yield* collect(session.turn("two"))
@@ -130,23 +121,6 @@ describe("Session control (fake CLI)", () => {
         "AssistantMessage",
         "echo: two"
       ])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
-  })
-
-  it.effect("a consumer that does not read leaves the CLI's output unread beyond the buffer", () => {
-    const assistant = FakeCli.helloLines[1]
-    const fake = FakeCli.make(FakeCli.serve({
-      onUser: (_, io) => FakeCli.writeAll(io, [...Array.from({ length: 500 }, () => assistant), FakeCli.helloLines[2]])
-    }))
-    return Effect.gen(function*() {
-      const session = yield* Session.make({ bufferSize: 8 })
-      yield* session.send("flood")
-      yield* settle
-      // 8 in the buffer, one waiting to get in, the rest still with the CLI.
-      assert.isAtLeast(fake.unread(), 501 - 10)
-      const turn = yield* collect(session.messages.pipe(Stream.takeUntil((m) => m.type === "result")))
-      assert.strictEqual(turn.length, 501)
-      assert.strictEqual(fake.unread(), 0)
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
@@ -385,6 +359,22 @@ describe("Session control (fake CLI)", () => {
         canUseTool: () => Effect.succeed(Permission.allow()),
         permissionMode: "bypassPermissions"
       }, "bypassPermissions"],
+      ["canUseTool with --dangerously-skip-permissions in extraArgs", {
+        canUseTool: () => Effect.succeed(Permission.allow()),
+        extraArgs: ["--dangerously-skip-permissions"]
+      }, "--dangerously-skip-permissions"],
+      ["canUseTool with --permission-mode bypassPermissions in extraArgs", {
+        canUseTool: () => Effect.succeed(Permission.allow()),
+        extraArgs: ["--verbose", "--permission-mode", "bypassPermissions"]
+      }, "--permission-mode bypassPermissions"],
+      ["canUseTool with --permission-mode=dontAsk in extraArgs", {
+        canUseTool: () => Effect.succeed(Permission.allow()),
+        extraArgs: ["--permission-mode=dontAsk"]
+      }, "--permission-mode=dontAsk"],
+      ["canUseTool with permissionMode dontAsk", {
+        canUseTool: () => Effect.succeed(Permission.allow()),
+        permissionMode: "dontAsk"
+      }, "dontAsk"],
       ["canUseTool with a permission prompt tool", {
         canUseTool: () => Effect.succeed(Permission.allow()),
         extraArgs: ["--permission-prompt-tool", "mcp__x__y"]

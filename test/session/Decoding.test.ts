@@ -9,10 +9,9 @@ import * as Session from "../../src/session/Session.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
 import * as Decode from "../../src/stream/Decode.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
+import { collect } from "./support/Collect.ts"
 import * as FakeCli from "./support/FakeCli.ts"
 
-const collect = <E>(stream: Stream.Stream<Session.Message, E>) =>
-  Effect.map(Stream.runCollect(stream), (chunk) => Array.from(chunk))
 
 // A fake CLI that answers the first user message with `lines`, then exits when stdin closes.
 const replaying = (lines: ReadonlyArray<unknown>) =>
@@ -38,7 +37,7 @@ describe("Session output is typed (fake CLI)", () => {
         const fake = replaying(bytes.toString("utf8").split("\n").filter((l) => l.trim() !== ""))
         return Effect.gen(function*() {
           const session = yield* Session.make()
-          const messages = yield* Effect.forkChild(collect(session.messages))
+          const messages = yield* Effect.forkChild(collect(yield* session.subscribe))
           yield* session.send("replay")
           yield* session.close
           assert.deepStrictEqual(yield* Fiber.join(messages), expected)
@@ -47,17 +46,18 @@ describe("Session output is typed (fake CLI)", () => {
     }
   })
 
-  it.effect("a turn yields typed messages up to and including its ResultMessage", () => {
+  it.effect("a turn yields typed messages up to and including its ResultMessage; all output reads everything", () => {
     const fake = replaying([...FakeCli.helloLines, ...FakeCli.helloLines])
     return Effect.gen(function*() {
       const session = yield* Session.make()
+      const all = yield* Effect.forkChild(collect((yield* session.subscribe).pipe(Stream.take(6))))
       const turn = yield* collect(session.turn("hello"))
       assert.deepStrictEqual(turn.map((m) => m._tag), ["SystemInit", "AssistantMessage", "ResultSuccess"])
       const result = turn[2]
       assert.strictEqual(result._tag === "ResultSuccess" && result.result.startsWith("Hello!"), true)
-      // What the CLI wrote after the result belongs to whoever reads next.
-      const rest = yield* collect(session.messages.pipe(Stream.take(3)))
-      assert.deepStrictEqual(rest.map((m) => m._tag), ["SystemInit", "AssistantMessage", "ResultSuccess"])
+      // What the CLI wrote after the turn's result is not the turn's, but output all the same.
+      const tags = (yield* Fiber.join(all)).map((m) => m._tag)
+      assert.deepStrictEqual(tags, [...turn.map((m) => m._tag), "SystemInit", "AssistantMessage", "ResultSuccess"])
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
@@ -84,7 +84,8 @@ describe("Session output is typed (fake CLI)", () => {
       const { error, session } = yield* failedTurn
       const reason = error.reason
       assert.instanceOf(reason, CliError.DecodeFailed)
-      assert.strictEqual((reason as CliError.DecodeFailed).line, 3)
+      // Line 1 answers initialize, line 2 replays the prompt, line 3 is system/init.
+      assert.strictEqual((reason as CliError.DecodeFailed).line, 4)
       assert.include(error.message, "assistant")
       assert.deepStrictEqual(fake.signals, ["SIGTERM"])
       // The session is over: control requests fail at once instead of waiting for their timeout.

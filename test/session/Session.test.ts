@@ -1,13 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Session from "../../src/session/Session.ts"
 import * as UserContent from "../../src/session/UserContent.ts"
 import * as Script from "../../src/testing/Script.ts"
-import { collect, isAlive, resultOf, setup, toolResults, turnBodies } from "./support/Real.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { settle } from "./support/Collect.ts"
+import { collect, isAlive, resultOf, setup, toolResults, turnBodies, waitUntil } from "./support/Real.ts"
 
 // A 1x1 PNG.
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -110,20 +114,89 @@ describe("Session (real CLI)", () => {
       assert.include(JSON.stringify(blocks), "What is this?")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("interrupt ends a slow turn promptly", () =>
+  it.live("interrupt ends a turn whose model request is streaming: the turn ends with the CLI's interrupted result", () =>
     Effect.gen(function*() {
-      const { base } = yield* setup([
+      const { base, server } = yield* setup([
+        // Would stream for well over a minute.
         Script.turn("a".repeat(600), { eventDelay: "500 millis", chunkSize: 3 })
       ])
-      const session = yield* Session.make({ ...base, interruptTimeout: "15 seconds" })
+      const session = yield* Session.make({ ...base, includePartialMessages: true, interruptTimeout: "15 seconds" })
       const messages = yield* Effect.forkChild(collect(session.turn("talk slowly")))
-      yield* Effect.sleep("1500 millis")
+      yield* waitUntil(Effect.map(server.requests, (all) => ScriptedServer.turnRequests(all).length === 1))
       yield* session.interrupt
       const collected = yield* Fiber.join(messages)
       const result = collected.at(-1)
-      assert.strictEqual(result?.type, "result")
-      // The scripted turn would stream for well over a minute; only an interrupt ends it now.
-      assert.notStrictEqual(result?._tag === "ResultSuccess" ? result.result : undefined, "a".repeat(600))
+      assert.strictEqual(result?._tag, "ResultError")
+      assert.strictEqual(result?._tag === "ResultError" ? result.subtype : undefined, "error_during_execution")
+      assert.isTrue(collected.some((m) => m._tag === "UserMessage" && m.text.includes("[Request interrupted by user")))
+      assert.isFalse(collected.some((m) => m._tag === "AssistantMessage"))
+      assert.isTrue(isAlive(session.pid))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live("interrupt before the first turn and between turns only tells the CLI; the session goes on", () =>
+    Effect.gen(function*() {
+      const { base } = yield* setup([Script.turn("one"), Script.turn("two")])
+      // A deadline the old behaviour (waiting for a turn that never comes) would run into.
+      const session = yield* Session.make({ ...base, interruptTimeout: "3 seconds" })
+      yield* session.interrupt
+      assert.strictEqual(resultOf(yield* collect(session.turn("first"))).result, "one")
+      yield* session.interrupt
+      assert.strictEqual(resultOf(yield* collect(session.turn("second"))).result, "two")
+      assert.isTrue(isAlive(session.pid))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live("a messages reader in one fiber and a turn in another each get the whole turn; so does a second reader", () =>
+    Effect.gen(function*() {
+      const { base } = yield* setup([Script.turn("one")])
+      const session = yield* Session.make(base)
+      const readers = yield* Effect.forEach([1, 2], () =>
+        Effect.forkChild(collect(session.messages.pipe(Stream.takeUntil((m) => m.type === "result")))))
+      // Both readers are running (subscribed) before the prompt goes out.
+      yield* settle
+      const turn = yield* collect(session.turn("hello"))
+      assert.strictEqual(resultOf(turn).result, "one")
+      assert.strictEqual(turn[0]._tag, "SystemInit")
+      for (const reader of readers) assert.deepStrictEqual((yield* Fiber.join(reader)).map((m) => m._tag), turn.map((m) => m._tag))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live("sends from several fibers at once: each prompt reaches the model once and whole; every turn ends with a result", () =>
+    Effect.gen(function*() {
+      const { base, server } = yield* setup(Array.from({ length: 4 }, (_, i) => Script.turn(`answer ${i}`)))
+      const session = yield* Session.make(base)
+      const all = yield* session.subscribe
+      // Larger than a pipe's atomic write, so that interleaved writes would show.
+      const prompts = ["alpha", "beta", "gamma"].map((word) => Array.from({ length: 4000 }, (_, i) => `${word}${i}`).join(" "))
+      yield* Effect.forEach(prompts, session.send, { concurrency: "unbounded", discard: true })
+      // Ends after all of them: the CLI takes prompts in order (and may run those that queued up as one turn).
+      const last = yield* collect(session.turn("omega-final"))
+      const turns = yield* turnBodies(server)
+      assert.isAtLeast(turns.length, 2)
+      assert.strictEqual(resultOf(last).result, `answer ${turns.length - 1}`)
+      const results = yield* collect(all.pipe(Stream.filter((m) => m.type === "result"), Stream.take(turns.length)))
+      assert.deepStrictEqual(results.map((m) => m._tag === "ResultSuccess" ? m.result : m._tag), turns.map((_, i) => `answer ${i}`))
+      const history = JSON.stringify(turns.at(-1)!.messages)
+      for (const prompt of [...prompts, "omega-final"]) assert.strictEqual(history.split(prompt).length, 2, prompt.slice(0, 10))
+      // Nothing is owed any more.
+      yield* session.interrupt
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live("a prompt sent while a turn runs joins it; the turn ends with one result and the next turn is its own", () =>
+    Effect.gen(function*() {
+      const { base, server } = yield* setup([
+        Script.turn(Script.toolUse("Bash", { command: "sleep 3; echo slept" })),
+        Script.turn("done, and noted"),
+        Script.turn("next")
+      ])
+      const session = yield* Session.make({ ...base, allowedTools: ["Bash"], interruptTimeout: "3 seconds" })
+      const watch = yield* session.subscribe
+      const first = yield* Effect.forkChild(collect(session.turn("run it")))
+      // The Bash command has started: the turn is busy for three more seconds.
+      yield* Stream.runHead(watch.pipe(Stream.filter((m) => m._tag === "SystemTaskStarted")))
+      yield* session.send("also note this")
+      assert.strictEqual(resultOf(yield* Fiber.join(first)).result, "done, and noted")
+      assert.include(JSON.stringify((yield* turnBodies(server))[1].messages), "also note this")
+      yield* session.interrupt
+      assert.strictEqual(resultOf(yield* collect(session.turn("and now?"))).result, "next")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
   it.live("close ends stdin and the CLI exits on its own; the output ends without error", () =>
@@ -134,6 +207,28 @@ describe("Session (real CLI)", () => {
       yield* session.close
       assert.isFalse(isAlive(session.pid))
       assert.deepStrictEqual(yield* collect(session.messages), [])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live("closing the scope mid-turn ends the process and the callback it waits on", () =>
+    Effect.gen(function*() {
+      const { base } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "x.txt", content: "x" })), Script.turn("done")])
+      const asked = yield* Deferred.make<void>()
+      let interrupted = false
+      const pid = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* Session.make({
+          ...base,
+          canUseTool: () =>
+            Deferred.succeed(asked, undefined).pipe(
+              Effect.andThen(Effect.never),
+              Effect.onInterrupt(() => Effect.sync(() => (interrupted = true)))
+            )
+        })
+        yield* Effect.forkChild(collect(session.turn("write")))
+        yield* Deferred.await(asked)
+        return session.pid
+      }))
+      assert.isFalse(isAlive(pid))
+      assert.isTrue(interrupted)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
   it.live("closing the scope ends the process", () =>

@@ -139,6 +139,8 @@ export interface Script {
   readonly onOther?: (frame: Frame, io: Io) => Effect.Effect<void, Cause.Done>
   /** When stdin closes: exit 0 (default), or keep running. */
   readonly onStdinEnd?: "exit" | "hang"
+  /** Replays (when asked for them) each user message as it arrives (default), or leaves that to `onUser`. */
+  readonly replay?: "onArrival" | "byScript"
 }
 
 export const success = (frame: Frame, response: unknown = {}) => ({
@@ -146,10 +148,26 @@ export const success = (frame: Frame, response: unknown = {}) => ({
   response: { subtype: "success", request_id: frame.request_id, response }
 })
 
-/** A behaviour that speaks the control protocol like the CLI, driven by a {@link Script}. */
+/** The replay the CLI writes when it takes up a user message (`--replay-user-messages`). */
+export const replayOf = (frame: Frame) => ({
+  type: "user",
+  isReplay: true,
+  message: frame.message,
+  parent_tool_use_id: null,
+  uuid: frame.uuid,
+  session_id: frame.session_id
+})
+
+/**
+ * A behaviour that speaks the control protocol like the CLI, driven by a {@link Script}. Asked for replays,
+ * it replays each user message before the script answers it.
+ */
 export const serve = (script: Script): Behaviour => (io) => {
+  const replays = io.args.includes("--replay-user-messages") && script.replay !== "byScript"
   const step = (frame: Frame): Effect.Effect<void, Cause.Done> => {
-    if (frame.type === "user") return script.onUser?.(frame, io) ?? Effect.void
+    if (frame.type === "user") {
+      return Effect.andThen(replays ? io.write(replayOf(frame)) : Effect.void, script.onUser?.(frame, io) ?? Effect.void)
+    }
     if (frame.type !== "control_request") return script.onOther?.(frame, io) ?? Effect.void
     if (frame.request.subtype === "initialize") return io.write(success(frame, { commands: [], models: [] }))
     return script.onRequest?.(frame, io) ?? io.write(success(frame))
@@ -177,3 +195,11 @@ export const helloAnswering = (result: string): ReadonlyArray<unknown> => [
 
 /** Writes lines, one each. */
 export const writeAll = (io: Io, lines: ReadonlyArray<unknown>) => Effect.forEach(lines, io.write, { discard: true })
+
+/** The session's answer to the fake's request `id`. */
+export const responseTo = (fake: Fake, id: string) =>
+  fake.received.find((f) => f.type === "control_response" && f.response.request_id === id)?.response
+
+/** The control requests of a subtype the session sent. */
+export const requestsOf = (fake: Fake, subtype: string) =>
+  fake.received.filter((f) => f.type === "control_request" && f.request.subtype === subtype)

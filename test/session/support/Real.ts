@@ -2,7 +2,6 @@
  * The real CLI against the scripted model server, for session tests.
  */
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type * as ContentBlock from "../../../src/schema/ContentBlock.ts"
 import * as Session from "../../../src/session/Session.ts"
 import * as ClaudeSandbox from "../../../src/testing/ClaudeSandbox.ts"
@@ -24,8 +23,7 @@ export const setup = (turns: ReadonlyArray<Script.Turn>) =>
     return { server, sandbox, base }
   })
 
-export const collect = <E>(stream: Stream.Stream<Session.Message, E>) =>
-  Effect.map(Stream.runCollect(stream), (chunk) => Array.from(chunk))
+export { collect } from "./Collect.ts"
 
 /** The tool results the CLI wrote back, in order. */
 export const toolResults = (messages: ReadonlyArray<Session.Message>): ReadonlyArray<ContentBlock.ToolResultBlock> =>
@@ -55,3 +53,7 @@ export const isAlive = (pid: number) => {
     return false
   }
 }
+
+/** Polls until the condition holds (the caller's test timeout bounds it). */
+export const waitUntil = (condition: Effect.Effect<boolean>): Effect.Effect<void> =>
+  Effect.flatMap(condition, (holds) => holds ? Effect.void : Effect.andThen(Effect.sleep("50 millis"), waitUntil(condition)))

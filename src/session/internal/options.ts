@@ -1,0 +1,74 @@
+/**
+ * The CLI arguments of a session, and the checks that reject options that cannot work together.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as QueryOptions from "../../QueryOptions.ts"
+import type { Options } from "../Session.ts"
+import * as SessionError from "../SessionError.ts"
+
+const invalid = (description: string) => Effect.fail(SessionError.make(new SessionError.InvalidOptions({ description })))
+
+// Flags the session sets itself; given again through `extraArgs` they would contradict it.
+const reservedFlags = ["-p", "--print", "--input-format", "--output-format"]
+
+const replayFlag = "--replay-user-messages"
+
+// Modes in which the CLI never asks, so a permission callback would silently never run.
+const askingNever = ["bypassPermissions", "dontAsk"]
+
+const flagOf = (arg: string) => arg.split("=")[0]
+
+/** The permission bypass `extraArgs` asks for, as written, if any. */
+const bypassIn = (extra: ReadonlyArray<string>): string | undefined => {
+  for (let i = 0; i < extra.length; i++) {
+    const arg = extra[i]
+    if (flagOf(arg) === "--dangerously-skip-permissions") return arg
+    if (flagOf(arg) !== "--permission-mode") continue
+    const mode = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : extra[i + 1]
+    if (mode !== undefined && askingNever.includes(mode)) return arg.includes("=") ? arg : `${arg} ${mode}`
+  }
+  return undefined
+}
+
+const check = (options: Options<unknown>): Effect.Effect<void, SessionError.SessionError> => {
+  const extra = options.extraArgs ?? []
+  const reserved = extra.find((a) => reservedFlags.includes(flagOf(a)))
+  if (reserved !== undefined) return invalid(`${reserved} is set by the session and cannot be given in extraArgs`)
+  if (options.canUseTool !== undefined) {
+    if (extra.some((a) => a.startsWith("--permission-prompt-tool"))) {
+      return invalid("canUseTool cannot be combined with --permission-prompt-tool in extraArgs")
+    }
+    if (options.permissionMode !== undefined && askingNever.includes(options.permissionMode)) {
+      return invalid(`canUseTool is never called with permissionMode "${options.permissionMode}"`)
+    }
+    const bypass = bypassIn(extra)
+    if (bypass !== undefined) return invalid(`canUseTool is never called with ${bypass} in extraArgs`)
+  }
+  if (options.forkSession === true && options.resume === undefined && options.continue !== true) {
+    return invalid("forkSession needs resume or continue")
+  }
+  if (options.resume !== undefined && options.continue === true) return invalid("resume and continue exclude each other")
+  const names = (options.mcpServers ?? []).map((s) => s.name)
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i)
+  return duplicate === undefined ? Effect.void : invalid(`two MCP servers are named "${duplicate}"`)
+}
+
+/** Whether the caller wants the CLI's replays of its user messages in the output. */
+export const asksForReplays = (options: Options<unknown>): boolean => (options.extraArgs ?? []).includes(replayFlag)
+
+export const toArgs = (options: Options<unknown>): Effect.Effect<ReadonlyArray<string>, SessionError.SessionError> =>
+  Effect.map(check(options), () => {
+    const base = QueryOptions.toArgs(options)
+    const at = base.indexOf("--input-format")
+    const args = [...base.slice(0, at + 1), "stream-json", ...base.slice(at + 2)]
+    // The replays tell which turn each user message went to.
+    if (!asksForReplays(options)) args.push(replayFlag)
+    if (options.canUseTool !== undefined) args.push("--permission-prompt-tool", "stdio")
+    const names = (options.mcpServers ?? []).map((s) => s.name)
+    if (names.length > 0) {
+      args.push("--mcp-config", JSON.stringify({ mcpServers: Object.fromEntries(names.map((n) => [n, { type: "sdk", name: n }])) }))
+    }
+    return args
+  })

@@ -1,0 +1,91 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/testing/TestClock"
+import * as CliError from "../../src/ClaudeCliError.ts"
+import * as Permission from "../../src/session/Permission.ts"
+import * as Session from "../../src/session/Session.ts"
+import { collect, isDone, outline, settle } from "./support/Collect.ts"
+import * as FakeCli from "./support/FakeCli.ts"
+
+const { helloAnswering, helloLines } = FakeCli
+
+const idleReason = (error: unknown) => {
+  assert.instanceOf(error, CliError.ClaudeCliError)
+  const reason = (error as CliError.ClaudeCliError).reason
+  assert.instanceOf(reason, CliError.IdleTimeout)
+  return reason as CliError.IdleTimeout
+}
+
+describe("Session idle timeout (fake CLI, test clock)", () => {
+  it.effect("a CLI that hangs mid-turn fails the turn and the output with IdleTimeout, and is ended", () => {
+    // Starts the turn, then writes nothing more.
+    const fake = FakeCli.make(FakeCli.serve({
+      onUser: (_, io) => Effect.andThen(FakeCli.writeAll(io, helloLines.slice(0, 2)), Effect.never)
+    }))
+    return Effect.gen(function*() {
+      const session = yield* Session.make({ idleTimeout: "30 seconds" })
+      const output = yield* Effect.forkChild(Effect.flip(collect(yield* session.subscribe)))
+      const turn = yield* Effect.forkChild(Effect.flip(collect(session.turn("hello"))))
+      yield* settle
+      yield* TestClock.adjust("29 seconds")
+      yield* settle
+      assert.isFalse(isDone(turn))
+      yield* TestClock.adjust("1 second")
+      const reason = idleReason(yield* Fiber.join(turn))
+      assert.strictEqual(reason.timeoutMillis, 30000)
+      // 1: the initialize answer, 2: the prompt's replay, 3: system/init, 4: the assistant message.
+      assert.strictEqual(reason.lastLine, 4)
+      assert.include(reason.message, "30000 ms after line 4")
+      idleReason(yield* Fiber.join(output))
+      assert.deepStrictEqual(fake.signals, ["SIGTERM"])
+      assert.isTrue(fake.exited())
+    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+  })
+
+  it.effect("silence between turns, a slow callback and a slow reader never count", () => {
+    const fake = FakeCli.make(FakeCli.serve({
+      onUser: (frame, io) =>
+        Effect.gen(function*() {
+          if (frame.message.content === "ask") {
+            yield* io.write({
+              type: "control_request",
+              request_id: "perm",
+              request: { subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" } }
+            })
+            yield* io.read
+          }
+          yield* FakeCli.writeAll(io, helloAnswering(`echo: ${frame.message.content}`))
+        })
+    }))
+    return Effect.gen(function*() {
+      const session = yield* Session.make({
+        idleTimeout: "30 seconds",
+        bufferSize: 1,
+        // The CLI waits for this answer: two minutes of silence that are ours, not the CLI's.
+        canUseTool: () => Effect.as(Effect.sleep("2 minutes"), Permission.allow())
+      })
+      assert.deepStrictEqual(outline(yield* collect(session.turn("one"))), ["SystemInit", "AssistantMessage", "echo: one"])
+      yield* TestClock.adjust("1 hour")
+      yield* settle
+      const asking = yield* Effect.forkChild(collect(session.turn("ask")))
+      yield* settle
+      yield* TestClock.adjust("2 minutes")
+      assert.deepStrictEqual(outline(yield* Fiber.join(asking)), ["SystemInit", "AssistantMessage", "echo: ask"])
+      // A reader an hour behind holds the CLI's output in the pipe: the CLI has written, it is not idle.
+      const stalled = yield* Scope.make()
+      yield* Scope.provide(session.subscribe, stalled)
+      const held = yield* Effect.forkChild(collect(session.turn("held")))
+      yield* settle
+      yield* TestClock.adjust("1 hour")
+      yield* settle
+      assert.isFalse(isDone(held))
+      yield* Scope.close(stalled, Exit.void)
+      assert.deepStrictEqual(outline(yield* Fiber.join(held)), ["SystemInit", "AssistantMessage", "echo: held"])
+      assert.deepStrictEqual(fake.signals, [])
+      assert.isFalse(fake.exited())
+    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+  })
+})
