@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as PlatformError from "effect/PlatformError"
@@ -64,7 +65,10 @@ export const display = <E, R>(
       now: yield* Clock.currentTimeMillis
     })
     const lines: Stream.Stream<Display.Event<E>, never, R> = records.pipe(
-      Stream.mapEffect((record) => Effect.map(Clock.currentTimeMillis, (now): Display.Event<E> => ({ _tag: "Record", record, now }))),
+      // One clock reading per chunk of lines: they arrived together.
+      Stream.mapArrayEffect((chunk) =>
+        Effect.map(Clock.currentTimeMillis, (now) => Arr.map(chunk, (record): Display.Event<E> => ({ _tag: "Record", record, now })))
+      ),
       Stream.catchCause((cause) => Stream.succeed<Display.Event<E>>({ _tag: "Failed", cause }))
     )
     const ticks = Stream.tick(spinnerInterval).pipe(
