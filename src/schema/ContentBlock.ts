@@ -16,6 +16,8 @@ import {
 } from "./internal/fields.ts"
 
 /**
+ * Text from the model (or of a prompt), with its citations when the model cited sources.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -27,6 +29,8 @@ export class TextBlock extends Schema.Class<TextBlock>("effect-claude-code/TextB
 }) {}
 
 /**
+ * The model's extended thinking, with the signature that lets it be sent back.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -38,6 +42,8 @@ export class ThinkingBlock extends Schema.Class<ThinkingBlock>("effect-claude-co
 }) {}
 
 /**
+ * Thinking the API encrypted for safety reasons; `data` is opaque and sent back as is.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -65,6 +71,8 @@ export class ToolUseBlock extends Schema.Class<ToolUseBlock>("effect-claude-code
 }) {}
 
 /**
+ * An image (base64, URL or file `source`), in a prompt or a tool result.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -75,6 +83,8 @@ export class ImageBlock extends Schema.Class<ImageBlock>("effect-claude-code/Ima
 }) {}
 
 /**
+ * A document (PDF, plain text, content blocks) in a prompt or a tool result.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -88,6 +98,8 @@ export class DocumentBlock extends Schema.Class<DocumentBlock>("effect-claude-co
 }) {}
 
 /**
+ * A search result a tool returned, whose text blocks the model can cite.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -157,6 +169,8 @@ export const ToolResultContentBlock = Schema.Union([
 ])
 
 /**
+ * A block of a `tool_result` array.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -221,6 +235,8 @@ const serverToolResultFields = {
 }
 
 /**
+ * The results of the server-side web search tool (or its error).
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -233,6 +249,8 @@ export class WebSearchToolResultBlock
 {}
 
 /**
+ * The page fetched by the server-side web fetch tool (or its error).
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -263,6 +281,8 @@ export class CodeExecutionToolResultBlock
 {}
 
 /**
+ * A call to a tool of a remote MCP server the API connected to (MCP connector).
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -276,6 +296,8 @@ export class McpToolUseBlock extends Schema.Class<McpToolUseBlock>("effect-claud
 }) {}
 
 /**
+ * The result of an {@link McpToolUseBlock} call.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -288,6 +310,8 @@ export class McpToolResultBlock extends Schema.Class<McpToolResultBlock>("effect
 }) {}
 
 /**
+ * A file uploaded to the code execution container.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -343,6 +367,8 @@ export const ContentBlock = Schema.Union([
 ])
 
 /**
+ * Any content block, known or not.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -357,6 +383,8 @@ export type ContentBlock = typeof ContentBlock.Type
 export const Content = Schema.Union([Schema.String, Schema.Array(ContentBlock)])
 
 /**
+ * Message content: a plain string or an array of blocks.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -87,6 +87,8 @@ export class InitializeRequest extends Schema.Class<InitializeRequest>("effect-c
 }) {}
 
 /**
+ * Interrupts the running turn (`cancel_queued` also drops queued prompts).
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -97,6 +99,8 @@ export class InterruptRequest extends Schema.Class<InterruptRequest>("effect-cla
 }) {}
 
 /**
+ * Switches the permission mode of the session.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -109,6 +113,8 @@ export class SetPermissionModeRequest
 {}
 
 /**
+ * Switches the model of the session (`null` or absent: the default model).
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -119,6 +125,8 @@ export class SetModelRequest extends Schema.Class<SetModelRequest>("effect-claud
 }) {}
 
 /**
+ * Sets the thinking budget (`null`: the session default) and how thinking is displayed.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -228,12 +236,16 @@ export const RequestBody = Schema.Union([
 ])
 
 /**
+ * Any control request body.
+ *
  * @since 0.1.0
  * @category models
  */
 export type RequestBody = typeof RequestBody.Type
 
 /**
+ * A control request, in either direction: `request_id` pairs it with its {@link ControlResponse}.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -251,6 +263,8 @@ const pendingFields = {
 }
 
 /**
+ * A control request answered: `response` is the subtype's own payload.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -263,6 +277,8 @@ export class SuccessResponse extends Schema.Class<SuccessResponse>("effect-claud
 }) {}
 
 /**
+ * A control request refused or failed: `error` says why.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -275,6 +291,8 @@ export class ErrorResponse extends Schema.Class<ErrorResponse>("effect-claude-co
 }) {}
 
 /**
+ * The answer to a {@link ControlRequest} with the same `request_id`.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -294,6 +312,8 @@ export class ControlResponse extends Schema.Class<ControlResponse>("effect-claud
 }
 
 /**
+ * The sender no longer needs the answer to its request `request_id`; no reply follows.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -304,6 +324,8 @@ export class ControlCancelRequest extends Schema.Class<ControlCancelRequest>("ef
 }) {}
 
 /**
+ * A liveness heartbeat with no payload; receivers ignore it.
+ *
  * @since 0.1.0
  * @category schemas
  */

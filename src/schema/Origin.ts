@@ -112,6 +112,8 @@ export const Origin = Schema.Union([
 ])
 
 /**
+ * The provenance of a turn.
+ *
  * @since 0.1.0
  * @category models
  */

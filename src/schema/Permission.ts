@@ -22,6 +22,8 @@ import type { ToolResultMeta } from "./ToolUseResult.ts"
 export const PermissionMode = Schema.Literals(["default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto"])
 
 /**
+ * A permission mode the CLI documents.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -34,6 +34,8 @@ export const PermissionDenial = Schema.Struct({
 })
 
 /**
+ * A tool call the permission system refused during the run.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -222,6 +224,8 @@ export class ResultError extends Schema.Class<ResultError>("effect-claude-code/R
 }
 
 /**
+ * The `result` line of a turn, successful or not.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -9,6 +9,8 @@ import * as Schema from "effect/Schema"
 import { envelope, JsonObject, Num, optionalBoolean, optionalNumber, optionalString } from "./internal/fields.ts"
 
 /**
+ * A tool call is still running (`elapsed_time_seconds` so far), written while long tools run.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -27,6 +29,8 @@ export class ToolProgress extends Schema.Class<ToolProgress>("effect-claude-code
 }) {}
 
 /**
+ * Progress of an authentication the CLI runs (its `output` lines), or its `error`.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -40,6 +44,8 @@ export class AuthStatus extends Schema.Class<AuthStatus>("effect-claude-code/Aut
 }) {}
 
 /**
+ * A one-line summary of the tool calls `preceding_tool_use_ids`.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -76,6 +82,8 @@ export const RateLimitInfo = Schema.Struct({
 })
 
 /**
+ * The subscription's rate-limit state changed (allowed, warning, rejected) and when it resets.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -87,6 +95,8 @@ export class RateLimitEvent extends Schema.Class<RateLimitEvent>("effect-claude-
 }) {}
 
 /**
+ * A prompt the CLI suggests the user send next.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -98,6 +108,8 @@ export class PromptSuggestion extends Schema.Class<PromptSuggestion>("effect-cla
 }) {}
 
 /**
+ * The conversation was reset (e.g. `/clear`): what follows belongs to `new_conversation_id`.
+ *
  * @since 0.1.0
  * @category schemas
  */

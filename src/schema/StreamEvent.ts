@@ -20,6 +20,8 @@ import {
 import { DeltaUsage } from "./Usage.ts"
 
 /**
+ * More text of a text block.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -30,6 +32,8 @@ export class TextDelta extends Schema.Class<TextDelta>("effect-claude-code/TextD
 }) {}
 
 /**
+ * More of a tool call's input, as a fragment of JSON text.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -40,6 +44,8 @@ export class InputJsonDelta extends Schema.Class<InputJsonDelta>("effect-claude-
 }) {}
 
 /**
+ * More thinking of a thinking block.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -51,6 +57,8 @@ export class ThinkingDelta extends Schema.Class<ThinkingDelta>("effect-claude-co
 }) {}
 
 /**
+ * The signature of a thinking block, sent before the block stops.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -61,6 +69,8 @@ export class SignatureDelta extends Schema.Class<SignatureDelta>("effect-claude-
 }) {}
 
 /**
+ * A citation added to a text block.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -71,6 +81,8 @@ export class CitationsDelta extends Schema.Class<CitationsDelta>("effect-claude-
 }) {}
 
 /**
+ * A delta whose `type` this version does not know; `raw` is the object as written.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -89,6 +101,8 @@ export class UnknownDelta extends Schema.Class<UnknownDelta>("effect-claude-code
 }
 
 /**
+ * Any delta of a `content_block_delta` event, known or not.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -107,12 +121,16 @@ export const Delta = Schema.Union([
 ])
 
 /**
+ * Any delta of a `content_block_delta` event, known or not.
+ *
  * @since 0.1.0
  * @category models
  */
 export type Delta = typeof Delta.Type
 
 /**
+ * A model response starts: its id, model and initial usage (content still empty).
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -123,6 +141,8 @@ export class MessageStartEvent extends Schema.Class<MessageStartEvent>("effect-c
 }) {}
 
 /**
+ * A content block starts at `index`.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -134,6 +154,8 @@ export class ContentBlockStartEvent extends Schema.Class<ContentBlockStartEvent>
 }) {}
 
 /**
+ * A block at `index` grows by `delta`.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -145,6 +167,8 @@ export class ContentBlockDeltaEvent extends Schema.Class<ContentBlockDeltaEvent>
 }) {}
 
 /**
+ * The block at `index` is complete.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -155,6 +179,8 @@ export class ContentBlockStopEvent extends Schema.Class<ContentBlockStopEvent>("
 }) {}
 
 /**
+ * The response's stop reason and cumulative usage, once its content is complete.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -171,6 +197,8 @@ export class MessageDeltaEvent extends Schema.Class<MessageDeltaEvent>("effect-c
 }) {}
 
 /**
+ * The response is complete.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -200,6 +228,8 @@ export class UnknownEvent extends Schema.Class<UnknownEvent>("effect-claude-code
 }
 
 /**
+ * Any Messages API stream event, known or not.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -226,6 +256,8 @@ export const StreamEvent = Schema.Union([
 ])
 
 /**
+ * Any Messages API stream event, known or not.
+ *
  * @since 0.1.0
  * @category models
  */

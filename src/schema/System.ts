@@ -696,6 +696,8 @@ export const variants = [
 ] as const
 
 /**
+ * Any known `system` line.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -201,6 +201,8 @@ export const PermissionDecision = Schema.Struct({
 })
 
 /**
+ * A permission decision of `tool_result_meta`.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -227,6 +229,8 @@ export const ToolResultMeta = Schema.Struct({
 })
 
 /**
+ * An entry of `tool_result_meta`.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -263,6 +267,8 @@ export const shapes = {
 export const ToolUseResult = Schema.Union([...Object.values(shapes), Schema.String, Schema.Unknown])
 
 /**
+ * A decoded `tool_use_result`.
+ *
  * @since 0.1.0
  * @category models
  */

@@ -93,6 +93,8 @@ export const DeltaUsage = Schema.Struct({
 })
 
 /**
+ * Usage of a `message_delta` event.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -122,6 +124,8 @@ export const ModelUsage = Schema.Struct({
 })
 
 /**
+ * Usage and cost of one model over a run.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -163,6 +167,8 @@ export const ContextUsage = Schema.Struct({
 })
 
 /**
+ * The `/context` report.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -216,6 +222,8 @@ export const UsageReport = Schema.Struct({
 })
 
 /**
+ * The `/usage` report.
+ *
  * @since 0.1.0
  * @category models
  */
