@@ -18,10 +18,11 @@ const spinner = (screen: string): number | undefined => {
 const recording = path.join(Tmux.root, "fixtures", "recorded", "demo.jsonl")
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 
-// `view -` reading a recording whose writer stalls for 2s after the init line (`between`: written after the
-// stall, before the rest), its output through `after`.
+// `view -` reading a recording whose writer stalls for 3s after the init line (ample time to look at the
+// spinner, even on a loaded machine); `between` is written after the stall, before the rest; `after` takes
+// the output.
 const stalled = (after: string, between = "") =>
-  `(head -n 1 ${quote(recording)}; sleep 2; ${between} tail -n +2 ${quote(recording)}) | ` +
+  `(head -n 1 ${quote(recording)}; sleep 3; ${between} tail -n +2 ${quote(recording)}) | ` +
   `${quote(Tmux.node)} ${quote(Tmux.main)} view -${after}`
 
 // No network and no API key: the demo talks to a scripted model server on loopback.
