@@ -170,14 +170,15 @@ describe("filter counts over the corpus and fixtures", () => {
 
 // `active_goal` (a `/goal` condition set, re-evaluated or cleared) is not in the corpus: spliced into every file.
 // Like every message that is neither content, system, result nor stream event, it is one whole `message` item.
+// Shaped as the SDK's SDKActiveGoalMessage: a goal not met yet, then the goal met (value null).
 const activeGoals = [
   {
     type: "active_goal",
-    value: { condition: "all tests pass", iterations: 1, setAt: 1767225600000, origin: "user", tokensAtStart: 1200 },
+    value: { condition: "all tests pass", iterations: 1, set_at: 1767225600000, tokens_at_start: 1200 },
     session_id: "goal-session",
     uuid: "6f1c1b2e-0000-4000-8000-000000000001"
   },
-  { type: "active_goal" }
+  { type: "active_goal", value: null, session_id: "met-session", uuid: "6f1c1b2e-0000-4000-8000-000000000002" }
 ]
 
 describe("active_goal messages", () => {
@@ -193,7 +194,7 @@ describe("active_goal messages", () => {
       const goals = items.filter(parse("type:active_goal"))
       assert.deepStrictEqual(goals.map((g) => [g.kind, g.messageIndex, g.blockIndex, g.sessionId, g.parentToolUseId]), [
         ["message", 1, undefined, "goal-session", null],
-        ["message", 2, undefined, undefined, null]
+        ["message", 2, undefined, "met-session", null]
       ])
       for (const [i, goal] of goals.entries()) {
         const record = decoded[goal.messageIndex]
