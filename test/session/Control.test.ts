@@ -33,6 +33,18 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
+  it.effect("an initialize answer that does not fit its schema fails the start with InvalidResponse", () => {
+    const fake = FakeCli.make(FakeCli.serve({ initialize: { commands: "none", models: [] } }))
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip(Session.make())
+      assert.instanceOf(error, SessionError.SessionError)
+      const reason = (error as SessionError.SessionError).reason
+      assert.instanceOf(reason, SessionError.InvalidResponse)
+      assert.strictEqual((reason as SessionError.InvalidResponse).subtype, "initialize")
+      assert.include(error.message, "commands")
+    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+  })
+
   it.effect("hooks for every event are registered at initialize and called back by id", () => {
     const events: ReadonlyArray<Hooks.HookEvent> = [
       "PreToolUse",

@@ -21,7 +21,18 @@ describe("Session (real CLI)", () => {
     Effect.gen(function*() {
       const { server, base } = yield* setup([Script.turn("Noted: 7"), Script.turn("It was 7")])
       const session = yield* Session.make(base)
-      assert.isTrue(Array.isArray(session.initialization.commands))
+      // The initialize answer, typed: what CLI 2.1.330 reports about itself.
+      const init = session.initialization
+      assert.strictEqual(init.claude_code_version, "2.1.330")
+      assert.isTrue(init.commands.some((c) => c.name === "compact"))
+      assert.isTrue(init.models.some((m) => m.value === "default"))
+      assert.isAbove(init.agents.length, 0)
+      assert.strictEqual(init.account?.apiKeySource, "ANTHROPIC_API_KEY")
+      assert.strictEqual(init.output_style, "default")
+      assert.strictEqual(init.current_permission_mode, "default")
+      // Keys the schema does not name are kept.
+      assert.strictEqual(init.session_state, session.rawInitialization.session_state)
+      assert.isDefined(init.session_state)
       const first = yield* collect(session.turn("Remember the number 7"))
       const second = yield* collect(session.turn("Which number?"))
       assert.strictEqual(resultOf(first).result, "Noted: 7")

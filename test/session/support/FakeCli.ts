@@ -139,6 +139,8 @@ export interface Script {
   readonly onOther?: (frame: Frame, io: Io) => Effect.Effect<void, Cause.Done>
   /** When stdin closes: exit 0 (default), or keep running. */
   readonly onStdinEnd?: "exit" | "hang"
+  /** The answer to `initialize`; default `{ commands: [], models: [] }`. */
+  readonly initialize?: unknown
   /** Replays (when asked for them) each user message as it arrives (default), or leaves that to `onUser`. */
   readonly replay?: "onArrival" | "byScript"
 }
@@ -169,7 +171,7 @@ export const serve = (script: Script): Behaviour => (io) => {
       return Effect.andThen(replays ? io.write(replayOf(frame)) : Effect.void, script.onUser?.(frame, io) ?? Effect.void)
     }
     if (frame.type !== "control_request") return script.onOther?.(frame, io) ?? Effect.void
-    if (frame.request.subtype === "initialize") return io.write(success(frame, { commands: [], models: [] }))
+    if (frame.request.subtype === "initialize") return io.write(success(frame, script.initialize ?? { commands: [], models: [] }))
     return script.onRequest?.(frame, io) ?? io.write(success(frame))
   }
   const loop: Effect.Effect<number, Cause.Done> = io.read.pipe(
