@@ -170,6 +170,8 @@ export const ratios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "
     "d/a-bytes": perRound("d-strict", "a-bytes"),
     "d/a-text": perRound("d-strict", "a-text"),
     "d/c-zod": perRound("d-strict", "c-zod"),
+    "f-node/f-sdk (Decode vs the SDK reader, same pipe)": perRound("f-node", "f-sdk"),
+    "f-lib/f-node (effect/process spawner vs a Node pipe)": perRound("f-lib", "f-node"),
     "f-lib/f-sdk": perRound("f-lib", "f-sdk"),
     "f-cli/f-sdk (ClaudeCli.query vs the SDK reader)": perRound("f-cli", "f-sdk"),
     "f-cli/f-lib": perRound("f-cli", "f-lib"),

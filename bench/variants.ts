@@ -8,6 +8,7 @@
  */
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
+import type { Readable } from "node:stream"
 import type * as Stream from "effect/Stream"
 import type * as ClaudeCliModule from "../src/ClaudeCli.ts"
 import type * as LiveModule from "../src/layers/Live.ts"
@@ -26,26 +27,33 @@ export interface Variant {
 
 const open = (file: string) => fs.createReadStream(file)
 
-/** The library's decode over a file: strict, strict with an extra stage, or lenient. */
+/**
+ * The library's decode over a file: strict, strict with an extra stage, or lenient. Every mode counts the
+ * decoded messages in the same way, once per chunk, before any stage (a stage emits items or events), and
+ * drains the rest: an extra stage is the only difference between (d) and (e).
+ */
 const library = async (file: string, mode: "strict" | "filter" | "partial" | "lenient"): Promise<Tally> => {
   const Effect = await import("effect/Effect")
-  const { mapArray, runCount } = await import("effect/Stream")
+  const { mapArray, runDrain } = await import("effect/Stream")
   const NodeStream = await import("@effect/platform-node/NodeStream")
   const Decode = await lib<typeof DecodeModule>("stream/Decode")
   const stages = await (await import("./stages.ts")).load()
   const bytes = NodeStream.fromReadable({ evaluate: () => open(file) })
-  const count = (stream: Stream.Stream<unknown, unknown>) => Effect.runPromise(runCount(stream))
-  // Lenient: the library's own in-band errors, counted like messages (the generated inputs have none).
-  if (mode === "lenient") return { messages: await count(bytes.pipe(Decode.messagesLenient())), rejected: 0 }
-  const decoded = bytes.pipe(Decode.messages())
-  if (mode === "strict") return { messages: await count(decoded), rejected: 0 }
-  // A stage emits items or events, not messages: the messages are counted before it, once per chunk.
   let messages = 0
-  const counted = decoded.pipe(mapArray((chunk) => {
-    messages += chunk.length
-    return chunk
-  }))
-  await count(mode === "filter" ? stages.filter(counted) : stages.partial(counted))
+  const count = <A, E>(self: Stream.Stream<A, E>) =>
+    self.pipe(mapArray((chunk) => {
+      messages += chunk.length
+      return chunk
+    }))
+  // Lenient: the library's own in-band errors, counted like messages (the generated inputs have none).
+  const run: Stream.Stream<unknown, unknown> = mode === "lenient"
+    ? count(bytes.pipe(Decode.messagesLenient()))
+    : mode === "strict"
+    ? count(bytes.pipe(Decode.messages()))
+    : mode === "filter"
+    ? stages.filter(count(bytes.pipe(Decode.messages())))
+    : stages.partial(count(bytes.pipe(Decode.messages())))
+  await Effect.runPromise(runDrain(run))
   return { messages, rejected: 0 }
 }
 
@@ -77,18 +85,32 @@ const libraryChild = async (file: string): Promise<Tally> => {
   return { messages: await Effect.runPromise(program), rejected: 0 }
 }
 
-/** (f) The SDK's reader over the stdout of `child_process.spawn`, as the SDK starts the CLI. */
-const sdkChild = async (file: string): Promise<Tally> => {
+/** The stand-in CLI through `child_process.spawn`, as the SDK starts the CLI; `read` consumes its stdout. */
+const nodeChild = async (file: string, read: (stdout: NodeJS.ReadableStream & Readable) => Promise<Tally>): Promise<Tally> => {
   const child = childProcess.spawn(fakeCli.executable, [], {
     env: { ...process.env, ...fakeCli.allAtOnce(file) },
     stdio: ["ignore", "pipe", "inherit"]
   })
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
-  const tally = await baseline.sdkReadline(child.stdout)
+  const tally = await read(child.stdout)
   const code = await exited
   if (code !== 0) throw new Error(`fake CLI exited with ${code}`)
   return tally
 }
+
+/**
+ * (f) `Decode.messages` over the same Node pipe as the SDK reader, through `NodeStream.fromReadable`:
+ * against f-lib, what `effect/process`'s spawner adds (it pipes stdout through a `PassThrough`).
+ */
+const libraryNodePipe = (file: string): Promise<Tally> =>
+  nodeChild(file, async (stdout) => {
+    const Effect = await import("effect/Effect")
+    const { runCount } = await import("effect/Stream")
+    const NodeStream = await import("@effect/platform-node/NodeStream")
+    const Decode = await lib<typeof DecodeModule>("stream/Decode")
+    const messages = await Effect.runPromise(runCount(NodeStream.fromReadable({ evaluate: () => stdout }).pipe(Decode.messages())))
+    return { messages, rejected: 0 }
+  })
 
 export const variants: ReadonlyArray<Variant> = [
   { name: "a-text", label: "(a) split text + JSON.parse", run: (f) => baseline.splitText(open(f)) },
@@ -106,7 +128,8 @@ export const variants: ReadonlyArray<Variant> = [
   { name: "d-lenient", label: "(d) Decode.messagesLenient", run: (f) => library(f, "lenient") },
   { name: "e-filter", label: "(e) strict + filter", run: (f) => library(f, "filter") },
   { name: "e-partial", label: "(e) strict + partial assembler", run: (f) => library(f, "partial") },
-  { name: "f-sdk", label: "(f) child stdout, SDK reader", run: sdkChild },
+  { name: "f-sdk", label: "(f) child stdout, SDK reader", run: (f) => nodeChild(f, (stdout) => baseline.sdkReadline(stdout)) },
+  { name: "f-node", label: "(f) child stdout, Node pipe + Decode", run: libraryNodePipe },
   { name: "f-lib", label: "(f) child stdout, ChildProcess + Decode", run: libraryChild },
   { name: "f-cli", label: "(f) child stdout, ClaudeCli.query (Live)", run: libraryCli }
 ]
