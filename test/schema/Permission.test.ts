@@ -20,30 +20,23 @@ const idsFrom = (refusals: ReadonlyArray<Permission.Refusal>, source: Permission
   refusals.filter((refusal) => refusal.sources.includes(source)).map((refusal) => refusal.toolUseId).sort()
 
 describe("isRefusalText", () => {
-  it("knows every wording of a refusal, plan mode included", () => {
-    for (
-      const text of [
-        "Claude requested permissions to write to /w/a.txt, but you haven't granted it yet.",
-        "Claude requested permissions to use WebFetch, but you haven't granted it yet.",
-        "Permission to use Bash has been denied by your rule Bash(rm:*).",
-        "Permission for this action has been denied. Reason: outside the project",
-        "The user doesn't want to proceed with this tool use. The tool use was rejected.",
-        "Cannot write to /tmp/claude-sandbox/work/out.txt while in plan mode.",
-        "Cannot call mcp__x__y while in plan mode."
-      ]
-    ) assert.isTrue(Permission.isRefusalText(text), text)
-  })
-
-  it("does not take a failing tool for a refusal", () => {
-    for (
-      const text of [
-        "Exit code 1\ncat: missing.txt: No such file or directory",
-        "File does not exist.",
-        "<tool_use_error>Error: No such tool available: Glob.</tool_use_error>",
-        "EISDIR: illegal operation on a directory, read",
-        "Agent type 'file-existence-checker' not found."
-      ]
-    ) assert.isFalse(Permission.isRefusalText(text), text)
+  const texts: ReadonlyArray<readonly [string, boolean]> = [
+    ["Claude requested permissions to write to /w/a.txt, but you haven't granted it yet.", true],
+    ["Claude requested permissions to use WebFetch, but you haven't granted it yet.", true],
+    ["Permission to use Bash has been denied by your rule Bash(rm:*).", true],
+    ["Permission for this action has been denied. Reason: outside the project", true],
+    ["The user doesn't want to proceed with this tool use. The tool use was rejected.", true],
+    ["Cannot write to /tmp/claude-sandbox/work/out.txt while in plan mode.", true],
+    ["Cannot call mcp__x__y while in plan mode.", true],
+    // Tools failing on their own, from the corpus.
+    ["Exit code 1\ncat: missing.txt: No such file or directory", false],
+    ["File does not exist.", false],
+    ["<tool_use_error>Error: No such tool available: Glob.</tool_use_error>", false],
+    ["EISDIR: illegal operation on a directory, read", false],
+    ["Agent type 'file-existence-checker' not found.", false]
+  ]
+  it("knows every wording of a refusal, plan mode included, and takes no failing tool for one", () => {
+    for (const [text, refusal] of texts) assert.strictEqual(Permission.isRefusalText(text), refusal, text)
   })
 })
 
