@@ -80,6 +80,7 @@ const passes = (checks: ReadonlyArray<SchemaAST.Check<unknown>>, value: unknown,
 
 // A node with checks: the node itself, then its filters (synchronous, like Effect's).
 const build = (ast: SchemaAST.AST): Fast => {
+  if (isFiniteNumber(ast)) return (i) => (typeof i === "number" && i - i === 0 ? i : invalid)
   const decode = buildUnchecked(ast)
   const checks = ast.checks
   if (checks === undefined) return decode
@@ -169,7 +170,8 @@ const isFiniteNumber = (ast: SchemaAST.AST): boolean => {
 
 // A JavaScript test of `v` for a leaf that decodes to itself, or undefined.
 const inlineTest = (ast: SchemaAST.AST): string | undefined => {
-  if (isFiniteNumber(ast)) return `typeof v === "number" && Number.isFinite(v)`
+  // `v - v` is 0 for a finite number, NaN for NaN and the infinities.
+  if (isFiniteNumber(ast)) return `typeof v === "number" && v - v === 0`
   if (ast.checks !== undefined || ast.encoding !== undefined) return undefined
   switch (ast._tag) {
     case "String":
