@@ -74,9 +74,13 @@ export type Lines = (
  * @since 0.1.0
  * @category models
  */
-export type StartSession = (
-  options?: Session.Options
-) => Effect.Effect<Session.Session, CliError.ClaudeCliError | SessionError.SessionError, Scope.Scope>
+export type StartSession = <O extends Session.Options<any>>(
+  options?: O
+) => Effect.Effect<
+  Session.Session,
+  CliError.ClaudeCliError | SessionError.SessionError,
+  Scope.Scope | Session.Services<O>
+>
 
 /**
  * @since 0.1.0
@@ -339,7 +343,10 @@ export const queryLenient = (
  * }).pipe(Effect.scoped, Effect.provide(Live.layer()))
  * ```
  */
-export const session = (
-  options?: Session.Options
-): Effect.Effect<Session.Session, CliError.ClaudeCliError | SessionError.SessionError, ClaudeCli | Scope.Scope> =>
-  Effect.flatMap(Effect.service(ClaudeCli), (cli) => cli.session(options))
+export const session = <O extends Session.Options<any>>(
+  options?: O
+): Effect.Effect<
+  Session.Session,
+  CliError.ClaudeCliError | SessionError.SessionError,
+  ClaudeCli | Scope.Scope | Session.Services<O>
+> => Effect.flatMap(Effect.service(ClaudeCli), (cli) => cli.session(options))

@@ -14,7 +14,9 @@ import * as Session from "../session/Session.ts"
 import * as Process from "./Process.ts"
 
 /**
- * How the CLI is started (see `Process.Config`), plus a default working directory.
+ * How the CLI is started (see `Process.Config`), plus a default working directory. The executable,
+ * environment, working directory, kill grace period and `idleTimeout` apply to sessions too (a session's
+ * idle timer runs only while a turn owes output), unless the session's own options say otherwise.
  *
  * @since 0.1.0
  * @category models
@@ -82,15 +84,16 @@ export const startSession = (
   spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
   config: Config = {}
 ): ClaudeCli.StartSession =>
-(options = {}) =>
+<O extends Session.Options<any>>(options?: O) =>
   Session.make({
     executable: config.executable,
     killGracePeriod: config.killGracePeriod,
+    idleTimeout: config.idleTimeout,
     ...options,
-    cwd: options.cwd ?? config.cwd,
-    env: mergeEnv(config.env, options.env),
-    envMode: options.envMode ?? config.envMode
-  }).pipe(Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner))
+    cwd: options?.cwd ?? config.cwd,
+    env: mergeEnv(config.env, options?.env),
+    envMode: options?.envMode ?? config.envMode
+  } as O).pipe(Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner))
 
 /**
  * The service over a given spawner.

@@ -6,7 +6,10 @@ import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/testing/TestClock"
+import * as Layer from "effect/Layer"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import type * as CliError from "../../src/ClaudeCliError.ts"
+import * as Live from "../../src/layers/Live.ts"
 import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
 import * as Permission from "../../src/session/Permission.ts"
@@ -86,6 +89,43 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
       Effect.provideService(Audit, { log }),
       Effect.scoped,
       Effect.provide(fake.layer)
+    )
+  })
+
+  it.effect("ClaudeCli.session on the Live layer runs callbacks with the caller's services too", () => {
+    const fake: FakeCli.Fake = FakeCli.make(FakeCli.serve({
+      onUser: (_, io) =>
+        Effect.gen(function*() {
+          for (const [i, command] of ["ls", "rm"].entries()) {
+            yield* io.write({
+              type: "control_request",
+              request_id: `r${i}`,
+              request: { subtype: "can_use_tool", tool_name: "Bash", input: { command } }
+            })
+          }
+          yield* io.read
+          yield* io.read
+          yield* FakeCli.writeAll(io, FakeCli.helloLines)
+        })
+    }))
+    const started = ClaudeCli.session({
+      canUseTool: (_tool, input) =>
+        Effect.map(Effect.service(Policy), (policy) => input.command === policy.allowed ? Permission.allow() : Permission.deny("no"))
+    })
+    const typed: Effect.Effect<
+      Session.Session,
+      CliError.ClaudeCliError | SessionError.SessionError,
+      ClaudeCli.ClaudeCli | Scope.Scope | Policy
+    > = started
+    return Effect.gen(function*() {
+      const session = yield* typed
+      yield* collect(session.turn("hello"))
+      const answers = ["r0", "r1"].map((id) => FakeCli.responseTo(fake, id)?.response)
+      assert.deepStrictEqual(answers.map((a) => a.behavior), ["deny", "allow"])
+    }).pipe(
+      Effect.provideService(Policy, { allowed: "rm" }),
+      Effect.scoped,
+      Effect.provide(Live.layerWith().pipe(Layer.provide(fake.layer)))
     )
   })
 
