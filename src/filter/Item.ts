@@ -27,6 +27,7 @@ import * as Stream from "effect/Stream"
 import * as Schema from "effect/Schema"
 import * as ContentBlock from "../schema/ContentBlock.ts"
 import * as Message from "../schema/Message.ts"
+import * as Permission from "../schema/Permission.ts"
 import type * as ResultMessage from "../schema/Result.ts"
 import type * as StreamEvent from "../schema/StreamEvent.ts"
 import type * as System from "../schema/System.ts"
@@ -260,11 +261,6 @@ const envelopeOf = (message: Message.Message, messageIndex: number): Envelope =>
   }
 }
 
-// The wording of older CLIs when the permission system refuses a tool call
-// (headless mode without a grant, a deny rule, the user saying no).
-const refusalText =
-  /requested permissions to|haven't granted it yet|permission to use .* (?:has been|was) denied|doesn't want to proceed with this tool use/i
-
 const isResult = (m: Message.Message): m is ResultMessage.ResultMessage =>
   m._tag === "ResultSuccess" || m._tag === "ResultError"
 
@@ -309,7 +305,7 @@ export const makeFlattener = (): Flattener => {
           toolName: toolNames.get(block.tool_use_id),
           isError: block.is_error === true,
           denied: block.is_error === true &&
-            (deniedIds.has(block.tool_use_id) || refusalText.test(ContentBlock.text(block.content ?? ""))),
+            (deniedIds.has(block.tool_use_id) || Permission.isRefusalText(ContentBlock.text(block.content ?? ""))),
           toolUseResult: role === "user" ? (message as UserLike).tool_use_result : undefined
         }
       default:
