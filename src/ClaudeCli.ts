@@ -12,6 +12,7 @@ import * as Stream from "effect/Stream"
 import * as CliError from "./ClaudeCliError.ts"
 import * as Telemetry from "./layers/Telemetry.ts"
 import * as QueryOptions from "./QueryOptions.ts"
+import * as Redaction from "./Redaction.ts"
 import { type Message, UnknownMessage } from "./schema/Message.ts"
 import type * as Session from "./session/Session.ts"
 import type * as SessionError from "./session/SessionError.ts"
@@ -44,9 +45,9 @@ export interface Run {
   readonly ended: Effect.Effect<Ended | undefined>
   /**
    * Redacts the secrets of the run's environment from a text (errors, recordings); without it only
-   * key-shaped values are (see `QueryOptions.keyPattern`).
+   * key-shaped values are (see `Redaction.keyPattern`).
    */
-  readonly redact?: QueryOptions.Redact | undefined
+  readonly redact?: Redaction.Redact | undefined
 }
 
 /**
@@ -114,17 +115,17 @@ export class ClaudeCli extends Context.Service<ClaudeCli, Service>()("effect-cla
  * @since 0.1.0
  * @category redaction
  */
-export const redactKeys: QueryOptions.Redact = QueryOptions.redactor([])
+export const redactKeys: Redaction.Redact = Redaction.redactor([])
 
 /**
  * A `DecodeError` whose raw cut and detail are redacted: a bad line may be a CLI or wrapper message that
  * prints a credential. The raw cut was made before redaction, so its end is redacted as a cut edge (see
- * `QueryOptions.Edges`).
+ * `Redaction.Edges`).
  *
  * @since 0.1.0
  * @category redaction
  */
-export const redactDecodeError = (error: DecodeError, redact: QueryOptions.Redact = redactKeys): DecodeError => {
+export const redactDecodeError = (error: DecodeError, redact: Redaction.Redact = redactKeys): DecodeError => {
   const raw = redactRaw(error.raw, redact)
   const detail = redact(error.detail)
   return raw === error.raw && detail === error.detail
@@ -134,7 +135,7 @@ export const redactDecodeError = (error: DecodeError, redact: QueryOptions.Redac
 }
 
 // The error of a bad line whose text is at hand: redacted before it is cut, so no cut can split a secret.
-const redactLineError = (line: Ndjson.Line, error: DecodeError, redact: QueryOptions.Redact): DecodeError => {
+const redactLineError = (line: Ndjson.Line, error: DecodeError, redact: Redaction.Redact): DecodeError => {
   const text = redact(line.text)
   if (text === line.text) return error
   const again = Decode.decodeLine({ line: line.line, text })
@@ -148,7 +149,7 @@ const redactLineError = (line: Ndjson.Line, error: DecodeError, redact: QueryOpt
  * @since 0.1.0
  * @category constructors
  */
-export const fromDecodeError = (raw: DecodeError, redact?: QueryOptions.Redact): CliError.ClaudeCliError =>
+export const fromDecodeError = (raw: DecodeError, redact?: Redaction.Redact): CliError.ClaudeCliError =>
   fromRedacted(redactDecodeError(raw, redact))
 
 const fromRedacted = (error: DecodeError): CliError.ClaudeCliError =>
@@ -183,7 +184,7 @@ interface Progress {
 
 // One synchronous pass per chunk (no Effect per line): decode, count, and stop at the first bad line when strict.
 // `records`: emit each line's raw text with its message (a `Decode.DecodedLine`) instead of the message alone.
-const decoder = (strict: boolean, progress: Progress, redact: QueryOptions.Redact, records: boolean): Stepper<Ndjson.Line | DecodeError, Message | Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> => ({
+const decoder = (strict: boolean, progress: Progress, redact: Redaction.Redact, records: boolean): Stepper<Ndjson.Line | DecodeError, Message | Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> => ({
   step: (chunk, out) => {
     for (const item of chunk) {
       const decoded = item instanceof DecodeError ? item : Decode.decodeLine(item)

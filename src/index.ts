@@ -30,6 +30,8 @@ export * as ClaudeCli from "./ClaudeCli.ts"
 export * as ClaudeCliError from "./ClaudeCliError.ts"
 /** @since 0.1.0 */
 export * as QueryOptions from "./QueryOptions.ts"
+/** @since 0.1.0 */
+export * as Redaction from "./Redaction.ts"
 
 /** @since 0.1.0 */
 export * as ContentBlock from "./schema/ContentBlock.ts"

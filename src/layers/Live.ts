@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
-import * as QueryOptions from "../QueryOptions.ts"
+import * as Redaction from "../Redaction.ts"
 import * as Session from "../session/Session.ts"
 import * as Process from "./Process.ts"
 
@@ -32,7 +32,7 @@ const mergeEnv = (base: Env, own: Env): Env => base === undefined && own === und
 
 // `Process.lines` keeps the stderr tail and exit status to itself; a run also needs them after a clean exit
 // (a missing result message, the exit code on the span), so the spawn is watched here.
-const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], redact: QueryOptions.Redact, tailBytes: number) => {
+const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], redact: Redaction.Redact, tailBytes: number) => {
   const tail = Process.makeTail(tailBytes, redact)
   let spawned: ChildProcessSpawner.ChildProcessHandle | undefined
   const watched = ChildProcessSpawner.make((command) =>
@@ -66,8 +66,8 @@ export const runner = (
 (prompt, options = {}) =>
   Effect.sync(() => {
     const own = { ...options, cwd: options.cwd ?? config.cwd }
-    const redact = QueryOptions.redactor(
-      QueryOptions.environmentSecrets(mergeEnv(config.env, own.env), own.envMode ?? config.envMode)
+    const redact = Redaction.redactor(
+      Redaction.environmentSecrets(mergeEnv(config.env, own.env), own.envMode ?? config.envMode)
     )
     const watched = watch(spawner, redact, config.stderrTailBytes ?? Process.defaultStderrTailBytes)
     return { lines: Process.lines(watched.spawner, config)(prompt, own), ended: watched.ended, redact }

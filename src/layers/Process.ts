@@ -49,6 +49,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
+import * as Redaction from "../Redaction.ts"
 import { isJson } from "../stream/Decode.ts"
 import { cutRaw, type DecodeError, isDecodeError, redactRaw } from "../stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
@@ -122,13 +123,13 @@ const fromCharacter = (bytes: Uint8Array, from: number): Uint8Array => {
 /**
  * Keeps the end of what is written to it. It holds twice `limit` bytes and redacts them before cutting to
  * `limit`, so that a secret straddling where the shown text starts is whole when it is redacted; the start
- * of the held bytes is a cut edge too (see `QueryOptions.Edges`). Without `redact`, only key-shaped values
+ * of the held bytes is a cut edge too (see `Redaction.Edges`). Without `redact`, only key-shaped values
  * are redacted.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeTail = (limit: number, redact: QueryOptions.Redact = QueryOptions.redactor([])): Tail => {
+export const makeTail = (limit: number, redact: Redaction.Redact = Redaction.redactor([])): Tail => {
   const hold = 2 * limit
   let chunks: Array<Uint8Array> = []
   let size = 0
@@ -218,7 +219,7 @@ export interface Running {
   /** The stderr tail so far, secrets redacted. */
   readonly stderrTail: () => string
   /** Redacts the secrets of the process's environment (and key-shaped values) from a text. */
-  readonly redact: QueryOptions.Redact
+  readonly redact: Redaction.Redact
   /** The stderr tail once the CLI has closed stderr. */
   readonly finalStderrTail: Effect.Effect<string>
   readonly exitStatus: Effect.Effect<ExitStatus>
@@ -237,7 +238,7 @@ export const spawn = Effect.fnUntraced(function*(
   options: SpawnOptions
 ): Effect.fn.Return<Running, CliError.ClaudeCliError, Scope.Scope> {
   const envMode = options.envMode ?? "merge"
-  const secrets = QueryOptions.environmentSecrets(options.env, envMode)
+  const secrets = Redaction.environmentSecrets(options.env, envMode)
   const handle = yield* spawner.spawn(ChildProcess.make(options.executable, options.args, {
     cwd: options.cwd,
     env: envMode === "replace" ? options.env ?? {} : options.env,
@@ -246,7 +247,7 @@ export const spawn = Effect.fnUntraced(function*(
     killSignal: "SIGTERM",
     forceKillAfter: options.killGracePeriod ?? Duration.seconds(3)
   })).pipe(Effect.mapError(toSpawnError(options.executable, options.cwd)))
-  const redact = QueryOptions.redactor(secrets)
+  const redact = Redaction.redactor(secrets)
   const tail = makeTail(options.stderrTailBytes ?? defaultStderrTailBytes, redact)
   const stderrFiber = yield* Effect.forkScoped(
     Stream.runForEach(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk))).pipe(Effect.ignore)

@@ -29,6 +29,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
+import * as Redaction from "../Redaction.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
 
@@ -141,8 +142,8 @@ export const record = Effect.fnUntraced(function*(path: string) {
       const timings: Array<number> = []
       const skipped: Array<{ line: number; detail: string }> = []
       // The run's own redaction knows the layer's and the inherited secrets; the query's are added here.
-      const own = QueryOptions.redactor(QueryOptions.secretValues(options?.env))
-      const redact: QueryOptions.Redact = (text, edges) => own(run.redact?.(text, edges) ?? text, edges)
+      const own = Redaction.redactor(Redaction.secretValues(options?.env))
+      const redact: Redaction.Redact = (text, edges) => own(run.redact?.(text, edges) ?? text, edges)
 
       const tee = (chunk: Arr.NonEmptyReadonlyArray<Ndjson.Line | DecodeError>) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -152,7 +153,7 @@ export const record = Effect.fnUntraced(function*(path: string) {
               skipped.push({ line: line.line, detail: line.detail })
             } else {
               timings.push(now - start)
-              text += QueryOptions.redactJson(line.text, redact) + "\n"
+              text += Redaction.redactJson(line.text, redact) + "\n"
             }
           }
           return text === "" ? Effect.void : file.writeAll(encoder.encode(text))
@@ -165,7 +166,7 @@ export const record = Effect.fnUntraced(function*(path: string) {
           finished = true
           const meta: Metadata = { prompt, options: QueryOptions.redact(options), timings, exit, skipped }
           return Schema.encodeEffect(MetadataJson)(meta).pipe(
-            Effect.flatMap((json) => fs.writeFileString(draftMeta, QueryOptions.redactJson(json, redact) + "\n")),
+            Effect.flatMap((json) => fs.writeFileString(draftMeta, Redaction.redactJson(json, redact) + "\n")),
             Effect.andThen(publishing.withPermits(1)(
               Effect.andThen(fs.rename(draft, path), fs.rename(draftMeta, metadataPath(path)))
             )),

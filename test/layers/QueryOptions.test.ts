@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Redacted from "effect/Redacted"
 import * as QueryOptions from "../../src/QueryOptions.ts"
+import * as Redaction from "../../src/Redaction.ts"
 
 const base = ["-p", "--output-format", "stream-json", "--verbose", "--input-format", "text"]
 
@@ -81,7 +82,7 @@ describe("QueryOptions", () => {
   })
 
   it("values that cannot be secrets are not: numbers, booleans and short values of secret-looking names", () => {
-    const secrets = QueryOptions.secretValues({
+    const secrets = Redaction.secretValues({
       MAX_THINKING_TOKENS: "1024",
       SOME_TOKEN_RATIO: "-0.5e3",
       DISABLE_AUTH: "true",
@@ -97,23 +98,23 @@ describe("QueryOptions", () => {
   it("a secret is redacted as written and as written inside a JSON string", () => {
     const secret = "p\"w\\Secret-Value-123"
     const json = JSON.stringify({ text: `the password is ${secret}` })
-    assert.strictEqual(QueryOptions.redactText(json, [secret]), JSON.stringify({ text: "the password is <redacted>" }))
-    assert.strictEqual(QueryOptions.redactText(`raw ${secret}.`, [secret]), "raw <redacted>.")
+    assert.strictEqual(Redaction.redactText(json, [secret]), JSON.stringify({ text: "the password is <redacted>" }))
+    assert.strictEqual(Redaction.redactText(`raw ${secret}.`, [secret]), "raw <redacted>.")
   })
 
   it("redactJson keeps a line the same JSON: numbers and layout as written, strings redacted, escapes decoded", () => {
-    const redact = QueryOptions.redactor(QueryOptions.secretValues({ PIN: Redacted.make("1024"), DB_PASSWORD: "s3cret-pass" }))
+    const redact = Redaction.redactor(Redaction.secretValues({ PIN: Redacted.make("1024"), DB_PASSWORD: "s3cret-pass" }))
     const line = `{"n":1024,"t":"pin 1024","u":"\\u0073\\u0033cret-pass","k":"sk-ant-api03-${"a".repeat(20)}","x": 1.50}`
-    const out = QueryOptions.redactJson(line, redact)
+    const out = Redaction.redactJson(line, redact)
     assert.strictEqual(out, `{"n":1024,"t":"pin <redacted>","u":"<redacted>","k":"<redacted>","x": 1.50}`)
     const clean = `{"a":"nothing here","b":[1,2]}`
-    assert.strictEqual(QueryOptions.redactJson(clean, redact), clean)
-    assert.strictEqual(QueryOptions.redactJson("Warning: pin 1024", redact), "Warning: pin <redacted>")
+    assert.strictEqual(Redaction.redactJson(clean, redact), clean)
+    assert.strictEqual(Redaction.redactJson("Warning: pin 1024", redact), "Warning: pin <redacted>")
   })
 
   it("at a cut edge, the part of a secret that straddles the cut is redacted, for every cut", () => {
     const secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYTESTKEYEXAMPLE"
-    const redact = QueryOptions.redactor([secret])
+    const redact = Redaction.redactor([secret])
     for (let k = 1; k < secret.length; k++) {
       assert.strictEqual(redact(`tail of ${secret.slice(0, k)}`, { end: true }), "tail of <redacted>", `end, ${k}`)
       assert.strictEqual(redact(`${secret.slice(k)} and the rest`, { start: true }), "<redacted> and the rest", `start, ${k}`)
@@ -123,7 +124,7 @@ describe("QueryOptions", () => {
   })
 
   it("at a cut edge, a key known only by its shape is redacted from its head (end) or as the leading run of key characters (start)", () => {
-    const redact = QueryOptions.redactor([])
+    const redact = Redaction.redactor([])
     assert.strictEqual(redact("the key sk-ant-api0", { end: true }), "the key <redacted>")
     assert.strictEqual(redact("the key AKIAIOSF", { end: true }), "the key <redacted>")
     assert.strictEqual(redact("the key sk", { end: true }), "the key sk")

@@ -18,6 +18,7 @@ import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
+import * as Redaction from "../../src/Redaction.ts"
 import * as Session from "../../src/session/Session.ts"
 import { DecodeError } from "../../src/stream/DecodeError.ts"
 import * as FaultCli from "../../src/testing/FaultCli.ts"
@@ -105,7 +106,7 @@ describe("Secrets", () => {
     Effect.gen(function*() {
       const text = yield* leak({}, { env: { [Secrets.shaped.name]: Secrets.shaped.value } }, [Secrets.shaped.name])
       assertClean(text, "the run")
-      assert.strictEqual(QueryOptions.redactText(`key ${Secrets.shaped.value}.`, []), "key <redacted>.")
+      assert.strictEqual(Redaction.redactText(`key ${Secrets.shaped.value}.`, []), "key <redacted>.")
     }))
 
   it.live("recordings (Recording layer) of a CLI that echoes secrets from the query, the layer and the parent: neither the .jsonl nor the .meta.json contains one; the recording replays through the Fixture layer", () =>
