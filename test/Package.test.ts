@@ -13,6 +13,7 @@ const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "ut
   readonly exports: Record<string, string | { readonly types: string; readonly default: string }>
   readonly bin: Record<string, string>
   readonly files: ReadonlyArray<string>
+  readonly version: string
 }
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
   execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
@@ -29,6 +30,9 @@ describe("the packed package", () => {
         fs.cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true })
       }
       fs.symlinkSync(path.join(root, "node_modules"), path.join(pkg, "node_modules"))
+      // A version of its own, so the bin's --version can only have come from the packed package.json.
+      const packedVersion = `${manifest.version}-packtest`
+      fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ ...manifest, version: packedVersion }, null, 2))
       run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], pkg)
       const [packed] = JSON.parse(run("npm", ["pack", "--json", "--ignore-scripts"], pkg)) as Array<
         { readonly filename: string; readonly files: ReadonlyArray<{ readonly path: string }> }
@@ -66,6 +70,8 @@ describe("the packed package", () => {
 
       const help = run(process.execPath, [path.join(installed, manifest.bin["effect-claude-code"])].concat("--help"), app)
       for (const command of ["run", "view", "stats", "demo"]) assert.include(help, command)
+      const version = run(process.execPath, [path.join(installed, manifest.bin["effect-claude-code"]), "--version"], app)
+      assert.strictEqual(version.trim(), `effect-claude-code v${packedVersion}`)
 
       // Without a `claude` on PATH, the installed demo replays the recording it ships with.
       const demo = execFileSync(process.execPath, [path.join(installed, manifest.bin["effect-claude-code"]), "demo"], {
