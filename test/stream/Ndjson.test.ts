@@ -262,6 +262,64 @@ describe("Ndjson.lines", () => {
     )
   })
 
+  describe("long lines of non-ASCII text (decoded through ICU on Node)", () => {
+    const long = (seed: string, bytes: number) => {
+      let text = "{\"t\":\""
+      while (utf8(text).length < bytes) text += seed
+      return text + "\"}"
+    }
+    const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+    it("property: any text, any chunking, matches the reference splitter", () => {
+      const pieceArb = fc.constantFrom("a", "é", "€", "😀", "日本", "\uFEFF", "\r", " ", "\\u00e9", "ab cd ")
+      const lineArb = fc.oneof(
+        fc.array(pieceArb, { minLength: 100, maxLength: 1200 }).map((p) => p.join("")),
+        fc.string({ unit: "grapheme", minLength: 200, maxLength: 1500 })
+      )
+      fc.assert(
+        fc.property(fc.boolean(), fc.array(lineArb, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 12 }), (bom, lines, cuts) => {
+          const text = (bom ? "\uFEFF" : "") + lines.map((l) => l.replace(/\n/g, "")).join("\n")
+          const bytes = utf8(text)
+          const exit = linesOf(chunkAt(bytes, cuts.map((c) => c % (bytes.length + 1))))
+          assert.isTrue(Exit.isSuccess(exit))
+          if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value, referenceLines(text))
+        }),
+        { numRuns: 200 }
+      )
+    })
+
+    it("a BOM is stripped from a long first line only", () => {
+      const line = long("é€😀", 4096)
+      expectLines([utf8(`\uFEFF${line}\n\uFEFF${line}\n`)], [[1, line], [2, `\uFEFF${line}`]])
+    })
+
+    it("invalid UTF-8 in a long line is reported as by the fatal decoder, whatever the bytes", () => {
+      const before = utf8(long("é日", 2000))
+      const bad: ReadonlyArray<ReadonlyArray<number>> = [
+        [0xff], [0xc3, 0x28], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80]
+      ]
+      for (const sequence of bad) {
+        const line = new Uint8Array([...before.subarray(0, 1500), ...sequence, ...before.subarray(1500)])
+        assert.throws(() => fatal.decode(line))
+        const bytes = new Uint8Array([...utf8("{\"a\":1}\n"), ...line, ...utf8("\n{\"c\":3}\n")])
+        for (const chunks of [[bytes], chunkAt(bytes, [5, 900, 2100])]) {
+          const exit = collect(byteStream(chunks).pipe(Ndjson.linesLenient()))
+          assert.isTrue(Exit.isSuccess(exit))
+          if (Exit.isSuccess(exit)) {
+            assert.deepStrictEqual(exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason] : [v.line]), [
+              [1],
+              [2, "InvalidUtf8"],
+              [3]
+            ])
+            const error = exit.value[1] as DecodeError
+            assert.instanceOf(error.cause, TypeError)
+            assert.strictEqual(error.detail, `the line's ${line.length} bytes are not valid UTF-8`)
+          }
+        }
+      }
+    })
+  })
+
   it("the splitter works without Effect", () => {
     const splitter = Ndjson.makeSplitter({ mode: "emit" })
     const out: Array<Ndjson.Line | DecodeError> = []
