@@ -115,7 +115,10 @@ const decodeUtf8 = (bytes: Uint8Array, isFirst: boolean): string => {
     nodeBuffer !== undefined && bytes.length >= utf16MinBytes && bytes.length <= utf16MaxBytes &&
     !nodeBuffer.isAscii(bytes) && nodeBuffer.isUtf8(bytes)
   ) {
-    const text = nodeBuffer.transcode(bytes, "utf8", "utf16le").toString("utf16le")
+    const utf16 = nodeBuffer.transcode(bytes, "utf8", "utf16le")
+    const text = utf16.toString("utf16le")
+    // The UTF-16 copy is freed now, not at some later collection (a buffer of its own: transcode's result).
+    transfer(utf16.buffer as ArrayBuffer, 0)
     return isFirst && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   }
   return (isFirst ? firstLineDecoder : lineDecoder).decode(bytes)
