@@ -21,10 +21,8 @@ import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import type * as CliError from "../ClaudeCliError.ts"
 import type { QueryOptions } from "../QueryOptions.ts"
-import { ToolUseBlock } from "../schema/ContentBlock.ts"
-import { AssistantMessage, type Message, UserMessage } from "../schema/Message.ts"
-import { ResultError, ResultSuccess } from "../schema/Result.ts"
-import { SystemInit } from "../schema/System.ts"
+import type { Message } from "../schema/Message.ts"
+import type { ResultError, ResultSuccess } from "../schema/Result.ts"
 import type { DecodeError } from "../stream/DecodeError.ts"
 
 /**
@@ -91,6 +89,34 @@ interface Totals {
 
 const tokenTypes = ["input", "output", "cache_read", "cache_creation"] as const
 
+interface ModelMetrics {
+  readonly tokens: { readonly [T in typeof tokenTypes[number]]: Metric.Counter<number> }
+  readonly cost: Metric.Counter<number>
+}
+
+// The counters with their attributes, made once per model: a metric keeps the key it computes from them.
+const modelMetrics = new Map<string, ModelMetrics>()
+const modelMetricsLimit = 256
+
+const metricsOf = (model: string): ModelMetrics => {
+  let metrics = modelMetrics.get(model)
+  if (metrics === undefined) {
+    // Model names come from the CLI's output: the cache is bounded rather than trusting them to be few.
+    if (modelMetrics.size >= modelMetricsLimit) modelMetrics.clear()
+    metrics = {
+      tokens: {
+        input: Metric.withAttributes(tokens, { model, token_type: "input" }),
+        output: Metric.withAttributes(tokens, { model, token_type: "output" }),
+        cache_read: Metric.withAttributes(tokens, { model, token_type: "cache_read" }),
+        cache_creation: Metric.withAttributes(tokens, { model, token_type: "cache_creation" })
+      },
+      cost: Metric.withAttributes(costUsd, { model })
+    }
+    modelMetrics.set(model, metrics)
+  }
+  return metrics
+}
+
 const totalsOf = (result: ResultSuccess | ResultError, model: string | undefined): ReadonlyArray<[string, Totals]> => {
   const perModel = Object.entries(result.modelUsage ?? {}).map(([name, usage]): [string, Totals] => [name, {
     input: usage.inputTokens,
@@ -118,10 +144,10 @@ const recordUsage = (state: State, result: ResultSuccess | ResultError): Effect.
     state.totals.set(model, totals)
     const delta = (key: keyof Totals) =>
       previous === undefined || totals[key] < previous[key] ? totals[key] : totals[key] - previous[key]
+    const metrics = metricsOf(model)
     return Effect.andThen(
-      Effect.forEach(tokenTypes, (type) =>
-        Metric.update(Metric.withAttributes(tokens, { model, token_type: type }), delta(type)), { discard: true }),
-      Metric.update(Metric.withAttributes(costUsd, { model }), delta("cost"))
+      Effect.forEach(tokenTypes, (type) => Metric.update(metrics.tokens[type], delta(type)), { discard: true }),
+      Metric.update(metrics.cost, delta("cost"))
     )
   }, { discard: true })
 
@@ -159,37 +185,58 @@ const closeTool = (state: State, id: string, isError: boolean) => {
   span.end(state.clock.currentTimeNanosUnsafe(), isError ? Exit.fail("tool_result is_error") : Exit.void)
 }
 
-// Attributes are set synchronously; tool spans and metrics are Effects run in message order, and a chunk
-// without tool calls, tool results or a result costs no Effect at all.
+// One pass over the chunk, on `_tag`. Attributes are set and tool spans ended in place; a tool span opens
+// through Effect (it needs the fiber's tracer and context), and so does a result's usage (metrics). Once an
+// Effect is queued, the rest of the chunk queues too, so that everything happens in message order (a tool
+// result after its call, in the same chunk, finds its span). A chunk with nothing to run costs no Effect.
 const observeChunk = (state: State) => <A extends Message | DecodeError>(chunk: Arr.NonEmptyReadonlyArray<A>) => {
-  const effects: Array<Effect.Effect<void>> = []
-  const seen = state.seen
-  for (const message of chunk) {
-    if (message instanceof AssistantMessage) {
-      for (const block of message.message.content) {
-        if (block instanceof ToolUseBlock && !seen.has(block.id)) {
-          seen.add(block.id)
-          effects.push(openTool(state, block.id, block.name, message.parent_tool_use_id ?? null))
+  let queued: Array<Effect.Effect<void>> | undefined
+  const span = state.span
+  for (let i = 0; i < chunk.length; i++) {
+    const message: Message | DecodeError = chunk[i]!
+    switch (message._tag) {
+      case "AssistantMessage": {
+        const parent = message.parent_tool_use_id ?? null
+        for (const block of message.message.content) {
+          if (block._tag === "ToolUseBlock" && !state.seen.has(block.id)) {
+            state.seen.add(block.id)
+            ;(queued ??= []).push(openTool(state, block.id, block.name, parent))
+          }
         }
+        break
       }
-    } else if (message instanceof UserMessage) {
-      for (const block of message.toolResults) {
-        effects.push(Effect.sync(() => closeTool(state, block.tool_use_id, block.is_error === true)))
+      case "UserMessage": {
+        // The blocks themselves, not `toolResults` (which builds the turn's text as well).
+        const content = message.message.content
+        if (typeof content === "string") break
+        for (const block of content) {
+          if (block._tag !== "ToolResultBlock") continue
+          const id = block.tool_use_id
+          const isError = block.is_error === true
+          if (queued === undefined) closeTool(state, id, isError)
+          else queued.push(Effect.sync(() => closeTool(state, id, isError)))
+        }
+        break
       }
-    } else if (message instanceof SystemInit) {
-      state.model = message.model
-      state.span.attribute(attributes.sessionId, message.session_id)
-      state.span.attribute(attributes.model, message.model)
-    } else if (message instanceof ResultSuccess || message instanceof ResultError) {
-      state.span.attribute(attributes.sessionId, message.session_id)
-      state.span.attribute(attributes.turns, message.num_turns)
-      state.span.attribute(attributes.costUsd, message.total_cost_usd)
-      state.span.attribute(attributes.subtype, message.subtype)
-      state.span.attribute(attributes.isError, message.is_error)
-      effects.push(Effect.suspend(() => recordUsage(state, message)))
+      case "SystemInit": {
+        state.model = message.model
+        span.attribute(attributes.sessionId, message.session_id)
+        span.attribute(attributes.model, message.model)
+        break
+      }
+      case "ResultSuccess":
+      case "ResultError": {
+        span.attribute(attributes.sessionId, message.session_id)
+        span.attribute(attributes.turns, message.num_turns)
+        span.attribute(attributes.costUsd, message.total_cost_usd)
+        span.attribute(attributes.subtype, message.subtype)
+        span.attribute(attributes.isError, message.is_error)
+        ;(queued ??= []).push(Effect.suspend(() => recordUsage(state, message)))
+        break
+      }
     }
   }
-  return effects.length === 0 ? Effect.succeed(chunk) : Effect.as(Effect.all(effects, { discard: true }), chunk)
+  return queued === undefined ? Effect.succeed(chunk) : Effect.as(Effect.all(queued, { discard: true }), chunk)
 }
 
 /**

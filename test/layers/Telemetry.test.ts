@@ -52,45 +52,52 @@ const expected = (file: string) => {
   return { uses, results, init, result }
 }
 
+// A recording as the CLI would write it one line per read: a tool call and its result then never share a
+// chunk (read whole, a small recording is one chunk).
+const linePerRead = (file: string) =>
+  Live.layerWith().pipe(Layer.provide(FakeSpawner.layer({ stdout: readLines(file).map(({ text }) => text + "\n") })))
+
 describe("Telemetry", () => {
   for (const file of allStreamJsonFiles) {
-    it.effect(`spans and metrics of ${path.basename(file)}`, () =>
-      Effect.gen(function*() {
-        const { spans, counter } = yield* traced(Effect.provide(drain, Fixture.layer(file)))
-        const want = expected(file)
-        const [query] = querySpans(spans)
-        assert.strictEqual(querySpans(spans).length, 1)
-        assert.strictEqual(query.status._tag, "Ended")
-        if (want.init !== undefined) {
-          assert.strictEqual(query.attributes.get(A.model), want.init.model)
-          assert.strictEqual(query.attributes.get(A.sessionId), want.result?.session_id ?? want.init.session_id)
-        }
-        if (want.result !== undefined && typeof want.result.num_turns === "number") {
-          assert.strictEqual(query.attributes.get(A.turns), want.result.num_turns)
-          assert.strictEqual(query.attributes.get(A.costUsd), want.result.total_cost_usd)
-          assert.strictEqual(query.attributes.get(A.subtype), want.result.subtype)
-        }
-        // One child span per tool call, under the query or the subagent call that made it, all ended.
-        const tools = toolSpans(spans)
-        assert.strictEqual(tools.length, want.uses.size)
-        for (const span of tools) {
-          const id = span.attributes.get(A.toolUseId) as string
-          const use = want.uses.get(id)!
-          assert.strictEqual(span.name, Telemetry.toolSpanPrefix + use.name)
-          const parent = Option.getOrUndefined(span.parent)
-          const parentSpan = use.parent === null || !want.uses.has(use.parent)
-            ? query
-            : tools.find((t) => t.attributes.get(A.toolUseId) === use.parent)
-          assert.strictEqual(parent, parentSpan)
-          assert.strictEqual(span.status._tag, "Ended")
-          assert.strictEqual(span.attributes.get(A.toolIsError), want.results.get(id))
-        }
-        for (const [model, usage] of Object.entries<any>(want.result?.modelUsage ?? {})) {
-          assert.strictEqual(yield* counter(Telemetry.tokens, { model, token_type: "input" }), usage.inputTokens)
-          assert.strictEqual(yield* counter(Telemetry.tokens, { model, token_type: "output" }), usage.outputTokens)
-          assert.strictEqual(yield* counter(Telemetry.costUsd, { model }), usage.costUSD)
-        }
-      }))
+    for (const [reads, layer] of [["whole", Fixture.layer], ["one line per read", linePerRead]] as const) {
+      it.effect(`spans and metrics of ${path.basename(file)} (${reads})`, () =>
+        Effect.gen(function*() {
+          const { spans, counter } = yield* traced(Effect.provide(drain, layer(file)))
+          const want = expected(file)
+          const [query] = querySpans(spans)
+          assert.strictEqual(querySpans(spans).length, 1)
+          assert.strictEqual(query.status._tag, "Ended")
+          if (want.init !== undefined) {
+            assert.strictEqual(query.attributes.get(A.model), want.init.model)
+            assert.strictEqual(query.attributes.get(A.sessionId), want.result?.session_id ?? want.init.session_id)
+          }
+          if (want.result !== undefined && typeof want.result.num_turns === "number") {
+            assert.strictEqual(query.attributes.get(A.turns), want.result.num_turns)
+            assert.strictEqual(query.attributes.get(A.costUsd), want.result.total_cost_usd)
+            assert.strictEqual(query.attributes.get(A.subtype), want.result.subtype)
+          }
+          // One child span per tool call, under the query or the subagent call that made it, all ended.
+          const tools = toolSpans(spans)
+          assert.strictEqual(tools.length, want.uses.size)
+          for (const span of tools) {
+            const id = span.attributes.get(A.toolUseId) as string
+            const use = want.uses.get(id)!
+            assert.strictEqual(span.name, Telemetry.toolSpanPrefix + use.name)
+            const parent = Option.getOrUndefined(span.parent)
+            const parentSpan = use.parent === null || !want.uses.has(use.parent)
+              ? query
+              : tools.find((t) => t.attributes.get(A.toolUseId) === use.parent)
+            assert.strictEqual(parent, parentSpan)
+            assert.strictEqual(span.status._tag, "Ended")
+            assert.strictEqual(span.attributes.get(A.toolIsError), want.results.get(id))
+          }
+          for (const [model, usage] of Object.entries<any>(want.result?.modelUsage ?? {})) {
+            assert.strictEqual(yield* counter(Telemetry.tokens, { model, token_type: "input" }), usage.inputTokens)
+            assert.strictEqual(yield* counter(Telemetry.tokens, { model, token_type: "output" }), usage.outputTokens)
+            assert.strictEqual(yield* counter(Telemetry.costUsd, { model }), usage.costUSD)
+          }
+        }))
+    }
   }
 
   it.effect("tool calls have a measured span from tool_use to tool_result; a subagent's calls nest under Task", () =>
