@@ -186,8 +186,9 @@ interface Progress {
 // `records`: emit each line's raw text with its message (a `Decode.DecodedLine`) instead of the message alone.
 const decoder = (strict: boolean, progress: Progress, redact: Redaction.Redact, records: boolean): Stepper<Ndjson.Line | DecodeError, Message | Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> => ({
   step: (chunk, out) => {
-    for (const item of chunk) {
-      const decoded = item instanceof DecodeError ? item : Decode.decodeLine(item)
+    for (let i = 0; i < chunk.length; i++) {
+      const item = chunk[i]!
+      const decoded = item instanceof DecodeError ? item : Decode.decodeLineMessage(item)
       if (decoded instanceof DecodeError) {
         const error = item instanceof DecodeError ? redactDecodeError(item, redact) : redactLineError(item, decoded, redact)
         if (strict) return fromRedacted(error)
@@ -195,8 +196,9 @@ const decoder = (strict: boolean, progress: Progress, redact: Redaction.Redact, 
         continue
       }
       progress.messages++
-      if (decoded.message.type === "result") progress.result = isErrorResult(decoded.message) ? "error" : "success"
-      out.push(records ? decoded : decoded.message)
+      if (decoded.type === "result") progress.result = isErrorResult(decoded) ? "error" : "success"
+      // The same record as `Decode.decodeLine` makes, only when asked for.
+      out.push(records ? { line: item.line, raw: (item as Ndjson.Line).text, message: decoded } : decoded)
     }
     return undefined
   },

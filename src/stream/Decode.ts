@@ -58,7 +58,7 @@ export type Options = Ndjson.Options
  * @category decoding
  */
 export const decodeLine = (line: Ndjson.Line): DecodedLine | DecodeError => {
-  const message = decodeText(line)
+  const message = decodeLineMessage(line)
   return isDecodeError(message) ? message : { line: line.line, raw: line.text, message }
 }
 
@@ -69,7 +69,14 @@ const quoted = /, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s
 const syntaxError = (cause: unknown): SyntaxError =>
   new SyntaxError(cause instanceof Error ? cause.message.replace(quoted, " in JSON") : String(cause))
 
-const decodeText = (line: Ndjson.Line): Message | DecodeError => {
+/**
+ * Decodes one line's text to its message: {@link decodeLine} without the {@link DecodedLine} around it, for
+ * a caller that does not keep the text. Synchronous, never throws.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeLineMessage = (line: Ndjson.Line): Message | DecodeError => {
   let json: unknown
   try {
     json = JSON.parse(line.text)
@@ -116,7 +123,7 @@ const decodeInto = (
   for (let i = 0; i < lines.length; i++) {
     const item = lines[i]
     // `instanceof`: the errors here are all made by this package, and it is cheaper than a tag check per line.
-    const decoded = item instanceof DecodeError ? item : decodeText(item)
+    const decoded = item instanceof DecodeError ? item : decodeLineMessage(item)
     if (decoded instanceof DecodeError) {
       if (mode === "strict") return decoded
       out.push(decoded)

@@ -69,6 +69,17 @@ describe("Decode", () => {
           }
         })
 
+        it("decodeLineMessage gives each line's message, as decodeLine does", () => {
+          for (const line of referenceLines(new TextDecoder().decode(bytes))) {
+            const record = Decode.decodeLine(line)
+            assert.deepStrictEqual(Decode.decodeLineMessage(line), Decode.isDecodeError(record) ? record : record.message)
+          }
+          assert.deepStrictEqual(
+            referenceLines(new TextDecoder().decode(bytes)).map((line) => Decode.decodeLineMessage(line)),
+            expected.map((e) => e.message)
+          )
+        })
+
         it.effect("a Node file stream (small reads, Buffers) decodes to the same messages", () =>
           Effect.gen(function*() {
             const stream = NodeStream.fromReadable({ evaluate: () => fs.createReadStream(file, { highWaterMark: 997 }) })
@@ -147,6 +158,15 @@ describe("Decode", () => {
     const strict = collectUntilFailure(Decode.fromLines(lines))
     assert.strictEqual(strict.values.length, 1)
     assert.strictEqual(strict.failure?.line, 2)
+  })
+
+  it("decodeLineMessage fails as decodeLine does", () => {
+    for (const text of ["warning: not JSON", "42", "{\"type\":\"assistant\"}", "{\"x\":1"]) {
+      const line = { line: 3, text }
+      const error = Decode.decodeLineMessage(line)
+      assert.instanceOf(error, DecodeError)
+      assert.deepStrictEqual(error, Decode.decodeLine(line))
+    }
   })
 
   it("errors carry the line number, a raw cut and the reason", () => {
