@@ -9,6 +9,7 @@
 import * as Sink from "effect/Sink"
 import * as Item from "../filter/Item.ts"
 import type * as Message from "../schema/Message.ts"
+import type * as ResultMessage from "../schema/Result.ts"
 import type * as Usage from "../schema/Usage.ts"
 import * as ToolUseResult from "../schema/ToolUseResult.ts"
 import type * as Decode from "../stream/Decode.ts"
@@ -41,6 +42,9 @@ export interface ToolStats {
  * result covers (a run cut short, a capture without its end), the usage of the assistant messages (tokens
  * only: the messages carry no cost). `mixed`: both, in a file or a total holding sessions of each kind.
  *
+ * A result's `modelUsage` and `total_cost_usd` are running totals of its session (the CLI process), so a
+ * session counts once, with its last result's figures; its `num_turns` and `duration_ms` are the run's own.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -53,8 +57,8 @@ export type ModelSource = "result" | "assistant" | "mixed"
  * @category models
  */
 export interface ModelStats {
-  /** From the results only: assistant messages carry no cost. */
-  costUsd: number
+  /** From the results only: assistant messages carry no cost, so it is `null` when {@link source} is `assistant`. */
+  costUsd: number | null
   inputTokens: number
   outputTokens: number
   cacheReadInputTokens: number
@@ -69,11 +73,17 @@ export interface ModelStats {
  * @category models
  */
 export interface ResultStats {
+  readonly sessionId: string
   readonly subtype: string
   readonly isError: boolean
+  /** The run's turns (`num_turns` counts per run, not per session). */
   readonly turns: number
+  /** The run's wall time (`duration_ms`, per run as well). */
   readonly durationMs: number
+  /** The run's cost: how much the session's running total grew since its previous result. */
   readonly costUsd: number
+  /** The session's running total as the result wrote it (`total_cost_usd`). */
+  readonly totalCostUsd: number
 }
 
 /**
@@ -178,17 +188,57 @@ const toolOf = (stats: FileStats, name: string): ToolStats =>
 
 const mergeSource = (a: ModelSource | undefined, b: ModelSource): ModelSource => a === undefined || a === b ? b : "mixed"
 
-type Figures = Omit<ModelStats, "source">
+// A model's figures as a result (or an assistant message, at no cost) gives them.
+type Figures = { [K in Exclude<keyof ModelStats, "source">]: number }
+
+const tokenKeys = ["inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens"] as const
+
+const zero = (): Figures => ({ costUsd: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 })
+
+const addFigures = (into: Figures, from: Figures) => {
+  into.costUsd += from.costUsd
+  for (const key of tokenKeys) into[key] += from[key]
+}
 
 const addModel = (stats: FileStats, name: string, source: ModelSource, figures: Figures) => {
-  const m = stats.models[name]
-  if (m === undefined) {
-    stats.models[name] = { ...figures, source }
-    return
-  }
-  m.source = mergeSource(m.source, source)
-  for (const key of Object.keys(figures) as Array<keyof Figures>) m[key] += figures[key]
+  const before = stats.models[name]
+  const m = stats.models[name] = before ?? { ...zero(), costUsd: null, source }
+  m.source = mergeSource(before?.source, source)
+  for (const key of tokenKeys) m[key] += figures[key]
+  // Assistant messages carry no cost: a model that only they count has none (null), not a cost of 0.
+  if (source !== "assistant") m.costUsd = (m.costUsd ?? 0) + figures.costUsd
 }
+
+const addModels = (into: Record<string, Figures>, from: Readonly<Record<string, Figures>>) => {
+  for (const [name, figures] of Object.entries(from)) addFigures(into[name] ??= zero(), figures)
+}
+
+/**
+ * One session's results: the running totals of its last result, and those of earlier processes when the
+ * totals started over (a session resumed by a new process that did not carry them on).
+ */
+interface SessionTotals {
+  readonly earlier: Record<string, Figures>
+  current: Readonly<Record<string, Figures>>
+  costUsd: number
+}
+
+// A running total that went down belongs to a new process: the one before it ended with its last figures.
+const startedOver = (session: SessionTotals, costUsd: number, models: Readonly<Record<string, Figures>>): boolean =>
+  costUsd < session.costUsd ||
+  Object.entries(session.current).some(([name, before]) => {
+    const now = models[name]
+    return now === undefined || now.costUsd < before.costUsd || tokenKeys.some((key) => now[key] < before[key])
+  })
+
+const resultFigures = (r: ResultMessage.ResultMessage): Record<string, Figures> =>
+  Object.fromEntries(Object.entries(r.modelUsage ?? {}).map(([name, usage]) => [name, {
+    costUsd: usage.costUSD,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cacheReadInputTokens: usage.cacheReadInputTokens,
+    cacheCreationInputTokens: usage.cacheCreationInputTokens
+  }]))
 
 const fromUsage = (usage: Usage.Usage): Figures => ({
   costUsd: 0,
@@ -223,7 +273,8 @@ export const makeCounter = (path: string): Counter => {
   // Per session, the usage of each assistant message: the CLI writes one line per content block, all with the
   // same message id and usage, so a message counts once (its last line, the most complete).
   const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly usage: Usage.Usage }>>()
-  const coveredSessions = new Set<string>()
+  // Per session, the running totals of its results (see SessionTotals).
+  const sessions = new Map<string, SessionTotals>()
 
   const push = (entry: Decode.DecodedLine | Decode.DecodeError): void => {
     stats.lines = Math.max(stats.lines, entry.line)
@@ -263,34 +314,46 @@ export const makeCounter = (path: string): Counter => {
         tool.durationMs += reportedDuration(item.toolUseResult) ?? measured ?? 0
       } else if (item.kind === "result") {
         const r = item.message
+        const sessionId = r.session_id ?? ""
+        const models = resultFigures(r)
+        const session = sessions.get(sessionId)
+        const fresh = session === undefined || startedOver(session, r.total_cost_usd, models)
         stats.results.push({
+          sessionId,
           subtype: r.subtype,
           isError: r.isError,
           turns: r.num_turns,
           durationMs: r.duration_ms,
-          costUsd: r.total_cost_usd
+          costUsd: fresh ? r.total_cost_usd : r.total_cost_usd - session.costUsd,
+          totalCostUsd: r.total_cost_usd
         })
-        const models = Object.entries(r.modelUsage ?? {})
-        if (models.length > 0) coveredSessions.add(r.session_id ?? "")
-        for (const [name, usage] of models) {
-          addModel(stats, name, "result", {
-            costUsd: usage.costUSD,
-            inputTokens: usage.inputTokens,
-            outputTokens: usage.outputTokens,
-            cacheReadInputTokens: usage.cacheReadInputTokens,
-            cacheCreationInputTokens: usage.cacheCreationInputTokens
-          })
+        if (session === undefined) {
+          sessions.set(sessionId, { earlier: {}, current: models, costUsd: r.total_cost_usd })
+        } else {
+          if (fresh) addModels(session.earlier, session.current)
+          session.current = models
+          session.costUsd = r.total_cost_usd
         }
       }
     }
   }
 
   const done = (): FileStats => {
+    const covered = new Set<string>()
+    for (const [id, session] of sessions) {
+      const figures: Record<string, Figures> = {}
+      addModels(figures, session.earlier)
+      addModels(figures, session.current)
+      // Results without modelUsage (older CLIs) leave the session to its assistant messages.
+      if (Object.keys(figures).length > 0) covered.add(id)
+      for (const [name, f] of Object.entries(figures)) addModel(stats, name, "result", f)
+    }
     for (const [session, messages] of assistantUsage) {
-      if (coveredSessions.has(session)) continue
+      if (covered.has(session)) continue
       for (const { model, usage } of messages.values()) addModel(stats, model, "assistant", fromUsage(usage))
     }
     assistantUsage.clear()
+    sessions.clear()
     stats.blank = stats.lines - stats.decoded - stats.failed
     return stats
   }
@@ -349,7 +412,9 @@ export const total = (path: string, all: ReadonlyArray<FileStats>): FileStats =>
       into.denied += t.denied
       into.durationMs += t.durationMs
     }
-    for (const [name, { source, ...figures }] of Object.entries(s.models)) addModel(sum, name, source, figures)
+    for (const [name, { source, costUsd, ...tokens }] of Object.entries(s.models)) {
+      addModel(sum, name, source, { ...tokens, costUsd: costUsd ?? 0 })
+    }
     sum.results.push(...s.results)
     sum.failures.push(...s.failures)
   }
@@ -392,11 +457,11 @@ const modelText = (m: ModelStats): string => {
     ` · cache ${tokens(m.cacheReadInputTokens)} read / ${tokens(m.cacheCreationInputTokens)} written`
   switch (m.source) {
     case "result":
-      return `${Pretty.dollars(m.costUsd)} · ${figures}`
+      return `${Pretty.dollars(m.costUsd ?? 0)} · ${figures}`
     case "assistant":
       return `${figures} (from the assistant messages: no result line, cost unknown)`
     case "mixed":
-      return `${Pretty.dollars(m.costUsd)} · ${figures} (with the assistant messages of sessions without a result)`
+      return `${Pretty.dollars(m.costUsd ?? 0)} · ${figures} (with the assistant messages of sessions without a result)`
   }
 }
 

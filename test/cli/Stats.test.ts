@@ -12,9 +12,9 @@ const rawCounts = (file: string) => {
   const kinds: Record<string, number> = {}
   const tools: Record<string, number> = {}
   const errors: Record<string, number> = {}
-  const cost: Record<string, number> = {}
   const names = new Map<string, string>()
-  // Per session: the models of its results' modelUsage, or else its assistant messages' usage, once per id.
+  // Per session: its last result's modelUsage (running totals of the session), or else its assistant
+  // messages' usage, once per id.
   const resultModels = new Map<string, Record<string, any>>()
   const assistant = new Map<string, Map<string, any>>()
   const lines = readLines(file)
@@ -37,9 +37,16 @@ const rawCounts = (file: string) => {
       if (!assistant.has(session)) assistant.set(session, new Map())
       assistant.get(session)!.set(json.message.id, json.message)
     }
-    if (json.type === "result" && Object.keys(json.modelUsage ?? {}).length > 0) {
-      resultModels.set(session, { ...resultModels.get(session), ...json.modelUsage })
-      for (const [model, usage] of Object.entries<any>(json.modelUsage)) cost[model] = (cost[model] ?? 0) + usage.costUSD
+    if (json.type === "result" && Object.keys(json.modelUsage ?? {}).length > 0) resultModels.set(session, json.modelUsage)
+  }
+  const cost: Record<string, number> = {}
+  const resultTokens: Record<string, { input: number; output: number }> = {}
+  for (const models of resultModels.values()) {
+    for (const [model, usage] of Object.entries<any>(models)) {
+      cost[model] = (cost[model] ?? 0) + usage.costUSD
+      const t = resultTokens[model] ??= { input: 0, output: 0 }
+      t.input += usage.inputTokens
+      t.output += usage.outputTokens
     }
   }
   const outputTokens: Record<string, number> = {}
@@ -50,7 +57,7 @@ const rawCounts = (file: string) => {
   const sources: Record<string, string> = {}
   for (const model of Object.keys(cost)) sources[model] = "result"
   for (const model of Object.keys(outputTokens)) sources[model] = sources[model] === undefined ? "assistant" : "mixed"
-  return { lines: lines.at(-1)?.line ?? 0, nonBlank: lines.length, kinds, tools, errors, cost, outputTokens, sources }
+  return { lines: lines.at(-1)?.line ?? 0, nonBlank: lines.length, kinds, tools, errors, cost, resultTokens, outputTokens, sources }
 }
 
 const pick = <A>(record: Record<string, A>, f: (a: A) => number) =>
@@ -73,7 +80,12 @@ describe("stats", () => {
       expect(file.kinds).toEqual(raw.kinds)
       expect(pick<any>(file.tools, (t) => t.calls)).toEqual(raw.tools)
       expect(pick<any>(file.tools, (t) => t.errors)).toEqual(raw.errors)
-      for (const [model, usd] of Object.entries(raw.cost)) expect(file.models[model].costUsd).toBeCloseTo(usd, 10)
+      for (const [model, usd] of Object.entries(raw.cost)) {
+        expect(file.models[model].costUsd).toBeCloseTo(usd, 10)
+        if (file.models[model].source !== "result") continue
+        expect(file.models[model].inputTokens).toBe(raw.resultTokens[model]!.input)
+        expect(file.models[model].outputTokens).toBe(raw.resultTokens[model]!.output)
+      }
       expect(pick<any>(file.models, (m) => m.source === "assistant" ? m.outputTokens : 0))
         .toEqual(pick(raw.outputTokens, (n) => n))
       expect(Object.fromEntries(Object.entries<any>(file.models).map(([k, m]) => [k, m.source]))).toEqual(raw.sources)
@@ -87,6 +99,64 @@ describe("stats", () => {
     expect(json.total.errorResults).toBe(json.files.reduce((n: number, f: any) => n + f.errorResults, 0))
     expect(json.total.results.length).toBe(json.files.reduce((n: number, f: any) => n + f.results.length, 0))
     expect(cli("stats", ...files).stdout).toContain("\nTotal of 4 files\n  lines ")
+  })
+
+  describe("a session's results carry running totals: it counts once, with its last result's figures", () => {
+    const report = (file: string) => JSON.parse(cli("stats", "--format", "json", file).stdout).files[0]
+    const recorded = (name: string) => path.join(Run.root, "fixtures", "recorded", name)
+    const runCosts = (r: any) => r.results.map((x: any) => x.costUsd)
+
+    it("a multi-turn capture: each model as the last result reports it, each run's own cost", () => {
+      const file = corpusFiles.find((f) => f.endsWith("foksa__open-claude-agent-sdk__tests__snapshots__multi-turn.jsonl"))!
+      const r = report(file)
+      expect(r.models["claude-haiku-4-5-20251001"]).toMatchObject({ source: "result", inputTokens: 155, outputTokens: 73 })
+      expect(r.models["claude-haiku-4-5-20251001"].costUsd).toBeCloseTo(0.00052, 12)
+      expect(r.models["claude-sonnet-4-5-20250929"]).toMatchObject({ source: "result", inputTokens: 6, outputTokens: 11 })
+      expect(r.models["claude-sonnet-4-5-20250929"].costUsd).toBeCloseTo(0.0143658, 12)
+      // The second run cost the growth of the session's total: 0.0148858 - 0.0076933.
+      expect(runCosts(r)[0]).toBeCloseTo(0.0076933, 12)
+      expect(runCosts(r)[1]).toBeCloseTo(0.0071925, 12)
+      expect(r.results.map((x: any) => x.turns)).toEqual([1, 1])
+      expect(cli("stats", file).stdout).toContain("  models   claude-haiku-4-5-20251001: $0.0005 · 155 in / 73 out tokens")
+    })
+
+    it("three results of one stream-json session: $0.0024 and 300 in / 60 out, $0.0008 a run", () => {
+      const r = report(recorded("stream_json_session.jsonl"))
+      expect(r.models["claude-opus-5-5"]).toMatchObject({ inputTokens: 300, outputTokens: 60 })
+      expect(r.models["claude-opus-5-5"].costUsd).toBeCloseTo(0.0024, 12)
+      for (const cost of runCosts(r)) expect(cost).toBeCloseTo(0.0008, 12)
+      expect(r.results.map((x: any) => x.totalCostUsd)).toEqual([0.0008, 0.0016, 0.0024000000000000002])
+      // Turns and wall time are each run's own: they add up.
+      expect(r.results.map((x: any) => [x.turns, x.durationMs])).toEqual([[1, 166], [1, 52], [1, 45]])
+    })
+
+    it("a background subagent's second result repeats the totals and costs nothing more", () => {
+      const r = report(recorded("subagent.jsonl"))
+      expect(r.models["claude-opus-5-5"]).toMatchObject({ inputTokens: 500, outputTokens: 100 })
+      expect(r.models["claude-opus-5-5"].costUsd).toBeCloseTo(0.004, 12)
+      expect(runCosts(r)).toEqual([0.004, 0])
+    })
+
+    it("totals that start over (a new process resuming the session) add the earlier process's last figures", () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-"))
+      const file = path.join(dir, "resumed.jsonl")
+      const once = fs.readFileSync(recorded("stream_json_session.jsonl"), "utf8")
+      fs.writeFileSync(file, once + once)
+      const r = report(file)
+      expect(r.models["claude-opus-5-5"]).toMatchObject({ inputTokens: 600, outputTokens: 120 })
+      expect(r.models["claude-opus-5-5"].costUsd).toBeCloseTo(0.0048, 12)
+      expect(runCosts(r)).toHaveLength(6)
+      for (const cost of runCosts(r)) expect(cost).toBeCloseTo(0.0008, 12)
+      fs.rmSync(dir, { recursive: true })
+    })
+
+    it("different sessions add up, in a file and over files", () => {
+      const files = [recorded("stream_json_session.jsonl"), recorded("subagent.jsonl")]
+      const { total } = JSON.parse(cli("stats", "--format", "json", ...files).stdout)
+      expect(total.models["claude-opus-5-5"]).toMatchObject({ inputTokens: 800, outputTokens: 160 })
+      expect(total.models["claude-opus-5-5"].costUsd).toBeCloseTo(0.0064, 12)
+      expect(cli("stats", ...files).stdout).toContain("\n  results  5 runs (success 5): 6 turns, 552ms, $0.0064\n")
+    })
   })
 
   it("tool durations: from the call's and the result's timestamps when the CLI reports none", () => {
@@ -148,7 +218,7 @@ describe("stats", () => {
     const [report] = JSON.parse(cli("stats", "--format", "json", file).stdout).files
     expect(Object.keys(report.models).sort()).toEqual(["claude-haiku-4-5-20251001", "claude-sonnet-4-5-20250929"])
     for (const [model, m] of Object.entries<any>(report.models)) {
-      expect(m).toMatchObject({ source: "assistant", costUsd: 0, outputTokens: raw.outputTokens[model] })
+      expect(m).toMatchObject({ source: "assistant", costUsd: null, outputTokens: raw.outputTokens[model] })
     }
     // One line per content block, the same usage on each: counted once.
     const lines = readLines(file).map((l) => JSON.parse(l.text)).filter((m) => m.type === "assistant")
