@@ -239,6 +239,8 @@ export const spawn = Effect.fnUntraced(function*(
 ): Effect.fn.Return<Running, CliError.ClaudeCliError, Scope.Scope> {
   const envMode = options.envMode ?? "merge"
   const secrets = Redaction.environmentSecrets(options.env, envMode)
+  const redact = Redaction.redactor(secrets)
+  // A spawn error may show the arguments: redacted here, for queries and sessions alike.
   const handle = yield* spawner.spawn(ChildProcess.make(options.executable, options.args, {
     cwd: options.cwd,
     env: envMode === "replace" ? options.env ?? {} : options.env,
@@ -246,8 +248,7 @@ export const spawn = Effect.fnUntraced(function*(
     stdin: options.stdin,
     killSignal: "SIGTERM",
     forceKillAfter: options.killGracePeriod ?? Duration.seconds(3)
-  })).pipe(Effect.mapError(toSpawnError(options.executable, options.cwd)))
-  const redact = Redaction.redactor(secrets)
+  })).pipe(Effect.mapError((error) => CliError.redact(toSpawnError(options.executable, options.cwd)(error), redact)))
   const tail = makeTail(options.stderrTailBytes ?? defaultStderrTailBytes, redact)
   const stderrFiber = yield* Effect.forkScoped(
     Stream.runForEach(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk))).pipe(Effect.ignore)
