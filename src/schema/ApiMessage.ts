@@ -6,7 +6,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as ContentBlock from "./ContentBlock.ts"
-import { optionalNullableString, optionalUnknown } from "./internal/fields.ts"
+import { inputTransformations, optionalNullableString, optionalUnknown } from "./internal/fields.ts"
 import { Usage } from "./Usage.ts"
 
 /**
@@ -27,7 +27,8 @@ export class AssistantApiMessage extends Schema.Class<AssistantApiMessage>("effe
   usage: Usage,
   container: optionalUnknown,
   context_management: optionalUnknown,
-  diagnostics: optionalUnknown
+  diagnostics: optionalUnknown,
+  input_transformations: inputTransformations
 }) {}
 
 /**

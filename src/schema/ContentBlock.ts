@@ -7,6 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import {
+  cacheControl,
   JsonObject,
   rawObject,
   optionalBoolean,
@@ -16,7 +17,8 @@ import {
 } from "./internal/fields.ts"
 
 /**
- * Text from the model (or of a prompt), with its citations when the model cited sources.
+ * Text from the model (or of a prompt), with its citations when the model cited sources. The blocks of a
+ * prompt may carry the request's `cache_control` breakpoint, kept as written.
  *
  * @since 0.1.0
  * @category schemas
@@ -25,7 +27,8 @@ export class TextBlock extends Schema.Class<TextBlock>("effect-claude-code/TextB
   _tag: Schema.tagDefaultOmit("TextBlock"),
   type: Schema.tag("text"),
   text: Schema.String,
-  citations: Schema.optionalKey(Schema.NullOr(Schema.Array(JsonObject)))
+  citations: Schema.optionalKey(Schema.NullOr(Schema.Array(JsonObject))),
+  cache_control: cacheControl
 }) {}
 
 /**
@@ -67,11 +70,13 @@ export class ToolUseBlock extends Schema.Class<ToolUseBlock>("effect-claude-code
   name: Schema.String,
   input: JsonObject,
   caller: Schema.optionalKey(JsonObject),
-  toolset_name: optionalNullableString
+  toolset_name: optionalNullableString,
+  cache_control: cacheControl
 }) {}
 
 /**
- * An image (base64, URL or file `source`), in a prompt or a tool result.
+ * An image (base64, URL or file `source`), in a prompt or a tool result; `transformations`: what the
+ * server does to it before the model sees it.
  *
  * @since 0.1.0
  * @category schemas
@@ -79,7 +84,9 @@ export class ToolUseBlock extends Schema.Class<ToolUseBlock>("effect-claude-code
 export class ImageBlock extends Schema.Class<ImageBlock>("effect-claude-code/ImageBlock")({
   _tag: Schema.tagDefaultOmit("ImageBlock"),
   type: Schema.tag("image"),
-  source: JsonObject
+  source: JsonObject,
+  cache_control: cacheControl,
+  transformations: Schema.optionalKey(Schema.NullOr(JsonObject))
 }) {}
 
 /**
@@ -94,7 +101,8 @@ export class DocumentBlock extends Schema.Class<DocumentBlock>("effect-claude-co
   source: JsonObject,
   title: optionalNullableString,
   context: optionalNullableString,
-  citations: optionalUnknown
+  citations: optionalUnknown,
+  cache_control: cacheControl
 }) {}
 
 /**
@@ -109,7 +117,8 @@ export class SearchResultBlock extends Schema.Class<SearchResultBlock>("effect-c
   source: Schema.String,
   title: Schema.String,
   content: Schema.Array(TextBlock),
-  citations: optionalUnknown
+  citations: optionalUnknown,
+  cache_control: cacheControl
 }) {}
 
 /**
@@ -121,7 +130,8 @@ export class SearchResultBlock extends Schema.Class<SearchResultBlock>("effect-c
 export class ToolReferenceBlock extends Schema.Class<ToolReferenceBlock>("effect-claude-code/ToolReferenceBlock")({
   _tag: Schema.tagDefaultOmit("ToolReferenceBlock"),
   type: Schema.tag("tool_reference"),
-  tool_name: Schema.String
+  tool_name: Schema.String,
+  cache_control: cacheControl
 }) {}
 
 /**
@@ -178,7 +188,8 @@ export type ToolResultContentBlock = typeof ToolResultContentBlock.Type
 
 /**
  * The result of a client tool call, sent back in a user message. `content`
- * is a string or an array of blocks; `is_error` absent means false.
+ * is a string or an array of blocks; `is_error` absent means false;
+ * `toolset_name`: the toolset of the call, for a toolset's tool.
  *
  * @since 0.1.0
  * @category schemas
@@ -188,7 +199,9 @@ export class ToolResultBlock extends Schema.Class<ToolResultBlock>("effect-claud
   type: Schema.tag("tool_result"),
   tool_use_id: Schema.String,
   content: Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(ToolResultContentBlock)])),
-  is_error: optionalBoolean
+  is_error: optionalBoolean,
+  toolset_name: optionalNullableString,
+  cache_control: cacheControl
 }) {
   /**
    * `true` only when the CLI flagged the result as an error.
@@ -225,13 +238,15 @@ export class ServerToolUseBlock extends Schema.Class<ServerToolUseBlock>("effect
   id: Schema.String,
   name: Schema.String,
   input: JsonObject,
-  caller: Schema.optionalKey(JsonObject)
+  caller: Schema.optionalKey(JsonObject),
+  cache_control: cacheControl
 }) {}
 
 const serverToolResultFields = {
   tool_use_id: Schema.String,
   content: Schema.Unknown,
-  caller: Schema.optionalKey(JsonObject)
+  caller: Schema.optionalKey(JsonObject),
+  cache_control: cacheControl
 }
 
 /**
@@ -318,7 +333,8 @@ export class McpToolResultBlock extends Schema.Class<McpToolResultBlock>("effect
 export class ContainerUploadBlock extends Schema.Class<ContainerUploadBlock>("effect-claude-code/ContainerUploadBlock")({
   _tag: Schema.tagDefaultOmit("ContainerUploadBlock"),
   type: Schema.tag("container_upload"),
-  file_id: Schema.String
+  file_id: Schema.String,
+  cache_control: cacheControl
 }) {}
 
 /**

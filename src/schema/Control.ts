@@ -13,12 +13,37 @@ import {
   optionalNullableNumber,
   optionalNullableString,
   optionalString,
+  optionalStrings,
   optionalUnknown,
   unknownFallback
 } from "./internal/fields.ts"
 
 /**
- * The CLI asks whether a tool may run.
+ * The `permissions.ask` rule that forced a permission prompt whose
+ * `decision_reason` is the tool's own (producer-authored: sanitize before display).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const MatchedAskRule = Schema.Struct({
+  source: Schema.String,
+  tool_name: Schema.String,
+  rule_content: optionalString
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type MatchedAskRule = typeof MatchedAskRule.Type
+
+/**
+ * The CLI asks whether a tool may run. What a host rendering the prompt must
+ * honour: `classifier_approvable` (every safety check may be approved by the
+ * classifier), `suppress_always_allow_rule` (offer no persistent "don't ask
+ * again"), `default_to_no` (do not pre-select approve), `matched_ask_rule`
+ * (an ask rule forced it: treat as a person's prompt) and
+ * `requires_user_interaction` (no one-tap answer: the user must open the session).
  *
  * @since 0.1.0
  * @category schemas
@@ -37,7 +62,12 @@ export class CanUseToolRequest extends Schema.Class<CanUseToolRequest>("effect-c
   display_name: optionalString,
   description: optionalString,
   agent_id: optionalString,
-  mcp_server: optionalUnknown
+  mcp_server: optionalUnknown,
+  classifier_approvable: optionalBoolean,
+  suppress_always_allow_rule: optionalBoolean,
+  default_to_no: optionalBoolean,
+  matched_ask_rule: Schema.optionalKey(MatchedAskRule),
+  requires_user_interaction: optionalBoolean
 }) {}
 
 /**
@@ -68,7 +98,10 @@ export class McpMessageRequest extends Schema.Class<McpMessageRequest>("effect-c
 }) {}
 
 /**
- * Opens a control session: hooks, SDK MCP servers, system prompt, agents.
+ * Opens a control session: hooks, SDK MCP servers (names, per-server
+ * policies, pre-fetched manifests), system prompt, agents, skills, plugins,
+ * MCP servers, and what the client can render (dialog kinds, per-task stop).
+ * Nested configurations are kept as written.
  *
  * @since 0.1.0
  * @category schemas
@@ -77,13 +110,27 @@ export class InitializeRequest extends Schema.Class<InitializeRequest>("effect-c
   _tag: Schema.tagDefaultOmit("InitializeRequest"),
   subtype: Schema.tag("initialize"),
   hooks: Schema.optionalKey(JsonObject),
-  sdkMcpServers: Schema.optionalKey(Schema.Array(Schema.String)),
+  sdkMcpServers: optionalStrings,
+  sdkMcpServerConfigs: Schema.optionalKey(JsonObject),
+  sdkMcpServerManifests: Schema.optionalKey(JsonObject),
+  sdkMcpServerManifestsOrigin: optionalString,
   jsonSchema: Schema.optionalKey(JsonObject),
-  systemPrompt: Schema.optionalKey(Schema.Array(Schema.String)),
+  systemPrompt: optionalStrings,
   appendSystemPrompt: optionalString,
+  systemPromptSnapshot: optionalBoolean,
+  planModeInstructions: optionalString,
+  toolAliases: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  excludeDynamicSections: optionalBoolean,
   agents: Schema.optionalKey(JsonObject),
   title: optionalString,
-  promptSuggestions: optionalBoolean
+  skills: optionalStrings,
+  promptSuggestions: optionalBoolean,
+  agentProgressSummaries: optionalBoolean,
+  forwardSubagentText: optionalBoolean,
+  supportedDialogKinds: optionalStrings,
+  perTaskStopAffordance: optionalBoolean,
+  plugins: Schema.optionalKey(Schema.Array(JsonObject)),
+  mcpServers: Schema.optionalKey(JsonObject)
 }) {}
 
 /**

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { optionalString, rawObject, unknownFallback } from "./internal/fields.ts"
+import { optionalNumber, optionalString, rawObject, unknownFallback } from "./internal/fields.ts"
 
 /**
  * Typed at the keyboard. A host wrapping keyboard input stamps it; without
@@ -36,7 +36,10 @@ export class ChannelOrigin extends Schema.Class<ChannelOrigin>("effect-claude-co
 /**
  * Sent by another session (`from`); `name` and `fromSession` are what the
  * sender asserts, for display and navigation only. `fromMode` is `bypass` or
- * `prompting`.
+ * `prompting`. `senderTaskId`: the in-process background subagent that sent
+ * it; `body`: the message without its peer envelope, as the model sees it;
+ * `verifiedPeerPid`: the pid of the connecting process, read from the socket
+ * (the sender identity to rely on, unlike `from`).
  *
  * @since 0.1.0
  * @category schemas
@@ -47,7 +50,10 @@ export class PeerOrigin extends Schema.Class<PeerOrigin>("effect-claude-code/Pee
   from: Schema.String,
   fromMode: optionalString,
   name: optionalString,
-  fromSession: optionalString
+  fromSession: optionalString,
+  senderTaskId: optionalString,
+  body: optionalString,
+  verifiedPeerPid: optionalNumber
 }) {}
 
 /**

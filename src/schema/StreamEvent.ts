@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import { AssistantApiMessage } from "./ApiMessage.ts"
 import { ContentBlock } from "./ContentBlock.ts"
 import {
+  inputTransformations,
   JsonObject,
   Num,
   optionalNullableNumber,
@@ -190,10 +191,12 @@ export class MessageDeltaEvent extends Schema.Class<MessageDeltaEvent>("effect-c
   delta: Schema.Struct({
     stop_reason: optionalNullableString,
     stop_sequence: optionalNullableString,
-    stop_details: optionalUnknown
+    stop_details: optionalUnknown,
+    container: optionalUnknown
   }),
   usage: Schema.optionalKey(DeltaUsage),
-  context_management: optionalUnknown
+  context_management: optionalUnknown,
+  input_transformations: inputTransformations
 }) {}
 
 /**

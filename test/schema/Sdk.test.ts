@@ -87,6 +87,10 @@ const apiMessage: SDKAssistantMessage["message"] = {
   stop_reason: "tool_use",
   stop_sequence: null,
   usage,
+  input_transformations: [
+    { type: "thinking_dropped", path: "messages.1.content.0", reason: "model_binding_mismatch" },
+    { type: "thinking_mismatch_allowed", path: "messages.3.content.0", reason: "prefix_binding_mismatch" }
+  ],
   content: [
     { type: "text", text: "Reading.", citations: null },
     { type: "thinking", thinking: "hmm", signature: "sig" },
@@ -177,14 +181,45 @@ const assistant: SDKAssistantMessage = {
   task_description: "review",
   ...base
 }
+const cacheControl = { type: "ephemeral", ttl: "5m" } as const
 const user: SDKUserMessage = {
   type: "user",
-  message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }] },
+  message: {
+    role: "user",
+    content: [
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: [
+          { type: "text", text: "ok", cache_control: cacheControl },
+          {
+            type: "image",
+            source: { type: "url", url: "https://example.com/a.png" },
+            cache_control: null,
+            transformations: { oversized_image: "downsize" }
+          }
+        ],
+        toolset_name: "browser",
+        cache_control: cacheControl
+      },
+      { type: "text", text: "look", cache_control: cacheControl },
+      { type: "document", source: { type: "text", media_type: "text/plain", data: "d" }, cache_control: cacheControl }
+    ]
+  },
   parent_tool_use_id: null,
   isSynthetic: false,
   tool_use_result: { stdout: "ok", stderr: "", interrupted: false },
   priority: "next",
-  origin: { kind: "peer", from: "session-2", fromMode: "prompting", name: "Reviewer", fromSession: "local_1" },
+  origin: {
+    kind: "peer",
+    from: "session-2",
+    fromMode: "prompting",
+    name: "Reviewer",
+    fromSession: "local_1",
+    senderTaskId: "task_1",
+    body: "please review",
+    verifiedPeerPid: 4242
+  },
   shouldQuery: true,
   timestamp: "2025-01-01T00:00:00.000Z",
   client_composed: true,
@@ -492,7 +527,73 @@ const writesLost: SDKSessionWritesLostMessage = {
 const controlRequest: SDKControlRequest = {
   type: "control_request",
   request_id: "r1",
-  request: { subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/b" }, tool_use_id: "toolu_2" }
+  request: {
+    subtype: "can_use_tool",
+    tool_name: "Write",
+    input: { file_path: "/b" },
+    tool_use_id: "toolu_2",
+    decision_reason_type: "safetyCheck",
+    classifier_approvable: false,
+    suppress_always_allow_rule: true,
+    default_to_no: true,
+    matched_ask_rule: { source: "userSettings", tool_name: "Write", rule_content: "/etc/**" },
+    requires_user_interaction: true
+  }
+}
+const initializeRequest: SDKControlRequest = {
+  type: "control_request",
+  request_id: "r2",
+  request: {
+    subtype: "initialize",
+    hooks: { PreToolUse: [{ matcher: "Bash", hookCallbackIds: ["h1"], timeout: 5 }] },
+    sdkMcpServers: ["tools"],
+    sdkMcpServerConfigs: { tools: { timeout: 1000, tools: [{ name: "echo", permission_policy: "always_allow" }] } },
+    sdkMcpServerManifests: { tools: { initializeResult: { protocolVersion: "2025-06-18" }, toolsListResult: { tools: [] } } },
+    sdkMcpServerManifestsOrigin: "host_per_send",
+    jsonSchema: { type: "object" },
+    systemPrompt: ["You are terse."],
+    appendSystemPrompt: "Be kind.",
+    systemPromptSnapshot: true,
+    planModeInstructions: "Plan first.",
+    toolAliases: { Shell: "Bash" },
+    excludeDynamicSections: true,
+    agents: { reviewer: { description: "Reviews", prompt: "Review it." } },
+    title: "Session",
+    skills: ["pdf"],
+    promptSuggestions: false,
+    agentProgressSummaries: true,
+    forwardSubagentText: true,
+    supportedDialogKinds: ["confirm"],
+    perTaskStopAffordance: true,
+    plugins: [{ type: "local", path: "/plugins/p" }],
+    mcpServers: { fs: { command: "mcp-fs", args: ["/w"], env: { A: "1" } } }
+  }
+}
+const messageDelta: SDKPartialAssistantMessage = {
+  type: "stream_event",
+  event: {
+    type: "message_delta",
+    delta: {
+      container: { id: "c1", expires_at: "2025-01-01T01:00:00Z", skills: null },
+      stop_details: null,
+      stop_reason: "end_turn",
+      stop_sequence: null
+    },
+    usage: {
+      cache_creation_input_tokens: null,
+      cache_read_input_tokens: null,
+      input_tokens: null,
+      output_tokens: 5,
+      server_tool_use: null,
+      iterations: null,
+      fallback_credit: null,
+      output_tokens_details: null
+    },
+    context_management: null,
+    input_transformations: [{ type: "thinking_dropped", path: "messages.1.content.0", reason: "model_binding_mismatch" }]
+  },
+  parent_tool_use_id: null,
+  ...base
 }
 const controlResponse: SDKControlResponse = {
   type: "control_response",
@@ -583,6 +684,8 @@ const cases: { readonly [K in Key]: readonly [Message["_tag"], Member<K>] } = {
 // More values of some kinds: the other branch of a union field, the bare minimum.
 const more: ReadonlyArray<readonly [string, Message["_tag"], StdoutMessage]> = [
   ["a met goal (value null)", "ActiveGoal", goalMet],
+  ["an initialize request with every field", "ControlRequest", initializeRequest],
+  ["a message_delta event after a model fallback (container, input_transformations)", "StreamEventMessage", messageDelta],
   ["an error result with only the required fields", "ResultError", errorResult]
 ]
 

@@ -50,6 +50,16 @@ export const optionalTrue = Schema.optionalKey(Schema.Literal(true))
 export const optionalUnknown = Schema.optionalKey(Schema.Unknown)
 
 /**
+ * What the API did to earlier content before sampling (thinking blocks
+ * dropped or let through), on a response and on a `message_delta` after a
+ * server-side model fallback; each entry kept as written.
+ */
+export const inputTransformations = Schema.optionalKey(Schema.NullOr(Schema.Array(JsonObject)))
+
+/** A block's prompt-cache breakpoint (`{ type: "ephemeral", ttl? }`), kept as written. */
+export const cacheControl = Schema.optionalKey(Schema.NullOr(JsonObject))
+
+/**
  * What binds a reply frame to the sends it answers: the client uuid of the
  * user message, every uuid the turn consumed, and why a turn continues one a
  * worker restart interrupted.
