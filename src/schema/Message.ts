@@ -151,12 +151,16 @@ const userAccessors = (message: UserApiMessage, toolUseResult: unknown): UserAcc
 /**
  * A user turn: a prompt, or the tool results of the previous turn
  * (`tool_use_result` keeps the CLI's structured tool output as written).
+ * Never a replay: a line with `isReplay: true` is a {@link UserMessageReplay}
+ * or, when its fields do not fit that, no message at all.
  *
  * @since 0.1.0
  * @category schemas
  */
 export class UserMessage extends Schema.Class<UserMessage>("effect-claude-code/UserMessage")({
   _tag: Schema.tagDefaultOmit("UserMessage"),
+  // A replay that UserMessageReplay rejects must not pass for a turn here (dropping `isReplay`).
+  isReplay: Schema.optionalKey(Schema.Literal(false)),
   uuid: optionalString,
   session_id: optionalString,
   pasted_content: Schema.optionalKey(Schema.Array(ContentBlock.Content)),
@@ -261,8 +265,7 @@ export class UnknownMessage extends Schema.Class<UnknownMessage>("effect-claude-
  */
 export const variants = [
   AssistantMessage,
-  // Before UserMessage: a union tries its members in order, and UserMessage
-  // (which ignores unknown keys) would take a replay, dropping `isReplay`.
+  // Before UserMessage, which only takes lines that are not replays.
   UserMessageReplay,
   UserMessage,
   StreamEventMessage,

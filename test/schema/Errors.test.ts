@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
-import { decodeMessage, encodeMessage, type MessageDecodeError } from "../../src/schema/Message.ts"
+import * as Schema from "effect/Schema"
+import { decodeMessage, encodeMessage, Message, type MessageDecodeError } from "../../src/schema/Message.ts"
 
 const failure = (input: unknown): MessageDecodeError => {
   const decoded = decodeMessage(input)
@@ -30,6 +31,22 @@ describe("decode failures", () => {
     assert.include(error.message, `["message"]["content"][0]["text"]`)
     assert.include(error.message, "Expected string")
     assert.isDefined(error.issue)
+  })
+
+  it("a replay that does not fit is no message, for decodeMessage and the Message union alike", () => {
+    const replay = { type: "user", isReplay: true, parent_tool_use_id: null, message: { role: "user", content: "hi" } }
+    const error = failure(replay)
+    assert.strictEqual(error.reason, "InvalidFields")
+    assert.include(error.message, `["session_id"]`)
+    assert.isTrue(Result.isFailure(Schema.decodeUnknownResult(Message)(replay)))
+    // With its session it is a replay, and a line marked `isReplay: false` an ordinary turn that keeps the mark.
+    const complete = { ...replay, session_id: "s" }
+    assert.strictEqual(Result.getOrThrow(decodeMessage(complete))._tag, "UserMessageReplay")
+    assert.strictEqual(Schema.decodeUnknownSync(Message)(complete)._tag, "UserMessageReplay")
+    const turn = Result.getOrThrow(decodeMessage({ ...complete, isReplay: false }))
+    assert.strictEqual(turn._tag, "UserMessage")
+    assert.deepStrictEqual(Schema.decodeUnknownSync(Message)({ ...complete, isReplay: false }), turn)
+    assert.deepStrictEqual(encodeMessage(turn), { ...complete, isReplay: false })
   })
 
   it("reports the subtype of a broken result and a system line without subtype", () => {
