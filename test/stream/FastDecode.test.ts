@@ -22,7 +22,10 @@ const schemas = Message.variants.map((schema) => ({
   effect: Schema.decodeUnknownResult(schema as unknown as Schema.Codec<unknown, unknown>)
 }))
 
-/** Same prototypes and the same own keys in the same order, all the way down. */
+/**
+ * Same prototypes, the same own keys in the same order with the same property flags, equally extensible, all
+ * the way down (class instances are built in place by the fast path, not by their constructor).
+ */
 const assertSameShape = (actual: unknown, expected: unknown, at: string): void => {
   if (typeof expected !== "object" || expected === null) {
     assert.strictEqual(actual, expected, at)
@@ -30,9 +33,15 @@ const assertSameShape = (actual: unknown, expected: unknown, at: string): void =
   }
   assert.isTrue(typeof actual === "object" && actual !== null, at)
   assert.strictEqual(Object.getPrototypeOf(actual), Object.getPrototypeOf(expected), `${at}: prototype`)
+  assert.strictEqual(Object.isExtensible(actual), Object.isExtensible(expected), `${at}: extensible`)
   const keys = Reflect.ownKeys(expected)
   assert.deepStrictEqual(Reflect.ownKeys(actual as object), keys, `${at}: keys`)
   for (const key of keys) {
+    const flags = (o: unknown) => {
+      const { configurable, enumerable, writable } = Object.getOwnPropertyDescriptor(o, key)!
+      return { configurable, enumerable, writable }
+    }
+    assert.deepStrictEqual(flags(actual), flags(expected), `${at}.${String(key)}: flags`)
     assertSameShape((actual as Record<PropertyKey, unknown>)[key], (expected as Record<PropertyKey, unknown>)[key], `${at}.${String(key)}`)
   }
 }

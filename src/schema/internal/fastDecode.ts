@@ -7,8 +7,9 @@
  * searches union candidates per value; the message schemas are mostly tagged
  * classes in tagged unions. A fast decoder follows the same AST: a struct
  * becomes generated code (named property loads, inline leaf tests), unions
- * dispatch on their literal discriminator through a `Map`, classes are built
- * by the schema's own transformation, checks run as Effect's filters. A node it
+ * dispatch on their literal discriminator through a `Map`, a class whose
+ * instances are just its fields is built in place by its struct's code (others
+ * by the schema's own transformation), checks run as Effect's filters. A node it
  * does not know (other encodings) is decoded by Effect for that node alone.
  *
  * A fast decoder never reports errors: it returns {@link invalid} and the
@@ -128,16 +129,24 @@ const constructorDescriptor = (SchemaAST as unknown as {
     | undefined
 }).getConstructorDescriptor
 
-// A class: its fields' struct, the schema's transformation, then the declaration's own check.
+// A class: its fields' struct, the schema's transformation, then the declaration's own check; or, for a
+// class of its own fields (see `instancePrototype`), the instance built in place.
 const declaration = (ast: SchemaAST.Declaration): Fast => {
   const links = ast.encoding!
   const transformation = links[0]!.transformation as { readonly decode?: { readonly _tag?: string; readonly transform?: (a: unknown) => unknown } }
   const transform = transformation.decode?._tag === "Transform" ? transformation.decode.transform : undefined
   if (links.length !== 1 || transform === undefined) return byEffect(ast)
-  const from = compile(links[0]!.to)
+  const to = links[0]!.to
   const descriptor = constructorDescriptor?.(ast)
+  const own = descriptor !== undefined && descriptor.link.transformation === links[0]!.transformation
+  const prototype = own && to._tag === "Objects" && to.checks === undefined && to.encoding === undefined
+    ? instancePrototype(transform)
+    : undefined
+  const inPlace = prototype === undefined ? undefined : struct(to as SchemaAST.Objects, prototype)
+  if (inPlace !== undefined) return inPlace
+  const from = compile(to)
   const run = ast.run(ast.typeParameters)
-  const check: Fast = descriptor !== undefined && descriptor.link.transformation === links[0]!.transformation
+  const check: Fast = own
     ? (value) => (descriptor.isConstructed(value) ? value : invalid)
     : (value) => {
       const exit = run(value, ast, noOptions)
@@ -146,6 +155,27 @@ const declaration = (ast: SchemaAST.Declaration): Fast => {
   return (input) => {
     const fields = from(input)
     return fields === invalid ? invalid : check(transform(fields))
+  }
+}
+
+// The prototype of a class whose instances are its fields and nothing else, or undefined. A `Schema.Class`
+// instance is made by its constructor copying the fields onto it; building it in place (an object of that
+// prototype, the fields stored as the struct decodes them) gives the same object without the fields' own
+// object, the constructor chain and its option objects: most of the schema step's time on messages. The
+// transformation is probed: built from no fields, the instance must hold no key of its own, and from one
+// field, exactly that field, extensible, with the same prototype.
+const instancePrototype = (transform: (fields: unknown) => unknown): object | undefined => {
+  try {
+    const empty = transform({}) as object
+    const probe = transform({ probe: 1 }) as { readonly probe?: unknown }
+    const prototype = Object.getPrototypeOf(empty) as object | null
+    return prototype !== null && prototype !== Object.prototype && Reflect.ownKeys(empty).length === 0 &&
+        Object.getPrototypeOf(probe) === prototype && Object.isExtensible(probe) &&
+        Reflect.ownKeys(probe).length === 1 && probe.probe === 1
+      ? prototype
+      : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -197,9 +227,13 @@ const assign = (out: Record<string, unknown>, key: string, value: unknown) => {
 
 let canGenerate: boolean | undefined
 
-// A struct (with at most a string-keyed rest) becomes generated code: named
-// property loads and inline leaf tests, calls only for nested nodes.
-const objects = (ast: SchemaAST.Objects): Fast => {
+const objects = (ast: SchemaAST.Objects): Fast => struct(ast, undefined) ?? byEffect(ast)
+
+// A struct (with at most a string-keyed rest) becomes generated code: named property loads and inline leaf
+// tests, calls only for nested nodes. Its output is a plain object, or an instance of `prototype` (made by a
+// constructor of its own, so that V8 sizes the instances for their fields). Undefined for a struct it cannot
+// generate.
+const struct = (ast: SchemaAST.Objects, prototype: object | undefined): Fast | undefined => {
   const signature = ast.indexSignatures[0]
   const names = ast.propertySignatures.map((p) => p.name)
   if (
@@ -208,14 +242,18 @@ const objects = (ast: SchemaAST.Objects): Fast => {
     (signature !== undefined &&
       (signature.parameter._tag !== "String" || signature.parameter.checks !== undefined ||
         signature.parameter.encoding !== undefined))
-  ) return byEffect(ast)
+  ) return undefined
   const decoders: Array<Fast> = []
-  const lines = [`if (typeof i !== "object" || i === null || Array.isArray(i)) return invalid`, "const out = {}", "let v"]
+  const lines = [
+    `if (typeof i !== "object" || i === null || Array.isArray(i)) return invalid`,
+    prototype === undefined ? "const out = {}" : "const out = new Instance()",
+    "let v"
+  ]
   for (const property of ast.propertySignatures) {
     const key = JSON.stringify(property.name)
     const absent = literalDefault(property.type)
     if (absent !== undefined) {
-      if (typeof absent.literal === "bigint") return byEffect(ast)
+      if (typeof absent.literal === "bigint") return undefined
       const literal = JSON.stringify(absent.literal)
       lines.push(`if (${key} in i && i[${key}] !== ${literal}) return invalid`, `out[${key}] = ${literal}`)
       continue
@@ -243,14 +281,23 @@ const objects = (ast: SchemaAST.Objects): Fast => {
   lines.push("return out")
   const rest = signature === undefined ? undefined : compile(signature.type)
   try {
-    const make = new Function("invalid", "d", "rest", "fixed", "assign", `return function (i) {\n${lines.join("\n")}\n}`)
+    const make = new Function(
+      "invalid",
+      "d",
+      "rest",
+      "fixed",
+      "assign",
+      "prototype",
+      // Strict, as the constructor's own stores are: a store the prototype forbids throws rather than being lost.
+      `"use strict"\nfunction Instance() {}\nInstance.prototype = prototype\nreturn function (i) {\n${lines.join("\n")}\n}`
+    )
     canGenerate = true
-    return make(invalid, decoders, rest, new Set(names), assign) as Fast
+    return make(invalid, decoders, rest, new Set(names), assign, prototype) as Fast
   } catch (error) {
     // Where code generation is blocked (a content security policy), Effect decodes the node.
     if (canGenerate === true) throw error
     canGenerate = false
-    return byEffect(ast)
+    return undefined
   }
 }
 
