@@ -7,12 +7,14 @@ import * as Redacted from "effect/Redacted"
 import * as Redaction from "./Redaction.ts"
 
 /**
- * The CLI's permission modes. `bypassPermissions` is only ever used when named here.
+ * The CLI's permission modes. `default` (the name the SDK and the `init` line use) and `manual` ask as the
+ * settings say, so with `-p` a call that would need asking is denied; `bypassPermissions` is only ever used
+ * when named here.
  *
  * @since 0.1.0
  * @category models
  */
-export type PermissionMode = "acceptEdits" | "auto" | "bypassPermissions" | "manual" | "dontAsk" | "plan"
+export type PermissionMode = "default" | "acceptEdits" | "auto" | "bypassPermissions" | "manual" | "dontAsk" | "plan"
 
 /**
  * Where settings are loaded from (`--setting-sources`).

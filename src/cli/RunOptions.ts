@@ -66,6 +66,7 @@ const settingSources = (value: string) => {
  * @category constants
  */
 export const permissionModes = [
+  "default",
   "manual",
   "acceptEdits",
   "plan",
@@ -85,9 +86,10 @@ export const flags = {
   fallbackModel: optionalString("fallback-model", "model to switch to when the main one is overloaded"),
   permissionMode: Flag.Literals("permission-mode", permissionModes).pipe(
     Flag.withDescription(
-      "how tool calls are permitted (default: the CLI's settings; with -p a call that would need asking is " +
-        "denied): acceptEdits allows file edits, plan only plans, dontAsk denies without asking, " +
-        "bypassPermissions allows every call (never a default, only when named here)"
+      "how tool calls are permitted (without it: the CLI's settings): default and manual ask as the settings say " +
+        "(with -p a call that would need asking is denied), acceptEdits allows file edits, plan only plans, " +
+        "auto lets a classifier decide, dontAsk denies without asking, bypassPermissions allows every call " +
+        "(never a default, only when named here)"
     ),
     Flag.optional
   ),

@@ -68,10 +68,10 @@ describe("run (real CLI, scripted model)", () => {
       assert.match(out.stdout, /\nSession failed \(error_max_turns\): .*\d turns?, /)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
 
-  it.live("--allowed-tools grants the Write the default mode denies (json summaries)", () =>
+  it.live("--allowed-tools grants the Write that --permission-mode default denies (json summaries)", () =>
     Effect.gen(function*() {
       const denied = yield* sandboxFor(readThenWrite, notes)
-      const without = yield* run(denied.sandbox, ["--format", "json"], "Copy the notes.")
+      const without = yield* run(denied.sandbox, ["--format", "json", "--permission-mode", "default"], "Copy the notes.")
       assert.strictEqual(without.code, 0, without.stderr)
       const refused = JSON.parse(without.stdout)
       assert.deepStrictEqual(refused.permissionDenials.map((d: any) => d.tool_name), ["Write"])

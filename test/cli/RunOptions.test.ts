@@ -101,6 +101,15 @@ describe("run: claude options", () => {
       assert.deepStrictEqual(out.spawned[0]!.args, [...QueryOptions.toArgs({}), "--continue"])
     }))
 
+  it.effect("--permission-mode takes every mode the CLI accepts, default (as the SDK and init lines name it) too", () =>
+    Effect.gen(function*() {
+      for (const mode of ["default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"]) {
+        const out = yield* run(["--permission-mode", mode, "Hi"])
+        assert.strictEqual(out.value._tag, "Success", out.stderr)
+        assert.deepStrictEqual(values(out.spawned[0]!.args, "--permission-mode"), [mode])
+      }
+    }))
+
   it.effect("--tools '' asks for no built-in tools at all; --session-id names a new session", () =>
     Effect.gen(function*() {
       const id = "0f1e2d3c-aaaa-bbbb-cccc-111122223333"
