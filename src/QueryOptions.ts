@@ -152,23 +152,27 @@ export const toArgs = (options: QueryOptions = {}): ReadonlyArray<string> => [
 ]
 
 /**
- * The options as plain JSON with secret environment values replaced by `"<redacted>"`, safe to store in a
- * recording or a log.
+ * The options as plain JSON, safe to store in a recording or a log: the values of secret environment
+ * variables and of keys with secret names anywhere in the options (MCP headers such as `Authorization` or
+ * `x-api-key`, `settings.env`, `--api-key` in `extraArgs`) are replaced by `"<redacted>"`, and so is any
+ * other spelling of them, URL credentials and key-shaped values (see `Redaction`).
  *
  * @since 0.1.0
  * @category redaction
  */
 export const redact = (options: QueryOptions = {}): Record<string, unknown> => {
   const { env, ...rest } = options
-  const out: Record<string, unknown> = JSON.parse(
-    Redaction.redactJson(JSON.stringify(rest), Redaction.redactor(Redaction.secretValues(env)))
-  )
+  const redactor = Redaction.redactor(Redaction.optionSecrets(options))
+  const out: Record<string, unknown> = JSON.parse(Redaction.redactJson(JSON.stringify(rest), redactor))
   if (env !== undefined) {
     out.env = Object.fromEntries(
       Object.entries(env).flatMap(([name, value]) =>
         value === undefined
           ? []
-          : [[name, Redacted.isRedacted(value) || Redaction.isSecretVariable(name, value) ? Redaction.marker : value]]
+          : [[
+            name,
+            Redacted.isRedacted(value) || Redaction.isSecretVariable(name, value) ? Redaction.marker : redactor(value)
+          ]]
       )
     )
   }

@@ -1,7 +1,26 @@
 /**
- * Redaction of secrets: the values a CLI process must never show in errors, logs, spans or recordings (its
- * environment's credentials, and anything shaped like a key), and the text transformations that hide them,
- * including where a text was cut out of a longer one and inside JSON lines that must stay JSON.
+ * Redaction of secrets: the values a CLI process must never show in errors, logs, spans or recordings, and
+ * the text transformations that hide them, including where a text was cut out of a longer one, where a
+ * secret is written with JSON escapes, and inside JSON lines that must stay JSON.
+ *
+ * Which values are secrets:
+ * - every `Redacted` value;
+ * - the value of a variable (or of a JSON key, a `--flag`) whose name holds a secret word: the name is split
+ *   into words at `_`, `-`, `.` and case changes (`DB_PASSWORD`, `x-api-key`, `apiKeyHelper`), and a secret
+ *   word is KEY, APIKEY, TOKEN, SECRET, PASSWORD, PASSWD, PASS, PWD, PASSPHRASE, AUTH, OAUTH, AUTHORIZATION,
+ *   BEARER, CREDENTIAL(S), COOKIE, DSN, PRIVATE, SESSION, or a word ending in a long one (`DBPASSWORD`,
+ *   `AUTHTOKEN`, `CLIENTSECRET`). Whatever the value's shape: `SMTP_PASSWORD=20231987` is a secret;
+ * - unless the name also holds a word that makes it a setting (MAX, MIN, LIMIT, COUNT, SIZE, LENGTH,
+ *   TIMEOUT, TTL, DISABLE, ENABLE, USE, MODE, TYPE, the plural TOKENS, ...) and the value is shaped like a
+ *   setting (a number, or one word of letters): `MAX_THINKING_TOKENS=1024` and `DISABLE_AUTH=true` are not;
+ *   nor is a name of a location (FILE, PATH, DIR, SOCK, ADDRESS, URL, HOST, ...: `SSH_AUTH_SOCK`,
+ *   `PASSWORD_FILE`), whatever its value, nor `PWD` alone (the shell's working directory);
+ * - the password (or, without one, a key-like user) of a URL in any value, and the values of its query
+ *   parameters with secret names (`DATABASE_URL=postgres://app:pw@db/x`, `SENTRY_DSN=https://key@host/1`);
+ * - anywhere in any text, values shaped like keys ({@link keyPattern}), whatever variable they came from.
+ *
+ * A secret shorter than 6 characters (8 for variables inherited from the parent process) is never
+ * redacted: it would blank out unrelated text, and it cannot be told from it.
  *
  * @since 0.1.0
  */
@@ -16,51 +35,174 @@ import { isJson } from "./stream/Decode.ts"
  */
 export type Environment = Readonly<Record<string, string | Redacted.Redacted<string> | undefined>>
 
-const secretName = /key|token|secret|password|passwd|auth|credential|cookie/i
+const secretWords = new Set([
+  "key", "apikey", "accesskey", "secretkey", "privatekey", "token", "secret", "secrets", "password", "passwords",
+  "passwd", "pass", "pwd", "passphrase", "auth", "oauth", "authorization", "bearer", "credential", "credentials",
+  "cookie", "cookies", "dsn", "private", "session"
+])
+// Words written without separators end in one of these (DBPASSWORD, AUTHTOKEN); shorter ones (KEY, PASS)
+// would match unrelated words (MONKEY, COMPASS).
+const secretEndings = ["token", "secret", "password", "passwd", "passphrase", "credential", "credentials", "cookie"]
+// Words that make a name a setting (a count, a limit, a switch) rather than a credential.
+const settingWords = new Set([
+  "max", "min", "limit", "limits", "count", "num", "size", "length", "len", "timeout", "ttl", "expiry", "interval",
+  "retries", "ratio", "rate", "threshold", "disable", "disabled", "enable", "enabled", "use", "mode", "type", "tokens"
+])
+// Words that make a name a location (a file, a socket, an address) rather than a credential, whatever its value.
+const locationWords = new Set([
+  "file", "files", "path", "dir", "directory", "sock", "socket", "address", "addr", "manager", "url", "uri", "host", "port"
+])
+// A setting's value: a number, or one word of letters (`true`, `off`, `bearer`).
+const settingShape = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|[a-z]{1,16})$/i
 
-// A number, a boolean or a short word is a setting (`MAX_THINKING_TOKENS=1024`, `DISABLE_AUTH=true`), never a
-// credential: redacting it would blank out unrelated text and, in a recording, numbers of the JSON.
-const notSecret = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|true|false|yes|no|on|off|null|none|undefined)$/i
+// `DB_PASSWORD`, `x-api-key`, `apiKeyHelper`, `APIKey` -> lower-case words.
+const wordsOf = (name: string): ReadonlyArray<string> =>
+  name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").toLowerCase()
+    .split(/[^a-z0-9]+/).filter((word) => word !== "")
 
-// Shortest value of a secret-looking variable that counts as a secret; inherited variables need more,
-// so that the parent's short settings do not blank out text.
+const isSecretWord = (word: string): boolean =>
+  secretWords.has(word) || secretEndings.some((ending) => word.length > ending.length && word.endsWith(ending))
+
+// `PWD` alone is the shell's working directory; `MYSQL_PWD` is a password.
+const isSecretWords = (words: ReadonlyArray<string>): boolean =>
+  words.some(isSecretWord) && !words.some((word) => locationWords.has(word)) &&
+  !(words.length === 1 && words[0] === "pwd")
+
+/**
+ * Whether a name (a variable, a JSON key, a flag) says its value is a credential: it holds a secret word and
+ * no word of a location (see the module documentation).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const isSecretName = (name: string): boolean => isSecretWords(wordsOf(name))
+
+// Shortest secret that is redacted; inherited variables need more, so that the parent's short settings do
+// not blank out text.
 const ownMinLength = 6
 const inheritedMinLength = 8
 
-const isSecret = (name: string, value: string, minLength: number): boolean =>
-  secretName.test(name) && value.length >= minLength && !notSecret.test(value)
+const isSecret = (name: string, value: string, minLength: number): boolean => {
+  if (value.length < minLength) return false
+  const words = wordsOf(name)
+  if (!isSecretWords(words)) return false
+  return !(words.some((word) => settingWords.has(word)) && settingShape.test(value))
+}
 
 /**
- * Whether a plain variable of the given name and value is a secret (see {@link secretValues}).
+ * Whether a plain variable (or JSON key) of the given name and value is a secret as a whole (see the module
+ * documentation).
  *
  * @since 0.1.0
  * @category redaction
  */
 export const isSecretVariable = (name: string, value: string): boolean => isSecret(name, value, ownMinLength)
 
-const secretsOf = (
-  env: Environment | undefined,
-  minLength: number
-): ReadonlyArray<string> =>
+const urlUserinfo = /\b[a-z][a-z0-9+.-]*:\/\/([^\s/?#@]+)@/gi
+const urlParameter = /[?&]([^=&#\s]+)=([^&#\s]*)/g
+// A user name alone is a credential when it looks like a key (a DSN's public key), not like a name.
+const keyLikeUser = /^(?=.*\d)(?=.*[a-z])[\w.~%-]{16,}$/i
+
+const decoded = (value: string): ReadonlyArray<string> => {
+  try {
+    const plain = decodeURIComponent(value)
+    return plain === value ? [value] : [value, plain]
+  } catch {
+    return [value]
+  }
+}
+
+// The credentials of the URLs in a value: userinfo passwords (or key-like users), secret query parameters.
+const urlSecrets = (value: string): ReadonlyArray<string> => {
+  if (!value.includes("://")) return []
+  const out: Array<string> = []
+  for (const [, userinfo] of value.matchAll(urlUserinfo)) {
+    const colon = userinfo!.indexOf(":")
+    if (colon !== -1) out.push(...decoded(userinfo!.slice(colon + 1)))
+    else if (keyLikeUser.test(userinfo!)) out.push(...decoded(userinfo!))
+  }
+  for (const [, name, parameter] of value.matchAll(urlParameter)) {
+    if (isSecret(name!, parameter!, 0)) out.push(...decoded(parameter!))
+  }
+  return out
+}
+
+const variableSecrets = (name: string, value: string, minLength: number): ReadonlyArray<string> =>
+  [...(isSecret(name, value, minLength) ? [value] : []), ...urlSecrets(value)].filter((s) => s.length >= minLength)
+
+const secretsOf = (env: Environment | undefined, minLength: number): ReadonlyArray<string> =>
   Object.entries(env ?? {}).flatMap(([name, value]) =>
     value === undefined
       ? []
       : Redacted.isRedacted(value)
-      ? Redacted.value(value) === "" ? [] : [Redacted.value(value)]
-      : isSecret(name, value, minLength)
-      ? [value]
-      : []
+      ? [
+        ...(Redacted.value(value) === "" ? [] : [Redacted.value(value)]),
+        ...urlSecrets(Redacted.value(value)).filter((s) => s.length >= minLength)
+      ]
+      : variableSecrets(name, value, minLength)
   )
 
 /**
- * The values of `env` that must never be shown: every `Redacted` value and the value of every variable whose
- * name looks like a secret (API keys, tokens, passwords, ...), unless it cannot be one: a number, a boolean,
- * or fewer than 6 characters.
+ * The values of `env` that must never be shown: every `Redacted` value, the value of every variable whose
+ * name says it is a credential, and the credentials of URLs in any value (see the module documentation).
  *
  * @since 0.1.0
  * @category redaction
  */
 export const secretValues = (env: Environment | undefined): ReadonlyArray<string> => secretsOf(env, ownMinLength)
+
+const flagValue = /^--?([^=]+)=(.*)$/s
+// A flag that takes its value from the next argument.
+const isFlag = (arg: unknown): boolean => typeof arg === "string" && /^--?\w[^=]*$/.test(arg)
+
+/**
+ * The secrets held by a JSON-like value (a settings object, an MCP configuration, a list of arguments):
+ * strings under keys with secret names, at any depth (and in arrays under them), the value after a `--flag`
+ * with a secret name in a list of strings, the credentials of URLs in any string, and the same inside
+ * strings that are JSON objects.
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const valueSecrets = (value: unknown): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  const seen = new Set<unknown>()
+  const walk = (value: unknown, name: string | undefined): void => {
+    if (typeof value === "string") {
+      if (name !== undefined && isSecret(name, value, ownMinLength)) out.push(value)
+      out.push(...urlSecrets(value).filter((s) => s.length >= ownMinLength))
+      if (value.startsWith("{") && isJson(value)) walk(JSON.parse(value), undefined)
+      return
+    }
+    if (typeof value !== "object" || value === null || seen.has(value)) return
+    seen.add(value)
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => {
+        const flag = isFlag(value[i - 1]) && !isFlag(item) ? value[i - 1] as string : undefined
+        const inline = typeof item === "string" ? flagValue.exec(item) : null
+        if (inline !== null) walk(inline[2], inline[1])
+        walk(item, flag ?? name)
+      })
+      return
+    }
+    for (const [key, item] of Object.entries(value)) walk(item, key)
+  }
+  walk(value, undefined)
+  return out
+}
+
+/**
+ * The secrets of a query's options: those of its `env` (see {@link secretValues}) and of its other values
+ * (see {@link valueSecrets}: MCP headers, settings, arguments).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const optionSecrets = (options: { readonly env?: Environment | undefined } | undefined): ReadonlyArray<string> => {
+  if (options === undefined) return []
+  const { env, ...rest } = options
+  return [...secretValues(env), ...valueSecrets(rest)]
+}
 
 /**
  * Values that look like credentials whatever variable (if any) they came from: Anthropic keys and OAuth
@@ -72,7 +214,7 @@ export const secretValues = (env: Environment | undefined): ReadonlyArray<string
 export const keyPattern = /\bsk-ant-[A-Za-z0-9_-]{8,}|\bsk-[A-Za-z0-9_-]{32,}|\bA[KS]IA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}/g
 
 /**
- * What replaces a secret.
+ * What replaces a secret, or the part of one that was cut.
  *
  * @since 0.1.0
  * @category redaction
@@ -104,6 +246,8 @@ const keyHeadAtEnd = /(?:\bsk-|\bA[KS]IA|\bgh[pousr]_)[A-Za-z0-9_-]*$/
 // Characters of keys and tokens (base64 included): a run of them at the start of a cut text may be the rest
 // of a key, which nothing else identifies.
 const tokenAtStart = /^[A-Za-z0-9_\-+/=]+/
+// An escape cut at the end of a text, which the unescaped text still holds as written.
+const escapeAtEnd = /\\(?:u[0-9A-Fa-f]{0,3})?$/
 
 // The longest proper prefix (`end`) or suffix (start) of a form that ends (starts) the text.
 const fragment = (text: string, forms: ReadonlyArray<string>, at: "start" | "end"): number => {
@@ -119,38 +263,109 @@ const fragment = (text: string, forms: ReadonlyArray<string>, at: "start" | "end
   return longest
 }
 
-const redactEnd = (text: string, forms: ReadonlyArray<string>): string => {
-  const known = fragment(text, forms, "end")
-  if (known > 0) return text.slice(0, text.length - known) + marker
-  return text.replace(keyHeadAtEnd, marker)
+type Span = [from: number, to: number]
+
+// Where `text` shows a secret: each form, each key-shaped value and, at a cut edge, what may be part of one.
+const spansIn = (text: string, forms: ReadonlyArray<string>, edges: Edges | undefined, escaped: boolean): Array<Span> => {
+  const spans: Array<Span> = []
+  for (const form of forms) {
+    for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + form.length)) {
+      spans.push([at, at + form.length])
+    }
+  }
+  for (const match of text.matchAll(keyPattern)) spans.push([match.index, match.index + match[0].length])
+  if (edges?.end === true) {
+    const whole = escaped ? text.replace(escapeAtEnd, "") : text
+    const known = fragment(whole, forms, "end")
+    const head = known > 0 ? undefined : keyHeadAtEnd.exec(whole)
+    const from = known > 0 ? whole.length - known : head?.index
+    if (from !== undefined) spans.push([from, text.length])
+  }
+  if (edges?.start === true) {
+    const known = fragment(text, forms, "start") || (tokenAtStart.exec(text)?.[0].length ?? 0)
+    if (known > 0) spans.push([0, known])
+  }
+  return spans
 }
 
-const redactStart = (text: string, forms: ReadonlyArray<string>): string => {
-  const known = fragment(text, forms, "start")
-  return known > 0 ? marker + text.slice(known) : text.replace(tokenAtStart, "")
+// Replaces the spans (merged where they overlap) by the marker.
+const splice = (text: string, spans: Array<Span>): string => {
+  spans.sort((a, b) => a[0] - b[0])
+  let out = ""
+  let at = 0
+  for (const [from, to] of spans) {
+    if (to <= at) continue
+    if (from >= at) out += text.slice(at, from) + marker
+    at = to
+  }
+  return out + text.slice(at)
+}
+
+const jsonEscape = /\\(?:u[0-9A-Fa-f]{4}|["\\/bfnrt])/g
+const escapes: Readonly<Record<string, string>> = { "\"": "\"", "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
+const hex4 = /^[0-9A-Fa-f]{4}$/
+
+// Each JSON escape becomes its character; anything else (a lone or cut escape) stays as written. A loop
+// rather than a replace with a callback: recorded lines nearly all hold escapes, and this is twice as fast.
+const unescapeJson = (text: string): string => {
+  let out = ""
+  let from = 0
+  for (let at = text.indexOf("\\"); at !== -1 && at + 1 < text.length; at = text.indexOf("\\", at)) {
+    const code = text[at + 1] === "u" ? text.slice(at + 2, at + 6) : undefined
+    const char = code === undefined ? escapes[text[at + 1]!] : hex4.test(code) ? String.fromCharCode(parseInt(code, 16)) : undefined
+    if (char === undefined) {
+      at += 1
+      continue
+    }
+    out += text.slice(from, at) + char
+    from = at = at + (code === undefined ? 2 : 6)
+  }
+  return from === 0 ? text : out + text.slice(from)
+}
+
+// The spans of the unescaped text, as spans of the text: each escape before a position shifts it by its length - 1.
+const escapedSpans = (text: string, spans: Array<Span>): Array<Span> => {
+  const points = [...new Set(spans.flat())].sort((a, b) => a - b)
+  const at = new Map<number, number>()
+  const escape = new RegExp(jsonEscape)
+  let shift = 0
+  let next = escape.exec(text)
+  for (const point of points) {
+    while (next !== null && next.index - shift < point) {
+      shift += next[0].length - 1
+      next = escape.exec(text)
+    }
+    at.set(point, point + shift)
+  }
+  return spans.map(([from, to]) => [at.get(from)!, at.get(to)!])
 }
 
 /**
- * A redactor for the given secrets: each is replaced by {@link marker} as written and as written inside a
- * JSON string (a quote or backslash in it escaped), and so is every value matching {@link keyPattern}. At a cut
- * edge (see {@link Edges}), the part of a secret that straddles the cut is replaced as well: a fragment of a
- * known secret, a key's head at the end, and at the start the leading run of key characters, which may be
- * the rest of a key.
+ * A redactor for the given secrets: each is replaced by {@link marker} wherever the text shows it, as written
+ * or with JSON escapes (`\/`, `\u0073`, an escaped quote), and so is every value matching {@link keyPattern}.
+ * At a cut edge (see {@link Edges}), the part of a secret that straddles the cut is replaced as well: a
+ * fragment of a known secret, a key's head at the end (an escape cut there included), and at the start the
+ * leading run of key characters, which may be the rest of a key.
  *
  * @since 0.1.0
  * @category redaction
+ * @example
+ * ```ts
+ * import { Redaction } from "effect-claude-code"
+ *
+ * const redact = Redaction.redactor(Redaction.secretValues({ DB_PASSWORD: "hunter2-x" }))
+ * redact("login with hunter2-x") // "login with <redacted>"
+ * redact("ter2-x failed", { start: true }) // "<redacted> failed"
+ * ```
  */
 export const redactor = (secrets: ReadonlyArray<string>): Redact => {
-  // Longest first, so that a secret containing another is replaced whole.
   const forms = [...new Set(secrets.flatMap((s) => s === "" ? [] : [JSON.stringify(s).slice(1, -1), s]))]
-    .sort((a, b) => b.length - a.length)
   return (text, edges) => {
-    let out = text
-    for (const form of forms) if (out.includes(form)) out = out.split(form).join(marker)
-    out = out.replace(keyPattern, marker)
-    if (edges?.end === true) out = redactEnd(out, forms)
-    if (edges?.start === true) out = redactStart(out, forms)
-    return out
+    const spans = spansIn(text, forms, edges, false)
+    // The same search in the text read unescaped; both find parts of one secret at a cut edge.
+    const hidden = text.includes("\\") ? spansIn(unescapeJson(text), forms, edges, true) : []
+    if (hidden.length > 0) spans.push(...escapedSpans(text, hidden))
+    return spans.length === 0 ? text : splice(text, spans)
   }
 }
 
@@ -175,8 +390,8 @@ const stringLiteral = /"(?:[^"\\]|\\.)*"/g
  * @category redaction
  */
 export const redactJson = (text: string, redact: Redact): string => {
-  // Most lines hold no secret; a `\u` escape may spell one, so such lines take the full path.
-  if (redact(text) === text && !text.includes("\\u")) return text
+  // The redactor also reads the line unescaped, so a line it leaves alone holds no secret in any spelling.
+  if (redact(text) === text) return text
   if (!isJson(text)) return redact(text)
   return text.replace(stringLiteral, (literal) => {
     const value: string = literal.includes("\\") ? JSON.parse(literal) : literal.slice(1, -1)
@@ -186,8 +401,8 @@ export const redactJson = (text: string, redact: Redact): string => {
 }
 
 /**
- * The secrets a CLI process sees: those of `env` and, when `envMode` is `"merge"` (the default), the
- * secret-looking variables the process inherits from this one (`ANTHROPIC_API_KEY`, `AWS_SECRET_ACCESS_KEY`, ...).
+ * The secrets a CLI process sees: those of `env` and, when `envMode` is `"merge"` (the default), those of
+ * the variables the process inherits from this one (`ANTHROPIC_API_KEY`, `AWS_SECRET_ACCESS_KEY`, ...).
  *
  * @since 0.1.0
  * @category redaction

@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as CliError from "../ClaudeCliError.ts"
 import * as Redaction from "../Redaction.ts"
 import * as Session from "../session/Session.ts"
 import * as Process from "./Process.ts"
@@ -54,7 +55,9 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], reda
 }
 
 /**
- * One `claude -p` process per query.
+ * One `claude -p` process per query. Its errors, and the text its `redact` is given, are redacted of the
+ * secrets of its environment (the layer's, the query's and, with `envMode` `"merge"`, the inherited ones)
+ * and of its options (MCP headers, settings, arguments: see `Redaction.optionSecrets`).
  *
  * @since 0.1.0
  * @category constructors
@@ -66,11 +69,15 @@ export const runner = (
 (prompt, options = {}) =>
   Effect.sync(() => {
     const own = { ...options, cwd: options.cwd ?? config.cwd }
-    const redact = Redaction.redactor(
-      Redaction.environmentSecrets(mergeEnv(config.env, own.env), own.envMode ?? config.envMode)
-    )
+    const redact = Redaction.redactor([
+      ...Redaction.environmentSecrets(mergeEnv(config.env, own.env), own.envMode ?? config.envMode),
+      ...Redaction.optionSecrets(own)
+    ])
     const watched = watch(spawner, redact, config.stderrTailBytes ?? Process.defaultStderrTailBytes)
-    return { lines: Process.lines(watched.spawner, config)(prompt, own), ended: watched.ended, redact }
+    // Every error of the run leaves it redacted here, whichever stage made it (a failed spawn shows the
+    // arguments, an MCP header among them).
+    const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own), CliError.redact(redact))
+    return { lines, ended: watched.ended, redact }
   })
 
 /**

@@ -238,7 +238,8 @@ export const spawn = Effect.fnUntraced(function*(
   options: SpawnOptions
 ): Effect.fn.Return<Running, CliError.ClaudeCliError, Scope.Scope> {
   const envMode = options.envMode ?? "merge"
-  const secrets = Redaction.environmentSecrets(options.env, envMode)
+  // The arguments hold secrets too (MCP headers, settings): see `Redaction.valueSecrets`.
+  const secrets = [...Redaction.environmentSecrets(options.env, envMode), ...Redaction.valueSecrets(options.args)]
   const redact = Redaction.redactor(secrets)
   // A spawn error may show the arguments: redacted here, for queries and sessions alike.
   const handle = yield* spawner.spawn(ChildProcess.make(options.executable, options.args, {
