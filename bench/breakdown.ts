@@ -3,7 +3,8 @@
  * input is read into 64 KiB chunks beforehand, and each chain runs over them
  * as a stream of one chunk per pull (as a pipe delivers them), except
  * `cli-pipe`. Each step adds
- * one stage to the step before; steps run in rotation for many passes, and the
+ * one stage to the step before (or to the one it names, against which its
+ * "vs base" columns compare it); steps run in rotation for many passes, and the
  * figure of a step is its fastest pass (the least disturbed one on a shared
  * machine; the end-to-end (f) rows of the main run include the pipe and the
  * child).
@@ -15,8 +16,9 @@
  * - `cli-pipe`: the same through Node's spawner and a real pipe from
  *   bench/fake-claude.sh, the SDK's reader as the reference and `Decode.messages`
  *   over an `effect/process` child's stdout as the second step.
- * - `filter`: `Decode.messages`, + `Item.items`, + the filter of (e),
- *   and `Decode.messages` + `Partial.assemble`.
+ * - `filter`: `Decode.messages`, + `Item.items`, + `Stream.filter` with the
+ *   filter of (e); `Decode.messages` + `Item.select` (the same filter fused
+ *   with the flattening, as (e) runs it) and + `Partial.assemble`.
  *
  * `node bench/breakdown.ts cli|cli-pipe|filter [MB] [PASSES] [FILE]` (without FILE: a
  * seeded partial-message transcript of MB). Loads the library from
@@ -47,7 +49,8 @@ interface Input {
   /** The file's bytes in 64 KiB chunks. */
   readonly chunks: ReadonlyArray<Uint8Array>
 }
-type Step = readonly [label: string, run: (input: Input) => Promise<number>]
+/** A step's label, its run, and the step it adds to (the one before it, unless given). */
+type Step = readonly [label: string, run: (input: Input) => Promise<number>, base?: number]
 
 const [chainArg = "cli", mbArg = "32", passesArg = "15", fileArg] = process.argv.slice(2)
 
@@ -97,8 +100,9 @@ const chains: Record<string, ReadonlyArray<Step>> = {
   filter: [
     ["Decode.messages", (input) => count(decoded(input))],
     ["+ Item.items", (input) => count(stages.items(decoded(input)))],
-    ["+ Item.items + filter (e)", (input) => count(stages.filter(decoded(input)))],
-    ["Decode.messages + Partial.assemble", (input) => count(stages.partial(decoded(input)))]
+    ["+ Item.items + Stream.filter", (input) => count(stages.itemsThenFilter(decoded(input)))],
+    ["Decode.messages + Item.select (e)", (input) => count(stages.filter(decoded(input))), 0],
+    ["Decode.messages + Partial.assemble", (input) => count(stages.partial(decoded(input))), 0]
   ]
 }
 
@@ -137,9 +141,13 @@ const lines = bytes.toString("utf8").split("\n").filter((l) => l.length > 0).len
 fs.rmSync(dir, { recursive: true, force: true })
 process.stdout.write(`${(bytes.length / 1e6).toFixed(1)} MB, ${lines} lines, ${chunks.length} chunks; fastest of ${passes} passes\n`)
 const cells = (...c: Array<string>) => c[0]!.padEnd(40) + c.slice(1).map((x) => x.padStart(12)).join("") + "\n"
-process.stdout.write(cells("step", "emitted", "best ms", "median ms", "best CPU ms", "us/line", "vs previous", "CPU vs prev"))
-const extra = (xs: ReadonlyArray<number>, i: number) =>
-  i === 0 ? "" : `${xs[i]! >= xs[i - 1]! ? "+" : ""}${(((xs[i]! / xs[i - 1]!) - 1) * 100).toFixed(1)}%`
+process.stdout.write(cells("step", "emitted", "best ms", "median ms", "best CPU ms", "us/line", "vs base", "CPU vs base"))
+// Against the step this one adds to (see Step).
+const extra = (xs: ReadonlyArray<number>, i: number) => {
+  if (i === 0) return ""
+  const base = xs[chain[i]![2] ?? i - 1]!
+  return `${xs[i]! >= base ? "+" : ""}${(((xs[i]! / base) - 1) * 100).toFixed(1)}%`
+}
 chain.forEach(([label], i) => {
   process.stdout.write(cells(
     label,

@@ -1,6 +1,7 @@
 /**
- * The extra stages of variant (e): a filter (src/filter: flatten to items,
- * keep assistant text and Read tool uses) and the partial-message assembler
+ * The extra stages of variant (e): a filter (src/filter: `Item.select`, the
+ * flattening to items fused with the filter that keeps assistant text and
+ * Read tool uses) and the partial-message assembler
  * (src/stream/Partial.ts), loaded from where bench/lib.ts says.
  */
 import * as Stream from "effect/Stream"
@@ -18,8 +19,10 @@ export const load = async () => {
   return {
     /** The flattening alone, for bench/breakdown.ts. */
     items: <E>(self: Stream.Stream<Message, E>): Stream.Stream<ItemModule.Item, E> => Item.items(self),
-    /** (e) A typical filter over decoded messages. */
-    filter: <E>(self: Stream.Stream<Message, E>): Stream.Stream<ItemModule.Item, E> =>
+    /** (e) A typical filter over decoded messages: `Item.select`, the flattening and the filter in one stage. */
+    filter: <E>(self: Stream.Stream<Message, E>): Stream.Stream<ItemModule.Item, E> => self.pipe(Item.select(selected)),
+    /** The same filter as two stages, `Item.items` then `Stream.filter`, for bench/breakdown.ts. */
+    itemsThenFilter: <E>(self: Stream.Stream<Message, E>): Stream.Stream<ItemModule.Item, E> =>
       self.pipe(Item.items, Stream.filter(selected)),
     /** (e) The partial-message assembler. */
     partial: <E>(self: Stream.Stream<Message, E>): Stream.Stream<PartialModule.Event, E> => Partial.assemble(self)

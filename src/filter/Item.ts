@@ -34,6 +34,8 @@ import type * as System from "../schema/System.ts"
 import type * as ToolInput from "../schema/ToolInput.ts"
 import type { DecodeError } from "../stream/DecodeError.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
+import type * as Filter from "./Filter.ts"
+import { kindsOf } from "./internal/kinds.ts"
 
 /**
  * Where an item comes from.
@@ -267,16 +269,38 @@ const isResult = (m: Message.Message): m is ResultMessage.ResultMessage =>
 // Unknown subtypes of `system` are system items too.
 const isSystem = (m: Message.Message): m is System.SystemMessage | Message.UnknownMessage => m.type === "system"
 
+const blockKindOf = (block: ContentBlock.ContentBlock): Kind => {
+  switch (block._tag) {
+    case "TextBlock":
+      return "text"
+    case "ThinkingBlock":
+      return "thinking"
+    case "ToolUseBlock":
+      return "tool_use"
+    case "ToolResultBlock":
+      return "tool_result"
+    default:
+      return "block"
+  }
+}
+
+const blockKinds: ReadonlyArray<Kind> = ["text", "thinking", "tool_use", "tool_result", "block"]
+
 /**
- * A new {@link Flattener}.
+ * A new {@link Flattener}. With `kinds`, it builds only the items of those
+ * kinds (what {@link select} does for a filter); its state (the message
+ * count, tool names, permission denials) follows every element all the same,
+ * so the items it builds are those the full flattening would.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeFlattener = (): Flattener => {
+export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
   let index = 0
   const toolNames = new Map<string, string>()
   const deniedIds = new Set<string>()
+  const wants = (kind: Kind) => kinds === undefined || kinds.has(kind)
+  const wantsBlocks = blockKinds.some(wants)
 
   const blockItem = (
     env: Envelope,
@@ -313,9 +337,24 @@ export const makeFlattener = (): Flattener => {
     }
   }
 
+  const blockItems = (input: Message.AssistantMessage | UserLike, messageIndex: number, out: Array<Item>): void => {
+    const blocks = ContentBlock.blocks(input.message.content)
+    let env: Envelope | undefined
+    for (let i = 0; i < blocks.length; i++) {
+      const block = blocks[i]
+      if (kinds === undefined || kinds.has(blockKindOf(block))) {
+        out.push(blockItem(env ??= envelopeOf(input, messageIndex), input.type, input, block, i))
+      } else if (block._tag === "ToolUseBlock") {
+        // Left out, but a later tool_result item names its tool.
+        toolNames.set(block.id, block.name)
+      }
+    }
+  }
+
   const pushInto = (input: Input, out: Array<Item>): void => {
     const messageIndex = index++
     if (isDecodeError(input)) {
+      if (!wants("decode_failure")) return
       out.push({
         kind: "decode_failure",
         error: input,
@@ -328,34 +367,35 @@ export const makeFlattener = (): Flattener => {
       })
       return
     }
-    const env = envelopeOf(input, messageIndex)
     switch (input._tag) {
       case "AssistantMessage":
       case "UserMessage":
       case "UserMessageReplay": {
-        const blocks = ContentBlock.blocks(input.message.content)
-        for (let i = 0; i < blocks.length; i++) out.push(blockItem(env, input.type, input, blocks[i], i))
+        if (wantsBlocks) blockItems(input, messageIndex, out)
         return
       }
       case "StreamEventMessage": {
+        if (!wants("stream_event")) return
         const event = input.event
         const deltaType = event._tag === "ContentBlockDeltaEvent" ? (event as StreamEvent.ContentBlockDeltaEvent).delta.type : undefined
-        out.push({ ...env, kind: "stream_event", message: input, blockIndex: undefined, eventType: event.type, deltaType })
+        out.push({ ...envelopeOf(input, messageIndex), kind: "stream_event", message: input, blockIndex: undefined, eventType: event.type, deltaType })
         return
       }
     }
     if (isResult(input)) {
-      out.push({ ...env, kind: "result", message: input, blockIndex: undefined })
+      if (wants("result")) out.push({ ...envelopeOf(input, messageIndex), kind: "result", message: input, blockIndex: undefined })
       return
     }
     if (input._tag === "SystemPermissionDenied") deniedIds.add(input.tool_use_id)
-    out.push(
-      isSystem(input)
-        ? { ...env, kind: "system", message: input, blockIndex: undefined, subtype: input.subtype ?? "" }
-        // Everything else, known or not (rate limits, tool progress, `active_goal`, newer types), is one
-        // `message` item: whole, selected by `type:TYPE`.
-        : { ...env, kind: "message", message: input, blockIndex: undefined }
-    )
+    if (isSystem(input)) {
+      if (wants("system")) {
+        out.push({ ...envelopeOf(input, messageIndex), kind: "system", message: input, blockIndex: undefined, subtype: input.subtype ?? "" })
+      }
+      // Everything else, known or not (rate limits, tool progress, `active_goal`, newer types), is one
+      // `message` item: whole, selected by `type:TYPE`.
+    } else if (wants("message")) {
+      out.push({ ...envelopeOf(input, messageIndex), kind: "message", message: input, blockIndex: undefined })
+    }
   }
 
   return {
@@ -390,6 +430,43 @@ export const makeFlattener = (): Flattener => {
 export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Item, E, R> =>
   // One output array per chunk, not one per message.
   Stream.mapAccumArray(self, makeFlattener, (flattener, inputs) => [flattener, flattener.pushAll(inputs)])
+
+/**
+ * The items of a stream of messages that a filter selects: {@link items},
+ * then `Stream.filter(filter)`, in one stage. The same items, in the same
+ * order, but only the items of the kinds the filter can select are built
+ * (`text | tool:Read` builds none for a `stream_event` line).
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import { Decode } from "effect-claude-code/stream"
+ * import { Filter, Item } from "effect-claude-code/filter"
+ * declare const stdout: Stream.Stream<Uint8Array>
+ * const commands = stdout.pipe(
+ *   Decode.messages(),
+ *   Item.select(Filter.toolUse("Bash")),
+ *   Stream.map((item) => item.input.command)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const select: {
+  <A extends Item>(filter: Filter.Filter<A>): <E, R>(self: Stream.Stream<Input, E, R>) => Stream.Stream<A, E, R>
+  <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Filter.Filter<A>): Stream.Stream<A, E, R>
+} = dual(2, <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Filter.Filter<A>): Stream.Stream<A, E, R> => {
+  const kinds = kindsOf(filter.ast)
+  return Stream.mapAccumArray(self, () => makeFlattener(kinds), (flattener, inputs) => {
+    // Filtered in place: one array per chunk.
+    const out = flattener.pushAll(inputs)
+    let kept = 0
+    for (let i = 0; i < out.length; i++) if (filter(out[i]!)) out[kept++] = out[i]!
+    out.length = kept
+    return [flattener, out as Array<Item> as Array<A>]
+  })
+})
 
 /**
  * Flattens messages held in memory.

@@ -7,46 +7,9 @@ import * as Item from "../../src/filter/Item.ts"
 import type { FilterSyntaxError } from "../../src/filter/Syntax.ts"
 import { decodeAll, isDecodeError } from "../../src/stream/Decode.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
+import { filter } from "./support.ts"
 import * as fs from "node:fs"
 import * as path from "node:path"
-
-const value = fc.oneof(
-  fc.constantFrom("Bash", "mcp__github__*", "Rea?", "my-tool*", "init", "toolu_01", "a:b", "x y", "(", "\"", "\\", "not", "", "tool"),
-  fc.string()
-)
-const optValue = fc.option(value, { nil: undefined })
-
-const atom: fc.Arbitrary<Filter.Filter> = fc.oneof(
-  fc.constantFrom(
-    Filter.text,
-    Filter.thinking,
-    Filter.error,
-    Filter.permissionDenied,
-    Filter.typed,
-    Filter.subagent,
-    Filter.main,
-    Filter.all,
-    Filter.none
-  ),
-  optValue.map((n) => n === undefined ? Filter.toolUse() : Filter.toolUse(n)),
-  fc.constantFrom("Bash", "Read", "Rea*", "mcp__x__y").map((n) => Filter.toolUse(n, { typed: false })),
-  fc.record({ name: optValue, isError: fc.option(fc.boolean(), { nil: undefined }) }).map((o) => Filter.toolResult(o)),
-  optValue.map(Filter.system),
-  optValue.map(Filter.delta),
-  value.map(Filter.messageType),
-  value.map(Filter.session),
-  value.map(Filter.fromTask)
-)
-
-const filter: fc.Arbitrary<Filter.Filter> = fc.letrec<{ f: Filter.Filter }>((tie) => ({
-  f: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    atom,
-    tie("f").map(Filter.not),
-    fc.array(tie("f"), { maxLength: 4 }).map((fs) => Filter.and(...fs)),
-    fc.array(tie("f"), { maxLength: 4 }).map((fs) => Filter.or(...fs))
-  )
-})).f
 
 // Every item of the corpus and fixtures, to check that forms judged equal select the same items.
 const items = allStreamJsonFiles.flatMap((f) =>
