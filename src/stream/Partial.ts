@@ -126,6 +126,8 @@ export interface Assembler {
  * @category constructors
  */
 export const makeAssembler = (): Assembler => {
+  // Events are written as literals, in the shape the `Event` constructors give (the fields, then `_tag`):
+  // a constructor call per event goes through the constructors' Proxy and copies its argument.
   const threads = new Map<string | null, Thread>()
 
   const thread = (parent: string | null): Thread => {
@@ -141,28 +143,29 @@ export const makeAssembler = (): Assembler => {
   const abandon = (t: Thread, parentToolUseId: string | null, out: Array<Event>) => {
     for (const [index, block] of t.blocks) {
       if (block.kind !== "tool") continue
-      out.push(Event.ToolCallMalformed({
+      out.push({
         messageId: t.messageId,
         parentToolUseId,
         index,
         id: block.id,
         name: block.name,
         json: block.json.join(""),
-        error: "the tool_use block never stopped"
-      }))
+        error: "the tool_use block never stopped",
+        _tag: "ToolCallMalformed"
+      })
     }
     t.blocks.clear()
   }
 
   const onEvent = (event: StreamEvent, parentToolUseId: string | null, out: Array<Event>): boolean => {
     const t = thread(parentToolUseId)
-    const origin = { messageId: t.messageId, parentToolUseId }
+    const messageId = t.messageId
     switch (event._tag) {
       case "MessageStartEvent": {
         abandon(t, parentToolUseId, out)
         t.messageId = event.message.id
         t.stopReason = null
-        out.push(Event.MessageStart({ messageId: t.messageId, parentToolUseId, model: event.message.model }))
+        out.push({ messageId: t.messageId, parentToolUseId, model: event.message.model, _tag: "MessageStart" })
         return true
       }
       case "ContentBlockStartEvent": {
@@ -171,12 +174,14 @@ export const makeAssembler = (): Assembler => {
         switch (cb._tag) {
           case "TextBlock": {
             t.blocks.set(index, { kind: "text", id: "", name: "", json: [], startInput: undefined })
-            if (cb.text.length > 0) out.push(Event.TextDelta({ ...origin, index, text: cb.text }))
+            if (cb.text.length > 0) out.push({ messageId, parentToolUseId, index, text: cb.text, _tag: "TextDelta" })
             return true
           }
           case "ThinkingBlock": {
             t.blocks.set(index, { kind: "thinking", id: "", name: "", json: [], startInput: undefined })
-            if (cb.thinking.length > 0) out.push(Event.ThinkingDelta({ ...origin, index, thinking: cb.thinking }))
+            if (cb.thinking.length > 0) {
+              out.push({ messageId, parentToolUseId, index, thinking: cb.thinking, _tag: "ThinkingDelta" })
+            }
             return true
           }
           case "ToolUseBlock":
@@ -184,7 +189,7 @@ export const makeAssembler = (): Assembler => {
           case "McpToolUseBlock": {
             const hasInput = Object.keys(cb.input).length > 0
             t.blocks.set(index, { kind: "tool", id: cb.id, name: cb.name, json: [], startInput: hasInput ? cb.input : undefined })
-            out.push(Event.ToolUseStart({ ...origin, index, id: cb.id, name: cb.name }))
+            out.push({ messageId, parentToolUseId, index, id: cb.id, name: cb.name, _tag: "ToolUseStart" })
             return true
           }
           default: {
@@ -198,11 +203,13 @@ export const makeAssembler = (): Assembler => {
         const index = event.index
         switch (delta._tag) {
           case "TextDelta": {
-            if (delta.text.length > 0) out.push(Event.TextDelta({ ...origin, index, text: delta.text }))
+            if (delta.text.length > 0) out.push({ messageId, parentToolUseId, index, text: delta.text, _tag: "TextDelta" })
             return true
           }
           case "ThinkingDelta": {
-            if (delta.thinking.length > 0) out.push(Event.ThinkingDelta({ ...origin, index, thinking: delta.thinking }))
+            if (delta.thinking.length > 0) {
+              out.push({ messageId, parentToolUseId, index, thinking: delta.thinking, _tag: "ThinkingDelta" })
+            }
             return true
           }
           case "InputJsonDelta": {
@@ -210,7 +217,7 @@ export const makeAssembler = (): Assembler => {
             if (block === undefined || block.kind !== "tool") return false
             block.json.push(delta.partial_json)
             if (delta.partial_json.length > 0) {
-              out.push(Event.ToolInputDelta({ ...origin, index, id: block.id, partialJson: delta.partial_json }))
+              out.push({ messageId, parentToolUseId, index, id: block.id, partialJson: delta.partial_json, _tag: "ToolInputDelta" })
             }
             return true
           }
@@ -227,21 +234,23 @@ export const makeAssembler = (): Assembler => {
         if (block === undefined) return false
         t.blocks.delete(index)
         if (block.kind !== "tool") {
-          out.push(Event.BlockStop({ ...origin, index, kind: block.kind }))
+          out.push({ messageId, parentToolUseId, index, kind: block.kind, _tag: "BlockStop" })
           return true
         }
         const parsed = parseInput(block)
         out.push(
           parsed.ok
-            ? Event.ToolCall({ ...origin, index, id: block.id, name: block.name, input: parsed.input })
-            : Event.ToolCallMalformed({
-              ...origin,
+            ? { messageId, parentToolUseId, index, id: block.id, name: block.name, input: parsed.input, _tag: "ToolCall" }
+            : {
+              messageId,
+              parentToolUseId,
               index,
               id: block.id,
               name: block.name,
               json: parsed.json,
-              error: parsed.error
-            })
+              error: parsed.error,
+              _tag: "ToolCallMalformed"
+            }
         )
         return true
       }
@@ -250,7 +259,7 @@ export const makeAssembler = (): Assembler => {
         return true
       }
       case "MessageStopEvent": {
-        out.push(Event.MessageStop({ ...origin, stopReason: t.stopReason }))
+        out.push({ messageId, parentToolUseId, stopReason: t.stopReason, _tag: "MessageStop" })
         return true
       }
       default:
@@ -262,13 +271,13 @@ export const makeAssembler = (): Assembler => {
     if (message._tag === "StreamEventMessage") {
       // An event this assembler does not consume passes through untouched.
       if (!onEvent(message.event, message.parent_tool_use_id, out)) {
-        out.push(Event.Message({ message, streamed: false }))
+        out.push({ message, streamed: false, _tag: "Message" })
       }
       return
     }
     const streamed = message._tag === "AssistantMessage" &&
       threads.get(message.parent_tool_use_id ?? null)?.messageId === message.message.id
-    out.push(Event.Message({ message, streamed }))
+    out.push({ message, streamed, _tag: "Message" })
   }
 
   const end = (out: Array<Event>): void => {

@@ -45,6 +45,17 @@ const withCliDefaults = (name: string, input: unknown): unknown =>
     ? { ...input, ...Object.fromEntries(Object.entries(cliDefaults[name]).filter(([k]) => !(k in input))) }
     : input
 
+/** Each event is what its `Event` constructor makes of its fields: the same keys, in the same order. */
+const assertConstructed = (events: ReadonlyArray<Partial.Event | DecodeError>) => {
+  for (const e of events) {
+    if (e instanceof DecodeError) continue
+    const { _tag, ...fields } = e
+    const made = (Partial.Event as unknown as Record<string, (fields: object) => Partial.Event>)[_tag]!(fields)
+    assert.deepStrictEqual(Object.keys(e), Object.keys(made))
+    assert.deepStrictEqual(e, made)
+  }
+}
+
 describe("Partial.assemble", () => {
   it("finds partial-message files in the corpus and the fixtures", () => {
     assert.isAtLeast(partialFiles.length, 5)
@@ -119,6 +130,10 @@ describe("Partial.assemble", () => {
         assert.deepStrictEqual(passed, messages.filter((m) => m._tag !== "StreamEventMessage"))
       })
 
+      it("every event has the shape its Event constructor gives (the same keys, in the same order)", () => {
+        assertConstructed(events)
+      })
+
       it("property: the chunking of the message stream does not change the events", () => {
         fc.assert(
           fc.property(fc.array(fc.integer({ min: 0, max: messages.length }), { maxLength: 10 }), (cuts) => {
@@ -147,6 +162,7 @@ describe("Partial.assemble", () => {
   const run = (lines: Array<string>) => {
     const exit = collect(Stream.make(new TextEncoder().encode(lines.join("\n"))).pipe(Decode.messagesLenient(), Partial.assemble))
     if (!Exit.isSuccess(exit)) throw new Error(String(exit))
+    assertConstructed(exit.value)
     return exit.value
   }
 
