@@ -39,8 +39,9 @@ const format = Flag.Literals("format", ["pretty", "jsonl", "json"]).pipe(
 const filter = Flag.String("filter").pipe(
   Flag.withDescription(
     "show only what the expression selects, e.g. 'tool:Bash | error', 'text & main', 'not delta' " +
-      "(atoms: text thinking tool[:NAME] result[:NAME] error denied system[:SUBTYPE] type:TYPE session:ID " +
-      "subagent main task:ID delta[:KIND] all none; operators: and & or | not ! ( ))"
+      "(atoms: text thinking tool[:NAME] typed result[:NAME] error denied system[:SUBTYPE] type:TYPE session:ID " +
+      "subagent main task:ID delta[:KIND] all none, where typed is a tool use whose input fits its tool's " +
+      "schema; operators: and & or | not ! ( ))"
   ),
   Flag.optional
 )
@@ -64,6 +65,10 @@ const describe = (text: string) => <Name extends string, Input, E, R, ContextInp
     Command.withDescription(`${text}\n\n${CliFailure.exitCodeHelp}`),
     Command.withShortDescription(text)
   )
+
+// `view` and `stats` alike: input in which no line decodes (none at all, or only bad ones) is not stream-json.
+const notStreamJson = (name: string, failed: number): CliFailure.CliFailure =>
+  CliFailure.make("BadInput", `${name} is not stream-json: ${failed === 0 ? "it is empty" : "no line decoded"}`)
 
 const exitFor = (outcome: Display.Outcome): Effect.Effect<void, CliFailure.SilentExit> =>
   Display.isProblem(outcome) ? Effect.fail(new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })) : Effect.void
@@ -108,9 +113,7 @@ const view = Command.make(
     const file = yield* inputOf(options.file)
     const records = Input.bytes(file, { follow: options.follow }).pipe(Decode.recordsLenient())
     const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict })
-    if (outcome.lines === 0 && outcome.failed > 0) {
-      return yield* CliFailure.make("BadInput", `${Input.nameOf(file)} is not stream-json: no line decoded`)
-    }
+    if (outcome.lines === 0) return yield* notStreamJson(Input.nameOf(file), outcome.failed)
     yield* exitFor(outcome)
   })
 ).pipe(
@@ -128,23 +131,28 @@ const stats = Command.make(
     ),
     format: Flag.Literals("format", ["pretty", "json"]).pipe(
       Flag.withDescription(
-        "pretty: a report per file (and their total); json: {\"files\": [...], \"total\"} with every figure"
+        "pretty: a report per file (and their total); json: {\"files\": [...], \"total\"} with every figure " +
+          "(a model's costUsd is null when no result line gives it)"
       ),
       Flag.withDefault("pretty")
     )
   },
   Effect.fnUntraced(function*({ files, format }) {
     const stdio = yield* Stdio.Stdio
-    const all: Array<Stats.FileStats> = []
-    for (const file of files) {
-      all.push(yield* Input.bytes(file).pipe(Decode.recordsLenient(), Stream.run(Stats.sink(Input.nameOf(file)))))
-    }
+    // Every file is counted, or said to be unreadable: one that cannot be read does not hide the others.
+    const counted = yield* Effect.forEach(files, (file) =>
+      Input.bytes(file).pipe(Decode.recordsLenient(), Stream.run(Stats.sink(Input.nameOf(file))), Effect.result))
+    const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success] : [])
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined
     const text = format === "json"
       ? JSON.stringify({ files: all.map(Stats.toJson), ...(total && { total: Stats.toJson(total) }) }) + "\n"
       : [...all, ...(total === undefined ? [] : [total])].map(Stats.toText).join("\n")
     yield* Stream.run(Stream.make(text), stdio.stdout())
+    const problems = counted.flatMap((r) =>
+      Result.isFailure(r) ? [r.failure.detail] : r.success.decoded === 0 ? [notStreamJson(r.success.path, r.success.failed).detail] : []
+    )
+    if (problems.length > 0) return yield* CliFailure.make("BadInput", problems.join("\n"))
     if (all.some((s) => s.failed > 0)) {
       return yield* new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })
     }
@@ -167,7 +175,7 @@ const run = Command.make(
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
     const outcome = yield* Session.show({
-      executable: Option.getOrUndefined(options.claude),
+      executable: yield* RunOptions.executable(options.claude),
       prompt: options.prompt,
       query: RunOptions.toQuery(options),
       display: { format: options.format, filter: selected }

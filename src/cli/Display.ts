@@ -143,12 +143,26 @@ export interface State {
 }
 
 /**
- * A new display. `animate`: draw the spinner (pretty output on a terminal).
+ * What the display knows of where it writes: `animate`, draw the spinner (pretty output on a terminal);
+ * `width`, the terminal's columns (none off a terminal, so that output to a file does not depend on it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Terminal {
+  readonly style: Style.Style
+  readonly animate: boolean
+  readonly now: number
+  readonly width?: number | undefined
+}
+
+/**
+ * A new display.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const initial = (options: Options, terminal: { readonly style: Style.Style; readonly animate: boolean; readonly now: number }): State => ({
+export const initial = (options: Options, terminal: Terminal): State => ({
   options,
   style: terminal.style,
   flattener: Item.makeFlattener(),
@@ -158,18 +172,22 @@ export const initial = (options: Options, terminal: { readonly style: Style.Styl
   run: Summary.initial,
   resultLine: undefined,
   selected: {},
-  pretty: Pretty.initial,
+  pretty: { ...Pretty.initial, width: terminal.width },
   screen: Screen.initial({ animate: terminal.animate && options.format === "pretty", now: terminal.now })
 })
 
 /**
- * How a line that failed to decode is reported: its number, why, and what was there (escaped).
+ * How a line that failed to decode is reported: its number, why, and what was there (escaped). A reason over
+ * several lines (a schema error says where: `at ["result"]`) goes on under the report, indented.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const failureText = (error: DecodeError): string =>
-  `line ${error.line}: not a stream-json message (${Style.printable(error.detail)}); found: ${Style.printable(error.raw)}`
+export const failureText = (error: DecodeError): string => {
+  const [first = "", ...more] = error.detail.split("\n")
+  return `line ${error.line}: not a stream-json message (${Style.printable(first)}); found: ${Style.printable(error.raw)}` +
+    more.map((line) => `\n  ${Style.printable(line)}`).join("")
+}
 
 const screen = (state: State, event: Screen.Event): string => {
   const [next, text] = Screen.step(state.screen, event, state.style)

@@ -10,7 +10,9 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stdio from "effect/Stdio"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as Terminal from "effect/Terminal"
 import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
 import type * as Decode from "../stream/Decode.ts"
 import type { DecodeError } from "../stream/DecodeError.ts"
@@ -27,6 +29,15 @@ import * as Style from "./Style.ts"
 export const spinnerInterval = "100 millis"
 
 type Target = "Stdout" | "Stderr"
+
+// The terminal's columns, when a Terminal service knows them (Node's reports 0 when it does not).
+const terminalWidth: Effect.Effect<number | undefined> = Effect.flatMap(
+  Effect.serviceOption(Terminal.Terminal),
+  Option.match({
+    onNone: () => Effect.succeed(undefined),
+    onSome: (terminal) => Effect.map(terminal.columns, (columns) => columns > 0 ? columns : undefined)
+  })
+)
 
 // Adjacent writes to the same stream become one, so a chunk of lines costs one write, not one per line.
 const coalesce = <E>(writes: ReadonlyArray<Display.Write<E>>) => {
@@ -62,7 +73,8 @@ export const display = <E, R>(
     const start = Display.initial(options, {
       style: caps.canColor ? Style.ansi : Style.plain,
       animate,
-      now: yield* Clock.currentTimeMillis
+      now: yield* Clock.currentTimeMillis,
+      width: animate ? yield* terminalWidth : undefined
     })
     const lines: Stream.Stream<Display.Event<E>, never, R> = records.pipe(
       // One clock reading per chunk of lines: they arrived together.

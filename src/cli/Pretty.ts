@@ -3,11 +3,13 @@
  * so live runs, recordings, pipes and filtered views share one renderer.
  *
  * - assistant text streams from `text_delta`s when partial messages are on, otherwise per message, never twice;
- * - each tool call is one line with its complete input, its result one line under it (labelled with its call
+ * - each tool call is one line with its complete input (cut to the terminal's width on a terminal, to
+ *   {@link ToolLine.maxArgument} characters otherwise), its result one line under it (labelled with its call
  *   when other lines came in between, as with parallel calls);
  * - subagent activity is indented under the Task call that started it and, when it resumes after other
  *   output (a background Task, parallel Tasks), headed by a line naming its Task;
- * - the closing line carries the result's turns, durations and cost, or the error and its reason.
+ * - the closing line carries the result's turns, durations and cost, or the error and its reason (unless
+ *   the assistant text just above said it already).
  *
  * @since 0.1.0
  */
@@ -34,6 +36,8 @@ export interface Call {
  * @category models
  */
 export interface State {
+  /** The terminal's width in columns, when the output is a terminal: tool lines fit in it. */
+  readonly width: number | undefined
   readonly cwd: string | undefined
   readonly calls: ReadonlyMap<string, Call>
   /** API message ids whose text was already shown from deltas. */
@@ -48,6 +52,8 @@ export interface State {
   readonly lastCall: string | undefined
   /** Whose output was printed last: a subagent's Task call id (`parent_tool_use_id`), `null` for the main session. */
   readonly lastParent: string | null | undefined
+  /** The main session's assistant text shown last, with nothing after it yet. */
+  readonly lastText: string | undefined
 }
 
 /**
@@ -55,6 +61,7 @@ export interface State {
  * @category constructors
  */
 export const initial: State = {
+  width: undefined,
   cwd: undefined,
   calls: new Map(),
   streamed: new Set(),
@@ -62,7 +69,8 @@ export const initial: State = {
   midText: false,
   spaced: true,
   lastCall: undefined,
-  lastParent: undefined
+  lastParent: undefined,
+  lastText: undefined
 }
 
 /**
@@ -96,11 +104,13 @@ export const dollars = (usd: number): string => usd >= 0.1 || usd === 0 ? `$${us
 /**
  * The closing line of a session from its `result` message:
  * `Session complete: 2 turns, 7.9s total (7.7s API), $0.91`, or `Session failed (subtype): reason — figures`.
+ * `shown`: the text right above it; a reason that is that text (an API error the CLI writes as the
+ * assistant's answer too) is not told twice.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const closingLine = (result: ResultMessage.ResultMessage, style: Style): string => {
+export const closingLine = (result: ResultMessage.ResultMessage, style: Style, shown?: string): string => {
   const figures = [
     ToolLine.plural(result.num_turns, "turn"),
     `${seconds(result.duration_ms)} total (${seconds(result.duration_api_ms)} API)`,
@@ -109,10 +119,25 @@ export const closingLine = (result: ResultMessage.ResultMessage, style: Style): 
   if (!result.isError) return `${style.green(style.bold("Session complete"))}: ${figures}`
   const reason = result._tag === "ResultError" ? (result.errors ?? []).join("; ") : result.result
   const head = style.red(style.bold(`Session failed (${result._tag === "ResultError" ? result.subtype : "is_error"})`))
-  return reason.trim() === "" ? `${head}: ${figures}` : `${head}: ${ToolLine.oneLine(reason, 200)} — ${figures}`
+  return reason.trim() === "" || reason.trim() === shown?.trim()
+    ? `${head}: ${figures}`
+    : `${head}: ${ToolLine.oneLine(reason, 200)} — ${figures}`
 }
 
 const indent = (depth: number) => "  ".repeat(depth)
+
+/**
+ * The narrowest argument a tool line gets on a narrow terminal: a line a little too wide wraps, one with no
+ * argument left says nothing.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const minArgument = 20
+
+// What is left of the terminal's width for a call's argument: `  ● Name(` and `)` take the rest.
+const argumentWidth = (width: number | undefined, depth: number, name: string): number =>
+  width === undefined ? ToolLine.maxArgument : Math.max(minArgument, width - indent(depth).length - name.length - 4)
 
 const depthOf = (state: State, item: Item.Item): number =>
   item.parentToolUseId === null ? 0 : (state.calls.get(item.parentToolUseId)?.depth ?? 0) + 1
@@ -136,8 +161,9 @@ const callOf = (item: Item.Item): { readonly id: string; readonly name: string; 
 export const observe = (state: State, item: Item.Item): State => {
   const call = callOf(item)
   if (call !== undefined && !state.calls.has(call.id)) {
-    const text = ToolLine.call(call.name, call.input, state.cwd)
-    return { ...state, calls: new Map(state.calls).set(call.id, { name: call.name, depth: depthOf(state, item), text }) }
+    const depth = depthOf(state, item)
+    const text = ToolLine.call(call.name, call.input, state.cwd, argumentWidth(state.width, depth, call.name))
+    return { ...state, calls: new Map(state.calls).set(call.id, { name: call.name, depth, text }) }
   }
   if (item.kind === "system" && item.message._tag === "SystemInit" && item.parentToolUseId === null) {
     return { ...state, cwd: item.message.cwd }
@@ -152,8 +178,12 @@ export const observe = (state: State, item: Item.Item): State => {
 const block = (state: State, text: string, blank = true): [State, Output] => {
   const close = state.midText ? "\n" : ""
   const gap = blank && !state.spaced ? "\n" : ""
-  return [{ ...state, midText: false, spaced: false, lastCall: undefined }, { text: close + gap + text }]
+  return [{ ...state, midText: false, spaced: false, lastCall: undefined, lastText: undefined }, { text: close + gap + text }]
 }
+
+// The main session's text, shown now (or already, from its deltas): the closing line need not repeat it.
+const mainText = (item: Item.TextItem, [state, output]: [State, Output]): [State, Output] =>
+  [{ ...state, lastText: item.parentToolUseId === null ? item.text : undefined }, output]
 
 const textLines = (text: string, depth: number): string =>
   text.trim().split("\n").map((l) => indent(depth) + l).join("\n") + "\n"
@@ -193,7 +223,7 @@ const streamEvent = (state: State, item: Item.StreamEventItem, depth: number): [
   const text = event.delta.text
   const streamed = state.current === undefined ? state.streamed : new Set(state.streamed).add(state.current)
   const prefix = state.midText ? "" : (state.spaced ? "" : "\n") + indent(depth)
-  const next: State = { ...state, streamed, midText: !text.endsWith("\n"), spaced: false, lastCall: undefined }
+  const next: State = { ...state, streamed, midText: !text.endsWith("\n"), spaced: false, lastCall: undefined, lastText: undefined }
   return [next, { text: prefix + text.replace(/\n/g, "\n" + indent(depth)) }]
 }
 
@@ -255,8 +285,10 @@ const renderItem = (before: State, item: Item.Item, style: Style): [State, Outpu
       return streamEvent(state, item, depth)
     case "text":
       if (item.role !== "assistant" || item.text.trim() === "") return [state, { text: "" }]
-      if (item.message.type === "assistant" && state.streamed.has(item.message.message.id)) return [state, { text: "" }]
-      return block(state, textLines(item.text, depth))
+      if (item.message.type === "assistant" && state.streamed.has(item.message.message.id)) {
+        return mainText(item, [state, { text: "" }])
+      }
+      return mainText(item, block(state, textLines(item.text, depth)))
     case "thinking":
       return item.thinking.trim() === ""
         ? [state, { text: "" }]
@@ -264,7 +296,7 @@ const renderItem = (before: State, item: Item.Item, style: Style): [State, Outpu
     case "tool_result":
       return toolResult(state, item, depth, style)
     case "result":
-      return withStatus(block(state, closingLine(item.message, style) + "\n"), null)
+      return withStatus(block(state, closingLine(item.message, style, state.lastText) + "\n"), null)
     default:
       return [state, { text: "" }]
   }

@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as Path from "effect/Path"
 import * as Predicate from "effect/Predicate"
 import * as CliError from "effect/cli/CliError"
 import * as Flag from "effect/cli/Flag"
@@ -134,6 +135,21 @@ export const flags = {
       "(with = when it starts with -)"
   )
 }
+
+/**
+ * The `--claude` executable: a path with a directory in it is resolved against the current directory, as the
+ * person typing it means (the CLI starts in `--cwd`, where it would be looked up otherwise); a bare name is
+ * looked up on `PATH`.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const executable = (flag: Option.Option<string>): Effect.Effect<string | undefined, never, Path.Path> =>
+  Effect.map(Path.Path, (path) =>
+    Option.match(flag, {
+      onNone: () => undefined,
+      onSome: (file) => path.basename(file) === file ? file : path.resolve(file)
+    }))
 
 /**
  * The parsed flags.

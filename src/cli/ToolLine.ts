@@ -120,13 +120,13 @@ const json = (input: unknown): string => {
 }
 
 /**
- * `Name(argument)` for a tool call with its complete input.
+ * `Name(argument)` for a tool call with its complete input, the argument cut to `max` characters.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const call = (name: string, input: unknown, cwd?: string): string =>
-  `${name}(${oneLine(primary(name, input, cwd))})`
+export const call = (name: string, input: unknown, cwd?: string, max: number = maxArgument): string =>
+  `${name}(${oneLine(primary(name, input, cwd), max)})`
 
 /**
  * What a tool result says, in one line.

@@ -8,6 +8,7 @@ import * as Display from "../../src/cli/Display.ts"
 import * as Pretty from "../../src/cli/Pretty.ts"
 import * as Screen from "../../src/cli/Screen.ts"
 import * as Style from "../../src/cli/Style.ts"
+import * as ToolLine from "../../src/cli/ToolLine.ts"
 import * as Item from "../../src/filter/Item.ts"
 import * as Message from "../../src/schema/Message.ts"
 import * as Decode from "../../src/stream/Decode.ts"
@@ -146,5 +147,63 @@ describe("Pretty: subagent output named after its Task", () => {
       user(null, [result("A", "2 files")])
     ]
     assert.notInclude(Pretty.renderAll(Item.fromIterable(messages), Style.plain), "↳")
+  })
+})
+
+describe("Pretty: tool lines and the closing line", () => {
+  const long = "echo " + "0123456789".repeat(30)
+  const at = (width: number | undefined, parent: string | null = null) => {
+    const messages = [
+      ...(parent === null ? [] : [assistant(null, "m0", [task(parent, "Run it")])]),
+      assistant(parent, "m1", [bash("b1", long)])
+    ]
+    let state: Pretty.State = { ...Pretty.initial, width }
+    let out = ""
+    for (const item of Item.fromIterable(messages)) {
+      const [next, output] = Pretty.render(state, item, Style.plain)
+      state = next
+      out += output.text
+    }
+    return out.split("\n").find((l) => l.includes("Bash("))!
+  }
+
+  it("on a terminal a tool line fills its width, never more; off one the argument is cut at a fixed length", () => {
+    assert.strictEqual(at(undefined), `● Bash(${long.slice(0, ToolLine.maxArgument - 1)}…)`)
+    for (const width of [60, 120, 200]) {
+      assert.strictEqual(at(width).length, width, `${width} columns`)
+      assert.isTrue(at(width).endsWith("…)"))
+      // A subagent's call is indented: its argument is shorter by as much.
+      assert.strictEqual(at(width, "T").length, width, `${width} columns, in a subagent`)
+    }
+    assert.strictEqual(at(400), `● Bash(${long})`)
+    assert.strictEqual(at(10), `● Bash(${long.slice(0, Pretty.minArgument - 1)}…)`)
+  })
+
+  it("an error result's reason is not repeated when the text just above said it", () => {
+    const errorResult = (text: string) =>
+      decode({
+        type: "result",
+        subtype: "success",
+        is_error: true,
+        result: text,
+        session_id: "s",
+        duration_ms: 10,
+        duration_api_ms: 0,
+        num_turns: 1,
+        total_cost_usd: 0,
+        usage
+      }) as Extract<Message.Message, { readonly _tag: "ResultSuccess" }>
+    const failed = errorResult("Prompt is too long")
+    assert.strictEqual(Pretty.closingLine(failed, Style.plain, "Prompt is too long\n"), "Session failed (is_error): 1 turn, 10ms total (0ms API), $0.00")
+    assert.strictEqual(
+      Pretty.closingLine(failed, Style.plain, "Something else"),
+      "Session failed (is_error): Prompt is too long — 1 turn, 10ms total (0ms API), $0.00"
+    )
+    const rendered = (before: Array<Message.Message>) =>
+      Pretty.renderAll(Item.fromIterable([...before, failed]), Style.plain).trimEnd().split("\n").at(-1)
+    assert.strictEqual(rendered([assistant(null, "m1", [{ type: "text", text: "Prompt is too long" }])]), Pretty.closingLine(failed, Style.plain, "Prompt is too long"))
+    // Text with a tool call after it, or a subagent's, is not what the closing line follows.
+    assert.include(rendered([assistant(null, "m1", [{ type: "text", text: "Prompt is too long" }, bash("b1", "ls")])]), "Prompt is too long —")
+    assert.include(rendered([assistant(null, "m0", [task("T", "t")]), assistant("T", "m1", [{ type: "text", text: "Prompt is too long" }])]), "Prompt is too long —")
   })
 })

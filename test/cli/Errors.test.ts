@@ -98,6 +98,56 @@ describe("errors", () => {
     expect(run.stderr).not.toMatch(noStack)
   })
 
+  it("a line of a known type with broken fields: the reason's lines under the report, not escaped into it", () => {
+    const lines = fs.readFileSync(demo, "utf8").trim().split("\n")
+    const file = tempFile("broken.jsonl", [lines[0], "{\"type\":\"result\",\"subtype\":\"success\"}", ...lines.slice(1)].join("\n"))
+    const run = Run.cli(["view", file])
+    expect(run.status).toBe(ExitCode.StreamProblem)
+    const report = run.stderr.split("\n")
+    const at = report.findIndex((l) => l.startsWith("✗ line 2: not a stream-json message (Invalid \"result/success\" message"))
+    expect(report[at]).toMatch(/\(InvalidFields\): Missing key\); found: \{"type":"result","subtype":"success"\}$/)
+    expect(report[at + 1]).toBe("    at [\"result\"]")
+    expect(run.stderr).not.toContain("\\n")
+  })
+
+  it("an empty file: not stream-json for view and stats alike, exit 3 (stats still counts it)", () => {
+    const file = tempFile("empty.jsonl", "")
+    const view = Run.cli(["view", file])
+    expect(view.status).toBe(ExitCode.BadInput)
+    expect(view.stderr).toContain(`${file} is not stream-json: it is empty`)
+    const stats = Run.cli(["stats", file])
+    expect(stats.status).toBe(ExitCode.BadInput)
+    expect(stats.stdout).toBe(`${file}\n  lines 0 · decoded 0 · unknown 0 · failed 0\n`)
+    expect(stats.stderr).toContain(`${file} is not stream-json: it is empty`)
+  })
+
+  it("a file where no line decodes: exit 3 for view and stats alike, stats with its counts and failures", () => {
+    const file = tempFile("notes.txt", "hello world\n{\"foo\":1}\n")
+    expect(Run.cli(["view", file]).status).toBe(ExitCode.BadInput)
+    const stats = Run.cli(["stats", "--format", "json", file])
+    expect(stats.status).toBe(ExitCode.BadInput)
+    expect(JSON.parse(stats.stdout).files[0]).toMatchObject({ lines: 2, decoded: 0, failed: 2 })
+    expect(stats.stderr).toContain(`${file} is not stream-json: no line decoded`)
+    expect(stats.stderr).not.toMatch(noStack)
+    for (const command of ["view", "stats"]) {
+      expect(Run.cli([command, "--help"]).stdout).toMatch(/3 +input error: .*not stream-json: no line decodes \(an empty file, only bad lines\)/)
+    }
+  })
+
+  it("stats over readable files and an unreadable one: the readable ones counted, the other named, exit 3", () => {
+    const good = path.join(Run.root, "fixtures", "recorded", "simple_hello.jsonl")
+    for (const format of ["pretty", "json"]) {
+      const run = Run.cli(["stats", "--format", format, good, "/nonexistent/missing.jsonl"])
+      expect(run.status, format).toBe(ExitCode.BadInput)
+      expect(run.stdout, format).toContain(good)
+      expect(run.stdout, format).not.toContain("missing.jsonl")
+      expect(run.stderr, format).toContain("Cannot read /nonexistent/missing.jsonl: no such file")
+      expect(run.stderr, format).not.toMatch(noStack)
+    }
+    const json = JSON.parse(Run.cli(["stats", "--format", "json", good, "/nonexistent/missing.jsonl"]).stdout)
+    expect(json.files.map((f: any) => f.path)).toEqual([good])
+  })
+
   it("a recording with a bad line: shown anyway, the line reported, exit 1; --strict stops there, exit 3", () => {
     const lines = fs.readFileSync(demo, "utf8").split("\n")
     const file = tempFile("cut.jsonl", [...lines.slice(0, 3), "Warning: something printed by a wrapper", ...lines.slice(3)].join("\n"))

@@ -89,6 +89,19 @@ describe("--filter", () => {
       )
     }))
 
+  it("--help of view and run names every atom the parser knows", () => {
+    // The parser lists its atoms when it finds none: the help must not fall behind it.
+    const failure = Filter.parseResult("")
+    if (failure._tag === "Success") throw new Error("an empty filter parsed")
+    const atoms = /expected a filter \(([^"]+), "not"/.exec(failure.failure.message)![1]!.split(", ")
+    expect(atoms).toContain("typed")
+    for (const command of ["view", "run"]) {
+      const help = Run.cli([command, "--help"]).stdout.replace(/\s+/g, " ")
+      const listed = /\(atoms: ([^;,]+)/.exec(help)![1]!.split(" ").map((atom) => atom.replace(/:.*|\[.*/, ""))
+      expect(new Set(listed), command).toEqual(new Set(atoms))
+    }
+  })
+
   it.effect("json summarizes the run whatever the filter selects", () =>
     Effect.gen(function*() {
       const file = path.join(Run.root, "fixtures", "recorded", "demo.jsonl")

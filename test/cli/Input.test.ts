@@ -38,10 +38,12 @@ describe("view - (and view with no FILE)", () => {
     expect(names).toEqual(["Bash", "Read", "Edit", "Write", "Bash"])
   })
 
-  it("an empty pipe shows nothing, exit 0", () => {
+  it("an empty pipe (the writer printed nothing) shows nothing and says so, exit 3 as for stats", () => {
     const run = Run.cli(["view", "-"], { input: "" })
-    expect(run.status).toBe(0)
+    expect(run.status).toBe(ExitCode.BadInput)
     expect(run.stdout).toBe("")
+    expect(run.stderr).toContain("standard input is not stream-json: it is empty")
+    expect(Run.cli(["stats", "-"], { input: "" }).status).toBe(ExitCode.BadInput)
   })
 })
 

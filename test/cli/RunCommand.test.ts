@@ -108,6 +108,18 @@ describe("run (real CLI, scripted model)", () => {
       assert.notInclude(tools, "Edit")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
 
+  it.live("a relative --claude is found from where run was started, though the CLI then runs in --cwd", () =>
+    Effect.gen(function*() {
+      const { sandbox } = yield* sandboxFor(() => Script.make([Script.turn("Done.")]))
+      // `run` starts in the checkout; the sandbox's working directory is elsewhere.
+      const relative = path.relative(Run.root, sandbox.executable)
+      assert.isFalse(path.isAbsolute(relative))
+      assert.isFalse(fs.existsSync(path.join(sandbox.cwd, relative)))
+      const out = yield* Run.cliAsync(["run", "--claude", relative, "--cwd", sandbox.cwd, "--format", "json", "Hi."], sandbox.env)
+      assert.strictEqual(out.code, 0, out.stderr)
+      assert.strictEqual(JSON.parse(out.stdout).result.result, "Done.")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
   it.live("--filter on run: jsonl prints exactly the tool calls", () =>
     Effect.gen(function*() {
       const { sandbox } = yield* sandboxFor(readThenWrite, notes)

@@ -110,6 +110,17 @@ describe("run: claude options", () => {
       }
     }))
 
+  it.effect("--claude: a path is found from the current directory whatever --cwd says; a bare name on PATH", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-run-cwd-"))
+      const relative = yield* run(["--claude", "./bin/claude", "--cwd", dir, "Hi"])
+      assert.strictEqual(relative.spawned[0]!.command, path.resolve("bin", "claude"))
+      assert.strictEqual(relative.spawned[0]!.cwd, dir)
+      const bare = yield* run(["--claude", "claude-nightly", "--cwd", dir, "Hi"])
+      assert.strictEqual(bare.spawned[0]!.command, "claude-nightly")
+      fs.rmSync(dir, { recursive: true })
+    }))
+
   it.effect("--tools '' asks for no built-in tools at all; --session-id names a new session", () =>
     Effect.gen(function*() {
       const id = "0f1e2d3c-aaaa-bbbb-cccc-111122223333"

@@ -117,6 +117,31 @@ describe("terminal (tmux)", () => {
       assert.match(screen, /Session complete: 4 turns/)
     }).pipe(Effect.scoped), 90_000)
 
+  it.live("a long tool line fills the terminal's width and no more; written to a file it is cut at a fixed length", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-terminal-"))
+      const file = path.join(dir, "long.jsonl")
+      const command = "echo " + "0123456789".repeat(30)
+      const lines = fs.readFileSync(recording, "utf8").replace(/"command":"grep -c '\\\\\[ \\\\\]' TODO.md"/, `"command":"${command}"`)
+      assert.include(lines, command)
+      fs.writeFileSync(file, lines)
+      const bashLine = (screen: string) => screen.split("\n").find((l) => l.startsWith("● Bash("))!
+      for (const cols of [80, 150]) {
+        const pane = yield* Tmux.spawn([Tmux.node, Tmux.main, "view", file], { env: offline, cols })
+        const { code, screen } = yield* pane.exit()
+        assert.strictEqual(code, 0, screen)
+        assert.strictEqual(bashLine(screen).length, cols, screen)
+        assert.isTrue(bashLine(screen).endsWith("…)"), screen)
+      }
+      const piped = yield* Tmux.spawn(["sh", "-c", `${quote(Tmux.node)} ${quote(Tmux.main)} view ${quote(file)} | cat`], {
+        env: offline,
+        cols: 150
+      })
+      const { screen } = yield* piped.exit()
+      assert.strictEqual(bashLine(screen), `● Bash(${command.slice(0, 79)}…)`, screen)
+      fs.rmSync(dir, { recursive: true })
+    }).pipe(Effect.scoped), 90_000)
+
   it.live("colors on a TTY, none with NO_COLOR", () =>
     Effect.gen(function*() {
       const file = `${Tmux.root}/fixtures/recorded/demo.jsonl`
