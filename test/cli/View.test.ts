@@ -9,7 +9,7 @@ import * as Pretty from "../../src/cli/Pretty.ts"
 import * as Style from "../../src/cli/Style.ts"
 import * as Item from "../../src/filter/Item.ts"
 import * as Message from "../../src/schema/Message.ts"
-import { allStreamJsonFiles, fixtureFiles, readLines } from "../support/Corpus.ts"
+import { allStreamJsonFiles, fixtureFiles, nameOf, readLines } from "../support/Corpus.ts"
 import * as Run from "./support/Run.ts"
 
 const snapshots = path.resolve(import.meta.dirname, "..", "..", "fixtures", "snapshots")
@@ -38,7 +38,7 @@ describe("view --format pretty", () => {
   })
 
   for (const file of allStreamJsonFiles) {
-    const name = path.basename(file, ".jsonl")
+    const name = nameOf(file)
 
     it.effect(`matches the reviewed snapshot: ${name}`, () =>
       Effect.gen(function*() {

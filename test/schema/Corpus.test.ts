@@ -10,7 +10,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import { decodeMessage, encodeMessage, Message } from "../../src/schema/Message.ts"
-import { allStreamJsonFiles, fixturesDir, readLines } from "../support/Corpus.ts"
+import { allStreamJsonFiles, fixturesDir, readLines, staleCopies } from "../support/Corpus.ts"
 
 // Every key the encoder wrote must be in the original with the same value;
 // nested objects are compared the same way (unknown extras may be dropped).
@@ -67,6 +67,16 @@ describe("every line of the corpus and of the fixtures", () => {
       if (recorded) assert.deepStrictEqual(unknowns, [], "fixtures from the current CLI have no unknown values at any depth")
     })
   }
+
+  it("the committed corpus copy holds what the shared corpus holds (both are tested until it does)", () => {
+    assert.deepStrictEqual(
+      staleCopies.map((s) => s.copy),
+      [],
+      "captures changed in the shared corpus: refresh the committed copy, " +
+        staleCopies.map((s) => `cp '${s.shared}' '${s.copy}'`).join("; ") +
+        ", then review the view snapshots (vitest run test/cli/View.test.ts) and fixtures/corpus/README.md"
+    )
+  })
 
   it("finds the corpus and the recorded fixtures", () => {
     assert.isAbove(allStreamJsonFiles.length, 27)

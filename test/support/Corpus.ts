@@ -24,16 +24,35 @@ const listJsonl = (dir: string): ReadonlyArray<string> =>
       .map((name) => path.join(dir, name))
     : []
 
+const committed = listJsonl(corpusDir)
+const copies = new Map(committed.map((file) => [path.basename(file), file]))
+const shared = listJsonl(sharedCorpusDir)
+
 /**
- * Every `.jsonl` file of the public corpus: the committed copy plus any file the shared corpus
- * gained since (by name), so new captures are tested as soon as they appear.
+ * Shared corpus files whose committed copy (the file of the same name in `fixtures/corpus`) holds other
+ * bytes: the capture changed upstream. Both are tested; `test/schema/Corpus.test.ts` fails until the copy
+ * is refreshed, so that a clean clone tests what the shared corpus holds.
  */
-export const corpusFiles: ReadonlyArray<string> = (() => {
-  const committed = listJsonl(corpusDir)
-  const names = new Set(committed.map((file) => path.basename(file)))
-  const added = listJsonl(sharedCorpusDir).filter((file) => !names.has(path.basename(file)))
-  return [...committed, ...added]
-})()
+export const staleCopies: ReadonlyArray<{ readonly shared: string; readonly copy: string }> = shared.flatMap((file) => {
+  const copy = copies.get(path.basename(file))
+  return copy !== undefined && !fs.readFileSync(copy).equals(fs.readFileSync(file)) ? [{ shared: file, copy }] : []
+})
+
+/**
+ * Every `.jsonl` file of the public corpus: the committed copy, plus the shared corpus's files it lacks
+ * (new captures are tested as soon as they appear) or holds other bytes of (see {@link staleCopies}).
+ */
+export const corpusFiles: ReadonlyArray<string> = [
+  ...committed,
+  ...shared.filter((file) => !copies.has(path.basename(file)) || staleCopies.some((s) => s.shared === file))
+]
+
+/**
+ * A file's name for test titles and snapshots, without `.jsonl`: unique, the shared version of a stale copy
+ * being `NAME@shared`.
+ */
+export const nameOf = (file: string): string =>
+  path.basename(file, ".jsonl") + (staleCopies.some((s) => s.shared === file) ? "@shared" : "")
 
 /** Every `.jsonl` file under `fixtures/` (recursively) that is not part of the corpus copy. */
 export const fixtureFiles: ReadonlyArray<string> = listJsonl(fixturesDir).filter((file) =>
