@@ -88,12 +88,12 @@ const isJsonBlank = (text: string): boolean => {
 
 // V8's UTF-8 decoder (behind `TextDecoder`) is fast for ASCII but decodes other text at about a third of
 // the speed of ICU's converter, which Node exposes as `buffer.transcode`; for a short line the extra calls
-// cost more than they save, and the largest lines stay on `TextDecoder`, as ICU's UTF-16 copy would raise
-// their peak memory by twice their size. The module is looked up at run time, so that this module still
-// loads where there is no Node (and decodes with `TextDecoder` alone), and tried once (a Node built
-// without ICU has no converter).
+// cost more than they save. ICU's UTF-16 copy lives while the text is made (up to five times the line's
+// size at once, against three), so lines over 1 MiB (tool results are mostly under it) stay on
+// `TextDecoder`. The module is looked up at run time, so that this module still loads where there is no
+// Node (and decodes with `TextDecoder` alone), and tried once (a Node built without ICU has no converter).
 const utf16MinBytes = 512
-const utf16MaxBytes = 16 * 1024 * 1024
+const utf16MaxBytes = 1024 * 1024
 
 const nodeBuffer = ((): typeof NodeBuffer | undefined => {
   const buffer = (globalThis as {

@@ -288,6 +288,22 @@ describe("Ndjson.lines", () => {
       )
     })
 
+    it("lines on both sides of the sizes where the decoder changes decode alike, whatever the chunking", () => {
+      // A line of exactly `bytes` bytes, ending in a 2-byte character.
+      const sized = (bytes: number) => {
+        const head = "{\"t\":\"" + "日é".repeat(Math.floor((bytes - 10) / 5))
+        return head + "a".repeat(bytes - 4 - utf8(head).length) + "é\"}"
+      }
+      for (const bytes of [511, 512, 1024 * 1024, 1024 * 1024 + 1]) {
+        const line = sized(bytes)
+        assert.strictEqual(utf8(line).length, bytes)
+        const text = `${line}\n${line}`
+        for (const chunks of [[utf8(text)], chunkAt(utf8(text), [7, bytes - 3, bytes + 700])]) {
+          expectLines(chunks, [[1, line], [2, line]])
+        }
+      }
+    })
+
     it("a BOM is stripped from a long first line only", () => {
       const line = long("é€😀", 4096)
       expectLines([utf8(`\uFEFF${line}\n\uFEFF${line}\n`)], [[1, line], [2, `\uFEFF${line}`]])
