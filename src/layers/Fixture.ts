@@ -1,12 +1,16 @@
 /**
  * Replays a stream-json recording (a corpus file, or a file made by `Recording`) as the `ClaudeCli` service,
- * through the same framing and decoding as the real CLI. A recording with its metadata ends as the recorded
- * run did: the same exit code and stderr tail (so a run without a result is `MissingResult` again), or the
- * same failure (`ProcessExited` with its code or signal, `IdleTimeout`, ...) after the same lines.
+ * through the same framing and decoding as the real CLI. A recording with its metadata replays the lines
+ * the recorded run's framing rejected (too long, invalid UTF-8) as the same in-band `DecodeError` at the
+ * same line, so strict and lenient replays stop or go on there as the run did, and ends as the run did: the
+ * same exit code and stderr tail (so a run without a result is `MissingResult` again), or the same failure
+ * (`ProcessExited` with its code or signal, `IdleTimeout`, a strict run's `DecodeFailed`, ...) after the
+ * same lines.
  *
  * @since 0.1.0
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -15,9 +19,9 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
-import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import { DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
-import { type Metadata, MetadataJson, metadataPath } from "./Recording.ts"
+import { type Metadata, MetadataJson, metadataPath, type Rejected } from "./Recording.ts"
 
 /**
  * @since 0.1.0
@@ -62,6 +66,31 @@ const paced = (
   }))
 }
 
+// The recorded run's rejected lines, each emitted before the first line after it (their blank lines in the
+// file keep the numbers of the lines around them).
+const withRejected = (
+  lines: Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError>,
+  rejected: ReadonlyArray<Rejected>
+): Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError> => {
+  if (rejected.length === 0) return lines
+  return Stream.suspend(() => {
+    const pending = rejected.map(({ line, reason, raw, detail, maxLineBytes }) =>
+      new DecodeError({ line, reason, raw, detail, maxLineBytes })
+    ).sort((a, b) => a.line - b.line)
+    let next = 0
+    const due = (line: number): Array<DecodeError> => {
+      const out: Array<DecodeError> = []
+      while (next < pending.length && pending[next]!.line < line) out.push(pending[next++]!)
+      return out
+    }
+    const inOrder = Stream.mapArray(lines, (chunk) =>
+      next === pending.length || pending[next]!.line > chunk[chunk.length - 1]!.line
+        ? chunk
+        : Arr.flatMap(chunk, (item) => Arr.append(due(item.line), item)))
+    return Stream.concat(inOrder, Stream.suspend(() => Stream.fromIterable(pending.slice(next))))
+  })
+}
+
 /**
  * Every run replays `path` (prompt and options are ignored), read as a stream, and ends as its metadata
  * says; a missing or unreadable file is `FixtureUnreadable`.
@@ -71,9 +100,12 @@ const paced = (
  */
 export const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}): ClaudeCli.Runner => () =>
   Effect.map(readMetadata(fs, path), (meta): ClaudeCli.Run => {
-    const framed = fs.stream(path).pipe(
-      Stream.mapError(unreadable(path, "cannot read the fixture")),
-      Ndjson.linesLenient({ maxLineBytes: options.maxLineBytes })
+    const framed = withRejected(
+      fs.stream(path).pipe(
+        Stream.mapError(unreadable(path, "cannot read the fixture")),
+        Ndjson.linesLenient({ maxLineBytes: options.maxLineBytes })
+      ),
+      meta?.rejected ?? []
     )
     const lines = options.pacing === "recorded" ? paced(framed, meta?.timings ?? []) : framed
     const exit = meta?.exit

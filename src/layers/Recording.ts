@@ -1,9 +1,16 @@
 /**
  * Recordings: a run's raw stdout lines in a `.jsonl` file (replayable by `Fixture.layer`, readable by any
  * stream-json tool) and its metadata beside it in `<file>.meta.json`: prompt, options with secrets redacted,
- * the time of each line, and how the run ended. Secrets (the run's environment, key-shaped values) are
- * replaced by `<redacted>` in both files, including any the CLI echoed in its output; a redacted line is the
- * same JSON with the secret's string redacted.
+ * the time of each line, the lines the framing rejected, and how the run ended. Secrets (the run's
+ * environment and options, key-shaped values, in any JSON spelling) are replaced by `<redacted>` in both
+ * files, including any the CLI echoed in its output; a redacted line is the same JSON with the secret's
+ * string redacted.
+ *
+ * A line keeps its number: a blank line holds the place of a blank line of the output and of a line the
+ * framing rejected (too long, invalid UTF-8), which the metadata keeps instead (its reason and redacted
+ * raw cut), so that a replay gives the same `DecodeError` at the same line, strict or lenient. A run that
+ * fails after its lines (an exit, a timeout) or that the strict decoder stops at a bad line is recorded
+ * with that failure; a run its consumer stops is recorded as interrupted.
  *
  * Each run is written into a temporary directory next to the recording and moved into place when it ends
  * (completed, failed or interrupted), so runs that overlap never mix: the last to end wins. A recording that
@@ -30,7 +37,7 @@ import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
-import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import { type DecodeError, isDecodeError, redactRaw } from "../stream/DecodeError.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
 
 /**
@@ -60,6 +67,27 @@ export const Ending = Schema.Union([
 export type Ending = typeof Ending.Type
 
 /**
+ * A line the framing rejected (too long, invalid UTF-8): not in the recording, whose blank line holds its
+ * place, but here, so that a replay emits the same `DecodeError` at the same line. `raw` is redacted.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Rejected = Schema.Struct({
+  line: Schema.Number,
+  reason: Schema.Literals(["InvalidUtf8", "LineTooLong", "InvalidJson", "SchemaMismatch"]),
+  raw: Schema.String,
+  detail: Schema.String,
+  maxLineBytes: Schema.optional(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Rejected = typeof Rejected.Type
+
+/**
  * The metadata stored beside a recording.
  *
  * @since 0.1.0
@@ -71,8 +99,8 @@ export const Metadata = Schema.Struct({
   /** Milliseconds from the start of the run to each recorded line, in file order. */
   timings: Schema.Array(Schema.Number),
   exit: Ending,
-  /** Lines that could not be stored (too long, invalid UTF-8). */
-  skipped: Schema.Array(Schema.Struct({ line: Schema.Number, detail: Schema.String }))
+  /** The lines the framing rejected, in order (see {@link Rejected}). */
+  rejected: Schema.Array(Rejected)
 })
 
 /**
@@ -107,12 +135,24 @@ const failure = (error: CliError.ClaudeCliError): Ending => ({
   error: error.reason
 })
 
-// The lines of a run that did not reach their end were stopped by the consumer (take, interruption, a
-// failure downstream), unless they died.
-const stopped = (exit: Exit.Exit<unknown, unknown>): Ending =>
-  Exit.isFailure(exit) && Cause.hasDies(exit.cause)
-    ? { _tag: "Failure", reason: "Defect", message: Cause.pretty(exit.cause) }
-    : { _tag: "Interrupted" }
+// The lines of a run that did not reach their end were stopped by what reads them: the strict decoder at a
+// bad line (the failure the run's consumer sees), the consumer (take, interruption, its own failure), or a
+// defect.
+const stopped = (exit: Exit.Exit<unknown, unknown>): Ending => {
+  if (Exit.isSuccess(exit)) return { _tag: "Interrupted" }
+  if (Cause.hasDies(exit.cause)) return { _tag: "Failure", reason: "Defect", message: Cause.pretty(exit.cause) }
+  const error = Cause.findErrorOption(exit.cause)
+  return error._tag === "Some" && CliError.isClaudeCliError(error.value) ? failure(error.value) : { _tag: "Interrupted" }
+}
+
+// A rejected line as the metadata keeps it, its raw cut redacted as a cut.
+const rejectedOf = (error: DecodeError, redact: Redaction.Redact): Rejected => ({
+  line: error.line,
+  reason: error.reason,
+  raw: redactRaw(error.raw, redact),
+  detail: redact(error.detail),
+  ...(error.maxLineBytes === undefined ? {} : { maxLineBytes: error.maxLineBytes })
+})
 
 const encoder = new TextEncoder()
 
@@ -140,21 +180,25 @@ export const record = Effect.fnUntraced(function*(path: string) {
       const run = yield* runner(prompt, options)
       const start = yield* Clock.currentTimeMillis
       const timings: Array<number> = []
-      const skipped: Array<{ line: number; detail: string }> = []
+      const rejected: Array<Rejected> = []
       // The run's own redaction knows the layer's and the inherited secrets; the query's are added here.
-      const own = Redaction.redactor(Redaction.secretValues(options?.env))
+      const own = Redaction.redactor(Redaction.optionSecrets(options))
       const redact: Redaction.Redact = (text, edges) => own(run.redact?.(text, edges) ?? text, edges)
+      // The lines of the output the file holds so far, blank ones included.
+      let written = 0
 
       const tee = (chunk: Arr.NonEmptyReadonlyArray<Ndjson.Line | DecodeError>) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           let text = ""
           for (const line of chunk) {
             if (isDecodeError(line)) {
-              skipped.push({ line: line.line, detail: line.detail })
+              rejected.push(rejectedOf(line, redact))
+              text += "\n".repeat(Math.max(0, line.line - written))
             } else {
               timings.push(now - start)
-              text += Redaction.redactJson(line.text, redact) + "\n"
+              text += "\n".repeat(Math.max(0, line.line - 1 - written)) + Redaction.redactJson(line.text, redact) + "\n"
             }
+            written = Math.max(written, line.line)
           }
           return text === "" ? Effect.void : file.writeAll(encoder.encode(text))
         }).pipe(Effect.mapError(failed(path, "writing it failed")), Effect.as(chunk))
@@ -164,7 +208,7 @@ export const record = Effect.fnUntraced(function*(path: string) {
         Effect.suspend(() => {
           if (finished) return Effect.void
           finished = true
-          const meta: Metadata = { prompt, options: QueryOptions.redact(options), timings, exit, skipped }
+          const meta: Metadata = { prompt, options: QueryOptions.redact(options), timings, exit, rejected }
           return Schema.encodeEffect(MetadataJson)(meta).pipe(
             Effect.flatMap((json) => fs.writeFileString(draftMeta, Redaction.redactJson(json, redact) + "\n")),
             Effect.andThen(publishing.withPermits(1)(

@@ -1,7 +1,8 @@
 /**
- * Fixture and Recording layers: every corpus and fixture file records and replays to the same messages; a
- * recorded run replays its ending (exit code, stderr tail, failure); overlapping runs never mix in a
- * recording; unreadable fixtures and unwritable recordings are typed errors.
+ * Fixture and Recording layers: every corpus and fixture file records and replays to the same messages and
+ * in-band errors at the same lines; a recorded run replays its ending (exit code, stderr tail, failure, a
+ * strict run's bad line) and the lines its framing rejected, strict and lenient; overlapping runs never mix
+ * in a recording; unreadable fixtures and unwritable recordings are typed errors.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -48,6 +49,17 @@ const recordThenReplay = (plan: FaultCli.Plan, name: string, mode: "strict" | "l
     return { recorded, replayed, meta: readMeta(file) }
   })
 
+// What a consumer sees of an item, a bad line's error by its data (its cause is not kept by a recording).
+const seen = (item: unknown) =>
+  isDecodeError(item) ? { line: item.line, reason: item.reason, raw: item.raw, detail: item.detail, maxLineBytes: item.maxLineBytes } : item
+
+// How a run ended, a failure by its reason's data and message.
+const ending = (exit: Exit.Exit<void, CliError.ClaudeCliError>): Readonly<Record<string, unknown>> => {
+  if (Exit.isSuccess(exit)) return { _tag: "Success" }
+  const { cause: _, ...fields } = reasonOf(exit) as { readonly cause?: unknown }
+  return { ...fields, message: reasonOf(exit).message }
+}
+
 const processExited = (exit: Exit.Exit<void, CliError.ClaudeCliError>) => {
   const reason = reasonOf(exit)
   assert.strictEqual(reason._tag, "ProcessExited")
@@ -65,9 +77,9 @@ describe("Fixture and Recording", () => {
           Fixture.layer(file).pipe(Recording.layer(out))
         ))
         const replayed = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p"), Fixture.layer(out, { pacing: "recorded" })))
-        const good = (items: ReadonlyArray<unknown>) => items.filter((x) => !isDecodeError(x))
-        assert.deepStrictEqual(good(recorded.items), good(original.items))
-        assert.deepStrictEqual(good(replayed.items), good(original.items))
+        // Bad lines too: a blank line holds the place of each blank or rejected line, so numbers match.
+        assert.deepStrictEqual(recorded.items.map(seen), original.items.map(seen))
+        assert.deepStrictEqual(replayed.items.map(seen), original.items.map(seen))
         // Corpus captures without a result end in MissingResult every time.
         assert.deepStrictEqual(replayed.exit, original.exit)
         assert.notInclude(fs.readFileSync(Recording.metadataPath(out), "utf8"), "sk-ant-never-shown")
@@ -79,7 +91,7 @@ describe("Fixture and Recording", () => {
       const file = path.join(dir, "paced.jsonl")
       fs.writeFileSync(file, hello.join("\n") + "\n")
       const timings = hello.map((_, i) => i * 1000)
-      const meta: Recording.Metadata = { prompt: "p", options: {}, timings, exit: { _tag: "Success" }, skipped: [] }
+      const meta: Recording.Metadata = { prompt: "p", options: {}, timings, exit: { _tag: "Success" }, rejected: [] }
       fs.writeFileSync(Recording.metadataPath(file), JSON.stringify(meta))
       const seen: Array<unknown> = []
       const fiber = yield* ClaudeCli.query("p").pipe(
@@ -140,6 +152,61 @@ describe("Fixture and Recording", () => {
       assert.strictEqual(reason._tag, "MissingResult")
       assert.deepStrictEqual(reason, reasonOf(recorded.exit))
       assert.include(reason.message, "gave up")
+    }))
+
+  for (
+    const [kind, bad] of [
+      ["invalid UTF-8", Buffer.concat([Buffer.from("Warnung: Hunter2-Hunter2 Gr"), Buffer.from([0xfc]), Buffer.from("n\n")])],
+      ["too long", Buffer.from("Hunter2-Hunter2 " + "x".repeat(5000) + "\n")]
+    ] as const
+  ) {
+    it.live(`a line the framing rejects (${kind}) after a blank line, recorded leniently and strictly: the metadata keeps it at its line, redacted; strict and lenient replays give what the live runs gave`, () =>
+      Effect.gen(function*() {
+        const stdout = [hello[0] + "\n\n", bad, "Warning: plain text\n" + hello.slice(1).join("\n") + "\n"]
+        const live = Live.layerWith({ maxLineBytes: 4096 }).pipe(Layer.provide(FakeSpawner.layer({ stdout })))
+        const options = { env: { DB_PASSWORD: "Hunter2-Hunter2" } }
+        const strict = yield* runToEnd(Stream.provide(ClaudeCli.query("p", options), live))
+        const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p", options), live))
+        assert.strictEqual(ending(strict.exit).line, 3, "the live strict run fails at the rejected line")
+        assert.deepStrictEqual(lenient.items.filter(isDecodeError).map((e) => [e.line, e.reason]), [
+          [3, kind === "too long" ? "LineTooLong" : "InvalidUtf8"],
+          [4, "InvalidJson"]
+        ])
+        for (const mode of ["lenient", "strict"] as const) {
+          const file = path.join(dir, `rejected-${kind.replace(/\W/g, "")}-${mode}.jsonl`)
+          const query = mode === "strict" ? ClaudeCli.query : ClaudeCli.queryLenient
+          yield* runToEnd(Stream.provide(query("p", options), live.pipe(Recording.layer(file))))
+          const meta = readMeta(file)
+          assert.deepStrictEqual(meta.rejected.map((r) => [r.line, r.reason]), [[3, kind === "too long" ? "LineTooLong" : "InvalidUtf8"]])
+          assert.include(meta.rejected[0]!.raw, "<redacted>")
+          assert.notInclude(fs.readFileSync(file, "utf8") + JSON.stringify(meta), "Hunter2-Hunter2")
+          // The strict run stopped at the bad line: that is its ending, not an interruption.
+          assert.deepStrictEqual(meta.exit._tag === "Failure" ? meta.exit.reason : meta.exit._tag, mode === "strict" ? ending(strict.exit)._tag : "Success")
+          const replayStrict = yield* runToEnd(Stream.provide(ClaudeCli.query("p"), Fixture.layer(file)))
+          assert.deepStrictEqual(replayStrict.items, strict.items, `${mode} recording, strict replay: the messages`)
+          assert.deepStrictEqual(ending(replayStrict.exit), ending(strict.exit), `${mode} recording, strict replay: the ending`)
+          if (mode === "lenient") {
+            const replayLenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p"), Fixture.layer(file)))
+            assert.deepStrictEqual(replayLenient.items.map(seen), lenient.items.map(seen), "lenient replay: every item")
+            assert.strictEqual(replayLenient.exit._tag, "Success")
+          }
+        }
+      }))
+  }
+
+  it.live("a strict run stopped by a plain-text line is recorded with its DecodeFailed; a lenient replay of it gives the lines read, then that failure", () =>
+    Effect.gen(function*() {
+      const { recorded, replayed, meta } = yield* recordThenReplay(
+        FaultCli.plan(FaultCli.lines([hello[0]!, "Warning: plain text", ...hello.slice(1)]), FaultCli.exit(0)),
+        "plain-strict.jsonl",
+        "strict"
+      )
+      assert.strictEqual(meta.exit._tag === "Failure" && meta.exit.reason, "DecodeFailed")
+      assert.deepStrictEqual(ending(replayed.exit), ending(recorded.exit))
+      assert.strictEqual(ending(recorded.exit).line, 2)
+      const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p"), Fixture.layer(path.join(dir, "plain-strict.jsonl"))))
+      assert.strictEqual(lenient.items.filter(isDecodeError)[0]?.line, 2)
+      assert.deepStrictEqual(ending(lenient.exit), ending(recorded.exit))
     }))
 
   it.live("a run interrupted by its consumer is recorded as Interrupted, with the lines it read", () =>
