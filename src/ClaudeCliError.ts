@@ -357,29 +357,24 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
       }
       return reason._tag === "FixtureUnreadable" ? new FixtureUnreadable(fields) : new RecordingFailed(fields)
     }
+    // A spread copies the fields, not the cause (an Error's own, not enumerable).
     case "ProcessExited":
       return new ProcessExited({
-        exitCode: reason.exitCode,
-        signal: reason.signal,
+        ...reason,
         stderrTail: redactTail(reason.stderrTail, redact),
         ...causeOf(redactCut(reason.cause, redact))
       })
     case "DecodeFailed":
       return new DecodeFailed({
-        line: reason.line,
+        ...reason,
         raw: redactRaw(reason.raw, redact),
         issue: redact(reason.issue),
         ...causeOf(redactCause(reason.cause, redact))
       })
     case "LineTooLong":
-      return new LineTooLong({
-        line: reason.line,
-        limit: reason.limit,
-        raw: redactRaw(reason.raw, redact),
-        ...causeOf(redactCause(reason.cause, redact))
-      })
+      return new LineTooLong({ ...reason, raw: redactRaw(reason.raw, redact), ...causeOf(redactCause(reason.cause, redact)) })
     case "MissingResult":
-      return new MissingResult({ messages: reason.messages, stderrTail: redactTail(reason.stderrTail, redact) })
+      return new MissingResult({ ...reason, stderrTail: redactTail(reason.stderrTail, redact) })
     case "IdleTimeout":
       return new IdleTimeout({ ...reason, stderrTail: redactTail(reason.stderrTail, redact) })
     case "SessionUnavailable":

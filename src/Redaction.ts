@@ -283,7 +283,8 @@ const spansIn = (text: string, forms: ReadonlyArray<string>, edges: Edges | unde
   }
   if (edges?.start === true) {
     const known = fragment(text, forms, "start") || (tokenAtStart.exec(text)?.[0].length ?? 0)
-    if (known > 0) spans.push([0, known])
+    // The marker takes at least its own length, so that a cut text (a tail within its limit) never grows.
+    if (known > 0) spans.push([0, Math.max(known, Math.min(marker.length, text.length))])
   }
   return spans
 }
@@ -345,7 +346,8 @@ const escapedSpans = (text: string, spans: Array<Span>): Array<Span> => {
  * or with JSON escapes (`\/`, `\u0073`, an escaped quote), and so is every value matching {@link keyPattern}.
  * At a cut edge (see {@link Edges}), the part of a secret that straddles the cut is replaced as well: a
  * fragment of a known secret, a key's head at the end (an escape cut there included), and at the start the
- * leading run of key characters, which may be the rest of a key.
+ * leading run of key characters, which may be the rest of a key. At the start, the marker replaces at least
+ * as many characters as it has, so that redacting a text cut to a size never makes it larger.
  *
  * @since 0.1.0
  * @category redaction
