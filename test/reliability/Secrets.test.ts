@@ -13,6 +13,7 @@ import * as fc from "fast-check"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as CliError from "../../src/ClaudeCliError.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
 import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
@@ -23,20 +24,27 @@ import * as Session from "../../src/session/Session.ts"
 import { DecodeError } from "../../src/stream/DecodeError.ts"
 import * as FaultCli from "../../src/testing/FaultCli.ts"
 import * as Script from "../../src/testing/Script.ts"
-import { runToEnd, tempDir } from "../layers/support.ts"
+import { reasonOf, runToEnd, tempDir } from "../layers/support.ts"
 import { errorText, exitText, observed } from "./support/observed.ts"
 import * as Hostile from "./support/hostile.ts"
 import * as Secrets from "./support/secrets.ts"
 import * as Straddle from "./support/straddle.ts"
 
 const names = Object.keys(Secrets.known) as Array<keyof typeof Secrets.known>
+const credentialNames = Object.keys(Secrets.credentials)
 
-// Every planted secret by the variable it is given in, plus a password a JSON line has to escape.
+// Every planted secret by the variable it is given in, plus a password a JSON line has to escape, a
+// numeric one and a passphrase with spaces.
 const straddled: ReadonlyArray<readonly [string, string]> = [
   ...names.map((name) => [name, Secrets.known[name]] as const),
   [Secrets.shaped.name, Secrets.shaped.value],
-  ["DB_PASSWORD", "p\"w\\Secret-Value-123"]
+  ["DB_PASSWORD", "p\"w\\Secret-Value-123"],
+  ["DB_PASSWORD", Secrets.credentials.DB_PASSWORD],
+  ["GPG_PASSPHRASE", Secrets.credentials.GPG_PASSPHRASE]
 ]
+
+const aws = Secrets.known.AWS_SECRET_ACCESS_KEY
+const apiKey = Secrets.known.ANTHROPIC_API_KEY
 
 const assertClean = (text: string, where: string) =>
   assert.deepStrictEqual(Secrets.foundIn(text), [], `${where} contains a secret`)
@@ -109,6 +117,161 @@ describe("Secrets", () => {
       assert.strictEqual(Redaction.redactText(`key ${Secrets.shaped.value}.`, []), "key <redacted>.")
     }))
 
+  it.live("credentials known only by their variable's name (numeric passwords such as DB_PASSWORD=83746192017, a passphrase, DB_PASS, MYSQL_PWD, a DATABASE_URL's password, a SENTRY_DSN's key) echoed by the CLI to stdout and stderr: no error, in-band DecodeError, log or span contains them", () =>
+    Effect.gen(function*() {
+      assertClean(yield* leak({}, { env: Secrets.credentials }, credentialNames), "the run")
+    }))
+
+  it.live("the real CLI on the scripted server running env in a Bash tool with those credentials and settings under secret words (APP_MAX_TOKENS=1024, APP_DISABLE_AUTH=true) set, recorded: no credential is in the recording, its metadata, an error, a log or a span; the settings show as they are", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("secrets-env-")
+      const file = path.join(dir, "run.jsonl")
+      const layer = Scripted.layer(
+        Script.make([Script.turn(Script.toolUse("Bash", { command: "env | sort" })), Script.turn("Done.")]),
+        { env: { ...Secrets.credentials, ...Secrets.settings } }
+      )
+      const [run, log] = yield* observed(
+        runToEnd(ClaudeCli.queryLenient("Show the environment", { allowedTools: ["Bash"] })).pipe(
+          Effect.provide(Recording.layer(file)(layer)),
+          Effect.orDie
+        )
+      )
+      assert.strictEqual(run.exit._tag, "Success", exitText(run.exit))
+      const recorded = fs.readFileSync(file, "utf8")
+      assert.include(recorded, "DB_PASSWORD=<redacted>", "the Bash tool printed the environment")
+      assert.include(recorded, "DATABASE_URL=postgres://app:<redacted>@db:5432/x")
+      assert.include(recorded, "APP_MAX_TOKENS=1024")
+      assert.include(recorded, "APP_DISABLE_AUTH=true")
+      assertClean(recorded, "the recording")
+      assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
+      assert.isNotEmpty(Secrets.foundIn(JSON.stringify(run.items)), "the messages (the user's own data) hold them")
+      assertClean(log, "logs and spans")
+    }).pipe(Effect.scoped))
+
+  it.live("a CLI that cannot be started (not executable) with the API key in the env and in an MCP header, for a query and for a session: the error (message, description, cause chain as printed) holds no secret", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("secrets-spawn-")
+      const executable = path.join(dir, "claude")
+      fs.writeFileSync(executable, "#!/bin/sh\n", { mode: 0o644 })
+      const header = "zq81KdL0p9Vw3xY7tR2mAb4C"
+      const server = (key: string) => ({ mcpServers: { api: { type: "http", url: "https://mcp.example", headers: { "x-api-key": key } } } })
+      const layer = Live.layer({ executable })
+      const query = yield* runToEnd(Stream.provide(
+        ClaudeCli.query("hi", { env: { ANTHROPIC_API_KEY: apiKey }, mcpConfig: [server(apiKey), server(header)] }),
+        layer
+      ))
+      const session = yield* ClaudeCli.session({ env: { ANTHROPIC_API_KEY: apiKey }, mcpConfig: [server(apiKey)] }).pipe(
+        Effect.scoped,
+        Effect.flip,
+        Effect.provide(layer)
+      )
+      for (const [what, text] of [["query", exitText(query.exit)], ["session", errorText(session)]] as const) {
+        assert.include(text, "SpawnFailed", what)
+        assert.include(text, "<redacted>", `${what}: the arguments are shown, redacted`)
+        assertClean(text, what)
+        assert.notInclude(text, header, what)
+      }
+    }).pipe(Effect.scoped))
+
+  it.effect("every reason of ClaudeCliError with a secret in each text it carries and in its cause (an Error chain holding the arguments, a DecodeError, a cut line): ClaudeCliError.redact leaves none and keeps the cause's type; an error without one is returned as it is", () =>
+    Effect.sync(() => {
+      const secret = Secrets.credentials.DB_PASS
+      const redact = Redaction.redactor([secret])
+      const spawnError = Object.assign(new Error(`spawn /bin/claude --api-key ${secret} EACCES`), {
+        spawnargs: ["--api-key", secret],
+        cause: new Error(`inner ${secret}`)
+      })
+      const decodeError = new DecodeError({ reason: "InvalidJson", line: 2, raw: `pw ${secret}`, detail: "not JSON" })
+      const reasons: ReadonlyArray<CliError.Reason> = [
+        new CliError.ExecutableNotFound({ executable: `/opt/${secret}/claude` }),
+        new CliError.SpawnFailed({ executable: "claude", description: `EACCES ${secret}`, cause: spawnError }),
+        new CliError.ProcessExited({ exitCode: 3, signal: null, stderrTail: `…${secret.slice(4)} failed`, cause: `line 2 was cut by the exit: {"pw":"${secret.slice(0, 5)}` }),
+        new CliError.DecodeFailed({ line: 2, raw: `pw ${secret.slice(0, 6)}… (40 more chars)`, issue: `at ${secret}`, cause: decodeError }),
+        new CliError.LineTooLong({ line: 2, limit: 10, raw: `pw ${secret}`, cause: decodeError }),
+        new CliError.MissingResult({ messages: 1, stderrTail: `login ${secret}` }),
+        new CliError.IdleTimeout({ timeoutMillis: 5, lastLine: 1, stderrTail: `login ${secret}` }),
+        new CliError.FixtureUnreadable({ path: `/f/${secret}`, description: secret, cause: spawnError }),
+        new CliError.RecordingFailed({ path: `/f/${secret}`, description: secret, cause: spawnError })
+      ]
+      for (const reason of reasons) {
+        const redacted = CliError.redact(CliError.make(reason), redact)
+        const text = errorText(redacted)
+        assert.notInclude(text, secret.slice(0, 5), reason._tag)
+        assert.notInclude(text, secret.slice(4), reason._tag)
+        assert.include(text, "<redacted>", reason._tag)
+        assert.strictEqual(redacted.reason._tag, reason._tag)
+        const cause = (redacted.reason as { readonly cause?: unknown }).cause
+        if (cause instanceof Error) assert.strictEqual(Object.getPrototypeOf(cause), Object.getPrototypeOf((reason as { readonly cause?: unknown }).cause))
+      }
+      const clean = CliError.make(new CliError.SpawnFailed({ executable: "claude", description: "EACCES", cause: new Error("no secret") }))
+      assert.strictEqual(CliError.redact(clean, redact), clean)
+    }))
+
+  it.live("a CLI writing secrets with other JSON escapes (\\/ in an AWS secret, \\u0073 starting a key) in a message, a schema mismatch and a plain-text line, recorded: no error, strict or lenient, nor the recording shows them in any spelling, and the recording replays the same", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("secrets-escaped-")
+      const file = path.join(dir, "run.jsonl")
+      const slashes = aws.replaceAll("/", "\\/")
+      const unicode = "\\u0073" + apiKey.slice(1)
+      const assistant = JSON.parse(Hostile.helloLines.assistant)
+      const message = JSON.stringify({ ...assistant, message: { ...assistant.message, content: [{ type: "text", text: "KEYS" }] } })
+        .replace("KEYS", `${slashes} ${unicode}`)
+      const mismatch = `{"type":"result","subtype":"success","is_error":"nope","result":"${slashes} ${unicode}"}`
+      const plain = `{"warn":"${slashes} ${unicode}"`
+      const lines = [Hostile.helloLines.init, message, mismatch, plain, Hostile.helloLines.result]
+      const env = { AWS_SECRET_ACCESS_KEY: aws, ANTHROPIC_API_KEY: apiKey }
+      const layer = FaultCli.layer(FaultCli.plan(FaultCli.lines(lines), FaultCli.exit(0))).pipe(Layer.orDie)
+      const [strict, strictLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { env }), layer)))
+      const [live, liveLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", { env }), layer.pipe(Recording.layer(file)))))
+      assert.strictEqual(reasonOf(strict.exit)._tag, "DecodeFailed")
+      const inBand = live.items.filter((item) => item instanceof DecodeError)
+      assert.deepStrictEqual(inBand.map((e) => [e.reason, e.line]), [["SchemaMismatch", 3], ["InvalidJson", 4]])
+      assertClean([exitText(strict.exit), ...inBand.map(errorText), strictLog, liveLog].join("\n"), "the errors")
+      const recorded = fs.readFileSync(file, "utf8")
+      assertClean(recorded, "the recording")
+      assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
+      const json = recorded.trimEnd().split("\n").filter((_, i) => i !== 3)
+      assert.strictEqual(json.length, 4)
+      for (const line of json) assert.doesNotThrow(() => JSON.parse(line), undefined, undefined, "a JSON line stays JSON")
+      const replay = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("hi"), Fixture.layer(file)))
+      assert.deepStrictEqual(
+        replay.items.map((m) => m instanceof DecodeError ? `${m.reason} ${m.line}` : m._tag),
+        ["SystemInit", "AssistantMessage", "SchemaMismatch 3", "InvalidJson 4", "ResultSuccess"]
+      )
+    }).pipe(Effect.scoped))
+
+  it.live("a recording of a query whose options hold secrets (MCP headers Authorization and x-api-key, settings.env, --api-key in extraArgs, a URL's password) run by a CLI echoing its arguments to stdout and stderr: neither file nor the run's errors hold one; the options' other values are kept", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("secrets-options-")
+      const file = path.join(dir, "run.jsonl")
+      const planted = ["zq81KdL0p9Vw3xY7tR2m", "Kq93-apikey-value", "Hunter2-Hunter2", "Zk93jdLq0PaQ7vB", "Tr0ub4dor-and-3"]
+      const options: QueryOptions.QueryOptions = {
+        mcpConfig: [{
+          mcpServers: {
+            api: { type: "http", url: "https://mcp.example/x", headers: { Authorization: `Bearer ${planted[0]}`, "x-api-key": planted[1] } },
+            db: { command: "db-mcp", args: ["postgres://app:Tr0ub4dor-and-3@db/x"] }
+          }
+        }],
+        settings: { env: { DB_PASSWORD: planted[2] }, model: "sonnet" },
+        extraArgs: ["--api-key", planted[3]]
+      }
+      const layer = Live.layer({ executable: Secrets.argsCli("exit 3") }).pipe(Recording.layer(file))
+      const [run, log] = yield* observed(runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", options), layer)))
+      const reason = reasonOf(run.exit)
+      assert.strictEqual(reason._tag, "ProcessExited")
+      assert.include(reason.message, "auth failed for -p --output-format stream-json", "the CLI echoed its arguments")
+      const meta = fs.readFileSync(Recording.metadataPath(file), "utf8")
+      assert.include(fs.readFileSync(file, "utf8"), "Warning: using credentials -p --output-format stream-json")
+      const texts = { errors: exitText(run.exit), inBand: run.items.filter((m) => m instanceof DecodeError).map(errorText).join("\n"), log, recording: fs.readFileSync(file, "utf8"), meta }
+      for (const [where, text] of Object.entries(texts)) {
+        for (const secret of planted) assert.notInclude(text, secret, where)
+      }
+      const recordedOptions = (JSON.parse(meta) as Recording.Metadata).options as any
+      assert.strictEqual(recordedOptions.settings.model, "sonnet")
+      assert.strictEqual(recordedOptions.mcpConfig[0].mcpServers.api.url, "https://mcp.example/x")
+      assert.deepStrictEqual(recordedOptions.mcpConfig[0].mcpServers.api.headers, { Authorization: "<redacted>", "x-api-key": "<redacted>" })
+    }).pipe(Effect.scoped))
+
   it.live("recordings (Recording layer) of a CLI that echoes secrets from the query, the layer and the parent: neither the .jsonl nor the .meta.json contains one; the recording replays through the Fixture layer", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir("secrets-rec-")
@@ -160,7 +323,7 @@ describe("Secrets", () => {
       assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
     }).pipe(Effect.scoped))
 
-  it.effect("a secret straddling every cut (stderr tail start, a bad line's raw cut, a line too long, a line cut by the exit, a JSON syntax error's quote), cut at every character: no error, strict or lenient, shows a piece of it", () =>
+  it.effect("a secret straddling every cut (stderr tail start, also where redaction lets the held text show whole; a bad line's raw cut, a line too long, a line cut by the exit, also in \\u and \\/ escapes; a JSON syntax error's quote), cut at every character: no error, strict or lenient, shows a piece of it", () =>
     Effect.gen(function*() {
       let checked = 0
       for (const [name, secret] of straddled) {

@@ -19,20 +19,47 @@ export const known = {
 /** A key-shaped value under a name that does not look secret. */
 export const shaped = { name: "MY_SETTING", value: "sk-ant-api03-SHAPEDffffffffffffffffffffffffffffffffffff-gggggAA" } as const
 
-/** Every secret value the tests plant. */
-export const all: ReadonlyArray<string> = [...Object.values(known), shaped.value]
+/**
+ * Other credentials, known by their names only: numbers, a passphrase with spaces, names that are not
+ * KEY or TOKEN, and URLs whose password (or key) is the secret.
+ */
+export const credentials = {
+  DB_PASSWORD: "83746192017",
+  SMTP_PASSWORD: "20231987",
+  DB_PASS: "Hunter2Hunter2",
+  GPG_PASSPHRASE: "correct horse battery staple",
+  MYSQL_PWD: "s3cretPw0rd-x",
+  DATABASE_URL: "postgres://app:Tr0ub4dor-and-3@db:5432/x",
+  SENTRY_DSN: "https://abcdef0123456789abcdef0123456789@o1.ingest.sentry.io/1"
+} as const
 
-/** The names of the secrets found in `text` (empty when it is clean). */
-export const foundIn = (text: string): Array<string> =>
-  all.filter((secret) => text.includes(secret) || text.includes(secret.slice(8, 40)))
+/** The secret in each of {@link credentials}: the value, or the URL's password or key. */
+export const credentialSecrets: ReadonlyArray<string> = [
+  ...Object.values(credentials).filter((v) => !v.includes("://")),
+  "Tr0ub4dor-and-3",
+  "abcdef0123456789abcdef0123456789"
+]
+
+/** Settings under names with secret words, which must stay as they are (not secrets). */
+export const settings = { APP_MAX_TOKENS: "1024", APP_DISABLE_AUTH: "true" } as const
+
+/** Every secret value the tests plant. */
+export const all: ReadonlyArray<string> = [...Object.values(known), shaped.value, ...credentialSecrets]
+
+// The text with its JSON escapes read (`\/`, `\u0073`, `\"`), where a secret may hide.
+const unescaped = (text: string): string =>
+  text.replace(/\\(?:u([0-9A-Fa-f]{4})|(["\\/]))/g, (_, code, char) => code !== undefined ? String.fromCharCode(parseInt(code, 16)) : char)
+
+/** The secrets found in `text`, as written or with JSON escapes, whole or in part (empty when it is clean). */
+export const foundIn = (text: string): Array<string> => {
+  const views = [text, unescaped(text)]
+  return all.filter((secret) =>
+    views.some((view) => view.includes(secret) || (secret.length > 16 && view.includes(secret.slice(8, 40))))
+  )
+}
 
 export type Ending = "exit 3" | "exit 0"
 
-/**
- * Writes the leaking CLI to a temp directory and returns its path. It prints an init message with the
- * values inside, a plain-text line naming them, the same on stderr, then either a result and `exit 0`, or
- * half a line and `exit 3`.
- */
 const made: Array<string> = []
 
 /** Removes every leaking CLI written so far. */
@@ -40,11 +67,12 @@ export const removeAll = (): void => {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
 }
 
-export const leakyCli = (ending: Ending, variables: ReadonlyArray<string>): string => {
+// A CLI printing `values` (shell words) in its init message (unless `inInit` is false), a plain-text line
+// and stderr, then a result and exit 0, or half a line and exit 3.
+const writeCli = (ending: Ending, values: string, inInit: boolean): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "leaky-cli-"))
   made.push(dir)
   const file = path.join(dir, "claude")
-  const values = variables.map((name) => `$${name}`).join(" ")
   const [before, after] = Hostile.helloLines.init.split(/"cwd":"[^"]*"/)
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
   fs.writeFileSync(
@@ -53,7 +81,9 @@ export const leakyCli = (ending: Ending, variables: ReadonlyArray<string>): stri
       "#!/bin/sh",
       "cat > /dev/null",
       // The init message with the values in a string: a valid message carrying secrets.
-      `printf '%s' ${quote(`${before}"cwd":"`)} "${values}" ${quote(`"${after}`)}; echo`,
+      inInit
+        ? `printf '%s' ${quote(`${before}"cwd":"`)} "${values}" ${quote(`"${after}`)}; echo`
+        : `printf '%s\\n' ${quote(Hostile.helloLines.init)}`,
       `echo "Warning: using credentials ${values}"`,
       `echo "Error: auth failed for ${values}" >&2`,
       ending === "exit 0"
@@ -64,3 +94,14 @@ export const leakyCli = (ending: Ending, variables: ReadonlyArray<string>): stri
   fs.chmodSync(file, 0o755)
   return file
 }
+
+/**
+ * Writes a CLI leaking the values of `variables` to a temp directory and returns its path. It prints an init
+ * message with the values inside, a plain-text line naming them, the same on stderr, then either a result
+ * and `exit 0`, or half a line and `exit 3`.
+ */
+export const leakyCli = (ending: Ending, variables: ReadonlyArray<string>): string =>
+  writeCli(ending, variables.map((name) => `$${name}`).join(" "), true)
+
+/** The same CLI leaking its arguments instead (its init message is clean: arguments hold quotes). */
+export const argsCli = (ending: Ending): string => writeCli(ending, "$*", false)

@@ -1,9 +1,11 @@
 /**
  * Secrets straddling each place where the library cuts a text before showing it: the start of the stderr
- * tail (where the held bytes start, and where the shown text starts), the end of a bad line's raw cut (plain
- * text, and a JSON string where the secret is escaped), the raw cut of a line too long, a last line cut by
- * the CLI's exit (short, and long enough to be cut again). Each case puts the cut `k` characters into the
- * secret; the quote JSON.parse makes of a syntax error is a cut at both ends, wherever the error is.
+ * tail (where the held bytes start, and where the shown text starts, and where the held bytes start when
+ * redaction leaves fewer than the limit, so that they are shown whole), the end of a bad line's raw cut
+ * (plain text, and a JSON string where the secret is escaped), the raw cut of a line too long, a last line
+ * cut by the CLI's exit (short, and long enough to be cut again), the last two also with the secret spelled
+ * in other JSON escapes (\uXXXX, \/). Each case puts the cut `k` characters into the secret; the quote
+ * JSON.parse makes of a syntax error is a cut at both ends, wherever the error is.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -14,6 +16,7 @@ import { rawCutLength } from "../../../src/stream/DecodeError.ts"
 import * as FakeSpawner from "../../../src/testing/FakeSpawner.ts"
 import { runToEnd } from "../../layers/support.ts"
 import * as Hostile from "./hostile.ts"
+import * as Secrets from "./secrets.ts"
 import { errorText, exitText } from "./observed.ts"
 
 /** The filler around the secrets: a character none of them holds. */
@@ -29,6 +32,12 @@ export interface Case {
   readonly leak: string
 }
 
+// A secret as a JSON string's content with escapes JSON.stringify does not make: \uXXXX first, \/ for "/".
+const spell = (secret: string): string =>
+  secret === ""
+    ? ""
+    : "\\u" + secret.charCodeAt(0).toString(16).padStart(4, "0") + JSON.stringify(secret.slice(1)).slice(1, -1).replaceAll("/", "\\/")
+
 /** Every case of a cut `k` characters into `secret` (as written, and JSON-escaped where the cut is in JSON). */
 export const cases = (secret: string, k: number): ReadonlyArray<Case> => {
   const escaped = JSON.stringify(secret).slice(1, -1)
@@ -40,8 +49,18 @@ export const cases = (secret: string, k: number): ReadonlyArray<Case> => {
     stderr: pad(600) + secret + "\n" + pad(bytes - rest.length - 1),
     exitCode: 3
   })
+  // Key-shaped values after the secret, which redaction shrinks from 65 bytes to 11: the held bytes start
+  // `k` characters into the secret, and once redacted they fit in the limit, so they are shown from there.
+  // A clean exit without a result: MissingResult shows the tail as the stderr reader redacted it.
+  const held = 2 * tailBytes - Buffer.byteLength(rest) - 1
+  const keys = (Secrets.shaped.value + " ").repeat(Math.floor(held / (Secrets.shaped.value.length + 1)))
   const cases: Array<Case> = [
     { name: "the held stderr's start", reply: tail(2 * tailBytes), leak: rest + "\n~" },
+    {
+      name: "the held stderr's start, shown whole once redacted",
+      reply: { stdout: init, stderr: pad(600) + secret + "\n" + keys + pad(held - keys.length), exitCode: 0 },
+      leak: rest + "\n<redacted> "
+    },
     { name: "the shown stderr tail's start", reply: tail(tailBytes), leak: rest + "\n~" },
     {
       name: "a plain-text line's raw cut",
@@ -64,6 +83,21 @@ export const cases = (secret: string, k: number): ReadonlyArray<Case> => {
       leak: "~" + secret.slice(0, k)
     },
   ]
+  // The first `k` characters in other JSON escapes: the first one as \uXXXX, every "/" as \/.
+  const spelled = spell(secret.slice(0, k))
+  const longHead = `{"type":"assistant","key":"`
+  cases.push(
+    {
+      name: "a line too long's raw cut, the secret in \\u and \\/ escapes",
+      reply: { stdout: init + longHead + pad(rawCutLength - longHead.length - spelled.length) + spell(secret) + pad(maxLineBytes) + "\"}\n" },
+      leak: "~" + spelled
+    },
+    {
+      name: "a last line cut by the exit, the secret in \\u and \\/ escapes",
+      reply: { stdout: init + longHead + spelled, exitCode: 3 },
+      leak: "\"key\":\"" + spelled
+    }
+  )
   if (k < escaped.length) {
     const head = `{"type":"assistant","message":"`
     cases.push({
