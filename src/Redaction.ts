@@ -355,9 +355,10 @@ const escapedSpans = (text: string, spans: Array<Span>): Array<Span> => {
  * ```ts
  * import { Redaction } from "effect-claude-code"
  *
- * const redact = Redaction.redactor(Redaction.secretValues({ DB_PASSWORD: "hunter2-x" }))
- * redact("login with hunter2-x") // "login with <redacted>"
- * redact("ter2-x failed", { start: true }) // "<redacted> failed"
+ * const redact = Redaction.redactor(Redaction.secretValues({ DB_PASSWORD: "hunter2-hunter2" }))
+ * redact("login with hunter2-hunter2") // "login with <redacted>"
+ * redact("login with hunter2-hunter2".replaceAll("-", "\\u002d")) // "login with <redacted>"
+ * redact("ter2-hunter2 failed", { start: true }) // "<redacted> failed"
  * ```
  */
 export const redactor = (secrets: ReadonlyArray<string>): Redact => {
