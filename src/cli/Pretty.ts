@@ -8,8 +8,9 @@
  *   when other lines came in between, as with parallel calls);
  * - subagent activity is indented under the Task call that started it and, when it resumes after other
  *   output (a background Task, parallel Tasks), headed by a line naming its Task;
- * - the closing line carries the result's turns, durations and cost, or the error and its reason (unless
- *   the assistant text just above said it already).
+ * - the closing line carries the run's turns, durations and cost, or the error and its reason (unless
+ *   the assistant text just above said it already); a session's later runs show their own API time and cost
+ *   (the result's are running totals of the session) and the session's cost so far.
  *
  * @since 0.1.0
  */
@@ -54,6 +55,19 @@ export interface State {
   readonly lastParent: string | null | undefined
   /** The main session's assistant text shown last, with nothing after it yet. */
   readonly lastText: string | undefined
+  /** Per session, the running totals of its last result. */
+  readonly sessions: ReadonlyMap<string, SessionTotals>
+}
+
+/**
+ * What a session's results had added up to (`duration_api_ms` and `total_cost_usd` run on over its results).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SessionTotals {
+  readonly apiMs: number
+  readonly costUsd: number
 }
 
 /**
@@ -70,7 +84,8 @@ export const initial: State = {
   spaced: true,
   lastCall: undefined,
   lastParent: undefined,
-  lastText: undefined
+  lastText: undefined,
+  sessions: new Map()
 }
 
 /**
@@ -102,24 +117,45 @@ export const seconds = (ms: number): string =>
 export const dollars = (usd: number): string => usd >= 0.1 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`
 
 /**
- * The closing line of a session from its `result` message:
+ * What a closing line knows besides its result: `shown`, the text right above it (a reason that is that
+ * text, an API error the CLI writes as the assistant's answer too, is not told twice); `before`, the
+ * session's totals at its previous result, if it had one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClosingContext {
+  readonly shown?: string | undefined
+  readonly before?: SessionTotals | undefined
+}
+
+// Totals that went down belong to a new process resuming the session: they start from nothing.
+const since = (before: SessionTotals | undefined, result: ResultMessage.ResultMessage): SessionTotals | undefined =>
+  before !== undefined && before.apiMs <= result.duration_api_ms && before.costUsd <= result.total_cost_usd
+    ? before
+    : undefined
+
+/**
+ * The closing line of a run from its `result` message:
  * `Session complete: 2 turns, 7.9s total (7.7s API), $0.91`, or `Session failed (subtype): reason — figures`.
- * `shown`: the text right above it; a reason that is that text (an API error the CLI writes as the
- * assistant's answer too) is not told twice.
+ * After an earlier run of the same session: that run's API time and cost, then the session's cost so far
+ * (`$0.0072, session $0.0149`).
  *
  * @since 0.1.0
  * @category formatting
  */
-export const closingLine = (result: ResultMessage.ResultMessage, style: Style, shown?: string): string => {
+export const closingLine = (result: ResultMessage.ResultMessage, style: Style, context: ClosingContext = {}): string => {
+  const before = since(context.before, result)
   const figures = [
     ToolLine.plural(result.num_turns, "turn"),
-    `${seconds(result.duration_ms)} total (${seconds(result.duration_api_ms)} API)`,
-    dollars(result.total_cost_usd)
+    `${seconds(result.duration_ms)} total (${seconds(result.duration_api_ms - (before?.apiMs ?? 0))} API)`,
+    dollars(result.total_cost_usd - (before?.costUsd ?? 0)),
+    ...(before === undefined ? [] : [`session ${dollars(result.total_cost_usd)}`])
   ].join(", ")
   if (!result.isError) return `${style.green(style.bold("Session complete"))}: ${figures}`
   const reason = result._tag === "ResultError" ? (result.errors ?? []).join("; ") : result.result
   const head = style.red(style.bold(`Session failed (${result._tag === "ResultError" ? result.subtype : "is_error"})`))
-  return reason.trim() === "" || reason.trim() === shown?.trim()
+  return reason.trim() === "" || reason.trim() === context.shown?.trim()
     ? `${head}: ${figures}`
     : `${head}: ${ToolLine.oneLine(reason, 200)} — ${figures}`
 }
@@ -268,6 +304,14 @@ const withHeader = (before: State, item: Item.Item, style: Style): [State, Outpu
  */
 export const render = (before: State, item: Item.Item, style: Style): [State, Output] => withHeader(before, item, style)
 
+const closing = (state: State, result: ResultMessage.ResultMessage, style: Style): [State, Output] => {
+  const session = result.session_id ?? ""
+  const line = closingLine(result, style, { shown: state.lastText, before: state.sessions.get(session) })
+  const [next, output] = block(state, line + "\n")
+  const totals = { apiMs: result.duration_api_ms, costUsd: result.total_cost_usd }
+  return [{ ...next, sessions: new Map(state.sessions).set(session, totals) }, output]
+}
+
 const renderItem = (before: State, item: Item.Item, style: Style): [State, Output] => {
   const depth = depthOf(before, item)
   const state = observe(before, item)
@@ -296,7 +340,7 @@ const renderItem = (before: State, item: Item.Item, style: Style): [State, Outpu
     case "tool_result":
       return toolResult(state, item, depth, style)
     case "result":
-      return withStatus(block(state, closingLine(item.message, style, state.lastText) + "\n"), null)
+      return withStatus(closing(state, item.message, style), null)
     default:
       return [state, { text: "" }]
   }

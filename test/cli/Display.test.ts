@@ -179,6 +179,29 @@ describe("Pretty: tool lines and the closing line", () => {
     assert.strictEqual(at(10), `● Bash(${long.slice(0, Pretty.minArgument - 1)}…)`)
   })
 
+  it("a session's later runs show their own API time and cost, and the session's; totals that start over are a new start", () => {
+    const run = (api: number, cost: number) =>
+      decode({
+        type: "result",
+        subtype: "success",
+        is_error: false,
+        result: "ok",
+        session_id: "s",
+        duration_ms: 100,
+        duration_api_ms: api,
+        num_turns: 1,
+        total_cost_usd: cost,
+        usage
+      })
+    const lines = Pretty.renderAll(Item.fromIterable([run(40, 0.002), run(70, 0.005), run(30, 0.001)]), Style.plain)
+      .split("\n").filter((l) => l !== "")
+    assert.deepStrictEqual(lines, [
+      "Session complete: 1 turn, 100ms total (40ms API), $0.0020",
+      "Session complete: 1 turn, 100ms total (30ms API), $0.0030, session $0.0050",
+      "Session complete: 1 turn, 100ms total (30ms API), $0.0010"
+    ])
+  })
+
   it("an error result's reason is not repeated when the text just above said it", () => {
     const errorResult = (text: string) =>
       decode({
@@ -194,14 +217,20 @@ describe("Pretty: tool lines and the closing line", () => {
         usage
       }) as Extract<Message.Message, { readonly _tag: "ResultSuccess" }>
     const failed = errorResult("Prompt is too long")
-    assert.strictEqual(Pretty.closingLine(failed, Style.plain, "Prompt is too long\n"), "Session failed (is_error): 1 turn, 10ms total (0ms API), $0.00")
     assert.strictEqual(
-      Pretty.closingLine(failed, Style.plain, "Something else"),
+      Pretty.closingLine(failed, Style.plain, { shown: "Prompt is too long\n" }),
+      "Session failed (is_error): 1 turn, 10ms total (0ms API), $0.00"
+    )
+    assert.strictEqual(
+      Pretty.closingLine(failed, Style.plain, { shown: "Something else" }),
       "Session failed (is_error): Prompt is too long — 1 turn, 10ms total (0ms API), $0.00"
     )
     const rendered = (before: Array<Message.Message>) =>
       Pretty.renderAll(Item.fromIterable([...before, failed]), Style.plain).trimEnd().split("\n").at(-1)
-    assert.strictEqual(rendered([assistant(null, "m1", [{ type: "text", text: "Prompt is too long" }])]), Pretty.closingLine(failed, Style.plain, "Prompt is too long"))
+    assert.strictEqual(
+      rendered([assistant(null, "m1", [{ type: "text", text: "Prompt is too long" }])]),
+      Pretty.closingLine(failed, Style.plain, { shown: "Prompt is too long" })
+    )
     // Text with a tool call after it, or a subagent's, is not what the closing line follows.
     assert.include(rendered([assistant(null, "m1", [{ type: "text", text: "Prompt is too long" }, bash("b1", "ls")])]), "Prompt is too long —")
     assert.include(rendered([assistant(null, "m0", [task("T", "t")]), assistant("T", "m1", [{ type: "text", text: "Prompt is too long" }])]), "Prompt is too long —")

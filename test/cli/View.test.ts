@@ -56,15 +56,22 @@ describe("view --format pretty", () => {
       expect(out.filter((l) => /^\s*⎿ {2}/.test(l)).length).toBe(results.length)
     })
 
-    it(`ends each run with a closing line that carries the result's figures: ${name}`, () => {
+    it(`ends each run with a closing line that carries the run's figures: ${name}`, () => {
       const results = raw(file).filter((m) => m.type === "result")
       const out = Pretty.renderAll(Run.items(file), Style.plain)
       const closing = out.split("\n").filter((l) => /^Session (complete|failed)/.test(l))
       expect(closing.length).toBe(results.length)
+      // API time and cost run on over a session's results: a run's own are the growth since the previous one.
+      const previous = new Map<string, any>()
       results.forEach((r, i) => {
+        const before = previous.get(r.session_id)
+        previous.set(r.session_id, r)
+        const api = r.duration_api_ms - (before?.duration_api_ms ?? 0)
+        const cost = r.total_cost_usd - (before?.total_cost_usd ?? 0)
         expect(closing[i]).toContain(`${r.num_turns} turn${r.num_turns === 1 ? "" : "s"}`)
-        expect(closing[i]).toContain(Pretty.dollars(r.total_cost_usd))
-        expect(closing[i]).toContain(`(${Pretty.seconds(r.duration_api_ms)} API)`)
+        expect(closing[i]).toContain(`, ${Pretty.seconds(r.duration_ms)} total (${Pretty.seconds(api)} API), ${Pretty.dollars(cost)}`)
+        if (before === undefined) expect(closing[i]).not.toContain("session $")
+        else expect(closing[i]!.endsWith(`, session ${Pretty.dollars(r.total_cost_usd)}`)).toBe(true)
         expect(closing[i]!.startsWith("Session complete")).toBe(r.subtype === "success" && r.is_error !== true)
       })
     })
