@@ -160,7 +160,7 @@ describe("Secrets", () => {
         ClaudeCli.query("hi", { env: { ANTHROPIC_API_KEY: apiKey }, mcpConfig: [server(apiKey), server(header)] }),
         layer
       ))
-      const session = yield* ClaudeCli.session({ env: { ANTHROPIC_API_KEY: apiKey }, mcpConfig: [server(apiKey)] }).pipe(
+      const session = yield* ClaudeCli.session({ env: { ANTHROPIC_API_KEY: apiKey }, mcpConfig: [server(apiKey), server(header)] }).pipe(
         Effect.scoped,
         Effect.flip,
         Effect.provide(layer)
