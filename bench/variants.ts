@@ -37,7 +37,8 @@ const library = async (file: string, mode: "strict" | "filter" | "partial" | "le
   const { mapArray, runDrain } = await import("effect/Stream")
   const NodeStream = await import("@effect/platform-node/NodeStream")
   const Decode = await lib<typeof DecodeModule>("stream/Decode")
-  const stages = await (await import("./stages.ts")).load()
+  // The filter and assembler modules only where they run: (d)'s memory is that of a program that decodes.
+  const stages = mode === "filter" || mode === "partial" ? await (await import("./stages.ts")).load() : undefined
   const bytes = NodeStream.fromReadable({ evaluate: () => open(file) })
   let messages = 0
   const count = <A, E>(self: Stream.Stream<A, E>) =>
@@ -51,8 +52,8 @@ const library = async (file: string, mode: "strict" | "filter" | "partial" | "le
     : mode === "strict"
     ? count(bytes.pipe(Decode.messages()))
     : mode === "filter"
-    ? stages.filter(count(bytes.pipe(Decode.messages())))
-    : stages.partial(count(bytes.pipe(Decode.messages())))
+    ? stages!.filter(count(bytes.pipe(Decode.messages())))
+    : stages!.partial(count(bytes.pipe(Decode.messages())))
   await Effect.runPromise(runDrain(run))
   return { messages, rejected: 0 }
 }
