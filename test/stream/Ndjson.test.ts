@@ -18,6 +18,14 @@ const expectLines = (chunks: ReadonlyArray<Uint8Array>, expected: Array<[number,
   if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value.map((l) => [l.line, l.text]), expected)
 }
 
+/** `text`, cut at `cuts` (each taken modulo its size), splits into the reference splitter's lines. */
+const expectReferenceLines = (text: string, cuts: ReadonlyArray<number>) => {
+  const bytes = utf8(text)
+  const exit = linesOf(chunkAt(bytes, cuts.map((c) => c % (bytes.length + 1))))
+  assert.isTrue(Exit.isSuccess(exit))
+  if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value, referenceLines(text))
+}
+
 /** Every way of cutting `bytes` into two chunks, and one byte per chunk. */
 const everySplit = (bytes: Uint8Array): Array<Array<Uint8Array>> => [
   [bytes],
@@ -222,11 +230,7 @@ describe("Ndjson.lines", () => {
         fc.array(fc.nat(), { maxLength: 30 }),
         (lines, crlf, cuts) => {
           // Bare CRs stay inside lines: only a CR right before LF is part of the terminator.
-          const text = lines.map((l) => l.replace(/\n/g, "")).join(crlf ? "\r\n" : "\n")
-          const bytes = utf8(text)
-          const exit = linesOf(chunkAt(bytes, cuts.map((c) => c % (bytes.length + 1))))
-          assert.isTrue(Exit.isSuccess(exit))
-          if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value, referenceLines(text))
+          expectReferenceLines(lines.map((l) => l.replace(/\n/g, "")).join(crlf ? "\r\n" : "\n"), cuts)
         }
       ),
       { numRuns: 500 }
@@ -277,13 +281,8 @@ describe("Ndjson.lines", () => {
         fc.string({ unit: "grapheme", minLength: 200, maxLength: 1500 })
       )
       fc.assert(
-        fc.property(fc.boolean(), fc.array(lineArb, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 12 }), (bom, lines, cuts) => {
-          const text = (bom ? "\uFEFF" : "") + lines.map((l) => l.replace(/\n/g, "")).join("\n")
-          const bytes = utf8(text)
-          const exit = linesOf(chunkAt(bytes, cuts.map((c) => c % (bytes.length + 1))))
-          assert.isTrue(Exit.isSuccess(exit))
-          if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value, referenceLines(text))
-        }),
+        fc.property(fc.boolean(), fc.array(lineArb, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 12 }), (bom, lines, cuts) =>
+          expectReferenceLines((bom ? "\uFEFF" : "") + lines.map((l) => l.replace(/\n/g, "")).join("\n"), cuts)),
         { numRuns: 200 }
       )
     })
