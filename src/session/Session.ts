@@ -15,16 +15,35 @@
  * when it starts running; `subscribe` does so at once, which avoids missing what a `send` causes). Nothing
  * is kept for readers that are not there: with no reader the output is dropped, and memory stays bounded.
  * A reader that falls `bufferSize` messages behind holds the others and the CLI, which then blocks on its
- * stdout pipe (its control requests included) until that reader catches up or its stream ends.
+ * stdout pipe until that reader catches up or its stream ends: a subscription that is never read stalls
+ * the session. Only while the session waits for the CLI (an interrupt, a control request's answer) does it
+ * read ahead of the readers, holding what it reads for them, so that the answer is never stuck behind a
+ * slow reader, even one that makes the call from inside its own stream.
  *
  * ## Turns
  *
  * `turn` runs one at a time and a session can be shared by several fibers; `send` may be called from any of
- * them and writes each message whole. A message sent while a turn runs is handed to the model within that
- * turn (the CLI's own behaviour), so it gets no result of its own. `interrupt` ends the running turn, or
- * does nothing but tell the CLI when no turn runs. With `idleTimeout`, a CLI that owes output (a turn runs,
- * no callback is pending) and writes nothing for that long is terminated and the output fails with
- * `IdleTimeout`; silence between turns never counts.
+ * them and writes each message whole. What becomes of a message sent while a turn runs is the CLI's
+ * choice: the CLI hands waiting messages to the model at the turn's next step (after tool results, with its
+ * next model request), so such a message joins the turn and gets no result of its own; one that arrives
+ * after the turn's last step (while the model writes its final answer) waits in the CLI's queue and runs as
+ * the next turn, with its own result (messages queued together may run as one turn). A `turn`
+ * gives the turn its prompt went to, up to that turn's result: from the turn's `system/init` when the
+ * prompt starts it, from the prompt's arrival when it joins a running one.
+ *
+ * `interrupt` ends the running turn, or the one a prompt the CLI has not taken up yet will start (the CLI
+ * ignores an interrupt that finds the prompt still queued, so the session sends it again once the turn
+ * takes the prompt up); with no turn running or owed, it only tells the CLI. With `idleTimeout`, a CLI that
+ * owes output (a turn runs, no callback is pending) and writes nothing for that long is terminated and the
+ * output fails with `IdleTimeout`; silence between turns never counts.
+ *
+ * ## Ending
+ *
+ * The session ends when its scope closes, after `close`, or when the CLI exits. From then on every call
+ * fails at once with `SessionClosed`, and so do the calls that were waiting on the CLI, in any fiber;
+ * readers get what they had buffered, then the end: normal after `close` or a clean exit, the CLI's error
+ * (`ProcessExited`, ...) when it failed, `SessionClosed` when the scope closed under them. Errors carry no
+ * secret of the session's environment or options (see `Redaction`).
  *
  * @since 0.1.0
  * @example
@@ -68,20 +87,20 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
-import { fromDecodeError } from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../layers/Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Control from "../schema/Control.ts"
 import type * as Schema from "../schema/Message.ts"
-import * as Decode from "../stream/Decode.ts"
-import type * as Ndjson from "../stream/Ndjson.ts"
 import * as Hooks from "./Hooks.ts"
 import * as Incoming from "./Incoming.ts"
 import * as Initialization from "./Initialization.ts"
+import * as Handover from "./internal/handover.ts"
 import * as Hub from "./internal/hub.ts"
 import * as Idle from "./internal/idle.ts"
+import * as Interrupt from "./internal/interrupt.ts"
 import * as Args from "./internal/options.ts"
+import * as Route from "./internal/route.ts"
 import * as Turns from "./internal/turns.ts"
 import type * as McpServer from "./McpServer.ts"
 import type * as Permission from "./Permission.ts"
@@ -170,20 +189,30 @@ export interface Session {
   readonly sessionId: Effect.Effect<string, SessionError.SessionError>
   /** Writes a user message. Safe from several fibers: each message is written whole. */
   readonly send: (content: UserContent.UserContent) => Effect.Effect<void, SessionError.SessionError>
-  /** All output written while the stream runs (control frames excluded), for any number of readers. */
+  /**
+   * All output written while the stream runs (control frames excluded), for any number of readers. A reader
+   * that stops pulling without ending its stream holds the CLI once `bufferSize` messages wait for it.
+   */
   readonly messages: Stream.Stream<Message, StreamError>
-  /** Subscribes now to all output: the stream gives every message written from this point on. */
+  /**
+   * Subscribes now to all output: the stream gives every message written from this point on. The
+   * subscription lasts until its Scope closes, read or not: one that is not read stalls the whole session
+   * after `bufferSize` messages, so subscribe in the scope of the reader.
+   */
   readonly subscribe: Effect.Effect<Stream.Stream<Message, StreamError>, never, Scope.Scope>
   /**
-   * Sends a prompt and streams the messages of the turn that answers it, up to and including its `result`
-   * (from the prompt's arrival, when it joins a turn already running). Turns run one at a time. If the
-   * output ends first, the stream fails with `SessionClosed`.
+   * Sends a prompt and streams the messages of the turn it goes to, up to and including its `result`: from
+   * the turn's `system/init` when the prompt starts the turn (also after waiting in the CLI's queue), from
+   * the prompt's arrival when it joins a turn already running. Turns run one at a time. If the output ends
+   * first, the stream fails with `SessionClosed`.
    */
   readonly turn: (content: UserContent.UserContent) => Stream.Stream<Message, StreamError>
   /**
-   * Interrupts the running turn and waits for it to end. If it does not end within `interruptTimeout`, the
-   * CLI is terminated: this fails with `InterruptTimeout`, and so does the output. With no turn running, it
-   * only sends the request (under `controlTimeout`).
+   * Interrupts the running turn, or the one a prompt sent but not yet taken up will start, and waits for it
+   * to end. If it does not end within `interruptTimeout`, the CLI is terminated: this fails with
+   * `InterruptTimeout`, and so does the output. Readers that lag do not count against the deadline: the
+   * session reads ahead of them meanwhile. With no turn running or owed, it only sends the request (under
+   * `controlTimeout`).
    */
   readonly interrupt: Effect.Effect<void, SessionError.SessionError>
   /** Changes the permission mode from the next tool use on (`"default"` asks again). */
@@ -194,7 +223,10 @@ export interface Session {
   readonly setModel: (model: string | undefined) => Effect.Effect<void, SessionError.SessionError>
   /** Any other control request. */
   readonly request: Protocol.Protocol["request"]
-  /** Ends stdin, waits for the CLI to exit (up to the kill grace period), then terminates it. */
+  /**
+   * Ends stdin, waits for the CLI to exit (up to the kill grace period), then terminates it. Calls waiting on
+   * the CLI then fail with `SessionClosed`; readers still get what the CLI wrote before it exited.
+   */
   readonly close: Effect.Effect<void>
 }
 
@@ -227,10 +259,7 @@ export const make = <O extends Options<any>>(options?: O): Effect.Effect<
 
 const encoder = new TextEncoder()
 
-interface Item extends Turns.Seen {
-  readonly message: Message
-  readonly visible: boolean
-}
+type Item = Route.Item
 
 const start = Effect.fnUntraced(function*(
   options: Options<unknown>,
@@ -265,9 +294,14 @@ const start = Effect.fnUntraced(function*(
       stderrTail: cli.stderrTail(),
       ...(exitCode === undefined ? {} : { exitCode })
     }))
+  // Done once the session is closed: a write still waiting for room in stdin then fails instead of waiting on.
+  const closed = yield* Deferred.make<void>()
 
   const write = (frame: Record<string, unknown>) =>
-    Queue.offer(stdin, encoder.encode(JSON.stringify(frame) + "\n")).pipe(
+    Effect.raceFirst(
+      Queue.offer(stdin, encoder.encode(JSON.stringify(frame) + "\n")),
+      Effect.as(Deferred.await(closed), false)
+    ).pipe(
       Effect.flatMap((ok) => ok ? Effect.void : Effect.fail(closedError(`write a ${String(frame.type)} frame`)))
     )
 
@@ -311,75 +345,82 @@ const start = Effect.fnUntraced(function*(
   })
 
   const output = yield* Hub.make<Item, StreamError>(bufferSize)
+  const handover = yield* Handover.make<Item, StreamError>()
+  // Errors leave the session redacted of the secrets of its environment and options: the CLI's text may
+  // quote them.
+  const redact = <E extends StreamError>(error: E): E =>
+    (CliError.isClaudeCliError(error) ? CliError.redact(error, cli.redact) : SessionError.redact(error, cli.redact)) as E
+  // The answer comes through the output: read it ahead of slow readers, which may be the caller itself.
+  const request: Protocol.Protocol["request"] = (body, opts) =>
+    handover.readingAhead(Effect.mapError(protocol.request(body, opts), redact))
   const sessionIdKnown = yield* Deferred.make<string, SessionError.SessionError>()
   let sessionId = ""
 
-  // A control request that does not decode still gets an answer, so that the CLI never waits on it.
-  const rejectUnreadable = (line: Ndjson.Line, error: Decode.DecodeError): Effect.Effect<void> | undefined => {
-    try {
-      const json = JSON.parse(line.text)
-      return json?.type === "control_request" && typeof json.request_id === "string"
-        ? protocol.reject(json.request_id, `invalid control request: ${error.detail}`)
-        : undefined
-    } catch {
-      return undefined
-    }
-  }
+  // Fails what waits on the CLI, and anything later, once the session ends, whatever ends it (the output,
+  // `close`, the scope): callers in fibers the scope does not own must not wait for what will never come.
+  let isShut = false
+  const shut = Effect.suspend(() => {
+    if (isShut) return Effect.void
+    isShut = true
+    turns.close()
+    return Effect.all([
+      Deferred.succeed(closed, undefined),
+      protocol.closeWith(closedError("complete a control request")),
+      Queue.end(stdin),
+      Deferred.fail(sessionIdKnown, closedError("learn the session id"))
+    ], { discard: true })
+  })
 
-  const route = (item: Ndjson.Line | Decode.DecodeError): Effect.Effect<void, CliError.ClaudeCliError> => {
-    lastLine = item.line
-    const decoded = Decode.isDecodeError(item) ? item : Decode.decodeLine(item)
-    if (Decode.isDecodeError(decoded)) {
-      return (Decode.isDecodeError(item) ? undefined : rejectUnreadable(item, decoded)) ??
-        Effect.fail(fromDecodeError(decoded, cli.redact))
-    }
-    const message = decoded.message
-    if (Protocol.isControlFrame(message)) return protocol.receive(message)
-    if (message._tag === "KeepAlive") return Effect.void
-    if (message._tag === "SystemInit") {
+  const route = Route.make({
+    protocol,
+    turns,
+    showReplays,
+    redact: cli.redact,
+    onMessage: (message) => {
+      if (message._tag !== "SystemInit") return
       sessionId = message.session_id
       Deferred.doneUnsafe(sessionIdKnown, Exit.succeed(sessionId))
-    }
-    const seen = turns.observe(message)
-    // Acknowledgements of our own messages are the session's, unless the caller asked for the replays.
-    const visible = !seen.acknowledgement || (seen.replayOf !== undefined && showReplays)
-    return output.publish({ ...seen, message, visible })
-  }
+    },
+    publish: handover.offer
+  })
 
   yield* Effect.forkScoped(Effect.gen(function*() {
     const read = yield* Process.output(cli, { executable, maxLineBytes: options.maxLineBytes }).pipe(
       idle.reading,
-      Stream.runForEach(route),
+      Stream.runForEach((line) => {
+        lastLine = line.line
+        return route(line)
+      }),
       Effect.exit
     )
     // Output that cannot be read (a bad line) leaves nothing to drive the CLI with.
     if (Exit.isFailure(read) && forced === undefined) yield* terminate
     exitCode = (yield* cli.exitStatus).exitCode
-    const closed = closedError("continue")
-    yield* protocol.closeWith(closed)
-    yield* Queue.end(stdin)
-    yield* Deferred.fail(sessionIdKnown, closed)
-    turns.close()
-    yield* output.end(forced !== undefined ? Exit.fail(forced) : read)
+    yield* shut
+    yield* handover.end(Exit.mapError(forced !== undefined ? Exit.fail(forced) : read, redact))
   }))
+  yield* Effect.forkScoped(Effect.flatMap(Effect.exit(handover.drain(output.publish)), output.end))
+  // Added last, so it runs first when the scope closes: readers end with what they have buffered, then
+  // SessionClosed, and every call fails with it.
+  yield* Effect.addFinalizer(() => Effect.andThen(shut, output.end(Exit.fail(closedError("read more output")))))
 
-  const rawInitialization = (yield* protocol.request({
+  const rawInitialization = (yield* request({
     subtype: "initialize",
     ...(hooks.wire === undefined ? {} : { hooks: hooks.wire }),
     ...(options.mcpServers === undefined ? {} : { sdkMcpServers: options.mcpServers.map((s) => s.name) })
   })) as Readonly<Record<string, unknown>>
-  const initialization = yield* Initialization.decode(rawInitialization)
+  const initialization = yield* Effect.mapError(Initialization.decode(rawInitialization), redact)
 
   // One writer at a time, so that the turn tracking sees messages in the order the CLI reads them.
   const sendLock = yield* Semaphore.make(1)
   const sendTracked = (content: UserContent.UserContent) =>
     sendLock.withPermits(1)(Effect.suspend(() => {
       const uuid = crypto.randomUUID()
-      const turn = turns.sent(uuid)
+      const sent = turns.sent(uuid)
       idle.changed()
       return write(UserContent.toFrame(content, sessionId, uuid)).pipe(
         Effect.tapError(() => Effect.sync(() => turns.unsent(uuid))),
-        Effect.as({ uuid, turn })
+        Effect.as({ uuid, sent })
       )
     }))
 
@@ -392,44 +433,33 @@ const start = Effect.fnUntraced(function*(
     Stream.unwrap(Effect.gen(function*() {
       yield* turnLock.takeScoped(1)
       const items = yield* output.subscribe
-      const sent = yield* sendTracked(content)
-      // Unknown until the prompt's replay when it went to a CLI that was busy.
-      let target = sent.turn
+      const { sent, uuid } = yield* sendTracked(content)
       let ended = false
       return items.pipe(
-        Stream.filter((item) => {
-          if (target === undefined && item.replayOf === sent.uuid) target = item.turn
-          return item.visible && item.turn === target
-        }),
-        Stream.takeUntil((item) => (ended = item.message.type === "result")),
-        Stream.map((item) => item.message),
+        Turns.select(sent, uuid),
+        Stream.tap((item) => Effect.sync(() => (ended ||= item.ends))),
+        visible,
         Stream.concat(Stream.suspend(() => ended ? Stream.empty : Stream.fail(closedError("finish the turn"))))
       )
     }))
 
-  const interruptTimeout = Duration.fromInputUnsafe(options.interruptTimeout ?? Duration.seconds(10))
-  const interrupt = Effect.suspend(() => {
-    const running = turns.current()
-    if (running === undefined) return Effect.asVoid(protocol.request({ subtype: "interrupt" }))
-    // One deadline for both the CLI's answer and the end of the turn.
-    return protocol.request({ subtype: "interrupt" }, { timeout: Duration.infinity }).pipe(
-      Effect.andThen(turns.awaitEnd(running)),
-      Effect.timeoutOrElse({
-        duration: interruptTimeout,
-        orElse: () =>
-          forceEnd(SessionError.make(
-            new SessionError.InterruptTimeout({ timeoutMillis: Duration.toMillis(interruptTimeout) })
-          ))
-      })
-    )
+  const interrupt = Interrupt.make({
+    turns,
+    request,
+    readingAhead: handover.readingAhead,
+    timeout: Duration.fromInputUnsafe(options.interruptTimeout ?? Duration.seconds(10)),
+    forceEnd,
+    closed: closedError
   })
 
   const close = Effect.gen(function*() {
     yield* Queue.end(stdin)
-    yield* handle.exitCode.pipe(
-      Effect.ignore,
-      Effect.timeoutOrElse({ duration: killGracePeriod, orElse: () => terminate })
+    const status = yield* cli.exitStatus.pipe(
+      Effect.timeoutOrElse({ duration: killGracePeriod, orElse: () => Effect.andThen(terminate, cli.exitStatus) })
     )
+    exitCode = status.exitCode
+    // The CLI is gone: what waits on it fails now, even while readers still read what it wrote.
+    yield* shut
   })
 
   return {
@@ -442,9 +472,9 @@ const start = Effect.fnUntraced(function*(
     subscribe,
     turn,
     interrupt,
-    setPermissionMode: (mode) => Effect.asVoid(protocol.request({ subtype: "set_permission_mode", mode })),
-    setModel: (model) => Effect.asVoid(protocol.request({ subtype: "set_model", model: model ?? "default" })),
-    request: protocol.request,
+    setPermissionMode: (mode) => Effect.asVoid(request({ subtype: "set_permission_mode", mode })),
+    setModel: (model) => Effect.asVoid(request({ subtype: "set_model", model: model ?? "default" })),
+    request,
     close
   }
 })

@@ -7,17 +7,12 @@ import * as TestClock from "effect/testing/TestClock"
 import * as CliError from "../../src/ClaudeCliError.ts"
 import * as Permission from "../../src/session/Permission.ts"
 import * as Session from "../../src/session/Session.ts"
-import { collect, isDone, outline, settle } from "./support/Collect.ts"
+import { collect, isDone, outline, reasonOf, settle } from "./support/Collect.ts"
 import * as FakeCli from "./support/FakeCli.ts"
 
 const { helloAnswering, helloLines } = FakeCli
 
-const idleReason = (error: unknown) => {
-  assert.instanceOf(error, CliError.ClaudeCliError)
-  const reason = (error as CliError.ClaudeCliError).reason
-  assert.instanceOf(reason, CliError.IdleTimeout)
-  return reason as CliError.IdleTimeout
-}
+const idleReason = (error: unknown) => reasonOf(error, CliError.ClaudeCliError, CliError.IdleTimeout)
 
 describe("Session idle timeout (fake CLI, test clock)", () => {
   it.effect("a CLI that hangs mid-turn fails the turn and the output with IdleTimeout, and is ended", () => {

@@ -8,10 +8,11 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Session from "../../src/session/Session.ts"
 import * as UserContent from "../../src/session/UserContent.ts"
+import type * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { settle } from "./support/Collect.ts"
-import { collect, isAlive, resultOf, setup, toolResults, turnBodies, waitUntil } from "./support/Real.ts"
+import { collect, isAlive, resultOf, setup, toolResults, turnBodies, waitUntil, watchingSpawner } from "./support/Real.ts"
 
 // A 1x1 PNG.
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -191,23 +192,90 @@ describe("Session (real CLI)", () => {
       yield* session.interrupt
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("a prompt sent while a turn runs joins it; the turn ends with one result and the next turn is its own", () =>
+  it.live("a prompt sent while a turn's Bash command runs joins the turn: one result, the model sees it, the next turn is its own", () =>
     Effect.gen(function*() {
-      const { base, server } = yield* setup([
-        Script.turn(Script.toolUse("Bash", { command: "sleep 3; echo slept" })),
+      const { base, sandbox, server } = yield* setup([
+        // Runs until the test creates `go`: the turn is busy until then, whatever the machine's load.
+        Script.turn(Script.toolUse("Bash", { command: "while [ ! -e go ]; do sleep 0.05; done; echo went" })),
         Script.turn("done, and noted"),
         Script.turn("next")
       ])
-      const session = yield* Session.make({ ...base, allowedTools: ["Bash"], interruptTimeout: "3 seconds" })
+      // The CLI says when it has queued a prompt (an acknowledgement the session keeps to itself).
+      let queued = 0
+      const watching = watchingSpawner((line) => {
+        if (line.includes(`"type":"command_lifecycle"`) && line.includes(`"state":"queued"`)) queued++
+      })
+      const session = yield* Effect.provide(Session.make({ ...base, allowedTools: ["Bash"], interruptTimeout: "3 seconds" }), watching)
       const watch = yield* session.subscribe
       const first = yield* Effect.forkChild(collect(session.turn("run it")))
-      // The Bash command has started: the turn is busy for three more seconds.
-      yield* Stream.runHead(watch.pipe(Stream.filter((m) => m._tag === "SystemTaskStarted")))
+      yield* Stream.runHead(watch.pipe(Stream.filter((m) => m._tag === "AssistantMessage")))
       yield* session.send("also note this")
-      assert.strictEqual(resultOf(yield* Fiber.join(first)).result, "done, and noted")
-      assert.include(JSON.stringify((yield* turnBodies(server))[1].messages), "also note this")
+      // Held by the CLI while the command still waits: it goes to the model with the command's result.
+      yield* waitUntil(Effect.sync(() => queued === 2))
+      fs.writeFileSync(path.join(sandbox.cwd, "go"), "")
+      const turn = yield* Fiber.join(first)
+      assert.strictEqual(resultOf(turn).result, "done, and noted")
+      assert.strictEqual(turn.filter((m) => m.type === "result").length, 1)
+      const bodies = yield* turnBodies(server)
+      assert.strictEqual(bodies.length, 2)
+      assert.include(JSON.stringify(bodies[1].messages), "also note this")
+      // Nothing is owed: the interrupt only tells the CLI (a wait for a turn would run into the 3 s deadline).
       yield* session.interrupt
       assert.strictEqual(resultOf(yield* collect(session.turn("and now?"))).result, "next")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live("a turn whose prompt waits behind a running turn, with another queued before it, starts with its own init", () =>
+    Effect.gen(function*() {
+      const { base, server } = yield* setup([
+        Script.turn("a".repeat(10), { eventDelay: "300 millis", chunkSize: 1 }),
+        Script.turn("queued answer"),
+        Script.turn("queued answer")
+      ])
+      const session = yield* Session.make(base)
+      yield* session.send("first")
+      yield* waitUntil(Effect.map(server.requests, (all) => ScriptedServer.turnRequests(all).length === 1))
+      // The CLI takes both up together, and replays the second only with the answer.
+      yield* session.send("waiting one")
+      const turn = yield* collect(session.turn("waiting two"))
+      assert.strictEqual(turn[0]._tag, "SystemInit")
+      assert.strictEqual(resultOf(turn).result, "queued answer")
+      assert.include(JSON.stringify((yield* turnBodies(server)).at(-1)!.messages), "waiting two")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live("an interrupt right after a send, before the CLI takes the prompt up, ends that turn each time", () =>
+    Effect.gen(function*() {
+      // Each would stream for 9 s. An interrupted turn may end before its model request, so the last prompt has
+      // a conversation of its own.
+      const slow = Script.turn("b".repeat(30), { eventDelay: "300 millis", chunkSize: 1 })
+      const isLast = (request: MessagesRequest.MessagesRequest) => JSON.stringify(request.messages).includes("the last one")
+      const { base } = yield* setup(Script.make([slow, slow, slow], {
+        subagents: [Script.conversation("last", isLast, Array.from({ length: 4 }, () => Script.turn("fine")))]
+      }))
+      const session = yield* Session.make({ ...base, interruptTimeout: "4 seconds" })
+      const all = yield* session.subscribe
+      for (let i = 0; i < 3; i++) {
+        yield* session.send(`prompt ${i}`)
+        yield* session.interrupt
+      }
+      const results = yield* collect(all.pipe(Stream.filter((m) => m.type === "result"), Stream.take(3)))
+      assert.deepStrictEqual(results.map((m) => m._tag === "ResultError" ? m.subtype : m._tag), Array(3).fill("error_during_execution"))
+      assert.strictEqual(resultOf(yield* collect(session.turn("the last one"))).result, "fine")
+      assert.isTrue(isAlive(session.pid))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live("a slow reader that interrupts from inside its own stream: the CLI settles the turn on time, nothing is killed", () =>
+    Effect.gen(function*() {
+      const { base } = yield* setup([Script.turn("a".repeat(2000), { eventDelay: "2 millis", chunkSize: 1 }), Script.turn("two")])
+      const session = yield* Session.make({ ...base, includePartialMessages: true, interruptTimeout: "5 seconds" })
+      let read = 0
+      // 20 ms a message: the CLI is paced, its output waits in the pipe behind this reader.
+      const messages = yield* collect(session.turn("talk").pipe(
+        Stream.tap(() => ++read === 100 ? session.interrupt : read < 100 ? Effect.sleep("20 millis") : Effect.void)
+      ))
+      const result = messages.at(-1)
+      assert.strictEqual(result?._tag === "ResultError" ? result.subtype : result?._tag, "error_during_execution")
+      assert.isTrue(isAlive(session.pid))
+      assert.strictEqual(resultOf(yield* collect(session.turn("again"))).result, "two")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
   it.live("close ends stdin and the CLI exits on its own; the output ends without error", () =>

@@ -133,6 +133,45 @@ describe("Session turns and interrupts (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
+  for (const taking of ["its started event, before the turn's init (CLI 2.1.330)", "its replay, after the turn's init"]) {
+    it.effect(`a turn whose prompt waits behind a running turn gets its own turn from its init; the CLI tells by ${taking}`, () =>
+      Effect.gen(function*() {
+        const endFirst = yield* Deferred.make<void>()
+        let waiting: FakeCli.Frame | undefined
+        const viaReplay = taking.startsWith("its replay")
+        // The first prompt starts a turn that runs until `endFirst`; a prompt arriving meanwhile is queued and
+        // runs as the next turn, its replay coming late (with the answer), as CLI 2.1.330 writes it.
+        const fake = FakeCli.make(FakeCli.serve({
+          replay: "byScript",
+          onUser: (frame, io) => {
+            if (frame.message.content !== "first") {
+              waiting = frame
+              return io.write(FakeCli.lifecycle(frame, "queued"))
+            }
+            const next = (queued: FakeCli.Frame) =>
+              viaReplay
+                ? [helloLines[0], FakeCli.replayOf(queued), ...helloAnswering(`echo: ${queued.message.content}`).slice(1)]
+                : [FakeCli.lifecycle(queued, "started"), helloLines[0], FakeCli.replayOf(queued), ...helloAnswering(`echo: ${queued.message.content}`).slice(1)]
+            return FakeCli.writeAll(io, [helloLines[0], FakeCli.replayOf(frame), helloLines[1]]).pipe(
+              Effect.andThen(Deferred.await(endFirst)),
+              Effect.andThen(Effect.suspend(() => FakeCli.writeAll(io, [resultOf("first done"), ...next(waiting!)]))),
+              Effect.forkChild,
+              Effect.asVoid
+            )
+          }
+        }))
+        yield* Effect.gen(function*() {
+          const session = yield* Session.make()
+          yield* session.send("first")
+          yield* settle
+          const queued = yield* Effect.forkChild(collect(session.turn("queued")))
+          yield* settle
+          yield* Deferred.succeed(endFirst, undefined)
+          assert.deepStrictEqual(outline(yield* Fiber.join(queued)), ["SystemInit", "AssistantMessage", "echo: queued"])
+        }).pipe(Effect.scoped, Effect.provide(fake.layer))
+      }))
+  }
+
   it.effect("a turn whose output ends before its result fails with SessionClosed", () => {
     const fake = FakeCli.make(FakeCli.serve({ onUser: (_, io) => FakeCli.writeAll(io, helloLines.slice(0, 2)) }))
     return Effect.gen(function*() {

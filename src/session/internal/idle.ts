@@ -5,11 +5,10 @@
  *
  * @internal
  */
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
+import * as Signal from "./signal.ts"
 
 export interface Watchdog {
   /** Call when what `busy` reads may have changed. */
@@ -38,12 +37,8 @@ export const make = (options: {
   const duration = Duration.fromInputUnsafe(options.timeout)
   let waiting = false
   let holds = 0
-  let signal = Deferred.makeUnsafe<void>()
-  const changed = () => {
-    const previous = signal
-    signal = Deferred.makeUnsafe<void>()
-    Deferred.doneUnsafe(previous, Exit.void)
-  }
+  const signal = Signal.make()
+  const changed = signal.notify
   const track = (update: () => void) =>
     Effect.sync(() => {
       update()
@@ -51,7 +46,7 @@ export const make = (options: {
     })
   // Succeeds with `true` on a change, `false` when the deadline passed while armed.
   const step: Effect.Effect<boolean> = Effect.suspend(() => {
-    const next = Effect.as(Deferred.await(signal), true)
+    const next = Effect.as(signal.wait, true)
     return waiting && holds === 0 && options.busy()
       ? next.pipe(Effect.timeoutOrElse({ duration, orElse: () => Effect.succeed(false) }))
       : next

@@ -1,17 +1,19 @@
 /**
  * Which turn each output message belongs to, from what the CLI writes.
  *
- * A user message sent while the CLI is idle starts a turn; one sent while a turn runs joins that turn (the
- * CLI hands it to the model mid-turn), and messages queued behind a turn start the next one together. The
- * CLI tells which by replaying each user message (`--replay-user-messages`, matched by the `uuid` the
- * session gives it) when it takes it up. A turn ends with its `result`; the output between two turns
- * belongs to the next.
+ * A user message sent while the CLI is idle starts a turn; one sent while a turn runs joins that turn when
+ * the CLI hands it to the model mid-turn, or waits in the CLI's queue and starts the next turn (messages
+ * queued together may start it together). The CLI tells which when it takes a message up: it replays it
+ * (`--replay-user-messages`, matched by the `uuid` the session gives it) and CLI 2.1.330 also writes a
+ * `command_lifecycle` event `started`, whichever comes first. A turn ends with its `result`; the output
+ * between two turns belongs to the next.
  *
  * @internal
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Stream from "effect/Stream"
 import type { Message } from "../Session.ts"
 
 /** Where an output message goes. */
@@ -19,8 +21,27 @@ export interface Seen {
   readonly turn: number
   /** The uuid of the user message this line replays, when it is one of ours. */
   readonly replayOf: string | undefined
+  /** The uuid of our message this line first shows the CLI taking up (its replay or its `started` event). */
+  readonly takes: string | undefined
   /** The line only acknowledges one of our messages (its replay, a `command_lifecycle` event). */
   readonly acknowledgement: boolean
+  /** The line ends its turn: the turn's `result`. */
+  readonly ends: boolean
+}
+
+/** The turn an interrupt ends now. */
+export interface Current {
+  readonly turn: number
+  /** Whether the CLI has taken up a message of it: before that, the CLI has nothing to interrupt. */
+  readonly takenUp: boolean
+}
+
+/** Where a message about to be written will go. */
+export interface Sent {
+  /** Its turn when that is known now (the CLI is idle with nothing queued), otherwise its taking-up tells. */
+  readonly turn: number | undefined
+  /** The last turn started before it: its own turn comes later, or is this one when it joins it. */
+  readonly after: number
 }
 
 // The uuid of the user message a line acknowledges, if any.
@@ -31,16 +52,14 @@ const acknowledged = (message: Message): unknown =>
     ? message.raw.command_uuid
     : undefined
 
+const lifecycle = (message: Message): unknown => message._tag === "UnknownMessage" ? message.raw.state : undefined
+
 // The last event the CLI writes about a message.
-const isLast = (message: Message) =>
-  message._tag === "UnknownMessage" && (message.raw.state === "completed" || message.raw.state === "cancelled")
+const isLast = (message: Message) => lifecycle(message) === "completed" || lifecycle(message) === "cancelled"
 
 export interface Turns {
-  /**
-   * Records a user message about to be written. Returns the turn it will belong to when that is known now
-   * (the CLI is idle with nothing queued), otherwise `undefined`: its replay will tell.
-   */
-  readonly sent: (uuid: string) => number | undefined
+  /** Records a user message about to be written. */
+  readonly sent: (uuid: string) => Sent
   /** Forgets a message whose write failed. */
   readonly unsent: (uuid: string) => void
   /** Feeds one output message, in order. */
@@ -48,36 +67,59 @@ export interface Turns {
   /** Whether the CLI owes output: a turn runs, or a sent message is not taken up yet. */
   readonly busy: () => boolean
   /** The turn an interrupt now ends: the running one, else the one a queued message will start. */
-  readonly current: () => number | undefined
-  /** Completes when the turn has ended (or the output has). */
-  readonly awaitEnd: (turn: number) => Effect.Effect<void>
+  readonly current: () => Current | undefined
+  /** Completes when the turn has taken up a message (true) or has ended, or the output has (false). */
+  readonly awaitTakenUp: (turn: number) => Effect.Effect<boolean>
+  /** Completes when the turn has ended with its result (true), or the output has ended first (false). */
+  readonly awaitEnd: (turn: number) => Effect.Effect<boolean>
   /** The output ended: every turn is over. */
   readonly close: () => void
+}
+
+// Deferreds by turn, completed all at once.
+const waiters = <A>() => {
+  const all = new Map<number, Deferred.Deferred<A>>()
+  return {
+    await: (turn: number) => {
+      let deferred = all.get(turn)
+      if (deferred === undefined) all.set(turn, deferred = Deferred.makeUnsafe<A>())
+      return Deferred.await(deferred)
+    },
+    complete: (turn: number, value: A) => {
+      const deferred = all.get(turn)
+      all.delete(turn)
+      if (deferred !== undefined) Deferred.doneUnsafe(deferred, Exit.succeed(value))
+    },
+    completeAll: (value: A) => {
+      for (const deferred of all.values()) Deferred.doneUnsafe(deferred, Exit.succeed(value))
+      all.clear()
+    }
+  }
 }
 
 export const make = (): Turns => {
   let started = 0
   let running = false
-  let replayed = false
+  let takenUp = false
   let closed = false
   const queued: Array<string> = []
   // Our messages the CLI may still write about.
   const ours = new Set<string>()
-  const ends = new Map<number, Deferred.Deferred<void>>()
+  const ends = waiters<boolean>()
+  const takings = waiters<boolean>()
 
-  const ended = (turn: number) => closed || turn < started || (turn === started && !running)
+  const finished = (turn: number) => turn < started || (turn === started && !running)
   const start = () => {
     started++
     running = true
-    replayed = false
+    takenUp = false
   }
   const end = () => {
     running = false
-    // A CLI that does not replay: the turn took up the oldest message.
-    if (!replayed) queued.shift()
-    const deferred = ends.get(started)
-    ends.delete(started)
-    if (deferred !== undefined) Deferred.doneUnsafe(deferred, Exit.void)
+    // A CLI that tells nothing: the turn took up the oldest message.
+    if (!takenUp) queued.shift()
+    takings.complete(started, false)
+    ends.complete(started, true)
   }
   const remove = (uuid: string) => {
     const at = queued.indexOf(uuid)
@@ -90,7 +132,7 @@ export const make = (): Turns => {
       const turn = running || queued.length > 0 ? undefined : started + 1
       queued.push(uuid)
       ours.add(uuid)
-      return turn
+      return { turn, after: started }
     },
     unsent: (uuid) => {
       remove(uuid)
@@ -101,11 +143,19 @@ export const make = (): Turns => {
       const own = typeof uuid === "string" && ours.has(uuid) ? uuid : undefined
       if (own !== undefined && isLast(message)) ours.delete(own)
       const replayOf = message._tag === "UserMessageReplay" ? own : undefined
-      const seen = (turn: number): Seen => ({ turn, replayOf, acknowledgement: own !== undefined })
-      if (replayOf !== undefined && remove(replayOf)) {
+      const taking = replayOf ?? (lifecycle(message) === "started" ? own : undefined)
+      const seen = (turn: number, takes?: string): Seen => ({
+        turn,
+        replayOf,
+        takes,
+        acknowledgement: own !== undefined,
+        ends: message.type === "result"
+      })
+      if (taking !== undefined && remove(taking)) {
         if (!running) start()
-        replayed = true
-        return seen(started)
+        takenUp = true
+        takings.complete(started, true)
+        return seen(started, taking)
       }
       if (message.type === "result") {
         // A result with no turn seen starting (a CLI that wrote nothing else) is a turn of its own.
@@ -113,23 +163,59 @@ export const make = (): Turns => {
         end()
         return seen(started)
       }
-      // The CLI writes `system/init` before the replay: any output while a message waits starts its turn.
+      // The CLI may write about a message (`system/init`, its `queued` event) before taking it up: any output
+      // while a message waits starts its turn.
       if (!running && queued.length > 0) start()
       return seen(running ? started : started + 1)
     },
     busy: () => running || queued.length > 0,
-    current: () => running ? started : queued.length > 0 ? started + 1 : undefined,
+    current: () =>
+      running
+        ? { turn: started, takenUp }
+        : queued.length > 0
+        ? { turn: started + 1, takenUp: false }
+        : undefined,
+    awaitTakenUp: (turn) =>
+      Effect.suspend(() =>
+        closed || finished(turn)
+          ? Effect.succeed(false)
+          : turn === started && takenUp
+          ? Effect.succeed(true)
+          : takings.await(turn)
+      ),
     awaitEnd: (turn) =>
-      Effect.suspend(() => {
-        if (ended(turn)) return Effect.void
-        let deferred = ends.get(turn)
-        if (deferred === undefined) ends.set(turn, deferred = Deferred.makeUnsafe<void>())
-        return Deferred.await(deferred)
-      }),
+      Effect.suspend(() => finished(turn) ? Effect.succeed(true) : closed ? Effect.succeed(false) : ends.await(turn)),
     close: () => {
       closed = true
-      for (const deferred of ends.values()) Deferred.doneUnsafe(deferred, Exit.void)
-      ends.clear()
+      takings.completeAll(false)
+      ends.completeAll(false)
     }
   }
+}
+
+/**
+ * The lines of the turn a message went to, up to and including its result: from the turn's first line when
+ * the message starts the turn (the `system/init` the CLI may write before taking it up included), from its
+ * taking-up when it joins a turn already running. Until the taking-up tells the turn, the lines of a turn
+ * that may be its own are held back, and dropped when that turn ends without it.
+ */
+export const select = (sent: Sent, uuid: string) =>
+<A extends Seen, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> => {
+  interface State {
+    readonly target: number | undefined
+    readonly held: Array<A>
+  }
+  const step = (state: State, item: A): readonly [State, ReadonlyArray<A>] => {
+    if (state.target !== undefined) return [state, item.turn === state.target ? [item] : []]
+    if (item.takes === uuid) return [{ target: item.turn, held: [] }, [...state.held.filter((h) => h.turn === item.turn), item]]
+    if (item.turn <= sent.after) return [state, []]
+    if (item.ends) return [{ target: undefined, held: [] }, []]
+    const held = state.held.length > 0 && state.held[0].turn !== item.turn ? [] : state.held
+    held.push(item)
+    return [{ target: undefined, held }, []]
+  }
+  return self.pipe(
+    Stream.mapAccum((): State => ({ target: sent.turn, held: [] }), step),
+    Stream.takeUntil((item) => item.ends)
+  )
 }

@@ -1,6 +1,7 @@
 /**
  * Helpers every session test uses: collecting a stream, letting forked fibers run, looking at a fiber.
  */
+import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
@@ -20,3 +21,15 @@ export const isDone = (fiber: Fiber.Fiber<unknown, unknown>) => fiber.pollUnsafe
 /** The result text of each result message, other messages by tag. */
 export const outline = (messages: ReadonlyArray<Session.Message>) =>
   messages.map((m) => m._tag === "ResultSuccess" ? m.result : m._tag)
+
+/** The reason of an error, asserted to be an instance of `error` whose reason is an instance of `reason`. */
+export const reasonOf = <R>(
+  error: unknown,
+  errorClass: new(...args: any) => { readonly reason: unknown },
+  reasonClass: new(...args: any) => R
+): R => {
+  assert.instanceOf(error, errorClass)
+  const reason = (error as { readonly reason: unknown }).reason
+  assert.instanceOf(reason, reasonClass)
+  return reason as R
+}

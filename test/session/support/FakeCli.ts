@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import type * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
@@ -21,10 +22,14 @@ export type Frame = Record<string, any>
 
 export interface Io {
   readonly args: ReadonlyArray<string>
+  /** The environment the session gave the process (its own variables; the parent's are not merged in). */
+  readonly env: Readonly<Record<string, string>>
   /** The next frame from stdin; fails with `Done` once stdin is closed. */
   readonly read: Effect.Effect<Frame, Cause.Done>
   /** Writes one stdout line: an object as JSON, a string as it is. */
   readonly write: (line: unknown) => Effect.Effect<void>
+  /** Writes text to stderr. */
+  readonly writeStderr: (text: string) => Effect.Effect<void>
 }
 
 /** What the fake does; its success is the exit code, reading past the end of stdin exits 0. */
@@ -63,6 +68,7 @@ export const make = (behaviour: Behaviour, options: { readonly ignoreSigterm?: b
       spawned++
       const scope = yield* Effect.scope
       const stdout = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+      const stderr = yield* Queue.unbounded<Uint8Array, Cause.Done>()
       const stdin = yield* Queue.unbounded<Frame, Cause.Done>()
       const exit = yield* Deferred.make<ChildProcessSpawner.ExitCode>()
       const input = (cmd.options.stdin as ChildProcess.StdinConfig).stream as Stream.Stream<Uint8Array>
@@ -82,14 +88,20 @@ export const make = (behaviour: Behaviour, options: { readonly ignoreSigterm?: b
       const encoder = new TextEncoder()
       const io: Io = {
         args: cmd.args as ReadonlyArray<string>,
+        env: Object.fromEntries(
+          Object.entries(cmd.options.env ?? {}).flatMap(([name, value]) =>
+            value === undefined ? [] : [[name, Redacted.isRedacted(value) ? Redacted.value(value) : value]]
+          )
+        ),
         read: Queue.take(stdin),
         write: (line) =>
-          Effect.asVoid(Queue.offer(stdout, encoder.encode((typeof line === "string" ? line : JSON.stringify(line)) + "\n")))
+          Effect.asVoid(Queue.offer(stdout, encoder.encode((typeof line === "string" ? line : JSON.stringify(line)) + "\n"))),
+        writeStderr: (text) => Effect.asVoid(Queue.offer(stderr, encoder.encode(text)))
       }
       const finish = (code: number) =>
         Effect.suspend(() => {
           exited = true
-          return Effect.andThen(Queue.end(stdout), Deferred.succeed(exit, ChildProcessSpawner.ExitCode(code)))
+          return Effect.all([Queue.end(stdout), Queue.end(stderr), Deferred.succeed(exit, ChildProcessSpawner.ExitCode(code))])
         })
       const running = yield* behaviour(io).pipe(Effect.orElseSucceed(() => 0), Effect.flatMap(finish), Effect.forkIn(scope))
       const die = (signal: string) => Effect.andThen(Fiber.interrupt(running), finish(signalCodes[signal] ?? 1))
@@ -112,7 +124,7 @@ export const make = (behaviour: Behaviour, options: { readonly ignoreSigterm?: b
         kill,
         stdin: Sink.drain,
         stdout: stdoutStream,
-        stderr: Stream.empty,
+        stderr: Stream.fromQueue(stderr),
         all: stdoutStream,
         getInputFd: () => Sink.drain,
         getOutputFd: () => Stream.empty,
@@ -182,6 +194,15 @@ export const serve = (script: Script): Behaviour => (io) => {
   )
   return loop
 }
+
+/** The event CLI 2.1.330 writes as a user message moves through its queue: queued, started, completed. */
+export const lifecycle = (frame: Frame, state: "queued" | "started" | "completed" | "cancelled") => ({
+  type: "command_lifecycle",
+  command_uuid: frame.uuid,
+  state,
+  uuid: crypto.randomUUID(),
+  session_id: frame.session_id
+})
 
 /** A short real transcript (init, assistant, result), as the CLI writes a turn. */
 export const helloLines: ReadonlyArray<string> = readFileSync(

@@ -1,7 +1,11 @@
 /**
  * The real CLI against the scripted model server, for session tests.
  */
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as Stream from "effect/Stream"
 import type * as ContentBlock from "../../../src/schema/ContentBlock.ts"
 import * as Session from "../../../src/session/Session.ts"
 import * as ClaudeSandbox from "../../../src/testing/ClaudeSandbox.ts"
@@ -9,10 +13,13 @@ import * as MessagesRequest from "../../../src/testing/MessagesRequest.ts"
 import * as Script from "../../../src/testing/Script.ts"
 import * as ScriptedServer from "../../../src/testing/ScriptedServer.ts"
 
-/** A scripted server, a sandbox pointing at it, and the session options that run the CLI in the sandbox. */
-export const setup = (turns: ReadonlyArray<Script.Turn>) =>
+/**
+ * A scripted server (its main conversation's turns, or a whole script), a sandbox pointing at it, and the
+ * session options that run the CLI in the sandbox.
+ */
+export const setup = (script: ReadonlyArray<Script.Turn> | Script.Script) =>
   Effect.gen(function*() {
-    const server = yield* ScriptedServer.make(Script.make(turns))
+    const server = yield* ScriptedServer.make("conversations" in script ? script : Script.make(script))
     const sandbox = yield* ClaudeSandbox.make({ baseUrl: server.url })
     const base: Session.Options = {
       executable: sandbox.executable,
@@ -57,3 +64,26 @@ export const isAlive = (pid: number) => {
 /** Polls until the condition holds (the caller's test timeout bounds it). */
 export const waitUntil = (condition: Effect.Effect<boolean>): Effect.Effect<void> =>
   Effect.flatMap(condition, (holds) => holds ? Effect.void : Effect.andThen(Effect.sleep("50 millis"), waitUntil(condition)))
+
+/**
+ * Node's spawner, showing each whole stdout line of the processes it starts to `watch` as well: the lines a
+ * session keeps to itself (the CLI's acknowledgements of its messages) become visible to a test.
+ */
+export const watchingSpawner = (watch: (line: string) => void): Layer.Layer<ChildProcessSpawner.ChildProcessSpawner> =>
+  Layer.effect(
+    ChildProcessSpawner.ChildProcessSpawner,
+    ChildProcessSpawner.ChildProcessSpawner.useSync((node) =>
+      ChildProcessSpawner.make((command) =>
+        Effect.map(node.spawn(command), (handle) => {
+          const decoder = new TextDecoder()
+          let pending = ""
+          const stdout = Stream.tap(handle.stdout, (chunk) =>
+            Effect.sync(() => {
+              const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n")
+              pending = lines.pop()!
+              lines.forEach(watch)
+            }))
+          return ChildProcessSpawner.makeHandle({ ...handle, stdout })
+        })
+      ))
+  ).pipe(Layer.provide(NodeServices.layer))
