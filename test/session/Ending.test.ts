@@ -62,6 +62,23 @@ describe("Session ending (fake CLI, test clock)", () => {
     }).pipe(Effect.provide(fake.layer))
   })
 
+  it.effect("a send waiting for room in stdin (the CLI reads no more) fails with SessionClosed when the scope closes", () => {
+    const fake = FakeCli.make(FakeCli.serve({ onStdinEnd: "hang" }), { stdinLines: 1 })
+    return Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const session = yield* Scope.provide(Session.make({ bufferSize: 1 }), scope)
+      // The first fills stdin's buffer, the second waits for room that never comes.
+      yield* session.send("fills the buffer")
+      const waiting = yield* Effect.forkDetach(Effect.flip(session.send("waits")))
+      yield* settle
+      assert.isFalse(isDone(waiting))
+      yield* Scope.close(scope, Exit.void)
+      yield* settle
+      assert.isTrue(isDone(waiting))
+      assert.strictEqual(closedReason(yield* Fiber.join(waiting)).operation, "write a user frame")
+    }).pipe(Effect.provide(fake.layer))
+  })
+
   it.effect("the CLI's death ends the session while a reader lags: calls waiting on the CLI fail at once, the reader gets everything, then why", () => {
     // Writes a turn, takes a set_model request, and dies without answering it.
     const dying = FakeCli.make((io) =>

@@ -1,14 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as CliError from "../../src/ClaudeCliError.ts"
 import * as Permission from "../../src/session/Permission.ts"
 import * as Session from "../../src/session/Session.ts"
+import * as Script from "../../src/testing/Script.ts"
 import { collect, isDone, outline, reasonOf, settle } from "./support/Collect.ts"
 import * as FakeCli from "./support/FakeCli.ts"
+import { isAlive, resultOf, setup, waitUntil } from "./support/Real.ts"
 
 const { helloAnswering, helloLines } = FakeCli
 
@@ -83,4 +87,31 @@ describe("Session idle timeout (fake CLI, test clock)", () => {
       assert.isFalse(fake.exited())
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
+})
+
+describe("Session idle timeout (real CLI)", () => {
+  it.live("3 s between turns, a 3 s callback and a slow reader do not trip a 1.5 s idleTimeout; a model stalling 4 s does, and the CLI is gone", () =>
+    Effect.gen(function*() {
+      const { base } = yield* setup([
+        Script.turn("one"),
+        Script.turn(Script.toolUse("Write", { file_path: "a.txt", content: "x" })),
+        Script.turn("two"),
+        Script.turn("stalls", { eventDelay: "4 seconds" })
+      ])
+      const session = yield* Session.make({
+        ...base,
+        idleTimeout: "1500 millis",
+        bufferSize: 2,
+        canUseTool: () => Effect.as(Effect.sleep("3 seconds"), Permission.allow())
+      })
+      assert.strictEqual(resultOf(yield* collect(session.turn("one"))).result, "one")
+      yield* Effect.sleep("3 seconds")
+      assert.isTrue(isAlive(session.pid))
+      // The CLI waits 3 s for the callback, and each message then waits 0.7 s for this reader.
+      const written = yield* collect(session.turn("write").pipe(Stream.tap(() => Effect.sleep("700 millis"))))
+      assert.strictEqual(resultOf(written).result, "two")
+      const reason = idleReason(yield* Effect.flip(collect(session.turn("stall"))))
+      assert.strictEqual(reason.timeoutMillis, 1500)
+      yield* waitUntil(Effect.sync(() => !isAlive(session.pid)))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 })

@@ -56,7 +56,11 @@ const signalCodes: Record<string, number> = { SIGTERM: 143, SIGKILL: 137, SIGINT
 const toLines = (stream: Stream.Stream<Uint8Array, unknown>) =>
   stream.pipe(Stream.decodeText, Stream.splitLines, Stream.filter((line) => line.trim() !== ""))
 
-export const make = (behaviour: Behaviour, options: { readonly ignoreSigterm?: boolean } = {}): Fake => {
+export const make = (behaviour: Behaviour, options: {
+  readonly ignoreSigterm?: boolean
+  /** Stops reading stdin after this many lines (the pipe then fills up); default never. */
+  readonly stdinLines?: number
+} = {}): Fake => {
   const received: Array<Frame> = []
   const signals: Array<string> = []
   let exited = false
@@ -73,6 +77,7 @@ export const make = (behaviour: Behaviour, options: { readonly ignoreSigterm?: b
       const exit = yield* Deferred.make<ChildProcessSpawner.ExitCode>()
       const input = (cmd.options.stdin as ChildProcess.StdinConfig).stream as Stream.Stream<Uint8Array>
       yield* toLines(input).pipe(
+        Stream.take(options.stdinLines ?? Infinity),
         Stream.runForEach((line) => {
           const frame = JSON.parse(line) as Frame
           received.push(frame)
