@@ -28,6 +28,8 @@ export interface Io {
   readonly read: Effect.Effect<Frame, Cause.Done>
   /** Writes one stdout line: an object as JSON, a string as it is. */
   readonly write: (line: unknown) => Effect.Effect<void>
+  /** Writes text to stdout as it is (no newline added: half a line, for example). */
+  readonly writeRaw: (text: string) => Effect.Effect<void>
   /** Writes text to stderr. */
   readonly writeStderr: (text: string) => Effect.Effect<void>
 }
@@ -99,8 +101,8 @@ export const make = (behaviour: Behaviour, options: {
           )
         ),
         read: Queue.take(stdin),
-        write: (line) =>
-          Effect.asVoid(Queue.offer(stdout, encoder.encode((typeof line === "string" ? line : JSON.stringify(line)) + "\n"))),
+        write: (line) => io.writeRaw((typeof line === "string" ? line : JSON.stringify(line)) + "\n"),
+        writeRaw: (text) => Effect.asVoid(Queue.offer(stdout, encoder.encode(text))),
         writeStderr: (text) => Effect.asVoid(Queue.offer(stderr, encoder.encode(text)))
       }
       const finish = (code: number) =>
