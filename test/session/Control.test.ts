@@ -257,11 +257,7 @@ describe("Session control (fake CLI)", () => {
 
   it.effect("an error answer from the CLI is a typed ControlRequestFailed", () => {
     const fake = FakeCli.make(FakeCli.serve({
-      onRequest: (frame, io) =>
-        io.write({
-          type: "control_response",
-          response: { subtype: "error", request_id: frame.request_id, error: "mode not available" }
-        })
+      onRequest: (frame, io) => io.write(FakeCli.failure(frame, "mode not available"))
     }))
     return Effect.gen(function*() {
       const session = yield* Session.make()

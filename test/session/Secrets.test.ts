@@ -77,11 +77,7 @@ describe("Session secrets (fake CLI)", () => {
 
   it.effect("a CLI that answers control requests with the secrets in its error, or in an initialize answer that does not fit: ControlRequestFailed and InvalidResponse show none", () => {
     const refusing = FakeCli.make(FakeCli.serve({
-      onRequest: (frame, io) =>
-        io.write({
-          type: "control_response",
-          response: { subtype: "error", request_id: frame.request_id, error: `no such model for ${leaked(io)}` }
-        })
+      onRequest: (frame, io) => io.write(FakeCli.failure(frame, `no such model for ${leaked(io)}`))
     }))
     const misfit = FakeCli.make(FakeCli.serve({ initialize: { commands: Secrets.known.ANTHROPIC_API_KEY, models: [] } }))
     return Effect.gen(function*() {

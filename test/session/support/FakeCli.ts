@@ -169,6 +169,12 @@ export const success = (frame: Frame, response: unknown = {}) => ({
   response: { subtype: "success", request_id: frame.request_id, response }
 })
 
+/** The CLI's error answer to a control request. */
+export const failure = (frame: Frame, error: string) => ({
+  type: "control_response",
+  response: { subtype: "error", request_id: frame.request_id, error }
+})
+
 /** The replay the CLI writes when it takes up a user message (`--replay-user-messages`). */
 export const replayOf = (frame: Frame) => ({
   type: "user",
