@@ -124,9 +124,10 @@ export interface ToolResultItem extends BlockEnvelope<ContentBlock.ToolResultBlo
   readonly toolName: string | undefined
   readonly isError: boolean
   /**
-   * The permission system refused the call: a `permission_denied` system
-   * message named its tool use id earlier in the stream, or (older CLIs,
-   * which send no such message) the error text is the CLI's refusal wording.
+   * The permission system refused the call, as `Permission.isPermissionDenied`
+   * says (the message's `tool_result_meta` decision when the CLI writes one,
+   * else the refusal wording of an error result), or a `permission_denied`
+   * system message named its tool use id earlier in the stream.
    */
   readonly denied: boolean
   readonly toolUseResult: unknown
@@ -302,6 +303,10 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
   const wants = (kind: Kind) => kinds === undefined || kinds.has(kind)
   const wantsBlocks = blockKinds.some(wants)
 
+  // CLI 2.1.330 writes the permission decision of each call beside its result; older CLIs leave only the text.
+  const metaOf = (message: Message.AssistantMessage | UserLike, id: string) =>
+    message.type === "user" ? message.tool_result_meta?.find((entry) => entry.id === id) : undefined
+
   const blockItem = (
     env: Envelope,
     role: Role,
@@ -328,8 +333,8 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
           toolUseId: block.tool_use_id,
           toolName: toolNames.get(block.tool_use_id),
           isError: block.is_error === true,
-          denied: block.is_error === true &&
-            (deniedIds.has(block.tool_use_id) || Permission.isRefusalText(ContentBlock.text(block.content ?? ""))),
+          denied: (block.is_error === true && deniedIds.has(block.tool_use_id)) ||
+            Permission.isPermissionDenied(block, metaOf(message, block.tool_use_id)),
           toolUseResult: role === "user" ? (message as UserLike).tool_use_result : undefined
         }
       default:
