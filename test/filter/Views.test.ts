@@ -158,6 +158,35 @@ describe("views", () => {
     })
   }
 
+  it("toJson keeps what the schemas do not know, which re-encoding drops", () => {
+    const file = path.join(fixturesDir, "recorded", "read_file.jsonl")
+    const lines = readLines(file).map(({ text }) => JSON.parse(text))
+    // A newer CLI's fields: one on every line, one on every content block.
+    const future = lines.map((line) => ({
+      ...line,
+      future_line_field: { at: line.type },
+      ...(Array.isArray(line.message?.content)
+        ? { message: { ...line.message, content: line.message.content.map((b: object) => ({ ...b, future_block_field: 1 })) } }
+        : {})
+    }))
+    const messages = future.map((line) => Result.getOrThrow(Message.decodeMessage(line)))
+    const items = Item.fromIterable(messages)
+    assert.isAbove(items.filter((item) => item.blockIndex !== undefined).length, 2)
+    for (const item of items) {
+      const wire = future[item.messageIndex]
+      const value = Item.toJson(item, wire).value as { future_line_field?: unknown; future_block_field?: unknown }
+      const reencoded = Item.toJson(item).value as typeof value
+      if (item.blockIndex === undefined) {
+        assert.deepStrictEqual(value, wire)
+        assert.isUndefined(reencoded.future_line_field)
+      } else {
+        assert.deepStrictEqual(value, wire.message.content[item.blockIndex])
+        assert.strictEqual(value.future_block_field, 1)
+        assert.isUndefined(reencoded.future_block_field)
+      }
+    }
+  })
+
   it.effect("toolCalls times calls without timestamps by arrival", () =>
     Effect.gen(function*() {
       const file = allStreamJsonFiles.find((f) => {
