@@ -3,8 +3,12 @@
  * a run's messages into a {@link RunSummary}: the final response, success,
  * cost, durations, turns, usage per model, permission denials, session id.
  *
- * The figures come from the run's `result` line (the last one, when a stream
- * holds several runs). The final text is the result text; when that is empty
+ * The figures come from the run's `result` lines. A process can write several
+ * (a background subagent's completion is answered in a run of its own, and a
+ * stream-json session writes one per prompt): `numTurns` and `durationMs` add
+ * up the runs of the session, while cost, API time and `modelUsage` are the
+ * session's running totals, which its last result reports. When a stream holds
+ * several sessions, the last one counts. The final text is the result text; when that is empty
  * it falls back to the text of the last main-thread assistant message, so a
  * naturally completed run never summarizes to an empty string.
  *
@@ -30,17 +34,23 @@ export interface RunSummary {
   /** The result's subtype (`success`, `error_max_turns`, ...), undefined without a result. */
   readonly subtype: string | undefined
   readonly isError: boolean
+  /** The session's cost so far, as its last result reports it (a running total). */
   readonly totalCostUsd: number | undefined
+  /** Wall time of the session's runs, added up (each result reports its own run's). */
   readonly durationMs: number | undefined
+  /** Time spent in API calls, as the last result reports it (a running total). */
   readonly durationApiMs: number | undefined
+  /** Turns of the session's runs, added up (each result reports its own run's). */
   readonly numTurns: number | undefined
+  /** Result lines of the session: one per run. */
+  readonly runs: number
   /** Messages seen (every line that decoded, stream events included). */
   readonly messageCount: number
   /** Lines that failed to decode (lenient streams). */
   readonly decodeErrorCount: number
-  /** The main loop's usage as the result reports it. */
+  /** The main loop's usage in the last run, as its result reports it. */
   readonly usage: Usage | undefined
-  /** Usage and cost per model, as the result reports it. */
+  /** Usage and cost per model, as the last result reports it (running totals of the session). */
   readonly modelUsage: { readonly [model: string]: ModelUsage }
   readonly permissionDenials: ReadonlyArray<PermissionDenial>
   /** The error messages of an error result. */
@@ -64,6 +74,10 @@ export interface State {
   readonly sessionId: string | undefined
   readonly model: string | undefined
   readonly result: ResultMessage | undefined
+  /** Results of the current session so far, and their turns and wall time added up. */
+  readonly runs: number
+  readonly turns: number
+  readonly runDurationMs: number
   /** API message id and text of the last main-thread assistant message with text. */
   readonly lastAssistantId: string | undefined
   readonly lastAssistantText: string
@@ -79,6 +93,9 @@ export const initial: State = {
   sessionId: undefined,
   model: undefined,
   result: undefined,
+  runs: 0,
+  turns: 0,
+  runDurationMs: 0,
   lastAssistantId: undefined,
   lastAssistantText: ""
 }
@@ -98,7 +115,17 @@ export const step = (state: State, input: Message | DecodeError): State => {
   const next = typeof sessionId === "string" && sessionId !== state.sessionId
     ? { ...state, messageCount, sessionId }
     : { ...state, messageCount }
-  if (isResult(input)) return { ...next, result: input }
+  if (isResult(input)) {
+    // A result of another session starts the count again.
+    const same = state.result === undefined || state.result.session_id === input.session_id
+    return {
+      ...next,
+      result: input,
+      runs: (same ? state.runs : 0) + 1,
+      turns: (same ? state.turns : 0) + input.num_turns,
+      runDurationMs: (same ? state.runDurationMs : 0) + input.duration_ms
+    }
+  }
   if (input._tag === "SystemInit") return { ...next, model: input.model }
   if (input._tag === "AssistantMessage" && (input.parent_tool_use_id ?? null) === null) {
     const text = input.text
@@ -127,9 +154,10 @@ export const finish = (state: State): RunSummary => {
     subtype: r?.subtype,
     isError: r !== undefined && r.is_error,
     totalCostUsd: r?.total_cost_usd,
-    durationMs: r?.duration_ms,
+    durationMs: r === undefined ? undefined : state.runDurationMs,
     durationApiMs: r?.duration_api_ms,
-    numTurns: r?.num_turns,
+    numTurns: r === undefined ? undefined : state.turns,
+    runs: state.runs,
     messageCount: state.messageCount,
     decodeErrorCount: state.decodeErrorCount,
     usage: r?.usage,

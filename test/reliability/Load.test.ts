@@ -37,6 +37,14 @@ interface Expected {
 
 type Json = { readonly [k: string]: unknown }
 
+/** The results of the last session: the last result and those before it with its session id, up to another session's. */
+const sessionRuns = (json: ReadonlyArray<Json>): ReadonlyArray<Json> => {
+  const results = json.filter((m) => m.type === "result")
+  const last = results.at(-1)
+  const from = results.findLastIndex((r) => r.session_id !== last?.session_id) + 1
+  return results.slice(from)
+}
+
 /** The summary of a transcript read straight from its JSON lines. */
 const expectedSummary = (lines: ReadonlyArray<string>): Expected & { readonly finalText: string | undefined } => {
   const json = lines.map((line) => JSON.parse(line) as Json)
@@ -46,7 +54,7 @@ const expectedSummary = (lines: ReadonlyArray<string>): Expected & { readonly fi
     completed: result !== undefined,
     success: result?.subtype === "success" && result.is_error === false,
     subtype: result?.subtype as string | undefined,
-    numTurns: result?.num_turns as number | undefined,
+    numTurns: result === undefined ? undefined : sessionRuns(json).reduce((n, r) => n + (r.num_turns as number), 0),
     totalCostUsd: result?.total_cost_usd as number | undefined,
     sessionId: result?.session_id as string | undefined,
     model: init?.model as string | undefined,

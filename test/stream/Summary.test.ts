@@ -51,9 +51,14 @@ describe("Summary", () => {
       assert.strictEqual(summary.isError, result.is_error)
       assert.strictEqual(summary.success, result.subtype === "success" && result.is_error === false)
       assert.strictEqual(summary.totalCostUsd, result.total_cost_usd)
-      assert.strictEqual(summary.durationMs, result.duration_ms)
+      // Turns and wall time are each run's own: the session's runs add up. API time, cost and usage per model
+      // are running totals: the last result's.
+      const results = raw.filter((j) => j.type === "result")
+      const runs = results.slice(results.findLastIndex((r) => r.session_id !== result.session_id) + 1)
+      assert.strictEqual(summary.runs, runs.length)
+      assert.strictEqual(summary.durationMs, runs.reduce((ms, r) => ms + r.duration_ms, 0))
       assert.strictEqual(summary.durationApiMs, result.duration_api_ms)
-      assert.strictEqual(summary.numTurns, result.num_turns)
+      assert.strictEqual(summary.numTurns, runs.reduce((n, r) => n + r.num_turns, 0))
       assert.strictEqual(summary.sessionId, result.session_id)
       assert.deepStrictEqual(
         Object.fromEntries(Object.entries(summary.modelUsage).map(([m, u]) => [m, [u.costUSD, u.inputTokens, u.outputTokens]])),
