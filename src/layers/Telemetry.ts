@@ -117,7 +117,11 @@ const metricsOf = (model: string): ModelMetrics => {
   return metrics
 }
 
-const totalsOf = (result: ResultSuccess | ResultError, model: string | undefined): ReadonlyArray<[string, Totals]> => {
+const totalsOf = (
+  result: ResultSuccess | ResultError,
+  model: string | undefined,
+  previous: ReadonlyMap<string, Totals>
+): ReadonlyArray<[string, Totals]> => {
   const perModel = Object.entries(result.modelUsage ?? {}).map(([name, usage]): [string, Totals] => [name, {
     input: usage.inputTokens,
     output: usage.outputTokens,
@@ -126,12 +130,15 @@ const totalsOf = (result: ResultSuccess | ResultError, model: string | undefined
     cost: usage.costUSD
   }])
   if (perModel.length > 0) return perModel
-  // Older CLIs write no modelUsage: the run's totals then count for the model of its init message.
-  return [[model ?? "unknown", {
-    input: result.usage.input_tokens ?? 0,
-    output: result.usage.output_tokens ?? 0,
-    cache_read: result.usage.cache_read_input_tokens ?? 0,
-    cache_creation: result.usage.cache_creation_input_tokens ?? 0,
+  // Older CLIs write no modelUsage: the run's usage then counts for the model of its init message. Unlike
+  // modelUsage, a result's usage is its own run's, so it is added to the totals so far to make them running.
+  const name = model ?? "unknown"
+  const before = previous.get(name)
+  return [[name, {
+    input: (before?.input ?? 0) + (result.usage.input_tokens ?? 0),
+    output: (before?.output ?? 0) + (result.usage.output_tokens ?? 0),
+    cache_read: (before?.cache_read ?? 0) + (result.usage.cache_read_input_tokens ?? 0),
+    cache_creation: (before?.cache_creation ?? 0) + (result.usage.cache_creation_input_tokens ?? 0),
     cost: result.total_cost_usd
   }]]
 }
@@ -139,7 +146,7 @@ const totalsOf = (result: ResultSuccess | ResultError, model: string | undefined
 // A process's results carry running totals (a stream-json session writes one result per turn), so only
 // the growth since the previous result is added.
 const recordUsage = (state: State, result: ResultSuccess | ResultError): Effect.Effect<void> =>
-  Effect.forEach(totalsOf(result, state.model), ([model, totals]) => {
+  Effect.forEach(totalsOf(result, state.model, state.totals), ([model, totals]) => {
     const previous = state.totals.get(model)
     state.totals.set(model, totals)
     const delta = (key: keyof Totals) =>
@@ -161,6 +168,8 @@ interface State {
   readonly seen: Set<string>
   readonly totals: Map<string, Totals>
   model: string | undefined
+  /** Turns of the process's runs so far: each result reports its own run's. */
+  turns: number
 }
 
 const openTool = (state: State, id: string, name: string, parent: string | null) =>
@@ -227,7 +236,8 @@ const observeChunk = (state: State) => <A extends Message | DecodeError>(chunk: 
       case "ResultSuccess":
       case "ResultError": {
         span.attribute(attributes.sessionId, message.session_id)
-        span.attribute(attributes.turns, message.num_turns)
+        state.turns += message.num_turns
+        span.attribute(attributes.turns, state.turns)
         span.attribute(attributes.costUsd, message.total_cost_usd)
         span.attribute(attributes.subtype, message.subtype)
         span.attribute(attributes.isError, message.is_error)
@@ -258,6 +268,7 @@ export const observe = <A extends Message | DecodeError, R>(
       open: new Map(),
       seen: new Set(),
       totals: new Map(),
+      turns: 0,
       model: undefined
     }
     return self.pipe(

@@ -49,7 +49,9 @@ const expected = (file: string) => {
   const init = json.find((m) => m?.type === "system" && m.subtype === "init")
   // The last result: a session's results carry running totals.
   const result = json.findLast((m) => m?.type === "result")
-  return { uses, results, init, result }
+  // Turns are each run's own: the process's runs add up.
+  const turns = json.filter((m) => m?.type === "result").reduce((n, m) => n + m.num_turns, 0)
+  return { uses, results, init, result, turns }
 }
 
 // A recording as the CLI would write it one line per read: a tool call and its result then never share a
@@ -72,7 +74,7 @@ describe("Telemetry", () => {
             assert.strictEqual(query.attributes.get(A.sessionId), want.result?.session_id ?? want.init.session_id)
           }
           if (want.result !== undefined && typeof want.result.num_turns === "number") {
-            assert.strictEqual(query.attributes.get(A.turns), want.result.num_turns)
+            assert.strictEqual(query.attributes.get(A.turns), want.turns)
             assert.strictEqual(query.attributes.get(A.costUsd), want.result.total_cost_usd)
             assert.strictEqual(query.attributes.get(A.subtype), want.result.subtype)
           }
@@ -99,6 +101,25 @@ describe("Telemetry", () => {
         }))
     }
   }
+
+  it.effect("without modelUsage (older CLIs), each run's own usage adds up and the cost grows to the running total", () =>
+    Effect.gen(function*() {
+      const file = path.join(fixturesDir, "recorded", "stream_json_session.jsonl")
+      const json = readLines(file).map(({ text }) => JSON.parse(text))
+      const stripped = json.map((line) => {
+        const { modelUsage: _, ...rest } = line
+        return JSON.stringify(line.type === "result" ? rest : line) + "\n"
+      })
+      const results = json.filter((m) => m.type === "result")
+      assert.isAbove(results.length, 1)
+      const model = json.find((m) => m.type === "system" && m.subtype === "init").model
+      const layer = Live.layerWith().pipe(Layer.provide(FakeSpawner.layer({ stdout: stripped })))
+      const { counter } = yield* traced(Effect.provide(drain, layer))
+      const sum = (key: string) => results.reduce((n, r) => n + r.usage[key], 0)
+      assert.strictEqual(yield* counter(Telemetry.tokens, { model, token_type: "input" }), sum("input_tokens"))
+      assert.strictEqual(yield* counter(Telemetry.tokens, { model, token_type: "output" }), sum("output_tokens"))
+      assert.strictEqual(yield* counter(Telemetry.costUsd, { model }), results.at(-1).total_cost_usd)
+    }))
 
   it.effect("tool calls have a measured span from tool_use to tool_result; a subagent's calls nest under Task", () =>
     Effect.gen(function*() {
