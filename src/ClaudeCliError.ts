@@ -6,7 +6,7 @@
  */
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
-import type * as Redaction from "./Redaction.ts"
+import * as Redaction from "./Redaction.ts"
 import { DecodeError, isDecodeError, redactRaw } from "./stream/DecodeError.ts"
 
 /**
@@ -324,9 +324,6 @@ const redactCause = (cause: unknown, redact: Redaction.Redact): unknown => {
 }
 
 // A stderr tail that starts with "…" was cut there.
-const redactTail = (tail: string, redact: Redaction.Redact): string =>
-  tail.startsWith("…") ? "…" + redact(tail.slice(1), { start: true }) : redact(tail)
-
 // What a kill or an exit cut: its end is a cut edge.
 const redactCut = (text: unknown, redact: Redaction.Redact): unknown =>
   typeof text !== "string"
@@ -361,7 +358,7 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
     case "ProcessExited":
       return new ProcessExited({
         ...reason,
-        stderrTail: redactTail(reason.stderrTail, redact),
+        stderrTail: Redaction.redactTail(reason.stderrTail, redact),
         ...causeOf(redactCut(reason.cause, redact))
       })
     case "DecodeFailed":
@@ -374,9 +371,9 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
     case "LineTooLong":
       return new LineTooLong({ ...reason, raw: redactRaw(reason.raw, redact), ...causeOf(redactCause(reason.cause, redact)) })
     case "MissingResult":
-      return new MissingResult({ ...reason, stderrTail: redactTail(reason.stderrTail, redact) })
+      return new MissingResult({ ...reason, stderrTail: Redaction.redactTail(reason.stderrTail, redact) })
     case "IdleTimeout":
-      return new IdleTimeout({ ...reason, stderrTail: redactTail(reason.stderrTail, redact) })
+      return new IdleTimeout({ ...reason, stderrTail: Redaction.redactTail(reason.stderrTail, redact) })
     case "SessionUnavailable":
       return reason
   }

@@ -418,3 +418,13 @@ export const environmentSecrets = (
   if (envMode !== "merge") return own
   return [...new Set([...own, ...secretsOf(process.env, inheritedMinLength)])]
 }
+
+/**
+ * Redacts a tail of a longer text (a stderr tail): when it starts with `…`, something was cut before it, so
+ * its start is a cut edge (see {@link Edges}).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const redactTail = (tail: string, redact: Redact): string =>
+  tail.startsWith("…") ? "…" + redact(tail.slice(1), { start: true }) : redact(tail)

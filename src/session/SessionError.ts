@@ -5,7 +5,7 @@
  */
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
-import type * as Redaction from "../Redaction.ts"
+import * as Redaction from "../Redaction.ts"
 
 /**
  * The CLI answered a control request with an error.
@@ -139,9 +139,6 @@ export class SessionError extends Schema.TaggedError<SessionError>()("SessionErr
 export const make = (reason: Reason): SessionError => new SessionError({ reason })
 
 // A stderr tail that starts with "…" was cut there.
-const redactTail = (tail: string, redact: Redaction.Redact): string =>
-  tail.startsWith("…") ? "…" + redact(tail.slice(1), { start: true }) : redact(tail)
-
 // The reason itself when redaction changes nothing.
 const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
   switch (reason._tag) {
@@ -154,7 +151,7 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
       return detail === reason.detail ? reason : new InvalidResponse({ subtype: reason.subtype, detail })
     }
     case "SessionClosed": {
-      const stderrTail = reason.stderrTail === undefined ? undefined : redactTail(reason.stderrTail, redact)
+      const stderrTail = reason.stderrTail === undefined ? undefined : Redaction.redactTail(reason.stderrTail, redact)
       return stderrTail === reason.stderrTail ? reason : new SessionClosed({ ...reason, stderrTail })
     }
     case "ControlTimeout":
