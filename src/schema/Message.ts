@@ -142,11 +142,10 @@ export interface UserAccessors {
   readonly toolUseResult: ToolUseResult.Classified | undefined
 }
 
-const userAccessors = (message: UserApiMessage, toolUseResult: unknown): UserAccessors => ({
-  toolResults: ContentBlock.filterTag(message.content, "ToolResultBlock"),
-  text: ContentBlock.text(message.content),
-  toolUseResult: toolUseResult === undefined ? undefined : ToolUseResult.classify(toolUseResult)
-})
+// Each accessor computes only its own value: they are read on hot paths (telemetry, filters).
+const toolResultsOf = (message: UserApiMessage) => ContentBlock.filterTag(message.content, "ToolResultBlock")
+const classified = (toolUseResult: unknown) =>
+  toolUseResult === undefined ? undefined : ToolUseResult.classify(toolUseResult)
 
 /**
  * A user turn: a prompt, or the tool results of the previous turn
@@ -169,15 +168,15 @@ export class UserMessage extends Schema.Class<UserMessage>("effect-claude-code/U
 }) implements UserAccessors {
   /** @since 0.1.0 */
   get toolResults() {
-    return userAccessors(this.message, undefined).toolResults
+    return toolResultsOf(this.message)
   }
   /** @since 0.1.0 */
   get text() {
-    return userAccessors(this.message, undefined).text
+    return ContentBlock.text(this.message.content)
   }
   /** @since 0.1.0 */
   get toolUseResult() {
-    return userAccessors(this.message, this.tool_use_result).toolUseResult
+    return classified(this.tool_use_result)
   }
 }
 
@@ -196,15 +195,15 @@ export class UserMessageReplay extends Schema.Class<UserMessageReplay>("effect-c
 }) implements UserAccessors {
   /** @since 0.1.0 */
   get toolResults() {
-    return userAccessors(this.message, undefined).toolResults
+    return toolResultsOf(this.message)
   }
   /** @since 0.1.0 */
   get text() {
-    return userAccessors(this.message, undefined).text
+    return ContentBlock.text(this.message.content)
   }
   /** @since 0.1.0 */
   get toolUseResult() {
-    return userAccessors(this.message, this.tool_use_result).toolUseResult
+    return classified(this.tool_use_result)
   }
 }
 
