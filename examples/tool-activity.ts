@@ -6,11 +6,11 @@ import { Console, Effect, Stream } from "effect"
 import { ClaudeCli, Filter, Item, Summary, Views } from "../src/index.ts"
 import * as Layers from "../src/layers/index.ts"
 
-// The Bash commands Claude runs. The filter narrows the item: `item.input.command` is a string.
+// The Bash commands Claude runs. `Item.select` flattens messages into items (content blocks and other
+// messages) and keeps those the filter selects; the filter narrows them: `item.input.command` is a string.
 export const bashCommands = (prompt: string) =>
   ClaudeCli.query(prompt, { allowedTools: ["Bash"] }).pipe(
-    Item.items,
-    Stream.filter(Filter.toolUse("Bash")),
+    Item.select(Filter.toolUse("Bash")),
     Stream.map((item) => item.input.command)
   )
 

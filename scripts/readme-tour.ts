@@ -29,7 +29,11 @@ const commandLine = [
   "npx effect-claude-code stats --format json recordings/*.jsonl",
   "```",
   "",
-  "Every command documents its flags and exit codes in `--help`."
+  "`--format jsonl` prints the CLI's lines as written (stream-json: pipe them into `view` or `stats`); with",
+  "`--filter`, it prints one JSON object per selected item instead, `{\"kind\", \"session_id\",",
+  "\"parent_tool_use_id\", \"message_index\", \"block_index\", \"value\"}`, the value being the block or message as",
+  "the CLI wrote it. `--format json` prints one summary object. Every command documents its flags and exit",
+  "codes in `--help`."
 ]
 
 const packageName = "effect-claude-code"
