@@ -15,8 +15,11 @@
  *   setting (a number, or one word of letters): `MAX_THINKING_TOKENS=1024` and `DISABLE_AUTH=true` are not;
  *   nor is a name of a location (FILE, PATH, DIR, SOCK, ADDRESS, URL, HOST, ...: `SSH_AUTH_SOCK`,
  *   `PASSWORD_FILE`), whatever its value, nor `PWD` alone (the shell's working directory);
+ * - within a secret value, each key-like part (letters and digits, 12 or more) on its own: the token of
+ *   `Authorization: Bearer <token>`, the key an `apiKeyHelper` command echoes;
  * - the password (or, without one, a key-like user) of a URL in any value, and the values of its query
  *   parameters with secret names (`DATABASE_URL=postgres://app:pw@db/x`, `SENTRY_DSN=https://key@host/1`);
+ * - the values of header lines with secret names in any value (`ANTHROPIC_CUSTOM_HEADERS=x-api-key: ...`);
  * - anywhere in any text, values shaped like keys ({@link keyPattern}), whatever variable they came from.
  *
  * A secret shorter than 6 characters (8 for variables inherited from the parent process) is never
@@ -46,7 +49,7 @@ const secretEndings = ["token", "secret", "password", "passwd", "passphrase", "c
 // Words that make a name a setting (a count, a limit, a switch) rather than a credential.
 const settingWords = new Set([
   "max", "min", "limit", "limits", "count", "num", "size", "length", "len", "timeout", "ttl", "expiry", "interval",
-  "retries", "ratio", "rate", "threshold", "disable", "disabled", "enable", "enabled", "use", "mode", "type", "tokens"
+  "retries", "ratio", "rate", "threshold", "budget", "disable", "disabled", "enable", "enabled", "use", "mode", "type", "tokens"
 ])
 // Words that make a name a location (a file, a socket, an address) rather than a credential, whatever its value.
 const locationWords = new Set([
@@ -127,8 +130,37 @@ const urlSecrets = (value: string): ReadonlyArray<string> => {
   return out
 }
 
+// A part of a secret value that is a credential on its own: the token after `Bearer `, the key an
+// `apiKeyHelper` command echoes. Only key-like parts (letters and digits, 12 or more), so that a passphrase's
+// words do not become secrets that blank out ordinary text.
+const keyLikePart = /^(?=.*\d)(?=.*[a-z])[\w.~+/=-]{12,}$/i
+const keyLikeParts = (value: string): ReadonlyArray<string> =>
+  /\s/.test(value) ? value.split(/\s+/).filter((part) => keyLikePart.test(part)) : []
+
+const headerLine = /^[ \t]*([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*?)[ \t]*$/gm
+
+// Header lines in a value (`ANTHROPIC_CUSTOM_HEADERS=Authorization: Bearer ...`): the values of headers with
+// secret names, and their key-like parts.
+const headerSecrets = (value: string): ReadonlyArray<string> => {
+  if (!value.includes(":")) return []
+  const out: Array<string> = []
+  for (const [, name, header] of value.matchAll(headerLine)) {
+    if (header !== "" && isSecretName(name!)) out.push(header!, ...keyLikeParts(header!))
+  }
+  return out
+}
+
+// The credentials of one value: the whole of it when its name says so (with its key-like parts), and those
+// of the URLs and header lines it holds, whatever its name.
+const credentialsOf = (name: string | undefined, value: string, minLength: number): ReadonlyArray<string> =>
+  [
+    ...(name !== undefined && isSecret(name, value, minLength) ? [value, ...keyLikeParts(value)] : []),
+    ...urlSecrets(value),
+    ...headerSecrets(value)
+  ].filter((s) => s.length >= minLength)
+
 const variableSecrets = (name: string, value: string, minLength: number): ReadonlyArray<string> =>
-  [...(isSecret(name, value, minLength) ? [value] : []), ...urlSecrets(value)].filter((s) => s.length >= minLength)
+  credentialsOf(name, value, minLength)
 
 const secretsOf = (env: Environment | undefined, minLength: number): ReadonlyArray<string> =>
   Object.entries(env ?? {}).flatMap(([name, value]) =>
@@ -136,8 +168,8 @@ const secretsOf = (env: Environment | undefined, minLength: number): ReadonlyArr
       ? []
       : Redacted.isRedacted(value)
       ? [
-        ...(Redacted.value(value) === "" ? [] : [Redacted.value(value)]),
-        ...urlSecrets(Redacted.value(value)).filter((s) => s.length >= minLength)
+        ...(Redacted.value(value) === "" ? [] : [Redacted.value(value), ...keyLikeParts(Redacted.value(value))]),
+        ...credentialsOf(undefined, Redacted.value(value), minLength)
       ]
       : variableSecrets(name, value, minLength)
   )
@@ -169,8 +201,7 @@ export const valueSecrets = (value: unknown): ReadonlyArray<string> => {
   const seen = new Set<unknown>()
   const walk = (value: unknown, name: string | undefined): void => {
     if (typeof value === "string") {
-      if (name !== undefined && isSecret(name, value, ownMinLength)) out.push(value)
-      out.push(...urlSecrets(value).filter((s) => s.length >= ownMinLength))
+      out.push(...credentialsOf(name, value, ownMinLength))
       if (value.startsWith("{") && isJson(value)) walk(JSON.parse(value), undefined)
       return
     }
@@ -206,12 +237,13 @@ export const optionSecrets = (options: { readonly env?: Environment | undefined 
 
 /**
  * Values that look like credentials whatever variable (if any) they came from: Anthropic keys and OAuth
- * tokens (`sk-ant-...`), other `sk-` keys, AWS access key ids, GitHub tokens.
+ * tokens (`sk-ant-...`), other `sk-` keys, Stripe keys (`sk_live_...`), AWS access key ids, GitHub tokens.
  *
  * @since 0.1.0
  * @category redaction
  */
-export const keyPattern = /\bsk-ant-[A-Za-z0-9_-]{8,}|\bsk-[A-Za-z0-9_-]{32,}|\bA[KS]IA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}/g
+export const keyPattern =
+  /\bsk-ant-[A-Za-z0-9_-]{8,}|\bsk-[A-Za-z0-9_-]{32,}|\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|\bA[KS]IA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}/g
 
 /**
  * What replaces a secret, or the part of one that was cut.
@@ -242,12 +274,15 @@ export interface Edges {
 export type Redact = (text: string, edges?: Edges) => string
 
 // The start of a key-shaped value cut at the end of a text.
-const keyHeadAtEnd = /(?:\bsk-|\bA[KS]IA|\bgh[pousr]_)[A-Za-z0-9_-]*$/
+const keyHeadAtEnd = /(?:\bsk-|\b[rs]k_(?:live|test)_|\bA[KS]IA|\bgh[pousr]_)[A-Za-z0-9_-]*$/
 // Characters of keys and tokens (base64 included): a run of them at the start of a cut text may be the rest
 // of a key, which nothing else identifies.
 const tokenAtStart = /^[A-Za-z0-9_\-+/=]+/
 // An escape cut at the end of a text, which the unescaped text still holds as written.
 const escapeAtEnd = /\\(?:u[0-9A-Fa-f]{0,3})?$/
+// What a cut leaves at the end of a text besides whole characters: the replacement characters of a
+// character whose bytes were cut (decoded lossily), and an escape cut in JSON text.
+const cutCharactersAtEnd = /\uFFFD+$/
 
 // The longest proper prefix (`end`) or suffix (start) of a form that ends (starts) the text.
 const fragment = (text: string, forms: ReadonlyArray<string>, at: "start" | "end"): number => {
@@ -275,7 +310,7 @@ const spansIn = (text: string, forms: ReadonlyArray<string>, edges: Edges | unde
   }
   for (const match of text.matchAll(keyPattern)) spans.push([match.index, match.index + match[0].length])
   if (edges?.end === true) {
-    const whole = escaped ? text.replace(escapeAtEnd, "") : text
+    const whole = (escaped ? text.replace(escapeAtEnd, "") : text).replace(cutCharactersAtEnd, "")
     const known = fragment(whole, forms, "end")
     const head = known > 0 ? undefined : keyHeadAtEnd.exec(whole)
     const from = known > 0 ? whole.length - known : head?.index

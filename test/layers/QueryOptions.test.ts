@@ -166,6 +166,27 @@ describe("QueryOptions", () => {
     assert.strictEqual(redact("cannot connect to postgres://app:Tr0ub4dor-and-3@db:5432/x"), "cannot connect to postgres://app:<redacted>@db:5432/x")
   })
 
+  it("the credentials inside a secret value or a header line are secrets of their own: the token of a Bearer header (in an MCP config or ANTHROPIC_CUSTOM_HEADERS), a key an apiKeyHelper echoes; a passphrase's words are not", () => {
+    const token = "zq81KdL0p9Vw3xY7tR2m"
+    const mcp: QueryOptions.QueryOptions = { mcpConfig: [{ mcpServers: { a: { type: "http", url: "https://x", headers: { Authorization: `Bearer ${token}` } } } }] }
+    assert.includeMembers([...Redaction.optionSecrets(mcp)], [`Bearer ${token}`, token])
+    const helper: QueryOptions.QueryOptions = { settings: { apiKeyHelper: `echo ${token}` } }
+    assert.includeMembers([...Redaction.optionSecrets(helper)], [token])
+    const headers = Redaction.secretValues({ ANTHROPIC_CUSTOM_HEADERS: `Authorization: Bearer ${token}\nx-api-key: k3y-${token}\nX-Trace: on` })
+    assert.deepStrictEqual(headers, [`Bearer ${token}`, token, `k3y-${token}`])
+    assert.deepStrictEqual(Redaction.secretValues({ GPG_PASSPHRASE: "correct horse battery staple" }), ["correct horse battery staple"])
+    assert.strictEqual(Redaction.redactor(headers)(`401 invalid token ${token}`), "401 invalid token <redacted>")
+  })
+
+  it("a line cut inside a multi-byte character at its end shows no part of a secret before the cut", () => {
+    const secret = "日本語のパスワード秘密です"
+    const bytes = Buffer.from(secret)
+    for (let b = 4; b < bytes.length; b++) {
+      const text = "x: " + new TextDecoder().decode(bytes.subarray(0, b))
+      assert.strictEqual(Redaction.redactor([secret])(text, { end: true }), "x: <redacted>", `${b} bytes`)
+    }
+  })
+
   it("a secret is redacted as written and as written inside a JSON string", () => {
     const secret = "p\"w\\Secret-Value-123"
     const json = JSON.stringify({ text: `the password is ${secret}` })

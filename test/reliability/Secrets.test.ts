@@ -40,7 +40,11 @@ const straddled: ReadonlyArray<readonly [string, string]> = [
   [Secrets.shaped.name, Secrets.shaped.value],
   ["DB_PASSWORD", "p\"w\\Secret-Value-123"],
   ["DB_PASSWORD", Secrets.credentials.DB_PASSWORD],
-  ["GPG_PASSPHRASE", Secrets.credentials.GPG_PASSPHRASE]
+  ["GPG_PASSPHRASE", Secrets.credentials.GPG_PASSPHRASE],
+  // Characters of two, three and four UTF-8 bytes: a cut can fall inside one.
+  ["SMTP_PASS", "pässwörd-ÄÖÜ-geheim-ß"],
+  ["DB_PASSWORD", "日本語のパスワード秘密です"],
+  ["VAULT_TOKEN", "s3cr3t😀🔑pass-x"]
 ]
 
 const aws = Secrets.known.AWS_SECRET_ACCESS_KEY
@@ -323,14 +327,15 @@ describe("Secrets", () => {
       assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
     }).pipe(Effect.scoped))
 
-  it.effect("a secret straddling every cut (stderr tail start, also where redaction lets the held text show whole; a bad line's raw cut, a line too long, a line cut by the exit, also in \\u and \\/ escapes; a JSON syntax error's quote), cut at every character: no error, strict or lenient, shows a piece of it", () =>
+  it.effect("a secret straddling every cut (stderr tail start, also where redaction lets the held text show whole; a bad line's raw cut, a line too long, a line cut by the exit, also in \\u and \\/ escapes; a JSON syntax error's quote), cut at every character, and a last line cut by an exit, a kill or a clean exit at every byte of a secret of multi-byte characters: no error, strict or lenient, shows a piece of it", () =>
     Effect.gen(function*() {
       let checked = 0
       for (const [name, secret] of straddled) {
         // A key known only by its shape is recognised from its head "sk-" on; shorter cuts show no secret.
         const from = name === Secrets.shaped.name ? 3 : 1
         const cuts = Array.from({ length: secret.length - from }, (_, i) => Straddle.cases(secret, i + from))
-        const all = [Straddle.syntaxQuote(secret), ...cuts.flat()]
+        const bytes = Array.from({ length: Buffer.byteLength(secret) - 1 }, (_, b) => Straddle.byteCases(secret, b + 1) ?? [])
+        const all = [Straddle.syntaxQuote(secret), ...cuts.flat(), ...(name === Secrets.shaped.name ? [] : bytes.flat())]
         for (const c of all) {
           const text = yield* Straddle.errorsOf(c, name, secret)
           assert.notInclude(text, secret, `${name}: ${c.name}`)
@@ -338,8 +343,8 @@ describe("Secrets", () => {
           checked++
         }
       }
-      assert.isAbove(checked, 1000)
-    }), 120_000)
+      assert.isAbove(checked, 1500)
+    }), 180_000)
 
   it.live("a recording of a CLI echoing a password with a quote and a backslash (JSON-escaped in its lines), with MAX_THINKING_TOKENS=1024 set: every line stays the same JSON with its numbers, the password is in neither file, and the recording replays to the same messages", () =>
     Effect.gen(function*() {

@@ -109,6 +109,25 @@ export const cases = (secret: string, k: number): ReadonlyArray<Case> => {
   return cases
 }
 
+/**
+ * A last line cut by the CLI's ending `b` bytes into the secret's UTF-8, inside a character when `b` falls
+ * there (its bytes then decode to a replacement character, or fail as invalid UTF-8): by a failed exit, by a
+ * kill and by a clean exit. `undefined` when the cut leaves no whole character of the secret to show.
+ */
+export const byteCases = (secret: string, b: number): ReadonlyArray<Case> | undefined => {
+  const bytes = Buffer.from(secret).subarray(0, b)
+  const whole = new TextDecoder().decode(bytes).replace(/\uFFFD+$/, "")
+  if (whole === "") return undefined
+  const stdout = [Hostile.helloLines.init + "\n", Buffer.concat([Buffer.from(`{"type":"assistant","key":"`), bytes])]
+  const leak = "\"key\":\"" + JSON.stringify(whole).slice(1, -1)
+  const at = `${b} bytes into the secret`
+  return [
+    { name: `a last line cut by the exit ${at}`, reply: { stdout, exitCode: 3 }, leak },
+    { name: `a last line cut by a kill ${at}`, reply: { stdout, signal: "SIGKILL" }, leak },
+    { name: `a last line cut by a clean exit ${at}`, reply: { stdout, exitCode: 0 }, leak }
+  ]
+}
+
 /** JSON.parse quotes 10 characters around a syntax error: here the start of the secret, past the raw cut. */
 export const syntaxQuote = (secret: string): Case => ({
   name: "the quote of a JSON syntax error",
