@@ -15,11 +15,13 @@ import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import type { Message } from "../../src/schema/Message.ts"
+import * as Session from "../../src/session/Session.ts"
 import * as Summary from "../../src/stream/Summary.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
 import * as FaultCli from "../../src/testing/FaultCli.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
+import * as FakeCli from "../session/support/FakeCli.ts"
 import { fixturesDir } from "../support/Corpus.ts"
 import { childPids, openFds, tracked } from "./support/leaks.ts"
 
@@ -126,6 +128,37 @@ describe("Load", () => {
         assert.isTrue(expected.completed, files[i])
         assert.deepStrictEqual(actualSummary(messages, expected.finalText !== undefined), expected, files[i])
       })
+    }))
+
+  it.effect("100 concurrent sessions, each over a fake CLI at the ChildProcessSpawner seam replaying the recorded stream-json session (three prompts, each answered with its recorded turn): every turn ends with its recorded result and each session summarizes as its transcript; no fiber left running", () =>
+    Effect.gen(function*() {
+      const file = path.join(fixturesDir, "recorded", "stream_json_session.jsonl")
+      const lines = linesOf(file)
+      // The recording cut after each result: turn k's lines.
+      const turns = lines.reduce<Array<Array<string>>>((all, line) => {
+        all.at(-1)!.push(line)
+        if (JSON.parse(line).type === "result") all.push([])
+        return all
+      }, [[]]).filter((turn) => turn.length > 0)
+      assert.strictEqual(turns.length, 3)
+      const prompts = ["first", "second", "third"]
+      const run = allAtOnce(100, () => {
+        let answered = 0
+        const fake = FakeCli.make(FakeCli.serve({ onUser: (_, io) => FakeCli.writeAll(io, turns[answered++]!) }))
+        return Stream.unwrap(Effect.map(Session.make(), (session) =>
+          Stream.flatMap(Stream.fromIterable(prompts), (prompt) => session.turn(prompt))
+        )).pipe(Stream.provide(fake.layer))
+      })
+      yield* run // warm-up
+      const [outputs, fibers] = yield* tracked(run)
+      assert.isAtLeast(fibers.started, 100, "the fibers of the sessions were counted")
+      assert.strictEqual(fibers.active, 0, "fibers still running")
+      const expected = expectedSummary(lines)
+      for (const messages of outputs) {
+        const results = messages.filter((m) => m._tag === "ResultSuccess")
+        assert.deepStrictEqual(results.map((r) => r.total_cost_usd), turns.map((t) => JSON.parse(t.at(-1)!).total_cost_usd))
+        assert.deepStrictEqual(actualSummary(messages, expected.finalText !== undefined), expected)
+      }
     }))
 
   it.live("8 concurrent real CLI processes on one scripted server (a Read tool loop each): each completes with its own answer, tool result and summary; every pid gone, no child process, fiber or file descriptor left", () =>
