@@ -1,6 +1,7 @@
 /**
  * Figures, goal ratios, checks and the printed tables of a bench run.
  */
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import type { HugeResult } from "./huge.ts"
@@ -43,6 +44,9 @@ export interface Machine {
   readonly memoryGB: number
   readonly node: string
   readonly platform: string
+  /** The commit measured, and whether the working tree had changes (`undefined` outside a git checkout). */
+  readonly commit: string | undefined
+  readonly dirty: boolean | undefined
   /** 1, 5 and 15 minute load averages when the run started and ended (other users of the machine). */
   readonly loadAtStart: ReadonlyArray<number>
   readonly loadAtEnd: ReadonlyArray<number>
@@ -113,6 +117,17 @@ const cpuInfo = (): string => {
   }
 }
 
+// The results are for comparing commits: say which one, and whether it had uncommitted changes.
+const revision = (): { readonly commit: string | undefined; readonly dirty: boolean | undefined } => {
+  const git = (...args: Array<string>) =>
+    execFileSync("git", args, { cwd: import.meta.dirname, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
+  try {
+    return { commit: git("rev-parse", "HEAD"), dirty: git("status", "--porcelain") !== "" }
+  } catch {
+    return { commit: undefined, dirty: undefined }
+  }
+}
+
 export const machine = (loadAtStart: ReadonlyArray<number>): Machine => {
   const info = cpuInfo()
   const field = (name: string) => new RegExp(`^${name}\\s*:\\s*(.*)$`, "m").exec(info)?.[1]
@@ -125,6 +140,7 @@ export const machine = (loadAtStart: ReadonlyArray<number>): Machine => {
     memoryGB: Math.round(os.totalmem() / 1e9),
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
+    ...revision(),
     loadAtStart,
     loadAtEnd: os.loadavg()
   }

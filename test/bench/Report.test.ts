@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import { assert, describe, it } from "@effect/vitest"
 import * as report from "../../bench/report.ts"
 
@@ -104,5 +105,15 @@ describe("bench report", () => {
     assert.strictEqual(machine.node, process.version)
     assert.deepStrictEqual(machine.loadAtStart, [0.5, 0.4, 0.3])
     assert.strictEqual(machine.loadAtEnd.length, 3)
+    // The commit measured: this checkout's HEAD (none outside a git checkout).
+    const head = (() => {
+      try {
+        return execFileSync("git", ["rev-parse", "HEAD"], { cwd: import.meta.dirname, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
+      } catch {
+        return undefined
+      }
+    })()
+    assert.strictEqual(machine.commit, head)
+    assert.strictEqual(typeof machine.dirty, head === undefined ? "undefined" : "boolean")
   })
 })

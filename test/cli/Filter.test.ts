@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as Filter from "../../src/filter/Filter.ts"
 import { allStreamJsonFiles, readLines } from "../support/Corpus.ts"
@@ -119,5 +121,31 @@ describe("--filter", () => {
         permissionDenials: result.permission_denials
       })
       expect(summary.result).toEqual(result)
+    }))
+
+  it.effect("jsonl with a filter prints values as written, with fields a newer CLI adds to lines and blocks", () =>
+    Effect.gen(function*() {
+      const source = path.join(Run.root, "fixtures", "recorded", "read_file.jsonl")
+      const future = raw(source).map((line) => ({
+        ...line,
+        future_line_field: 1,
+        ...(Array.isArray(line.message?.content)
+          ? { message: { ...line.message, content: line.message.content.map((b: object) => ({ ...b, future_block_field: 2 })) } }
+          : {})
+      }))
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-future-"))
+      try {
+        const file = path.join(dir, "future.jsonl")
+        fs.writeFileSync(file, future.map((line) => JSON.stringify(line) + "\n").join(""))
+        const { stdout } = yield* Run.view(file, { format: "jsonl", filter: parse("tool | result | type:result") })
+        const printed = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
+        expect(printed.map((item) => item.kind)).toEqual(["tool_use", "tool_result", "result"])
+        for (const item of printed) {
+          expect(item.value).toEqual(wireValue(future, item))
+          expect(item.value[item.kind === "result" ? "future_line_field" : "future_block_field"]).toBeDefined()
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
     }))
 })
