@@ -320,7 +320,6 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
       case "ThinkingBlock":
         return { ...env, role, message, block, blockIndex, kind: "thinking", thinking: block.thinking }
       case "ToolUseBlock":
-        toolNames.set(block.id, block.name)
         return { ...env, role, message, block, blockIndex, kind: "tool_use", id: block.id, name: block.name, input: block.input }
       case "ToolResultBlock":
         return {
@@ -347,11 +346,10 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
     let env: Envelope | undefined
     for (let i = 0; i < blocks.length; i++) {
       const block = blocks[i]
-      if (kinds === undefined || kinds.has(blockKindOf(block))) {
+      // Recorded even when the tool_use item is left out: a later tool_result item names its tool.
+      if (block._tag === "ToolUseBlock") toolNames.set(block.id, block.name)
+      if (wants(blockKindOf(block))) {
         out.push(blockItem(env ??= envelopeOf(input, messageIndex), input.type, input, block, i))
-      } else if (block._tag === "ToolUseBlock") {
-        // Left out, but a later tool_result item names its tool.
-        toolNames.set(block.id, block.name)
       }
     }
   }
