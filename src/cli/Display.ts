@@ -241,14 +241,16 @@ const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: 
   const message = isDecodeError(record) ? record : record.message
   state.run = Summary.step(state.run, message)
   let text = format === "jsonl" && filter === undefined && !isDecodeError(record) ? record.raw + "\n" : ""
-  // Parsed again (the decoder keeps only the typed message), once for all the line's items.
-  const wire = format === "jsonl" && filter !== undefined && !isDecodeError(record) ? JSON.parse(record.raw) : undefined
+  // Parsed again (the decoder keeps only the typed message): once for all the line's items, and only once one
+  // of them is selected.
+  let wire: unknown
   for (const item of state.flattener.push(message)) {
     if (filter !== undefined && !filter(item)) {
       state.pretty = Pretty.observe(state.pretty, item)
       continue
     }
     state.selected[item.kind] = (state.selected[item.kind] ?? 0) + 1
+    if (format === "jsonl" && filter !== undefined && !isDecodeError(record)) wire ??= JSON.parse(record.raw)
     text += show(state, item, now, wire)
   }
   writes.push(stdout(text))
