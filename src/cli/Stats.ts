@@ -1,8 +1,7 @@
 /**
  * `stats`: what a stream-json file holds. Counting over the lenient decoder's output, flattened into typed
  * {@link Item.Item}s (so tool results know their tool's name), line by line as the file is read (a
- * {@link Counter}, or {@link sink} for a stream), so the same figures come out of a test, the command and a
- * library user.
+ * {@link sink}), so the same figures come out of a test, the command and a library user.
  *
  * @since 0.1.0
  */
@@ -251,22 +250,14 @@ const fromUsage = (usage: Usage.Usage): Figures => ({
 /**
  * Counts the lines of one file as they come: {@link Counter.push} each decoded or failed line, then
  * {@link Counter.done}.
- *
- * @since 0.1.0
- * @category models
  */
-export interface Counter {
+interface Counter {
   readonly push: (entry: Decode.DecodedLine | Decode.DecodeError) => void
   readonly done: () => FileStats
 }
 
-/**
- * A new {@link Counter} for the file `path`.
- *
- * @since 0.1.0
- * @category counting
- */
-export const makeCounter = (path: string): Counter => {
+/** A new {@link Counter} for the file `path`. */
+const makeCounter = (path: string): Counter => {
   const stats = empty(path)
   const flattener = Item.makeFlattener()
   const calledAt = new Map<string, number | undefined>()
@@ -359,18 +350,6 @@ export const makeCounter = (path: string): Counter => {
   }
 
   return { push, done }
-}
-
-/**
- * Counts the decoded lines of one file held in memory.
- *
- * @since 0.1.0
- * @category counting
- */
-export const count = (path: string, entries: Iterable<Decode.DecodedLine | Decode.DecodeError>): FileStats => {
-  const counter = makeCounter(path)
-  for (const entry of entries) counter.push(entry)
-  return counter.done()
 }
 
 /**
