@@ -303,10 +303,6 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
   const wants = (kind: Kind) => kinds === undefined || kinds.has(kind)
   const wantsBlocks = blockKinds.some(wants)
 
-  // CLI 2.1.330 writes the permission decision of each call beside its result; older CLIs leave only the text.
-  const metaOf = (message: Message.AssistantMessage | UserLike, id: string) =>
-    message.type === "user" ? message.tool_result_meta?.find((entry) => entry.id === id) : undefined
-
   const blockItem = (
     env: Envelope,
     role: Role,
@@ -333,7 +329,10 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
           toolName: toolNames.get(block.tool_use_id),
           isError: block.is_error === true,
           denied: (block.is_error === true && deniedIds.has(block.tool_use_id)) ||
-            Permission.isPermissionDenied(block, metaOf(message, block.tool_use_id)),
+            Permission.isPermissionDenied(
+              block,
+              message.type === "user" ? Permission.toolResultMeta(message, block.tool_use_id) : undefined
+            ),
           toolUseResult: role === "user" ? (message as UserLike).tool_use_result : undefined
         }
       default:

@@ -8,7 +8,7 @@
  */
 import * as Schema from "effect/Schema"
 import type { ToolResultBlock } from "./ContentBlock.ts"
-import type { Message } from "./Message.ts"
+import type { Message, UserMessage, UserMessageReplay } from "./Message.ts"
 import type { PermissionDenial } from "./Result.ts"
 import type { ToolResultMeta } from "./ToolUseResult.ts"
 
@@ -80,6 +80,17 @@ const refusalPattern = new RegExp(
 export const isRefusalText = (text: string): boolean => refusalPattern.test(text)
 
 /**
+ * The `tool_result_meta` entry of a tool call in a user message, if the CLI
+ * wrote one (CLI 2.1.330 writes the permission decision of each call beside
+ * its result; older CLIs leave only the text).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const toolResultMeta = (message: UserMessage | UserMessageReplay, toolUseId: string): ToolResultMeta | undefined =>
+  message.tool_result_meta?.find((entry) => entry.id === toolUseId)
+
+/**
  * Whether a tool result is the CLI refusing the call for lack of permission
  * (as opposed to the tool itself failing). With the call's `tool_result_meta`
  * entry (CLI 2.1.330 writes one), its permission decision says so; without,
@@ -148,8 +159,7 @@ export const denials = (message: Message, calls: ToolCalls = new Map()): Readonl
       return (message.permission_denials ?? []).map(fromResult)
     case "UserMessage":
     case "UserMessageReplay": {
-      const meta = new Map(message.tool_result_meta?.map((entry) => [entry.id, entry]))
-      return message.toolResults.filter((block) => isPermissionDenied(block, meta.get(block.tool_use_id))).map((block) => {
+      return message.toolResults.filter((block) => isPermissionDenied(block, toolResultMeta(message, block.tool_use_id))).map((block) => {
         const call = calls.get(block.tool_use_id)
         return { source: "tool_result", toolUseId: block.tool_use_id, toolName: call?.name, toolInput: call?.input, detail: block.text }
       })
