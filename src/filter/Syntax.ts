@@ -136,16 +136,23 @@ const describeToken = (input: string, token: Token): string => {
   }
 }
 
+const flagText: Record<Ast.Flag["_tag"], string> = {
+  Text: "text",
+  Thinking: "thinking",
+  Error: "error",
+  Denied: "denied",
+  Typed: "typed",
+  Subagent: "subagent",
+  Main: "main",
+  All: "all",
+  None: "none"
+}
+
+// The flag of each keyword: the inverse of flagText.
+const flagOf = new Map(Object.entries(flagText).map(([tag, text]) => [text, tag as Ast.Flag["_tag"]]))
+
 const argumentKind: Record<string, { readonly arg: "none" | "optional" | "required"; readonly what?: string }> = {
-  text: { arg: "none" },
-  thinking: { arg: "none" },
-  error: { arg: "none" },
-  denied: { arg: "none" },
-  typed: { arg: "none" },
-  subagent: { arg: "none" },
-  main: { arg: "none" },
-  all: { arg: "none" },
-  none: { arg: "none" },
+  ...Object.fromEntries(Array.from(flagOf.keys(), (name) => [name, { arg: "none" }] as const)),
   tool: { arg: "optional", what: "a tool name or glob" },
   result: { arg: "optional", what: "a tool name or glob" },
   system: { arg: "optional", what: "a system subtype" },
@@ -158,25 +165,9 @@ const atomNames = Object.keys(argumentKind).join(", ")
 const EXPECTED_FILTER = `a filter (${atomNames}, "not", "!" or "(")`
 
 const atom = (name: string, value: string | undefined): Ast.Ast => {
+  const flag = flagOf.get(name)
+  if (flag !== undefined) return Ast.flag(flag)
   switch (name) {
-    case "text":
-      return Ast.flag("Text")
-    case "thinking":
-      return Ast.flag("Thinking")
-    case "error":
-      return Ast.flag("Error")
-    case "denied":
-      return Ast.flag("Denied")
-    case "typed":
-      return Ast.flag("Typed")
-    case "subagent":
-      return Ast.flag("Subagent")
-    case "main":
-      return Ast.flag("Main")
-    case "all":
-      return Ast.flag("All")
-    case "none":
-      return Ast.flag("None")
     case "tool":
       return { _tag: "ToolUse", name: value }
     case "result":
@@ -349,18 +340,6 @@ const bare = /^[^\s()!&|"\\]+$/u
 const value = (v: string): string => bare.test(v) ? v : JSON.stringify(v)
 
 const withArg = (name: string, arg: string | undefined): string => arg === undefined ? name : `${name}:${value(arg)}`
-
-const flagText: Record<Ast.Flag["_tag"], string> = {
-  Text: "text",
-  Thinking: "thinking",
-  Error: "error",
-  Denied: "denied",
-  Typed: "typed",
-  Subagent: "subagent",
-  Main: "main",
-  All: "all",
-  None: "none"
-}
 
 /**
  * The text of a filter tree, in the syntax {@link parseAst} reads, with the
