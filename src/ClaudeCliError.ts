@@ -7,7 +7,7 @@
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as Redaction from "./Redaction.ts"
-import { DecodeError, isDecodeError, redactRaw } from "./stream/DecodeError.ts"
+import { DecodeError, isDecodeError, redactCutAtEnd, redactRaw } from "./stream/DecodeError.ts"
 
 /**
  * The CLI executable could not be found.
@@ -323,14 +323,9 @@ const redactCause = (cause: unknown, redact: Redaction.Redact): unknown => {
   return redactDeep(cause, redact, new Map())
 }
 
-// A stderr tail that starts with "…" was cut there.
 // What a kill or an exit cut: its end is a cut edge.
 const redactCut = (text: unknown, redact: Redaction.Redact): unknown =>
-  typeof text !== "string"
-    ? redactCause(text, redact)
-    : /…(?: \(\d+ more chars\))?$/.test(text)
-    ? redactRaw(text, redact)
-    : redact(text, { end: true })
+  typeof text === "string" ? redactCutAtEnd(text, redact) : redactCause(text, redact)
 
 // The cause field of a copy: absent when there is none.
 const causeOf = (cause: unknown): { readonly cause?: unknown } => cause === undefined ? {} : { cause }

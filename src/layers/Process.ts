@@ -51,7 +51,7 @@ import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
 import { isJson } from "../stream/Decode.ts"
-import { cutRaw, DecodeError, isDecodeError, redactRaw } from "../stream/DecodeError.ts"
+import { cutRaw, DecodeError, isDecodeError, redactCutAtEnd } from "../stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
 
@@ -337,7 +337,7 @@ export const output = (
         ...(cut === undefined ? {} : {
           // Redacted before it is cut; its end, where the kill or exit cut it, is a cut edge.
           cause: `line ${cut.line} was cut by the ${status.signal === null ? "exit" : "kill"}: ` +
-            (isDecodeError(cut) ? redactRaw(cut.raw, atCut(cli.redact)) : cutRaw(cli.redact(cut.text, { end: true })))
+            (isDecodeError(cut) ? redactCutAtEnd(cut.raw, cli.redact) : cutRaw(cli.redact(cut.text, { end: true })))
         })
       })
     )
@@ -346,13 +346,10 @@ export const output = (
   return Stream.concat(body, end)
 }
 
-// The end of a line the ending cut (the bytes of a character included) is a cut edge.
-const atCut = (redact: Redaction.Redact): Redaction.Redact => (text) => redact(text, { end: true })
-
 // A last line without its newline: whole JSON is a message; anything else was cut by the exit, at its end.
 const redactCut = (last: Ndjson.Line | DecodeError, redact: Redaction.Redact): Ndjson.Line | DecodeError =>
   isDecodeError(last)
-    ? new DecodeError({ ...last, raw: redactRaw(last.raw, atCut(redact)) })
+    ? new DecodeError({ ...last, raw: redactCutAtEnd(last.raw, redact) })
     : isJson(last.text)
     ? last
     : { ...last, text: redact(last.text, { end: true }) }

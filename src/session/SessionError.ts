@@ -138,7 +138,6 @@ export class SessionError extends Schema.TaggedError<SessionError>()("SessionErr
  */
 export const make = (reason: Reason): SessionError => new SessionError({ reason })
 
-// A stderr tail that starts with "…" was cut there.
 // The reason itself when redaction changes nothing.
 const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
   switch (reason._tag) {

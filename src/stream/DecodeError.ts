@@ -103,3 +103,15 @@ export const redactRaw = (
   const note = cutNote.exec(raw)
   return note === null ? redact(raw) : redact(raw.slice(0, note.index), { end: true }) + note[0]
 }
+
+/**
+ * Redacts a text whose end is a cut edge (a line an exit or a kill cut), whether or not it ends with the note
+ * of a cut (see {@link redactRaw}).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const redactCutAtEnd = (
+  text: string,
+  redact: (text: string, edges?: { readonly end?: boolean | undefined }) => string
+): string => redactRaw(text, (part) => redact(part, { end: true }))
