@@ -71,7 +71,7 @@ export const display = <E, R>(
     const caps = yield* TerminalCapabilities.TerminalCapabilities
     const animate = caps.canAnimate && options.format === "pretty"
     const start = Display.initial(options, {
-      style: caps.canColor ? Style.ansi : Style.plain,
+      style: yield* Style.current,
       animate,
       now: yield* Clock.currentTimeMillis,
       width: animate ? yield* terminalWidth : undefined
