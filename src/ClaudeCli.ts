@@ -17,7 +17,7 @@ import { type Message, UnknownMessage } from "./schema/Message.ts"
 import type * as Session from "./session/Session.ts"
 import type * as SessionError from "./session/SessionError.ts"
 import * as Decode from "./stream/Decode.ts"
-import { DecodeError, isDecodeError, redactRaw } from "./stream/DecodeError.ts"
+import { DecodeError, isDecodeError, redactDecodeError as redactWith } from "./stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "./stream/internal/stepper.ts"
 import type * as Ndjson from "./stream/Ndjson.ts"
 
@@ -118,21 +118,14 @@ export class ClaudeCli extends Context.Service<ClaudeCli, Service>()("effect-cla
 export const redactKeys: Redaction.Redact = Redaction.redactor([])
 
 /**
- * A `DecodeError` whose raw cut and detail are redacted: a bad line may be a CLI or wrapper message that
- * prints a credential. The raw cut was made before redaction, so its end is redacted as a cut edge (see
- * `Redaction.Edges`).
+ * A `DecodeError` whose raw cut and detail are redacted (see `DecodeError.redactDecodeError`): a bad line may
+ * be a CLI or wrapper message that prints a credential. Without `redact`, key-shaped values are ({@link redactKeys}).
  *
  * @since 0.1.0
  * @category redaction
  */
-export const redactDecodeError = (error: DecodeError, redact: Redaction.Redact = redactKeys): DecodeError => {
-  const raw = redactRaw(error.raw, redact)
-  const detail = redact(error.detail)
-  return raw === error.raw && detail === error.detail
-    ? error
-    // The cause (the schema issue holding the value) is dropped with the secret.
-    : new DecodeError({ ...error, raw, detail, cause: undefined })
-}
+export const redactDecodeError = (error: DecodeError, redact: Redaction.Redact = redactKeys): DecodeError =>
+  redactWith(error, redact)
 
 // The error of a bad line whose text is at hand: redacted before it is cut, so no cut can split a secret.
 const redactLineError = (line: Ndjson.Line, error: DecodeError, redact: Redaction.Redact): DecodeError => {

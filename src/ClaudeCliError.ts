@@ -7,7 +7,7 @@
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as Redaction from "./Redaction.ts"
-import { DecodeError, isDecodeError, redactCutAtEnd, redactRaw } from "./stream/DecodeError.ts"
+import { DecodeError, isDecodeError, redactCutAtEnd, redactDecodeError, redactRaw } from "./stream/DecodeError.ts"
 
 /**
  * The CLI executable could not be found.
@@ -318,7 +318,9 @@ const holdsSecret = (value: unknown, redact: Redaction.Redact, seen: Set<unknown
 const redactCause = (cause: unknown, redact: Redaction.Redact): unknown => {
   if (!holdsSecret(cause, redact)) return cause
   if (isDecodeError(cause)) {
-    return new DecodeError({ ...cause, raw: redactRaw(cause.raw, redact), detail: redact(cause.detail), cause: undefined })
+    // Its own cause goes, even when the secret is there and not in its raw cut or detail.
+    const redacted = redactDecodeError(cause, redact)
+    return redacted === cause ? new DecodeError({ ...cause, cause: undefined }) : redacted
   }
   return redactDeep(cause, redact, new Map())
 }

@@ -37,7 +37,7 @@ import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
-import { type DecodeError, isDecodeError, redactRaw } from "../stream/DecodeError.ts"
+import { type DecodeError, isDecodeError, redactDecodeError } from "../stream/DecodeError.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
 
 /**
@@ -146,13 +146,16 @@ const stopped = (exit: Exit.Exit<unknown, unknown>): Ending => {
 }
 
 // A rejected line as the metadata keeps it, its raw cut redacted as a cut.
-const rejectedOf = (error: DecodeError, redact: Redaction.Redact): Rejected => ({
-  line: error.line,
-  reason: error.reason,
-  raw: redactRaw(error.raw, redact),
-  detail: redact(error.detail),
-  ...(error.maxLineBytes === undefined ? {} : { maxLineBytes: error.maxLineBytes })
-})
+const rejectedOf = (error: DecodeError, redact: Redaction.Redact): Rejected => {
+  const { raw, detail } = redactDecodeError(error, redact)
+  return {
+    line: error.line,
+    reason: error.reason,
+    raw,
+    detail,
+    ...(error.maxLineBytes === undefined ? {} : { maxLineBytes: error.maxLineBytes })
+  }
+}
 
 const encoder = new TextEncoder()
 

@@ -105,6 +105,26 @@ export const redactRaw = (
 }
 
 /**
+ * A `DecodeError` whose raw cut and detail are redacted with `redact`: a bad line may be a CLI or wrapper
+ * message that prints a credential. The raw cut was made before redaction, so its end is redacted as a cut
+ * edge (see {@link redactRaw}). An error that shows no secret is returned as it is.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const redactDecodeError = (
+  error: DecodeError,
+  redact: (text: string, edges?: { readonly end?: boolean | undefined }) => string
+): DecodeError => {
+  const raw = redactRaw(error.raw, redact)
+  const detail = redact(error.detail)
+  return raw === error.raw && detail === error.detail
+    ? error
+    // The cause (the schema issue holding the value) is dropped with the secret.
+    : new DecodeError({ ...error, raw, detail, cause: undefined })
+}
+
+/**
  * Redacts a text whose end is a cut edge (a line an exit or a kill cut), whether or not it ends with the note
  * of a cut (see {@link redactRaw}).
  *
