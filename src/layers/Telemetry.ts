@@ -215,11 +215,7 @@ const observeChunk = (state: State) => <A extends Message | DecodeError>(chunk: 
         break
       }
       case "UserMessage": {
-        // The blocks themselves, not `toolResults` (which builds the turn's text as well).
-        const content = message.message.content
-        if (typeof content === "string") break
-        for (const block of content) {
-          if (block._tag !== "ToolResultBlock") continue
+        for (const block of message.toolResults) {
           const id = block.tool_use_id
           const isError = block.is_error === true
           if (queued === undefined) closeTool(state, id, isError)
