@@ -10,6 +10,7 @@ import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
+import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
 import * as Session from "../session/Session.ts"
 import * as Process from "./Process.ts"
@@ -69,14 +70,20 @@ export const runner = (
 (prompt, options = {}) =>
   Effect.sync(() => {
     const own = { ...options, cwd: options.cwd ?? config.cwd }
+    // One redactor for the run and its process, which would otherwise build its own (reading the environment
+    // again): the secrets of both.
     const redact = Redaction.redactor([
-      ...Redaction.environmentSecrets(mergeEnv(config.env, own.env), own.envMode ?? config.envMode),
+      ...Process.secrets({
+        env: mergeEnv(config.env, own.env),
+        envMode: own.envMode ?? config.envMode,
+        args: QueryOptions.toArgs(own)
+      }),
       ...Redaction.optionSecrets(own)
     ])
     const watched = watch(spawner, redact, config.stderrTailBytes ?? Process.defaultStderrTailBytes)
-    // Every error of the run leaves it redacted here, whichever stage made it (a failed spawn shows the
-    // arguments, an MCP header among them).
-    const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own), CliError.redact(redact))
+    // Every error of the run leaves it redacted here too, whichever stage made it: a safety net for those
+    // the process does not redact itself (a failed read of stdout).
+    const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own, redact), CliError.redact(redact))
     return { lines, ended: watched.ended, redact }
   })
 

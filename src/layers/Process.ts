@@ -206,7 +206,19 @@ export interface SpawnOptions {
   readonly stdin: ChildProcess.CommandInput | ChildProcess.StdinConfig
   readonly killGracePeriod?: Duration.Input | undefined
   readonly stderrTailBytes?: number | undefined
+  /** Redacts the process's secrets from its errors and stderr tail. Default: a redactor of its {@link secrets}. */
+  readonly redact?: Redaction.Redact | undefined
 }
+
+/**
+ * The secrets of one process: those of its environment (see `Redaction.environmentSecrets`) and of its
+ * arguments (MCP headers, settings: see `Redaction.valueSecrets`).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const secrets = (options: Pick<SpawnOptions, "args" | "env" | "envMode">): ReadonlyArray<string> =>
+  [...Redaction.environmentSecrets(options.env, options.envMode), ...Redaction.valueSecrets(options.args)]
 
 /**
  * A started CLI process.
@@ -218,7 +230,7 @@ export interface Running {
   readonly handle: ChildProcessSpawner.ChildProcessHandle
   /** The stderr tail so far, secrets redacted. */
   readonly stderrTail: () => string
-  /** Redacts the secrets of the process's environment (and key-shaped values) from a text. */
+  /** Redacts the process's secrets (and key-shaped values) from a text: see `SpawnOptions.redact`. */
   readonly redact: Redaction.Redact
   /** The stderr tail once the CLI has closed stderr. */
   readonly finalStderrTail: Effect.Effect<string>
@@ -238,9 +250,7 @@ export const spawn = Effect.fnUntraced(function*(
   options: SpawnOptions
 ): Effect.fn.Return<Running, CliError.ClaudeCliError, Scope.Scope> {
   const envMode = options.envMode ?? "merge"
-  // The arguments hold secrets too (MCP headers, settings): see `Redaction.valueSecrets`.
-  const secrets = [...Redaction.environmentSecrets(options.env, envMode), ...Redaction.valueSecrets(options.args)]
-  const redact = Redaction.redactor(secrets)
+  const redact = options.redact ?? Redaction.redactor(secrets(options))
   // A spawn error may show the arguments: redacted here, for queries and sessions alike.
   const handle = yield* spawner.spawn(ChildProcess.make(options.executable, options.args, {
     cwd: options.cwd,
@@ -358,7 +368,7 @@ const redactCut = (last: Ndjson.Line | DecodeError, redact: Redaction.Redact): N
  * One run of the CLI as a stream of its stdout lines. Bad lines (too long, invalid UTF-8) come in-band as
  * `DecodeError` values so that callers pick strict or lenient handling. The stream fails with `ProcessExited`
  * when the CLI exits non-zero or is killed, after every line it completed; a line cut by the ending is
- * dropped and kept as the error's cause.
+ * dropped and kept as the error's cause. `redact` is the process's (see `SpawnOptions.redact`).
  *
  * @since 0.1.0
  * @category constructors
@@ -367,7 +377,7 @@ export const lines = (
   spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
   config: Config = {}
 ) =>
-(prompt: string, options: QueryOptions.QueryOptions = {}): Stream.Stream<
+(prompt: string, options: QueryOptions.QueryOptions = {}, redact?: Redaction.Redact): Stream.Stream<
   Ndjson.Line | DecodeError,
   CliError.ClaudeCliError
 > =>
@@ -382,7 +392,8 @@ export const lines = (
       // The prompt goes through stdin: never parsed as a flag, never limited by the argv size.
       stdin: Stream.make(new TextEncoder().encode(prompt)),
       killGracePeriod: config.killGracePeriod,
-      stderrTailBytes: config.stderrTailBytes
+      stderrTailBytes: config.stderrTailBytes,
+      redact
     })
     return output(cli, { ...config, executable })
   }))
