@@ -202,7 +202,7 @@ export class ElicitationRequest extends Schema.Class<ElicitationRequest>("effect
   url: optionalString,
   elicitation_id: optionalString,
   requested_schema: Schema.optionalKey(JsonObject),
-  property_order: Schema.optionalKey(Schema.Array(Schema.String)),
+  property_order: optionalStrings,
   title: optionalString,
   display_name: optionalString,
   description: optionalString

@@ -199,7 +199,7 @@ export const ErrorSubtype = Schema.Literals([
 export class ResultError extends Schema.Class<ResultError>("effect-claude-code/ResultError")({
   _tag: Schema.tagDefaultOmit("ResultError"),
   subtype: ErrorSubtype,
-  errors: Schema.optionalKey(Schema.Array(Schema.String)),
+  errors: optionalStrings,
   startup_failure_reason: optionalString,
   invalid_config_file: Schema.optionalKey(InvalidConfigFile),
   ...summaryFields

@@ -54,7 +54,7 @@ export const SlashCommand = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
   argumentHint: optionalString,
-  aliases: Schema.optionalKey(Schema.Array(Schema.String)),
+  aliases: optionalStrings,
   builtin: optionalBoolean
 })
 
@@ -82,22 +82,22 @@ export class SystemInit extends Schema.Class<SystemInit>("effect-claude-code/Sys
   subtype: Schema.tag("init"),
   cwd: Schema.String,
   model: Schema.String,
-  tools: Schema.optionalKey(Schema.Array(Schema.String)),
+  tools: optionalStrings,
   mcp_servers: Schema.optionalKey(Schema.Array(McpServerStatus)),
   permissionMode: optionalString,
   permission_mode: optionalString,
   apiKeySource: optionalString,
   api_key_source: optionalString,
   claude_code_version: optionalString,
-  slash_commands: Schema.optionalKey(Schema.Array(Schema.String)),
-  terminal_slash_commands: Schema.optionalKey(Schema.Array(Schema.String)),
+  slash_commands: optionalStrings,
+  terminal_slash_commands: optionalStrings,
   output_style: optionalString,
-  agents: Schema.optionalKey(Schema.Array(Schema.String)),
-  skills: Schema.optionalKey(Schema.Array(Schema.String)),
+  agents: optionalStrings,
+  skills: optionalStrings,
   plugins: Schema.optionalKey(Schema.Array(PluginInfo)),
   plugin_errors: Schema.optionalKey(Schema.Array(JsonObject)),
-  betas: Schema.optionalKey(Schema.Array(Schema.String)),
-  capabilities: Schema.optionalKey(Schema.Array(Schema.String)),
+  betas: optionalStrings,
+  capabilities: optionalStrings,
   fast_mode_state: optionalString,
   fast_mode_disabled_reason: optionalString,
   effort: optionalNullableString,
@@ -220,7 +220,7 @@ export class SystemModelRefusalFallback extends Schema.Class<SystemModelRefusalF
   request_id: Schema.NullOr(Schema.String),
   api_refusal_category: optionalNullableString,
   api_refusal_explanation: optionalNullableString,
-  retracted_message_uuids: Schema.optionalKey(Schema.Array(Schema.String)),
+  retracted_message_uuids: optionalStrings,
   refused_user_message_uuid: optionalNullableString,
   content: Schema.String,
   ...envelope
@@ -634,7 +634,7 @@ export class SystemSessionWritesLost extends Schema.Class<SystemSessionWritesLos
   subtype: Schema.tag("session_writes_lost"),
   error_code: Schema.String,
   lost: Schema.Array(Schema.String),
-  transcript_session_ids: Schema.optionalKey(Schema.Array(Schema.String)),
+  transcript_session_ids: optionalStrings,
   ...envelope
 }) {}
 

@@ -12,9 +12,9 @@
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { Num } from "./internal/fields.ts"
 
 const Str = Schema.String
-const Num = Schema.Finite
 const Bool = Schema.Boolean
 const opt = Schema.optionalKey
 
