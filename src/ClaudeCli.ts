@@ -131,7 +131,7 @@ export const redactDecodeError = (error: DecodeError, redact: Redaction.Redact =
 const redactLineError = (line: Ndjson.Line, error: DecodeError, redact: Redaction.Redact): DecodeError => {
   const text = redact(line.text)
   if (text === line.text) return error
-  const again = Decode.decodeLine({ line: line.line, text })
+  const again = Decode.decodeLineMessage({ line: line.line, text })
   // The line held a secret: its cause (quoting the line) goes with it.
   return isDecodeError(again) ? new DecodeError({ ...again, cause: undefined }) : redactDecodeError(error, redact)
 }

@@ -429,8 +429,9 @@ const stringLiteral = /"(?:[^"\\]|\\.)*"/g
  */
 export const redactJson = (text: string, redact: Redact): string => {
   // The redactor also reads the line unescaped, so a line it leaves alone holds no secret in any spelling.
-  if (redact(text) === text) return text
-  if (!isJson(text)) return redact(text)
+  const asText = redact(text)
+  if (asText === text) return text
+  if (!isJson(text)) return asText
   return text.replace(stringLiteral, (literal) => {
     const value: string = literal.includes("\\") ? JSON.parse(literal) : literal.slice(1, -1)
     const redacted = redact(value)

@@ -48,12 +48,11 @@ export const make = (options: {
   readonly publish: (item: Item) => Effect.Effect<void>
 }) =>
 (line: Ndjson.Line | Decode.DecodeError): Effect.Effect<void, CliError.ClaudeCliError> => {
-  const decoded = Decode.isDecodeError(line) ? line : Decode.decodeLine(line)
-  if (Decode.isDecodeError(decoded)) {
-    return (Decode.isDecodeError(line) ? undefined : rejectUnreadable(options.protocol, line, decoded)) ??
-      Effect.fail(fromDecodeError(decoded, options.redact))
+  if (Decode.isDecodeError(line)) return Effect.fail(fromDecodeError(line, options.redact))
+  const message = Decode.decodeLineMessage(line)
+  if (Decode.isDecodeError(message)) {
+    return rejectUnreadable(options.protocol, line, message) ?? Effect.fail(fromDecodeError(message, options.redact))
   }
-  const message = decoded.message
   if (Protocol.isControlFrame(message)) return options.protocol.receive(message)
   if (message._tag === "KeepAlive") return Effect.void
   options.onMessage(message)
