@@ -131,10 +131,9 @@ export interface State {
   readonly options: Options
   readonly style: Style.Style
   readonly flattener: Item.Flattener
-  lines: number
-  failed: number
   /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
   held: number
+  /** The run's summary so far; it also counts the lines that decoded and those that did not. */
   run: Summary.State
   resultLine: string | undefined
   readonly selected: Record<string, number>
@@ -166,8 +165,6 @@ export const initial = (options: Options, terminal: Terminal): State => ({
   options,
   style: terminal.style,
   flattener: Item.makeFlattener(),
-  lines: 0,
-  failed: 0,
   held: 0,
   run: Summary.initial,
   resultLine: undefined,
@@ -225,21 +222,22 @@ const show = (state: State, item: Item.Item, now: number, wire: unknown): string
 const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: number): Array<Write<E>> => {
   const { filter, format, strict } = state.options
   const writes: Array<Write<E>> = []
+  if (isDecodeError(record) && strict === true) {
+    const failure = CliFailure.make("BadInput", `Not stream-json: ${failureText(record)}`)
+    return [stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
+  }
+  const message = isDecodeError(record) ? record : record.message
+  // Counts the line: decoded (messageCount) or not (decodeErrorCount).
+  state.run = Summary.step(state.run, message)
+  const { messageCount, decodeErrorCount } = state.run
   if (isDecodeError(record)) {
-    if (strict === true) {
-      const failure = CliFailure.make("BadInput", `Not stream-json: ${failureText(record)}`)
-      return [stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
-    }
-    state.failed++
-    if (state.lines === 0 && state.failed > reportedBeforeDecoding) state.held++
+    if (messageCount === 0 && decodeErrorCount > reportedBeforeDecoding) state.held++
     else writes.push(...aside(state, `${state.style.red("✗")} ${failureText(record)}\n`, now))
   } else {
     // The first line that decodes: what was held back is told before it.
-    if (state.lines++ === 0) writes.push(...heldNote(state, now))
+    if (messageCount === 1) writes.push(...heldNote(state, now))
     if (record.message.type === "result") state.resultLine = record.raw
   }
-  const message = isDecodeError(record) ? record : record.message
-  state.run = Summary.step(state.run, message)
   let text = format === "jsonl" && filter === undefined && !isDecodeError(record) ? record.raw + "\n" : ""
   // Parsed again (the decoder keeps only the typed message): once for all the line's items, and only once one
   // of them is selected.
@@ -284,8 +282,8 @@ export const step = <E>(state: State, event: Event<E>): [State, Array<Write<E>>]
  */
 export const finish = (state: State): Array<Write<never>> => {
   const outcome: Outcome = {
-    lines: state.lines,
-    failed: state.failed,
+    lines: state.run.messageCount,
+    failed: state.run.decodeErrorCount,
     selected: state.selected,
     summary: Summary.finish(state.run),
     resultLine: state.resultLine
