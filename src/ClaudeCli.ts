@@ -261,15 +261,6 @@ export const sessionUnavailable = (layer: string): StartSession => () =>
   Effect.fail(CliError.make(new CliError.SessionUnavailable({ layer })))
 
 /**
- * A runner over a plain source of lines (no process behind it).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const fromLines = (lines: Lines): Runner => (prompt, options) =>
-  Effect.succeed({ lines: lines(prompt, options), ended: Effect.succeed(undefined) })
-
-/**
  * Builds the service from a runner; every layer (process, fixture, recording, scripted) goes through here, so
  * all decode, trace and measure the same way.
  *

@@ -159,20 +159,13 @@ const credentialsOf = (name: string | undefined, value: string, minLength: numbe
     ...headerSecrets(value)
   ].filter((s) => s.length >= minLength)
 
-const variableSecrets = (name: string, value: string, minLength: number): ReadonlyArray<string> =>
-  credentialsOf(name, value, minLength)
-
 const secretsOf = (env: Environment | undefined, minLength: number): ReadonlyArray<string> =>
-  Object.entries(env ?? {}).flatMap(([name, value]) =>
-    value === undefined
-      ? []
-      : Redacted.isRedacted(value)
-      ? [
-        ...(Redacted.value(value) === "" ? [] : [Redacted.value(value), ...keyLikeParts(Redacted.value(value))]),
-        ...credentialsOf(undefined, Redacted.value(value), minLength)
-      ]
-      : variableSecrets(name, value, minLength)
-  )
+  Object.entries(env ?? {}).flatMap(([name, value]) => {
+    if (value === undefined) return []
+    if (!Redacted.isRedacted(value)) return credentialsOf(name, value, minLength)
+    const secret = Redacted.value(value)
+    return [...(secret === "" ? [] : [secret, ...keyLikeParts(secret)]), ...credentialsOf(undefined, secret, minLength)]
+  })
 
 /**
  * The values of `env` that must never be shown: every `Redacted` value, the value of every variable whose
