@@ -14,12 +14,15 @@ import * as Flag from "effect/cli/Flag"
 import type * as QueryOptions from "../QueryOptions.ts"
 import * as Input from "./Input.ts"
 
+// A comma-separated list: its items trimmed, the empty ones dropped (`''` is the empty list).
+const commaList = (value: string): Array<string> => value.split(",").map((s) => s.trim()).filter((s) => s !== "")
+
 // A list flag: repeatable, each value comma-separated (`--allowed-tools Read,Write --allowed-tools Bash`).
 const toolList = (name: string, description: string) =>
   Flag.String(name).pipe(
     Flag.withDescription(`${description}; comma-separated or repeated, e.g. 'Read,Bash(git:*)'`),
     Flag.atLeast(0),
-    Flag.map((values) => values.flatMap((v) => v.split(",")).map((s) => s.trim()).filter((s) => s !== ""))
+    Flag.map((values) => values.flatMap(commaList))
   )
 
 const repeated = (name: string, description: string) =>
@@ -53,7 +56,7 @@ const jsonObject = (option: string) => (value: string) =>
 const sources: ReadonlyArray<QueryOptions.SettingSource> = ["user", "project", "local"]
 
 const settingSources = (value: string) => {
-  const list = value.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  const list = commaList(value)
   const unknown = list.filter((s) => !sources.includes(s as QueryOptions.SettingSource))
   return unknown.length === 0
     ? Effect.succeed(list as ReadonlyArray<QueryOptions.SettingSource>)
@@ -175,7 +178,7 @@ export const toQuery = (parsed: Parsed): QueryOptions.QueryOptions => {
     permissionMode: get(parsed.permissionMode),
     allowedTools: some(parsed.allowedTools),
     disallowedTools: some(parsed.disallowedTools),
-    tools: Option.getOrUndefined(Option.map(parsed.tools, (t) => t.split(",").map((s) => s.trim()).filter((s) => s !== ""))),
+    tools: get(Option.map(parsed.tools, commaList)),
     systemPrompt: get(parsed.systemPrompt),
     appendSystemPrompt: get(parsed.appendSystemPrompt),
     maxTurns: get(parsed.maxTurns),
