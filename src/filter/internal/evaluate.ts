@@ -12,26 +12,33 @@ export const isDenied = (item: Item.Item): boolean =>
   (item.kind === "tool_result" && item.denied) ||
   (item.kind === "system" && item.subtype === "permission_denied")
 
+// An API error the CLI reports as an assistant message (`"error": "authentication_failed"`).
+const isApiError = (item: Item.TextItem | Item.ThinkingItem | Item.ToolUseItem | Item.BlockItem): boolean =>
+  item.message._tag === "AssistantMessage" && item.message.error !== undefined
+
+// How an item of each kind that can be an error is one.
+const errorOf: { readonly [K in Item.Kind]?: (item: Extract<Item.Item, { readonly kind: K }>) => boolean } = {
+  tool_result: (item) => item.isError,
+  result: (item) => item.message.is_error === true || item.message.subtype !== "success",
+  system: (item) => item.subtype === "api_retry",
+  decode_failure: () => true,
+  text: isApiError,
+  thinking: isApiError,
+  tool_use: isApiError,
+  block: isApiError
+}
+
+/**
+ * The kinds of the items {@link isError} can hold for.
+ *
+ * @internal
+ */
+export const errorKinds = Object.keys(errorOf) as ReadonlyArray<Item.Kind>
+
 /** @internal */
 export const isError = (item: Item.Item): boolean => {
-  switch (item.kind) {
-    case "tool_result":
-      return item.isError
-    case "result":
-      return item.message.is_error === true || item.message.subtype !== "success"
-    case "system":
-      return item.subtype === "api_retry"
-    case "decode_failure":
-      return true
-    case "text":
-    case "thinking":
-    case "tool_use":
-    case "block":
-      // An API error the CLI reports as an assistant message (`"error": "authentication_failed"`).
-      return item.message._tag === "AssistantMessage" && item.message.error !== undefined
-    default:
-      return false
-  }
+  const test = errorOf[item.kind] as ((item: Item.Item) => boolean) | undefined
+  return test !== undefined && test(item)
 }
 
 const matchesDelta = (kind: string, item: Item.StreamEventItem): boolean =>

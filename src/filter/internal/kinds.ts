@@ -6,6 +6,7 @@
  */
 import type * as Ast from "../Ast.ts"
 import type * as Item from "../Item.ts"
+import { errorKinds } from "./evaluate.ts"
 
 // Each atom's kinds, as `evaluate` tests them; an atom not listed can select any kind.
 const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<Item.Kind> } = {
@@ -17,7 +18,7 @@ const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<Item.Kind> } = {
   System: ["system"],
   Delta: ["stream_event"],
   Denied: ["tool_result", "system"],
-  Error: ["tool_result", "result", "system", "decode_failure", "text", "thinking", "tool_use", "block"],
+  Error: errorKinds,
   None: []
 }
 
