@@ -25,10 +25,8 @@
  * `ECC_BENCH_DIST` when set (see bench/lib.ts), else from src/.
  */
 import * as Effect from "effect/Effect"
-import * as ChildProcess from "effect/process/ChildProcess"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
-import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -67,7 +65,7 @@ const decoded = (input: Input) => Stream.fromArrays(...input.chunks.map((chunk) 
 // The stages of `ClaudeCli.query` over a spawner: a fake one whose process writes the chunks (one per read,
 // no pipe), or Node's, running bench/fake-claude.sh (a real pipe and child).
 const cli = (over: "memory" | "pipe"): ReadonlyArray<Step> => {
-  const config = (input: Input) => (over === "pipe" ? { executable: fakeCli.executable, env: fakeCli.allAtOnce(input.file) } : {})
+  const config = (input: Input) => (over === "pipe" ? fakeCli.liveConfig(fakeCli.allAtOnce(input.file)) : {})
   const run = <A, E>(input: Input, use: (spawner: ChildProcessSpawner["Service"]) => Stream.Stream<A, E>) =>
     Effect.runPromise(
       Effect.flatMap(Effect.service(ChildProcessSpawner), (spawner) => Stream.runCount(use(spawner))).pipe(
@@ -79,13 +77,17 @@ const cli = (over: "memory" | "pipe"): ReadonlyArray<Step> => {
     over === "memory"
       ? ["split bytes + JSON.parse (floor)", async (input) => (await splitBytes(Readable.from(input.chunks))).messages]
       : ["SDK reader over child_process (reference)", async (input) => {
-        const child = childProcess.spawn(fakeCli.executable, [], { env: { ...process.env, ...fakeCli.allAtOnce(input.file) }, stdio: ["ignore", "pipe", "inherit"] })
-        return (await sdkReadline(child.stdout)).messages
+        const { child, exited } = fakeCli.spawnNode(fakeCli.allAtOnce(input.file))
+        const { messages } = await sdkReadline(child.stdout)
+        await exited
+        return messages
       }],
     over === "memory"
       ? ["Decode.messages", (input) => count(decoded(input))]
-      : ["ChildProcess stdout + Decode.messages", (input) =>
-        run(input, (spawner) => Stream.unwrap(Effect.map(spawner.spawn(ChildProcess.make(fakeCli.executable, [], config(input))), (handle) => handle.stdout.pipe(Decode.messages()))))],
+      : ["ChildProcess stdout + Decode.messages", async (input) => {
+        const program = await fakeCli.readEffectChild(fakeCli.allAtOnce(input.file), (stdout) => Stream.runCount(stdout.pipe(Decode.messages())))
+        return Effect.runPromise(program.pipe(Effect.provide(Process.nodeSpawner)))
+      }],
     ["Live.runner lines (Process.lines)", (input) =>
       run(input, (spawner) => Stream.unwrap(Effect.map(runner(input, spawner), (started) => started.lines)))],
     ["+ ClaudeCli.decodeRun", (input) =>

@@ -1,7 +1,13 @@
 /**
  * The stand-in CLI of variant (f) and the latency run (bench/fake-claude.sh):
- * its path and the environment that tells it what to write.
+ * its path, the environment that tells it what to write, and the ways the
+ * bench starts it. Effect is imported only by `readEffectChild`, when called, so a
+ * worker running a baseline never loads it.
  */
+import type * as Effect from "effect/Effect"
+import type { PlatformError } from "effect/PlatformError"
+import type * as Stream from "effect/Stream"
+import * as childProcess from "node:child_process"
 import * as path from "node:path"
 
 /** The executable, given to `Live.layer({ executable })` or spawned directly. */
@@ -18,3 +24,43 @@ export const paced = (file: string, intervalMs: number, count: number, sentFile:
   ECC_BENCH_SENT: sentFile,
   ECC_BENCH_NODE: process.execPath
 })
+
+const exitError = (code: number | null) => new Error(`fake CLI exited with ${code}`)
+
+/** The configuration of `Live.layer` (or `Live.runner`) running the stand-in CLI with `env`. */
+export const liveConfig = (env: Record<string, string>) => ({ executable, env })
+
+/**
+ * The stand-in CLI through `child_process.spawn`, as the Agent SDK starts the CLI, with `env` over the
+ * inherited environment; `exited` settles once the child has exited and its pipes have closed, and rejects if
+ * it exited with a non-zero code.
+ */
+export const spawnNode = (env: Record<string, string>) => {
+  const child = childProcess.spawn(executable, [], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
+  const exited = new Promise<void>((resolve, reject) => {
+    child.once("close", (code) => (code === 0 ? resolve() : reject(exitError(code))))
+  })
+  // Rejects only where awaited: a reader that fails first keeps its own error.
+  exited.catch(() => {})
+  return { child, exited }
+}
+
+/**
+ * Runs the stand-in CLI as an `effect/process` child with `env` over the inherited environment (through the
+ * `ChildProcessSpawner` provided), `read`s its stdout, then waits for it to exit: dies if it exited with a
+ * non-zero code.
+ */
+export const readEffectChild = async <A, E, R>(
+  env: Record<string, string>,
+  read: (stdout: Stream.Stream<Uint8Array, PlatformError>) => Effect.Effect<A, E, R>
+) => {
+  const Effect = await import("effect/Effect")
+  const ChildProcess = await import("effect/process/ChildProcess")
+  return Effect.scoped(Effect.gen(function*() {
+    const handle = yield* ChildProcess.make(executable, [], { env, extendEnv: true })
+    const result = yield* read(handle.stdout)
+    const code = yield* handle.exitCode
+    if (code !== 0) return yield* Effect.die(exitError(code))
+    return result
+  }))
+}

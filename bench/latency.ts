@@ -13,7 +13,6 @@
  * `node bench/latency.ts sdk|lib-spawn|lib|cli FILE INTERVAL_MS COUNT`
  */
 import type * as StreamModule from "effect/Stream"
-import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -46,11 +45,6 @@ const main = async (): Promise<void> => {
   const env = fakeCli.paced(file, Number(intervalArg ?? 2), Number(countArg ?? 1000), sentFile)
   const received: Array<bigint> = []
 
-  // The stand-in CLI through `child_process.spawn`, as the Agent SDK starts the CLI.
-  const spawnCli = () => {
-    const child = childProcess.spawn(fakeCli.executable, [], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
-    return { child, exited: new Promise((resolve) => child.once("close", resolve)) }
-  }
   const stamp = (count: number) => {
     const now = process.hrtime.bigint()
     for (let i = 0; i < count; i++) received.push(now)
@@ -59,7 +53,7 @@ const main = async (): Promise<void> => {
   try {
     if (reader === "sdk") {
       const { sdkReadline } = await import("./baseline.ts")
-      const { child, exited } = spawnCli()
+      const { child, exited } = fakeCli.spawnNode(env)
       await sdkReadline(child.stdout, () => {
         stamp(1)
         return true
@@ -69,26 +63,23 @@ const main = async (): Promise<void> => {
       const Effect = await import("effect/Effect")
       const Stream = await import("effect/Stream")
       const consume = <A, E>(messages: StreamModule.Stream<A, E>) =>
-        Effect.runPromise(Stream.runForEachArray(messages, (chunk) => Effect.sync(() => stamp(chunk.length))))
+        Stream.runForEachArray(messages, (chunk) => Effect.sync(() => stamp(chunk.length)))
       if (reader === "cli") {
         const ClaudeCli = await lib<typeof ClaudeCliModule>("ClaudeCli")
         const Live = await lib<typeof LiveModule>("layers/Live")
-        await consume(ClaudeCli.query("bench").pipe(Stream.provide(Live.layer({ executable: fakeCli.executable, env }))))
+        await Effect.runPromise(consume(ClaudeCli.query("bench").pipe(Stream.provide(Live.layer(fakeCli.liveConfig(env))))))
       } else {
         const Decode = await lib<typeof DecodeModule>("stream/Decode")
         if (reader === "lib-spawn") {
           // The decoder alone: Node's pipe read through NodeStream, without effect/process.
           const NodeStream = await import("@effect/platform-node/NodeStream")
-          const { child, exited } = spawnCli()
-          await consume(NodeStream.fromReadable({ evaluate: () => child.stdout }).pipe(Decode.messages()))
+          const { child, exited } = fakeCli.spawnNode(env)
+          await Effect.runPromise(consume(NodeStream.fromReadable({ evaluate: () => child.stdout }).pipe(Decode.messages())))
           await exited
         } else {
           const NodeServices = await import("@effect/platform-node/NodeServices")
-          const ChildProcess = await import("effect/process/ChildProcess")
-          await consume(Stream.unwrap(Effect.map(
-            ChildProcess.make(fakeCli.executable, [], { env, extendEnv: true }),
-            (handle) => handle.stdout.pipe(Decode.messages())
-          )).pipe(Stream.provide(NodeServices.layer)))
+          const program = await fakeCli.readEffectChild(env, (stdout) => consume(stdout.pipe(Decode.messages())))
+          await Effect.runPromise(program.pipe(Effect.provide(NodeServices.layer)))
         }
       }
     }

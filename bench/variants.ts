@@ -6,7 +6,6 @@
  * Every variant reports the number of input messages it saw, so main.ts can
  * check that all of them read the same input.
  */
-import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import type { Readable } from "node:stream"
 import type * as Stream from "effect/Stream"
@@ -64,7 +63,7 @@ const libraryCli = async (file: string): Promise<Tally> => {
   const { runCount } = await import("effect/Stream")
   const ClaudeCli = await lib<typeof ClaudeCliModule>("ClaudeCli")
   const Live = await lib<typeof LiveModule>("layers/Live")
-  const layer = Live.layer({ executable: fakeCli.executable, env: fakeCli.allAtOnce(file) })
+  const layer = Live.layer(fakeCli.liveConfig(fakeCli.allAtOnce(file)))
   const messages = await Effect.runPromise(runCount(ClaudeCli.query("bench")).pipe(Effect.provide(layer)))
   return { messages, rejected: 0 }
 }
@@ -74,28 +73,16 @@ const libraryChild = async (file: string): Promise<Tally> => {
   const Effect = await import("effect/Effect")
   const { runCount } = await import("effect/Stream")
   const NodeServices = await import("@effect/platform-node/NodeServices")
-  const ChildProcess = await import("effect/process/ChildProcess")
   const Decode = await lib<typeof DecodeModule>("stream/Decode")
-  const program = Effect.gen(function*() {
-    const handle = yield* ChildProcess.make(fakeCli.executable, [], { env: fakeCli.allAtOnce(file), extendEnv: true })
-    const messages = yield* runCount(handle.stdout.pipe(Decode.messages()))
-    const exit = yield* handle.exitCode
-    if (exit !== 0) return yield* Effect.die(new Error(`fake CLI exited with ${exit}`))
-    return messages
-  }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
-  return { messages: await Effect.runPromise(program), rejected: 0 }
+  const program = await fakeCli.readEffectChild(fakeCli.allAtOnce(file), (stdout) => runCount(stdout.pipe(Decode.messages())))
+  return { messages: await Effect.runPromise(program.pipe(Effect.provide(NodeServices.layer))), rejected: 0 }
 }
 
 /** The stand-in CLI through `child_process.spawn`, as the SDK starts the CLI; `read` consumes its stdout. */
 const nodeChild = async (file: string, read: (stdout: NodeJS.ReadableStream & Readable) => Promise<Tally>): Promise<Tally> => {
-  const child = childProcess.spawn(fakeCli.executable, [], {
-    env: { ...process.env, ...fakeCli.allAtOnce(file) },
-    stdio: ["ignore", "pipe", "inherit"]
-  })
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
+  const { child, exited } = fakeCli.spawnNode(fakeCli.allAtOnce(file))
   const tally = await read(child.stdout)
-  const code = await exited
-  if (code !== 0) throw new Error(`fake CLI exited with ${code}`)
+  await exited
   return tally
 }
 
