@@ -26,9 +26,9 @@ import * as Layer from "effect/Layer"
 import * as PlatformError from "effect/PlatformError"
 import * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
-import * as Redacted from "effect/Redacted"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
+import { plainEnv } from "./internal/plainEnv.ts"
 
 /**
  * What one fake process does.
@@ -118,11 +118,7 @@ const describe = (command: ChildProcess.StandardCommand, pid: number): Omit<Spaw
   command: command.command,
   args: command.args.map(String),
   cwd: command.options.cwd,
-  env: Object.fromEntries(
-    Object.entries(command.options.env ?? {}).flatMap(([name, value]) =>
-      value === undefined ? [] : [[name, Redacted.isRedacted(value) ? Redacted.value(value) : value]]
-    )
-  ),
+  env: plainEnv(command.options.env),
   extendEnv: command.options.extendEnv ?? true,
   pid
 })

@@ -11,11 +11,11 @@ import * as Layer from "effect/Layer"
 import type * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Queue from "effect/Queue"
-import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
+import { plainEnv } from "../../../src/testing/internal/plainEnv.ts"
 
 /** A frame the session wrote (parsed JSON). */
 export type Frame = Record<string, any>
@@ -95,11 +95,7 @@ export const make = (behaviour: Behaviour, options: {
       const encoder = new TextEncoder()
       const io: Io = {
         args: cmd.args as ReadonlyArray<string>,
-        env: Object.fromEntries(
-          Object.entries(cmd.options.env ?? {}).flatMap(([name, value]) =>
-            value === undefined ? [] : [[name, Redacted.isRedacted(value) ? Redacted.value(value) : value]]
-          )
-        ),
+        env: plainEnv(cmd.options.env),
         read: Queue.take(stdin),
         write: (line) => io.writeRaw((typeof line === "string" ? line : JSON.stringify(line)) + "\n"),
         writeRaw: (text) => Effect.asVoid(Queue.offer(stdout, encoder.encode(text))),
