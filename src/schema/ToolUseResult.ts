@@ -13,11 +13,8 @@
  */
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import { Num } from "./internal/fields.ts"
+import { Num, open } from "./internal/fields.ts"
 
-const Rest = [Schema.Record(Schema.String, Schema.Unknown)] as const
-const open = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  Schema.StructWithRest(Schema.Struct(fields), Rest)
 const opt = Schema.optionalKey
 
 /**

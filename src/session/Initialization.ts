@@ -9,10 +9,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { open, optionalBoolean, optionalString, optionalStrings } from "../schema/internal/fields.ts"
 import * as SessionError from "./SessionError.ts"
 
-const open = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  Schema.StructWithRest(Schema.Struct(fields), [Schema.Record(Schema.String, Schema.Unknown)])
 const opt = Schema.optionalKey
 const list = <S extends Schema.Top>(item: S) =>
   Schema.Array(item).pipe(Schema.withDecodingDefaultKey(Effect.succeed([])))
@@ -25,10 +24,10 @@ const list = <S extends Schema.Top>(item: S) =>
  */
 export const SlashCommand = open({
   name: Schema.String,
-  description: opt(Schema.String),
-  argumentHint: opt(Schema.String),
-  aliases: opt(Schema.Array(Schema.String)),
-  builtin: opt(Schema.Boolean)
+  description: optionalString,
+  argumentHint: optionalString,
+  aliases: optionalStrings,
+  builtin: optionalBoolean
 })
 
 /**
@@ -45,8 +44,8 @@ export type SlashCommand = typeof SlashCommand.Type
  */
 export const Agent = open({
   name: Schema.String,
-  description: opt(Schema.String),
-  model: opt(Schema.String)
+  description: optionalString,
+  model: optionalString
 })
 
 /**
@@ -63,15 +62,15 @@ export type Agent = typeof Agent.Type
  */
 export const Model = open({
   value: Schema.String,
-  resolvedModel: opt(Schema.String),
-  displayName: opt(Schema.String),
-  description: opt(Schema.String),
-  supportsEffort: opt(Schema.Boolean),
-  supportedEffortLevels: opt(Schema.Array(Schema.String)),
-  supportsAdaptiveThinking: opt(Schema.Boolean),
-  supportsFastMode: opt(Schema.Boolean),
-  supportsAutoMode: opt(Schema.Boolean),
-  supportsThinkingOff: opt(Schema.Boolean)
+  resolvedModel: optionalString,
+  displayName: optionalString,
+  description: optionalString,
+  supportsEffort: optionalBoolean,
+  supportedEffortLevels: optionalStrings,
+  supportsAdaptiveThinking: optionalBoolean,
+  supportsFastMode: optionalBoolean,
+  supportsAutoMode: optionalBoolean,
+  supportsThinkingOff: optionalBoolean
 })
 
 /**
@@ -88,12 +87,12 @@ export type Model = typeof Model.Type
  * @category schemas
  */
 export const Account = open({
-  email: opt(Schema.String),
-  organization: opt(Schema.String),
-  subscriptionType: opt(Schema.String),
-  tokenSource: opt(Schema.String),
-  apiKeySource: opt(Schema.String),
-  apiProvider: opt(Schema.String)
+  email: optionalString,
+  organization: optionalString,
+  subscriptionType: optionalString,
+  tokenSource: optionalString,
+  apiKeySource: optionalString,
+  apiProvider: optionalString
 })
 
 /**
@@ -113,13 +112,13 @@ export const Initialization = open({
   agents: list(Agent),
   models: list(Model),
   account: opt(Account),
-  output_style: opt(Schema.String),
+  output_style: optionalString,
   available_output_styles: list(Schema.String),
   /** The CLI's own pid (the session's `pid` is the process the session started, which may be a wrapper). */
   pid: opt(Schema.Number),
-  claude_code_version: opt(Schema.String),
-  current_permission_mode: opt(Schema.String),
-  capabilities: opt(Schema.Array(Schema.String))
+  claude_code_version: optionalString,
+  current_permission_mode: optionalString,
+  capabilities: optionalStrings
 })
 
 /**

@@ -9,6 +9,10 @@ import * as SchemaGetter from "effect/SchemaGetter"
 /** A JSON object kept as is (tool inputs, MCP payloads, opaque sub-objects). */
 export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
 
+/** An object of the named fields that keeps the keys it does not name (newer CLIs add some). */
+export const open = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
+  Schema.StructWithRest(Schema.Struct(fields), [JsonObject])
+
 /**
  * An object kept whole, of which only the string discriminator `key` is
  * checked (the payload of unknown variants).
