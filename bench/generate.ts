@@ -229,7 +229,9 @@ export const writeTranscript = (file: string, options: Options): { readonly byte
  * byte of UTF-8, and 1.68 for the parsed value, whose `\n` escapes are one
  * character each).
  */
-export type BigLineText = "ascii" | "mixed"
+export const bigLineTexts = ["ascii", "mixed"] as const
+
+export type BigLineText = typeof bigLineTexts[number]
 
 const fillUnits: Record<BigLineText, Buffer> = {
   ascii: Buffer.from("0123456789abcdef ".repeat(64), "utf8"),

@@ -84,13 +84,12 @@ const main = async (): Promise<report.Results> => {
     process.env.ECC_BENCH_DIST = dist
   }
   log(`generating inputs in ${dir}`)
-  const texts: ReadonlyArray<generate.BigLineText> = ["ascii", "mixed"]
   const sizes: Record<string, { readonly bytes: number; readonly lines: number }> = {
     partial: generate.writeTranscript(file("partial"), { seed: config.seed, bytes: config.sizeMB * 1e6, partial: true }),
     plain: generate.writeTranscript(file("plain"), { seed: config.seed + 1, bytes: config.sizeMB * 1e6, partial: false })
   }
   if (config.bigLineMiB > 0) {
-    for (const text of texts) {
+    for (const text of generate.bigLineTexts) {
       sizes[`big-line-${text}`] = generate.writeBigLine(file(`big-line-${text}`), config.bigLineMiB * 1024 * 1024, config.seed + 2, text)
     }
   }
@@ -106,8 +105,8 @@ const main = async (): Promise<report.Results> => {
   }
 
   const bigLine: Array<report.Row> = []
-  const bigLineVariants = ["a-bytes", "b-sdk", "d-strict"].filter((n) => selected.some((v) => v.name === n))
-  for (const input of config.bigLineMiB > 0 ? texts.map((text) => `big-line-${text}`) : []) {
+  const bigLineVariants = report.bigLineVariants.filter((n) => selected.some((v) => v.name === n))
+  for (const input of config.bigLineMiB > 0 ? generate.bigLineTexts.map((text) => `big-line-${text}`) : []) {
     for (const name of bigLineVariants) {
       log(`${input}: ${name}`)
       const [m] = await pool.measure([name], file(input), { runs: 1, warmup: 0, emptyFile })

@@ -4,6 +4,7 @@
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
+import { bigLineTexts } from "./generate.ts"
 import type { HugeResult } from "./huge.ts"
 import type { LatencyResult } from "./latency.ts"
 import type { Measurement } from "./pool.ts"
@@ -197,6 +198,9 @@ export const ratios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "
   }
 }
 
+/** The variants measured over the big lines, each in a fresh process. */
+export const bigLineVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict"]
+
 /** Peak RSS above the variant's base, as a multiple of the line's size; NaN when the variant did not run. */
 export const bigLineFactor = (r: Results["bigLine"], text: string, variant: string): number => {
   const x = r.rows.find((row) => row.input === `big-line-${text}` && row.variant === variant && row.error === undefined)
@@ -206,7 +210,7 @@ export const bigLineFactor = (r: Results["bigLine"], text: string, variant: stri
 /** Every goal figure of a run, for the JSON file. */
 export const allRatios = (r: Results) => {
   const growth = (h: HugeResult) => (Math.max(...h.live) - (h.live[0] ?? NaN)) / MB
-  const big = (text: string) => Object.fromEntries(["a-bytes", "b-sdk", "d-strict"].map((v) => [v, bigLineFactor(r.bigLine, text, v)]))
+  const big = (text: string) => Object.fromEntries(bigLineVariants.map((v) => [v, bigLineFactor(r.bigLine, text, v)]))
   const schema = (step: SchemaStep) => {
     const by = (compiler: string) => step.runs.find((run) => run.compiler === compiler)
     const interpreted = by("interpreter")?.effect.bestMs ?? NaN
@@ -223,7 +227,7 @@ export const allRatios = (r: Results) => {
     plain: ratios(r.throughput, "plain"),
     "partial, CPU time": ratios(r.throughput, "partial", "cpu"),
     "plain, CPU time": ratios(r.throughput, "plain", "cpu"),
-    "big line, peak - base in line sizes (goal: d < 3)": { ascii: big("ascii"), mixed: big("mixed") },
+    "big line, peak - base in line sizes (goal: d < 3)": Object.fromEntries(bigLineTexts.map((text) => [text, big(text)])),
     "generated stream: live memory growth after the first 32 MB, MB": Object.fromEntries(r.huge.map((h) => [h.reader, growth(h)])),
     "schema step": Object.fromEntries(r.schemaStep.map((step) => [step.input, schema(step)])),
     "p99 latency ms (goal < 1)": Object.fromEntries(r.latency.map((l) => [l.reader, l.p99]))
