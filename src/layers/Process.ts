@@ -287,6 +287,16 @@ const failWhenIdle = <A, R>(
     Effect.succeed(pull.pipe(Effect.timeoutOrElse({ duration, orElse: () => Effect.fail(onIdle()) }))))
 
 /**
+ * The error of a CLI that wrote nothing on stdout for `timeout` (see `Config.idleTimeout`) after line
+ * `lastLine` (0: none).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const idleTimeoutError = (timeout: Duration.Input, lastLine: number, stderrTail: string): CliError.ClaudeCliError =>
+  CliError.make(new CliError.IdleTimeout({ timeoutMillis: Duration.toMillis(timeout), lastLine, stderrTail }))
+
+/**
  * The stdout of a started CLI as numbered lines, then its exit: see the module documentation for what each
  * kind of ending gives. Lines are emitted as soon as their newline arrives; only an unterminated last line
  * waits for the exit status, which says whether it was cut.
@@ -308,14 +318,10 @@ export const output = (
         cause: error
       })
     ))
-  const timed = options.idleTimeout === undefined ? stdout : failWhenIdle(stdout, options.idleTimeout, () =>
-    CliError.make(
-      new CliError.IdleTimeout({
-        timeoutMillis: Duration.toMillis(Duration.fromInputUnsafe(options.idleTimeout!)),
-        lastLine,
-        stderrTail: cli.stderrTail()
-      })
-    ))
+  const timeout = options.idleTimeout
+  const timed = timeout === undefined
+    ? stdout
+    : failWhenIdle(stdout, timeout, () => idleTimeoutError(timeout, lastLine, cli.stderrTail()))
   const body = applyStepper(timed, (): Stepper<Uint8Array, Ndjson.Line | DecodeError, never> => {
     const splitter = Ndjson.makeSplitter({ maxLineBytes: options.maxLineBytes, mode: "emit" })
     return {

@@ -318,15 +318,7 @@ const start = Effect.fnUntraced(function*(
   const idle = Idle.make({
     timeout: options.idleTimeout,
     busy: turns.busy,
-    onIdle: Effect.suspend(() =>
-      forceEnd(CliError.make(
-        new CliError.IdleTimeout({
-          timeoutMillis: Duration.toMillis(Duration.fromInputUnsafe(options.idleTimeout!)),
-          lastLine,
-          stderrTail: cli.stderrTail()
-        })
-      ))
-    ).pipe(Effect.ignore)
+    onIdle: (timeout) => forceEnd(Process.idleTimeoutError(timeout, lastLine, cli.stderrTail())).pipe(Effect.ignore)
   })
   yield* Effect.forkScoped(idle.run)
 

@@ -17,7 +17,7 @@ export interface Watchdog {
   readonly reading: <A, E>(stream: Stream.Stream<A, E>) => Stream.Stream<A, E>
   /** Marks the time a callback runs: the CLI waits for it, so the deadline does not run. */
   readonly holding: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
-  /** Runs until the deadline passes, then runs `onIdle`. */
+  /** Runs until the deadline passes, then runs `onIdle` with the timeout. */
   readonly run: Effect.Effect<void>
 }
 
@@ -31,7 +31,7 @@ const disabled: Watchdog = {
 export const make = (options: {
   readonly timeout: Duration.Input | undefined
   readonly busy: () => boolean
-  readonly onIdle: Effect.Effect<void>
+  readonly onIdle: (timeout: Duration.Duration) => Effect.Effect<void>
 }): Watchdog => {
   if (options.timeout === undefined) return disabled
   const duration = Duration.fromInputUnsafe(options.timeout)
@@ -51,7 +51,7 @@ export const make = (options: {
       ? next.pipe(Effect.timeoutOrElse({ duration, orElse: () => Effect.succeed(false) }))
       : next
   })
-  const run: Effect.Effect<void> = Effect.flatMap(step, (change) => change ? run : options.onIdle)
+  const run: Effect.Effect<void> = Effect.flatMap(step, (change) => change ? run : options.onIdle(duration))
   return {
     changed,
     reading: (stream) =>
