@@ -45,15 +45,13 @@ const library = async (file: string, mode: "strict" | "filter" | "partial" | "le
       messages += chunk.length
       return chunk
     }))
-  // Lenient: the library's own in-band errors, counted like messages (the generated inputs have none).
-  const run: Stream.Stream<unknown, unknown> = mode === "lenient"
-    ? count(bytes.pipe(Decode.messagesLenient()))
-    : mode === "strict"
-    ? count(bytes.pipe(Decode.messages()))
-    : mode === "filter"
-    ? stages!.filter(count(bytes.pipe(Decode.messages())))
-    : stages!.partial(count(bytes.pipe(Decode.messages())))
-  await Effect.runPromise(runDrain(run))
+  const run = (): Stream.Stream<unknown, unknown> => {
+    // Lenient: the library's own in-band errors, counted like messages (the generated inputs have none).
+    if (mode === "lenient") return count(bytes.pipe(Decode.messagesLenient()))
+    const decoded = count(bytes.pipe(Decode.messages()))
+    return mode === "filter" ? stages!.filter(decoded) : mode === "partial" ? stages!.partial(decoded) : decoded
+  }
+  await Effect.runPromise(runDrain(run()))
   return { messages, rejected: 0 }
 }
 
