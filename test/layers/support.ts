@@ -32,17 +32,23 @@ export const runToEnd = <A, R>(
     )
   })
 
+/** A tracer that keeps every span it makes, in `spans`. */
+export const recordingTracer = () => {
+  const spans: Array<Tracer.NativeSpan> = []
+  const tracer = Tracer.make({
+    span(options) {
+      const span = new Tracer.NativeSpan(options)
+      spans.push(span)
+      return span
+    }
+  })
+  return { tracer, spans }
+}
+
 /** Runs `run` with a tracer that keeps every span and a metric registry of its own; returns both. */
 export const traced = <E, R>(run: Effect.Effect<unknown, E, R>) =>
   Effect.gen(function*() {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
+    const { tracer, spans } = recordingTracer()
     const registry: Metric.MetricRegistry = new Map()
     yield* run.pipe(Effect.ignore, Effect.provideService(Tracer.Tracer, tracer), Effect.provideService(Metric.MetricRegistry, registry))
     const counter = (metric: typeof Telemetry.tokens, attributes: Record<string, string>) =>

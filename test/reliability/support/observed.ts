@@ -9,6 +9,7 @@ import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
 import { inspect } from "node:util"
+import { recordingTracer } from "../../layers/support.ts"
 
 /** Every string reachable from an error (message, fields, nested causes), one per line. */
 export const errorText = (error: unknown): string => {
@@ -35,16 +36,9 @@ export const exitText = (exit: Exit.Exit<unknown, unknown>): string =>
 export const observed = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<readonly [A, string], E, R> =>
   Effect.suspend(() => {
     const out: Array<string> = []
-    const spans: Array<Tracer.NativeSpan> = []
+    const { tracer, spans } = recordingTracer()
     const logger = Logger.make((options) => {
       out.push(`${options.logLevel} ${inspect(options.message, { depth: 6 })} ${Cause.pretty(options.cause)}`)
-    })
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
     })
     return effect.pipe(
       Effect.provide(Logger.layer([logger])),
