@@ -7,6 +7,7 @@ import * as TestClock from "effect/testing/TestClock"
 import { decodeMessage } from "../../src/schema/Message.ts"
 import * as Protocol from "../../src/session/Protocol.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
+import { settle } from "./support/Collect.ts"
 
 // Frames as the session gets them: decoded from the wire JSON by the library's message decoder.
 const frame = (json: Record<string, unknown>): Protocol.ControlFrame => {
@@ -31,10 +32,6 @@ const fake = (handler?: Protocol.Handler) =>
     const answerTo = (id: string) => written.find((f) => f.type === "control_response" && f.response.request_id === id)
     return { protocol, written, answerTo }
   })
-
-const settle = Effect.gen(function*() {
-  for (let i = 0; i < 5; i++) yield* Effect.yieldNow
-})
 
 describe("Protocol (fake transport)", () => {
   it.effect("correlates a response with its request", () =>
