@@ -190,8 +190,7 @@ const decoder = (strict: boolean, progress: Progress, redact: Redaction.Redact, 
       }
       progress.messages++
       if (decoded.type === "result") progress.result = isErrorResult(decoded) ? "error" : "success"
-      // The same record as `Decode.decodeLine` makes, only when asked for.
-      out.push(records ? { line: item.line, raw: (item as Ndjson.Line).text, message: decoded } : decoded)
+      out.push(records ? Decode.toRecord(item as Ndjson.Line, decoded) : decoded)
     }
     return undefined
   },

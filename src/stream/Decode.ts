@@ -52,6 +52,14 @@ export interface DecodedLine {
 export type Options = Ndjson.Options
 
 /**
+ * A line decoded to `message`, as a {@link DecodedLine}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toRecord = (line: Ndjson.Line, message: Message): DecodedLine => ({ line: line.line, raw: line.text, message })
+
+/**
  * Decodes one line's text: `JSON.parse`, then the schema. Synchronous, never throws.
  *
  * @since 0.1.0
@@ -59,7 +67,7 @@ export type Options = Ndjson.Options
  */
 export const decodeLine = (line: Ndjson.Line): DecodedLine | DecodeError => {
   const message = decodeLineMessage(line)
-  return isDecodeError(message) ? message : { line: line.line, raw: line.text, message }
+  return isDecodeError(message) ? message : toRecord(line, message)
 }
 
 // V8 quotes up to 10 characters around the error (`..."x":wJalrXUtnF"...`): a quote cut at both ends may hold
@@ -128,7 +136,7 @@ const decodeInto = (
       if (mode === "strict") return decoded
       out.push(decoded)
     } else {
-      out.push(output === "record" ? { line: item.line, raw: (item as Ndjson.Line).text, message: decoded } : decoded)
+      out.push(output === "record" ? toRecord(item as Ndjson.Line, decoded) : decoded)
     }
   }
   return undefined
