@@ -7,8 +7,7 @@ import type * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import type * as Session from "../../../src/session/Session.ts"
 
-export const collect = <E>(stream: Stream.Stream<Session.Message, E>) =>
-  Effect.map(Stream.runCollect(stream), (chunk) => Array.from(chunk))
+export const collect = <E>(stream: Stream.Stream<Session.Message, E>) => Stream.runCollect(stream)
 
 /** Lets forked fibers run up to their next wait. */
 export const settle = Effect.gen(function*() {
