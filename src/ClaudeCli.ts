@@ -17,7 +17,7 @@ import { type Message, UnknownMessage } from "./schema/Message.ts"
 import type * as Session from "./session/Session.ts"
 import type * as SessionError from "./session/SessionError.ts"
 import * as Decode from "./stream/Decode.ts"
-import { DecodeError, isDecodeError, redactDecodeError as redactWith } from "./stream/DecodeError.ts"
+import { DecodeError, isDecodeError, redactDecodeError as redactWith, withFields } from "./stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "./stream/internal/stepper.ts"
 import type * as Ndjson from "./stream/Ndjson.ts"
 
@@ -133,7 +133,7 @@ const redactLineError = (line: Ndjson.Line, error: DecodeError, redact: Redactio
   if (text === line.text) return error
   const again = Decode.decodeLineMessage({ line: line.line, text })
   // The line held a secret: its cause (quoting the line) goes with it.
-  return isDecodeError(again) ? new DecodeError({ ...again, cause: undefined }) : redactDecodeError(error, redact)
+  return isDecodeError(again) ? withFields(again, { cause: undefined }) : redactDecodeError(error, redact)
 }
 
 /**
@@ -147,8 +147,8 @@ export const fromDecodeError = (raw: DecodeError, redact?: Redaction.Redact): Cl
 
 const fromRedacted = (error: DecodeError): CliError.ClaudeCliError =>
   CliError.make(
-    error.reason === "LineTooLong"
-      ? new CliError.LineTooLong({ line: error.line, limit: error.maxLineBytes ?? 0, raw: error.raw, cause: error })
+    error.reason._tag === "LineTooLong"
+      ? new CliError.LineTooLong({ line: error.line, limit: error.reason.maxLineBytes, raw: error.raw, cause: error })
       : new CliError.DecodeFailed({ line: error.line, raw: error.raw, issue: error.detail, cause: error })
   )
 

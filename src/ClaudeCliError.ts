@@ -7,7 +7,7 @@
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as Redaction from "./Redaction.ts"
-import { DecodeError, isDecodeError, redactCutAtEnd, redactDecodeError, redactRaw } from "./stream/DecodeError.ts"
+import { isDecodeError, redactCutAtEnd, redactDecodeError, redactRaw, withFields } from "./stream/DecodeError.ts"
 
 /**
  * The CLI executable could not be found.
@@ -320,7 +320,7 @@ const redactCause = (cause: unknown, redact: Redaction.Redact): unknown => {
   if (isDecodeError(cause)) {
     // Its own cause goes, even when the secret is there and not in its raw cut or detail.
     const redacted = redactDecodeError(cause, redact)
-    return redacted === cause ? new DecodeError({ ...cause, cause: undefined }) : redacted
+    return redacted === cause ? withFields(cause, { cause: undefined }) : redacted
   }
   return redactDeep(cause, redact, new Map())
 }

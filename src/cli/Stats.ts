@@ -271,7 +271,7 @@ const makeCounter = (path: string): Counter => {
     stats.lines = Math.max(stats.lines, entry.line)
     if (isDecodeError(entry)) {
       stats.failed++
-      stats.failures.push({ line: entry.line, reason: `${entry.reason}: ${entry.detail}` })
+      stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${entry.detail}` })
       return
     }
     const message = entry.message

@@ -553,7 +553,7 @@ export const toJson = (item: Item, wire?: unknown): Json => ({
   message_index: item.messageIndex,
   block_index: item.blockIndex ?? null,
   value: item.kind === "decode_failure"
-    ? { line: item.error.line, reason: item.error.reason, detail: item.error.detail, raw: item.error.raw }
+    ? { line: item.error.line, reason: item.error.reason._tag, detail: item.error.detail, raw: item.error.raw }
     : wireValue(item, wire) ??
       (item.blockIndex === undefined ? Message.encodeMessage(item.message) : encodeBlock((item as BlockItem).block))
 })

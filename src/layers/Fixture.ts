@@ -19,7 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
-import { DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import * as DecodeError from "../stream/DecodeError.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
 import { type Metadata, MetadataJson, metadataPath, type Rejected } from "./Recording.ts"
 
@@ -52,13 +52,13 @@ const readMetadata = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Me
 }
 
 const paced = (
-  lines: Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError>,
+  lines: Stream.Stream<Ndjson.Line | DecodeError.DecodeError, CliError.ClaudeCliError>,
   timings: ReadonlyArray<number>
-): Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError> => {
+): Stream.Stream<Ndjson.Line | DecodeError.DecodeError, CliError.ClaudeCliError> => {
   let index = 0
   let previous = 0
-  return lines.pipe(Stream.mapEffect((line): Effect.Effect<Ndjson.Line | DecodeError> => {
-    if (isDecodeError(line)) return Effect.succeed(line)
+  return lines.pipe(Stream.mapEffect((line): Effect.Effect<Ndjson.Line | DecodeError.DecodeError> => {
+    if (DecodeError.isDecodeError(line)) return Effect.succeed(line)
     const at = timings[index++] ?? previous
     const wait = Math.max(0, at - previous)
     previous = at
@@ -66,20 +66,32 @@ const paced = (
   }))
 }
 
+// The error of a rejected line, as the framing made it when the run was recorded.
+const rejectedError = ({ reason, maxLineBytes, ...fields }: Rejected): DecodeError.DecodeError => {
+  switch (reason) {
+    case "InvalidUtf8":
+      return DecodeError.make(new DecodeError.InvalidUtf8(fields))
+    case "LineTooLong":
+      return DecodeError.make(new DecodeError.LineTooLong({ ...fields, maxLineBytes: maxLineBytes ?? 0 }))
+    case "InvalidJson":
+      return DecodeError.make(new DecodeError.InvalidJson(fields))
+    case "SchemaMismatch":
+      return DecodeError.make(new DecodeError.SchemaMismatch(fields))
+  }
+}
+
 // The recorded run's rejected lines, each emitted before the first line after it (their blank lines in the
 // file keep the numbers of the lines around them).
 const withRejected = (
-  lines: Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError>,
+  lines: Stream.Stream<Ndjson.Line | DecodeError.DecodeError, CliError.ClaudeCliError>,
   rejected: ReadonlyArray<Rejected>
-): Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError> => {
+): Stream.Stream<Ndjson.Line | DecodeError.DecodeError, CliError.ClaudeCliError> => {
   if (rejected.length === 0) return lines
   return Stream.suspend(() => {
-    const pending = rejected.map(({ line, reason, raw, detail, maxLineBytes }) =>
-      new DecodeError({ line, reason, raw, detail, maxLineBytes })
-    ).sort((a, b) => a.line - b.line)
+    const pending = rejected.map(rejectedError).sort((a, b) => a.line - b.line)
     let next = 0
-    const due = (line: number): Array<DecodeError> => {
-      const out: Array<DecodeError> = []
+    const due = (line: number): Array<DecodeError.DecodeError> => {
+      const out: Array<DecodeError.DecodeError> = []
       while (next < pending.length && pending[next]!.line < line) out.push(pending[next++]!)
       return out
     }

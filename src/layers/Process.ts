@@ -51,7 +51,7 @@ import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
 import { isJson } from "../stream/Decode.ts"
-import { cutRaw, DecodeError, isDecodeError, redactCutAtEnd } from "../stream/DecodeError.ts"
+import { cutRaw, type DecodeError, isDecodeError, redactCutAtEnd, withFields } from "../stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
 
@@ -365,7 +365,7 @@ export const output = (
 // A last line without its newline: whole JSON is a message; anything else was cut by the exit, at its end.
 const redactCut = (last: Ndjson.Line | DecodeError, redact: Redaction.Redact): Ndjson.Line | DecodeError =>
   isDecodeError(last)
-    ? new DecodeError({ ...last, raw: redactCutAtEnd(last.raw, redact) })
+    ? withFields(last, { raw: redactCutAtEnd(last.raw, redact) })
     : isJson(last.text)
     ? last
     : { ...last, text: redact(last.text, { end: true }) }

@@ -150,10 +150,10 @@ const rejectedOf = (error: DecodeError, redact: Redaction.Redact): Rejected => {
   const { raw, detail } = redactDecodeError(error, redact)
   return {
     line: error.line,
-    reason: error.reason,
+    reason: error.reason._tag,
     raw,
     detail,
-    ...(error.maxLineBytes === undefined ? {} : { maxLineBytes: error.maxLineBytes })
+    ...(error.reason._tag === "LineTooLong" ? { maxLineBytes: error.reason.maxLineBytes } : {})
   }
 }
 

@@ -15,7 +15,7 @@ import { dual } from "effect/Function"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { decodeMessage, type Message } from "../schema/Message.ts"
-import { cutRaw, DecodeError, isDecodeError } from "./DecodeError.ts"
+import { cutRaw, DecodeError, InvalidJson, isDecodeError, make as decodeError, SchemaMismatch } from "./DecodeError.ts"
 import { applyStepper, noFlush, type Stepper } from "./internal/stepper.ts"
 import * as Ndjson from "./Ndjson.ts"
 
@@ -90,17 +90,13 @@ export const decodeLineMessage = (line: Ndjson.Line): Message | DecodeError => {
     json = JSON.parse(line.text)
   } catch (thrown) {
     const cause = syntaxError(thrown)
-    return new DecodeError({ reason: "InvalidJson", line: line.line, raw: cutRaw(line.text), detail: cause.message, cause })
+    return decodeError(new InvalidJson({ line: line.line, raw: cutRaw(line.text), detail: cause.message, cause }))
   }
   const result = decodeMessage(json)
   if (Result.isSuccess(result)) return result.success
-  return new DecodeError({
-    reason: "SchemaMismatch",
-    line: line.line,
-    raw: cutRaw(line.text),
-    detail: result.failure.message,
-    cause: result.failure
-  })
+  return decodeError(
+    new SchemaMismatch({ line: line.line, raw: cutRaw(line.text), detail: result.failure.message, cause: result.failure })
+  )
 }
 
 /**

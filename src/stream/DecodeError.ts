@@ -1,65 +1,193 @@
 /**
- * The typed failure of one stream-json line: strict streams fail with it,
- * lenient streams emit it in-band and go on.
+ * The typed failure of one stream-json line: a stream that fails on a bad line fails with it, one that
+ * reports bad lines emits it in-band and goes on. Tell it from a decoded message by its `_tag` or
+ * {@link isDecodeError}.
  *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
 import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+
+// What every reason carries: where the line is, a cut of it, what was wrong, and the underlying error.
+const lineFields = {
+  /** 1-based line number; blank lines count. */
+  line: Schema.Number,
+  /** The start of the line's text (lossy for invalid UTF-8). */
+  raw: Schema.String,
+  /** What was wrong, readable (the JSON syntax error, the schema issue with its path, the limit). */
+  detail: Schema.String,
+  /** The underlying error (a `SyntaxError`, the schema's `MessageDecodeError`, a `TypeError` from the UTF-8 decoder). */
+  cause: Schema.optional(Schema.Defect())
+}
+
+const describe = (
+  self: { readonly line: number; readonly raw: string; readonly detail: string },
+  what: string
+): string => `line ${self.line}: ${what}: ${self.detail}; raw: ${JSON.stringify(self.raw)}`
 
 /**
- * Why a line was rejected.
+ * The line's bytes are not valid UTF-8.
  *
- * - `InvalidUtf8`: the line's bytes are not valid UTF-8.
- * - `LineTooLong`: the line has more bytes than the configured limit.
- * - `InvalidJson`: the line is not JSON (a warning printed by the CLI or a wrapper, a cut line).
- * - `SchemaMismatch`: the JSON is a known message type whose fields do not fit its schema.
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidUtf8 extends Schema.TaggedError<InvalidUtf8>()("InvalidUtf8", lineFields) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return describe(this, "invalid UTF-8")
+  }
+}
+
+/**
+ * The line has more bytes than the configured limit (`maxLineBytes`).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class LineTooLong extends Schema.TaggedError<LineTooLong>()("LineTooLong", {
+  ...lineFields,
+  /** The limit in bytes. */
+  maxLineBytes: Schema.Number
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return describe(this, "line too long")
+  }
+}
+
+/**
+ * The line is not JSON (a warning printed by the CLI or a wrapper, a cut line).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", lineFields) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return describe(this, "invalid JSON")
+  }
+}
+
+/**
+ * The line is JSON but not a message: not an object, no `type`, or a known message type whose fields do not
+ * fit its schema (`detail` names the path).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class SchemaMismatch extends Schema.TaggedError<SchemaMismatch>()("SchemaMismatch", lineFields) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return describe(this, "schema mismatch")
+  }
+}
+
+/**
+ * Every reason a `DecodeError` can carry.
  *
  * @since 0.1.0
  * @category models
  */
-export type DecodeErrorReason = "InvalidUtf8" | "LineTooLong" | "InvalidJson" | "SchemaMismatch"
+export const Reason = Schema.Union([InvalidUtf8, LineTooLong, InvalidJson, SchemaMismatch])
 
 /**
- * One line that could not be decoded. Carries the 1-based line number (blank
- * lines count), a cut of the raw text (at most {@link rawCutLength} characters
- * plus a note of how much was left out) and what was wrong.
+ * @since 0.1.0
+ * @category models
+ */
+export type Reason = typeof Reason.Type
+
+/**
+ * One line that could not be decoded. Its `reason` carries the 1-based line number (blank lines count), a cut
+ * of the raw text (at most {@link rawCutLength} characters plus a note of how much was left out) and what was
+ * wrong; `line`, `raw` and `detail` read them from it. Recover by reason with
+ * `Effect.catchReason("DecodeError", "LineTooLong", ...)`.
  *
  * @example
  * ```ts
  * import { Decode, DecodeError } from "effect-claude-code/stream"
- * // in a lenient stream: Stream.filter(DecodeError.isDecodeError)
+ * // in a stream that reports bad lines: Stream.filter(DecodeError.isDecodeError)
  * ```
  *
  * @since 0.1.0
  * @category errors
  */
-export class DecodeError extends Data.TaggedError("DecodeError")<{
-  readonly reason: DecodeErrorReason
-  /** 1-based line number; blank lines count. */
-  readonly line: number
-  /** The start of the line's text (lossy for invalid UTF-8). */
-  readonly raw: string
-  /** What was wrong, readable (the JSON syntax error, the schema issue with its path, the limit). */
-  readonly detail: string
-  /** For `LineTooLong`: the limit in bytes. */
-  readonly maxLineBytes?: number | undefined
-  /** The underlying error (a `SyntaxError`, the schema's `MessageDecodeError`, a `TypeError` from the UTF-8 decoder). */
-  readonly cause?: unknown
-}> {
+export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError", { reason: Reason }) {
+  /**
+   * 1-based line number; blank lines count.
+   *
+   * @since 0.1.0
+   */
+  get line(): number {
+    return this.reason.line
+  }
+  /**
+   * The start of the line's text.
+   *
+   * @since 0.1.0
+   */
+  get raw(): string {
+    return this.reason.raw
+  }
+  /**
+   * What was wrong, readable.
+   *
+   * @since 0.1.0
+   */
+  get detail(): string {
+    return this.reason.detail
+  }
   /**
    * @since 0.1.0
    */
   override get message(): string {
-    return `line ${this.line}: ${reasonText[this.reason]}: ${this.detail}; raw: ${JSON.stringify(this.raw)}`
+    return this.reason.message
   }
 }
 
-const reasonText: { readonly [R in DecodeErrorReason]: string } = {
-  InvalidUtf8: "invalid UTF-8",
-  LineTooLong: "line too long",
-  InvalidJson: "invalid JSON",
-  SchemaMismatch: "schema mismatch"
+/**
+ * Wraps a reason.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (reason: Reason): DecodeError => new DecodeError({ reason })
+
+/**
+ * The error with some fields of its reason replaced: a redacted raw cut, or the cause dropped (`cause:
+ * undefined`) when it quotes a secret.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const withFields = (
+  error: DecodeError,
+  fields: { readonly raw?: string; readonly detail?: string; readonly cause?: undefined }
+): DecodeError => {
+  // A spread copies the fields, not the cause (an Error's own, not enumerable).
+  const next = <R extends Reason>(reason: R) => ({
+    ...reason,
+    ...(reason.cause === undefined ? {} : { cause: reason.cause }),
+    ...fields
+  })
+  const reason = error.reason
+  switch (reason._tag) {
+    case "InvalidUtf8":
+      return make(new InvalidUtf8(next(reason)))
+    case "LineTooLong":
+      return make(new LineTooLong(next(reason)))
+    case "InvalidJson":
+      return make(new InvalidJson(next(reason)))
+    case "SchemaMismatch":
+      return make(new SchemaMismatch(next(reason)))
+  }
 }
 
 /**
@@ -121,7 +249,7 @@ export const redactDecodeError = (
   return raw === error.raw && detail === error.detail
     ? error
     // The cause (the schema issue holding the value) is dropped with the secret.
-    : new DecodeError({ ...error, raw, detail, cause: undefined })
+    : withFields(error, { raw, detail, cause: undefined })
 }
 
 /**

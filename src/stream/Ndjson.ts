@@ -22,7 +22,7 @@ import type * as Arr from "effect/Array"
 import { dual } from "effect/Function"
 import * as Stream from "effect/Stream"
 import type * as NodeBuffer from "node:buffer"
-import { DecodeError, rawCutLength } from "./DecodeError.ts"
+import { type DecodeError, InvalidUtf8, LineTooLong, make as decodeError, rawCutLength } from "./DecodeError.ts"
 import { applyStepper, type Stepper } from "./internal/stepper.ts"
 
 /**
@@ -161,24 +161,22 @@ export const makeSplitter = (options: Options & { readonly mode: Mode }): Splitt
   let skipping = false
 
   const tooLong = (line: number, head: Uint8Array, bytes: number | undefined): DecodeError =>
-    new DecodeError({
-      reason: "LineTooLong",
+    decodeError(new LineTooLong({
       line,
       raw: cutBytes(head) + (head.length <= headBytes ? "…" : ""),
       detail: bytes === undefined
         ? `more than ${maxLineBytes} bytes (the limit is maxLineBytes)`
         : `${bytes} bytes, more than ${maxLineBytes} (the limit is maxLineBytes)`,
       maxLineBytes
-    })
+    }))
 
   const invalidUtf8 = (head: Uint8Array, bytes: number, cause: unknown): DecodeError =>
-    new DecodeError({
-      reason: "InvalidUtf8",
+    decodeError(new InvalidUtf8({
       line: lineNo,
       raw: cutBytes(head),
       detail: `the line's ${bytes} bytes are not valid UTF-8`,
       cause
-    })
+    }))
 
   const report = (error: DecodeError, out: Array<Line | DecodeError>): DecodeError | undefined => {
     if (!emit) return error

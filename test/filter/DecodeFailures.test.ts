@@ -9,7 +9,7 @@ import * as Filter from "../../src/filter/Filter.ts"
 import * as Item from "../../src/filter/Item.ts"
 import * as Views from "../../src/filter/Views.ts"
 import * as Decode from "../../src/stream/Decode.ts"
-import type { DecodeErrorReason } from "../../src/stream/DecodeError.ts"
+import type { Reason } from "../../src/stream/DecodeError.ts"
 import { allStreamJsonFiles, readLines } from "../support/Corpus.ts"
 import * as path from "node:path"
 
@@ -22,7 +22,7 @@ const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => Buffer.concat(p
 const spliced = (file: string) => {
   const good = readLines(file).map(({ text }) => encoder.encode(text))
   const maxLineBytes = Math.max(...good.map((l) => l.length)) + 1
-  const bad: ReadonlyArray<readonly [DecodeErrorReason, Uint8Array]> = [
+  const bad: ReadonlyArray<readonly [Reason["_tag"], Uint8Array]> = [
     ["InvalidJson", encoder.encode("{\"type\":\"assistant\",")],
     ["SchemaMismatch", encoder.encode("{\"type\":\"user\",\"message\":\"not an object\"}")],
     ["LineTooLong", encoder.encode(JSON.stringify({ type: "system", subtype: "x", pad: "x".repeat(maxLineBytes) }))],
@@ -58,7 +58,7 @@ describe("error selects decode failures", () => {
         const items = yield* itemsOf(bytes, maxLineBytes)
         const failures = items.filter((i): i is Item.DecodeFailureItem => i.kind === "decode_failure")
 
-        assert.deepStrictEqual(failures.map((f) => f.error.reason), reasons)
+        assert.deepStrictEqual(failures.map((f) => f.error.reason._tag), reasons)
         assert.deepStrictEqual(failures.map((f) => f.messageIndex), at)
         assert.deepStrictEqual(failures.map((f) => f.error.line), at.map((i) => i + 1))
         assert.strictEqual(items.length, clean.length + reasons.length)

@@ -20,7 +20,7 @@ import type * as CliError from "../../src/ClaudeCliError.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
 import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
-import { isDecodeError } from "../../src/stream/DecodeError.ts"
+import { isDecodeError, type LineTooLong } from "../../src/stream/DecodeError.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
 import * as FaultCli from "../../src/testing/FaultCli.ts"
 import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
@@ -51,7 +51,7 @@ const recordThenReplay = (plan: FaultCli.Plan, name: string, mode: "strict" | "l
 
 // What a consumer sees of an item, a bad line's error by its data (its cause is not kept by a recording).
 const seen = (item: unknown) =>
-  isDecodeError(item) ? { line: item.line, reason: item.reason, raw: item.raw, detail: item.detail, maxLineBytes: item.maxLineBytes } : item
+  isDecodeError(item) ? { line: item.line, reason: item.reason._tag, raw: item.raw, detail: item.detail, maxLineBytes: (item.reason as LineTooLong).maxLineBytes } : item
 
 // How a run ended, a failure by its reason's data and message.
 const ending = (exit: Exit.Exit<void, CliError.ClaudeCliError>): Readonly<Record<string, unknown>> => {
@@ -168,7 +168,7 @@ describe("Fixture and Recording", () => {
         const strict = yield* runToEnd(Stream.provide(ClaudeCli.query("p", options), live))
         const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p", options), live))
         assert.strictEqual(ending(strict.exit).line, 3, "the live strict run fails at the rejected line")
-        assert.deepStrictEqual(lenient.items.filter(isDecodeError).map((e) => [e.line, e.reason]), [
+        assert.deepStrictEqual(lenient.items.filter(isDecodeError).map((e) => [e.line, e.reason._tag]), [
           [3, kind === "too long" ? "LineTooLong" : "InvalidUtf8"],
           [4, "InvalidJson"]
         ])

@@ -13,7 +13,7 @@ import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
 import type { Message } from "../../src/schema/Message.ts"
 import * as Decode from "../../src/stream/Decode.ts"
-import { DecodeError } from "../../src/stream/DecodeError.ts"
+import { DecodeError, type LineTooLong } from "../../src/stream/DecodeError.ts"
 import { defaultMaxLineBytes } from "../../src/stream/Ndjson.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
 import { reasonOf, runToEnd, tempDir } from "../layers/support.ts"
@@ -197,7 +197,7 @@ describe("Bad input", () => {
             tally.lastLine = item.line
             if (item instanceof DecodeError) {
               tally.errors++
-              tally.errorLinesOk &&= item.line % 1000 === 0 && item.reason === "InvalidJson"
+              tally.errorLinesOk &&= item.line % 1000 === 0 && item.reason._tag === "InvalidJson"
             } else if (item.message._tag === "KeepAlive") tally.keep++
             else if (item.message._tag === "UnknownMessage") tally.unknown++
           })
@@ -215,7 +215,7 @@ describe("Bad input", () => {
       assertNoDefect(exit, "strict")
       assert.strictEqual(strictCount, 999)
       const error = exit._tag === "Failure" ? exit.cause.reasons[0] : undefined
-      assert.isTrue(error?._tag === "Fail" && error.error.line === 1000 && error.error.reason === "InvalidJson")
+      assert.isTrue(error?._tag === "Fail" && error.error.line === 1000 && error.error.reason._tag === "InvalidJson")
     }))
 
   it.effect("a 100 MiB line over the default 64 MiB limit, between good lines: LineTooLong naming the line with a raw cut; strict fails there after the lines before, lenient decodes the lines after", () =>
@@ -235,7 +235,8 @@ describe("Bad input", () => {
       ])
       assertStrictIsLenientPrefix(decoded)
       const [error] = decoded.errors
-      assert.strictEqual(error.maxLineBytes, defaultMaxLineBytes)
+      assert.strictEqual(error.reason._tag, "LineTooLong")
+      assert.strictEqual((error.reason as LineTooLong).maxLineBytes, defaultMaxLineBytes)
       assertRawCut(error, utf8(`{"type":"keep_alive","pad":"      `))
     }))
 
@@ -279,7 +280,7 @@ describe("Bad input", () => {
         const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("q"), layer))
         assertNoDefect(lenient.exit, name)
         assert.strictEqual(lenient.exit._tag, "Success", name)
-        assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? m.reason : m._tag), kinds, name)
+        assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? m.reason._tag : m._tag), kinds, name)
         const strict = yield* runToEnd(Stream.provide(ClaudeCli.query("q"), layer))
         assertNoDefect(strict.exit, name)
         const firstBad = kinds.findIndex((k) => ["InvalidJson", "InvalidUtf8", "SchemaMismatch", "LineTooLong"].includes(k))
@@ -310,7 +311,7 @@ describe("Bad input", () => {
           assert.strictEqual(bad.line, 2 * i + 2)
           if (bad instanceof DecodeError) {
             failed++
-            assert.strictEqual(bad.reason, "SchemaMismatch", where)
+            assert.strictEqual(bad.reason._tag, "SchemaMismatch", where)
             const named = formatPath(mutation.path)
             const paths = issuePaths(bad.detail)
             const top = mutation.path.length === 1 && (mutation.path[0] === "type" || mutation.path[0] === "subtype")

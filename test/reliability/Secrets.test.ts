@@ -21,7 +21,7 @@ import * as Scripted from "../../src/layers/Scripted.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
 import * as Redaction from "../../src/Redaction.ts"
 import * as Session from "../../src/session/Session.ts"
-import { DecodeError } from "../../src/stream/DecodeError.ts"
+import { DecodeError, InvalidJson, make as decodeError } from "../../src/stream/DecodeError.ts"
 import * as FaultCli from "../../src/testing/FaultCli.ts"
 import * as Script from "../../src/testing/Script.ts"
 import { reasonOf, runToEnd, tempDir } from "../layers/support.ts"
@@ -185,13 +185,13 @@ describe("Secrets", () => {
         spawnargs: ["--api-key", secret],
         cause: new Error(`inner ${secret}`)
       })
-      const decodeError = new DecodeError({ reason: "InvalidJson", line: 2, raw: `pw ${secret}`, detail: "not JSON" })
+      const badLine = decodeError(new InvalidJson({ line: 2, raw: `pw ${secret}`, detail: "not JSON" }))
       const reasons: ReadonlyArray<CliError.Reason> = [
         new CliError.ExecutableNotFound({ executable: `/opt/${secret}/claude` }),
         new CliError.SpawnFailed({ executable: "claude", description: `EACCES ${secret}`, cause: spawnError }),
         new CliError.ProcessExited({ exitCode: 3, signal: null, stderrTail: `…${secret.slice(4)} failed`, cause: `line 2 was cut by the exit: {"pw":"${secret.slice(0, 5)}` }),
-        new CliError.DecodeFailed({ line: 2, raw: `pw ${secret.slice(0, 6)}… (40 more chars)`, issue: `at ${secret}`, cause: decodeError }),
-        new CliError.LineTooLong({ line: 2, limit: 10, raw: `pw ${secret}`, cause: decodeError }),
+        new CliError.DecodeFailed({ line: 2, raw: `pw ${secret.slice(0, 6)}… (40 more chars)`, issue: `at ${secret}`, cause: badLine }),
+        new CliError.LineTooLong({ line: 2, limit: 10, raw: `pw ${secret}`, cause: badLine }),
         new CliError.MissingResult({ messages: 1, stderrTail: `login ${secret}` }),
         new CliError.IdleTimeout({ timeoutMillis: 5, lastLine: 1, stderrTail: `login ${secret}` }),
         new CliError.FixtureUnreadable({ path: `/f/${secret}`, description: secret, cause: spawnError }),
@@ -229,7 +229,7 @@ describe("Secrets", () => {
       const [live, liveLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", { env }), layer.pipe(Recording.layer(file)))))
       assert.strictEqual(reasonOf(strict.exit)._tag, "DecodeFailed")
       const inBand = live.items.filter((item) => item instanceof DecodeError)
-      assert.deepStrictEqual(inBand.map((e) => [e.reason, e.line]), [["SchemaMismatch", 3], ["InvalidJson", 4]])
+      assert.deepStrictEqual(inBand.map((e) => [e.reason._tag, e.line]), [["SchemaMismatch", 3], ["InvalidJson", 4]])
       assertClean([exitText(strict.exit), ...inBand.map(errorText), strictLog, liveLog].join("\n"), "the errors")
       const recorded = fs.readFileSync(file, "utf8")
       assertClean(recorded, "the recording")
@@ -294,7 +294,7 @@ describe("Secrets", () => {
       assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
       const replay = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("hi"), Fixture.layer(file)))
       assert.deepStrictEqual(
-        replay.items.map((m) => m instanceof DecodeError ? m.reason : m._tag),
+        replay.items.map((m) => m instanceof DecodeError ? m.reason._tag : m._tag),
         ["SystemInit", "InvalidJson", "ResultSuccess"],
         "the redacted recording replays the same lines"
       )

@@ -32,7 +32,7 @@ const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
 }
 
 // Lines that never decode, each with the reason it must give.
-const garbageArb: fc.Arbitrary<{ bytes: Uint8Array; reason: Decode.DecodeError["reason"] }> = fc.oneof(
+const garbageArb: fc.Arbitrary<{ bytes: Uint8Array; reason: Decode.DecodeError["reason"]["_tag"] }> = fc.oneof(
   fc.string({ maxLength: 40 }).map((s) => ({
     bytes: utf8(`warning: ${s.replace(/[\r\n]/g, " ")}`),
     reason: "InvalidJson" as const
@@ -109,7 +109,7 @@ describe("Decode", () => {
               fc.array(fc.tuple(fc.nat(), garbageArb), { minLength: 1, maxLength: 6 }),
               cutsArb(bytes.length + 64),
               (insertions, cuts) => {
-                const lines: Array<{ bytes: Uint8Array; reason?: Decode.DecodeError["reason"] }> = original.map((
+                const lines: Array<{ bytes: Uint8Array; reason?: Decode.DecodeError["reason"]["_tag"] }> = original.map((
                   b
                 ) => ({ bytes: b }))
                 for (const [at, garbage] of insertions) lines.splice(at % (lines.length + 1), 0, garbage)
@@ -122,7 +122,7 @@ describe("Decode", () => {
                 if (!Exit.isSuccess(lenient)) return
                 const failures = lenient.value.filter((v) => v instanceof DecodeError)
                 const good = lenient.value.filter((v) => !(v instanceof DecodeError))
-                assert.deepStrictEqual(failures.map((f) => [f.line, f.reason] as const), badLines)
+                assert.deepStrictEqual(failures.map((f) => [f.line, f.reason._tag] as const), badLines)
                 assert.deepStrictEqual(good.map((g) => g.message), expected.map((e) => e.message))
                 // Blank lines of the original are skipped but counted.
                 const nonBlank = goodLines.filter((n) => lines[n - 1]!.bytes.some((b) => b > 32))
@@ -131,7 +131,7 @@ describe("Decode", () => {
                 const strict = collectUntilFailure(byteStream(chunkAt(input, cuts)).pipe(Decode.messages()))
                 const [firstBad, reason] = badLines[0]!
                 assert.strictEqual(strict.failure?.line, firstBad)
-                assert.strictEqual(strict.failure?.reason, reason)
+                assert.strictEqual(strict.failure?.reason._tag, reason)
                 assert.deepStrictEqual(
                   strict.values,
                   good.filter((g) => g.line < firstBad).map((g) => g.message)
@@ -174,12 +174,12 @@ describe("Decode", () => {
     const out = Decode.decodeAll(`\n${long}\n{"type":"assistant"}\n`)
     assert.strictEqual(out.length, 2)
     const [a, b] = out as [DecodeError, DecodeError]
-    assert.strictEqual(a.reason, "InvalidJson")
+    assert.strictEqual(a.reason._tag, "InvalidJson")
     assert.strictEqual(a.line, 2)
     assert.isTrue(a.raw.startsWith("not json xxx"))
     assert.isBelow(a.raw.length, 300)
     assert.include(a.message, "line 2: invalid JSON")
-    assert.strictEqual(b.reason, "SchemaMismatch")
+    assert.strictEqual(b.reason._tag, "SchemaMismatch")
     assert.strictEqual(b.line, 3)
     assert.strictEqual(b.raw, "{\"type\":\"assistant\"}")
     assert.include(b.message, "line 3: schema mismatch")
@@ -196,12 +196,12 @@ describe("Decode", () => {
     const input = utf8(`${ok}\n{"type":"brand_new","pad":"${"p".repeat(100)}"}\n${ok}\n`)
     const strict = collectUntilFailure(byteStream([input]).pipe(Decode.messages({ maxLineBytes: 64 })))
     assert.strictEqual(strict.values.length, 1)
-    assert.strictEqual(strict.failure?.reason, "LineTooLong")
+    assert.strictEqual(strict.failure?.reason._tag, "LineTooLong")
     assert.strictEqual(strict.failure?.line, 2)
     const lenient = collect(byteStream([input]).pipe(Decode.recordsLenient({ maxLineBytes: 64 })))
     assert.isTrue(Exit.isSuccess(lenient))
     if (Exit.isSuccess(lenient)) {
-      assert.deepStrictEqual(lenient.value.map((v) => v instanceof DecodeError ? v.reason : v.line), [1, "LineTooLong", 3])
+      assert.deepStrictEqual(lenient.value.map((v) => v instanceof DecodeError ? v.reason._tag : v.line), [1, "LineTooLong", 3])
     }
   })
 

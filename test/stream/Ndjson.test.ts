@@ -4,7 +4,7 @@ import * as Stream from "effect/Stream"
 import * as fc from "fast-check"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DecodeError } from "../../src/stream/DecodeError.ts"
+import { DecodeError, type LineTooLong } from "../../src/stream/DecodeError.ts"
 import * as Ndjson from "../../src/stream/Ndjson.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
 import { byteStream, chunkAt, collect, collectUntilFailure, cutsArb, isInsideCharacter, referenceLines, utf8 } from "./support.ts"
@@ -83,7 +83,7 @@ describe("Ndjson.lines", () => {
       const { failure, values } = collectUntilFailure(byteStream(chunks).pipe(Ndjson.lines()))
       assert.deepStrictEqual(values.map((l) => l.line), [1])
       assert.instanceOf(failure, DecodeError)
-      assert.strictEqual(failure!.reason, "InvalidUtf8")
+      assert.strictEqual(failure!.reason._tag, "InvalidUtf8")
       assert.strictEqual(failure!.line, 2)
       assert.include(failure!.raw, "{\"b\":\"")
       assert.include(failure!.message, "line 2")
@@ -95,7 +95,7 @@ describe("Ndjson.lines", () => {
     const exit = collect(byteStream([bytes]).pipe(Ndjson.linesLenient()))
     assert.isTrue(Exit.isSuccess(exit))
     if (Exit.isSuccess(exit)) {
-      assert.deepStrictEqual(exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason] : [v.line]), [
+      assert.deepStrictEqual(exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason._tag] : [v.line]), [
         [1, "InvalidUtf8"],
         [2, "InvalidUtf8"]
       ])
@@ -130,9 +130,9 @@ describe("Ndjson.lines", () => {
         for (const chunks of everySplit(utf8(`${ok}\n${line(33)}${terminator}`))) {
           const { failure, values } = collectUntilFailure(byteStream(chunks).pipe(Ndjson.lines({ maxLineBytes: 32 })))
           assert.deepStrictEqual(values, [{ line: 1, text: ok }])
-          assert.strictEqual(failure?.reason, "LineTooLong")
+          assert.strictEqual(failure?.reason._tag, "LineTooLong")
           assert.strictEqual(failure?.line, 2)
-          assert.strictEqual(failure?.maxLineBytes, 32)
+          assert.strictEqual((failure?.reason as LineTooLong | undefined)?.maxLineBytes, 32)
           assert.include(failure!.raw, "{\"x\":\"aaa")
         }
       }
@@ -146,7 +146,7 @@ describe("Ndjson.lines", () => {
         assert.isTrue(Exit.isSuccess(exit))
         if (Exit.isSuccess(exit)) {
           assert.deepStrictEqual(
-            exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason] : [v.line, v.text.length]),
+            exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason._tag] : [v.line, v.text.length]),
             [[1, 10], [2, "LineTooLong"], [4, 20], [5, "LineTooLong"]]
           )
         }
@@ -188,8 +188,8 @@ describe("Ndjson.lines", () => {
     if (Exit.isSuccess(exit)) {
       const [error, next] = exit.value
       assert.instanceOf(error, DecodeError)
-      assert.strictEqual((error as DecodeError).reason, "LineTooLong")
-      assert.strictEqual((error as DecodeError).maxLineBytes, Ndjson.defaultMaxLineBytes)
+      assert.strictEqual((error as DecodeError).reason._tag, "LineTooLong")
+      assert.strictEqual(((error as DecodeError).reason as LineTooLong).maxLineBytes, Ndjson.defaultMaxLineBytes)
       assert.strictEqual(Ndjson.defaultMaxLineBytes, 64 * 1024 * 1024)
       assert.deepStrictEqual(next, { line: 2, text: "{\"next\":1}" })
       assert.strictEqual(exit.value.length, 2)
@@ -258,7 +258,7 @@ describe("Ndjson.lines", () => {
           )
           assert.isTrue(Exit.isSuccess(exit))
           if (Exit.isSuccess(exit)) {
-            assert.deepStrictEqual(exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason] : [v.line, v.text]), expected)
+            assert.deepStrictEqual(exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason._tag] : [v.line, v.text]), expected)
           }
         }
       ),
@@ -321,13 +321,13 @@ describe("Ndjson.lines", () => {
           const exit = collect(byteStream(chunks).pipe(Ndjson.linesLenient()))
           assert.isTrue(Exit.isSuccess(exit))
           if (Exit.isSuccess(exit)) {
-            assert.deepStrictEqual(exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason] : [v.line]), [
+            assert.deepStrictEqual(exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason._tag] : [v.line]), [
               [1],
               [2, "InvalidUtf8"],
               [3]
             ])
             const error = exit.value[1] as DecodeError
-            assert.instanceOf(error.cause, TypeError)
+            assert.instanceOf(error.reason.cause, TypeError)
             assert.strictEqual(error.detail, `the line's ${line.length} bytes are not valid UTF-8`)
           }
         }
@@ -342,7 +342,7 @@ describe("Ndjson.lines", () => {
     assert.deepStrictEqual(out, [])
     splitter.push(utf8("1}\n{"), out)
     splitter.end(out)
-    assert.deepStrictEqual(out.map((l) => l instanceof DecodeError ? l.reason : l.text), ["{\"a\":1}", "{"])
+    assert.deepStrictEqual(out.map((l) => l instanceof DecodeError ? l.reason._tag : l.text), ["{\"a\":1}", "{"])
   })
 
   it("is data-first and data-last", () => {

@@ -14,11 +14,11 @@ import type { Expect } from "./hostile.ts"
 
 export type Outline =
   | { readonly line: number; readonly tag: string; readonly raw: string }
-  | { readonly line: number; readonly reason: DecodeError["reason"] }
+  | { readonly line: number; readonly reason: DecodeError["reason"]["_tag"] }
 
 export const outline = (item: Decode.DecodedLine | DecodeError): Outline =>
   item instanceof DecodeError
-    ? { line: item.line, reason: item.reason }
+    ? { line: item.line, reason: item.reason._tag }
     : { line: item.line, tag: item.message._tag, raw: item.raw }
 
 /** What an outline says, in the vocabulary of `Expect`. */
@@ -95,7 +95,7 @@ export const assertStrictIsLenientPrefix = (decoded: Decoded): void => {
   const error = decoded.lenient[first] as Extract<Outline, { reason: unknown }>
   assert.deepStrictEqual(decoded.strict, decoded.lenient.slice(0, first), "strict: every line before the first bad one")
   assert.isDefined(decoded.strictError, "strict decoding fails at the first bad line")
-  assert.deepStrictEqual({ line: decoded.strictError!.line, reason: decoded.strictError!.reason }, error)
+  assert.deepStrictEqual({ line: decoded.strictError!.line, reason: decoded.strictError!.reason._tag }, error)
 }
 
 const lossy = new TextDecoder("utf-8", { ignoreBOM: true })

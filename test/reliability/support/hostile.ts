@@ -5,14 +5,14 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { DecodeErrorReason } from "../../../src/stream/DecodeError.ts"
+import type { Reason } from "../../../src/stream/DecodeError.ts"
 import { fixturesDir } from "../../support/Corpus.ts"
 
 export const badInputDir = path.join(fixturesDir, "bad-input")
 export const expectedFile = path.join(badInputDir, "expected.json")
 
 /** What one hostile line must decode to: a `DecodeError` reason, or the `_tag` of the message. */
-export type Expect = DecodeErrorReason | "UnknownMessage" | "AssistantMessage" | "ResultSuccess" | "ResultError" | "UserMessage"
+export type Expect = Reason["_tag"] | "UnknownMessage" | "AssistantMessage" | "ResultSuccess" | "ResultError" | "UserMessage"
 
 export interface Case {
   /** What the line is, for the README and failure messages. */
