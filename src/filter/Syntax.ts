@@ -66,38 +66,174 @@
  *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Ast from "./Ast.ts"
 
+// What every reason carries: the text, where the parser stopped, what it expected there and what it found.
+const positionFields = {
+  input: Schema.String,
+  /** 0-based offset in `input`. */
+  offset: Schema.Number,
+  expected: Schema.String,
+  found: Schema.String
+}
+
+const describeError = (self: { readonly input: string; readonly offset: number; readonly expected: string; readonly found: string }) =>
+  `filter syntax error at column ${self.offset + 1}: expected ${self.expected}, found ${self.found}\n  ${self.input}\n  ${
+    " ".repeat(self.offset)
+  }^`
+
 /**
- * A filter text that does not parse: where (0-based `offset`, 1-based
- * `column`), what the parser expected there and what it found.
+ * A word where a filter belongs that names none (a misspelt atom or keyword).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class UnknownAtom extends Schema.TaggedError<UnknownAtom>()("UnknownAtom", positionFields) {
+  override get message(): string {
+    return describeError(this)
+  }
+}
+
+/**
+ * An atom that needs a value (`type:TYPE`, `session:ID`, ...) without one, or a `:` with nothing after it.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class MissingValue extends Schema.TaggedError<MissingValue>()("MissingValue", positionFields) {
+  override get message(): string {
+    return describeError(this)
+  }
+}
+
+/**
+ * A value after an atom that takes none (`text:x`).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class UnexpectedValue extends Schema.TaggedError<UnexpectedValue>()("UnexpectedValue", positionFields) {
+  override get message(): string {
+    return describeError(this)
+  }
+}
+
+/**
+ * A quoted value that is not a whole JSON string: no closing quote, or a bad escape.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class UnclosedString extends Schema.TaggedError<UnclosedString>()("UnclosedString", positionFields) {
+  override get message(): string {
+    return describeError(this)
+  }
+}
+
+/**
+ * A `(` without its `)`, or a `)` without its `(`.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class UnbalancedParenthesis extends Schema.TaggedError<UnbalancedParenthesis>()("UnbalancedParenthesis", positionFields) {
+  override get message(): string {
+    return describeError(this)
+  }
+}
+
+/**
+ * Anything else out of place: an operator without an operand, two filters without an operator between them.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class UnexpectedToken extends Schema.TaggedError<UnexpectedToken>()("UnexpectedToken", positionFields) {
+  override get message(): string {
+    return describeError(this)
+  }
+}
+
+/**
+ * Every reason a `FilterSyntaxError` can carry.
  *
  * @since 0.1.0
  * @category errors
  */
-export class FilterSyntaxError extends Data.TaggedError("FilterSyntaxError")<{
-  readonly input: string
-  readonly offset: number
-  readonly expected: string
-  readonly found: string
-}> {
+export const Reason = Schema.Union([
+  UnknownAtom,
+  MissingValue,
+  UnexpectedValue,
+  UnclosedString,
+  UnbalancedParenthesis,
+  UnexpectedToken
+])
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type Reason = typeof Reason.Type
+
+const reasons = { UnknownAtom, MissingValue, UnexpectedValue, UnclosedString, UnbalancedParenthesis, UnexpectedToken }
+
+/**
+ * A filter text that does not parse: where (0-based `offset`, 1-based `column`), what the parser expected
+ * there and what it found; the `reason` says what kind of mistake it is. Recover by reason with
+ * `Effect.catchReason("FilterSyntaxError", "UnknownAtom", ...)`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FilterSyntaxError extends Schema.TaggedError<FilterSyntaxError>()("FilterSyntaxError", { reason: Reason }) {
   /**
    * @since 0.1.0
    */
+  get input(): string {
+    return this.reason.input
+  }
+  /**
+   * 0-based.
+   *
+   * @since 0.1.0
+   */
+  get offset(): number {
+    return this.reason.offset
+  }
+  /**
+   * 1-based.
+   *
+   * @since 0.1.0
+   */
   get column(): number {
-    return this.offset + 1
+    return this.reason.offset + 1
+  }
+  /**
+   * @since 0.1.0
+   */
+  get expected(): string {
+    return this.reason.expected
+  }
+  /**
+   * @since 0.1.0
+   */
+  get found(): string {
+    return this.reason.found
   }
   /**
    * @since 0.1.0
    */
   override get message(): string {
-    return `filter syntax error at column ${this.column}: expected ${this.expected}, found ${this.found}\n  ${this.input}\n  ${
-      " ".repeat(this.offset)
-    }^`
+    return this.reason.message
   }
 }
+
+const syntaxError = (
+  reason: Reason["_tag"],
+  fields: { readonly input: string; readonly offset: number; readonly expected: string; readonly found: string }
+): FilterSyntaxError => new FilterSyntaxError({ reason: new reasons[reason](fields) })
 
 type Token =
   | { readonly _tag: "Punct"; readonly value: "(" | ")" | "!" | "&" | "|"; readonly offset: number }
@@ -112,12 +248,15 @@ const isWordChar = (c: string) => !isSpace(c) && !punct.has(c) && c !== ":" && c
 // Values (after `:`) may also hold `:`.
 const isValueChar = (c: string) => isWordChar(c) || c === ":"
 
+// A lexer failure: the parser adds the input and what it found.
 class Fail {
   readonly offset: number
   readonly expected: string
-  constructor(offset: number, expected: string) {
+  readonly reason: Reason["_tag"]
+  constructor(offset: number, expected: string, reason: Reason["_tag"]) {
     this.offset = offset
     this.expected = expected
+    this.reason = reason
   }
 }
 
@@ -210,12 +349,12 @@ class Parser {
     if (c === "\"") {
       let i = offset + 1
       while (i < input.length && input[i] !== "\"") i += input[i] === "\\" ? 2 : 1
-      if (i >= input.length) throw new Fail(input.length, "a closing '\"'")
+      if (i >= input.length) throw new Fail(input.length, "a closing '\"'", "UnclosedString")
       let value: string
       try {
         value = JSON.parse(input.slice(offset, i + 1))
       } catch {
-        throw new Fail(offset, "a JSON string with valid escapes")
+        throw new Fail(offset, "a JSON string with valid escapes", "UnclosedString")
       }
       this.pos = i + 1
       return { _tag: "Quoted", value, offset }
@@ -223,7 +362,7 @@ class Parser {
     const accept = valueMode ? isValueChar : isWordChar
     let end = offset
     while (end < input.length && accept(input[end])) end++
-    if (end === offset) throw new Fail(offset, "a value")
+    if (end === offset) throw new Fail(offset, "a value", "MissingValue")
     this.pos = end
     return { _tag: "Word", value: input.slice(offset, end), offset, end }
   }
@@ -243,15 +382,22 @@ class Parser {
       (token._tag === "Word" && token.value.toLowerCase() === word)
   }
 
-  private fail(token: Token, expected: string, found = describeToken(this.input, token)): never {
-    throw new FilterSyntaxError({ input: this.input, offset: token.offset, expected, found })
+  private fail(
+    token: Token,
+    expected: string,
+    reason: Reason["_tag"] = "UnexpectedToken",
+    found = describeToken(this.input, token)
+  ): never {
+    throw syntaxError(reason, { input: this.input, offset: token.offset, expected, found })
   }
 
   parseAll(): Ast.Ast {
     const ast = this.parseOr()
     const end = this.peek()
     if (end._tag !== "End") {
-      this.fail(end, end._tag === "Punct" && end.value === ")" ? "end of input (unbalanced \")\")" : "\"and\", \"or\" or end of input")
+      const unbalanced = end._tag === "Punct" && end.value === ")"
+      if (unbalanced) this.fail(end, "end of input (unbalanced \")\")", "UnbalancedParenthesis")
+      this.fail(end, "\"and\", \"or\" or end of input")
     }
     return ast
   }
@@ -280,31 +426,33 @@ class Parser {
     if (token._tag === "Punct" && token.value === "(") {
       const inner = this.parseOr()
       const close = this.next()
-      if (!(close._tag === "Punct" && close.value === ")")) this.fail(close, "\")\" or an operator")
+      if (!(close._tag === "Punct" && close.value === ")")) {
+        this.fail(close, "\")\" or an operator", close._tag === "End" ? "UnbalancedParenthesis" : "UnexpectedToken")
+      }
       return inner
     }
     if (token._tag !== "Word") return this.fail(token, EXPECTED_FILTER)
     const name = token.value.toLowerCase()
     const kind = Object.hasOwn(argumentKind, name) ? argumentKind[name] : undefined
-    if (kind === undefined) return this.fail(token, EXPECTED_FILTER)
+    if (kind === undefined) return this.fail(token, EXPECTED_FILTER, "UnknownAtom")
     const colon = this.peek()
     const hasColon = colon._tag === "Colon" && colon.offset === token.end
     if (kind.arg === "none") {
-      if (hasColon) this.fail(colon, `an operator or end of input ("${name}" takes no argument)`)
+      if (hasColon) this.fail(colon, `an operator or end of input ("${name}" takes no argument)`, "UnexpectedValue")
       return atom(name, undefined)
     }
     if (!hasColon) {
-      if (kind.arg === "required") this.fail(colon, `":" and ${kind.what} after "${name}"`)
+      if (kind.arg === "required") this.fail(colon, `":" and ${kind.what} after "${name}"`, "MissingValue")
       return atom(name, undefined)
     }
     this.next()
     const valueOffset = this.pos
     if (valueOffset >= this.input.length || isSpace(this.input[valueOffset])) {
       const found = valueOffset >= this.input.length ? "end of input" : "a space"
-      this.fail({ _tag: "End", offset: valueOffset }, `${kind.what} after "${name}:"`, found)
+      this.fail({ _tag: "End", offset: valueOffset }, `${kind.what} after "${name}:"`, "MissingValue", found)
     }
     const value = this.lex(true)
-    if (value._tag !== "Word" && value._tag !== "Quoted") return this.fail(value, `${kind.what} after "${name}:"`)
+    if (value._tag !== "Word" && value._tag !== "Quoted") return this.fail(value, `${kind.what} after "${name}:"`, "MissingValue")
     return atom(name, value.value)
   }
 }
@@ -323,7 +471,7 @@ export const parseAst = (input: string): Result.Result<Ast.Ast, FilterSyntaxErro
     if (e instanceof FilterSyntaxError) return Result.fail(e)
     if (e instanceof Fail) {
       return Result.fail(
-        new FilterSyntaxError({
+        syntaxError(e.reason, {
           input,
           offset: e.offset,
           expected: e.expected,

@@ -10,11 +10,10 @@
  *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaGetter from "effect/SchemaGetter"
-import type * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { AssistantApiMessage, UserApiMessage } from "./ApiMessage.ts"
 import * as ContentBlock from "./ContentBlock.ts"
 import * as Control from "./Control.ts"
@@ -300,34 +299,126 @@ export type Message = InstanceType<typeof variants[number]> | UnknownMessage
  */
 export type KnownMessage = Exclude<Message, UnknownMessage>
 
-/**
- * Why a line is not a message.
- *
- * @since 0.1.0
- * @category errors
- */
-export type MessageDecodeErrorReason = "NotAnObject" | "MissingType" | "MissingSubtype" | "InvalidFields"
+// What every reason carries: the wire type and subtype when the line names them, and what was wrong.
+const messageFields = {
+  messageType: Schema.optional(Schema.String),
+  subtype: Schema.optional(Schema.String),
+  detail: Schema.String
+}
+
+const describeFailure = (
+  self: { readonly messageType?: string | undefined; readonly subtype?: string | undefined; readonly detail: string },
+  reason: string
+): string => {
+  const kind = self.messageType === undefined
+    ? "message"
+    : `"${self.messageType}${self.subtype === undefined ? "" : `/${self.subtype}`}" message`
+  return `Invalid ${kind} (${reason}): ${self.detail}`
+}
 
 /**
- * A JSON value that is not a valid message: not an object, no string
- * `type`, or a known `type` whose fields do not match (`issue` holds the
- * schema issue, with the path to the offending field).
+ * The JSON value is not an object (a number, an array, `null`, ...).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class NotAnObject extends Schema.TaggedError<NotAnObject>()("NotAnObject", messageFields) {
+  override get message(): string {
+    return describeFailure(this, "NotAnObject")
+  }
+}
+
+/**
+ * The object has no string `type` field.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class MissingType extends Schema.TaggedError<MissingType>()("MissingType", messageFields) {
+  override get message(): string {
+    return describeFailure(this, "MissingType")
+  }
+}
+
+/**
+ * The object's `type` has subtypes (`system`, `result`) but it has no string `subtype` field.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class MissingSubtype extends Schema.TaggedError<MissingSubtype>()("MissingSubtype", messageFields) {
+  override get message(): string {
+    return describeFailure(this, "MissingSubtype")
+  }
+}
+
+/**
+ * A known `type` (and `subtype`) whose fields do not fit its schema; `issue` holds the schema issue, with the
+ * path to the offending field.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidFields extends Schema.TaggedError<InvalidFields>()("InvalidFields", {
+  ...messageFields,
+  issue: Schema.declare<SchemaIssue.Issue>(SchemaIssue.isIssue)
+}) {
+  override get message(): string {
+    return describeFailure(this, "InvalidFields")
+  }
+}
+
+/**
+ * Every reason a `MessageDecodeError` can carry.
  *
  * @since 0.1.0
  * @category errors
  */
-export class MessageDecodeError extends Data.TaggedError("MessageDecodeError")<{
-  readonly reason: MessageDecodeErrorReason
-  readonly messageType: string | undefined
-  readonly subtype: string | undefined
-  readonly detail: string
-  readonly issue: SchemaIssue.Issue | undefined
-}> {
+export const MessageDecodeErrorReason = Schema.Union([NotAnObject, MissingType, MissingSubtype, InvalidFields])
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type MessageDecodeErrorReason = typeof MessageDecodeErrorReason.Type
+
+/**
+ * A JSON value that is not a valid message: not an object, no string `type`, no `subtype` where its type needs
+ * one, or a known `type` whose fields do not match. Recover by reason with
+ * `Effect.catchReason("MessageDecodeError", "InvalidFields", ...)`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MessageDecodeError extends Schema.TaggedError<MessageDecodeError>()("MessageDecodeError", {
+  reason: MessageDecodeErrorReason
+}) {
+  /**
+   * The line's `type`, when it has one.
+   *
+   * @since 0.1.0
+   */
+  get messageType(): string | undefined {
+    return this.reason.messageType
+  }
+  /**
+   * The line's `subtype`, when it has one.
+   *
+   * @since 0.1.0
+   */
+  get subtype(): string | undefined {
+    return this.reason.subtype
+  }
+  /**
+   * What was wrong, readable.
+   *
+   * @since 0.1.0
+   */
+  get detail(): string {
+    return this.reason.detail
+  }
   override get message(): string {
-    const kind = this.messageType === undefined
-      ? "message"
-      : `"${this.messageType}${this.subtype === undefined ? "" : `/${this.subtype}`}" message`
-    return `Invalid ${kind} (${this.reason}): ${this.detail}`
+    return this.reason.message
   }
 }
 
@@ -378,13 +469,7 @@ export const isKnownType = (type: string, subtype?: string): boolean => {
   return table === undefined ? byType.has(type) : subtype !== undefined && table.has(subtype)
 }
 
-const fail = (
-  reason: MessageDecodeErrorReason,
-  detail: string,
-  messageType?: string,
-  subtype?: string,
-  issue?: SchemaIssue.Issue
-) => Result.fail(new MessageDecodeError({ reason, detail, messageType, subtype, issue }))
+const fail = (reason: MessageDecodeErrorReason) => Result.fail(new MessageDecodeError({ reason }))
 
 const describe = (input: unknown): string =>
   input === null ? "null" : Array.isArray(input) ? "an array" : typeof input
@@ -398,19 +483,19 @@ const describe = (input: unknown): string =>
  */
 export const decodeMessage = (input: unknown): Result.Result<Message, MessageDecodeError> => {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return fail("NotAnObject", `expected a JSON object, got ${describe(input)}`)
+    return fail(new NotAnObject({ detail: `expected a JSON object, got ${describe(input)}` }))
   }
   const raw = input as { readonly [k: string]: unknown }
   const type = raw.type
   if (typeof type !== "string") {
-    return fail("MissingType", `expected a string "type" field, got ${describe(type)}`)
+    return fail(new MissingType({ detail: `expected a string "type" field, got ${describe(type)}` }))
   }
   const subtype = typeof raw.subtype === "string" ? raw.subtype : undefined
   let decode: Decoder | undefined
   const table = bySubtype.get(type)
   if (table !== undefined) {
     if (subtype === undefined) {
-      return fail("MissingSubtype", `expected a string "subtype" field, got ${describe(raw.subtype)}`, type)
+      return fail(new MissingSubtype({ messageType: type, detail: `expected a string "subtype" field, got ${describe(raw.subtype)}` }))
     }
     decode = table.get(subtype)
   } else if (type === "user") {
@@ -424,7 +509,7 @@ export const decodeMessage = (input: unknown): Result.Result<Message, MessageDec
   const result = decode(input)
   return Result.isSuccess(result)
     ? result as Result.Result<Message, never>
-    : fail("InvalidFields", result.failure.message, type, subtype, result.failure.issue)
+    : fail(new InvalidFields({ messageType: type, subtype, detail: result.failure.message, issue: result.failure.issue }))
 }
 
 /**

@@ -119,21 +119,22 @@ describe("filter text syntax", () => {
   })
 
   it("syntax errors name the position and what was expected", () => {
-    const cases: ReadonlyArray<readonly [string, number, string]> = [
-      ["", 0, "a filter"],
-      ["text &", 6, "a filter"],
-      ["text & (tool", 12, "\")\""],
-      ["tool:", 5, "a tool name or glob"],
-      ["type", 4, "\":\" and a message type"],
-      ["text:x", 4, "takes no argument"],
-      ["bogus", 0, "a filter"],
-      ["text thinking", 5, "\"and\", \"or\""],
-      ["text )", 5, "unbalanced"],
-      ["tool:\"abc", 9, "closing"]
+    const cases: ReadonlyArray<readonly [string, number, string, FilterSyntaxError["reason"]["_tag"]]> = [
+      ["", 0, "a filter", "UnexpectedToken"],
+      ["text &", 6, "a filter", "UnexpectedToken"],
+      ["text & (tool", 12, "\")\"", "UnbalancedParenthesis"],
+      ["tool:", 5, "a tool name or glob", "MissingValue"],
+      ["type", 4, "\":\" and a message type", "MissingValue"],
+      ["text:x", 4, "takes no argument", "UnexpectedValue"],
+      ["bogus", 0, "a filter", "UnknownAtom"],
+      ["text thinking", 5, "\"and\", \"or\"", "UnexpectedToken"],
+      ["text )", 5, "unbalanced", "UnbalancedParenthesis"],
+      ["tool:\"abc", 9, "closing", "UnclosedString"]
     ]
-    for (const [input, offset, expected] of cases) {
+    for (const [input, offset, expected, reason] of cases) {
       const e = parseError(input)
       assert.strictEqual(e._tag, "FilterSyntaxError")
+      assert.strictEqual(e.reason._tag, reason, input)
       assert.strictEqual(e.offset, offset, input)
       assert.strictEqual(e.column, offset + 1)
       assert.include(e.expected, expected, input)

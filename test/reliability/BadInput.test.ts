@@ -259,7 +259,7 @@ describe("Bad input", () => {
       const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("q"), layer))
       assertNoDefect(lenient.exit, "lenient")
       assert.strictEqual(lenient.exit._tag, "Success")
-      assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? `${m.reason}@${m.line}` : m._tag), [
+      assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? `${m.reason._tag}@${m.line}` : m._tag), [
         "SystemInit",
         "LineTooLong@2",
         "AssistantMessage",

@@ -239,7 +239,7 @@ describe("Secrets", () => {
       for (const line of json) assert.doesNotThrow(() => JSON.parse(line), undefined, undefined, "a JSON line stays JSON")
       const replay = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("hi"), Fixture.layer(file)))
       assert.deepStrictEqual(
-        replay.items.map((m) => m instanceof DecodeError ? `${m.reason} ${m.line}` : m._tag),
+        replay.items.map((m) => m instanceof DecodeError ? `${m.reason._tag} ${m.line}` : m._tag),
         ["SystemInit", "AssistantMessage", "SchemaMismatch 3", "InvalidJson 4", "ResultSuccess"]
       )
     }).pipe(Effect.scoped))

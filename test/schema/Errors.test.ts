@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { decodeMessage, encodeMessage, Message, type MessageDecodeError } from "../../src/schema/Message.ts"
+import { decodeMessage, encodeMessage, type InvalidFields, Message, type MessageDecodeError } from "../../src/schema/Message.ts"
 
 const failure = (input: unknown): MessageDecodeError => {
   const decoded = decodeMessage(input)
@@ -11,11 +11,11 @@ const failure = (input: unknown): MessageDecodeError => {
 
 describe("decode failures", () => {
   it("rejects values that are not objects with a string type", () => {
-    assert.strictEqual(failure(42).reason, "NotAnObject")
-    assert.strictEqual(failure([]).reason, "NotAnObject")
-    assert.strictEqual(failure(null).reason, "NotAnObject")
-    assert.strictEqual(failure({ subtype: "init" }).reason, "MissingType")
-    assert.strictEqual(failure({ type: 3 }).reason, "MissingType")
+    assert.strictEqual(failure(42).reason._tag, "NotAnObject")
+    assert.strictEqual(failure([]).reason._tag, "NotAnObject")
+    assert.strictEqual(failure(null).reason._tag, "NotAnObject")
+    assert.strictEqual(failure({ subtype: "init" }).reason._tag, "MissingType")
+    assert.strictEqual(failure({ type: 3 }).reason._tag, "MissingType")
   })
 
   it("names the broken field of a known type", () => {
@@ -26,17 +26,17 @@ describe("decode failures", () => {
       message: { id: "m", role: "assistant", model: "x", usage: { input_tokens: 1, output_tokens: 1 }, content: [{ type: "text", text: 5 }] }
     })
     assert.strictEqual(error._tag, "MessageDecodeError")
-    assert.strictEqual(error.reason, "InvalidFields")
+    assert.strictEqual(error.reason._tag, "InvalidFields")
     assert.strictEqual(error.messageType, "assistant")
     assert.include(error.message, `["message"]["content"][0]["text"]`)
     assert.include(error.message, "Expected string")
-    assert.isDefined(error.issue)
+    assert.isDefined((error.reason as InvalidFields).issue)
   })
 
   it("a replay that does not fit is no message, for decodeMessage and the Message union alike", () => {
     const replay = { type: "user", isReplay: true, parent_tool_use_id: null, message: { role: "user", content: "hi" } }
     const error = failure(replay)
-    assert.strictEqual(error.reason, "InvalidFields")
+    assert.strictEqual(error.reason._tag, "InvalidFields")
     assert.include(error.message, `["session_id"]`)
     assert.isTrue(Result.isFailure(Schema.decodeUnknownResult(Message)(replay)))
     // With its session it is a replay, and a line marked `isReplay: false` an ordinary turn that keeps the mark.
@@ -53,7 +53,7 @@ describe("decode failures", () => {
     const error = failure({ type: "result", subtype: "success", session_id: "s" })
     assert.strictEqual(error.subtype, "success")
     assert.include(error.message, "result/success")
-    assert.strictEqual(failure({ type: "system", session_id: "s" }).reason, "MissingSubtype")
+    assert.strictEqual(failure({ type: "system", session_id: "s" }).reason._tag, "MissingSubtype")
   })
 })
 
