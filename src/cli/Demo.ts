@@ -70,7 +70,7 @@ const live = (executable: string) =>
     Effect.scoped,
     Effect.catchTags({
       SandboxError: (e) => Effect.fail(CliFailure.make("CliFailed", `The demo sandbox failed: ${e.message}`, e)),
-      ServeError: (e) => Effect.fail(CliFailure.make("CliFailed", `The scripted model server failed: ${String(e)}`, e))
+      ScriptedServerError: (e) => Effect.fail(CliFailure.make("CliFailed", `The scripted model server failed: ${e.message}`, e))
     })
   )
 

@@ -12,7 +12,6 @@ import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import type * as Path from "effect/Path"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import type * as HttpServerError from "effect/http/HttpServerError"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as ClaudeSandbox from "../testing/ClaudeSandbox.ts"
 import type * as Scenario from "../testing/Scenario.ts"
@@ -58,7 +57,7 @@ export const layerWith = (
   options: Options = {}
 ): Layer.Layer<
   ClaudeCli.ClaudeCli | ScriptedServer.ScriptedServer | Sandbox,
-  ClaudeSandbox.SandboxError | HttpServerError.ServeError,
+  ClaudeSandbox.SandboxError | ScriptedServer.ScriptedServerError,
   ChildProcessSpawner | FileSystem.FileSystem | Path.Path
 > =>
   Layer.effectContext(Effect.gen(function*() {
@@ -110,5 +109,5 @@ export const layer = (
   options: Options = {}
 ): Layer.Layer<
   ClaudeCli.ClaudeCli | ScriptedServer.ScriptedServer | Sandbox,
-  ClaudeSandbox.SandboxError | HttpServerError.ServeError
+  ClaudeSandbox.SandboxError | ScriptedServer.ScriptedServerError
 > => layerWith(script, options).pipe(Layer.provide(NodeServices.layer))

@@ -5,24 +5,73 @@
  *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import { dual } from "effect/Function"
 import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+
+/**
+ * No `claude` executable was found where the sandbox looked.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ExecutableNotFound extends Schema.TaggedError<ExecutableNotFound>()("ExecutableNotFound", {
+  /** The executable asked for (an option or `CLAUDE_CODE_EXECUTABLE`), when one was. */
+  executable: Schema.optional(Schema.String),
+  /** Paths tried, in order. */
+  searched: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return this.executable !== undefined
+      ? `claude executable not found: ${this.executable} (tried ${this.searched.join(", ")})`
+      : "claude executable not found: set CLAUDE_CODE_EXECUTABLE or install @anthropic-ai/claude-code"
+  }
+}
+
+/**
+ * The sandbox's directories or files could not be made (a full disk, a read-only temp directory, ...).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class FileSystemFailed extends Schema.TaggedError<FileSystemFailed>()("FileSystemFailed", {
+  description: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {
+  override get message(): string {
+    return `sandbox setup failed: ${this.description}`
+  }
+}
+
+/**
+ * Every reason a `SandboxError` can carry.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const Reason = Schema.Union([ExecutableNotFound, FileSystemFailed])
 
 /**
  * @since 0.1.0
  * @category errors
  */
-export class SandboxError extends Data.TaggedError("SandboxError")<{
-  readonly reason: "ExecutableNotFound" | "FileSystem"
-  readonly message: string
-  /** Paths tried when looking for the executable. */
-  readonly searched: ReadonlyArray<string>
-  readonly cause?: unknown
-}> {}
+export type Reason = typeof Reason.Type
+
+/**
+ * The sandbox could not be set up. Recover by reason with
+ * `Effect.catchReason("SandboxError", "ExecutableNotFound", ...)`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxError", { reason: Reason }) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
 
 /**
  * @since 0.1.0
@@ -122,11 +171,7 @@ export const findExecutable = Effect.fnUntraced(function*(
     if (yield* Effect.orElseSucceed(fs.exists(candidate), () => false)) return candidate
   }
   return yield* new SandboxError({
-    reason: "ExecutableNotFound",
-    message: given !== undefined && given !== ""
-      ? `claude executable not found: ${given} (tried ${candidates.join(", ")})`
-      : "claude executable not found: set CLAUDE_CODE_EXECUTABLE or install @anthropic-ai/claude-code",
-    searched: candidates
+    reason: new ExecutableNotFound({ executable: given === "" ? undefined : given, searched: candidates })
   })
 })
 
@@ -155,7 +200,7 @@ export const make = Effect.fnUntraced(function*(
   const path = yield* Path.Path
   const executable = yield* findExecutable(options.executable)
   const fsError = (cause: unknown) =>
-    new SandboxError({ reason: "FileSystem", message: `sandbox setup failed: ${String(cause)}`, searched: [], cause })
+    new SandboxError({ reason: new FileSystemFailed({ description: String(cause), cause }) })
   const { home, cwd } = yield* Effect.gen(function*() {
     const root = yield* fs.makeTempDirectoryScoped({ prefix: "claude-sandbox-" })
     // realPath: macOS temp dirs are symlinks, and the CLI reports the resolved cwd.

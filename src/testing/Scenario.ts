@@ -14,7 +14,6 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as HttpServerError from "effect/http/HttpServerError"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as ClaudeSandbox from "./ClaudeSandbox.ts"
@@ -130,7 +129,7 @@ export const run = Effect.fnUntraced(function*(
   options: RunOptions = {}
 ): Effect.fn.Return<
   Run,
-  ClaudeSandbox.SandboxError | HttpServerError.ServeError | PlatformError.PlatformError,
+  ClaudeSandbox.SandboxError | ScriptedServer.ScriptedServerError | PlatformError.PlatformError,
   ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem | Path.Path | Scope.Scope
 > {
   const bare = yield* ClaudeSandbox.make({

@@ -25,9 +25,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Http from "node:http"
@@ -99,6 +99,50 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
 const sanitize = (s: string) => s.replace(/[^A-Za-z0-9]/g, "")
 
 /**
+ * The server could not listen on a loopback port (no free port, loopback unavailable).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ListenFailed extends Schema.TaggedError<ListenFailed>()("ListenFailed", {
+  description: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {
+  override get message(): string {
+    return `The scripted server could not listen on 127.0.0.1: ${this.description}`
+  }
+}
+
+/**
+ * Every reason a `ScriptedServerError` can carry.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const Reason = Schema.Union([ListenFailed])
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type Reason = typeof Reason.Type
+
+/**
+ * The scripted server could not start. Recover by reason with
+ * `Effect.catchReason("ScriptedServerError", "ListenFailed", ...)`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ScriptedServerError extends Schema.TaggedError<ScriptedServerError>()("ScriptedServerError", {
+  reason: Reason
+}) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/**
  * Start a server for `script` on 127.0.0.1 at a free port; it stops when the scope closes.
  *
  * @example
@@ -118,7 +162,7 @@ const sanitize = (s: string) => s.replace(/[^A-Za-z0-9]/g, "")
  */
 export const make = Effect.fnUntraced(function*(
   script: Script.Script
-): Effect.fn.Return<Shape, HttpServerError.ServeError, Scope.Scope> {
+): Effect.fn.Return<Shape, ScriptedServerError, Scope.Scope> {
   const recorded = yield* Ref.make<ReadonlyArray<RecordedRequest>>([])
   const attempts = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
   const counter = yield* Ref.make(0)
@@ -186,8 +230,12 @@ export const make = Effect.fnUntraced(function*(
     return json({})
   })
 
-  const server = yield* NodeHttpServer.make(() => Http.createServer(), { port: 0, host: "127.0.0.1" })
-  yield* server.serve(app)
+  const server = yield* NodeHttpServer.make(() => Http.createServer(), { port: 0, host: "127.0.0.1" }).pipe(
+    Effect.tap((server) => server.serve(app)),
+    Effect.mapError((error) =>
+      new ScriptedServerError({ reason: new ListenFailed({ description: String(error.cause), cause: error.cause }) })
+    )
+  )
   const port = "port" in server.address ? server.address.port : 0
   return {
     url: `http://127.0.0.1:${port}`,
@@ -202,7 +250,7 @@ export const make = Effect.fnUntraced(function*(
  * @since 0.1.0
  * @category layers
  */
-export const layer = (script: Script.Script): Layer.Layer<ScriptedServer, HttpServerError.ServeError> =>
+export const layer = (script: Script.Script): Layer.Layer<ScriptedServer, ScriptedServerError> =>
   Layer.effect(ScriptedServer, make(script))
 
 /**

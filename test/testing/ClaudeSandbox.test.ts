@@ -37,8 +37,8 @@ describe("ClaudeSandbox", () => {
     Effect.gen(function*() {
       const error = yield* ClaudeSandbox.findExecutable("/nonexistent/claude").pipe(Effect.flip)
       assert.strictEqual(error._tag, "SandboxError")
-      assert.strictEqual(error.reason, "ExecutableNotFound")
-      assert.deepStrictEqual(error.searched, ["/nonexistent/claude"])
+      assert.strictEqual(error.reason._tag, "ExecutableNotFound")
+      assert.deepStrictEqual((error.reason as ClaudeSandbox.ExecutableNotFound).searched, ["/nonexistent/claude"])
       assert.include(error.message, "/nonexistent/claude")
     }).pipe(Effect.provide(NodeServices.layer)))
 })
