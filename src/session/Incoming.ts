@@ -36,7 +36,7 @@ export interface Callbacks<R = never> {
  * with this message (as a deny for `canUseTool`).
  *
  * @since 0.1.0
- * @category errors
+ * @category reasons
  */
 export class CallbackTimeout extends Schema.TaggedError<CallbackTimeout>()("CallbackTimeout", {
   /** Which callback: `canUseTool`, `the PreToolUse hook`, `the MCP server "calc"`. */
@@ -49,8 +49,66 @@ export class CallbackTimeout extends Schema.TaggedError<CallbackTimeout>()("Call
 }
 
 /**
+ * The CLI asked for a callback the session does not have: a permission decision without a `canUseTool`.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class MissingCallback extends Schema.TaggedError<MissingCallback>()("MissingCallback", {
+  /** Which callback: `canUseTool`. */
+  callback: Schema.String
+}) {
+  override get message(): string {
+    return `no ${this.callback} callback is registered`
+  }
+}
+
+/**
+ * The CLI sent a message for an SDK MCP server the session does not have.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class UnknownMcpServer extends Schema.TaggedError<UnknownMcpServer>()("UnknownMcpServer", {
+  server: Schema.String
+}) {
+  override get message(): string {
+    return `unknown MCP server ${this.server}`
+  }
+}
+
+/**
+ * Every reason a `CallbackError` can carry.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const Reason = Schema.Union([CallbackTimeout, MissingCallback, UnknownMcpServer, Protocol.UnsupportedRequest])
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type Reason = typeof Reason.Type
+
+/**
+ * Why an incoming request of the CLI was answered with an error instead of a callback's answer; the CLI gets
+ * its message. Recover by reason with `Effect.catchReason("CallbackError", "CallbackTimeout", ...)`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CallbackError extends Schema.TaggedError<CallbackError>()("CallbackError", { reason: Reason }) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+const callbackError = (reason: Reason) => Effect.fail(new CallbackError({ reason }))
+
+/**
  * The handler of a session's incoming requests: each callback runs with `context` and, when `callbacks.timeout`
- * is set, fails with {@link CallbackTimeout} once it has run that long.
+ * is set, fails with a {@link CallbackError} ({@link CallbackTimeout}) once it has run that long.
  *
  * @since 0.1.0
  * @category constructors
@@ -62,7 +120,7 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
     return timeout === undefined ? provided : provided.pipe(
       Effect.timeoutOrElse({
         duration: timeout,
-        orElse: () => Effect.fail(new CallbackTimeout({ callback, timeoutMillis: Duration.toMillis(timeout) }))
+        orElse: () => callbackError(new CallbackTimeout({ callback, timeoutMillis: Duration.toMillis(timeout) }))
       })
     )
   }
@@ -71,7 +129,7 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
     switch (request._tag) {
       case "CanUseToolRequest":
         return canUseTool === undefined
-          ? Effect.fail(new Error("no canUseTool callback is registered"))
+          ? callbackError(new MissingCallback({ callback: "canUseTool" }))
           // The deadline is inside the decision, so that a late callback is a deny like a failed one.
           : Permission.decide((tool, input, ctx) => run("canUseTool", canUseTool(tool, input, ctx)), request)
       case "HookCallbackRequest":
@@ -79,7 +137,7 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
       case "McpMessageRequest": {
         const server = mcpServers?.find((s) => s.name === request.server_name)
         return server === undefined
-          ? Effect.fail(new Error(`unknown MCP server ${request.server_name}`))
+          ? callbackError(new UnknownMcpServer({ server: request.server_name }))
           : run(
             `the MCP server "${server.name}"`,
             Effect.map(McpServer.handle(server, request.message as McpServer.JsonRpcMessage), (mcp_response) => ({
@@ -88,7 +146,7 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
           )
       }
       default:
-        return Effect.fail(new Protocol.UnsupportedRequest({ subtype: request.subtype }))
+        return callbackError(new Protocol.UnsupportedRequest({ subtype: request.subtype }))
     }
   }
 }

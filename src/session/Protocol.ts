@@ -183,10 +183,11 @@ export const make = Effect.fnUntraced(function*(options: {
 })
 
 /**
- * The error answered to a request of a subtype this side does not handle.
+ * The error answered to a request of a subtype this side does not handle: a reason of
+ * `Incoming.CallbackError`.
  *
  * @since 0.1.0
- * @category errors
+ * @category reasons
  */
 export class UnsupportedRequest extends Schema.TaggedError<UnsupportedRequest>()("UnsupportedRequest", {
   subtype: Schema.String
