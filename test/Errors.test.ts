@@ -1,0 +1,184 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as CliError from "../src/ClaudeCliError.ts"
+import * as Syntax from "../src/filter/Syntax.ts"
+import * as Message from "../src/schema/Message.ts"
+import * as Incoming from "../src/session/Incoming.ts"
+import * as Protocol from "../src/session/Protocol.ts"
+import * as SessionError from "../src/session/SessionError.ts"
+import * as DecodeError from "../src/stream/DecodeError.ts"
+import * as ClaudeSandbox from "../src/testing/ClaudeSandbox.ts"
+import * as ScriptedServer from "../src/testing/ScriptedServer.ts"
+
+// A class whose instances are errors; a Schema error class also has its `fields`.
+type ErrorClass = { readonly prototype: unknown; readonly name: string }
+
+type Reason = Error & { readonly _tag: string }
+
+const root = path.join(import.meta.dirname, "..")
+
+// Every error class an entry point exports, at its top or in one of its namespaces.
+const exportedErrorClasses = async (): Promise<Map<ErrorClass, string>> => {
+  const exports = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).exports as Record<
+    string,
+    string | { readonly default: string }
+  >
+  const found = new Map<ErrorClass, string>()
+  const visit = (value: unknown, where: string) => {
+    if (typeof value === "function" && value.prototype instanceof Error) {
+      if (!found.has(value as ErrorClass)) found.set(value as ErrorClass, where)
+    }
+  }
+  for (const [entry, target] of Object.entries(exports)) {
+    const file = typeof target === "string" ? target : target.default
+    if (!file.endsWith(".js")) continue
+    const module = await import(path.join(root, file.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts")))
+    for (const [name, value] of Object.entries(module)) {
+      visit(value, `${entry} ${name}`)
+      if (typeof value === "object" && value !== null) {
+        for (const [inner, member] of Object.entries(value)) visit(member, `${entry} ${name}.${inner}`)
+      }
+    }
+  }
+  return found
+}
+
+// The members of a Schema error class's `reason` union, if it has one.
+const reasonsOf = (error: ErrorClass): ReadonlyArray<ErrorClass> | undefined =>
+  (error as { readonly fields?: { readonly reason?: { readonly members?: ReadonlyArray<ErrorClass> } } }).fields?.reason
+    ?.members
+
+const badJson = (line: string) => {
+  try {
+    JSON.parse(line)
+  } catch (error) {
+    return error
+  }
+}
+
+const invalidFields = Result.getOrThrow(Result.flip(Message.decodeMessage({ type: "result", subtype: "success" })))
+  .reason
+
+const position = { input: "text &", offset: 6, expected: "a filter", found: "end of input" }
+
+// One value of every reason, made as the library makes it.
+const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
+  [CliError.ClaudeCliError, [
+    new CliError.ExecutableNotFound({ executable: "claude" }),
+    new CliError.SpawnFailed({ executable: "claude", description: "EACCES", cause: new Error("EACCES") }),
+    new CliError.ProcessExited({ exitCode: 1, signal: null, stderrTail: "boom" }),
+    new CliError.DecodeFailed({ line: 2, raw: "{", issue: "not JSON" }),
+    new CliError.LineTooLong({ line: 2, limit: 10, raw: "{\"a\"" }),
+    new CliError.MissingResult({ messages: 3, stderrTail: "" }),
+    new CliError.IdleTimeout({ timeoutMillis: 5, lastLine: 1, stderrTail: "" }),
+    new CliError.SessionUnavailable({ layer: "Fixture" }),
+    new CliError.FixtureUnreadable({ path: "/f.jsonl", description: "ENOENT" }),
+    new CliError.RecordingFailed({ path: "/f.jsonl", description: "EROFS" })
+  ]],
+  [SessionError.SessionError, [
+    new SessionError.ControlRequestFailed({ subtype: "set_model", error: "no" }),
+    new SessionError.ControlTimeout({ subtype: "interrupt", timeoutMillis: 5 }),
+    new SessionError.InterruptTimeout({ timeoutMillis: 5 }),
+    new SessionError.InvalidResponse({ subtype: "initialize", detail: "commands is not a list" }),
+    new SessionError.SessionClosed({ operation: "send", exitCode: 1, stderrTail: "bye" }),
+    new SessionError.InvalidOptions({ description: "canUseTool with a permission prompt tool" })
+  ]],
+  [DecodeError.DecodeError, [
+    new DecodeError.InvalidUtf8({ line: 1, raw: "{\uFFFD}", detail: "the line's 4 bytes are not valid UTF-8" }),
+    new DecodeError.LineTooLong({ line: 2, raw: "{…", detail: "more than 8 bytes", maxLineBytes: 8 }),
+    new DecodeError.InvalidJson({ line: 3, raw: "Warning", detail: "Unexpected token", cause: badJson("Warning") }),
+    new DecodeError.SchemaMismatch({ line: 4, raw: "42", detail: "expected a JSON object, got number" })
+  ]],
+  [Message.MessageDecodeError, [
+    new Message.NotAnObject({ detail: "expected a JSON object, got number" }),
+    new Message.MissingType({ detail: "expected a string \"type\" field, got undefined" }),
+    new Message.MissingSubtype({ messageType: "system", detail: "expected a string \"subtype\" field, got undefined" }),
+    invalidFields
+  ]],
+  [Syntax.FilterSyntaxError, [
+    new Syntax.UnknownAtom({ ...position, input: "bogus", offset: 0, found: "\"bogus\"" }),
+    new Syntax.MissingValue({ ...position, input: "type", offset: 4, expected: "\":\" and a message type" }),
+    new Syntax.UnexpectedValue({ ...position, input: "text:x", offset: 4, found: "\":\"" }),
+    new Syntax.UnclosedString({ ...position, input: "tool:\"abc", offset: 9, expected: "a closing '\"'" }),
+    new Syntax.UnbalancedParenthesis({ ...position, input: "(text", offset: 5, expected: "\")\" or an operator" }),
+    new Syntax.UnexpectedToken(position)
+  ]],
+  [ClaudeSandbox.SandboxError, [
+    new ClaudeSandbox.ExecutableNotFound({ executable: "/x/claude", searched: ["/x/claude"] }),
+    new ClaudeSandbox.FileSystemFailed({ description: "ENOSPC", cause: new Error("ENOSPC") })
+  ]],
+  [ScriptedServer.ScriptedServerError, [
+    new ScriptedServer.ListenFailed({ description: "EADDRNOTAVAIL", cause: new Error("EADDRNOTAVAIL") })
+  ]],
+  [Incoming.CallbackError, [
+    new Incoming.CallbackTimeout({ callback: "canUseTool", timeoutMillis: 5 }),
+    new Incoming.MissingCallback({ callback: "canUseTool" }),
+    new Incoming.UnknownMcpServer({ server: "calc" }),
+    new Protocol.UnsupportedRequest({ subtype: "mystery" })
+  ]]
+]
+
+const wrap = (error: ErrorClass, reason: Reason): Reason => new (error as unknown as new(p: unknown) => Reason)({ reason })
+
+describe("error classes", () => {
+  it("every exported error class has a reason union, or is a reason of one", async () => {
+    const classes = await exportedErrorClasses()
+    const parents = [...classes.keys()].filter((c) => reasonsOf(c) !== undefined)
+    const reasons = new Set(parents.flatMap((c) => reasonsOf(c)!))
+    const loose = [...classes].filter(([c]) => reasonsOf(c) === undefined && !reasons.has(c)).map(([, where]) => where)
+    assert.deepStrictEqual(loose, [], "error classes without a reason")
+    assert.sameMembers(parents, samples.map(([error]) => error), "every error with a reason has samples here")
+    for (const reason of reasons) assert.isTrue(reason.prototype instanceof Error)
+  })
+
+  for (const [error, reasons] of samples) {
+    describe(error.name, () => {
+      it("has a sample of every reason", () => {
+        assert.sameMembers([...reasonsOf(error)!], reasons.map((r) => r.constructor))
+      })
+
+      it("catchReason catches each reason and lets the others through", () => {
+        for (const reason of reasons) {
+          const failed = wrap(error, reason)
+          const tag = failed._tag
+          const caught = Effect.runSync(Effect.fail(failed).pipe(
+            Effect.catchReason(tag as never, reason._tag as never, (r: unknown) => Effect.succeed(r)),
+            Effect.flip,
+            Effect.flip
+          ))
+          assert.strictEqual(caught, reason)
+          for (const other of reasons.filter((r) => r._tag !== reason._tag)) {
+            const passed = Effect.runSync(Effect.fail(failed).pipe(
+              Effect.catchReason(tag as never, other._tag as never, (r: unknown) => Effect.succeed(r)),
+              Effect.flip
+            ))
+            assert.strictEqual(passed, failed)
+          }
+          assert.strictEqual(failed.message, reason.message)
+          assert.isNotEmpty(reason.message)
+        }
+      })
+
+      it("encodes and decodes with its schema", () => {
+        const schema = error as unknown as Schema.Codec<Reason, unknown>
+        for (const reason of reasons) {
+          const failed = wrap(error, reason)
+          const encoded = Schema.encodeSync(schema)(failed)
+          const decoded = Schema.decodeUnknownSync(schema)(encoded)
+          assert.strictEqual(decoded.constructor, error)
+          assert.strictEqual(decoded.message, failed.message)
+          assert.deepStrictEqual(Schema.encodeSync(schema)(decoded), encoded)
+          // A reason without a schema issue in it goes through JSON whole.
+          if (reason !== invalidFields) {
+            const fromJson = Schema.decodeUnknownSync(schema)(JSON.parse(JSON.stringify(encoded)))
+            assert.strictEqual(fromJson.message, failed.message)
+          }
+        }
+      })
+    })
+  }
+})
