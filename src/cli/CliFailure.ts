@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
 import * as CliError from "effect/cli/CliError"
 import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 
 /**
  * The exit codes of `effect-claude-code`, as listed in `--help`.
@@ -51,13 +51,84 @@ export const exitCodeHelp: string = [
   "  130  interrupted"
 ].join("\n")
 
+// What every reason carries: the readable explanation, including what to do about it, and the underlying error.
+const failureFields = { detail: Schema.String, cause: Schema.optional(Schema.Defect()) }
+
+/**
+ * The stream itself reported a problem: a line failed to decode, or the session ended with an error result.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class StreamProblem extends Schema.TaggedError<StreamProblem>()("StreamProblem", failureFields) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+/**
+ * The command line was wrong: an unknown flag, a bad `--filter` expression.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class Usage extends Schema.TaggedError<Usage>()("Usage", failureFields) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+/**
+ * The input could not be read or is not stream-json.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class BadInput extends Schema.TaggedError<BadInput>()("BadInput", failureFields) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+/**
+ * The Claude Code CLI could not be found or started.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class CliMissing extends Schema.TaggedError<CliMissing>()("CliMissing", failureFields) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+/**
+ * The Claude Code CLI died (non-zero exit, signal) or its output broke off.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class CliFailed extends Schema.TaggedError<CliFailed>()("CliFailed", failureFields) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
 /**
  * Why the tool stopped.
  *
  * @since 0.1.0
  * @category models
  */
-export type Reason = "StreamProblem" | "Usage" | "BadInput" | "CliMissing" | "CliFailed"
+export const Reason = Schema.Union([StreamProblem, Usage, BadInput, CliMissing, CliFailed])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Reason = typeof Reason.Type
+
+const reasons = { StreamProblem, Usage, BadInput, CliMissing, CliFailed }
 
 /**
  * A failure the person at the terminal can act on. Rendered as its message (no stack trace) and mapped to the
@@ -66,30 +137,33 @@ export type Reason = "StreamProblem" | "Usage" | "BadInput" | "CliMissing" | "Cl
  * @since 0.1.0
  * @category errors
  */
-export class CliFailure extends Data.TaggedError("CliFailure")<{
-  readonly reason: Reason
-  /** The readable explanation, including what to do about it. */
-  readonly detail: string
-  readonly cause?: unknown
-}> {
+export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", { reason: Reason }) {
+  /**
+   * The readable explanation, including what to do about it.
+   *
+   * @since 0.1.0
+   */
+  get detail(): string {
+    return this.reason.detail
+  }
   /**
    * @since 0.1.0
    */
   override get message(): string {
-    return this.detail
+    return this.reason.detail
   }
   /**
    * @since 0.1.0
    */
   override get [CliError.userMessage](): string {
     // effect/cli indents the first line under "ERROR"; the rest follow it.
-    return this.detail.replace(/\n/g, "\n  ")
+    return this.reason.detail.replace(/\n/g, "\n  ")
   }
   /**
    * @since 0.1.0
    */
   override get [Runtime.errorExitCode](): number {
-    return ExitCode[this.reason]
+    return ExitCode[this.reason._tag]
   }
 }
 
@@ -100,9 +174,7 @@ export class CliFailure extends Data.TaggedError("CliFailure")<{
  * @since 0.1.0
  * @category errors
  */
-export class SilentExit extends Data.TaggedError("SilentExit")<{
-  readonly code: number
-}> {
+export class SilentExit extends Schema.TaggedError<SilentExit>()("SilentExit", { code: Schema.Number }) {
   /**
    * @since 0.1.0
    */
@@ -123,5 +195,5 @@ export const isCliFailure = (u: unknown): u is CliFailure => Predicate.isTagged(
  * @since 0.1.0
  * @category constructors
  */
-export const make = (reason: Reason, detail: string, cause?: unknown): CliFailure =>
-  new CliFailure({ reason, detail, cause })
+export const make = (reason: Reason["_tag"], detail: string, cause?: unknown): CliFailure =>
+  new CliFailure({ reason: new reasons[reason](cause === undefined ? { detail } : { detail, cause }) })
