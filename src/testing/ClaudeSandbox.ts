@@ -11,6 +11,7 @@ import * as FileSystem from "effect/FileSystem"
 import { dual } from "effect/Function"
 import * as Path from "effect/Path"
 import type * as Scope from "effect/Scope"
+import { installCli } from "../internal/installCli.ts"
 
 /**
  * @since 0.1.0
@@ -125,7 +126,7 @@ export const findExecutable = Effect.fnUntraced(function*(
     reason: "ExecutableNotFound",
     message: given !== undefined && given !== ""
       ? `claude executable not found: ${given} (tried ${candidates.join(", ")})`
-      : "claude executable not found: set CLAUDE_CODE_EXECUTABLE or install @anthropic-ai/claude-code",
+      : `claude executable not found (tried ${candidates.join(", ")}): ${installCli}, or set CLAUDE_CODE_EXECUTABLE`,
     searched: candidates
   })
 })
