@@ -80,6 +80,15 @@ describe("a fresh application, from the README", () => {
       [path.join(fs.realpathSync(app), "node_modules", "effect"), manifest.devDependencies.effect]
     ])
     assert.notInclude(installLog, "ERESOLVE")
+    // Peers, not dependencies: an app on any later 4.x patch or minor keeps its one copy.
+    const installed = JSON.parse(fs.readFileSync(path.join(app, "node_modules", manifest.name, "package.json"), "utf8")) as {
+      readonly dependencies?: Record<string, string>
+      readonly peerDependencies: Record<string, string>
+    }
+    for (const name of ["effect", "@effect/platform-node"]) {
+      assert.notProperty(installed.dependencies ?? {}, name)
+      assert.match(installed.peerDependencies[name], /^\^4\.1\.\d+$/)
+    }
   })
 
   it("installs the CLI with its install script approved", () => {
