@@ -32,5 +32,5 @@ describe("session", () => {
         Script.turn(Script.toolUse("Write", { file_path: path.join(cwd, "status.md"), content: "ECC-1 is open." })),
         Script.turn("Saved to status.md.")
       ])
-    ))))
+    ))), { timeout: 60_000 })
 })

@@ -80,7 +80,8 @@ export const section = (): string =>
     "## A short tour",
     "",
     "The code below is the code of `examples/`, type-checked and run by `npm test` (the tests against the",
-    "scripted model run the real `claude`). Regenerate this section with `npm run readme:tour`.",
+    "scripted model run the real `claude`), in the repository and, as written here, in an application that",
+    "installed the packed package. Regenerate this section with `npm run readme:tour`.",
     "",
     ...steps.flatMap(({ file, title }) => step(title, file)),
     ...commandLine
