@@ -35,8 +35,12 @@ const asRun = (line: string, tarball: string): Array<string> => {
   return [command, "--prefer-offline", "--no-audit", "--no-fund", ...packages]
 }
 
-// The app's environment: no repository on PATH, so the CLI it runs is the one it installed.
-const env = { ...process.env, PATH: [path.dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":") }
+// The app's environment: no repository on PATH, so the CLI it runs is the one it installed, and none of the
+// settings `npm test` passes its scripts (its prefix is the repository's).
+const env = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_"))),
+  PATH: [path.dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":")
+}
 const npm = (args: ReadonlyArray<string>) => run("npm", args, app, env)
 
 describe("a fresh application, from the README", () => {
