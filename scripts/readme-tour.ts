@@ -12,7 +12,7 @@ import * as Readme from "./readme.ts"
 /** The tour's steps, in order: a title and the example file shown under it. */
 export const steps = [
   { title: "Run Claude Code, keep the tool activity", file: "examples/tool-activity.ts" },
-  { title: "Test it offline: a recording, or the real CLI against a scripted model", file: "examples/tool-activity.test.ts" },
+  { title: "Test it offline: the real CLI against a scripted model, and a recording", file: "examples/tool-activity.test.ts" },
   { title: "Sessions: several turns, a permission callback, a tool of your own", file: "examples/session.ts" }
 ] as const
 
@@ -80,7 +80,8 @@ export const section = (): string =>
     "## A short tour",
     "",
     "The code below is the code of `examples/`, type-checked and run by `npm test` (the tests against the",
-    "scripted model run the real `claude`). Regenerate this section with `npm run readme:tour`.",
+    "scripted model run the real `claude`), in the repository and, as written here, in an application that",
+    "installed the packed package. Regenerate this section with `npm run readme:tour`.",
     "",
     ...steps.flatMap(({ file, title }) => step(title, file)),
     ...commandLine

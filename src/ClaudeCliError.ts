@@ -6,6 +6,7 @@
  */
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
+import { installCli } from "./internal/installCli.ts"
 import * as Redaction from "./Redaction.ts"
 import { isDecodeError, redactCutAtEnd, redactDecodeError, redactRaw, withFields } from "./stream/DecodeError.ts"
 
@@ -24,8 +25,10 @@ export class ExecutableNotFound extends Schema.TaggedError<ExecutableNotFound>()
    */
   override get message(): string {
     const where = this.executable.includes("/") ? `at "${this.executable}"` : `"${this.executable}" on PATH`
-    return `Claude Code CLI not found: no executable ${where}. Install @anthropic-ai/claude-code, ` +
-      `or configure the path with Live.layer({ executable: "/path/to/claude" }).`
+    // A local install is on PATH only inside npm scripts and npx.
+    return `Claude Code CLI not found: no executable ${where}. To use the pinned CLI of a project, ${installCli}, ` +
+      `then run through an npm script or npx (they put node_modules/.bin on PATH), or configure the path with ` +
+      `Live.layer({ executable: "node_modules/.bin/claude" }).`
   }
 }
 

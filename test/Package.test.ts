@@ -7,37 +7,17 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-
-const root = path.resolve(import.meta.dirname, "..")
-const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
-  readonly exports: Record<string, string | { readonly types: string; readonly default: string }>
-  readonly bin: Record<string, string>
-  readonly files: ReadonlyArray<string>
-  readonly version: string
-}
-const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
-  execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+import { manifest, pack, root, run } from "./support/Pack.ts"
 
 describe("the packed package", () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-pack-"))
-  const pkg = path.join(work, "pkg")
   const app = path.join(work, "app")
 
   it("builds, packs and imports every export from a fresh application", () => {
     try {
-      fs.mkdirSync(pkg)
-      for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "src", "fixtures"]) {
-        fs.cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true })
-      }
-      fs.symlinkSync(path.join(root, "node_modules"), path.join(pkg, "node_modules"))
       // A version of its own, so the bin's --version can only have come from the packed package.json.
       const packedVersion = `${manifest.version}-packtest`
-      fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ ...manifest, version: packedVersion }, null, 2))
-      run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], pkg)
-      const [packed] = JSON.parse(run("npm", ["pack", "--json", "--ignore-scripts"], pkg)) as Array<
-        { readonly filename: string; readonly files: ReadonlyArray<{ readonly path: string }> }
-      >
-      const shipped = new Set(packed.files.map((file) => file.path))
+      const { tarball, files: shipped } = pack(work, { ...manifest, version: packedVersion })
       for (const [entry, target] of Object.entries(manifest.exports)) {
         if (typeof target === "string") continue
         assert.isTrue(shipped.has(target.default.slice(2)), `${entry} -> ${target.default}`)
@@ -48,7 +28,7 @@ describe("the packed package", () => {
 
       const installed = path.join(app, "node_modules", "effect-claude-code")
       fs.mkdirSync(installed, { recursive: true })
-      run("tar", ["-xzf", path.join(pkg, packed.filename), "-C", installed, "--strip-components=1"], app)
+      run("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"], app)
       // The package's own dependencies, as npm would install them beside it.
       for (const dependency of ["effect", "@effect"]) {
         fs.symlinkSync(path.join(root, "node_modules", dependency), path.join(app, "node_modules", dependency))

@@ -28,7 +28,9 @@ export const fromClaudeCliError = (error: ClaudeCliError.ClaudeCliError): CliFai
       return CliFailure.make(
         "CliMissing",
         `Claude Code CLI not found: no executable ${where}.\n` +
-          "Install it with `npm install -g @anthropic-ai/claude-code`, or point to it with " +
+          // npm 11 wants install scripts approved; the CLI's puts its native binary in place.
+          "Install it with `npm install -g @anthropic-ai/claude-code --allow-scripts=@anthropic-ai/claude-code`, " +
+          "or point to it with " +
           "--claude /path/to/claude or CLAUDE_CODE_EXECUTABLE=/path/to/claude.",
         error
       )

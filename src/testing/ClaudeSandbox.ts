@@ -11,6 +11,7 @@ import { dual } from "effect/Function"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import { installCli } from "../internal/installCli.ts"
 
 /**
  * No `claude` executable was found where the sandbox looked.
@@ -27,7 +28,7 @@ export class ExecutableNotFound extends Schema.TaggedError<ExecutableNotFound>()
   override get message(): string {
     return this.executable !== undefined
       ? `claude executable not found: ${this.executable} (tried ${this.searched.join(", ")})`
-      : "claude executable not found: set CLAUDE_CODE_EXECUTABLE or install @anthropic-ai/claude-code"
+      : `claude executable not found (tried ${this.searched.join(", ")}): ${installCli}, or set CLAUDE_CODE_EXECUTABLE`
   }
 }
 

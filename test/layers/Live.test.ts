@@ -75,12 +75,14 @@ describe("Live layer over the fake spawner", () => {
       env: { A: "layer", B: "layer", K: Redacted.make("sk-1") }
     }))))
 
-  it.effect("a missing executable is ExecutableNotFound, saying what was looked for and how to configure it", () =>
+  it.effect("a missing executable is ExecutableNotFound, saying what was looked for, how to install and configure it", () =>
     Effect.gen(function*() {
       const reason = reasonOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
       assert.strictEqual(reason._tag, "ExecutableNotFound")
       assert.include(reason.message, "\"claude\" on PATH")
       assert.include(reason.message, "executable:")
+      assert.include(reason.message, "npm install @anthropic-ai/claude-code")
+      assert.include(reason.message, "allowScripts")
     }).pipe(Effect.provide(withFake({ spawnError: "NotFound" }))))
 
   it.effect("a refused spawn is SpawnFailed", () =>
