@@ -33,7 +33,7 @@ import * as path from "node:path"
 import { Readable } from "node:stream"
 import type * as ClaudeCliModule from "../src/ClaudeCli.ts"
 import type * as LiveModule from "../src/layers/Live.ts"
-import type * as ProcessModule from "../src/layers/Process.ts"
+import type * as ProcessModule from "../src/Process.ts"
 import type * as DecodeModule from "../src/stream/Decode.ts"
 import type * as FakeSpawnerModule from "../src/testing/FakeSpawner.ts"
 import { sdkReadline, splitBytes } from "./baseline.ts"
@@ -55,7 +55,7 @@ const [chainArg = "cli", mbArg = "32", passesArg = "15", fileArg] = process.argv
 const Decode = await lib<typeof DecodeModule>("stream/Decode")
 const ClaudeCli = await lib<typeof ClaudeCliModule>("ClaudeCli")
 const Live = await lib<typeof LiveModule>("layers/Live")
-const Process = await lib<typeof ProcessModule>("layers/Process")
+const Process = await lib<typeof ProcessModule>("Process")
 const FakeSpawner = await lib<typeof FakeSpawnerModule>("testing/FakeSpawner")
 const stages = await (await import("./stages.ts")).load()
 

@@ -13,7 +13,7 @@ import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
 import * as Session from "../session/Session.ts"
-import * as Process from "./Process.ts"
+import * as Process from "../Process.ts"
 
 /**
  * How the CLI is started (see `Process.Config`), plus a default working directory. The executable,

@@ -22,7 +22,7 @@ export * as Live from "./Live.ts"
 /**
  * @since 0.1.0
  */
-export * as Process from "./Process.ts"
+export * as Process from "../Process.ts"
 
 /**
  * @since 0.1.0
@@ -37,7 +37,7 @@ export * as Scripted from "./Scripted.ts"
 /**
  * @since 0.1.0
  */
-export * as Telemetry from "./Telemetry.ts"
+export * as Telemetry from "../Telemetry.ts"
 
 /**
  * The real CLI (`Live.layer`).

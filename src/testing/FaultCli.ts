@@ -38,7 +38,7 @@ import type * as Scope from "effect/Scope"
 import { fileURLToPath } from "node:url"
 import type * as ClaudeCli from "../ClaudeCli.ts"
 import * as Live from "../layers/Live.ts"
-import type * as Process from "../layers/Process.ts"
+import type * as Process from "../Process.ts"
 
 /**
  * @since 0.1.0

@@ -47,13 +47,13 @@ import type { ChildProcessSpawner as Spawner } from "effect/process/ChildProcess
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as CliError from "../ClaudeCliError.ts"
-import * as QueryOptions from "../QueryOptions.ts"
-import * as Redaction from "../Redaction.ts"
-import { isJson } from "../stream/Decode.ts"
-import { cutRaw, DecodeError, isDecodeError, redactCutAtEnd } from "../stream/DecodeError.ts"
-import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
-import * as Ndjson from "../stream/Ndjson.ts"
+import * as CliError from "./ClaudeCliError.ts"
+import * as QueryOptions from "./QueryOptions.ts"
+import * as Redaction from "./Redaction.ts"
+import { isJson } from "./stream/Decode.ts"
+import { cutRaw, DecodeError, isDecodeError, redactCutAtEnd } from "./stream/DecodeError.ts"
+import { applyStepper, type Stepper } from "./stream/internal/stepper.ts"
+import * as Ndjson from "./stream/Ndjson.ts"
 
 /**
  * How the CLI is started. Every field has a default.
