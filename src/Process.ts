@@ -323,7 +323,7 @@ export const output = (
     ? stdout
     : failWhenIdle(stdout, timeout, () => idleTimeoutError(timeout, lastLine, cli.stderrTail()))
   const body = applyStepper(timed, (): Stepper<Uint8Array, Ndjson.Line | DecodeError, never> => {
-    const splitter = Ndjson.makeSplitter({ maxLineBytes: options.maxLineBytes, mode: "emit" })
+    const splitter = Ndjson.makeSplitter({ maxLineBytes: options.maxLineBytes, onBadLine: "emit" })
     return {
       step: (chunks, out) => {
         Ndjson.pushAll(splitter, chunks, out)

@@ -43,7 +43,7 @@ const replay = Effect.gen(function*() {
   yield* say(`No claude executable found (install @anthropic-ai/claude-code or set CLAUDE_CODE_EXECUTABLE);\n` +
     `replaying the bundled recording ${path.relative(process.cwd(), file)} instead.\n\n`)
   const records = Input.bytes(file).pipe(
-    Decode.recordsLenient(),
+    Decode.records({ onBadLine: "emit" }),
     Stream.tap(() => Effect.sleep(replayDelay))
   )
   return yield* Live.display(records, { format: "pretty" })

@@ -423,7 +423,7 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
  * import { Decode } from "effect-claude-code/stream"
  * import { Filter, Item } from "effect-claude-code/filter"
  * declare const stdout: Stream.Stream<Uint8Array>
- * const errors = stdout.pipe(Decode.messagesLenient(), Item.items, Stream.filter(Filter.error))
+ * const errors = stdout.pipe(Decode.messages({ onBadLine: "emit" }), Item.items, Stream.filter(Filter.error))
  * ```
  *
  * @since 0.1.0

@@ -103,7 +103,7 @@ export const runner = (fs: FileSystem.FileSystem, path: string, options: Options
     const framed = withRejected(
       fs.stream(path).pipe(
         Stream.mapError(unreadable(path, "cannot read the fixture")),
-        Ndjson.linesLenient({ maxLineBytes: options.maxLineBytes })
+        Ndjson.lines({ onBadLine: "emit", maxLineBytes: options.maxLineBytes })
       ),
       meta?.rejected ?? []
     )

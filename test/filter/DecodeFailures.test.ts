@@ -1,7 +1,7 @@
 /**
  * `error` over lenient streams: every corpus and fixture file with four bad
  * lines spliced in (one per DecodeError reason), decoded from bytes by
- * `Decode.messagesLenient`, flattened by `Item.items`.
+ * `Decode.messages({ onBadLine: "emit" })`, flattened by `Item.items`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Stream } from "effect"
@@ -42,7 +42,7 @@ const spliced = (file: string) => {
 }
 
 const itemsOf = (bytes: Uint8Array, maxLineBytes: number) =>
-  Stream.make(bytes).pipe(Decode.messagesLenient({ maxLineBytes }), Item.items, Stream.runCollect)
+  Stream.make(bytes).pipe(Decode.messages({ onBadLine: "emit", maxLineBytes }), Item.items, Stream.runCollect)
 
 const parse = (text: string) => Result.getOrThrow(Filter.parseResult(text))
 

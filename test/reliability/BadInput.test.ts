@@ -191,7 +191,7 @@ describe("Bad input", () => {
       const count = 1_000_000
       const tally = { keep: 0, unknown: 0, errors: 0, errorLinesOk: true, lastLine: 0 }
       yield* Stream.fromIterable(Hostile.tinyLines(count, 1000, 7)).pipe(
-        Decode.recordsLenient(),
+        Decode.records({ onBadLine: "emit" }),
         Stream.runForEach((item) =>
           Effect.sync(() => {
             tally.lastLine = item.line

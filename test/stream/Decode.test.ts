@@ -117,7 +117,7 @@ describe("Decode", () => {
                 const goodLines = lines.flatMap((l, i) => l.reason === undefined ? [i + 1] : [])
                 const badLines = lines.flatMap((l, i) => l.reason === undefined ? [] : [[i + 1, l.reason] as const])
 
-                const lenient = collect(byteStream(chunkAt(input, cuts)).pipe(Decode.recordsLenient()))
+                const lenient = collect(byteStream(chunkAt(input, cuts)).pipe(Decode.records({ onBadLine: "emit" })))
                 assert.isTrue(Exit.isSuccess(lenient))
                 if (!Exit.isSuccess(lenient)) return
                 const failures = lenient.value.filter((v) => v instanceof DecodeError)
@@ -145,14 +145,14 @@ describe("Decode", () => {
     }
   })
 
-  it("framed lines decode the same way (fromLines, fromLinesLenient), data-first too", () => {
+  it("framed lines decode the same way (fromLines, failing and emitting), data-first too", () => {
     const text = "{\"type\":\"brand_new\"}\nwarning: not json\n{\"type\":\"other_new\"}\n"
     const lines = Stream.make({ line: 1, text: "{\"type\":\"brand_new\"}" }, { line: 2, text: "warning: not json" }, {
       line: 3,
       text: "{\"type\":\"other_new\"}"
     })
-    const viaBytes = collect(Decode.recordsLenient(byteStream([utf8(text)])))
-    const viaLines = collect(Decode.fromLinesLenient(lines))
+    const viaBytes = collect(Decode.records(byteStream([utf8(text)]), { onBadLine: "emit" }))
+    const viaLines = collect(Decode.fromLines(lines, { onBadLine: "emit" }))
     assert.deepStrictEqual(viaLines, viaBytes)
     assert.deepStrictEqual(Exit.isSuccess(viaBytes) ? viaBytes.value : [], Decode.decodeAll(text))
     const strict = collectUntilFailure(Decode.fromLines(lines))
@@ -198,7 +198,7 @@ describe("Decode", () => {
     assert.strictEqual(strict.values.length, 1)
     assert.strictEqual(strict.failure?.reason, "LineTooLong")
     assert.strictEqual(strict.failure?.line, 2)
-    const lenient = collect(byteStream([input]).pipe(Decode.recordsLenient({ maxLineBytes: 64 })))
+    const lenient = collect(byteStream([input]).pipe(Decode.records({ onBadLine: "emit", maxLineBytes: 64 })))
     assert.isTrue(Exit.isSuccess(lenient))
     if (Exit.isSuccess(lenient)) {
       assert.deepStrictEqual(lenient.value.map((v) => v instanceof DecodeError ? v.reason : v.line), [1, "LineTooLong", 3])

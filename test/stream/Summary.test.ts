@@ -11,7 +11,7 @@ import { byteStream, referenceLines, utf8 } from "./support.ts"
 type Json = { readonly [k: string]: any }
 
 const summarizeFile = (bytes: Uint8Array) =>
-  Effect.runSync(byteStream([bytes]).pipe(Decode.messagesLenient(), Stream.run(Summary.sink)))
+  Effect.runSync(byteStream([bytes]).pipe(Decode.messages({ onBadLine: "emit" }), Stream.run(Summary.sink)))
 
 /** Text of the last main-thread assistant API message, its lines joined; computed from the raw JSON. */
 const lastAssistantText = (raw: ReadonlyArray<Json>): string => {

@@ -55,7 +55,7 @@ export interface Decoded {
   readonly errors: ReadonlyArray<DecodeError>
 }
 
-/** Decodes `chunks()` both ways through `Decode.records` / `Decode.recordsLenient`. */
+/** Decodes `chunks()` both ways through `Decode.records`, failing and with `onBadLine: "emit"`. */
 export const decodeBoth = (
   chunks: () => Iterable<Uint8Array>,
   options?: Decode.Options
@@ -63,7 +63,7 @@ export const decodeBoth = (
   Effect.gen(function*() {
     const lenientItems: Array<Decode.DecodedLine | DecodeError> = []
     const lenientExit = yield* Stream.fromIterable(chunks()).pipe(
-      Decode.recordsLenient(options),
+      Decode.records({ ...options, onBadLine: "emit" }),
       Stream.runForEach((item) => Effect.sync(() => lenientItems.push(item))),
       Effect.exit
     )
@@ -71,7 +71,7 @@ export const decodeBoth = (
     assert.isTrue(Exit.isSuccess(lenientExit), "lenient decoding never fails")
     const strictItems: Array<Decode.DecodedLine> = []
     const strictExit = yield* Stream.fromIterable(chunks()).pipe(
-      Decode.records(options),
+      Decode.records({ ...options, onBadLine: "fail" }),
       Stream.runForEach((item) => Effect.sync(() => strictItems.push(item))),
       Effect.exit
     )

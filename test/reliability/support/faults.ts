@@ -26,7 +26,7 @@ export const fixtureLines = (name: string): ReadonlyArray<string> =>
 
 /** What the decoder makes of `text` on its own: the expected items, line numbers included. */
 export const decodeText = (text: string): Effect.Effect<ReadonlyArray<Item>> =>
-  Ndjson.linesLenient(Stream.make(new TextEncoder().encode(text))).pipe(
+  Ndjson.lines(Stream.make(new TextEncoder().encode(text)), { onBadLine: "emit" }).pipe(
     Stream.map((line): Item => {
       if (isDecodeError(line)) return line
       const decoded = Decode.decodeLine(line)
