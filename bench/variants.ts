@@ -46,7 +46,7 @@ const library = async (file: string, mode: "strict" | "filter" | "partial" | "le
       return chunk
     }))
   const run = (): Stream.Stream<unknown, unknown> => {
-    // Lenient: the library's own in-band errors, counted like messages (the generated inputs have none).
+    // onBadLine "emit": the library's own in-band errors, counted like messages (the generated inputs have none).
     if (mode === "lenient") return count(bytes.pipe(Decode.messages({ onBadLine: "emit" })))
     const decoded = count(bytes.pipe(Decode.messages()))
     return mode === "filter" ? stages!.filter(decoded) : mode === "partial" ? stages!.partial(decoded) : decoded

@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Layers from "../src/layers/index.ts"
+import { Scripted } from "../src/layers/index.ts"
 import { Script } from "../src/testing/index.ts"
 import { triage } from "./session.ts"
 
@@ -13,7 +13,7 @@ describe("session", () => {
   it.live("calls the in-process tool, then writes only the file the callback allows, in one process", () =>
     Effect.gen(function*() {
       const messages = yield* triage
-      const { cwd } = yield* Layers.Scripted.Sandbox
+      const { cwd } = yield* Scripted.Sandbox
       const results = messages.flatMap((m) => m._tag === "UserMessage" ? m.toolResults : [])
       assert.deepStrictEqual(results.map((r) => r.isError), [false, true, false])
       assert.strictEqual(results[0].text, "open")
@@ -24,7 +24,7 @@ describe("session", () => {
         messages.filter((m) => m._tag === "ResultSuccess").map((m) => m.result),
         ["ECC-1 is open.", "Saved to status.md."]
       )
-    }).pipe(Effect.provide(Layers.layerScripted(({ cwd }) =>
+    }).pipe(Effect.provide(Scripted.layer(({ cwd }) =>
       Script.make([
         Script.turn(Script.toolUse("mcp__tickets__ticket_status", { id: "ECC-1" })),
         Script.turn("ECC-1 is open."),

@@ -3,7 +3,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import * as Layers from "../src/layers/index.ts"
+import { Fixture, Scripted } from "../src/layers/index.ts"
 import { Script } from "../src/testing/index.ts"
 import { bashCommands, summary, toolCalls } from "./tool-activity.ts"
 
@@ -15,7 +15,7 @@ describe("tool activity", () => {
       assert.deepStrictEqual(commands, ["ls", "cat app.js app.test.js"])
       const { success, numTurns } = yield* summary("Fix the greeting")
       assert.deepStrictEqual({ success, numTurns }, { success: true, numTurns: 6 })
-    }).pipe(Effect.provide(Layers.layerFixture("fixtures/recorded/complex_tool_chain.jsonl"))))
+    }).pipe(Effect.provide(Fixture.layer("fixtures/recorded/complex_tool_chain.jsonl"))))
 
   // The real `claude` binary against a scripted model on loopback: the CLI runs its real tools.
   it.live("runs the real CLI against a scripted model", () =>
@@ -24,7 +24,7 @@ describe("tool activity", () => {
       assert.strictEqual(call.use.name, "Bash")
       assert.strictEqual(call.result?.block.text, "2")
       assert.strictEqual((yield* summary("How many files are here?")).finalText, "There are 2 files.")
-    }).pipe(Effect.provide(Layers.layerScripted(
+    }).pipe(Effect.provide(Scripted.layer(
       Script.make([
         Script.turn(Script.toolUse("Bash", { command: "ls | wc -l" })),
         Script.turn("There are 2 files.")

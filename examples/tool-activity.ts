@@ -4,7 +4,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Stream } from "effect"
 import { ClaudeCli, Filter, Item, Summary, Views } from "../src/index.ts"
-import * as Layers from "../src/layers/index.ts"
+import { Live } from "../src/layers/index.ts"
 
 // The Bash commands Claude runs. `Item.select` flattens messages into items (content blocks and other
 // messages) and keeps those the filter selects; the filter narrows them: `item.input.command` is a string.
@@ -25,7 +25,7 @@ export const summary = (prompt: string) => ClaudeCli.query(prompt).pipe(Stream.r
 if (import.meta.main) {
   bashCommands("How many TypeScript files are in src?").pipe(
     Stream.runForEach((command) => Console.log(`$ ${command}`)),
-    Effect.provide(Layers.layer()),
+    Effect.provide(Live.layer()),
     NodeRuntime.runMain
   )
 }

@@ -9,11 +9,11 @@
  * - **Non-zero exit**: every message completed before the exit arrives, then `ProcessExited` with the
  *   exit code and the last `stderrTailBytes` (default 8 KiB) of stderr, secrets redacted (before the tail is
  *   cut, so that no piece of one is left at its start). After an error result (max turns, an API error), the
- *   CLI exits 1: `ClaudeCli.query` then ends normally, the result saying what failed (see `ClaudeCli.decodeRun`).
+ *   CLI exits 1: `ClaudeCli.query` then ends normally, the result saying what failed (see `ClaudeCli.query`).
  * - **Killed by a signal**: the same, with `signal` set (`"SIGKILL"`, ...) and `exitCode` `null`.
  * - **Stopped mid-line**: on a failed exit, a last line without its newline that is not whole JSON was cut:
- *   it is not a message and is kept, redacted, as the error's `cause`. On exit 0 it is decoded like any line (strict: a
- *   `DecodeFailed` naming it; lenient: a `DecodeError`, then `MissingResult`).
+ *   it is not a message and is kept, redacted, as the error's `cause`. On exit 0 it is decoded like any line (failing: a
+ *   `DecodeFailed` naming it; emitting: a `DecodeError`, then `MissingResult`).
  * - **Lines split across writes, pauses**: a line is emitted as soon as its newline arrives, never held
  *   back for the next one.
  * - **The stream ends first** (take, interruption, timeout, failure): SIGTERM to the CLI's process group,
@@ -372,7 +372,7 @@ const redactCut = (last: Ndjson.Line | DecodeError, redact: Redaction.Redact): N
 
 /**
  * One run of the CLI as a stream of its stdout lines. Bad lines (too long, invalid UTF-8) come in-band as
- * `DecodeError` values so that callers pick strict or lenient handling. The stream fails with `ProcessExited`
+ * `DecodeError` values so that callers pick what a bad line does (`onBadLine`). The stream fails with `ProcessExited`
  * when the CLI exits non-zero or is killed, after every line it completed; a line cut by the ending is
  * dropped and kept as the error's cause. `redact` is the process's (see `SpawnOptions.redact`).
  *

@@ -2,7 +2,7 @@
  * Items: the unit filters select. A stream of messages is flattened so that
  * every content block of an assistant or user message is one item (text,
  * thinking, tool_use, tool_result, other blocks) and every other message is
- * one item: `system`, `result`, `stream_event`, and, in lenient streams,
+ * one item: `system`, `result`, `stream_event`, and, with `onBadLine: "emit"`,
  * `decode_failure` for a line that failed to decode. Any other message
  * (`rate_limit_event`, `tool_progress`, `active_goal`, control messages,
  * types newer than this library) is a `message` item, whole, selected by its
@@ -190,7 +190,7 @@ export interface MessageItem extends MessageEnvelope<Message.Message> {
 }
 
 /**
- * A line that failed to decode, in a lenient stream.
+ * A line that failed to decode, in a stream with `onBadLine: "emit"`.
  *
  * @since 0.1.0
  * @category models
@@ -225,7 +225,7 @@ export type Kind = Item["kind"]
 
 /**
  * What the flattening consumes: messages, and the in-band decode failures of
- * a lenient stream.
+ * a stream with `onBadLine: "emit"`.
  *
  * @since 0.1.0
  * @category models

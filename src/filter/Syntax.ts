@@ -47,7 +47,7 @@
  * tool:mcp__* & subagent               MCP calls made by subagents
  * system:init or type:rate_limit_event
  * not (delta | system)                 everything but partial messages and system lines
- * type:decode_failure                  lines that failed to decode (lenient streams)
+ * type:decode_failure                  lines that failed to decode (onBadLine "emit")
  * ```
  *
  * **Grammar**

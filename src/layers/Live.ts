@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as CliRun from "../internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
@@ -44,12 +45,12 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], reda
         stderr: Stream.tap(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk)))
       }))
   )
-  const ended: Effect.Effect<ClaudeCli.Ended | undefined> = Effect.suspend(() => {
+  const ended: Effect.Effect<CliRun.Ended | undefined> = Effect.suspend(() => {
     if (spawned === undefined) return Effect.succeed(undefined)
     const stderrTail = tail.text()
     return spawned.exitCode.pipe(
-      Effect.map((exitCode): ClaudeCli.Ended => ({ exitCode, stderrTail })),
-      Effect.orElseSucceed((): ClaudeCli.Ended => ({ exitCode: null, stderrTail }))
+      Effect.map((exitCode): CliRun.Ended => ({ exitCode, stderrTail })),
+      Effect.orElseSucceed((): CliRun.Ended => ({ exitCode: null, stderrTail }))
     )
   })
   return { spawner: watched, ended }
@@ -66,7 +67,7 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], reda
 export const runner = (
   spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
   config: Config = {}
-): ClaudeCli.Runner =>
+): CliRun.Runner =>
 (prompt, options = {}) =>
   Effect.sync(() => {
     const own = { ...options, cwd: options.cwd ?? config.cwd }
@@ -116,7 +117,7 @@ export const startSession = (
  * @category constructors
  */
 export const make = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], config: Config = {}): ClaudeCli.Service =>
-  ClaudeCli.make(runner(spawner, config), startSession(spawner, config))
+  CliRun.make(runner(spawner, config), startSession(spawner, config))
 
 /**
  * `ClaudeCli` running the real CLI through whatever `ChildProcessSpawner` is provided (tests provide a fake

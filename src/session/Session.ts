@@ -2,7 +2,7 @@
  * A long-lived CLI process driven over stream-json stdin: several turns, interrupts, permission callbacks,
  * hooks and in-process MCP tools through the control protocol. The process ends with the session's Scope.
  *
- * Output is decoded strictly into the library's typed `Message`s; control frames stay inside the session, and
+ * Output is decoded, failing at a bad line, into the library's typed `Message`s; control frames stay inside the session, and
  * so do the CLI's acknowledgements of the session's own user messages (their replays and `command_lifecycle`
  * events, which the session asks for to know which turn each message went to). A line that does not decode
  * ends the session: the output fails with a `ClaudeCliError` (`DecodeFailed`, `LineTooLong`) and the CLI is

@@ -1,6 +1,6 @@
 /**
- * The typed failure of one stream-json line: strict streams fail with it,
- * lenient streams emit it in-band and go on.
+ * The typed failure of one stream-json line: streams fail with it, or, with
+ * `onBadLine: "emit"`, emit it in-band and go on.
  *
  * @since 0.1.0
  */
@@ -28,7 +28,7 @@ export type DecodeErrorReason = "InvalidUtf8" | "LineTooLong" | "InvalidJson" | 
  * @example
  * ```ts
  * import { Decode, DecodeError } from "effect-claude-code/stream"
- * // in a lenient stream: Stream.filter(DecodeError.isDecodeError)
+ * // with onBadLine "emit": Stream.filter(DecodeError.isDecodeError)
  * ```
  *
  * @since 0.1.0

@@ -21,7 +21,7 @@ import { querySpans, traced } from "./support.ts"
 
 const { attributes: A } = Telemetry
 
-const drain = ClaudeCli.queryLenient("p").pipe(Stream.runDrain)
+const drain = ClaudeCli.query("p", { onBadLine: "emit" }).pipe(Stream.runDrain)
 
 const toolSpans = (spans: ReadonlyArray<Tracer.NativeSpan>) => spans.filter((s) => s.name.startsWith(Telemetry.toolSpanPrefix))
 

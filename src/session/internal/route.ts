@@ -6,7 +6,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { fromDecodeError } from "../../ClaudeCli.ts"
+import { fromDecodeError } from "../../internal/run.ts"
 import type * as CliError from "../../ClaudeCliError.ts"
 import type * as Redaction from "../../Redaction.ts"
 import * as Decode from "../../stream/Decode.ts"

@@ -45,7 +45,7 @@ export interface Outcome {
 export interface RunOptions {
   readonly config?: Omit<Process.Config, "executable"> | undefined
   readonly prompt?: string | undefined
-  /** `queryLenient` instead of `query`. */
+  /** `onBadLine: "emit"`: bad lines in-band. */
   readonly lenient?: boolean | undefined
   /** Applied to the stream before it is run (take, throttle, ...). */
   readonly pipe?: ((stream: Stream.Stream<Item, CliError.ClaudeCliError>) => Stream.Stream<Item, CliError.ClaudeCliError>) | undefined
@@ -63,7 +63,7 @@ export const runWith = (
     const items = options.into ?? []
     const prompt = options.prompt ?? "hi"
     const stream: Stream.Stream<Item, CliError.ClaudeCliError> = options.lenient
-      ? cli.queryLenient(prompt)
+      ? cli.query(prompt, { onBadLine: "emit" })
       : cli.query(prompt)
     const exit = yield* (options.pipe ?? ((s) => s))(stream).pipe(
       Stream.runForEach((item) => Effect.sync(() => items.push(item))),
