@@ -7,7 +7,8 @@
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as Redaction from "./Redaction.ts"
-import { DecodeError, isDecodeError, redactCutAtEnd, redactDecodeError, redactRaw } from "./stream/DecodeError.ts"
+import { DecodeError, isDecodeError } from "./stream/DecodeError.ts"
+import { redactCutAtEnd, redactDecodeError, redactRaw } from "./stream/internal/cut.ts"
 
 /**
  * The CLI executable could not be found.

@@ -38,7 +38,8 @@ import * as CliRun from "../internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
-import { type DecodeError, isDecodeError, redactDecodeError } from "../stream/DecodeError.ts"
+import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import { redactDecodeError } from "../stream/internal/cut.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
 
 /**

@@ -15,21 +15,17 @@ import { dual } from "effect/Function"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { decodeMessage, type Message } from "../schema/Message.ts"
-import { cutRaw, DecodeError, isDecodeError } from "./DecodeError.ts"
+import { DecodeError, isDecodeError } from "./DecodeError.ts"
+import { cutRaw } from "./internal/cut.ts"
 import { applyStepper, noFlush, type Stepper } from "./internal/stepper.ts"
 import * as Ndjson from "./Ndjson.ts"
 
-export {
+export type {
   /**
    * @since 0.1.0
    * @category errors
    */
-  DecodeError,
-  /**
-   * @since 0.1.0
-   * @category guards
-   */
-  isDecodeError
+  DecodeError
 }
 
 /**

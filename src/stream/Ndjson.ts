@@ -22,7 +22,8 @@ import type * as Arr from "effect/Array"
 import { dual } from "effect/Function"
 import * as Stream from "effect/Stream"
 import type * as NodeBuffer from "node:buffer"
-import { DecodeError, rawCutLength } from "./DecodeError.ts"
+import { DecodeError } from "./DecodeError.ts"
+import { rawCutLength } from "./internal/cut.ts"
 import { applyStepper, type Stepper } from "./internal/stepper.ts"
 
 /**

@@ -4,6 +4,7 @@
  * `Decode.messages({ onBadLine: "emit" })`, flattened by `Item.items`.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as DecodeErrors from "../../src/stream/DecodeError.ts"
 import { Effect, Result, Stream } from "effect"
 import * as Filter from "../../src/filter/Filter.ts"
 import * as Item from "../../src/filter/Item.ts"
@@ -53,7 +54,7 @@ describe("error selects decode failures", () => {
         const { at, bytes, goodLines, maxLineBytes, reasons } = spliced(file)
         const clean = Item.fromIterable(readLines(file).map(({ text }) => {
           const [decoded] = Decode.decodeAll(text)
-          return Decode.isDecodeError(decoded) ? decoded : decoded.message
+          return DecodeErrors.isDecodeError(decoded) ? decoded : decoded.message
         }))
         const items = yield* itemsOf(bytes, maxLineBytes)
         const failures = items.filter((i): i is Item.DecodeFailureItem => i.kind === "decode_failure")

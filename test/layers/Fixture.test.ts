@@ -22,7 +22,7 @@ import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
-import * as FaultCli from "../../src/testing/FaultCli.ts"
+import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
 import { reasonOf, runToEnd } from "./support.ts"
 

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as DecodeErrors from "../../src/stream/DecodeError.ts"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
@@ -72,7 +73,7 @@ describe("Decode", () => {
         it("decodeLineMessage gives each line's message, as decodeLine does", () => {
           for (const line of referenceLines(new TextDecoder().decode(bytes))) {
             const record = Decode.decodeLine(line)
-            assert.deepStrictEqual(Decode.decodeLineMessage(line), Decode.isDecodeError(record) ? record : record.message)
+            assert.deepStrictEqual(Decode.decodeLineMessage(line), DecodeErrors.isDecodeError(record) ? record : record.message)
           }
           assert.deepStrictEqual(
             referenceLines(new TextDecoder().decode(bytes)).map((line) => Decode.decodeLineMessage(line)),

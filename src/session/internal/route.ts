@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as DecodeErrors from "../../stream/DecodeError.ts"
 import { fromDecodeError } from "../../internal/run.ts"
 import type * as CliError from "../../ClaudeCliError.ts"
 import type * as Redaction from "../../Redaction.ts"
@@ -48,9 +49,9 @@ export const make = (options: {
   readonly publish: (item: Item) => Effect.Effect<void>
 }) =>
 (line: Ndjson.Line | Decode.DecodeError): Effect.Effect<void, CliError.ClaudeCliError> => {
-  if (Decode.isDecodeError(line)) return Effect.fail(fromDecodeError(line, options.redact))
+  if (DecodeErrors.isDecodeError(line)) return Effect.fail(fromDecodeError(line, options.redact))
   const message = Decode.decodeLineMessage(line)
-  if (Decode.isDecodeError(message)) {
+  if (DecodeErrors.isDecodeError(message)) {
     return rejectUnreadable(options.protocol, line, message) ?? Effect.fail(fromDecodeError(message, options.redact))
   }
   if (Protocol.isControlFrame(message)) return options.protocol.receive(message)

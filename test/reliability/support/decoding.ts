@@ -9,7 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as Decode from "../../../src/stream/Decode.ts"
-import { DecodeError, rawCutLength } from "../../../src/stream/DecodeError.ts"
+import { DecodeError } from "../../../src/stream/DecodeError.ts"
+import { rawCutLength } from "../../../src/stream/internal/cut.ts"
 import type { Expect } from "./hostile.ts"
 
 export type Outline =

@@ -15,7 +15,7 @@ import type { Message } from "../../../src/schema/Message.ts"
 import * as Decode from "../../../src/stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../../../src/stream/DecodeError.ts"
 import * as Ndjson from "../../../src/stream/Ndjson.ts"
-import * as FaultCli from "../../../src/testing/FaultCli.ts"
+import * as FaultCli from "../../../src/testing/internal/FaultCli.ts"
 import { fixturesDir } from "../../support/Corpus.ts"
 
 export type Item = Message | DecodeError
