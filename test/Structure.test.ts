@@ -5,6 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import ts from "typescript"
 
 const src = path.resolve(import.meta.dirname, "..", "src")
 
@@ -84,5 +85,12 @@ describe("structure of src/", () => {
     }
     assert.deepStrictEqual(withoutLayer, [])
     assert.isFalse(isLayerMaker(() => 1))
+  })
+
+  it("the filter grammar is in the declarations of Syntax, where editors show it", () => {
+    const file = path.join(src, "filter", "Syntax.ts")
+    const { outputText } = ts.transpileDeclaration(fs.readFileSync(file, "utf8"), { fileName: file })
+    const parseAst = outputText.slice(0, outputText.indexOf("export declare const parseAst"))
+    assert.include(parseAst.slice(parseAst.lastIndexOf("/**")), "expr    := and")
   })
 })
