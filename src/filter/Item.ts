@@ -34,7 +34,7 @@ import type * as System from "../schema/System.ts"
 import type * as ToolInput from "../schema/ToolInput.ts"
 import type { DecodeError } from "../stream/DecodeError.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
-import type * as Filter from "./Filter.ts"
+import type * as Ast from "./Ast.ts"
 import { kindsOf } from "./internal/kinds.ts"
 
 /**
@@ -434,6 +434,17 @@ export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Ite
   Stream.mapAccumArray(self, makeFlattener, (flattener, inputs) => [flattener, flattener.pushAll(inputs)])
 
 /**
+ * What {@link select} reads of a filter: a `Filter.Filter<A>` is one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Selector<A extends Item> {
+  (item: Item): item is A
+  readonly ast: Ast.Ast
+}
+
+/**
  * The items of a stream of messages that a filter selects: {@link items},
  * then `Stream.filter(filter)`, in one stage. The same items, in the same
  * order, but only the items of the kinds the filter can select are built
@@ -456,10 +467,10 @@ export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Ite
  * @category combinators
  */
 export const select: {
-  <A extends Item>(filter: Filter.Filter<A>): <E, R>(self: Stream.Stream<Input, E, R>) => Stream.Stream<A, E, R>
-  <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Filter.Filter<A>): Stream.Stream<A, E, R>
-} = dual(2, <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Filter.Filter<A>): Stream.Stream<A, E, R> => {
-  const kinds = kindsOf(filter.ast)
+  <A extends Item>(filter: Selector<A>): <E, R>(self: Stream.Stream<Input, E, R>) => Stream.Stream<A, E, R>
+  <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R>
+} = dual(2, <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R> => {
+  const kinds = kindsOf(filter.ast) as ReadonlySet<Kind> | undefined
   return Stream.mapAccumArray(self, () => makeFlattener(kinds), (flattener, inputs) => {
     // Filtered in place: one array per chunk.
     const out = flattener.pushAll(inputs)

@@ -8,14 +8,14 @@ import * as Stream from "effect/Stream"
 import type { QueryOptions as QueryOptionsWith, Service, StartSession } from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
-import * as Redaction from "../Redaction.ts"
+import type * as Redaction from "../Redaction.ts"
 import { type Message, UnknownMessage } from "../schema/Message.ts"
 import * as Decode from "../stream/Decode.ts"
-import { DecodeError, isDecodeError } from "../stream/DecodeError.ts"
-import { redactDecodeError as redactWith } from "../stream/internal/cut.ts"
+import { DecodeError } from "../stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
 import * as Telemetry from "../Telemetry.ts"
+import { fromRedacted, redactDecodeError, redactKeys, redactLineError } from "./badLine.ts"
 
 /**
  * How a CLI process ended, known once its output has ended.
@@ -47,40 +47,6 @@ export interface Run {
  *
  */
 export type Runner = (prompt: string, options?: QueryOptions.QueryOptions) => Effect.Effect<Run, CliError.ClaudeCliError, Scope.Scope>
-
-/**
- * Redacts key-shaped values from a text (a run without an environment of its own).
- */
-export const redactKeys: Redaction.Redact = Redaction.redactor([])
-
-/**
- * A `DecodeError` whose raw cut and detail are redacted (see `DecodeError.redactDecodeError`): a bad line may
- * be a CLI or wrapper message that prints a credential. Without `redact`, key-shaped values are ({@link redactKeys}).
- */
-export const redactDecodeError = (error: DecodeError, redact: Redaction.Redact = redactKeys): DecodeError =>
-  redactWith(error, redact)
-
-// The error of a bad line whose text is at hand: redacted before it is cut, so no cut can split a secret.
-const redactLineError = (line: Ndjson.Line, error: DecodeError, redact: Redaction.Redact): DecodeError => {
-  const text = redact(line.text)
-  if (text === line.text) return error
-  const again = Decode.decodeLineMessage({ line: line.line, text })
-  // The line held a secret: its cause (quoting the line) goes with it.
-  return isDecodeError(again) ? new DecodeError({ ...again, cause: undefined }) : redactDecodeError(error, redact)
-}
-
-/**
- * Turns a stream-layer `DecodeError` into the matching `ClaudeCliError`, redacted (see {@link redactDecodeError}).
- */
-export const fromDecodeError = (raw: DecodeError, redact?: Redaction.Redact): CliError.ClaudeCliError =>
-  fromRedacted(redactDecodeError(raw, redact))
-
-const fromRedacted = (error: DecodeError): CliError.ClaudeCliError =>
-  CliError.make(
-    error.reason === "LineTooLong"
-      ? new CliError.LineTooLong({ line: error.line, limit: error.maxLineBytes ?? 0, raw: error.raw, cause: error })
-      : new CliError.DecodeFailed({ line: error.line, raw: error.raw, issue: error.detail, cause: error })
-  )
 
 /**
  * Whether a failed run ended as the CLI ends after an error result (max turns, an API error, the budget): it

@@ -90,12 +90,11 @@ import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
-import type * as Control from "../schema/Control.ts"
-import type * as Schema from "../schema/Message.ts"
 import * as Hooks from "./Hooks.ts"
 import * as Incoming from "./Incoming.ts"
 import * as Initialization from "./Initialization.ts"
 import * as Handover from "./internal/handover.ts"
+import type * as Internal from "./internal/message.ts"
 import * as Hub from "./internal/hub.ts"
 import * as Idle from "./internal/idle.ts"
 import * as Interrupt from "./internal/interrupt.ts"
@@ -115,7 +114,7 @@ import * as UserContent from "./UserContent.ts"
  * @since 0.1.0
  * @category models
  */
-export type Message = Exclude<Schema.Message, Protocol.ControlFrame | Control.KeepAlive>
+export type Message = Internal.Message
 
 /**
  * How a session runs. `R` is what its callbacks need; `Session.make` takes it from its own context.

@@ -7,13 +7,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as DecodeErrors from "../../stream/DecodeError.ts"
-import { fromDecodeError } from "../../internal/run.ts"
+import { fromDecodeError } from "../../internal/badLine.ts"
 import type * as CliError from "../../ClaudeCliError.ts"
 import type * as Redaction from "../../Redaction.ts"
 import * as Decode from "../../stream/Decode.ts"
 import type * as Ndjson from "../../stream/Ndjson.ts"
 import * as Protocol from "../Protocol.ts"
-import type { Message } from "../Session.ts"
+import type { Message } from "./message.ts"
 import type * as Turns from "./turns.ts"
 
 /** A message of the output, with its turn and whether readers see it. */
