@@ -3,7 +3,7 @@
  *
  * ## Behaviour under faults
  *
- * Each case is tested against a real misbehaving process (`FaultCli` in the test kit, see
+ * Each case is tested against a real misbehaving process (the test kit's internal `FaultCli`, see
  * `test/reliability/Faults.test.ts`):
  *
  * - **Non-zero exit**: every message completed before the exit arrives, then `ProcessExited` with the

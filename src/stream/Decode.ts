@@ -42,28 +42,6 @@ export interface DecodedLine {
 }
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type Options = Ndjson.Options
-
-/**
- * Options asking for bad lines in-band (`onBadLine: "emit"`).
- *
- * @since 0.1.0
- * @category models
- */
-export type EmitOptions = Ndjson.EmitOptions
-
-/**
- * Options failing at the first bad line (the default).
- *
- * @since 0.1.0
- * @category models
- */
-export type FailOptions = Ndjson.FailOptions
-
-/**
  * A line decoded to `message`, as a {@link DecodedLine}.
  *
  * @since 0.1.0
@@ -153,7 +131,7 @@ const decodeInto = (
   return undefined
 }
 
-const bytesStepper = (options: Options | undefined, output: Output): Stepper<Uint8Array, unknown, DecodeError> => {
+const bytesStepper = (options: Ndjson.Options | undefined, output: Output): Stepper<Uint8Array, unknown, DecodeError> => {
   const splitter = Ndjson.makeSplitter(options)
   const emit = options?.onBadLine === "emit"
   let scratch: Array<Ndjson.Line | DecodeError> = []
@@ -172,7 +150,7 @@ const bytesStepper = (options: Options | undefined, output: Output): Stepper<Uin
 const bytes = (output: Output) =>
   dual(
     (args) => Stream.isStream(args[0]),
-    <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options) =>
+    <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.Options) =>
       applyStepper(self, () => bytesStepper(options, output))
   )
 
@@ -194,12 +172,12 @@ const bytes = (output: Output) =>
  * @category decoding
  */
 export const messages: {
-  (options: EmitOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message | DecodeError, E, R>
-  (options?: FailOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message, E | DecodeError, R>
-  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message | DecodeError, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options: EmitOptions): Stream.Stream<Message | DecodeError, E, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: FailOptions): Stream.Stream<Message, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Message | DecodeError, E | DecodeError, R>
+  (options: Ndjson.EmitOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message | DecodeError, E, R>
+  (options?: Ndjson.FailOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message, E | DecodeError, R>
+  (options?: Ndjson.Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message | DecodeError, E | DecodeError, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options: Ndjson.EmitOptions): Stream.Stream<Message | DecodeError, E, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.FailOptions): Stream.Stream<Message, E | DecodeError, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.Options): Stream.Stream<Message | DecodeError, E | DecodeError, R>
 } = bytes("message")
 
 /**
@@ -210,12 +188,12 @@ export const messages: {
  * @category decoding
  */
 export const records: {
-  (options: EmitOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine | DecodeError, E, R>
-  (options?: FailOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine, E | DecodeError, R>
-  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine | DecodeError, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options: EmitOptions): Stream.Stream<DecodedLine | DecodeError, E, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: FailOptions): Stream.Stream<DecodedLine, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<DecodedLine | DecodeError, E | DecodeError, R>
+  (options: Ndjson.EmitOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine | DecodeError, E, R>
+  (options?: Ndjson.FailOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine, E | DecodeError, R>
+  (options?: Ndjson.Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine | DecodeError, E | DecodeError, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options: Ndjson.EmitOptions): Stream.Stream<DecodedLine | DecodeError, E, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.FailOptions): Stream.Stream<DecodedLine, E | DecodeError, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.Options): Stream.Stream<DecodedLine | DecodeError, E | DecodeError, R>
 } = bytes("record")
 
 /**

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as Decode from "../../../src/stream/Decode.ts"
+import type * as Ndjson from "../../../src/stream/Ndjson.ts"
 import { DecodeError } from "../../../src/stream/DecodeError.ts"
 import { rawCutLength } from "../../../src/stream/internal/cut.ts"
 import type { Expect } from "./hostile.ts"
@@ -59,7 +60,7 @@ export interface Decoded {
 /** Decodes `chunks()` both ways through `Decode.records`, failing and with `onBadLine: "emit"`. */
 export const decodeBoth = (
   chunks: () => Iterable<Uint8Array>,
-  options?: Decode.Options
+  options?: Ndjson.Options
 ): Effect.Effect<Decoded> =>
   Effect.gen(function*() {
     const lenientItems: Array<Decode.DecodedLine | DecodeError> = []
