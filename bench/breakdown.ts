@@ -10,7 +10,7 @@
  * child).
  *
  * - `cli`: split + `JSON.parse` (the floor), `Decode.messages`,
- *   `Live.runner` lines over a `FakeSpawner` (spawn, stderr tail,
+ *   the Live layer's runner lines over a `FakeSpawner` (spawn, stderr tail,
  *   `Process.output`'s framing, exit status), + the internal decodeRun,
  *   + `Telemetry.observe` (= `ClaudeCli.query` on `Live.make`).
  * - `cli-pipe`: the same through Node's spawner and a real pipe from
@@ -72,7 +72,8 @@ const cli = (over: "memory" | "pipe"): ReadonlyArray<Step> => {
         Effect.provide(over === "pipe" ? Process.nodeSpawner : FakeSpawner.layer({ stdout: input.chunks }))
       )
     )
-  const runner = (input: Input, spawner: ChildProcessSpawner["Service"]) => Live.runner(spawner, config(input))("bench")
+  const runner = (input: Input, spawner: ChildProcessSpawner["Service"]) =>
+  Effect.flatMap(CliRun.runnerOf(Live.make(spawner, config(input))), (run) => run("bench"))
   return [
     over === "memory"
       ? ["split bytes + JSON.parse (floor)", async (input) => (await splitBytes(Readable.from(input.chunks))).messages]
@@ -88,7 +89,7 @@ const cli = (over: "memory" | "pipe"): ReadonlyArray<Step> => {
         const program = await fakeCli.readEffectChild(fakeCli.allAtOnce(input.file), (stdout) => Stream.runCount(stdout.pipe(Decode.messages())))
         return Effect.runPromise(program.pipe(Effect.provide(Process.nodeSpawner)))
       }],
-    ["Live.runner lines (Process.lines)", (input) =>
+    ["Live runner lines (Process.lines)", (input) =>
       run(input, (spawner) => Stream.unwrap(Effect.map(runner(input, spawner), (started) => started.lines)))],
     ["+ decodeRun", (input) =>
       run(input, (spawner) => Stream.unwrap(Effect.map(runner(input, spawner), (started) => CliRun.decodeRun(started, "fail"))))],

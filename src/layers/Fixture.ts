@@ -95,11 +95,8 @@ const withRejected = (
 /**
  * Every run replays `path` (prompt and options are ignored), read as a stream, and ends as its metadata
  * says; a missing or unreadable file is `FixtureUnreadable`.
- *
- * @since 0.1.0
- * @category constructors
  */
-export const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}): CliRun.Runner => () =>
+const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}): CliRun.Runner => () =>
   Effect.map(readMetadata(fs, path), (meta): CliRun.Run => {
     const framed = withRejected(
       fs.stream(path).pipe(

@@ -60,11 +60,8 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], reda
  * One `claude -p` process per query. Its errors, and the text its `redact` is given, are redacted of the
  * secrets of its environment (the layer's, the query's and, with `envMode` `"merge"`, the inherited ones)
  * and of its options (MCP headers, settings, arguments: see `Redaction.optionSecrets`).
- *
- * @since 0.1.0
- * @category constructors
  */
-export const runner = (
+const runner = (
   spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
   config: Config = {}
 ): CliRun.Runner =>
@@ -91,11 +88,8 @@ export const runner = (
 /**
  * Sessions with the layer's executable, environment, working directory and kill grace period; a session's
  * own options win.
- *
- * @since 0.1.0
- * @category constructors
  */
-export const startSession = (
+const startSession = (
   spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
   config: Config = {}
 ): ClaudeCli.StartSession =>

@@ -164,11 +164,8 @@ const encoder = new TextEncoder()
 /**
  * Tees every raw line of each run to `path` and its metadata to {@link metadataPath}, through a temporary
  * directory next to `path` (see the module documentation).
- *
- * @since 0.1.0
- * @category combinators
  */
-export const record = Effect.fnUntraced(function*(path: string) {
+const record = Effect.fnUntraced(function*(path: string) {
   const fs = yield* FileSystem.FileSystem
   const paths = yield* Path.Path
   // The two renames that publish a run happen together, so a recording and its metadata are of one run.
