@@ -171,14 +171,7 @@ const bytes = (output: Output) =>
  * @since 0.1.0
  * @category decoding
  */
-export const messages: {
-  (options: Ndjson.EmitOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message | DecodeError, E, R>
-  (options?: Ndjson.FailOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message, E | DecodeError, R>
-  (options?: Ndjson.Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message | DecodeError, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options: Ndjson.EmitOptions): Stream.Stream<Message | DecodeError, E, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.FailOptions): Stream.Stream<Message, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.Options): Stream.Stream<Message | DecodeError, E | DecodeError, R>
-} = bytes("message")
+export const messages: Ndjson.FromBytes<Message> = bytes("message")
 
 /**
  * Bytes to {@link DecodedLine}s (message plus raw line); bad lines as in
@@ -187,14 +180,7 @@ export const messages: {
  * @since 0.1.0
  * @category decoding
  */
-export const records: {
-  (options: Ndjson.EmitOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine | DecodeError, E, R>
-  (options?: Ndjson.FailOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine, E | DecodeError, R>
-  (options?: Ndjson.Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine | DecodeError, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options: Ndjson.EmitOptions): Stream.Stream<DecodedLine | DecodeError, E, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.FailOptions): Stream.Stream<DecodedLine, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.Options): Stream.Stream<DecodedLine | DecodeError, E | DecodeError, R>
-} = bytes("record")
+export const records: Ndjson.FromBytes<DecodedLine> = bytes("record")
 
 /**
  * Already framed lines (e.g. read back from a recording) to {@link DecodedLine}s;

@@ -79,6 +79,24 @@ export interface FailOptions extends Options {
 }
 
 /**
+ * A stage from bytes to `A`. The first bad line fails the stream with its
+ * `DecodeError` after everything before it (`onBadLine: "fail"`, the
+ * default); with `onBadLine: "emit"` the error is an element and the stream
+ * goes on. Data-first or data-last.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FromBytes<A> {
+  (options: EmitOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<A | DecodeError, E, R>
+  (options?: FailOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<A, E | DecodeError, R>
+  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<A | DecodeError, E | DecodeError, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options: EmitOptions): Stream.Stream<A | DecodeError, E, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: FailOptions): Stream.Stream<A, E | DecodeError, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<A | DecodeError, E | DecodeError, R>
+}
+
+/**
  * @since 0.1.0
  * @category constants
  */
@@ -361,14 +379,7 @@ export const pushAll = (
  * @since 0.1.0
  * @category combinators
  */
-export const lines: {
-  (options: EmitOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Line | DecodeError, E, R>
-  (options?: FailOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Line, E | DecodeError, R>
-  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Line | DecodeError, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options: EmitOptions): Stream.Stream<Line | DecodeError, E, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: FailOptions): Stream.Stream<Line, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Line | DecodeError, E | DecodeError, R>
-} = dual(
+export const lines: FromBytes<Line> = dual(
   (args) => Stream.isStream(args[0]),
   <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Line | DecodeError, E | DecodeError, R> =>
     applyStepper(self, () => splitterStepper(options))
