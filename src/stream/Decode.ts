@@ -93,21 +93,6 @@ export const decodeLineMessage = (line: Ndjson.Line): Message | DecodeError => {
   })
 }
 
-/**
- * Whether a text is one whole JSON value (of any kind).
- *
- * @since 0.1.0
- * @category utils
- */
-export const isJson = (text: string): boolean => {
-  try {
-    JSON.parse(text)
-    return true
-  } catch {
-    return false
-  }
-}
-
 type Output = "record" | "message"
 
 // Appends the decoded lines of `lines` to `out`; unless `emit`, returns the first error.
