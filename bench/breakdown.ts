@@ -10,8 +10,8 @@
  * child).
  *
  * - `cli`: split + `JSON.parse` (the floor), `Decode.messages`,
- *   `Live.runner` lines over a `FakeSpawner` (spawn, stderr tail,
- *   `Process.output`'s framing, exit status), + `ClaudeCli.decodeRun`,
+ *   the Live layer's runner lines over a `FakeSpawner` (spawn, stderr tail,
+ *   `Process.output`'s framing, exit status), + the internal decodeRun,
  *   + `Telemetry.observe` (= `ClaudeCli.query` on `Live.make`).
  * - `cli-pipe`: the same through Node's spawner and a real pipe from
  *   bench/fake-claude.sh, the SDK's reader as the reference and `Decode.messages`
@@ -31,9 +31,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Readable } from "node:stream"
-import type * as ClaudeCliModule from "../src/ClaudeCli.ts"
+import type * as CliRunModule from "../src/internal/run.ts"
 import type * as LiveModule from "../src/layers/Live.ts"
-import type * as ProcessModule from "../src/layers/Process.ts"
+import type * as ProcessModule from "../src/Process.ts"
 import type * as DecodeModule from "../src/stream/Decode.ts"
 import type * as FakeSpawnerModule from "../src/testing/FakeSpawner.ts"
 import { sdkReadline, splitBytes } from "./baseline.ts"
@@ -53,9 +53,9 @@ type Step = readonly [label: string, run: (input: Input) => Promise<number>, bas
 const [chainArg = "cli", mbArg = "32", passesArg = "15", fileArg] = process.argv.slice(2)
 
 const Decode = await lib<typeof DecodeModule>("stream/Decode")
-const ClaudeCli = await lib<typeof ClaudeCliModule>("ClaudeCli")
+const CliRun = await lib<typeof CliRunModule>("internal/run")
 const Live = await lib<typeof LiveModule>("layers/Live")
-const Process = await lib<typeof ProcessModule>("layers/Process")
+const Process = await lib<typeof ProcessModule>("Process")
 const FakeSpawner = await lib<typeof FakeSpawnerModule>("testing/FakeSpawner")
 const stages = await (await import("./stages.ts")).load()
 
@@ -72,7 +72,8 @@ const cli = (over: "memory" | "pipe"): ReadonlyArray<Step> => {
         Effect.provide(over === "pipe" ? Process.nodeSpawner : FakeSpawner.layer({ stdout: input.chunks }))
       )
     )
-  const runner = (input: Input, spawner: ChildProcessSpawner["Service"]) => Live.runner(spawner, config(input))("bench")
+  const runner = (input: Input, spawner: ChildProcessSpawner["Service"]) =>
+  Effect.flatMap(CliRun.runnerOf(Live.make(spawner, config(input))), (run) => run("bench"))
   return [
     over === "memory"
       ? ["split bytes + JSON.parse (floor)", async (input) => (await splitBytes(Readable.from(input.chunks))).messages]
@@ -88,10 +89,10 @@ const cli = (over: "memory" | "pipe"): ReadonlyArray<Step> => {
         const program = await fakeCli.readEffectChild(fakeCli.allAtOnce(input.file), (stdout) => Stream.runCount(stdout.pipe(Decode.messages())))
         return Effect.runPromise(program.pipe(Effect.provide(Process.nodeSpawner)))
       }],
-    ["Live.runner lines (Process.lines)", (input) =>
+    ["Live runner lines (Process.lines)", (input) =>
       run(input, (spawner) => Stream.unwrap(Effect.map(runner(input, spawner), (started) => started.lines)))],
-    ["+ ClaudeCli.decodeRun", (input) =>
-      run(input, (spawner) => Stream.unwrap(Effect.map(runner(input, spawner), (started) => ClaudeCli.decodeRun(started, "strict"))))],
+    ["+ decodeRun", (input) =>
+      run(input, (spawner) => Stream.unwrap(Effect.map(runner(input, spawner), (started) => CliRun.decodeRun(started, "fail"))))],
     ["+ Telemetry.observe (ClaudeCli.query)", (input) => run(input, (spawner) => Live.make(spawner, config(input)).query("bench"))]
   ]
 }

@@ -27,7 +27,7 @@ export const paced = (file: string, intervalMs: number, count: number, sentFile:
 
 const exitError = (code: number | null) => new Error(`fake CLI exited with ${code}`)
 
-/** The configuration of `Live.layer` (or `Live.runner`) running the stand-in CLI with `env`. */
+/** The configuration of `Live.layer` (or `Live.make`) running the stand-in CLI with `env`. */
 export const liveConfig = (env: Record<string, string>) => ({ executable, env })
 
 /**

@@ -3,7 +3,9 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Stream } from "effect"
-import { ClaudeCli, Filter, Item, Summary, Views } from "../src/index.ts"
+import { ClaudeCli } from "../src/index.ts"
+import { Filter, Item, Views } from "../src/filter/index.ts"
+import { Summary } from "../src/stream/index.ts"
 import { Live } from "../src/layers/index.ts"
 
 // The Bash commands Claude runs. `Item.select` flattens messages into items (content blocks and other

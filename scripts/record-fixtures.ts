@@ -17,7 +17,7 @@ import * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as ClaudeSandbox from "../src/testing/ClaudeSandbox.ts"
 import * as Scenario from "../src/testing/Scenario.ts"
-import * as Scenarios from "../src/testing/scenarios/index.ts"
+import * as Scenarios from "../src/testing/internal/scenarios/index.ts"
 
 const root = new URL("..", import.meta.url).pathname
 const outDir = `${root}fixtures/recorded`
@@ -79,7 +79,7 @@ const readme = (version: string, recorded: ReadonlyArray<Recorded>) =>
     "working directory (`ClaudeSandbox`) with a dummy API key. Re-record all of them with",
     "`npm run fixtures:record` (`node scripts/record-fixtures.ts [name ...]` for some).",
     "",
-    "Each scenario is defined in `src/testing/scenarios/` (prompt, CLI flags, files, and the model's script)",
+    "Each scenario is defined in `src/testing/internal/scenarios/` (prompt, CLI flags, files, and the model's script)",
     "and recorded twice: `<name>.jsonl` and `<name>.partial.jsonl` (`--include-partial-messages`). Files are the",
     "CLI's stdout as written, except that the sandbox's temp directory is replaced by `/tmp/claude-sandbox`;",
     "re-recordings differ only in session ids, uuids, socket paths, timestamps and durations.",

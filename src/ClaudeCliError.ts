@@ -8,7 +8,8 @@ import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { installCli } from "./internal/installCli.ts"
 import * as Redaction from "./Redaction.ts"
-import { isDecodeError, redactCutAtEnd, redactDecodeError, redactRaw, withFields } from "./stream/DecodeError.ts"
+import { isDecodeError, withFields } from "./stream/DecodeError.ts"
+import { redactCutAtEnd, redactDecodeError, redactRaw } from "./stream/internal/cut.ts"
 
 /**
  * The CLI executable could not be found.

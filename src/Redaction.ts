@@ -28,7 +28,7 @@
  * @since 0.1.0
  */
 import * as Redacted from "effect/Redacted"
-import { isJson } from "./stream/Decode.ts"
+import { isJson } from "./stream/internal/json.ts"
 
 /**
  * Environment variables as the options give them: plain or `Redacted` values.

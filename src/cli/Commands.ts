@@ -111,7 +111,7 @@ const view = Command.make(
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
     const file = yield* inputOf(options.file)
-    const records = Input.bytes(file, { follow: options.follow }).pipe(Decode.recordsLenient())
+    const records = Input.bytes(file, { follow: options.follow }).pipe(Decode.records({ onBadLine: "emit" }))
     const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict })
     if (outcome.lines === 0) return yield* notStreamJson(Input.nameOf(file), outcome.failed)
     yield* exitFor(outcome)
@@ -141,7 +141,7 @@ const stats = Command.make(
     const stdio = yield* Stdio.Stdio
     // Every file is counted, or said to be unreadable: one that cannot be read does not hide the others.
     const counted = yield* Effect.forEach(files, (file) =>
-      Input.bytes(file).pipe(Decode.recordsLenient(), Stream.run(Stats.sink(Input.nameOf(file))), Effect.result))
+      Input.bytes(file).pipe(Decode.records({ onBadLine: "emit" }), Stream.run(Stats.sink(Input.nameOf(file))), Effect.result))
     const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success] : [])
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined

@@ -11,7 +11,7 @@ import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import * as Decode from "../stream/Decode.ts"
 import * as ClaudeSandbox from "../testing/ClaudeSandbox.ts"
-import { demo } from "../testing/scenarios/demo.ts"
+import { demo } from "../testing/internal/scenarios/demo.ts"
 import * as ScriptedServer from "../testing/ScriptedServer.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Input from "./Input.ts"
@@ -43,7 +43,7 @@ const replay = Effect.gen(function*() {
   yield* say(`No claude executable found (install @anthropic-ai/claude-code or set CLAUDE_CODE_EXECUTABLE);\n` +
     `replaying the bundled recording ${path.relative(process.cwd(), file)} instead.\n\n`)
   const records = Input.bytes(file).pipe(
-    Decode.recordsLenient(),
+    Decode.records({ onBadLine: "emit" }),
     Stream.tap(() => Effect.sleep(replayDelay))
   )
   return yield* Live.display(records, { format: "pretty" })

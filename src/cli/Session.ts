@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as CliRun from "../internal/run.ts"
 import type * as ClaudeCliError from "../ClaudeCliError.ts"
 import * as LiveLayer from "../layers/Live.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
@@ -66,7 +67,8 @@ export const show = (options: ShowOptions) =>
     const cli = yield* ClaudeCli.ClaudeCli
     // The library's ending: after an error result (max turns, an API error) the CLI's exit 1 ends the run
     // normally, the result saying what happened; a run without a result fails (MissingResult).
-    const records = Stream.unwrap(Effect.map(cli.run(options.prompt, options.query), (run) =>
-      ClaudeCli.decodeRunRecords(run, "lenient"))).pipe(Stream.mapError(fromClaudeCliError))
+    const run = yield* CliRun.runnerOf(cli)
+    const records = Stream.unwrap(Effect.map(run(options.prompt, options.query), (started) =>
+      CliRun.decodeRunRecords(started, "emit"))).pipe(Stream.mapError(fromClaudeCliError))
     return yield* Live.display(records, options.display)
   }).pipe(Effect.provide(LiveLayer.layerWith({ executable: options.executable, env: options.env })))

@@ -1,5 +1,5 @@
 /**
- * `stats`: what a stream-json file holds. Counting over the lenient decoder's output, flattened into typed
+ * `stats`: what a stream-json file holds. Counting over the decoder's output with bad lines in-band, flattened into typed
  * {@link Item.Item}s (so tool results know their tool's name), line by line as the file is read (a
  * {@link sink}), so the same figures come out of a test, the command and a library user.
  *

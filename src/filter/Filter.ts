@@ -139,7 +139,7 @@ export const thinking: Filter<Item.ThinkingItem> = fromAst(Ast.flag("Thinking"))
 /**
  * Errors: tool results flagged `is_error`, error results (`is_error` or an
  * error subtype), API retries, the blocks of assistant messages that report
- * an API error (`"error": "authentication_failed"`) and, in lenient streams,
+ * an API error (`"error": "authentication_failed"`) and, with `onBadLine: "emit"`,
  * lines that failed to decode.
  *
  * @since 0.1.0

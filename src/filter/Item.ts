@@ -2,7 +2,7 @@
  * Items: the unit filters select. A stream of messages is flattened so that
  * every content block of an assistant or user message is one item (text,
  * thinking, tool_use, tool_result, other blocks) and every other message is
- * one item: `system`, `result`, `stream_event`, and, in lenient streams,
+ * one item: `system`, `result`, `stream_event`, and, with `onBadLine: "emit"`,
  * `decode_failure` for a line that failed to decode. Any other message
  * (`rate_limit_event`, `tool_progress`, `active_goal`, control messages,
  * types newer than this library) is a `message` item, whole, selected by its
@@ -34,7 +34,7 @@ import type * as System from "../schema/System.ts"
 import type * as ToolInput from "../schema/ToolInput.ts"
 import type { DecodeError } from "../stream/DecodeError.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
-import type * as Filter from "./Filter.ts"
+import type * as Ast from "./Ast.ts"
 import { kindsOf } from "./internal/kinds.ts"
 
 /**
@@ -190,7 +190,7 @@ export interface MessageItem extends MessageEnvelope<Message.Message> {
 }
 
 /**
- * A line that failed to decode, in a lenient stream.
+ * A line that failed to decode, in a stream with `onBadLine: "emit"`.
  *
  * @since 0.1.0
  * @category models
@@ -225,7 +225,7 @@ export type Kind = Item["kind"]
 
 /**
  * What the flattening consumes: messages, and the in-band decode failures of
- * a lenient stream.
+ * a stream with `onBadLine: "emit"`.
  *
  * @since 0.1.0
  * @category models
@@ -423,7 +423,7 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
  * import { Decode } from "effect-claude-code/stream"
  * import { Filter, Item } from "effect-claude-code/filter"
  * declare const stdout: Stream.Stream<Uint8Array>
- * const errors = stdout.pipe(Decode.messagesLenient(), Item.items, Stream.filter(Filter.error))
+ * const errors = stdout.pipe(Decode.messages({ onBadLine: "emit" }), Item.items, Stream.filter(Filter.error))
  * ```
  *
  * @since 0.1.0
@@ -432,6 +432,17 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
 export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Item, E, R> =>
   // One output array per chunk, not one per message.
   Stream.mapAccumArray(self, makeFlattener, (flattener, inputs) => [flattener, flattener.pushAll(inputs)])
+
+/**
+ * What {@link select} reads of a filter: a `Filter.Filter<A>` is one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Selector<A extends Item> {
+  (item: Item): item is A
+  readonly ast: Ast.Ast
+}
 
 /**
  * The items of a stream of messages that a filter selects: {@link items},
@@ -456,10 +467,10 @@ export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Ite
  * @category combinators
  */
 export const select: {
-  <A extends Item>(filter: Filter.Filter<A>): <E, R>(self: Stream.Stream<Input, E, R>) => Stream.Stream<A, E, R>
-  <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Filter.Filter<A>): Stream.Stream<A, E, R>
-} = dual(2, <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Filter.Filter<A>): Stream.Stream<A, E, R> => {
-  const kinds = kindsOf(filter.ast)
+  <A extends Item>(filter: Selector<A>): <E, R>(self: Stream.Stream<Input, E, R>) => Stream.Stream<A, E, R>
+  <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R>
+} = dual(2, <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R> => {
+  const kinds = kindsOf(filter.ast) as ReadonlySet<Kind> | undefined
   return Stream.mapAccumArray(self, () => makeFlattener(kinds), (flattener, inputs) => {
     // Filtered in place: one array per chunk.
     const out = flattener.pushAll(inputs)

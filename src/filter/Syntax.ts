@@ -3,63 +3,7 @@
  * configuration files. `Filter.describe` prints a filter in it and
  * `Filter.parse` reads it back.
  *
- * ## Filter syntax reference
- *
- * **Atoms.** Keywords are case-insensitive; `NAME`-like values are not.
- *
- * | atom | selects |
- * | --- | --- |
- * | `text` | text blocks of assistant messages |
- * | `thinking` | thinking blocks of assistant messages |
- * | `tool`, `tool:NAME` | `tool_use` blocks (of a tool name or glob), whatever their input |
- * | `typed` | tool uses whose input fits their tool's input schema (every input of a tool without one) |
- * | `result`, `result:NAME` | `tool_result` blocks (answering a tool of a name or glob) |
- * | `error` | error tool results, error results, API retries, API errors, lines that failed to decode |
- * | `denied` | tool results the permission system refused, `permission_denied` system messages |
- * | `system`, `system:SUBTYPE` | `system` messages (of a subtype: `init`, `api_retry`, ...) |
- * | `type:TYPE` | items of messages of a wire type (`assistant`, `rate_limit_event`, `decode_failure`, ...) |
- * | `session:ID` | items of one session |
- * | `main`, `subagent` | items of the main agent, of subagents |
- * | `task:TOOL_USE_ID` | items of the subagent that a `Task`/`Agent` tool use started |
- * | `delta`, `delta:KIND` | `stream_event` items (of an event type, or a delta type: `text` is `text_delta`) |
- * | `all`, `none` | every item, no item |
- *
- * **Operators**, tightest first: `not` / `!`, then `and` / `&`, then `or` / `|`;
- * parentheses group. `text | thinking & main` is `text | (thinking & main)`.
- *
- * **Values** follow `:` with no space. A NAME is a tool name or a glob over
- * the whole name: `*` is any run of characters, `?` one character
- * (`tool:mcp__github__*`, `tool:Rea?`). A value holding spaces, quotes,
- * parentheses or `!&|` is written as a JSON string (`tool:"odd name"`).
- *
- * **Typed tool uses.** `Filter.toolUse("Read")` narrows its items' input to
- * `Read`'s input type, so it selects only calls whose input fits; it prints
- * as `tool:Read & typed`. `tool:Read` selects every `Read` call, and
- * `tool & !typed` finds the calls whose input does not fit (a newer CLI
- * changing a tool's input).
- *
- * **Examples**
- *
- * ```text
- * tool:Bash | error                    Bash calls and every error
- * result:Bash & error                  failed Bash results
- * text & main                          the main agent's text
- * tool:mcp__* & subagent               MCP calls made by subagents
- * system:init or type:rate_limit_event
- * not (delta | system)                 everything but partial messages and system lines
- * type:decode_failure                  lines that failed to decode (lenient streams)
- * ```
- *
- * **Grammar**
- *
- * ```text
- * expr    := and ( ("or" | "|") and )*
- * and     := unary ( ("and" | "&") unary )*
- * unary   := ("not" | "!") unary | "(" expr ")" | atom
- * atom    := text | thinking | tool[:NAME] | typed | result[:NAME] | error | denied
- *          | system[:SUBTYPE] | type:TYPE | session:ID | subagent | main
- *          | task:TOOL_USE_ID | delta[:KIND] | all | none
- * ```
+ * The syntax reference is on {@link parseAst}, so editors show it.
  *
  * A syntax error is a {@link FilterSyntaxError} naming the column and what
  * was expected there.
@@ -459,6 +403,64 @@ class Parser {
 
 /**
  * Parses filter text into a filter tree.
+ *
+ * ## Filter syntax reference
+ *
+ * **Atoms.** Keywords are case-insensitive; `NAME`-like values are not.
+ *
+ * | atom | selects |
+ * | --- | --- |
+ * | `text` | text blocks of assistant messages |
+ * | `thinking` | thinking blocks of assistant messages |
+ * | `tool`, `tool:NAME` | `tool_use` blocks (of a tool name or glob), whatever their input |
+ * | `typed` | tool uses whose input fits their tool's input schema (every input of a tool without one) |
+ * | `result`, `result:NAME` | `tool_result` blocks (answering a tool of a name or glob) |
+ * | `error` | error tool results, error results, API retries, API errors, lines that failed to decode |
+ * | `denied` | tool results the permission system refused, `permission_denied` system messages |
+ * | `system`, `system:SUBTYPE` | `system` messages (of a subtype: `init`, `api_retry`, ...) |
+ * | `type:TYPE` | items of messages of a wire type (`assistant`, `rate_limit_event`, `decode_failure`, ...) |
+ * | `session:ID` | items of one session |
+ * | `main`, `subagent` | items of the main agent, of subagents |
+ * | `task:TOOL_USE_ID` | items of the subagent that a `Task`/`Agent` tool use started |
+ * | `delta`, `delta:KIND` | `stream_event` items (of an event type, or a delta type: `text` is `text_delta`) |
+ * | `all`, `none` | every item, no item |
+ *
+ * **Operators**, tightest first: `not` / `!`, then `and` / `&`, then `or` / `|`;
+ * parentheses group. `text | thinking & main` is `text | (thinking & main)`.
+ *
+ * **Values** follow `:` with no space. A NAME is a tool name or a glob over
+ * the whole name: `*` is any run of characters, `?` one character
+ * (`tool:mcp__github__*`, `tool:Rea?`). A value holding spaces, quotes,
+ * parentheses or `!&|` is written as a JSON string (`tool:"odd name"`).
+ *
+ * **Typed tool uses.** `Filter.toolUse("Read")` narrows its items' input to
+ * `Read`'s input type, so it selects only calls whose input fits; it prints
+ * as `tool:Read & typed`. `tool:Read` selects every `Read` call, and
+ * `tool & !typed` finds the calls whose input does not fit (a newer CLI
+ * changing a tool's input).
+ *
+ * **Examples**
+ *
+ * ```text
+ * tool:Bash | error                    Bash calls and every error
+ * result:Bash & error                  failed Bash results
+ * text & main                          the main agent's text
+ * tool:mcp__* & subagent               MCP calls made by subagents
+ * system:init or type:rate_limit_event
+ * not (delta | system)                 everything but partial messages and system lines
+ * type:decode_failure                  lines that failed to decode (onBadLine "emit")
+ * ```
+ *
+ * **Grammar**
+ *
+ * ```text
+ * expr    := and ( ("or" | "|") and )*
+ * and     := unary ( ("and" | "&") unary )*
+ * unary   := ("not" | "!") unary | "(" expr ")" | atom
+ * atom    := text | thinking | tool[:NAME] | typed | result[:NAME] | error | denied
+ *          | system[:SUBTYPE] | type:TYPE | session:ID | subagent | main
+ *          | task:TOOL_USE_ID | delta[:KIND] | all | none
+ * ```
  *
  * @since 0.1.0
  * @category parsing

@@ -7,7 +7,7 @@
 /**
  * @since 0.1.0
  */
-export * as Ast from "./Ast.ts"
+export type * as Ast from "./Ast.ts"
 
 /**
  * @since 0.1.0

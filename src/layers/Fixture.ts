@@ -2,9 +2,9 @@
  * Replays a stream-json recording (a corpus file, or a file made by `Recording`) as the `ClaudeCli` service,
  * through the same framing and decoding as the real CLI. A recording with its metadata replays the lines
  * the recorded run's framing rejected (too long, invalid UTF-8) as the same in-band `DecodeError` at the
- * same line, so strict and lenient replays stop or go on there as the run did, and ends as the run did: the
+ * same line, so replays stop or go on there as the run did (per `onBadLine`), and ends as the run did: the
  * same exit code and stderr tail (so a run without a result is `MissingResult` again), or the same failure
- * (`ProcessExited` with its code or signal, `IdleTimeout`, a strict run's `DecodeFailed`, ...) after the
+ * (`ProcessExited` with its code or signal, `IdleTimeout`, a `DecodeFailed` at a bad line, ...) after the
  * same lines.
  *
  * @since 0.1.0
@@ -18,6 +18,7 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as CliRun from "../internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as DecodeError from "../stream/DecodeError.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
@@ -106,16 +107,13 @@ const withRejected = (
 /**
  * Every run replays `path` (prompt and options are ignored), read as a stream, and ends as its metadata
  * says; a missing or unreadable file is `FixtureUnreadable`.
- *
- * @since 0.1.0
- * @category constructors
  */
-export const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}): ClaudeCli.Runner => () =>
-  Effect.map(readMetadata(fs, path), (meta): ClaudeCli.Run => {
+const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}): CliRun.Runner => () =>
+  Effect.map(readMetadata(fs, path), (meta): CliRun.Run => {
     const framed = withRejected(
       fs.stream(path).pipe(
         Stream.mapError(unreadable(path, "cannot read the fixture")),
-        Ndjson.linesLenient({ maxLineBytes: options.maxLineBytes })
+        Ndjson.lines({ onBadLine: "emit", maxLineBytes: options.maxLineBytes })
       ),
       meta?.rejected ?? []
     )
@@ -144,7 +142,7 @@ export const layerWith = (path: string, options: Options = {}): Layer.Layer<Clau
     ClaudeCli.ClaudeCli,
     Effect.map(
       Effect.service(FileSystem.FileSystem),
-      (fs) => ClaudeCli.make(runner(fs, path, options), ClaudeCli.sessionUnavailable("Fixture"))
+      (fs) => CliRun.make(runner(fs, path, options), CliRun.sessionUnavailable("Fixture"))
     )
   )
 

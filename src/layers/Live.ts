@@ -9,11 +9,12 @@ import * as Layer from "effect/Layer"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as CliRun from "../internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
 import * as Session from "../session/Session.ts"
-import * as Process from "./Process.ts"
+import * as Process from "../Process.ts"
 
 /**
  * How the CLI is started (see `Process.Config`), plus a default working directory. The executable,
@@ -44,12 +45,12 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], reda
         stderr: Stream.tap(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk)))
       }))
   )
-  const ended: Effect.Effect<ClaudeCli.Ended | undefined> = Effect.suspend(() => {
+  const ended: Effect.Effect<CliRun.Ended | undefined> = Effect.suspend(() => {
     if (spawned === undefined) return Effect.succeed(undefined)
     const stderrTail = tail.text()
     return spawned.exitCode.pipe(
-      Effect.map((exitCode): ClaudeCli.Ended => ({ exitCode, stderrTail })),
-      Effect.orElseSucceed((): ClaudeCli.Ended => ({ exitCode: null, stderrTail }))
+      Effect.map((exitCode): CliRun.Ended => ({ exitCode, stderrTail })),
+      Effect.orElseSucceed((): CliRun.Ended => ({ exitCode: null, stderrTail }))
     )
   })
   return { spawner: watched, ended }
@@ -59,14 +60,11 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], reda
  * One `claude -p` process per query. Its errors, and the text its `redact` is given, are redacted of the
  * secrets of its environment (the layer's, the query's and, with `envMode` `"merge"`, the inherited ones)
  * and of its options (MCP headers, settings, arguments: see `Redaction.optionSecrets`).
- *
- * @since 0.1.0
- * @category constructors
  */
-export const runner = (
+const runner = (
   spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
   config: Config = {}
-): ClaudeCli.Runner =>
+): CliRun.Runner =>
 (prompt, options = {}) =>
   Effect.sync(() => {
     const own = { ...options, cwd: options.cwd ?? config.cwd }
@@ -90,11 +88,8 @@ export const runner = (
 /**
  * Sessions with the layer's executable, environment, working directory and kill grace period; a session's
  * own options win.
- *
- * @since 0.1.0
- * @category constructors
  */
-export const startSession = (
+const startSession = (
   spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
   config: Config = {}
 ): ClaudeCli.StartSession =>
@@ -116,7 +111,7 @@ export const startSession = (
  * @category constructors
  */
 export const make = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], config: Config = {}): ClaudeCli.Service =>
-  ClaudeCli.make(runner(spawner, config), startSession(spawner, config))
+  CliRun.make(runner(spawner, config), startSession(spawner, config))
 
 /**
  * `ClaudeCli` running the real CLI through whatever `ChildProcessSpawner` is provided (tests provide a fake

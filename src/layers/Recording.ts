@@ -8,8 +8,8 @@
  *
  * A line keeps its number: a blank line holds the place of a blank line of the output and of a line the
  * framing rejected (too long, invalid UTF-8), which the metadata keeps instead (its reason and redacted
- * raw cut), so that a replay gives the same `DecodeError` at the same line, strict or lenient. A run that
- * fails after its lines (an exit, a timeout) or that the strict decoder stops at a bad line is recorded
+ * raw cut), so that a replay gives the same `DecodeError` at the same line, whatever `onBadLine` says. A run that
+ * fails after its lines (an exit, a timeout) or that a query failing at a bad line stops is recorded
  * with that failure; a run its consumer stops is recorded as interrupted.
  *
  * Each run is written into a temporary directory next to the recording and moved into place when it ends
@@ -34,10 +34,12 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as CliRun from "../internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
-import { type DecodeError, isDecodeError, redactDecodeError } from "../stream/DecodeError.ts"
+import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import { redactDecodeError } from "../stream/internal/cut.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
 
 /**
@@ -135,7 +137,7 @@ const failure = (error: CliError.ClaudeCliError): Ending => ({
   error: error.reason
 })
 
-// The lines of a run that did not reach their end were stopped by what reads them: the strict decoder at a
+// The lines of a run that did not reach their end were stopped by what reads them: a query failing at a
 // bad line (the failure the run's consumer sees), the consumer (take, interruption, its own failure), or a
 // defect.
 const stopped = (exit: Exit.Exit<unknown, unknown>): Ending => {
@@ -162,16 +164,13 @@ const encoder = new TextEncoder()
 /**
  * Tees every raw line of each run to `path` and its metadata to {@link metadataPath}, through a temporary
  * directory next to `path` (see the module documentation).
- *
- * @since 0.1.0
- * @category combinators
  */
-export const record = Effect.fnUntraced(function*(path: string) {
+const record = Effect.fnUntraced(function*(path: string) {
   const fs = yield* FileSystem.FileSystem
   const paths = yield* Path.Path
   // The two renames that publish a run happen together, so a recording and its metadata are of one run.
   const publishing = yield* Semaphore.make(1)
-  return (runner: ClaudeCli.Runner): ClaudeCli.Runner => (prompt, options) =>
+  return (runner: CliRun.Runner): CliRun.Runner => (prompt, options) =>
     Effect.gen(function*() {
       const draftDir = yield* fs.makeTempDirectoryScoped({
         directory: paths.dirname(path),
@@ -257,7 +256,7 @@ export const layerWith = (path: string) => <E, R>(
     Effect.gen(function*() {
       const cli = yield* ClaudeCli.ClaudeCli
       const recorded = yield* record(path)
-      return ClaudeCli.make(recorded(cli.run), cli.session)
+      return CliRun.make(recorded(yield* CliRun.runnerOf(cli)), cli.session)
     })
   ).pipe(Layer.provide(self))
 

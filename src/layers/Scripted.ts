@@ -18,7 +18,7 @@ import type * as Scenario from "../testing/Scenario.ts"
 import type * as Script from "../testing/Script.ts"
 import * as ScriptedServer from "../testing/ScriptedServer.ts"
 import * as Live from "./Live.ts"
-import type * as Process from "./Process.ts"
+import type * as Process from "../Process.ts"
 
 /**
  * The sandbox the CLI runs in (its `cwd` is the default working directory of every query and session).

@@ -2,7 +2,7 @@
  * A long-lived CLI process driven over stream-json stdin: several turns, interrupts, permission callbacks,
  * hooks and in-process MCP tools through the control protocol. The process ends with the session's Scope.
  *
- * Output is decoded strictly into the library's typed `Message`s; control frames stay inside the session, and
+ * Output is decoded, failing at a bad line, into the library's typed `Message`s; control frames stay inside the session, and
  * so do the CLI's acknowledgements of the session's own user messages (their replays and `command_lifecycle`
  * events, which the session asks for to know which turn each message went to). A line that does not decode
  * ends the session: the output fails with a `ClaudeCliError` (`DecodeFailed`, `LineTooLong`) and the CLI is
@@ -88,14 +88,13 @@ import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
-import * as Process from "../layers/Process.ts"
+import * as Process from "../Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
-import type * as Control from "../schema/Control.ts"
-import type * as Schema from "../schema/Message.ts"
 import * as Hooks from "./Hooks.ts"
 import * as Incoming from "./Incoming.ts"
 import * as Initialization from "./Initialization.ts"
 import * as Handover from "./internal/handover.ts"
+import type * as Internal from "./internal/message.ts"
 import * as Hub from "./internal/hub.ts"
 import * as Idle from "./internal/idle.ts"
 import * as Interrupt from "./internal/interrupt.ts"
@@ -115,7 +114,7 @@ import * as UserContent from "./UserContent.ts"
  * @since 0.1.0
  * @category models
  */
-export type Message = Exclude<Schema.Message, Protocol.ControlFrame | Control.KeepAlive>
+export type Message = Internal.Message
 
 /**
  * How a session runs. `R` is what its callbacks need; `Session.make` takes it from its own context.

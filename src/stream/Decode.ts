@@ -2,11 +2,11 @@
  * stream-json decoding: bytes (or numbered lines) to typed `Message`s.
  *
  * Framing, `JSON.parse` and the schema's synchronous `decodeMessage` run fused
- * in one stage, per chunk, with no Effect allocated per line. Strict variants
- * fail the stream with the first {@link DecodeError} (after every message
- * before it); lenient variants emit it in-band and go on. The `records`
- * variants keep each line's raw text beside its message, for lossless
- * recordings.
+ * in one stage, per chunk, with no Effect allocated per line. By default the
+ * first {@link DecodeError} fails the stream (after every message before it);
+ * with `onBadLine: "emit"` it is emitted in-band and decoding goes on. The
+ * `records` variants keep each line's raw text beside its message, for
+ * lossless recordings.
  *
  * @since 0.1.0
  */
@@ -15,21 +15,17 @@ import { dual } from "effect/Function"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { decodeMessage, type Message } from "../schema/Message.ts"
-import { cutRaw, DecodeError, InvalidJson, isDecodeError, make as decodeError, SchemaMismatch } from "./DecodeError.ts"
+import { DecodeError, InvalidJson, isDecodeError, make as decodeError, SchemaMismatch } from "./DecodeError.ts"
+import { cutRaw } from "./internal/cut.ts"
 import { applyStepper, noFlush, type Stepper } from "./internal/stepper.ts"
 import * as Ndjson from "./Ndjson.ts"
 
-export {
+export type {
   /**
    * @since 0.1.0
    * @category errors
    */
-  DecodeError,
-  /**
-   * @since 0.1.0
-   * @category guards
-   */
-  isDecodeError
+  DecodeError
 }
 
 /**
@@ -44,12 +40,6 @@ export interface DecodedLine {
   readonly raw: string
   readonly message: Message
 }
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type Options = Ndjson.Options
 
 /**
  * A line decoded to `message`, as a {@link DecodedLine}.
@@ -99,37 +89,21 @@ export const decodeLineMessage = (line: Ndjson.Line): Message | DecodeError => {
   )
 }
 
-/**
- * Whether a text is one whole JSON value (of any kind).
- *
- * @since 0.1.0
- * @category utils
- */
-export const isJson = (text: string): boolean => {
-  try {
-    JSON.parse(text)
-    return true
-  } catch {
-    return false
-  }
-}
-
 type Output = "record" | "message"
-type Mode = "strict" | "lenient"
 
-// Appends the decoded lines of `lines` to `out`; in strict mode returns the first error.
+// Appends the decoded lines of `lines` to `out`; unless `emit`, returns the first error.
 const decodeInto = (
   lines: ReadonlyArray<Ndjson.Line | DecodeError>,
   out: Array<unknown>,
   output: Output,
-  mode: Mode
+  emit: boolean
 ): DecodeError | undefined => {
   for (let i = 0; i < lines.length; i++) {
     const item = lines[i]
     // `instanceof`: the errors here are all made by this package, and it is cheaper than a tag check per line.
     const decoded = item instanceof DecodeError ? item : decodeLineMessage(item)
     if (decoded instanceof DecodeError) {
-      if (mode === "strict") return decoded
+      if (!emit) return decoded
       out.push(decoded)
     } else {
       out.push(output === "record" ? toRecord(item as Ndjson.Line, decoded) : decoded)
@@ -138,14 +112,15 @@ const decodeInto = (
   return undefined
 }
 
-const bytesStepper = (options: Options | undefined, output: Output, mode: Mode): Stepper<Uint8Array, unknown, DecodeError> => {
-  const splitter = Ndjson.makeSplitter({ ...options, mode: mode === "strict" ? "fail" : "emit" })
+const bytesStepper = (options: Ndjson.Options | undefined, output: Output): Stepper<Uint8Array, unknown, DecodeError> => {
+  const splitter = Ndjson.makeSplitter(options)
+  const emit = options?.onBadLine === "emit"
   let scratch: Array<Ndjson.Line | DecodeError> = []
   // Lines framed before a framing error are decoded first, so an earlier bad line wins.
   const run = (framingError: DecodeError | undefined, out: Array<unknown>) => {
     const lines = scratch
     scratch = []
-    return decodeInto(lines, out, output, mode) ?? framingError
+    return decodeInto(lines, out, output, emit) ?? framingError
   }
   return {
     step: (chunks, out) => run(Ndjson.pushAll(splitter, chunks, scratch), out),
@@ -153,20 +128,17 @@ const bytesStepper = (options: Options | undefined, output: Output, mode: Mode):
   }
 }
 
-const linesStepper = (output: Output, mode: Mode): Stepper<Ndjson.Line, unknown, DecodeError> => ({
-  step: (chunk: Arr.NonEmptyReadonlyArray<Ndjson.Line>, out) => decodeInto(chunk, out, output, mode),
-  flush: noFlush
-})
-
-const bytes = (output: Output, mode: Mode) =>
+const bytes = (output: Output) =>
   dual(
     (args) => Stream.isStream(args[0]),
-    <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options) =>
-      applyStepper(self, () => bytesStepper(options, output, mode))
+    <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Ndjson.Options) =>
+      applyStepper(self, () => bytesStepper(options, output))
   )
 
 /**
- * Bytes to messages; fails with the first {@link DecodeError}.
+ * Bytes to messages. The first bad line fails the stream with its
+ * {@link DecodeError}; with `onBadLine: "emit"` it is a value in the stream
+ * and decoding goes on.
  *
  * @example
  * ```ts
@@ -174,80 +146,55 @@ const bytes = (output: Output, mode: Mode) =>
  * import { Decode } from "effect-claude-code/stream"
  * declare const stdout: Stream.Stream<Uint8Array>
  * const messages = stdout.pipe(Decode.messages())
+ * const withBadLines = stdout.pipe(Decode.messages({ onBadLine: "emit" }))
  * ```
  *
  * @since 0.1.0
  * @category decoding
  */
-export const messages: {
-  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Message, E | DecodeError, R>
-} = bytes("message", "strict")
+export const messages: Ndjson.FromBytes<Message> = bytes("message")
 
 /**
- * Bytes to messages; a bad line becomes a {@link DecodeError} value in the
- * stream and decoding goes on.
+ * Bytes to {@link DecodedLine}s (message plus raw line); bad lines as in
+ * {@link messages}.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const messagesLenient: {
-  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Message | DecodeError, E, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Message | DecodeError, E, R>
-} = bytes("message", "lenient")
-
-/**
- * Bytes to {@link DecodedLine}s (message plus raw line); fails with the first {@link DecodeError}.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const records: {
-  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<DecodedLine, E | DecodeError, R>
-} = bytes("record", "strict")
-
-/**
- * Bytes to {@link DecodedLine}s, bad lines as in-band {@link DecodeError}s.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const recordsLenient: {
-  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<DecodedLine | DecodeError, E, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<DecodedLine | DecodeError, E, R>
-} = bytes("record", "lenient")
+export const records: Ndjson.FromBytes<DecodedLine> = bytes("record")
 
 /**
  * Already framed lines (e.g. read back from a recording) to {@link DecodedLine}s;
- * fails with the first {@link DecodeError}.
+ * bad lines as in {@link messages}.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const fromLines = <E, R>(self: Stream.Stream<Ndjson.Line, E, R>): Stream.Stream<DecodedLine, E | DecodeError, R> =>
-  applyStepper(self, () => linesStepper("record", "strict")) as Stream.Stream<DecodedLine, E | DecodeError, R>
+export const fromLines: {
+  (options: { readonly onBadLine: "emit" }): <E, R>(self: Stream.Stream<Ndjson.Line, E, R>) => Stream.Stream<DecodedLine | DecodeError, E, R>
+  (options?: { readonly onBadLine?: "fail" | undefined }): <E, R>(self: Stream.Stream<Ndjson.Line, E, R>) => Stream.Stream<DecodedLine, E | DecodeError, R>
+  <E, R>(self: Stream.Stream<Ndjson.Line, E, R>, options: { readonly onBadLine: "emit" }): Stream.Stream<DecodedLine | DecodeError, E, R>
+  <E, R>(self: Stream.Stream<Ndjson.Line, E, R>, options?: { readonly onBadLine?: "fail" | undefined }): Stream.Stream<DecodedLine, E | DecodeError, R>
+} = dual(
+  (args) => Stream.isStream(args[0]),
+  <E, R>(self: Stream.Stream<Ndjson.Line, E, R>, options?: { readonly onBadLine?: Ndjson.OnBadLine | undefined }) => {
+    const emit = options?.onBadLine === "emit"
+    return applyStepper(self, (): Stepper<Ndjson.Line, unknown, DecodeError> => ({
+      step: (chunk: Arr.NonEmptyReadonlyArray<Ndjson.Line>, out) => decodeInto(chunk, out, "record", emit),
+      flush: noFlush
+    }))
+  }
+)
 
 /**
- * Already framed lines to {@link DecodedLine}s, bad lines as in-band {@link DecodeError}s.
+ * Decodes a whole buffer at once, without Effect: every line in order,
+ * decoded or failed. Handy for tests and tools that hold a file.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const fromLinesLenient = <E, R>(
-  self: Stream.Stream<Ndjson.Line, E, R>
-): Stream.Stream<DecodedLine | DecodeError, E, R> =>
-  applyStepper(self, () => linesStepper("record", "lenient")) as Stream.Stream<DecodedLine | DecodeError, E, R>
-
-/**
- * Decodes a whole buffer at once, leniently, without Effect: every line in
- * order, decoded or failed. Handy for tests and tools that hold a file.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decodeAll = (input: Uint8Array | string, options?: Options): Array<DecodedLine | DecodeError> => {
-  const stepper = bytesStepper(options, "record", "lenient")
+export const decodeAll = (input: Uint8Array | string, options?: Ndjson.Options): Array<DecodedLine | DecodeError> => {
+  const stepper = bytesStepper({ ...options, onBadLine: "emit" }, "record")
   const out: Array<unknown> = []
   const bytes = typeof input === "string" ? new TextEncoder().encode(input) : input
   if (bytes.length > 0) stepper.step([bytes], out)

@@ -1,7 +1,6 @@
 /**
- * The typed failure of one stream-json line: a stream that fails on a bad line fails with it, one that
- * reports bad lines emits it in-band and goes on. Tell it from a decoded message by its `_tag` or
- * {@link isDecodeError}.
+ * The typed failure of one stream-json line: streams fail with it, or, with
+ * `onBadLine: "emit"`, emit it in-band and go on.
  *
  * @since 0.1.0
  */
@@ -113,7 +112,7 @@ export type Reason = typeof Reason.Type
  * @example
  * ```ts
  * import { Decode, DecodeError } from "effect-claude-code/stream"
- * // in a stream that reports bad lines: Stream.filter(DecodeError.isDecodeError)
+ * // with onBadLine "emit": Stream.filter(DecodeError.isDecodeError)
  * ```
  *
  * @since 0.1.0
@@ -195,71 +194,3 @@ export const withFields = (
  * @category guards
  */
 export const isDecodeError = (u: unknown): u is DecodeError => Predicate.isTagged(u, "DecodeError")
-
-/**
- * How many characters of a bad line an error keeps.
- *
- * @since 0.1.0
- * @category constants
- */
-export const rawCutLength = 240
-
-/**
- * Cuts a line's text for an error message: the first {@link rawCutLength}
- * characters and a note of how many were left out.
- *
- * @since 0.1.0
- * @category utils
- */
-export const cutRaw = (text: string): string =>
-  text.length <= rawCutLength ? text : `${text.slice(0, rawCutLength)}… (${text.length - rawCutLength} more chars)`
-
-// The note a cut ends with: `cutRaw`'s, or the framing's bare ellipsis (a line too long or not UTF-8).
-const cutNote = /…(?: \(\d+ more chars\))?$/
-
-/**
- * Redacts a raw cut with `redact`, telling it where the text was cut (a secret may straddle the cut) and
- * keeping the note of what was left out.
- *
- * @since 0.1.0
- * @category utils
- */
-export const redactRaw = (
-  raw: string,
-  redact: (text: string, edges?: { readonly end?: boolean | undefined }) => string
-): string => {
-  const note = cutNote.exec(raw)
-  return note === null ? redact(raw) : redact(raw.slice(0, note.index), { end: true }) + note[0]
-}
-
-/**
- * A `DecodeError` whose raw cut and detail are redacted with `redact`: a bad line may be a CLI or wrapper
- * message that prints a credential. The raw cut was made before redaction, so its end is redacted as a cut
- * edge (see {@link redactRaw}). An error that shows no secret is returned as it is.
- *
- * @since 0.1.0
- * @category utils
- */
-export const redactDecodeError = (
-  error: DecodeError,
-  redact: (text: string, edges?: { readonly end?: boolean | undefined }) => string
-): DecodeError => {
-  const raw = redactRaw(error.raw, redact)
-  const detail = redact(error.detail)
-  return raw === error.raw && detail === error.detail
-    ? error
-    // The cause (the schema issue holding the value) is dropped with the secret.
-    : withFields(error, { raw, detail, cause: undefined })
-}
-
-/**
- * Redacts a text whose end is a cut edge (a line an exit or a kill cut), whether or not it ends with the note
- * of a cut (see {@link redactRaw}).
- *
- * @since 0.1.0
- * @category utils
- */
-export const redactCutAtEnd = (
-  text: string,
-  redact: (text: string, edges?: { readonly end?: boolean | undefined }) => string
-): string => redactRaw(text, (part) => redact(part, { end: true }))

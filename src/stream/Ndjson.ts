@@ -22,7 +22,8 @@ import type * as Arr from "effect/Array"
 import { dual } from "effect/Function"
 import * as Stream from "effect/Stream"
 import type * as NodeBuffer from "node:buffer"
-import { type DecodeError, InvalidUtf8, LineTooLong, make as decodeError, rawCutLength } from "./DecodeError.ts"
+import { type DecodeError, InvalidUtf8, LineTooLong, make as decodeError } from "./DecodeError.ts"
+import { rawCutLength } from "./internal/cut.ts"
 import { applyStepper, type Stepper } from "./internal/stepper.ts"
 
 /**
@@ -43,17 +44,57 @@ export interface Line {
 export interface Options {
   /** Most bytes in one line, terminator excluded. Default {@link defaultMaxLineBytes} (64 MiB). */
   readonly maxLineBytes?: number | undefined
+  /** What a bad line does (see {@link OnBadLine}); default `"fail"`. */
+  readonly onBadLine?: OnBadLine | undefined
 }
 
 /**
- * What happens to a bad line (invalid UTF-8, too long): `"fail"` stops the
- * stream with the error after the lines before it; `"emit"` emits the error
- * in-band and goes on with the next line.
+ * What happens to a bad line: `"fail"` stops the stream with its `DecodeError`
+ * after the lines before it; `"emit"` emits the error in-band and goes on
+ * with the next line.
  *
  * @since 0.1.0
  * @category models
  */
-export type Mode = "fail" | "emit"
+export type OnBadLine = "fail" | "emit"
+
+/**
+ * Options asking for bad lines in-band: the stream's elements include `DecodeError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EmitOptions extends Options {
+  readonly onBadLine: "emit"
+}
+
+/**
+ * Options failing at the first bad line (the default).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FailOptions extends Options {
+  readonly onBadLine?: "fail" | undefined
+}
+
+/**
+ * A stage from bytes to `A`. The first bad line fails the stream with its
+ * `DecodeError` after everything before it (`onBadLine: "fail"`, the
+ * default); with `onBadLine: "emit"` the error is an element and the stream
+ * goes on. Data-first or data-last.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FromBytes<A> {
+  (options: EmitOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<A | DecodeError, E, R>
+  (options?: FailOptions): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<A, E | DecodeError, R>
+  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<A | DecodeError, E | DecodeError, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options: EmitOptions): Stream.Stream<A | DecodeError, E, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: FailOptions): Stream.Stream<A, E | DecodeError, R>
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<A | DecodeError, E | DecodeError, R>
+}
 
 /**
  * @since 0.1.0
@@ -131,8 +172,8 @@ const cutBytes = (bytes: Uint8Array): string => {
 
 /**
  * A push-based splitter, usable without Effect: feed it chunks with `push`,
- * then call `end`. Complete lines (and, in `"emit"` mode, errors) are appended
- * to `out`; in `"fail"` mode the first error is returned instead and the
+ * then call `end`. Complete lines (and, with `onBadLine: "emit"`, errors) are appended
+ * to `out`; with `"fail"` (the default) the first error is returned instead and the
  * splitter must not be used again.
  *
  * @since 0.1.0
@@ -147,9 +188,9 @@ export interface Splitter {
  * @since 0.1.0
  * @category constructors
  */
-export const makeSplitter = (options: Options & { readonly mode: Mode }): Splitter => {
+export const makeSplitter = (options: Options = {}): Splitter => {
   const maxLineBytes = options.maxLineBytes ?? defaultMaxLineBytes
-  const emit = options.mode === "emit"
+  const emit = options.onBadLine === "emit"
   // Number of line terminators seen so far.
   let lineNo = 0
   let first = true
@@ -301,7 +342,7 @@ export const makeSplitter = (options: Options & { readonly mode: Mode }): Splitt
 }
 
 // The splitter as a per-chunk step function.
-const splitterStepper = (options: Options & { readonly mode: Mode }): Stepper<Uint8Array, Line | DecodeError, DecodeError> => {
+const splitterStepper = (options: Options | undefined): Stepper<Uint8Array, Line | DecodeError, DecodeError> => {
   const splitter = makeSplitter(options)
   return {
     step: (chunks: Arr.NonEmptyReadonlyArray<Uint8Array>, out) => pushAll(splitter, chunks, out),
@@ -310,7 +351,7 @@ const splitterStepper = (options: Options & { readonly mode: Mode }): Stepper<Ui
 }
 
 /**
- * Pushes several chunks; stops at the first error (in `"fail"` mode).
+ * Pushes several chunks; stops at the first error (with `onBadLine: "fail"`).
  *
  * @since 0.1.0
  * @category utils
@@ -328,41 +369,16 @@ export const pushAll = (
 }
 
 /**
- * Splits a byte stream into numbered lines; the first bad line (invalid UTF-8,
- * too long) fails the stream after the lines before it.
+ * Splits a byte stream into numbered lines. The first bad line (invalid UTF-8,
+ * too long) fails the stream after the lines before it; with
+ * `onBadLine: "emit"` it is emitted as a `DecodeError` value and the stream
+ * goes on.
  *
  * @since 0.1.0
  * @category combinators
  */
-export const lines: {
-  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Line, E | DecodeError, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Line, E | DecodeError, R>
-} = dual(
+export const lines: FromBytes<Line> = dual(
   (args) => Stream.isStream(args[0]),
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Line, E | DecodeError, R> =>
-    applyStepper(self, () => splitterStepper({ ...options, mode: "fail" })) as Stream.Stream<
-      Line,
-      E | DecodeError,
-      R
-    >
-)
-
-/**
- * Splits a byte stream into numbered lines; a bad line (invalid UTF-8, too
- * long) is emitted as a `DecodeError` value and the stream goes on.
- *
- * @since 0.1.0
- * @category combinators
- */
-export const linesLenient: {
-  (options?: Options): <E, R>(self: Stream.Stream<Uint8Array, E, R>) => Stream.Stream<Line | DecodeError, E, R>
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Line | DecodeError, E, R>
-} = dual(
-  (args) => Stream.isStream(args[0]),
-  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Line | DecodeError, E, R> =>
-    applyStepper(self, () => splitterStepper({ ...options, mode: "emit" })) as Stream.Stream<
-      Line | DecodeError,
-      E,
-      R
-    >
+  <E, R>(self: Stream.Stream<Uint8Array, E, R>, options?: Options): Stream.Stream<Line | DecodeError, E | DecodeError, R> =>
+    applyStepper(self, () => splitterStepper(options))
 )

@@ -288,8 +288,8 @@ export const makeAssembler = (): Assembler => {
 }
 
 /**
- * Assembles a message stream into live {@link Event}s. Works on strict and
- * lenient streams: `DecodeError` values pass through as they are.
+ * Assembles a message stream into live {@link Event}s. Works whatever
+ * `onBadLine` says: `DecodeError` values pass through as they are.
  *
  * @example
  * ```ts

@@ -46,7 +46,7 @@ export interface RunSummary {
   readonly runs: number
   /** Messages seen (every line that decoded, stream events included). */
   readonly messageCount: number
-  /** Lines that failed to decode (lenient streams). */
+  /** Lines that failed to decode (`onBadLine: "emit"`). */
   readonly decodeErrorCount: number
   /** The main loop's usage in the last run, as its result reports it. */
   readonly usage: Usage | undefined
@@ -183,7 +183,7 @@ export const summarize = (messages: Iterable<Message | DecodeError>): RunSummary
 }
 
 /**
- * A sink that summarizes a run; works on strict and lenient streams.
+ * A sink that summarizes a run; works whatever `onBadLine` says.
  *
  * @example
  * ```ts

@@ -1,6 +1,7 @@
 /**
- * Streams over stream-json output: byte framing, decoding (strict and
- * lenient), the partial-message assembler and run summaries.
+ * Streams over stream-json output: byte framing, decoding (failing at a bad
+ * line or emitting it, `onBadLine`), the partial-message assembler and run
+ * summaries.
  *
  * @since 0.1.0
  */

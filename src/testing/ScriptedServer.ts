@@ -33,7 +33,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Http from "node:http"
 import * as MessagesRequest from "./MessagesRequest.ts"
 import * as Script from "./Script.ts"
-import * as Sse from "./Sse.ts"
+import * as Sse from "./internal/Sse.ts"
 
 /**
  * How the server answered a request.

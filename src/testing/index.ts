@@ -1,6 +1,6 @@
 /**
- * The test kit: a scripted Anthropic Messages API server, a sandbox for the real `claude` binary, and
- * bundled scenarios (`effect-claude-code/testing`).
+ * The test kit: a scripted Anthropic Messages API server, a sandbox for the real `claude` binary, scripts
+ * and canned processes (`effect-claude-code/testing`).
  *
  * @since 0.1.0
  */
@@ -18,22 +18,12 @@ export * as FakeSpawner from "./FakeSpawner.ts"
 /**
  * @since 0.1.0
  */
-export * as FaultCli from "./FaultCli.ts"
-
-/**
- * @since 0.1.0
- */
 export * as MessagesRequest from "./MessagesRequest.ts"
 
 /**
  * @since 0.1.0
  */
 export * as Scenario from "./Scenario.ts"
-
-/**
- * @since 0.1.0
- */
-export * as Scenarios from "./scenarios/index.ts"
 
 /**
  * @since 0.1.0
@@ -45,7 +35,3 @@ export * as Script from "./Script.ts"
  */
 export * as ScriptedServer from "./ScriptedServer.ts"
 
-/**
- * @since 0.1.0
- */
-export * as Sse from "./Sse.ts"

@@ -1,9 +1,10 @@
 /**
  * `error` over lenient streams: every corpus and fixture file with four bad
  * lines spliced in (one per DecodeError reason), decoded from bytes by
- * `Decode.messagesLenient`, flattened by `Item.items`.
+ * `Decode.messages({ onBadLine: "emit" })`, flattened by `Item.items`.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as DecodeErrors from "../../src/stream/DecodeError.ts"
 import { Effect, Result, Stream } from "effect"
 import * as Filter from "../../src/filter/Filter.ts"
 import * as Item from "../../src/filter/Item.ts"
@@ -42,7 +43,7 @@ const spliced = (file: string) => {
 }
 
 const itemsOf = (bytes: Uint8Array, maxLineBytes: number) =>
-  Stream.make(bytes).pipe(Decode.messagesLenient({ maxLineBytes }), Item.items, Stream.runCollect)
+  Stream.make(bytes).pipe(Decode.messages({ onBadLine: "emit", maxLineBytes }), Item.items, Stream.runCollect)
 
 const parse = (text: string) => Result.getOrThrow(Filter.parseResult(text))
 
@@ -53,7 +54,7 @@ describe("error selects decode failures", () => {
         const { at, bytes, goodLines, maxLineBytes, reasons } = spliced(file)
         const clean = Item.fromIterable(readLines(file).map(({ text }) => {
           const [decoded] = Decode.decodeAll(text)
-          return Decode.isDecodeError(decoded) ? decoded : decoded.message
+          return DecodeErrors.isDecodeError(decoded) ? decoded : decoded.message
         }))
         const items = yield* itemsOf(bytes, maxLineBytes)
         const failures = items.filter((i): i is Item.DecodeFailureItem => i.kind === "decode_failure")

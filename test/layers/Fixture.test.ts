@@ -22,7 +22,7 @@ import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
 import { isDecodeError, type LineTooLong } from "../../src/stream/DecodeError.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
-import * as FaultCli from "../../src/testing/FaultCli.ts"
+import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
 import { reasonOf, runToEnd } from "./support.ts"
 
@@ -43,7 +43,7 @@ const realPause = Effect.promise(() => new Promise((resolve) => setTimeout(resol
 const recordThenReplay = (plan: FaultCli.Plan, name: string, mode: "strict" | "lenient" = "lenient") =>
   Effect.gen(function*() {
     const file = path.join(dir, name)
-    const query = mode === "strict" ? ClaudeCli.query("p") : ClaudeCli.queryLenient("p")
+    const query = mode === "strict" ? ClaudeCli.query("p") : ClaudeCli.query("p", { onBadLine: "emit" })
     const recorded = yield* runToEnd(Stream.provide(query, Layer.orDie(FaultCli.layer(plan).pipe(Recording.layer(file)))))
     const replayed = yield* runToEnd(Stream.provide(query, Fixture.layer(file)))
     return { recorded, replayed, meta: readMeta(file) }
@@ -70,13 +70,13 @@ describe("Fixture and Recording", () => {
   for (const file of allStreamJsonFiles) {
     it.live(`records and replays ${path.basename(file)} to the same messages`, () =>
       Effect.gen(function*() {
-        const original = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p"), Fixture.layer(file)))
+        const original = yield* runToEnd(Stream.provide(ClaudeCli.query("p", { onBadLine: "emit" }), Fixture.layer(file)))
         const out = path.join(dir, path.basename(file))
         const recorded = yield* runToEnd(Stream.provide(
-          ClaudeCli.queryLenient("p", { env: { ANTHROPIC_API_KEY: "sk-ant-never-shown" } }),
+          ClaudeCli.query("p", { onBadLine: "emit", env: { ANTHROPIC_API_KEY: "sk-ant-never-shown" } }),
           Fixture.layer(file).pipe(Recording.layer(out))
         ))
-        const replayed = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p"), Fixture.layer(out, { pacing: "recorded" })))
+        const replayed = yield* runToEnd(Stream.provide(ClaudeCli.query("p", { onBadLine: "emit" }), Fixture.layer(out, { pacing: "recorded" })))
         // Bad lines too: a blank line holds the place of each blank or rejected line, so numbers match.
         assert.deepStrictEqual(recorded.items.map(seen), original.items.map(seen))
         assert.deepStrictEqual(replayed.items.map(seen), original.items.map(seen))
@@ -166,7 +166,7 @@ describe("Fixture and Recording", () => {
         const live = Live.layerWith({ maxLineBytes: 4096 }).pipe(Layer.provide(FakeSpawner.layer({ stdout })))
         const options = { env: { DB_PASSWORD: "Hunter2-Hunter2" } }
         const strict = yield* runToEnd(Stream.provide(ClaudeCli.query("p", options), live))
-        const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p", options), live))
+        const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("p", { ...options, onBadLine: "emit" }), live))
         assert.strictEqual(ending(strict.exit).line, 3, "the live strict run fails at the rejected line")
         assert.deepStrictEqual(lenient.items.filter(isDecodeError).map((e) => [e.line, e.reason._tag]), [
           [3, kind === "too long" ? "LineTooLong" : "InvalidUtf8"],
@@ -174,8 +174,8 @@ describe("Fixture and Recording", () => {
         ])
         for (const mode of ["lenient", "strict"] as const) {
           const file = path.join(dir, `rejected-${kind.replace(/\W/g, "")}-${mode}.jsonl`)
-          const query = mode === "strict" ? ClaudeCli.query : ClaudeCli.queryLenient
-          yield* runToEnd(Stream.provide(query("p", options), live.pipe(Recording.layer(file))))
+          const onBadLine = mode === "strict" ? "fail" : "emit"
+          yield* runToEnd(Stream.provide(ClaudeCli.query("p", { ...options, onBadLine }), live.pipe(Recording.layer(file))))
           const meta = readMeta(file)
           assert.deepStrictEqual(meta.rejected.map((r) => [r.line, r.reason]), [[3, kind === "too long" ? "LineTooLong" : "InvalidUtf8"]])
           assert.include(meta.rejected[0]!.raw, "<redacted>")
@@ -186,7 +186,7 @@ describe("Fixture and Recording", () => {
           assert.deepStrictEqual(replayStrict.items, strict.items, `${mode} recording, strict replay: the messages`)
           assert.deepStrictEqual(ending(replayStrict.exit), ending(strict.exit), `${mode} recording, strict replay: the ending`)
           if (mode === "lenient") {
-            const replayLenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p"), Fixture.layer(file)))
+            const replayLenient = yield* runToEnd(Stream.provide(ClaudeCli.query("p", { onBadLine: "emit" }), Fixture.layer(file)))
             assert.deepStrictEqual(replayLenient.items.map(seen), lenient.items.map(seen), "lenient replay: every item")
             assert.strictEqual(replayLenient.exit._tag, "Success")
           }
@@ -204,7 +204,7 @@ describe("Fixture and Recording", () => {
       assert.strictEqual(meta.exit._tag === "Failure" && meta.exit.reason, "DecodeFailed")
       assert.deepStrictEqual(ending(replayed.exit), ending(recorded.exit))
       assert.strictEqual(ending(recorded.exit).line, 2)
-      const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("p"), Fixture.layer(path.join(dir, "plain-strict.jsonl"))))
+      const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("p", { onBadLine: "emit" }), Fixture.layer(path.join(dir, "plain-strict.jsonl"))))
       assert.strictEqual(lenient.items.filter(isDecodeError)[0]?.line, 2)
       assert.deepStrictEqual(ending(lenient.exit), ending(recorded.exit))
     }))

@@ -18,7 +18,8 @@ import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
-import { isDecodeError, rawCutLength } from "../../src/stream/DecodeError.ts"
+import { isDecodeError } from "../../src/stream/DecodeError.ts"
+import { rawCutLength } from "../../src/stream/internal/cut.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
 import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
 import { reasonOf, runToEnd } from "./support.ts"
@@ -38,11 +39,11 @@ const chunked = (text: string, size: number): Array<Uint8Array> => {
 }
 
 describe("Live layer over the fake spawner", () => {
-  it("the issue's layer names are reachable from effect-claude-code/layers", () => {
-    assert.strictEqual(Layers.layer, Live.layer)
-    assert.strictEqual(Layers.layerFixture, Fixture.layer)
-    assert.strictEqual(Layers.layerScripted, Scripted.layer)
-    assert.strictEqual(Layers.layerRecording, Recording.layer)
+  it("each layer is reachable from effect-claude-code/layers under its module", () => {
+    assert.strictEqual(Layers.Live.layer, Live.layer)
+    assert.strictEqual(Layers.Fixture.layer, Fixture.layer)
+    assert.strictEqual(Layers.Scripted.layer, Scripted.layer)
+    assert.strictEqual(Layers.Recording.layer, Recording.layer)
   })
 
   it.effect("maps options to argv, sends the prompt on stdin (a prompt starting with \"-\" is never a flag)", () =>
@@ -142,7 +143,7 @@ describe("Live layer over the fake spawner", () => {
       if (reason._tag !== "DecodeFailed") return
       assert.strictEqual(reason.line, 2)
       assert.include(reason.raw, "Warning: something")
-      const lenient = yield* ClaudeCli.queryLenient("hi").pipe(Stream.runCollect)
+      const lenient = yield* ClaudeCli.query("hi", { onBadLine: "emit" }).pipe(Stream.runCollect)
       assert.strictEqual(lenient.filter(isDecodeError).length, 1)
       assert.strictEqual(lenient.filter((m) => !isDecodeError(m)).length, recordedLines.length)
     }).pipe(Effect.provide(withFake({
@@ -181,7 +182,7 @@ describe("Live layer over the fake spawner", () => {
       Effect.gen(function*() {
         const text = fs.readFileSync(file, "utf8")
         // Items and how the stream ended (corpus captures without a result end in MissingResult).
-        const collect = Effect.map(runToEnd(ClaudeCli.queryLenient("p")), ({ items, exit }) => ({
+        const collect = Effect.map(runToEnd(ClaudeCli.query("p", { onBadLine: "emit" })), ({ items, exit }) => ({
           items,
           end: Exit.isSuccess(exit) ? "Success" : reasonOf(exit)._tag
         }))

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as CliError from "../../src/ClaudeCliError.ts"
-import * as Process from "../../src/layers/Process.ts"
+import * as Process from "../../src/Process.ts"
 import type { DecodeError } from "../../src/stream/DecodeError.ts"
 import type * as Ndjson from "../../src/stream/Ndjson.ts"
 

@@ -13,7 +13,7 @@ import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Fixture from "../../src/layers/Fixture.ts"
 import * as Live from "../../src/layers/Live.ts"
-import * as Telemetry from "../../src/layers/Telemetry.ts"
+import * as Telemetry from "../../src/Telemetry.ts"
 import { AssistantMessage } from "../../src/schema/Message.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
 import { allStreamJsonFiles, fixturesDir, readLines } from "../support/Corpus.ts"
@@ -21,7 +21,7 @@ import { querySpans, traced } from "./support.ts"
 
 const { attributes: A } = Telemetry
 
-const drain = ClaudeCli.queryLenient("p").pipe(Stream.runDrain)
+const drain = ClaudeCli.query("p", { onBadLine: "emit" }).pipe(Stream.runDrain)
 
 const toolSpans = (spans: ReadonlyArray<Tracer.NativeSpan>) => spans.filter((s) => s.name.startsWith(Telemetry.toolSpanPrefix))
 

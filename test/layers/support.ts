@@ -10,7 +10,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Metric from "effect/Metric"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
-import * as Telemetry from "../../src/layers/Telemetry.ts"
+import * as Telemetry from "../../src/Telemetry.ts"
 import type * as CliError from "../../src/ClaudeCliError.ts"
 
 /** The reason of a failed run (fails the test if the run did not fail with a `ClaudeCliError`). */

@@ -191,7 +191,7 @@ describe("Bad input", () => {
       const count = 1_000_000
       const tally = { keep: 0, unknown: 0, errors: 0, errorLinesOk: true, lastLine: 0 }
       yield* Stream.fromIterable(Hostile.tinyLines(count, 1000, 7)).pipe(
-        Decode.recordsLenient(),
+        Decode.records({ onBadLine: "emit" }),
         Stream.runForEach((item) =>
           Effect.sync(() => {
             tally.lastLine = item.line
@@ -256,7 +256,7 @@ describe("Bad input", () => {
       assert.deepStrictEqual(strict.items.map((m) => m._tag), ["SystemInit"])
       const reason = reasonOf(strict.exit)
       assert.deepStrictEqual(reason._tag === "LineTooLong" && [reason.line, reason.limit], [2, 1024 * 1024])
-      const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("q"), layer))
+      const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("q", { onBadLine: "emit" }), layer))
       assertNoDefect(lenient.exit, "lenient")
       assert.strictEqual(lenient.exit._tag, "Success")
       assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? `${m.reason._tag}@${m.line}` : m._tag), [
@@ -277,7 +277,7 @@ describe("Bad input", () => {
         fs.writeFileSync(file, joinLines([utf8(Hostile.helloLines.init), ...hostile, utf8(Hostile.helloLines.result), new Uint8Array(0)]))
         const layer = Fixture.layer(file)
         const kinds = ["SystemInit", ...expects, "ResultSuccess"]
-        const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("q"), layer))
+        const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("q", { onBadLine: "emit" }), layer))
         assertNoDefect(lenient.exit, name)
         assert.strictEqual(lenient.exit._tag, "Success", name)
         assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? m.reason._tag : m._tag), kinds, name)

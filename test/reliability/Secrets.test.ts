@@ -22,7 +22,7 @@ import * as QueryOptions from "../../src/QueryOptions.ts"
 import * as Redaction from "../../src/Redaction.ts"
 import * as Session from "../../src/session/Session.ts"
 import { DecodeError, InvalidJson, make as decodeError } from "../../src/stream/DecodeError.ts"
-import * as FaultCli from "../../src/testing/FaultCli.ts"
+import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import * as Script from "../../src/testing/Script.ts"
 import { reasonOf, runToEnd, tempDir } from "../layers/support.ts"
 import { errorText, exitText, observed } from "./support/observed.ts"
@@ -63,7 +63,7 @@ const leak = (config: Live.Config, options: QueryOptions.QueryOptions, variables
     for (const ending of ["exit 3", "exit 0"] as const) {
       const layer = Live.layer({ ...config, executable: Secrets.leakyCli(ending, variables) })
       const [strict, strictLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", options), layer)))
-      const [lenient, lenientLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", options), layer)))
+      const [lenient, lenientLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { ...options, onBadLine: "emit" }), layer)))
       // The CLI did leak: the init message (the user's own data) carries the values.
       const init = lenient.items[0]
       assert.isTrue(init !== undefined && !(init instanceof DecodeError) && init._tag === "SystemInit", ending)
@@ -135,7 +135,7 @@ describe("Secrets", () => {
         { env: { ...Secrets.credentials, ...Secrets.settings } }
       )
       const [run, log] = yield* observed(
-        runToEnd(ClaudeCli.queryLenient("Show the environment", { allowedTools: ["Bash"] })).pipe(
+        runToEnd(ClaudeCli.query("Show the environment", { onBadLine: "emit", allowedTools: ["Bash"] })).pipe(
           Effect.provide(Recording.layer(file)(layer)),
           Effect.orDie
         )
@@ -226,7 +226,7 @@ describe("Secrets", () => {
       const env = { AWS_SECRET_ACCESS_KEY: aws, ANTHROPIC_API_KEY: apiKey }
       const layer = FaultCli.layer(FaultCli.plan(FaultCli.lines(lines), FaultCli.exit(0))).pipe(Layer.orDie)
       const [strict, strictLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { env }), layer)))
-      const [live, liveLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", { env }), layer.pipe(Recording.layer(file)))))
+      const [live, liveLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit", env }), layer.pipe(Recording.layer(file)))))
       assert.strictEqual(reasonOf(strict.exit)._tag, "DecodeFailed")
       const inBand = live.items.filter((item) => item instanceof DecodeError)
       assert.deepStrictEqual(inBand.map((e) => [e.reason._tag, e.line]), [["SchemaMismatch", 3], ["InvalidJson", 4]])
@@ -237,7 +237,7 @@ describe("Secrets", () => {
       const json = recorded.trimEnd().split("\n").filter((_, i) => i !== 3)
       assert.strictEqual(json.length, 4)
       for (const line of json) assert.doesNotThrow(() => JSON.parse(line), undefined, undefined, "a JSON line stays JSON")
-      const replay = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("hi"), Fixture.layer(file)))
+      const replay = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit" }), Fixture.layer(file)))
       assert.deepStrictEqual(
         replay.items.map((m) => m instanceof DecodeError ? `${m.reason._tag} ${m.line}` : m._tag),
         ["SystemInit", "AssistantMessage", "SchemaMismatch 3", "InvalidJson 4", "ResultSuccess"]
@@ -260,7 +260,7 @@ describe("Secrets", () => {
         extraArgs: ["--api-key", planted[3]]
       }
       const layer = Live.layer({ executable: Secrets.argsCli("exit 3") }).pipe(Recording.layer(file))
-      const [run, log] = yield* observed(runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", options), layer)))
+      const [run, log] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { ...options, onBadLine: "emit" }), layer)))
       const reason = reasonOf(run.exit)
       assert.strictEqual(reason._tag, "ProcessExited")
       assert.include(reason.message, "auth failed for -p --output-format stream-json", "the CLI echoed its arguments")
@@ -287,12 +287,12 @@ describe("Secrets", () => {
       }).pipe(Recording.layer(file))
       const env = { ...Object.fromEntries(fromQuery.map((n) => [n, Secrets.known[n]])), [Secrets.shaped.name]: Secrets.shaped.value }
       const parent = Object.fromEntries(fromParent.map((n) => [n, Secrets.known[n]]))
-      const run = yield* withParentEnv(parent, runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", { env }), layer)))
+      const run = yield* withParentEnv(parent, runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit", env }), layer)))
       assert.strictEqual(run.exit._tag, "Success")
       assert.isNotEmpty(Secrets.foundIn(JSON.stringify(run.items[0])), "the CLI did echo the values")
       assertClean(fs.readFileSync(file, "utf8"), "the recording")
       assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
-      const replay = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("hi"), Fixture.layer(file)))
+      const replay = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit" }), Fixture.layer(file)))
       assert.deepStrictEqual(
         replay.items.map((m) => m instanceof DecodeError ? m.reason._tag : m._tag),
         ["SystemInit", "InvalidJson", "ResultSuccess"],
@@ -313,7 +313,7 @@ describe("Secrets", () => {
         { env: { ANTHROPIC_API_KEY: key } }
       )
       const [run, log] = yield* observed(
-        runToEnd(ClaudeCli.queryLenient("Run it", { allowedTools: ["Bash"] })).pipe(
+        runToEnd(ClaudeCli.query("Run it", { onBadLine: "emit", allowedTools: ["Bash"] })).pipe(
           Effect.provide(Recording.layer(file)(layer)),
           Effect.orDie
         )

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as DecodeErrors from "../../src/stream/DecodeError.ts"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
@@ -31,7 +32,7 @@ describe("Session output is typed (fake CLI)", () => {
       it.effect(path.relative(path.resolve(import.meta.dirname, "../.."), file), () => {
         const bytes = fs.readFileSync(file)
         const expected = Decode.decodeAll(bytes).map((line) => {
-          assert.isFalse(Decode.isDecodeError(line), `${file}: ${String((line as Decode.DecodeError).message)}`)
+          assert.isFalse(DecodeErrors.isDecodeError(line), `${file}: ${String((line as Decode.DecodeError).message)}`)
           return (line as Decode.DecodedLine).message
         })
         const fake = replaying(bytes.toString("utf8").split("\n").filter((l) => l.trim() !== ""))

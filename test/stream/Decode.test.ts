@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as DecodeErrors from "../../src/stream/DecodeError.ts"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
@@ -72,7 +73,7 @@ describe("Decode", () => {
         it("decodeLineMessage gives each line's message, as decodeLine does", () => {
           for (const line of referenceLines(new TextDecoder().decode(bytes))) {
             const record = Decode.decodeLine(line)
-            assert.deepStrictEqual(Decode.decodeLineMessage(line), Decode.isDecodeError(record) ? record : record.message)
+            assert.deepStrictEqual(Decode.decodeLineMessage(line), DecodeErrors.isDecodeError(record) ? record : record.message)
           }
           assert.deepStrictEqual(
             referenceLines(new TextDecoder().decode(bytes)).map((line) => Decode.decodeLineMessage(line)),
@@ -117,7 +118,7 @@ describe("Decode", () => {
                 const goodLines = lines.flatMap((l, i) => l.reason === undefined ? [i + 1] : [])
                 const badLines = lines.flatMap((l, i) => l.reason === undefined ? [] : [[i + 1, l.reason] as const])
 
-                const lenient = collect(byteStream(chunkAt(input, cuts)).pipe(Decode.recordsLenient()))
+                const lenient = collect(byteStream(chunkAt(input, cuts)).pipe(Decode.records({ onBadLine: "emit" })))
                 assert.isTrue(Exit.isSuccess(lenient))
                 if (!Exit.isSuccess(lenient)) return
                 const failures = lenient.value.filter((v) => v instanceof DecodeError)
@@ -145,14 +146,14 @@ describe("Decode", () => {
     }
   })
 
-  it("framed lines decode the same way (fromLines, fromLinesLenient), data-first too", () => {
+  it("framed lines decode the same way (fromLines, failing and emitting), data-first too", () => {
     const text = "{\"type\":\"brand_new\"}\nwarning: not json\n{\"type\":\"other_new\"}\n"
     const lines = Stream.make({ line: 1, text: "{\"type\":\"brand_new\"}" }, { line: 2, text: "warning: not json" }, {
       line: 3,
       text: "{\"type\":\"other_new\"}"
     })
-    const viaBytes = collect(Decode.recordsLenient(byteStream([utf8(text)])))
-    const viaLines = collect(Decode.fromLinesLenient(lines))
+    const viaBytes = collect(Decode.records(byteStream([utf8(text)]), { onBadLine: "emit" }))
+    const viaLines = collect(Decode.fromLines(lines, { onBadLine: "emit" }))
     assert.deepStrictEqual(viaLines, viaBytes)
     assert.deepStrictEqual(Exit.isSuccess(viaBytes) ? viaBytes.value : [], Decode.decodeAll(text))
     const strict = collectUntilFailure(Decode.fromLines(lines))
@@ -198,7 +199,7 @@ describe("Decode", () => {
     assert.strictEqual(strict.values.length, 1)
     assert.strictEqual(strict.failure?.reason._tag, "LineTooLong")
     assert.strictEqual(strict.failure?.line, 2)
-    const lenient = collect(byteStream([input]).pipe(Decode.recordsLenient({ maxLineBytes: 64 })))
+    const lenient = collect(byteStream([input]).pipe(Decode.records({ onBadLine: "emit", maxLineBytes: 64 })))
     assert.isTrue(Exit.isSuccess(lenient))
     if (Exit.isSuccess(lenient)) {
       assert.deepStrictEqual(lenient.value.map((v) => v instanceof DecodeError ? v.reason._tag : v.line), [1, "LineTooLong", 3])

@@ -9,10 +9,10 @@ import * as Ndjson from "../../src/stream/Ndjson.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
 import { byteStream, chunkAt, collect, collectUntilFailure, cutsArb, isInsideCharacter, referenceLines, utf8 } from "./support.ts"
 
-const linesOf = (chunks: ReadonlyArray<Uint8Array>, options?: Ndjson.Options) =>
+const linesOf = (chunks: ReadonlyArray<Uint8Array>, options?: Ndjson.FailOptions) =>
   collect(byteStream(chunks).pipe(Ndjson.lines(options)))
 
-const expectLines = (chunks: ReadonlyArray<Uint8Array>, expected: Array<[number, string]>, options?: Ndjson.Options) => {
+const expectLines = (chunks: ReadonlyArray<Uint8Array>, expected: Array<[number, string]>, options?: Ndjson.FailOptions) => {
   const exit = linesOf(chunks, options)
   assert.isTrue(Exit.isSuccess(exit), String(exit))
   if (Exit.isSuccess(exit)) assert.deepStrictEqual(exit.value.map((l) => [l.line, l.text]), expected)
@@ -92,7 +92,7 @@ describe("Ndjson.lines", () => {
 
   it("a multi-byte character cut off by a newline is invalid UTF-8", () => {
     const bytes = new Uint8Array([...utf8("{\"a\":\""), 0xe2, 0x82, 0x0a, 0xac, ...utf8("\"}\n")])
-    const exit = collect(byteStream([bytes]).pipe(Ndjson.linesLenient()))
+    const exit = collect(byteStream([bytes]).pipe(Ndjson.lines({ onBadLine: "emit" })))
     assert.isTrue(Exit.isSuccess(exit))
     if (Exit.isSuccess(exit)) {
       assert.deepStrictEqual(exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason._tag] : [v.line]), [
@@ -105,7 +105,7 @@ describe("Ndjson.lines", () => {
   it("lenient mode reports bad lines in-band and goes on", () => {
     const bytes = new Uint8Array([...utf8("{\"a\":1}\n"), 0xc3, 0x28, ...utf8("\n{\"c\":3}")])
     for (const chunks of everySplit(bytes)) {
-      const exit = collect(byteStream(chunks).pipe(Ndjson.linesLenient()))
+      const exit = collect(byteStream(chunks).pipe(Ndjson.lines({ onBadLine: "emit" })))
       assert.isTrue(Exit.isSuccess(exit))
       if (Exit.isSuccess(exit)) {
         const [a, bad, c] = exit.value
@@ -142,7 +142,7 @@ describe("Ndjson.lines", () => {
       const long = line(100)
       const text = `${line(10)}\n${long}\n\n${line(20)}\n${long}`
       for (const chunks of [[utf8(text)], chunkAt(utf8(text), Array.from({ length: text.length }, (_, i) => i * 7))]) {
-        const exit = collect(byteStream(chunks).pipe(Ndjson.linesLenient({ maxLineBytes: 32 })))
+        const exit = collect(byteStream(chunks).pipe(Ndjson.lines({ onBadLine: "emit", maxLineBytes: 32 })))
         assert.isTrue(Exit.isSuccess(exit))
         if (Exit.isSuccess(exit)) {
           assert.deepStrictEqual(
@@ -183,7 +183,7 @@ describe("Ndjson.lines", () => {
       for (let i = 0; i < 65; i++) yield mib
       yield utf8("\"}\n{\"next\":1}\n")
     }
-    const exit = collect(Stream.fromIterable(input(), { chunkSize: 1 }).pipe(Ndjson.linesLenient()))
+    const exit = collect(Stream.fromIterable(input(), { chunkSize: 1 }).pipe(Ndjson.lines({ onBadLine: "emit" })))
     assert.isTrue(Exit.isSuccess(exit))
     if (Exit.isSuccess(exit)) {
       const [error, next] = exit.value
@@ -254,7 +254,7 @@ describe("Ndjson.lines", () => {
             return /^[ \t\r]*$/.test(t) ? [] : [[i + 1, t]]
           })
           const exit = collect(
-            byteStream(chunkAt(bytes, cuts.map((c) => c % (bytes.length + 1)))).pipe(Ndjson.linesLenient({ maxLineBytes: limit }))
+            byteStream(chunkAt(bytes, cuts.map((c) => c % (bytes.length + 1)))).pipe(Ndjson.lines({ onBadLine: "emit", maxLineBytes: limit }))
           )
           assert.isTrue(Exit.isSuccess(exit))
           if (Exit.isSuccess(exit)) {
@@ -318,7 +318,7 @@ describe("Ndjson.lines", () => {
         assert.throws(() => fatal.decode(line))
         const bytes = new Uint8Array([...utf8("{\"a\":1}\n"), ...line, ...utf8("\n{\"c\":3}\n")])
         for (const chunks of [[bytes], chunkAt(bytes, [5, 900, 2100])]) {
-          const exit = collect(byteStream(chunks).pipe(Ndjson.linesLenient()))
+          const exit = collect(byteStream(chunks).pipe(Ndjson.lines({ onBadLine: "emit" })))
           assert.isTrue(Exit.isSuccess(exit))
           if (Exit.isSuccess(exit)) {
             assert.deepStrictEqual(exit.value.map((v) => v instanceof DecodeError ? [v.line, v.reason._tag] : [v.line]), [
@@ -336,7 +336,7 @@ describe("Ndjson.lines", () => {
   })
 
   it("the splitter works without Effect", () => {
-    const splitter = Ndjson.makeSplitter({ mode: "emit" })
+    const splitter = Ndjson.makeSplitter({ onBadLine: "emit" })
     const out: Array<Ndjson.Line | DecodeError> = []
     splitter.push(utf8("{\"a\":"), out)
     assert.deepStrictEqual(out, [])

@@ -160,7 +160,7 @@ describe("Partial.assemble", () => {
   const stop = (index: number, parent: string | null = null) => event({ type: "content_block_stop", index }, parent)
 
   const run = (lines: Array<string>) => {
-    const exit = collect(Stream.make(new TextEncoder().encode(lines.join("\n"))).pipe(Decode.messagesLenient(), Partial.assemble))
+    const exit = collect(Stream.make(new TextEncoder().encode(lines.join("\n"))).pipe(Decode.messages({ onBadLine: "emit" }), Partial.assemble))
     if (!Exit.isSuccess(exit)) throw new Error(String(exit))
     assertConstructed(exit.value)
     return exit.value

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as DecodeErrors from "../../src/stream/DecodeError.ts"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -11,7 +12,7 @@ import { byteStream, referenceLines, utf8 } from "./support.ts"
 type Json = { readonly [k: string]: any }
 
 const summarizeFile = (bytes: Uint8Array) =>
-  Effect.runSync(byteStream([bytes]).pipe(Decode.messagesLenient(), Stream.run(Summary.sink)))
+  Effect.runSync(byteStream([bytes]).pipe(Decode.messages({ onBadLine: "emit" }), Stream.run(Summary.sink)))
 
 /** Text of the last main-thread assistant API message, its lines joined; computed from the raw JSON. */
 const lastAssistantText = (raw: ReadonlyArray<Json>): string => {
@@ -38,7 +39,7 @@ describe("Summary", () => {
       assert.strictEqual(summary.messageCount, raw.length)
       assert.strictEqual(summary.decodeErrorCount, 0)
       assert.strictEqual(summary.model, raw.findLast((j) => j.type === "system" && j.subtype === "init")?.model)
-      assert.deepStrictEqual(summary, Summary.summarize(Decode.decodeAll(bytes).map((r) => Decode.isDecodeError(r) ? r : r.message)))
+      assert.deepStrictEqual(summary, Summary.summarize(Decode.decodeAll(bytes).map((r) => DecodeErrors.isDecodeError(r) ? r : r.message)))
       if (result === undefined) {
         assert.isFalse(summary.completed)
         assert.isFalse(summary.success)

@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Scenarios from "../../src/testing/scenarios/index.ts"
+import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
 import { fixturesDir, readLines } from "../support/Corpus.ts"
 
 const recorded = path.join(fixturesDir, "recorded")

@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Scenario from "../../src/testing/Scenario.ts"
-import * as Scenarios from "../../src/testing/scenarios/index.ts"
+import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 

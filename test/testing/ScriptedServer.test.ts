@@ -4,7 +4,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
-import * as Sse from "../../src/testing/Sse.ts"
+import * as Sse from "../../src/testing/internal/Sse.ts"
 
 const script = Script.make([
   Script.turn([Script.text("Reading."), Script.toolUse("Read", { file_path: "/x" })], {

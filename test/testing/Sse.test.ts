@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import * as Script from "../../src/testing/Script.ts"
-import * as Sse from "../../src/testing/Sse.ts"
+import * as Sse from "../../src/testing/internal/Sse.ts"
 
 const json: fc.Arbitrary<unknown> = fc.jsonValue()
 const block: fc.Arbitrary<Script.Block> = fc.oneof(

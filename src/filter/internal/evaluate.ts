@@ -6,6 +6,7 @@
 import * as ToolInput from "../../schema/ToolInput.ts"
 import * as Ast from "../Ast.ts"
 import type * as Item from "../Item.ts"
+import { errorKinds } from "./kinds.ts"
 
 /** @internal */
 export const isDenied = (item: Item.Item): boolean =>
@@ -17,7 +18,7 @@ const isApiError = (item: Item.TextItem | Item.ThinkingItem | Item.ToolUseItem |
   item.message._tag === "AssistantMessage" && item.message.error !== undefined
 
 // How an item of each kind that can be an error is one.
-const errorOf: { readonly [K in Item.Kind]?: (item: Extract<Item.Item, { readonly kind: K }>) => boolean } = {
+const errorOf: { readonly [K in (typeof errorKinds)[number]]: (item: Extract<Item.Item, { readonly kind: K }>) => boolean } = {
   tool_result: (item) => item.isError,
   result: (item) => item.message.is_error === true || item.message.subtype !== "success",
   system: (item) => item.subtype === "api_retry",
@@ -28,16 +29,12 @@ const errorOf: { readonly [K in Item.Kind]?: (item: Extract<Item.Item, { readonl
   block: isApiError
 }
 
-/**
- * The kinds of the items {@link isError} can hold for.
- *
- * @internal
- */
-export const errorKinds = Object.keys(errorOf) as ReadonlyArray<Item.Kind>
+// The kinds named in kinds.ts are item kinds.
+errorKinds satisfies ReadonlyArray<Item.Kind>
 
 /** @internal */
 export const isError = (item: Item.Item): boolean => {
-  const test = errorOf[item.kind] as ((item: Item.Item) => boolean) | undefined
+  const test = (errorOf as { readonly [K in Item.Kind]?: unknown })[item.kind] as ((item: Item.Item) => boolean) | undefined
   return test !== undefined && test(item)
 }
 

@@ -5,11 +5,19 @@
  * @internal
  */
 import type * as Ast from "../Ast.ts"
-import type * as Item from "../Item.ts"
-import { errorKinds } from "./evaluate.ts"
+
+// Item kinds by name (`Item.Kind`; evaluate.ts checks the names against it): this module sits below Item.ts,
+// which asks it what a filter can select.
+
+/**
+ * The kinds of the items `isError` can hold for (evaluate.ts tests each).
+ *
+ * @internal
+ */
+export const errorKinds = ["tool_result", "result", "system", "decode_failure", "text", "thinking", "tool_use", "block"] as const
 
 // Each atom's kinds, as `evaluate` tests them; an atom not listed can select any kind.
-const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<Item.Kind> } = {
+const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<string> } = {
   Text: ["text"],
   Thinking: ["thinking"],
   ToolUse: ["tool_use"],
@@ -30,10 +38,10 @@ const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<Item.Kind> } = {
  *
  * @internal
  */
-export const kindsOf = (ast: Ast.Ast): ReadonlySet<Item.Kind> | undefined => {
+export const kindsOf = (ast: Ast.Ast): ReadonlySet<string> | undefined => {
   switch (ast._tag) {
     case "Or": {
-      const union = new Set<Item.Kind>()
+      const union = new Set<string>()
       for (const operand of ast.filters) {
         const kinds = kindsOf(operand)
         if (kinds === undefined) return undefined
@@ -42,7 +50,7 @@ export const kindsOf = (ast: Ast.Ast): ReadonlySet<Item.Kind> | undefined => {
       return union
     }
     case "And": {
-      let intersection: Set<Item.Kind> | undefined
+      let intersection: Set<string> | undefined
       for (const operand of ast.filters) {
         const kinds = kindsOf(operand)
         if (kinds === undefined) continue

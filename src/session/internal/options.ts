@@ -5,8 +5,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as QueryOptions from "../../QueryOptions.ts"
-import type { Options } from "../Session.ts"
 import * as SessionError from "../SessionError.ts"
+
+/** What the checks and the arguments read of a session's options (`Session.Options` is one). */
+export interface Options extends QueryOptions.QueryOptions {
+  readonly canUseTool?: unknown
+  readonly mcpServers?: ReadonlyArray<{ readonly name: string }> | undefined
+}
 
 const invalid = (description: string) => Effect.fail(SessionError.make(new SessionError.InvalidOptions({ description })))
 
@@ -32,7 +37,7 @@ const bypassIn = (extra: ReadonlyArray<string>): string | undefined => {
   return undefined
 }
 
-const check = (options: Options<unknown>): Effect.Effect<void, SessionError.SessionError> => {
+const check = (options: Options): Effect.Effect<void, SessionError.SessionError> => {
   const extra = options.extraArgs ?? []
   const reserved = extra.find((a) => reservedFlags.includes(flagOf(a)))
   if (reserved !== undefined) return invalid(`${reserved} is set by the session and cannot be given in extraArgs`)
@@ -56,9 +61,9 @@ const check = (options: Options<unknown>): Effect.Effect<void, SessionError.Sess
 }
 
 /** Whether the caller wants the CLI's replays of its user messages in the output. */
-export const asksForReplays = (options: Options<unknown>): boolean => (options.extraArgs ?? []).includes(replayFlag)
+export const asksForReplays = (options: Options): boolean => (options.extraArgs ?? []).includes(replayFlag)
 
-export const toArgs = (options: Options<unknown>): Effect.Effect<ReadonlyArray<string>, SessionError.SessionError> =>
+export const toArgs = (options: Options): Effect.Effect<ReadonlyArray<string>, SessionError.SessionError> =>
   Effect.map(check(options), () => {
     const base = QueryOptions.toArgs(options)
     const at = base.indexOf("--input-format")

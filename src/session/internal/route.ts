@@ -6,13 +6,14 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { fromDecodeError } from "../../ClaudeCli.ts"
+import * as DecodeErrors from "../../stream/DecodeError.ts"
+import { fromDecodeError } from "../../internal/badLine.ts"
 import type * as CliError from "../../ClaudeCliError.ts"
 import type * as Redaction from "../../Redaction.ts"
 import * as Decode from "../../stream/Decode.ts"
 import type * as Ndjson from "../../stream/Ndjson.ts"
 import * as Protocol from "../Protocol.ts"
-import type { Message } from "../Session.ts"
+import type { Message } from "./message.ts"
 import type * as Turns from "./turns.ts"
 
 /** A message of the output, with its turn and whether readers see it. */
@@ -48,9 +49,9 @@ export const make = (options: {
   readonly publish: (item: Item) => Effect.Effect<void>
 }) =>
 (line: Ndjson.Line | Decode.DecodeError): Effect.Effect<void, CliError.ClaudeCliError> => {
-  if (Decode.isDecodeError(line)) return Effect.fail(fromDecodeError(line, options.redact))
+  if (DecodeErrors.isDecodeError(line)) return Effect.fail(fromDecodeError(line, options.redact))
   const message = Decode.decodeLineMessage(line)
-  if (Decode.isDecodeError(message)) {
+  if (DecodeErrors.isDecodeError(message)) {
     return rejectUnreadable(options.protocol, line, message) ?? Effect.fail(fromDecodeError(message, options.redact))
   }
   if (Protocol.isControlFrame(message)) return options.protocol.receive(message)

@@ -14,7 +14,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
-import type { Message } from "../Session.ts"
+import type { Message } from "./message.ts"
 
 /** Where an output message goes. */
 export interface Seen {

@@ -5,7 +5,7 @@
  * @internal
  */
 import * as fs from "node:fs"
-import type { Plan, Report, Step } from "../FaultCli.ts"
+import type { Plan, Report, Step } from "./FaultCli.ts"
 
 // `FaultCli.make` adds where to write the pid and the reports.
 const plan: Plan & { readonly pidFile: string; readonly reportPrefix: string } = JSON.parse(fs.readFileSync(process.argv[2]!, "utf8"))

@@ -9,7 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as Decode from "../../../src/stream/Decode.ts"
-import { DecodeError, rawCutLength } from "../../../src/stream/DecodeError.ts"
+import type * as Ndjson from "../../../src/stream/Ndjson.ts"
+import { DecodeError } from "../../../src/stream/DecodeError.ts"
+import { rawCutLength } from "../../../src/stream/internal/cut.ts"
 import type { Expect } from "./hostile.ts"
 
 export type Outline =
@@ -55,15 +57,15 @@ export interface Decoded {
   readonly errors: ReadonlyArray<DecodeError>
 }
 
-/** Decodes `chunks()` both ways through `Decode.records` / `Decode.recordsLenient`. */
+/** Decodes `chunks()` both ways through `Decode.records`, failing and with `onBadLine: "emit"`. */
 export const decodeBoth = (
   chunks: () => Iterable<Uint8Array>,
-  options?: Decode.Options
+  options?: Ndjson.Options
 ): Effect.Effect<Decoded> =>
   Effect.gen(function*() {
     const lenientItems: Array<Decode.DecodedLine | DecodeError> = []
     const lenientExit = yield* Stream.fromIterable(chunks()).pipe(
-      Decode.recordsLenient(options),
+      Decode.records({ ...options, onBadLine: "emit" }),
       Stream.runForEach((item) => Effect.sync(() => lenientItems.push(item))),
       Effect.exit
     )
@@ -71,7 +73,7 @@ export const decodeBoth = (
     assert.isTrue(Exit.isSuccess(lenientExit), "lenient decoding never fails")
     const strictItems: Array<Decode.DecodedLine> = []
     const strictExit = yield* Stream.fromIterable(chunks()).pipe(
-      Decode.records(options),
+      Decode.records({ ...options, onBadLine: "fail" }),
       Stream.runForEach((item) => Effect.sync(() => strictItems.push(item))),
       Effect.exit
     )

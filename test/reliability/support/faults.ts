@@ -10,12 +10,12 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeCli from "../../../src/ClaudeCli.ts"
 import type * as CliError from "../../../src/ClaudeCliError.ts"
-import type * as Process from "../../../src/layers/Process.ts"
+import type * as Process from "../../../src/Process.ts"
 import type { Message } from "../../../src/schema/Message.ts"
 import * as Decode from "../../../src/stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../../../src/stream/DecodeError.ts"
 import * as Ndjson from "../../../src/stream/Ndjson.ts"
-import * as FaultCli from "../../../src/testing/FaultCli.ts"
+import * as FaultCli from "../../../src/testing/internal/FaultCli.ts"
 import { fixturesDir } from "../../support/Corpus.ts"
 
 export type Item = Message | DecodeError
@@ -26,7 +26,7 @@ export const fixtureLines = (name: string): ReadonlyArray<string> =>
 
 /** What the decoder makes of `text` on its own: the expected items, line numbers included. */
 export const decodeText = (text: string): Effect.Effect<ReadonlyArray<Item>> =>
-  Ndjson.linesLenient(Stream.make(new TextEncoder().encode(text))).pipe(
+  Ndjson.lines(Stream.make(new TextEncoder().encode(text)), { onBadLine: "emit" }).pipe(
     Stream.map((line): Item => {
       if (isDecodeError(line)) return line
       const decoded = Decode.decodeLine(line)
@@ -45,7 +45,7 @@ export interface Outcome {
 export interface RunOptions {
   readonly config?: Omit<Process.Config, "executable"> | undefined
   readonly prompt?: string | undefined
-  /** `queryLenient` instead of `query`. */
+  /** `onBadLine: "emit"`: bad lines in-band. */
   readonly lenient?: boolean | undefined
   /** Applied to the stream before it is run (take, throttle, ...). */
   readonly pipe?: ((stream: Stream.Stream<Item, CliError.ClaudeCliError>) => Stream.Stream<Item, CliError.ClaudeCliError>) | undefined
@@ -63,7 +63,7 @@ export const runWith = (
     const items = options.into ?? []
     const prompt = options.prompt ?? "hi"
     const stream: Stream.Stream<Item, CliError.ClaudeCliError> = options.lenient
-      ? cli.queryLenient(prompt)
+      ? cli.query(prompt, { onBadLine: "emit" })
       : cli.query(prompt)
     const exit = yield* (options.pipe ?? ((s) => s))(stream).pipe(
       Stream.runForEach((item) => Effect.sync(() => items.push(item))),

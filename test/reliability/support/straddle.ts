@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../../src/ClaudeCli.ts"
 import * as Live from "../../../src/layers/Live.ts"
-import { rawCutLength } from "../../../src/stream/DecodeError.ts"
+import { rawCutLength } from "../../../src/stream/internal/cut.ts"
 import * as FakeSpawner from "../../../src/testing/FakeSpawner.ts"
 import { runToEnd } from "../../layers/support.ts"
 import * as Hostile from "./hostile.ts"
@@ -141,7 +141,7 @@ export const errorsOf = (c: Case, name: string, secret: string): Effect.Effect<s
     const layer = Live.layerWith({ stderrTailBytes: tailBytes, maxLineBytes }).pipe(Layer.provide(FakeSpawner.layer(c.reply)))
     const options = { env: { [name]: secret } }
     const strict = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", options), layer))
-    const lenient = yield* runToEnd(Stream.provide(ClaudeCli.queryLenient("hi", options), layer))
+    const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { ...options, onBadLine: "emit" }), layer))
     const inBand = lenient.items.filter((item) => item instanceof Error).map(errorText)
     return [exitText(strict.exit), exitText(lenient.exit), ...inBand].join("\n")
   })

@@ -3,17 +3,17 @@
  *
  * ## Behaviour under faults
  *
- * Each case is tested against a real misbehaving process (`FaultCli` in the test kit, see
+ * Each case is tested against a real misbehaving process (the test kit's internal `FaultCli`, see
  * `test/reliability/Faults.test.ts`):
  *
  * - **Non-zero exit**: every message completed before the exit arrives, then `ProcessExited` with the
  *   exit code and the last `stderrTailBytes` (default 8 KiB) of stderr, secrets redacted (before the tail is
  *   cut, so that no piece of one is left at its start). After an error result (max turns, an API error), the
- *   CLI exits 1: `ClaudeCli.query` then ends normally, the result saying what failed (see `ClaudeCli.decodeRun`).
+ *   CLI exits 1: `ClaudeCli.query` then ends normally, the result saying what failed (see `ClaudeCli.query`).
  * - **Killed by a signal**: the same, with `signal` set (`"SIGKILL"`, ...) and `exitCode` `null`.
  * - **Stopped mid-line**: on a failed exit, a last line without its newline that is not whole JSON was cut:
- *   it is not a message and is kept, redacted, as the error's `cause`. On exit 0 it is decoded like any line (strict: a
- *   `DecodeFailed` naming it; lenient: a `DecodeError`, then `MissingResult`).
+ *   it is not a message and is kept, redacted, as the error's `cause`. On exit 0 it is decoded like any line (failing: a
+ *   `DecodeFailed` naming it; emitting: a `DecodeError`, then `MissingResult`).
  * - **Lines split across writes, pauses**: a line is emitted as soon as its newline arrives, never held
  *   back for the next one.
  * - **The stream ends first** (take, interruption, timeout, failure): SIGTERM to the CLI's process group,
@@ -47,13 +47,14 @@ import type { ChildProcessSpawner as Spawner } from "effect/process/ChildProcess
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as CliError from "../ClaudeCliError.ts"
-import * as QueryOptions from "../QueryOptions.ts"
-import * as Redaction from "../Redaction.ts"
-import { isJson } from "../stream/Decode.ts"
-import { cutRaw, type DecodeError, isDecodeError, redactCutAtEnd, withFields } from "../stream/DecodeError.ts"
-import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
-import * as Ndjson from "../stream/Ndjson.ts"
+import * as CliError from "./ClaudeCliError.ts"
+import * as QueryOptions from "./QueryOptions.ts"
+import * as Redaction from "./Redaction.ts"
+import { isJson } from "./stream/internal/json.ts"
+import { type DecodeError, isDecodeError, withFields } from "./stream/DecodeError.ts"
+import { cutRaw, redactCutAtEnd } from "./stream/internal/cut.ts"
+import { applyStepper, type Stepper } from "./stream/internal/stepper.ts"
+import * as Ndjson from "./stream/Ndjson.ts"
 
 /**
  * How the CLI is started. Every field has a default.
@@ -323,7 +324,7 @@ export const output = (
     ? stdout
     : failWhenIdle(stdout, timeout, () => idleTimeoutError(timeout, lastLine, cli.stderrTail()))
   const body = applyStepper(timed, (): Stepper<Uint8Array, Ndjson.Line | DecodeError, never> => {
-    const splitter = Ndjson.makeSplitter({ maxLineBytes: options.maxLineBytes, mode: "emit" })
+    const splitter = Ndjson.makeSplitter({ maxLineBytes: options.maxLineBytes, onBadLine: "emit" })
     return {
       step: (chunks, out) => {
         Ndjson.pushAll(splitter, chunks, out)
@@ -372,7 +373,7 @@ const redactCut = (last: Ndjson.Line | DecodeError, redact: Redaction.Redact): N
 
 /**
  * One run of the CLI as a stream of its stdout lines. Bad lines (too long, invalid UTF-8) come in-band as
- * `DecodeError` values so that callers pick strict or lenient handling. The stream fails with `ProcessExited`
+ * `DecodeError` values so that callers pick what a bad line does (`onBadLine`). The stream fails with `ProcessExited`
  * when the CLI exits non-zero or is killed, after every line it completed; a line cut by the ending is
  * dropped and kept as the error's cause. `redact` is the process's (see `SpawnOptions.redact`).
  *

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type * as Script from "./Script.ts"
+import type * as Script from "../Script.ts"
 
 /**
  * One SSE event: its name and JSON data (the data's `type` equals the name, as Anthropic sends it).

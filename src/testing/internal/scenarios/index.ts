@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type * as Scenario from "../Scenario.ts"
+import type * as Scenario from "../../Scenario.ts"
 import { demo } from "./demo.ts"
 import { streamJsonSession, subagent } from "./agents.ts"
 import { mathCalculation, simpleHello, thinking } from "./basic.ts"

@@ -19,11 +19,11 @@ import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
-import type * as CliError from "../ClaudeCliError.ts"
-import type { QueryOptions } from "../QueryOptions.ts"
-import type { Message } from "../schema/Message.ts"
-import type { ResultError, ResultSuccess } from "../schema/Result.ts"
-import type { DecodeError } from "../stream/DecodeError.ts"
+import type * as CliError from "./ClaudeCliError.ts"
+import type { QueryOptions } from "./QueryOptions.ts"
+import type { Message } from "./schema/Message.ts"
+import type { ResultError, ResultSuccess } from "./schema/Result.ts"
+import type { DecodeError } from "./stream/DecodeError.ts"
 
 /**
  * The span and attribute names.

@@ -36,9 +36,9 @@ import * as Path from "effect/Path"
 import type * as PlatformError from "effect/PlatformError"
 import type * as Scope from "effect/Scope"
 import { fileURLToPath } from "node:url"
-import type * as ClaudeCli from "../ClaudeCli.ts"
-import * as Live from "../layers/Live.ts"
-import type * as Process from "../layers/Process.ts"
+import type * as ClaudeCli from "../../ClaudeCli.ts"
+import * as Live from "../../layers/Live.ts"
+import type * as Process from "../../Process.ts"
 
 /**
  * @since 0.1.0
@@ -220,7 +220,7 @@ export interface Installed {
 
 // The runner sits next to this module: `.ts` in the sources, `.js` once built.
 const runnerPath = (): string =>
-  fileURLToPath(new URL(`./internal/faultCliMain${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url))
+  fileURLToPath(new URL(`./faultCliMain${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url))
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`
 

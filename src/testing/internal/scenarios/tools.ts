@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import type * as Scenario from "../Scenario.ts"
-import * as Script from "../Script.ts"
+import type * as Scenario from "../../Scenario.ts"
+import * as Script from "../../Script.ts"
 
 /**
  * `Glob` and `LS` are not offered by CLI 2.1.330 in `-p` mode (the CLI answers "No such tool

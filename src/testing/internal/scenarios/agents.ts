@@ -3,9 +3,9 @@
  *
  * @since 0.1.0
  */
-import * as MessagesRequest from "../MessagesRequest.ts"
-import type * as Scenario from "../Scenario.ts"
-import * as Script from "../Script.ts"
+import * as MessagesRequest from "../../MessagesRequest.ts"
+import type * as Scenario from "../../Scenario.ts"
+import * as Script from "../../Script.ts"
 
 const subagentPrompt = "Count the files in the working directory and report the number."
 

@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import type * as Scenario from "../Scenario.ts"
-import * as Script from "../Script.ts"
+import type * as Scenario from "../../Scenario.ts"
+import * as Script from "../../Script.ts"
 
 /**
  * @since 0.1.0

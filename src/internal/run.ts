@@ -1,0 +1,176 @@
+/**
+ * What the layers share to build and wrap the `ClaudeCli` service: a run (raw lines and how the process
+ * ended), its decoding, and the runner behind every service built here.
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type { QueryOptions as QueryOptionsWith, Service, StartSession } from "../ClaudeCli.ts"
+import * as CliError from "../ClaudeCliError.ts"
+import type * as QueryOptions from "../QueryOptions.ts"
+import type * as Redaction from "../Redaction.ts"
+import { type Message, UnknownMessage } from "../schema/Message.ts"
+import * as Decode from "../stream/Decode.ts"
+import { DecodeError } from "../stream/DecodeError.ts"
+import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
+import type * as Ndjson from "../stream/Ndjson.ts"
+import * as Telemetry from "../Telemetry.ts"
+import { fromRedacted, redactDecodeError, redactKeys, redactLineError } from "./badLine.ts"
+
+/**
+ * How a CLI process ended, known once its output has ended.
+ *
+ */
+export interface Ended {
+  readonly exitCode: number | null
+  /** The last few KB of stderr, secrets redacted. */
+  readonly stderrTail: string
+}
+
+/**
+ * One started run: its raw stdout lines (bad lines in-band) and how it ended.
+ *
+ */
+export interface Run {
+  readonly lines: Stream.Stream<Ndjson.Line | DecodeError, CliError.ClaudeCliError>
+  /** Read once `lines` has completed; `undefined` when no process ran (a fixture). */
+  readonly ended: Effect.Effect<Ended | undefined>
+  /**
+   * Redacts the secrets of the run's environment from a text (errors, recordings); without it only
+   * key-shaped values are (see `Redaction.keyPattern`).
+   */
+  readonly redact?: Redaction.Redact | undefined
+}
+
+/**
+ * Starts one run; the process (if any) lives as long as the Scope.
+ *
+ */
+export type Runner = (prompt: string, options?: QueryOptions.QueryOptions) => Effect.Effect<Run, CliError.ClaudeCliError, Scope.Scope>
+
+/**
+ * Whether a failed run ended as the CLI ends after an error result (max turns, an API error, the budget): it
+ * exits with a non-zero code, not by a signal, with no line cut. After an error result, such an exit is how
+ * the run ends, not a failure of its own (see {@link decodeRun}).
+ */
+export const isExitAfterResult = (error: CliError.ClaudeCliError): boolean => {
+  const reason = error.reason
+  return reason._tag === "ProcessExited" && reason.signal === null && reason.exitCode !== null &&
+    reason.exitCode !== 0 && reason.cause === undefined
+}
+
+const isErrorResult = (message: Message): boolean =>
+  message instanceof UnknownMessage ? message.raw.is_error === true : (message as { readonly is_error?: unknown }).is_error === true
+
+interface Progress {
+  messages: number
+  /** How the last result message seen went. */
+  result: "success" | "error" | undefined
+}
+
+// One synchronous pass per chunk (no Effect per line): decode, count, and stop at the first bad line unless `emit`.
+// `records`: emit each line's raw text with its message (a `Decode.DecodedLine`) instead of the message alone.
+const decoder = (emit: boolean, progress: Progress, redact: Redaction.Redact, records: boolean): Stepper<Ndjson.Line | DecodeError, Message | Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> => ({
+  step: (chunk, out) => {
+    for (let i = 0; i < chunk.length; i++) {
+      const item = chunk[i]!
+      const decoded = item instanceof DecodeError ? item : Decode.decodeLineMessage(item)
+      if (decoded instanceof DecodeError) {
+        const error = item instanceof DecodeError ? redactDecodeError(item, redact) : redactLineError(item, decoded, redact)
+        if (!emit) return fromRedacted(error)
+        out.push(error)
+        continue
+      }
+      progress.messages++
+      if (decoded.type === "result") progress.result = isErrorResult(decoded) ? "error" : "success"
+      out.push(records ? Decode.toRecord(item as Ndjson.Line, decoded) : decoded)
+    }
+    return undefined
+  },
+  flush: () => undefined
+})
+
+/**
+ * A run's lines decoded; a run that ends without a `result` message fails with `MissingResult` (with the
+ * CLI's stderr tail). A run whose last result is an error result and whose CLI then exits with a code (see
+ * {@link isExitAfterResult}) ends normally: the result says what went wrong, and a `Summary` of the run is
+ * kept. The exit code goes on the current span.
+ */
+export const decodeRun = (run: Run, onBadLine: Ndjson.OnBadLine): Stream.Stream<Message | DecodeError, CliError.ClaudeCliError> =>
+  decodeRunAs(run, onBadLine, false) as Stream.Stream<Message | DecodeError, CliError.ClaudeCliError>
+
+/**
+ * {@link decodeRun} keeping each line's text as written beside its message (what a tool that shows or stores
+ * the lines needs), with the same ending.
+ */
+export const decodeRunRecords = (
+  run: Run,
+  onBadLine: Ndjson.OnBadLine
+): Stream.Stream<Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> =>
+  decodeRunAs(run, onBadLine, true) as Stream.Stream<Decode.DecodedLine | DecodeError, CliError.ClaudeCliError>
+
+const decodeRunAs = (
+  run: Run,
+  onBadLine: Ndjson.OnBadLine,
+  records: boolean
+): Stream.Stream<Message | Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> =>
+  Stream.suspend(() => {
+    const progress: Progress = { messages: 0, result: undefined }
+    const end = Stream.unwrap(Effect.gen(function*() {
+      const ended = yield* run.ended
+      if (ended !== undefined) yield* Effect.annotateCurrentSpan(Telemetry.attributes.exitCode, ended.exitCode)
+      if (progress.result !== undefined) return Stream.empty
+      return Stream.fail(CliError.make(
+        new CliError.MissingResult({ messages: progress.messages, stderrTail: ended?.stderrTail ?? "" })
+      ))
+    }))
+    const decoded = applyStepper(run.lines, () => decoder(onBadLine === "emit", progress, run.redact ?? redactKeys, records))
+    return Stream.concat(
+      Stream.catch(decoded, (error) =>
+        progress.result === "error" && isExitAfterResult(error)
+          ? Stream.fromEffectDrain(Effect.annotateCurrentSpan(
+            Telemetry.attributes.exitCode,
+            error.reason._tag === "ProcessExited" ? error.reason.exitCode : null
+          ))
+          : Stream.fail(error)),
+      end
+    )
+  })
+
+/**
+ * Sessions for a layer without a CLI behind it: each fails with `SessionUnavailable` naming the layer.
+ */
+export const sessionUnavailable = (layer: string): StartSession => () =>
+  Effect.fail(CliError.make(new CliError.SessionUnavailable({ layer })))
+
+// The runner behind each service built by `make`, for a layer that wraps another (recording).
+const runners = new WeakMap<Service, Runner>()
+
+/**
+ * The runner behind a service built by {@link make}; a service built otherwise is a defect here.
+ */
+export const runnerOf = (service: Service): Effect.Effect<Runner> => {
+  const runner = runners.get(service)
+  return runner === undefined
+    ? Effect.die(new Error("the ClaudeCli service was not built by an effect-claude-code layer: it has no runner to wrap"))
+    : Effect.succeed(runner)
+}
+
+/**
+ * Builds the service from a runner; every layer (process, fixture, recording, scripted) goes through here, so
+ * all decode, trace and measure the same way.
+ */
+export const make = (run: Runner, session: StartSession): Service => {
+  const query = (prompt: string, options?: QueryOptionsWith) => {
+    const { onBadLine = "fail", ...queryOptions } = options ?? {}
+    return Telemetry.observe(
+      Stream.unwrap(Effect.map(run(prompt, queryOptions), (started) => decodeRun(started, onBadLine))),
+      queryOptions
+    )
+  }
+  // Failing at the first DecodeError, `query` emits none unless asked to.
+  const service: Service = { query: query as Service["query"], session }
+  runners.set(service, run)
+  return service
+}
+

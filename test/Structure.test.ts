@@ -1,0 +1,100 @@
+/**
+ * The shape of src/: an import graph without cycles, and a layers/ folder holding only layers.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import ts from "typescript"
+
+const src = path.resolve(import.meta.dirname, "..", "src")
+
+const modules = (dir: string): Array<string> =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name)
+    return entry.isDirectory() ? modules(file) : entry.name.endsWith(".ts") ? [file] : []
+  })
+
+// Every relative specifier of an `import` or `export ... from`, type-only ones included: modules whose types
+// depend on each other are one tangle, even where the types are erased at run time.
+const specifiers = (text: string): Array<string> =>
+  [...text.matchAll(/^(?:import|export)\s[^;"]*?\sfrom\s+"(\.[^"]+)"/gm)].map((match) => match[1]!)
+
+const graph = (): Map<string, Array<string>> =>
+  new Map(modules(src).map((file) => [
+    path.relative(src, file),
+    specifiers(fs.readFileSync(file, "utf8")).map((spec) => path.relative(src, path.resolve(path.dirname(file), spec)))
+  ]))
+
+// Whether a constructor gives a Layer, directly or after one more call (`Recording.layer(path)(self)`).
+const isLayerMaker = (make: Function): boolean => {
+  try {
+    const made = make("x.jsonl")
+    return Layer.isLayer(made) || (typeof made === "function" && Layer.isLayer(made(Layer.empty)))
+  } catch {
+    return false
+  }
+}
+
+/** The cycles found by a depth-first walk, each as the modules on it. */
+const cycles = (edges: Map<string, Array<string>>): Array<Array<string>> => {
+  const found: Array<Array<string>> = []
+  const state = new Map<string, "open" | "done">()
+  const stack: Array<string> = []
+  const visit = (node: string): void => {
+    state.set(node, "open")
+    stack.push(node)
+    for (const next of edges.get(node) ?? []) {
+      if (state.get(next) === "open") found.push([...stack.slice(stack.indexOf(next)), next])
+      else if (state.get(next) === undefined) visit(next)
+    }
+    stack.pop()
+    state.set(node, "done")
+  }
+  for (const node of edges.keys()) if (state.get(node) === undefined) visit(node)
+  return found
+}
+
+describe("structure of src/", () => {
+  it("every relative import resolves to a module", () => {
+    const edges = graph()
+    const missing = [...edges].flatMap(([from, tos]) => tos.filter((to) => !edges.has(to)).map((to) => `${from} -> ${to}`))
+    assert.deepStrictEqual(missing, [])
+    assert.isAbove(edges.size, 50)
+  })
+
+  it("has no import cycle", () => {
+    assert.deepStrictEqual(cycles(graph()).map((cycle) => cycle.join(" -> ")), [])
+  })
+
+  it("finds a cycle when there is one", () => {
+    const edges = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts"]], ["d.ts", []]])
+    assert.deepStrictEqual(cycles(edges), [["a.ts", "b.ts", "c.ts", "a.ts"]])
+    assert.deepStrictEqual(
+      specifiers(`import type * as A from "./A.ts"\nimport {\n  b,\n  type C\n} from "../b/C.ts"\nimport * as E from "effect/Effect"\nexport * as D from "./D.ts"`),
+      ["./A.ts", "../b/C.ts", "./D.ts"]
+    )
+  })
+
+  it("layers/ holds only modules exporting a Layer", async () => {
+    const dir = path.join(src, "layers")
+    const withoutLayer: Array<string> = []
+    for (const name of fs.readdirSync(dir).filter((name) => name.endsWith(".ts") && name !== "index.ts")) {
+      const module = await import(path.join(dir, name)) as Record<string, unknown>
+      // A Layer value, or a `layer...` constructor whose result is one.
+      const exportsLayer = Object.entries(module).some(([key, value]) =>
+        Layer.isLayer(value) || (typeof value === "function" && /^layer/.test(key) && isLayerMaker(value))
+      )
+      if (!exportsLayer) withoutLayer.push(name)
+    }
+    assert.deepStrictEqual(withoutLayer, [])
+    assert.isFalse(isLayerMaker(() => 1))
+  })
+
+  it("the filter grammar is in the declarations of Syntax, where editors show it", () => {
+    const file = path.join(src, "filter", "Syntax.ts")
+    const { outputText } = ts.transpileDeclaration(fs.readFileSync(file, "utf8"), { fileName: file })
+    const parseAst = outputText.slice(0, outputText.indexOf("export declare const parseAst"))
+    assert.include(parseAst.slice(parseAst.lastIndexOf("/**")), "expr    := and")
+  })
+})
