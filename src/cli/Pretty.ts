@@ -49,6 +49,8 @@ export interface State {
   readonly midText: boolean
   /** Whether the last thing printed was a blank line (or nothing), so blocks get exactly one blank between. */
   readonly spaced: boolean
+  /** The tool calls whose line was printed (a filter may hide some). */
+  readonly shownCalls: ReadonlySet<string>
   /** The tool call whose line was printed last, with nothing after it yet. */
   readonly lastCall: string | undefined
   /** Whose output was printed last: a subagent's Task call id (`parent_tool_use_id`), `null` for the main session. */
@@ -82,6 +84,7 @@ export const initial: State = {
   current: undefined,
   midText: false,
   spaced: true,
+  shownCalls: new Set(),
   lastCall: undefined,
   lastParent: undefined,
   lastText: undefined,
@@ -273,10 +276,17 @@ const toolResult = (state: State, item: Item.ToolResultItem, depth: number, styl
     meta: item.toolUseResult,
     cwd: state.cwd
   })
+  const shown = item.isError ? style.red(summary) : style.dim(summary)
+  const at = indent(call?.depth ?? depth)
+  // Its call not on screen (a filter hid it): the result gets a line naming the call, hollow, of its own.
+  if (!state.shownCalls.has(item.toolUseId)) {
+    const name = call?.text ?? item.toolName ?? `tool ${item.toolUseId}`
+    const [next, output] = block(state, `${at}${style.dim("○")} ${style.dim(name)}\n${at}  ⎿  ${shown}\n`)
+    return [next, { ...output, status: waiting }]
+  }
   // Not right under its call (parallel calls, subagent output in between): say which call it answers.
   const label = call !== undefined && state.lastCall !== item.toolUseId ? `${call.text}: ` : ""
-  const shown = item.isError ? style.red(summary) : style.dim(summary)
-  const [next, output] = block(state, `${indent(call?.depth ?? depth)}  ⎿  ${label}${shown}\n`, false)
+  const [next, output] = block(state, `${at}  ⎿  ${label}${shown}\n`, false)
   return [next, { ...output, status: waiting }]
 }
 
@@ -320,7 +330,8 @@ const renderItem = (before: State, item: Item.Item, style: Style): [State, Outpu
     if (before.calls.has(call.id)) return [state, { text: "" }]
     const line = `${indent(depth)}${style.green("●")} ${style.bold(state.calls.get(call.id)!.text)}\n`
     const [next, output] = block(state, line)
-    return [{ ...next, lastCall: call.id }, { ...output, status: `Running ${call.name}…` }]
+    const shownCalls = new Set(next.shownCalls).add(call.id)
+    return [{ ...next, shownCalls, lastCall: call.id }, { ...output, status: `Running ${call.name}…` }]
   }
   switch (item.kind) {
     case "system":
