@@ -182,7 +182,9 @@ export const initial = (options: Options, terminal: Terminal): State => ({
  */
 export const failureText = (error: DecodeError): string => {
   const [first = "", ...more] = error.detail.split("\n")
-  return `line ${error.line}: not a stream-json message (${Style.printable(first)}); found: ${Style.printable(error.raw)}` +
+  // Bytes that are not UTF-8 (a binary file) are shown escaped, never as the characters they happen to decode to.
+  const found = error.reason === "InvalidUtf8" ? Style.ascii(error.raw) : Style.printable(error.raw)
+  return `line ${error.line}: not a stream-json message (${Style.printable(first)}); found: ${found}` +
     more.map((line) => `\n  ${Style.printable(line)}`).join("")
 }
 
