@@ -99,7 +99,7 @@ export const printable = (text: string): string =>
   })
 
 /**
- * `text` with every character outside printable ASCII escaped (`\\x07`, `\\u{fffd}`): for text that is not
+ * `text` with every character outside printable ASCII escaped (`\x07`, `\u{fffd}`): for text that is not
  * really text, such as a binary file's bytes.
  *
  * @since 0.1.0
