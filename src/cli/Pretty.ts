@@ -132,6 +132,12 @@ export interface ClosingContext {
   readonly before?: SessionTotals | undefined
 }
 
+// The run's own cost, where the CLI writes it (`model_usage_since_last_result`, per model).
+const ownCost = (result: ResultMessage.ResultMessage): number | undefined => {
+  const usage = result.model_usage_since_last_result
+  return usage === undefined ? undefined : Object.values(usage).reduce((sum, model) => sum + model.costUSD, 0)
+}
+
 // Totals that went down belong to a new process resuming the session: they start from nothing.
 const since = (before: SessionTotals | undefined, result: ResultMessage.ResultMessage): SessionTotals | undefined =>
   before !== undefined && before.apiMs <= result.duration_api_ms && before.costUsd <= result.total_cost_usd
@@ -148,11 +154,18 @@ const since = (before: SessionTotals | undefined, result: ResultMessage.ResultMe
  * @category formatting
  */
 export const closingLine = (result: ResultMessage.ResultMessage, style: Style, context: ClosingContext = {}): string => {
-  const before = since(context.before, result)
+  const own = ownCost(result)
+  // With the run's own figures, the session's totals go on from the previous result whatever they did.
+  const before = own !== undefined ? context.before : since(context.before, result)
+  // A run that made no API call of its own (`/compact`) reports 0 rather than the session's API time.
+  const apiMs = before === undefined || result.duration_api_ms < before.apiMs
+    ? result.duration_api_ms
+    : result.duration_api_ms - before.apiMs
+  const cost = own ?? result.total_cost_usd - (before?.costUsd ?? 0)
   const figures = [
     ToolLine.plural(result.num_turns, "turn"),
-    `${seconds(result.duration_ms)} total (${seconds(result.duration_api_ms - (before?.apiMs ?? 0))} API)`,
-    dollars(result.total_cost_usd - (before?.costUsd ?? 0)),
+    `${seconds(result.duration_ms)} total (${seconds(apiMs)} API)`,
+    dollars(cost),
     ...(before === undefined ? [] : [`session ${dollars(result.total_cost_usd)}`])
   ].join(", ")
   if (!result.isError) return `${style.green(style.bold("Session complete"))}: ${figures}`
@@ -318,7 +331,9 @@ const closing = (state: State, result: ResultMessage.ResultMessage, style: Style
   const session = result.session_id ?? ""
   const line = closingLine(result, style, { shown: state.lastText, before: state.sessions.get(session) })
   const [next, output] = block(state, line + "\n")
-  const totals = { apiMs: result.duration_api_ms, costUsd: result.total_cost_usd }
+  // A run with no API time of its own (`/compact` reports 0) leaves the session's API time as it was.
+  const apiMs = result.duration_api_ms === 0 ? state.sessions.get(session)?.apiMs ?? 0 : result.duration_api_ms
+  const totals = { apiMs, costUsd: result.total_cost_usd }
   return [{ ...next, sessions: new Map(state.sessions).set(session, totals) }, output]
 }
 

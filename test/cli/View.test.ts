@@ -61,13 +61,21 @@ describe("view --format pretty", () => {
       const out = Pretty.renderAll(Run.items(file), Style.plain)
       const closing = out.split("\n").filter((l) => /^Session (complete|failed)/.test(l))
       expect(closing.length).toBe(results.length)
-      // API time and cost run on over a session's results: a run's own are the growth since the previous one.
+      // API time and cost run on over a session's results: a run's own are the growth since the previous one,
+      // its cost the sum of `model_usage_since_last_result` where the CLI writes it. A run with no API time
+      // (`/compact`) reports 0 and leaves the session's API time as it was.
       const previous = new Map<string, any>()
+      const apiSoFar = new Map<string, number>()
       results.forEach((r, i) => {
         const before = previous.get(r.session_id)
         previous.set(r.session_id, r)
-        const api = r.duration_api_ms - (before?.duration_api_ms ?? 0)
-        const cost = r.total_cost_usd - (before?.total_cost_usd ?? 0)
+        const apiBefore = apiSoFar.get(r.session_id) ?? 0
+        if (r.duration_api_ms !== 0) apiSoFar.set(r.session_id, r.duration_api_ms)
+        const api = r.duration_api_ms === 0 ? 0 : r.duration_api_ms - apiBefore
+        const own = r.model_usage_since_last_result
+        const cost = own === undefined
+          ? r.total_cost_usd - (before?.total_cost_usd ?? 0)
+          : Object.values<any>(own).reduce((sum, m) => sum + m.costUSD, 0)
         expect(closing[i]).toContain(`${r.num_turns} turn${r.num_turns === 1 ? "" : "s"}`)
         expect(closing[i]).toContain(`, ${Pretty.seconds(r.duration_ms)} total (${Pretty.seconds(api)} API), ${Pretty.dollars(cost)}`)
         if (before === undefined) expect(closing[i]).not.toContain("session $")
