@@ -290,8 +290,12 @@ export const finish = (state: State): Array<Write<never>> => {
     summary: Summary.finish(state.run),
     resultLine: state.resultLine
   }
+  const [pretty, rest] = Pretty.flush(state.pretty, state.style)
+  state.pretty = pretty
+  const closing = state.options.format === "pretty" && rest.text !== "" ? screen(state, { _tag: "Write", text: rest.text }) : ""
   return [
     ...heldNote(state, state.screen.now),
+    stdout(closing),
     stdout(screen(state, { _tag: "End" })),
     stdout(state.options.format === "json" ? JSON.stringify(summaryJson(outcome)) + "\n" : ""),
     { _tag: "Done", outcome }

@@ -59,6 +59,13 @@ export interface State {
   readonly lastText: string | undefined
   /** Per session, the running totals of its last result. */
   readonly sessions: ReadonlyMap<string, SessionTotals>
+  /**
+   * Per session, the runs begun (`init` lines) and not yet ended by a result. An `init` while a run is open
+   * is the CLI going on after a background task finished: the same session, told as one.
+   */
+  readonly open: ReadonlyMap<string, number>
+  /** Per session, the results of runs that went on (see `open`), to close with the last one. */
+  readonly held: ReadonlyMap<string, ReadonlyArray<ResultMessage.ResultMessage>>
 }
 
 /**
@@ -88,7 +95,9 @@ export const initial: State = {
   lastCall: undefined,
   lastParent: undefined,
   lastText: undefined,
-  sessions: new Map()
+  sessions: new Map(),
+  open: new Map(),
+  held: new Map()
 }
 
 /**
@@ -130,6 +139,8 @@ export const dollars = (usd: number): string => usd >= 0.1 || usd === 0 ? `$${us
 export interface ClosingContext {
   readonly shown?: string | undefined
   readonly before?: SessionTotals | undefined
+  /** Results of earlier runs told with this one (the session went on after a background task). */
+  readonly earlier?: ReadonlyArray<ResultMessage.ResultMessage> | undefined
 }
 
 // The run's own cost, where the CLI writes it (`model_usage_since_last_result`, per model).
@@ -154,7 +165,9 @@ const since = (before: SessionTotals | undefined, result: ResultMessage.ResultMe
  * @category formatting
  */
 export const closingLine = (result: ResultMessage.ResultMessage, style: Style, context: ClosingContext = {}): string => {
-  const own = ownCost(result)
+  const runs = [...(context.earlier ?? []), result]
+  const costs = runs.map(ownCost)
+  const own = costs.every((c) => c !== undefined) ? costs.reduce((sum, c) => sum + c, 0) : undefined
   // With the run's own figures, the session's totals go on from the previous result whatever they did.
   const before = own !== undefined ? context.before : since(context.before, result)
   // A run that made no API call of its own (`/compact`) reports 0 rather than the session's API time.
@@ -163,8 +176,8 @@ export const closingLine = (result: ResultMessage.ResultMessage, style: Style, c
     : result.duration_api_ms - before.apiMs
   const cost = own ?? result.total_cost_usd - (before?.costUsd ?? 0)
   const figures = [
-    ToolLine.plural(result.num_turns, "turn"),
-    `${seconds(result.duration_ms)} total (${seconds(apiMs)} API)`,
+    ToolLine.plural(runs.reduce((n, r) => n + r.num_turns, 0), "turn"),
+    `${seconds(runs.reduce((ms, r) => ms + r.duration_ms, 0))} total (${seconds(apiMs)} API)`,
     dollars(cost),
     ...(before === undefined ? [] : [`session ${dollars(result.total_cost_usd)}`])
   ].join(", ")
@@ -251,10 +264,14 @@ const system = (state: State, item: Item.SystemItem, depth: number, style: Style
   const m = item.message
   switch (m._tag) {
     case "SystemInit": {
+      const runs = depth === 0 ? state.open.get(m.session_id) ?? 0 : 0
+      const open = depth === 0 ? new Map(state.open).set(m.session_id, runs + 1) : state.open
+      // The session goes on after a background task: no second header.
+      if (runs > 0) return [{ ...state, open }, { text: "" }]
       const info = [m.model, m.mode === undefined ? undefined : `permissions: ${m.mode}`, m.cwd]
         .filter((x) => x !== undefined).join(" · ")
       const line = style.dim(`${indent(depth)}Session ${m.session_id.slice(0, 8)} · ${info}`) + "\n"
-      return withStatus(block(state, line), waiting)
+      return withStatus(block({ ...state, open }, line), waiting)
     }
     case "SystemApiRetry":
       return block(
@@ -327,9 +344,18 @@ const withHeader = (before: State, item: Item.Item, style: Style): [State, Outpu
  */
 export const render = (before: State, item: Item.Item, style: Style): [State, Output] => withHeader(before, item, style)
 
-const closing = (state: State, result: ResultMessage.ResultMessage, style: Style): [State, Output] => {
+const closing = (before: State, result: ResultMessage.ResultMessage, style: Style): [State, Output] => {
   const session = result.session_id ?? ""
-  const line = closingLine(result, style, { shown: state.lastText, before: state.sessions.get(session) })
+  const runs = before.open.get(session) ?? 0
+  const held = [...(before.held.get(session) ?? []), result]
+  // A run that went on after a background task: closed by the result of the last run, with it.
+  if (runs > 1 && !result.isError) {
+    return [{ ...before, open: new Map(before.open).set(session, runs - 1), held: new Map(before.held).set(session, held) }, {
+      text: ""
+    }]
+  }
+  const state = { ...before, open: new Map(before.open).set(session, 0), held: new Map(before.held).set(session, []) }
+  const line = closingLine(result, style, { shown: state.lastText, before: state.sessions.get(session), earlier: held.slice(0, -1) })
   const [next, output] = block(state, line + "\n")
   // A run with no API time of its own (`/compact` reports 0) leaves the session's API time as it was.
   const apiMs = result.duration_api_ms === 0 ? state.sessions.get(session)?.apiMs ?? 0 : result.duration_api_ms
@@ -373,6 +399,25 @@ const renderItem = (before: State, item: Item.Item, style: Style): [State, Outpu
 }
 
 /**
+ * What is left to show when the input ends: the closing line of a session whose runs went on after a
+ * background task and whose last result never came (its runs so far, told as one).
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const flush = (before: State, style: Style): [State, Output] => {
+  let state = before
+  let text = ""
+  for (const [session, held] of before.held) {
+    if (held.length === 0) continue
+    const [next, output] = closing({ ...state, open: new Map(state.open).set(session, 1), held: new Map(state.held).set(session, held.slice(0, -1)) }, held[held.length - 1]!, style)
+    state = next
+    text += output.text
+  }
+  return [state, { text }]
+}
+
+/**
  * Renders items held in memory at once (snapshots, tests): the concatenated text.
  *
  * @since 0.1.0
@@ -386,5 +431,6 @@ export const renderAll = (items: Iterable<Item.Item>, style: Style): string => {
     state = next
     out += output.text
   }
-  return out + (state.midText ? "\n" : "")
+  const [last, rest] = flush(state, style)
+  return out + rest.text + (last.midText ? "\n" : "")
 }

@@ -57,7 +57,37 @@ describe("view --format pretty", () => {
     })
 
     it(`ends each run with a closing line that carries the run's figures: ${name}`, () => {
-      const results = raw(file).filter((m) => m.type === "result")
+      // A main `init` while the session's run is still open (no result since its `init`) is the session going on
+      // after a background task: its runs end with results in a row, told as one closing line.
+      const groups: Array<Array<any>> = []
+      const open = new Map<string, number>()
+      const held = new Map<string, Array<any>>()
+      for (const m of raw(file)) {
+        if (m.type === "system" && m.subtype === "init" && (m.parent_tool_use_id ?? null) === null) {
+          open.set(m.session_id, (open.get(m.session_id) ?? 0) + 1)
+        } else if (m.type === "result") {
+          const runs = open.get(m.session_id) ?? 0
+          const group = [...(held.get(m.session_id) ?? []), m]
+          const failed = m.subtype !== "success" || m.is_error === true
+          if (runs > 1 && !failed) {
+            open.set(m.session_id, runs - 1)
+            held.set(m.session_id, group)
+          } else {
+            open.set(m.session_id, 0)
+            held.set(m.session_id, [])
+            groups.push(group)
+          }
+        }
+      }
+      for (const group of held.values()) if (group.length > 0) groups.push(group)
+      const results = groups.map((group) => ({
+        ...group.at(-1),
+        num_turns: group.reduce((n, r) => n + r.num_turns, 0),
+        duration_ms: group.reduce((n, r) => n + r.duration_ms, 0),
+        model_usage_since_last_result: group.every((r) => r.model_usage_since_last_result !== undefined)
+          ? { all: { costUSD: group.flatMap((r) => Object.values<any>(r.model_usage_since_last_result)).reduce((a, u) => a + u.costUSD, 0) } }
+          : undefined
+      }))
       const out = Pretty.renderAll(Run.items(file), Style.plain)
       const closing = out.split("\n").filter((l) => /^Session (complete|failed)/.test(l))
       expect(closing.length).toBe(results.length)
