@@ -64,6 +64,11 @@ export interface State {
    * is the CLI going on after a background task finished: the same session, told as one.
    */
   readonly open: ReadonlyMap<string, number>
+  /**
+   * Error results shown as `Error:` (by tool use id, with their call's text): the run's result may list
+   * them among its `permission_denials` in a wording not known here.
+   */
+  readonly undenied: ReadonlyMap<string, string>
   /** Per session, the results of runs that went on (see `open`), to close with the last one. */
   readonly held: ReadonlyMap<string, ReadonlyArray<ResultMessage.ResultMessage>>
 }
@@ -97,6 +102,7 @@ export const initial: State = {
   lastText: undefined,
   sessions: new Map(),
   open: new Map(),
+  undenied: new Map(),
   held: new Map()
 }
 
@@ -296,7 +302,8 @@ const streamEvent = (state: State, item: Item.StreamEventItem, depth: number): [
   return [next, { text: prefix + text.replace(/\n/g, "\n" + indent(depth)) }]
 }
 
-const toolResult = (state: State, item: Item.ToolResultItem, depth: number, style: Style): [State, Output] => {
+const toolResult = (before: State, item: Item.ToolResultItem, depth: number, style: Style): [State, Output] => {
+  let state = before
   const call = state.calls.get(item.toolUseId)
   const summary = ToolLine.result({
     toolName: item.toolName,
@@ -313,6 +320,9 @@ const toolResult = (state: State, item: Item.ToolResultItem, depth: number, styl
     const name = call?.text ?? item.toolName ?? `tool ${item.toolUseId}`
     const [next, output] = block(state, `${at}${style.dim("○")} ${style.dim(name)}\n${at}  ⎿  ${shown}\n`)
     return [next, { ...output, status: waiting }]
+  }
+  if (item.isError && !item.denied) {
+    state = { ...state, undenied: new Map(state.undenied).set(item.toolUseId, call?.text ?? item.toolName ?? item.toolUseId) }
   }
   // Not right under its call (parallel calls, subagent output in between): say which call it answers.
   const label = call !== undefined && state.lastCall !== item.toolUseId ? `${call.text}: ` : ""
@@ -354,9 +364,19 @@ const closing = (before: State, result: ResultMessage.ResultMessage, style: Styl
       text: ""
     }]
   }
-  const state = { ...before, open: new Map(before.open).set(session, 0), held: new Map(before.held).set(session, []) }
+  // Results shown as errors that the run's result lists as refused: said before it closes.
+  const refused = (result.permission_denials ?? []).flatMap((d) => {
+    const call = before.undenied.get(d.tool_use_id)
+    return call === undefined ? [] : [call]
+  })
+  const undenied = new Map(before.undenied)
+  for (const d of result.permission_denials ?? []) undenied.delete(d.tool_use_id)
+  const note = refused.length === 0 ? "" : `  ⎿  ${style.red(`${refused.join(", ")}: denied, the run's result says`)}\n`
+  const state = { ...before, undenied, open: new Map(before.open).set(session, 0), held: new Map(before.held).set(session, []) }
   const line = closingLine(result, style, { shown: state.lastText, before: state.sessions.get(session), earlier: held.slice(0, -1) })
-  const [next, output] = block(state, line + "\n")
+  const [noted, noteOutput] = note === "" ? [state, { text: "" }] : block(state, note)
+  const [next, closed] = block(noted, line + "\n")
+  const output = { ...closed, text: noteOutput.text + closed.text }
   // A run with no API time of its own (`/compact` reports 0) leaves the session's API time as it was.
   const apiMs = result.duration_api_ms === 0 ? state.sessions.get(session)?.apiMs ?? 0 : result.duration_api_ms
   const totals = { apiMs, costUsd: result.total_cost_usd }

@@ -52,6 +52,15 @@ describe("Bash safety refusals without tool_result_meta", () => {
     expect(deniedOf(file)).toBe(3)
   })
 
+  it("view: a refusal in a wording not known here is told as denied once the result lists it", () => {
+    const file = edited((line) => line.replace("needs approval", "is not allowed"))
+    const out = Run.cli(["view", file]).stdout
+    expect(out).toContain("⎿  Error: Output redirection to 'files.txt' is not allowed.")
+    const note = out.split("\n").filter((l) => l.includes("denied, the run's result says"))
+    expect(note).toEqual(["  ⎿  Bash(ls > files.txt), Bash(ls && rm a.txt): denied, the run's result says"])
+    expect(out.indexOf(note[0]!)).toBeLessThan(out.indexOf("Session complete"))
+  })
+
   it("stats: an error result the run's result does not list is no refusal, whatever its wording", () => {
     const file = edited((line) => line.replace(/"permission_denials":\[.*?\}\}\]/, "\"permission_denials\":[]"))
     expect(fs.readFileSync(file, "utf8")).toContain("\"permission_denials\":[]")
