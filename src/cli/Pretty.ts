@@ -371,7 +371,7 @@ const closing = (before: State, result: ResultMessage.ResultMessage, style: Styl
   })
   const undenied = new Map(before.undenied)
   for (const d of result.permission_denials ?? []) undenied.delete(d.tool_use_id)
-  const note = refused.length === 0 ? "" : `  ⎿  ${style.red(`${refused.join(", ")}: denied, the run's result says`)}\n`
+  const note = refused.length === 0 ? "" : style.red(`Denied, the run's result says: ${refused.join(", ")}`) + "\n"
   const state = { ...before, undenied, open: new Map(before.open).set(session, 0), held: new Map(before.held).set(session, []) }
   const line = closingLine(result, style, { shown: state.lastText, before: state.sessions.get(session), earlier: held.slice(0, -1) })
   const [noted, noteOutput] = note === "" ? [state, { text: "" }] : block(state, note)

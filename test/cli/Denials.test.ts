@@ -56,8 +56,8 @@ describe("Bash safety refusals without tool_result_meta", () => {
     const file = edited((line) => line.replace("needs approval", "is not allowed"))
     const out = Run.cli(["view", file]).stdout
     expect(out).toContain("⎿  Error: Output redirection to 'files.txt' is not allowed.")
-    const note = out.split("\n").filter((l) => l.includes("denied, the run's result says"))
-    expect(note).toEqual(["  ⎿  Bash(ls > files.txt), Bash(ls && rm a.txt): denied, the run's result says"])
+    const note = out.split("\n").filter((l) => l.includes("the run's result says"))
+    expect(note).toEqual(["Denied, the run's result says: Bash(ls > files.txt), Bash(ls && rm a.txt)"])
     expect(out.indexOf(note[0]!)).toBeLessThan(out.indexOf("Session complete"))
   })
 
