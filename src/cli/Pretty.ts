@@ -5,12 +5,16 @@
  * - assistant text streams from `text_delta`s when partial messages are on, otherwise per message, never twice;
  * - each tool call is one line with its complete input (cut to the terminal's width on a terminal, to
  *   {@link ToolLine.maxArgument} characters otherwise), its result one line under it (labelled with its call
- *   when other lines came in between, as with parallel calls);
+ *   when other lines came in between, as with parallel calls; under a hollow `○` line naming the call when a
+ *   filter hid the call);
  * - subagent activity is indented under the Task call that started it and, when it resumes after other
  *   output (a background Task, parallel Tasks), headed by a line naming its Task;
  * - the closing line carries the run's turns, durations and cost, or the error and its reason (unless
  *   the assistant text just above said it already); a session's later runs show their own API time and cost
- *   (the result's are running totals of the session) and the session's cost so far.
+ *   (the result's are running totals of the session; `model_usage_since_last_result` where written) and the
+ *   session's cost so far; a session that goes on after a background task (a second `init` before its
+ *   result) keeps one header and closes once, with its runs' figures added up;
+ * - error results the run's result lists among its `permission_denials` are told as denied before it closes.
  *
  * @since 0.1.0
  */

@@ -3,7 +3,7 @@
  * `permission_denied` line: `view` shows them as denied and `stats` counts them, the run's result
  * (`permission_denials`) having the last word.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -12,10 +12,12 @@ import * as Run from "./support/Run.ts"
 
 const capture = path.join(Run.root, "fixtures", "captures", "bash_safety_without_meta.jsonl")
 
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-denials-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
 // The capture with its lines changed by `edit`, in a temp file.
 const edited = (edit: (line: string) => string): string => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-denials-"))
-  const file = path.join(dir, "edited.jsonl")
+  const file = path.join(dir, `edited-${fs.readdirSync(dir).length}.jsonl`)
   fs.writeFileSync(file, fs.readFileSync(capture, "utf8").split("\n").map(edit).join("\n"))
   return file
 }
