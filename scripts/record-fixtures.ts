@@ -6,7 +6,8 @@
  *   node scripts/record-fixtures.ts [name ...]
  *
  * The sandbox's temp directory is replaced by `/tmp/claude-sandbox` (and its slug form by
- * `-tmp-claude-sandbox`) so re-recordings differ only in ids, timestamps and durations.
+ * `-tmp-claude-sandbox`), in streamed fragments too (`sanitize-fixtures.ts`), so re-recordings differ only
+ * in ids, timestamps and durations.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -18,6 +19,7 @@ import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as ClaudeSandbox from "../src/testing/ClaudeSandbox.ts"
 import * as Scenario from "../src/testing/Scenario.ts"
 import * as Scenarios from "../src/testing/internal/scenarios/index.ts"
+import * as Sanitize from "./sanitize-fixtures.ts"
 
 const root = new URL("..", import.meta.url).pathname
 const outDir = `${root}fixtures/recorded`
@@ -38,12 +40,9 @@ const record = (scenario: Scenario.Scenario, partial: boolean) =>
     const fs = yield* FileSystem.FileSystem
     const run = yield* Scenario.run(scenario, { partial }).pipe(Effect.timeout("120 seconds"))
     const sandboxRoot = run.sandbox.cwd.slice(0, run.sandbox.cwd.lastIndexOf("/"))
-    // The CLI also names per-project folders after the cwd with every non-alphanumeric turned into "-".
-    const normalize = (s: string) =>
-      s.replaceAll(sandboxRoot, "/tmp/claude-sandbox").replaceAll(
-        sandboxRoot.replace(/[^a-zA-Z0-9]/g, "-"),
-        "-tmp-claude-sandbox"
-      )
+    // The CLI also names per-project folders after the cwd with every non-alphanumeric turned into "-"; a
+    // streamed tool input may split either across fragments.
+    const normalize = (s: string) => Sanitize.sanitize(s, Sanitize.forRoot(sandboxRoot))
     const file = `${scenario.name}${partial ? ".partial" : ""}.jsonl`
     // A run that printed nothing (the CLI refused its flags) leaves no fixture; README.md says why.
     if (run.stdout !== "") {
@@ -81,7 +80,8 @@ const readme = (version: string, recorded: ReadonlyArray<Recorded>) =>
     "",
     "Each scenario is defined in `src/testing/internal/scenarios/` (prompt, CLI flags, files, and the model's script)",
     "and recorded twice: `<name>.jsonl` and `<name>.partial.jsonl` (`--include-partial-messages`). Files are the",
-    "CLI's stdout as written, except that the sandbox's temp directory is replaced by `/tmp/claude-sandbox`;",
+    "CLI's stdout as written, except that the sandbox's temp directory is replaced by `/tmp/claude-sandbox`",
+    "(also where a streamed tool input splits it across fragments: `scripts/sanitize-fixtures.ts`);",
     "re-recordings differ only in session ids, uuids, socket paths, timestamps and durations.",
     process.getuid?.() === 0
       ? "Recorded as root: without `IS_SANDBOX=1` the CLI refuses `bypassPermissions` before printing anything."

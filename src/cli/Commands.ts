@@ -111,7 +111,10 @@ const view = Command.make(
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
     const file = yield* inputOf(options.file)
-    const records = Input.bytes(file, { follow: options.follow }).pipe(Decode.records({ onBadLine: "emit" }))
+    const records = Input.bytes(file, { follow: options.follow }).pipe(
+      Input.giveUpUnlessJson(Input.nameOf(file)),
+      Decode.records({ onBadLine: "emit" })
+    )
     const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict })
     if (outcome.lines === 0) return yield* notStreamJson(Input.nameOf(file), outcome.failed)
     yield* exitFor(outcome)

@@ -6,6 +6,8 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as ChildProcess from "effect/process/ChildProcess"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Path from "effect/Path"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
@@ -49,8 +51,29 @@ const replay = Effect.gen(function*() {
   return yield* Live.display(records, { format: "pretty" })
 })
 
+/**
+ * What the demo shows, said once before it starts: the real CLI (its version, as `claude --version` prints
+ * it) against a scripted model, offline and free.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const introduction = (version: string | undefined): string =>
+  `This is the real Claude Code CLI${version === undefined ? "" : ` ${version}`} talking to a built-in scripted ` +
+  `model on loopback: no network, no API key, nothing billed.\n\n`
+
+// "2.1.330 (Claude Code)" -> "2.1.330"; undefined when the CLI does not answer as expected.
+const versionOf = (executable: string) =>
+  Effect.flatMap(ChildProcessSpawner.ChildProcessSpawner, (spawner) =>
+    spawner.string(ChildProcess.make(executable, ["--version"]))).pipe(
+      Effect.map((out) => /^\s*(\d+\.\d+\.\d+\S*)/.exec(out)?.[1]),
+      Effect.timeout("10 seconds"),
+      Effect.orElseSucceed(() => undefined)
+    )
+
 const live = (executable: string) =>
   Effect.gen(function*() {
+    yield* say(introduction(yield* versionOf(executable)))
     const bare = yield* ClaudeSandbox.make({ executable, files: demo.files })
     const server = yield* ScriptedServer.make(demo.script({ cwd: bare.cwd, home: bare.home }))
     const sandbox = ClaudeSandbox.withBaseUrl(bare, server.url)

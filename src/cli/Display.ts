@@ -182,7 +182,9 @@ export const initial = (options: Options, terminal: Terminal): State => ({
  */
 export const failureText = (error: DecodeError): string => {
   const [first = "", ...more] = error.detail.split("\n")
-  return `line ${error.line}: not a stream-json message (${Style.printable(first)}); found: ${Style.printable(error.raw)}` +
+  // Bytes that are not UTF-8 (a binary file) are shown escaped, never as the characters they happen to decode to.
+  const found = error.reason._tag === "InvalidUtf8" ? Style.ascii(error.raw) : Style.printable(error.raw)
+  return `line ${error.line}: not a stream-json message (${Style.printable(first)}); found: ${found}` +
     more.map((line) => `\n  ${Style.printable(line)}`).join("")
 }
 
@@ -288,8 +290,12 @@ export const finish = (state: State): Array<Write<never>> => {
     summary: Summary.finish(state.run),
     resultLine: state.resultLine
   }
+  const [pretty, rest] = Pretty.flush(state.pretty, state.style)
+  state.pretty = pretty
+  const closing = state.options.format === "pretty" && rest.text !== "" ? screen(state, { _tag: "Write", text: rest.text }) : ""
   return [
     ...heldNote(state, state.screen.now),
+    stdout(closing),
     stdout(screen(state, { _tag: "End" })),
     stdout(state.options.format === "json" ? JSON.stringify(summaryJson(outcome)) + "\n" : ""),
     { _tag: "Done", outcome }

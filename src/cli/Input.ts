@@ -94,3 +94,75 @@ export const bytes = (
     Stream.mapError((e) => CliFailure.isCliFailure(e) ? e : unreadable(file)(e))
   )
 }
+
+/**
+ * How much of an input is read looking for a JSON line before it is given up as not stream-json.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const sniffBytes = 256 * 1024
+
+const isSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0xef || byte === 0xbb || byte === 0xbf
+
+// Whether a complete line is a JSON object (what a stream-json line is before its schema is checked).
+const isJsonLine = (line: Uint8Array): boolean => {
+  let start = 0
+  while (start < line.length && isSpace(line[start]!)) start++
+  if (line[start] !== 0x7b) return false
+  try {
+    return typeof JSON.parse(new TextDecoder().decode(line.subarray(start))) === "object"
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Fails with `BadInput` once the first {@link sniffBytes} of the input hold no line that is a JSON object
+ * (a line that starts like one is read to its end first), so that a large binary file is not read to its
+ * end to learn that it is not stream-json. Once a JSON line is seen, the bytes pass through untouched.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const giveUpUnlessJson = (name: string, limit: number = sniffBytes) =>
+<E, R>(self: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Uint8Array, E | CliFailure.CliFailure, R> =>
+  Stream.suspend(() => {
+    let found = false
+    let seen = 0
+    // The line being read, kept only while it may still be JSON.
+    let pending: Array<Uint8Array> = []
+    let pendingStart = true
+    // Where the pending line started in the input.
+    let pendingAt = 0
+    const scan = (chunk: Uint8Array): void => {
+      let from = 0
+      for (let i = 0; i < chunk.length && !found; i++) {
+        if (chunk[i] !== 0x0a) continue
+        pending.push(chunk.subarray(from, i))
+        found = pendingStart && isJsonLine(Buffer.concat(pending))
+        pending = []
+        pendingStart = true
+        from = i + 1
+      }
+      if (found || from >= chunk.length) return
+      const rest = chunk.subarray(from)
+      if (pending.length === 0) pendingAt = seen + from
+      if (pendingStart) {
+        const first = pending.length === 0 ? rest.find((b) => !isSpace(b)) : 0x7b
+        pendingStart = first === undefined || first === 0x7b
+        pending = pendingStart ? [...pending, rest] : []
+      }
+    }
+    return Stream.mapEffect(self, (chunk) => {
+      if (found) return Effect.succeed(chunk)
+      scan(chunk)
+      seen += chunk.length
+      // Past the limit, only a line that started as JSON within it is read on (to its end).
+      return found || seen < limit || (pendingStart && pending.length > 0 && pendingAt < limit)
+        ? Effect.succeed(chunk)
+        : Effect.fail(
+          CliFailure.make("BadInput", `${name} is not stream-json: no JSON line in its first ${Math.round(limit / 1024)} KB`)
+        )
+    })
+  })

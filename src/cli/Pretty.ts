@@ -5,12 +5,16 @@
  * - assistant text streams from `text_delta`s when partial messages are on, otherwise per message, never twice;
  * - each tool call is one line with its complete input (cut to the terminal's width on a terminal, to
  *   {@link ToolLine.maxArgument} characters otherwise), its result one line under it (labelled with its call
- *   when other lines came in between, as with parallel calls);
+ *   when other lines came in between, as with parallel calls; under a hollow `○` line naming the call when a
+ *   filter hid the call);
  * - subagent activity is indented under the Task call that started it and, when it resumes after other
  *   output (a background Task, parallel Tasks), headed by a line naming its Task;
  * - the closing line carries the run's turns, durations and cost, or the error and its reason (unless
  *   the assistant text just above said it already); a session's later runs show their own API time and cost
- *   (the result's are running totals of the session) and the session's cost so far.
+ *   (the result's are running totals of the session; `model_usage_since_last_result` where written) and the
+ *   session's cost so far; a session that goes on after a background task (a second `init` before its
+ *   result) keeps one header and closes once, with its runs' figures added up;
+ * - error results the run's result lists among its `permission_denials` are told as denied before it closes.
  *
  * @since 0.1.0
  */
@@ -49,6 +53,8 @@ export interface State {
   readonly midText: boolean
   /** Whether the last thing printed was a blank line (or nothing), so blocks get exactly one blank between. */
   readonly spaced: boolean
+  /** The tool calls whose line was printed (a filter may hide some). */
+  readonly shownCalls: ReadonlySet<string>
   /** The tool call whose line was printed last, with nothing after it yet. */
   readonly lastCall: string | undefined
   /** Whose output was printed last: a subagent's Task call id (`parent_tool_use_id`), `null` for the main session. */
@@ -57,6 +63,18 @@ export interface State {
   readonly lastText: string | undefined
   /** Per session, the running totals of its last result. */
   readonly sessions: ReadonlyMap<string, SessionTotals>
+  /**
+   * Per session, the runs begun (`init` lines) and not yet ended by a result. An `init` while a run is open
+   * is the CLI going on after a background task finished: the same session, told as one.
+   */
+  readonly open: ReadonlyMap<string, number>
+  /**
+   * Error results shown as `Error:` (by tool use id, with their call's text): the run's result may list
+   * them among its `permission_denials` in a wording not known here.
+   */
+  readonly undenied: ReadonlyMap<string, string>
+  /** Per session, the results of runs that went on (see `open`), to close with the last one. */
+  readonly held: ReadonlyMap<string, ReadonlyArray<ResultMessage.ResultMessage>>
 }
 
 /**
@@ -82,10 +100,14 @@ export const initial: State = {
   current: undefined,
   midText: false,
   spaced: true,
+  shownCalls: new Set(),
   lastCall: undefined,
   lastParent: undefined,
   lastText: undefined,
-  sessions: new Map()
+  sessions: new Map(),
+  open: new Map(),
+  undenied: new Map(),
+  held: new Map()
 }
 
 /**
@@ -127,6 +149,14 @@ export const dollars = (usd: number): string => usd >= 0.1 || usd === 0 ? `$${us
 export interface ClosingContext {
   readonly shown?: string | undefined
   readonly before?: SessionTotals | undefined
+  /** Results of earlier runs told with this one (the session went on after a background task). */
+  readonly earlier?: ReadonlyArray<ResultMessage.ResultMessage> | undefined
+}
+
+// The run's own cost, where the CLI writes it (`model_usage_since_last_result`, per model).
+const ownCost = (result: ResultMessage.ResultMessage): number | undefined => {
+  const usage = result.model_usage_since_last_result
+  return usage === undefined ? undefined : Object.values(usage).reduce((sum, model) => sum + model.costUSD, 0)
 }
 
 // Totals that went down belong to a new process resuming the session: they start from nothing.
@@ -145,11 +175,20 @@ const since = (before: SessionTotals | undefined, result: ResultMessage.ResultMe
  * @category formatting
  */
 export const closingLine = (result: ResultMessage.ResultMessage, style: Style, context: ClosingContext = {}): string => {
-  const before = since(context.before, result)
+  const runs = [...(context.earlier ?? []), result]
+  const costs = runs.map(ownCost)
+  const own = costs.every((c) => c !== undefined) ? costs.reduce((sum, c) => sum + c, 0) : undefined
+  // With the run's own figures, the session's totals go on from the previous result whatever they did.
+  const before = own !== undefined ? context.before : since(context.before, result)
+  // A run that made no API call of its own (`/compact`) reports 0 rather than the session's API time.
+  const apiMs = before === undefined || result.duration_api_ms < before.apiMs
+    ? result.duration_api_ms
+    : result.duration_api_ms - before.apiMs
+  const cost = own ?? result.total_cost_usd - (before?.costUsd ?? 0)
   const figures = [
-    ToolLine.plural(result.num_turns, "turn"),
-    `${seconds(result.duration_ms)} total (${seconds(result.duration_api_ms - (before?.apiMs ?? 0))} API)`,
-    dollars(result.total_cost_usd - (before?.costUsd ?? 0)),
+    ToolLine.plural(runs.reduce((n, r) => n + r.num_turns, 0), "turn"),
+    `${seconds(runs.reduce((ms, r) => ms + r.duration_ms, 0))} total (${seconds(apiMs)} API)`,
+    dollars(cost),
     ...(before === undefined ? [] : [`session ${dollars(result.total_cost_usd)}`])
   ].join(", ")
   if (!result.isError) return `${style.green(style.bold("Session complete"))}: ${figures}`
@@ -235,10 +274,14 @@ const system = (state: State, item: Item.SystemItem, depth: number, style: Style
   const m = item.message
   switch (m._tag) {
     case "SystemInit": {
+      const runs = depth === 0 ? state.open.get(m.session_id) ?? 0 : 0
+      const open = depth === 0 ? new Map(state.open).set(m.session_id, runs + 1) : state.open
+      // The session goes on after a background task: no second header.
+      if (runs > 0) return [{ ...state, open }, { text: "" }]
       const info = [m.model, m.mode === undefined ? undefined : `permissions: ${m.mode}`, m.cwd]
         .filter((x) => x !== undefined).join(" · ")
       const line = style.dim(`${indent(depth)}Session ${m.session_id.slice(0, 8)} · ${info}`) + "\n"
-      return withStatus(block(state, line), waiting)
+      return withStatus(block({ ...state, open }, line), waiting)
     }
     case "SystemApiRetry":
       return block(
@@ -263,7 +306,8 @@ const streamEvent = (state: State, item: Item.StreamEventItem, depth: number): [
   return [next, { text: prefix + text.replace(/\n/g, "\n" + indent(depth)) }]
 }
 
-const toolResult = (state: State, item: Item.ToolResultItem, depth: number, style: Style): [State, Output] => {
+const toolResult = (before: State, item: Item.ToolResultItem, depth: number, style: Style): [State, Output] => {
+  let state = before
   const call = state.calls.get(item.toolUseId)
   const summary = ToolLine.result({
     toolName: item.toolName,
@@ -273,10 +317,20 @@ const toolResult = (state: State, item: Item.ToolResultItem, depth: number, styl
     meta: item.toolUseResult,
     cwd: state.cwd
   })
+  const shown = item.isError ? style.red(summary) : style.dim(summary)
+  const at = indent(call?.depth ?? depth)
+  // Its call not on screen (a filter hid it): the result gets a line naming the call, hollow, of its own.
+  if (!state.shownCalls.has(item.toolUseId)) {
+    const name = call?.text ?? item.toolName ?? `tool ${item.toolUseId}`
+    const [next, output] = block(state, `${at}${style.dim("○")} ${style.dim(name)}\n${at}  ⎿  ${shown}\n`)
+    return [next, { ...output, status: waiting }]
+  }
+  if (item.isError && !item.denied) {
+    state = { ...state, undenied: new Map(state.undenied).set(item.toolUseId, call?.text ?? item.toolName ?? item.toolUseId) }
+  }
   // Not right under its call (parallel calls, subagent output in between): say which call it answers.
   const label = call !== undefined && state.lastCall !== item.toolUseId ? `${call.text}: ` : ""
-  const shown = item.isError ? style.red(summary) : style.dim(summary)
-  const [next, output] = block(state, `${indent(call?.depth ?? depth)}  ⎿  ${label}${shown}\n`, false)
+  const [next, output] = block(state, `${at}  ⎿  ${label}${shown}\n`, false)
   return [next, { ...output, status: waiting }]
 }
 
@@ -304,11 +358,32 @@ const withHeader = (before: State, item: Item.Item, style: Style): [State, Outpu
  */
 export const render = (before: State, item: Item.Item, style: Style): [State, Output] => withHeader(before, item, style)
 
-const closing = (state: State, result: ResultMessage.ResultMessage, style: Style): [State, Output] => {
+const closing = (before: State, result: ResultMessage.ResultMessage, style: Style): [State, Output] => {
   const session = result.session_id ?? ""
-  const line = closingLine(result, style, { shown: state.lastText, before: state.sessions.get(session) })
-  const [next, output] = block(state, line + "\n")
-  const totals = { apiMs: result.duration_api_ms, costUsd: result.total_cost_usd }
+  const runs = before.open.get(session) ?? 0
+  const held = [...(before.held.get(session) ?? []), result]
+  // A run that went on after a background task: closed by the result of the last run, with it.
+  if (runs > 1 && !result.isError) {
+    return [{ ...before, open: new Map(before.open).set(session, runs - 1), held: new Map(before.held).set(session, held) }, {
+      text: ""
+    }]
+  }
+  // Results shown as errors that the run's result lists as refused: said before it closes.
+  const refused = (result.permission_denials ?? []).flatMap((d) => {
+    const call = before.undenied.get(d.tool_use_id)
+    return call === undefined ? [] : [call]
+  })
+  const undenied = new Map(before.undenied)
+  for (const d of result.permission_denials ?? []) undenied.delete(d.tool_use_id)
+  const note = refused.length === 0 ? "" : style.red(`Denied, the run's result says: ${refused.join(", ")}`) + "\n"
+  const state = { ...before, undenied, open: new Map(before.open).set(session, 0), held: new Map(before.held).set(session, []) }
+  const line = closingLine(result, style, { shown: state.lastText, before: state.sessions.get(session), earlier: held.slice(0, -1) })
+  const [noted, noteOutput] = note === "" ? [state, { text: "" }] : block(state, note)
+  const [next, closed] = block(noted, line + "\n")
+  const output = { ...closed, text: noteOutput.text + closed.text }
+  // A run with no API time of its own (`/compact` reports 0) leaves the session's API time as it was.
+  const apiMs = result.duration_api_ms === 0 ? state.sessions.get(session)?.apiMs ?? 0 : result.duration_api_ms
+  const totals = { apiMs, costUsd: result.total_cost_usd }
   return [{ ...next, sessions: new Map(state.sessions).set(session, totals) }, output]
 }
 
@@ -320,7 +395,8 @@ const renderItem = (before: State, item: Item.Item, style: Style): [State, Outpu
     if (before.calls.has(call.id)) return [state, { text: "" }]
     const line = `${indent(depth)}${style.green("●")} ${style.bold(state.calls.get(call.id)!.text)}\n`
     const [next, output] = block(state, line)
-    return [{ ...next, lastCall: call.id }, { ...output, status: `Running ${call.name}…` }]
+    const shownCalls = new Set(next.shownCalls).add(call.id)
+    return [{ ...next, shownCalls, lastCall: call.id }, { ...output, status: `Running ${call.name}…` }]
   }
   switch (item.kind) {
     case "system":
@@ -347,6 +423,25 @@ const renderItem = (before: State, item: Item.Item, style: Style): [State, Outpu
 }
 
 /**
+ * What is left to show when the input ends: the closing line of a session whose runs went on after a
+ * background task and whose last result never came (its runs so far, told as one).
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const flush = (before: State, style: Style): [State, Output] => {
+  let state = before
+  let text = ""
+  for (const [session, held] of before.held) {
+    if (held.length === 0) continue
+    const [next, output] = closing({ ...state, open: new Map(state.open).set(session, 1), held: new Map(state.held).set(session, held.slice(0, -1)) }, held[held.length - 1]!, style)
+    state = next
+    text += output.text
+  }
+  return [state, { text }]
+}
+
+/**
  * Renders items held in memory at once (snapshots, tests): the concatenated text.
  *
  * @since 0.1.0
@@ -360,5 +455,6 @@ export const renderAll = (items: Iterable<Item.Item>, style: Style): string => {
     state = next
     out += output.text
   }
-  return out + (state.midText ? "\n" : "")
+  const [last, rest] = flush(state, style)
+  return out + rest.text + (last.midText ? "\n" : "")
 }

@@ -266,6 +266,20 @@ const makeCounter = (path: string): Counter => {
   const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly usage: Usage.Usage }>>()
   // Per session, the running totals of its results (see SessionTotals).
   const sessions = new Map<string, SessionTotals>()
+  // The main agent's error results since the last result line, by tool use id: their tool and whether they
+  // counted as denied.
+  // The run's result lists its refusals (`permission_denials`): that list has the last word over the wording.
+  const sinceResult = new Map<string, { readonly tool: ToolStats; denied: boolean }>()
+  const settleDenials = (r: Item.ResultItem["message"]): void => {
+    const listed = r.permission_denials
+    if (listed === undefined) return sinceResult.clear()
+    const ids = new Set(listed.map((d) => d.tool_use_id))
+    for (const [id, seen] of sinceResult) {
+      if (seen.denied === ids.has(id)) continue
+      seen.tool.denied += ids.has(id) ? 1 : -1
+    }
+    sinceResult.clear()
+  }
 
   const push = (entry: Decode.DecodedLine | Decode.DecodeError): void => {
     stats.lines = Math.max(stats.lines, entry.line)
@@ -300,11 +314,14 @@ const makeCounter = (path: string): Counter => {
           stats.errorResults++
         }
         if (item.denied) tool.denied++
+        // A subagent's refusals may not be in the main run's list: only the main agent's are settled by it.
+        if (item.isError && item.parentToolUseId === null) sinceResult.set(item.toolUseId, { tool, denied: item.denied })
         const started = calledAt.get(item.toolUseId)
         const measured = time !== undefined && started !== undefined ? time - started : undefined
         tool.durationMs += reportedDuration(item.toolUseResult) ?? measured ?? 0
       } else if (item.kind === "result") {
         const r = item.message
+        settleDenials(r)
         const sessionId = r.session_id ?? ""
         const models = resultFigures(r)
         const session = sessions.get(sessionId)

@@ -97,3 +97,13 @@ export const printable = (text: string): string =>
     const code = c.codePointAt(0)!
     return escapes[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`)
   })
+
+/**
+ * `text` with every character outside printable ASCII escaped (`\x07`, `\u{fffd}`): for text that is not
+ * really text, such as a binary file's bytes.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const ascii = (text: string): string =>
+  printable(text).replace(/[^\x20-\x7e]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`)

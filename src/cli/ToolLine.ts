@@ -253,7 +253,9 @@ const fromText = (toolName: string | undefined, text: string, cwd: string | unde
  */
 export const result = (r: ResultInput): string => {
   const text = r.text.replace(/<\/?tool_use_error>/g, "").trim()
-  if (!r.denied && !r.isError) return fromMeta(r.meta, r.cwd) ?? fromText(r.toolName, text, r.cwd)
+  // Read counts its numbered lines in the text as written: trimming would drop the empty last one
+  // (`5\t`) that the CLI's `numLines` counts.
+  if (!r.denied && !r.isError) return fromMeta(r.meta, r.cwd) ?? fromText(r.toolName, r.toolName === "Read" ? r.text : text, r.cwd)
   // Paths under the working directory are shown relative to it, as in the call line.
   const [first = "", ...rest] = relativeIn(text, r.cwd)
     .replace(/^Error: /, "")

@@ -48,14 +48,20 @@ export const permissionMode = (message: Message): string | undefined => {
 }
 
 // The CLI's wordings of a refusal: no grant in headless mode, a deny rule or
-// the auto-mode classifier, the user saying no, and plan mode.
+// the auto-mode classifier, the user saying no, plan mode, and the Bash
+// safety checks (several operations, output redirection, a change of
+// directory) that ask for an approval no one can give in -p mode.
 const refusalPattern = new RegExp(
   [
     "requested permissions to ",
     "haven't granted it yet",
     "permission (?:to use .+?|for this action) (?:has been|was) denied",
     "doesn't want to proceed with this tool use",
-    "cannot (?:write to|call) .+? while in plan mode"
+    "cannot (?:write to|call) .+? while in plan mode",
+    "the following parts? requires? approval",
+    "command contains output redirection",
+    "require explicit approval",
+    "^(?:<tool_use_error>)?\\S.{0,300}? needs approval\\b"
   ].join("|"),
   "i"
 )
@@ -65,7 +71,11 @@ const refusalPattern = new RegExp(
  * any of its wordings: "Claude requested permissions to write to ..., but
  * you haven't granted it yet.", "Permission to use ... has been denied",
  * "The user doesn't want to proceed with this tool use.", "Cannot write to
- * ... while in plan mode.".
+ * ... while in plan mode.", and the Bash safety checks' "This Bash command
+ * contains multiple operations. The following part requires approval: ...",
+ * "Command contains output redirection (>) ...", "Output redirection to ...
+ * needs approval.". Where a run's result lists its `permission_denials`,
+ * that list has the last word (see {@link denials}).
  *
  * @example
  * ```ts

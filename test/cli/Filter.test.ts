@@ -91,6 +91,16 @@ describe("--filter", () => {
       )
     }))
 
+  it.effect("pretty names the call of a result shown without it, apart from the call shown above", () =>
+    Effect.gen(function*() {
+      const file = path.join(Run.root, "fixtures", "recorded", "demo.jsonl")
+      const { stdout } = yield* Run.view(file, { format: "pretty", filter: parse("tool:Bash | error") })
+      expect(stdout).toBe(
+        "● Bash(grep -c '\\[ \\]' TODO.md)\n\n" +
+          "○ Write(count.txt)\n  ⎿  Denied: Claude requested permissions to write to count.txt, but you haven't granted it yet.\n"
+      )
+    }))
+
   it("--help of view and run names every atom the parser knows", () => {
     // The parser lists its atoms when it finds none: the help must not fall behind it.
     const failure = Filter.parseResult("")

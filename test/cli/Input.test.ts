@@ -2,6 +2,9 @@
  * Where `view` reads from: a pipe (`view -`) and a growing file (`view --follow`), run as a user runs them.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as Input from "../../src/cli/Input.ts"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -79,4 +82,47 @@ describe("view --follow", () => {
     expect(await exited).toBe(ExitCode.Interrupted)
     fs.rmSync(dir, { recursive: true })
   }, 60_000)
+})
+
+// Bytes that look like a binary file: every value, "\n{" among them, never a line that is JSON.
+const binaryChunk = (size: number, seed: number): Uint8Array =>
+  new Uint8Array(size).map((_, i) => (i % 97 === 0 ? 0x0a : i % 97 === 1 ? 0x7b : ((i + seed) * 7919) % 256))
+
+describe("giving up on input that is not stream-json", () => {
+  const chunk = 64 * 1024
+  const counted = (chunks: number, first?: Uint8Array) => {
+    let read = 0
+    const bytes = Stream.fromIterable(Array.from({ length: chunks }, (_, i) => i === 0 && first ? first : binaryChunk(chunk, i))).pipe(
+      Stream.tap((c) => Effect.sync(() => read += c.length))
+    )
+    return { bytes, read: () => read }
+  }
+
+  it.effect("stops reading a binary stream soon after its first KB hold no JSON line", () =>
+    Effect.gen(function*() {
+      const input = counted(256) // 16 MB
+      const failure = yield* Stream.runDrain(input.bytes.pipe(Input.giveUpUnlessJson("big.bin"))).pipe(Effect.flip)
+      expect(failure.message).toBe(`big.bin is not stream-json: no JSON line in its first ${Input.sniffBytes / 1024} KB`)
+      expect(input.read()).toBeLessThanOrEqual(Input.sniffBytes + chunk)
+    }))
+
+  it.effect("reads to the end once a JSON line came first", () =>
+    Effect.gen(function*() {
+      const first = new TextEncoder().encode("{\"type\":\"system\",\"subtype\":\"init\"}\n" + "x".repeat(chunk - 40))
+      const input = counted(32, first)
+      yield* Stream.runDrain(input.bytes.pipe(Input.giveUpUnlessJson("ok.jsonl")))
+      expect(input.read()).toBe(first.length + 31 * chunk)
+    }))
+
+  it("view of a large binary file: gives up, and prints none of its bytes", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-binary-"))
+    const file = path.join(dir, "big.bin")
+    fs.writeFileSync(file, Buffer.concat(Array.from({ length: 64 }, (_, i) => binaryChunk(chunk, i))))
+    const run = Run.cli(["view", file])
+    fs.rmSync(dir, { recursive: true })
+    expect(run.status).toBe(ExitCode.BadInput)
+    expect(run.stderr).toContain(`${file} is not stream-json: no JSON line in its first ${Input.sniffBytes / 1024} KB`)
+    // Only ASCII and the display's own marks: no byte of the file as it was.
+    expect((run.stdout + run.stderr).replace(/[✗…]/g, "")).toMatch(/^[\x0a\x20-\x7e]*$/)
+  })
 })

@@ -48,6 +48,17 @@ describe("terminal (tmux)", () => {
       assert.notMatch(screen.split("Session complete")[1]!, frames, "spinner erased at the end")
     }).pipe(Effect.scoped), 90_000)
 
+  it.live("demo says once what is watched: the real CLI and its version, a scripted model, nothing billed", () =>
+    Effect.gen(function*() {
+      const pane = yield* Tmux.spawn([Tmux.node, Tmux.main, "demo"], { env: offline, cols: 200 })
+      const { code, screen } = yield* pane.exit(60_000)
+      assert.strictEqual(code, 0)
+      const version = JSON.parse(fs.readFileSync(path.join(Tmux.root, "node_modules", "@anthropic-ai", "claude-code", "package.json"), "utf8")).version
+      assert.strictEqual(screen.split(`the real Claude Code CLI ${version}`).length - 1, 1, screen)
+      assert.match(screen, /scripted model.*no network.*nothing billed/)
+      assert.isBelow(screen.indexOf("real Claude Code CLI"), screen.indexOf("● Read(TODO.md)"))
+    }).pipe(Effect.scoped), 90_000)
+
   it.live("the spinner counts the elapsed time up while the input waits", () =>
     Effect.gen(function*() {
       const pane = yield* Tmux.spawn(["sh", "-c", stalled("")], { env: offline })

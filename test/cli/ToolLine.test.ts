@@ -2,7 +2,9 @@
  * Tool lines for the `tool_use_result` shapes the recordings do not hold, and the text fallbacks.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as fs from "node:fs"
 import * as ToolLine from "../../src/cli/ToolLine.ts"
+import { allStreamJsonFiles, nameOf } from "../support/Corpus.ts"
 
 const ok = (toolName: string, meta: unknown, text = "") =>
   ToolLine.result({ toolName, isError: false, denied: false, text, meta, cwd: "/work" })
@@ -71,4 +73,32 @@ describe("paths relative to the working directory", () => {
     expect(ToolLine.result({ toolName: "Read", isError: true, denied: false, text: "File does not exist: C:\\work\\nope.txt", meta: undefined, cwd }))
       .toBe("Error: File does not exist: nope.txt")
   })
+})
+
+// Every successful Read result that carries `numLines`, with its text as the CLI wrote it.
+const reads = (file: string) =>
+  fs.readFileSync(file, "utf8").split("\n").flatMap((line) => {
+    try {
+      const m = JSON.parse(line)
+      const block = Array.isArray(m?.message?.content) ? m.message.content.find((b: any) => b.type === "tool_result") : undefined
+      if (m.type !== "user" || block === undefined || block.is_error === true || m.tool_use_result?.file?.numLines === undefined) return []
+      const text = typeof block.content === "string" ? block.content : block.content.map((b: any) => b.text ?? "").join("")
+      return [{ meta: m.tool_use_result, text }]
+    } catch {
+      return []
+    }
+  })
+
+describe("Read lines: one rule with and without metadata", () => {
+  it("a file ending in a newline: the numbered empty last line counts", () => {
+    expect(ok("Read", undefined, "1\thello\n2\t")).toBe(ok("Read", { type: "text", file: { filePath: "/work/a", content: "hello\n", numLines: 2, startLine: 1, totalLines: 2 } }))
+  })
+
+  const files = allStreamJsonFiles.filter((file) => reads(file).length > 0)
+  it("has recordings with Read metadata", () => expect(files.length).toBeGreaterThan(3))
+  for (const file of files) {
+    it(`the text counts what numLines says: ${nameOf(file)}`, () => {
+      for (const { meta, text } of reads(file)) expect(ok("Read", undefined, text)).toBe(ok("Read", meta, text))
+    })
+  }
 })

@@ -57,17 +57,55 @@ describe("view --format pretty", () => {
     })
 
     it(`ends each run with a closing line that carries the run's figures: ${name}`, () => {
-      const results = raw(file).filter((m) => m.type === "result")
+      // A main `init` while the session's run is still open (no result since its `init`) is the session going on
+      // after a background task: its runs end with results in a row, told as one closing line.
+      const groups: Array<Array<any>> = []
+      const open = new Map<string, number>()
+      const held = new Map<string, Array<any>>()
+      for (const m of raw(file)) {
+        if (m.type === "system" && m.subtype === "init" && (m.parent_tool_use_id ?? null) === null) {
+          open.set(m.session_id, (open.get(m.session_id) ?? 0) + 1)
+        } else if (m.type === "result") {
+          const runs = open.get(m.session_id) ?? 0
+          const group = [...(held.get(m.session_id) ?? []), m]
+          const failed = m.subtype !== "success" || m.is_error === true
+          if (runs > 1 && !failed) {
+            open.set(m.session_id, runs - 1)
+            held.set(m.session_id, group)
+          } else {
+            open.set(m.session_id, 0)
+            held.set(m.session_id, [])
+            groups.push(group)
+          }
+        }
+      }
+      for (const group of held.values()) if (group.length > 0) groups.push(group)
+      const results = groups.map((group) => ({
+        ...group.at(-1),
+        num_turns: group.reduce((n, r) => n + r.num_turns, 0),
+        duration_ms: group.reduce((n, r) => n + r.duration_ms, 0),
+        model_usage_since_last_result: group.every((r) => r.model_usage_since_last_result !== undefined)
+          ? { all: { costUSD: group.flatMap((r) => Object.values<any>(r.model_usage_since_last_result)).reduce((a, u) => a + u.costUSD, 0) } }
+          : undefined
+      }))
       const out = Pretty.renderAll(Run.items(file), Style.plain)
       const closing = out.split("\n").filter((l) => /^Session (complete|failed)/.test(l))
       expect(closing.length).toBe(results.length)
-      // API time and cost run on over a session's results: a run's own are the growth since the previous one.
+      // API time and cost run on over a session's results: a run's own are the growth since the previous one,
+      // its cost the sum of `model_usage_since_last_result` where the CLI writes it. A run with no API time
+      // (`/compact`) reports 0 and leaves the session's API time as it was.
       const previous = new Map<string, any>()
+      const apiSoFar = new Map<string, number>()
       results.forEach((r, i) => {
         const before = previous.get(r.session_id)
         previous.set(r.session_id, r)
-        const api = r.duration_api_ms - (before?.duration_api_ms ?? 0)
-        const cost = r.total_cost_usd - (before?.total_cost_usd ?? 0)
+        const apiBefore = apiSoFar.get(r.session_id) ?? 0
+        if (r.duration_api_ms !== 0) apiSoFar.set(r.session_id, r.duration_api_ms)
+        const api = r.duration_api_ms === 0 ? 0 : r.duration_api_ms - apiBefore
+        const own = r.model_usage_since_last_result
+        const cost = own === undefined
+          ? r.total_cost_usd - (before?.total_cost_usd ?? 0)
+          : Object.values<any>(own).reduce((sum, m) => sum + m.costUSD, 0)
         expect(closing[i]).toContain(`${r.num_turns} turn${r.num_turns === 1 ? "" : "s"}`)
         expect(closing[i]).toContain(`, ${Pretty.seconds(r.duration_ms)} total (${Pretty.seconds(api)} API), ${Pretty.dollars(cost)}`)
         if (before === undefined) expect(closing[i]).not.toContain("session $")

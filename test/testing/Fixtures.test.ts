@@ -44,3 +44,35 @@ describe("recorded fixtures", () => {
     }
   }
 })
+
+// The text of each streamed content block: its `input_json_delta` (and text) fragments joined, per message.
+const assembledBlocks = (text: string): Array<string> => {
+  const blocks = new Map<string, string>()
+  const messages = new Map<string, number>()
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) continue
+    const m = JSON.parse(line)
+    if (m.type !== "stream_event") continue
+    const parent = String(m.parent_tool_use_id ?? null)
+    if (m.event.type === "message_start") messages.set(parent, (messages.get(parent) ?? 0) + 1)
+    const delta = m.event.delta
+    if (m.event.type !== "content_block_delta") continue
+    const key = `${parent}/${messages.get(parent) ?? 0}/${m.event.index}`
+    blocks.set(key, (blocks.get(key) ?? "") + (delta.partial_json ?? delta.text ?? delta.thinking ?? ""))
+  }
+  return [...blocks.values()]
+}
+
+describe("recorded fixtures hold no random sandbox name", () => {
+  it("has streamed tool inputs to check", () => {
+    const all = fs.readdirSync(recorded).filter((f) => f.endsWith(".partial.jsonl"))
+      .flatMap((f) => assembledBlocks(fs.readFileSync(path.join(recorded, f), "utf8")))
+    assert.isAbove(all.filter((b) => b.includes("claude-sandbox")).length, 10)
+  })
+  for (const file of fs.readdirSync(recorded).filter((f) => f.endsWith(".partial.jsonl"))) {
+    it(`in any streamed block, its fragments joined: ${file}`, () => {
+      const blocks = assembledBlocks(fs.readFileSync(path.join(recorded, file), "utf8"))
+      for (const block of blocks) assert.notMatch(block, /claude-sandbox-(?!work\b)[A-Za-z0-9]/, block)
+    })
+  }
+})
