@@ -98,6 +98,68 @@ describe("ClaudeCodeLanguageModel", () => {
       Script.turn("Hello there, world. Nice to meet you.", { chunkSize: 5 })
     ])))))
 
+  it.live("streamText: reasoning, text and Claude Code's tool calls in the order they happened", () =>
+    Effect.gen(function*() {
+      const parts = yield* Stream.runCollect(LanguageModel.streamText({
+        prompt: "What is in data.txt?",
+        toolkit: Toolkit.make(ClaudeCodeTool.Read)
+      }))
+      const kinds = parts.map((p) => p.type).filter((t) => !t.endsWith("-delta"))
+      assert.deepStrictEqual(kinds, [
+        "response-metadata",
+        "reasoning-start",
+        "reasoning-end",
+        "text-start",
+        "text-end",
+        "tool-call",
+        "tool-result",
+        "text-start",
+        "text-end",
+        "finish"
+      ])
+      const joined = (type: string) => parts.flatMap((p) => p.type === type ? [(p as any).delta] : []).join("")
+      assert.strictEqual(joined("reasoning-delta"), "The file will say.")
+      assert.strictEqual(joined("text-delta"), "Reading it.It says s3cr3t.")
+    }).pipe(Effect.provide(scripted(({ cwd }) =>
+      Script.make([
+        Script.turn([
+          Script.thinking("The file will say."),
+          Script.text("Reading it."),
+          Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })
+        ]),
+        Script.turn("It says s3cr3t.")
+      ]), { files: { "data.txt": "s3cr3t\n" } }))))
+
+  it.live("an API error the CLI gives up on is an AiError with the reason its status says", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(LanguageModel.generateText({ prompt: "Hello" }))
+      assert.strictEqual(error.reason._tag, "InvalidRequestError")
+      // The CLI's own words for the 400 it got.
+      assert.include(error.message, "Prompt is too long")
+      assert.strictEqual((error.reason as any).metadata[ClaudeCodeLanguageModel.metadataKey].numTurns, 1)
+    }).pipe(Effect.provide(scripted(Script.make([
+      Script.turn("unused", { failures: [Script.invalidRequest("prompt is too long: 250000 tokens > 200000 maximum")] })
+    ])))))
+
+  it.live("withConfigOverride: per-request settings over the layer's", () =>
+    Effect.gen(function*() {
+      yield* LanguageModel.generateText({ prompt: "Hello" }).pipe(
+        ClaudeCodeLanguageModel.withConfigOverride({ model: "claude-haiku-4-5", appendSystemPrompt: "Answer in French." })
+      )
+      yield* LanguageModel.generateText({ prompt: "Hello again" })
+      const server = yield* ScriptedServer.ScriptedServer
+      const [first, second] = ScriptedServer.turnRequests(yield* server.requests).map((r) => r.body)
+      assert.strictEqual((first as any).model, "claude-haiku-4-5")
+      assert.include(JSON.stringify((first as any).system), "Answer in French.")
+      assert.strictEqual((second as any).model, "claude-sonnet-4-5")
+      assert.notInclude(JSON.stringify((second as any).system), "Answer in French.")
+    }).pipe(Effect.provide(
+      ClaudeCodeLanguageModel.layer({ model: "claude-sonnet-4-5" }).pipe(Layer.provideMerge(Scripted.layer(Script.make([
+        Script.turn("Bonjour."),
+        Script.turn("Hello.")
+      ]))))
+    )))
+
   const Person = Schema.Struct({ name: Schema.String, age: Schema.Number })
 
   it.live("generateObject: the CLI's structured output, decoded with the Schema", () =>
