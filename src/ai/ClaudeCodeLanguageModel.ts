@@ -87,6 +87,35 @@ export const metadataKey = Translate.metadataKey
 export const toolkitServerName = "toolkit"
 
 const toolkitPrefix = `mcp__${toolkitServerName}__`
+
+// The toolkit a request was given, as given: a toolkit resolved elsewhere carries handlers the request's
+// context may not have, and the provider options keep only the tools.
+class RequestToolkit extends Context.Service<RequestToolkit, unknown>()(
+  "effect-claude-code/ai/ClaudeCodeLanguageModel/RequestToolkit"
+) {}
+
+const isToolkit = (u: unknown): u is Toolkit.Any =>
+  typeof u === "function" && "~effect/ai/Toolkit" in u
+
+const isWithHandler = (u: unknown): u is Toolkit.WithHandler<Record<string, Tool.Any>> =>
+  typeof u === "object" && u !== null && "handle" in u && "tools" in u
+
+// The MCP server of the tools served: from handlers in context (a `Toolkit`), or from a resolved toolkit.
+const toolkitServer = (
+  served: ReadonlyArray<Tool.Any>,
+  given: unknown,
+  context: Context.Context<never>
+): McpServer.McpServer<any> | Tool.Any => {
+  if (isWithHandler(given) && !isToolkit(given)) {
+    const names = new Set(served.map((tool) => tool.name))
+    const tools = Object.fromEntries(Object.entries(given.tools).filter(([name]) => names.has(name)))
+    // What `McpServer.toolkit` reads of a toolkit: its tools, and the handlers it resolves to.
+    const resolved = Object.assign(Effect.succeed({ tools, handle: given.handle }), { tools })
+    return McpServer.fromToolkit(toolkitServerName, resolved as unknown as Toolkit.Toolkit<Record<string, Tool.Any>>)
+  }
+  const unhandled = served.find((tool) => !context.mapUnsafe.has(tool.id))
+  return unhandled ?? McpServer.fromToolkit(toolkitServerName, Toolkit.make(...served))
+}
 const module = "ClaudeCodeLanguageModel"
 
 const join = (a: string | undefined, b: string | undefined) =>
@@ -137,13 +166,15 @@ export const make = Effect.fnUntraced(function*(options: {
       const served = options.toolChoice === "none" ? [] : options.tools.filter(Tool.isUserDefined)
       const builtIns = options.tools.filter(ClaudeCodeTool.isClaudeCodeTool)
       const context = yield* Effect.context<never>()
-      const unhandled = served.find((tool) => !context.mapUnsafe.has(tool.id))
-      if (unhandled !== undefined) {
+      const server = served.length === 0
+        ? undefined
+        : toolkitServer(served, Option.getOrUndefined(Context.getOption(context, RequestToolkit)), context)
+      if (server !== undefined && Tool.isUserDefined(server)) {
         return yield* AiError.make({
           module,
           method,
           reason: new AiError.ToolConfigurationError({
-            toolName: unhandled.name,
+            toolName: server.name,
             description: "its handler is not in the context of the request (provide the toolkit's toLayer)"
           })
         })
@@ -175,7 +206,7 @@ export const make = Effect.fnUntraced(function*(options: {
             ? served.find((tool) => `${toolkitPrefix}${tool.name}` === name)
             : builtIns.find((tool) => tool.providerName === name)
       })
-      const needsSession = served.length > 0 || config.canUseTool !== undefined || config.hooks !== undefined ||
+      const needsSession = server !== undefined || config.canUseTool !== undefined || config.hooks !== undefined ||
         (config.mcpServers?.length ?? 0) > 0
       const messages: Stream.Stream<Message, CliError.ClaudeCliError | SessionError.SessionError> =
         needsSession
@@ -184,7 +215,7 @@ export const make = Effect.fnUntraced(function*(options: {
               ...turnOptions,
               mcpServers: [
                 ...(config.mcpServers ?? []),
-                ...(served.length === 0 ? [] : [McpServer.fromToolkit(toolkitServerName, Toolkit.make(...served))])
+                ...(server === undefined ? [] : [server as McpServer.McpServer<any>])
               ]
             }) as Effect.Effect<Session.Session, CliError.ClaudeCliError | SessionError.SessionError>,
             (session) => session.turn(turn.text)
@@ -218,11 +249,13 @@ export const make = Effect.fnUntraced(function*(options: {
     Option.isSome(Context.getOption(context, ResponseIdTracker.ResponseIdTracker))
       ? context
       : Context.add(context, ResponseIdTracker.ResponseIdTracker, tracker) as Context.Context<any>
+  const requestContext = (o: { readonly toolkit?: unknown }) => (context: Context.Context<any>): Context.Context<any> =>
+    o.toolkit === undefined ? tracked(context) : Context.add(tracked(context), RequestToolkit, o.toolkit)
   return LanguageModel.LanguageModel.of({
     ...model,
-    generateText: ((o: any) => Effect.updateContext(model.generateText(o), tracked)) as typeof model.generateText,
-    generateObject: ((o: any) => Effect.updateContext(model.generateObject(o), tracked)) as typeof model.generateObject,
-    streamText: ((o: any) => Stream.updateContext(model.streamText(o), tracked)) as typeof model.streamText
+    generateText: ((o: any) => Effect.updateContext(model.generateText(o), requestContext(o))) as typeof model.generateText,
+    generateObject: ((o: any) => Effect.updateContext(model.generateObject(o), requestContext(o))) as typeof model.generateObject,
+    streamText: ((o: any) => Stream.updateContext(model.streamText(o), requestContext(o))) as typeof model.streamText
   })
 })
 

@@ -225,6 +225,19 @@ describe("ClaudeCodeLanguageModel", () => {
       ])))
     ))
 
+  it.live("a toolkit resolved where its handlers were provided works where they are not", () =>
+    Effect.gen(function*() {
+      // As Effect's docs do: the toolkit yielded when a service is built, used by its methods later.
+      const toolkit = yield* Inventory.pipe(Effect.provide(InventoryHandlers))
+      calls.length = 0
+      const response = yield* LanguageModel.generateText({ prompt: "How many p-2 are left?", toolkit })
+      assert.deepStrictEqual(calls, ["p-2"])
+      assert.deepStrictEqual(response.toolResults.map((r) => r.result), [{ productId: "p-2", available: 42 }])
+    }).pipe(Effect.provide(scripted(Script.make([
+      Script.turn(Script.toolUse("mcp__toolkit__GetInventory", { productId: "p-2" })),
+      Script.turn("42 left.")
+    ])))))
+
   it.live("a Chat of two turns resumes one Claude Code session without resending the history", () =>
     Effect.gen(function*() {
       const chat = yield* Chat.empty
