@@ -189,6 +189,15 @@ describe("ClaudeCodeLanguageModel", () => {
       Script.turn("unused")
     ])))))
 
+  it.live("generateObject: answers the CLI's JSON Schema rejects until it gives up are a StructuredOutputError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(LanguageModel.generateObject({ prompt: "Who?", schema: Person }))
+      assert.strictEqual(error.reason._tag, "StructuredOutputError")
+      assert.include(error.message, "/age: must be number")
+    }).pipe(Effect.provide(scripted(Script.make(
+      Array.from({ length: 5 }, () => Script.turn(Script.toolUse("StructuredOutput", { name: "Ada", age: "old" })))
+    )))))
+
   const GetInventory = Tool.make("GetInventory", {
     description: "Stock level of a product",
     parameters: Schema.Struct({ productId: Schema.String }),
