@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as path from "node:path"
 import { ClaudeCodeLanguageModel, ClaudeCodeTool } from "../../src/ai/index.ts"
+import * as Live from "../../src/layers/Live.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -140,6 +141,18 @@ describe("ClaudeCodeLanguageModel", () => {
     }).pipe(Effect.provide(scripted(Script.make([
       Script.turn("unused", { failures: [Script.invalidRequest("prompt is too long: 250000 tokens > 200000 maximum")] })
     ])))))
+
+  it.live("a CLI that cannot run is an AiError naming why", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(LanguageModel.generateText({ prompt: "Hello" }))
+      assert.strictEqual(error.reason._tag, "UnknownError")
+      assert.deepStrictEqual((error.reason as any).metadata[ClaudeCodeLanguageModel.metadataKey], {
+        error: "ExecutableNotFound"
+      })
+      assert.include(error.message, "/nonexistent/claude")
+    }).pipe(Effect.provide(
+      ClaudeCodeLanguageModel.layer().pipe(Layer.provide(Live.layer({ executable: "/nonexistent/claude" })))
+    )))
 
   it.live("withConfigOverride: per-request settings over the layer's", () =>
     Effect.gen(function*() {
