@@ -162,7 +162,9 @@ export const make = Effect.fnUntraced(function*(options: {
     Stream.unwrap(Effect.gen(function*() {
       const config = yield* settings
       const resumed = options.previousResponseId !== undefined && options.incrementalPrompt !== undefined
-      const turn = yield* Prompt.render(resumed ? options.incrementalPrompt! : options.prompt, module, method)
+      // A resumed session gets only the new messages; the system messages are options of the process, given to each.
+      const whole = yield* Prompt.render(options.prompt, module, method)
+      const turn = resumed ? yield* Prompt.render(options.incrementalPrompt!, module, method) : whole
       const served = options.toolChoice === "none" ? [] : options.tools.filter(Tool.isUserDefined)
       const builtIns = options.tools.filter(ClaudeCodeTool.isClaudeCodeTool)
       const context = yield* Effect.context<never>()
@@ -182,7 +184,7 @@ export const make = Effect.fnUntraced(function*(options: {
       const json = options.responseFormat.type === "json"
       const turnOptions: Session.Options<unknown> = {
         ...config,
-        appendSystemPrompt: join(config.appendSystemPrompt, turn.system),
+        appendSystemPrompt: join(config.appendSystemPrompt, whole.system),
         allowedTools: [
           ...(config.allowedTools ?? []),
           ...builtIns.map((tool) => tool.providerName),

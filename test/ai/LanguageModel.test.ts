@@ -262,7 +262,7 @@ describe("ClaudeCodeLanguageModel", () => {
 
   it.live("a Chat of two turns resumes one Claude Code session without resending the history", () =>
     Effect.gen(function*() {
-      const chat = yield* Chat.empty
+      const chat = yield* Chat.fromPrompt([{ role: "system", content: "Answer in one sentence." }])
       const first = yield* chat.generateText({ prompt: "My name is Ada." })
       const second = yield* chat.generateText({ prompt: "What is my name?" })
       assert.strictEqual(second.text, "Your name is Ada.")
@@ -275,6 +275,10 @@ describe("ClaudeCodeLanguageModel", () => {
       // ...and the CLI was sent only the new message, not a transcript of the chat.
       assert.strictEqual(MessagesRequest.lastUserText(requests[1]).trim(), "What is my name?")
       assert.notInclude(JSON.stringify(requests[1].messages), "The conversation so far")
+      // Both processes run with the chat's system message.
+      const server = yield* ScriptedServer.ScriptedServer
+      const systems = ScriptedServer.turnRequests(yield* server.requests).map((r) => JSON.stringify((r.body as any).system))
+      assert.deepStrictEqual(systems.map((system) => system.includes("Answer in one sentence.")), [true, true])
     }).pipe(Effect.provide(scripted(Script.make([
       Script.turn("Nice to meet you, Ada."),
       Script.turn("Your name is Ada.")
