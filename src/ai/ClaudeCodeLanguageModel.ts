@@ -14,8 +14,10 @@
  * - `generateObject` passes the Schema as `--json-schema` and decodes the CLI's `structured_output`.
  * - Multi-turn: each instance tracks the sessions it answered from (`ResponseIdTracker`), so a `Chat`'s next
  *   turn resumes the same Claude Code session (`--resume`) and sends only the new messages.
- * - Failures are `AiError`s: an error result by its HTTP status, a run that ends badly as an internal
- *   provider error, output that cannot be read as invalid output.
+ * - Failures are `AiError`s: an API error the CLI gave up on by its HTTP status, structured output that does
+ *   not fit as `StructuredOutputError`, a run that ends badly as `InternalProviderError`, output that cannot
+ *   be read as `InvalidOutputError`, a CLI that cannot run or dies as `UnknownError` (the `ClaudeCliError`
+ *   reason in its metadata). Max turns or budget reached is a `"length"` finish, not a failure.
  *
  * @since 0.1.0
  */
@@ -32,6 +34,7 @@ import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
@@ -134,6 +137,11 @@ const cliFailure = (method: string) => (error: CliError.ClaudeCliError | Session
   })
 }
 
+// The JSON Schema the CLI is given is the one Anthropic's structured output takes; constraints it cannot say
+// stay in the codec that decodes the answer.
+const jsonSchemaOf = (schema: Schema.Top): Record<string, unknown> =>
+  AnthropicStructuredOutput.toCodecAnthropic(schema as Schema.Codec<unknown, unknown>).jsonSchema as Record<string, unknown>
+
 interface Request {
   readonly options: LanguageModel.ProviderOptions
   readonly method: "generateText" | "streamText"
@@ -182,22 +190,18 @@ export const make = Effect.fnUntraced(function*(options: {
         })
       }
       const json = options.responseFormat.type === "json"
+      const allowedTools = [
+        ...(config.allowedTools ?? []),
+        ...builtIns.map((tool) => tool.providerName),
+        ...served.map((tool) => `${toolkitPrefix}${tool.name}`)
+      ]
       const turnOptions: Session.Options<unknown> = {
         ...config,
         appendSystemPrompt: join(config.appendSystemPrompt, whole.system),
-        allowedTools: [
-          ...(config.allowedTools ?? []),
-          ...builtIns.map((tool) => tool.providerName),
-          ...served.map((tool) => `${toolkitPrefix}${tool.name}`)
-        ],
+        allowedTools: allowedTools.length === 0 ? undefined : allowedTools,
         includePartialMessages: config.includePartialMessages ?? streaming,
         resume: resumed ? options.previousResponseId : config.resume,
-        ...(options.responseFormat.type === "json"
-          ? {
-            jsonSchema: AnthropicStructuredOutput.toCodecAnthropic(options.responseFormat.schema as any)
-              .jsonSchema as Record<string, unknown>
-          }
-          : {})
+        jsonSchema: options.responseFormat.type === "json" ? jsonSchemaOf(options.responseFormat.schema) : undefined
       }
       const translator = Translate.make({
         json,

@@ -142,6 +142,19 @@ describe("ClaudeCodeLanguageModel", () => {
       Script.turn("unused", { failures: [Script.invalidRequest("prompt is too long: 250000 tokens > 200000 maximum")] })
     ])))))
 
+  it.live("a run stopped at maxTurns finishes with \"length\" and what it produced", () =>
+    Effect.gen(function*() {
+      const response = yield* LanguageModel.generateText({ prompt: "What is in data.txt?" }).pipe(
+        ClaudeCodeLanguageModel.withConfigOverride({ maxTurns: 1 })
+      )
+      assert.strictEqual(response.finishReason, "length")
+      assert.strictEqual(response.text, "Reading data.txt.")
+    }).pipe(Effect.provide(scripted(({ cwd }) =>
+      Script.make([
+        Script.turn([Script.text("Reading data.txt."), Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })]),
+        Script.turn("data.txt holds the secret.")
+      ]), { files: { "data.txt": "s3cr3t\n" } }))))
+
   it.live("a CLI that cannot run is an AiError naming why", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(LanguageModel.generateText({ prompt: "Hello" }))
