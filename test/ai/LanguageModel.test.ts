@@ -2,7 +2,7 @@
  * Claude Code as an effect/ai LanguageModel: the real CLI against the scripted model.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { AiError, Chat, LanguageModel, Tool, Toolkit } from "effect/ai"
+import { AiError, Chat, LanguageModel, Model, Tool, Toolkit } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -165,6 +165,20 @@ describe("ClaudeCodeLanguageModel", () => {
       assert.include(error.message, "/nonexistent/claude")
     }).pipe(Effect.provide(
       ClaudeCodeLanguageModel.layer().pipe(Layer.provide(Live.layer({ executable: "/nonexistent/claude" })))
+    )))
+
+  it.live("model: an effect/ai Model naming the provider and the model", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* Model.ProviderName, "claude-code")
+      assert.strictEqual(yield* Model.ModelName, "claude-haiku-4-5")
+      yield* LanguageModel.generateText({ prompt: "Hello" })
+      const server = yield* ScriptedServer.ScriptedServer
+      const [request] = ScriptedServer.turnRequests(yield* server.requests)
+      assert.strictEqual((request.body as any).model, "claude-haiku-4-5")
+    }).pipe(Effect.provide(
+      ClaudeCodeLanguageModel.model("claude-haiku-4-5").pipe(
+        Layer.provideMerge(Scripted.layer(Script.make([Script.turn("Hello.")])))
+      )
     )))
 
   it.live("withConfigOverride: per-request settings over the layer's", () =>
