@@ -33,6 +33,13 @@ const claudeCode = (response: { readonly content: ReadonlyArray<{ readonly type:
     any
   >
 
+/** The model reads data.txt (which the sandbox holds), then answers. */
+const readingData = scripted(({ cwd }) =>
+  Script.make([
+    Script.turn([Script.text("Reading data.txt."), Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })]),
+    Script.turn("data.txt holds the secret.")
+  ]), { files: { "data.txt": "s3cr3t\n" } })
+
 describe("ClaudeCodeLanguageModel", () => {
   it.live("generateText: the final text, the tool calls Claude Code made with their results, usage and cost", () =>
     Effect.gen(function*() {
@@ -60,11 +67,7 @@ describe("ClaudeCodeLanguageModel", () => {
       assert.isAbove(meta.costUsd, 0)
       assert.strictEqual(meta.numTurns, 2)
       assert.deepStrictEqual(meta.toolCalls, [])
-    }).pipe(Effect.provide(scripted(({ cwd }) =>
-      Script.make([
-        Script.turn([Script.text("Reading data.txt."), Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })]),
-        Script.turn("data.txt holds the secret.")
-      ]), { files: { "data.txt": "s3cr3t\n" } }))))
+    }).pipe(Effect.provide(readingData)))
 
   it.live("generateText: calls of tools the request did not declare are kept in the finish metadata", () =>
     Effect.gen(function*() {
@@ -149,11 +152,7 @@ describe("ClaudeCodeLanguageModel", () => {
       )
       assert.strictEqual(response.finishReason, "length")
       assert.strictEqual(response.text, "Reading data.txt.")
-    }).pipe(Effect.provide(scripted(({ cwd }) =>
-      Script.make([
-        Script.turn([Script.text("Reading data.txt."), Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })]),
-        Script.turn("data.txt holds the secret.")
-      ]), { files: { "data.txt": "s3cr3t\n" } }))))
+    }).pipe(Effect.provide(readingData)))
 
   it.live("a CLI that cannot run is an AiError naming why", () =>
     Effect.gen(function*() {
