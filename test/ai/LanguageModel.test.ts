@@ -286,6 +286,32 @@ describe("ClaudeCodeLanguageModel", () => {
       Script.turn("42 left.")
     ])))))
 
+  it.live("a streaming Chat: the toolkit's calls stream by, and the next turn resumes the session", () =>
+    Effect.gen(function*() {
+      const chat = yield* Chat.empty
+      calls.length = 0
+      const first = yield* Stream.runCollect(chat.streamText({ prompt: "How many p-1 are left?", toolkit: Inventory }))
+      assert.deepStrictEqual(calls, ["p-1"])
+      const result = first.find((p) => p.type === "tool-result")
+      assert.deepStrictEqual(result?.type === "tool-result" ? [result.name, result.result] : [], [
+        "GetInventory",
+        { productId: "p-1", available: 42 }
+      ])
+      const second = yield* Stream.runCollect(chat.streamText({ prompt: "Thanks!" }))
+      const text = second.flatMap((p) => p.type === "text-delta" ? [p.delta] : []).join("")
+      assert.strictEqual(text, "You are welcome.")
+      const requests = yield* turnRequests
+      assert.strictEqual(MessagesRequest.assistantTurns(requests[2]), 2)
+      assert.strictEqual(MessagesRequest.lastUserText(requests[2]).trim(), "Thanks!")
+    }).pipe(
+      Effect.provide(InventoryHandlers),
+      Effect.provide(scripted(Script.make([
+        Script.turn(Script.toolUse("mcp__toolkit__GetInventory", { productId: "p-1" })),
+        Script.turn("42 left."),
+        Script.turn("You are welcome.")
+      ])))
+    ))
+
   it.live("a Chat of two turns resumes one Claude Code session without resending the history", () =>
     Effect.gen(function*() {
       const chat = yield* Chat.fromPrompt([{ role: "system", content: "Answer in one sentence." }])
