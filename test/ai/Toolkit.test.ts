@@ -70,6 +70,8 @@ describe("McpServer.fromToolkit", () => {
       const invalid = (yield* connection.handle(rpc(4, "tools/call", { name: "Divide", arguments: { a: "x", b: 1 } }))) as any
       assert.strictEqual(invalid.id, 4)
       assert.strictEqual(invalid.error.code, -32602)
+      const unknown = (yield* connection.handle(rpc(5, "resources/teleport", {}))) as any
+      assert.strictEqual(unknown.error.code, -32601)
     }).pipe(Effect.scoped, Effect.provide(handlers)))
 
   it.effect("a client that calls before its handshake gets one made for it", () =>
