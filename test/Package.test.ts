@@ -47,6 +47,7 @@ describe("the packed package", () => {
       assert.include(names.get("./schema")!.split(","), "Message")
       assert.include(names.get("./filter")!.split(","), "Filter")
       assert.include(names.get("./testing")!.split(","), "ScriptedServer")
+      assert.include(names.get("./ai")!.split(","), "ClaudeCodeLanguageModel")
 
       const help = run(process.execPath, [path.join(installed, manifest.bin["effect-claude-code"])].concat("--help"), app)
       for (const command of ["run", "view", "stats", "demo"]) assert.include(help, command)

@@ -13,7 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Hooks from "./Hooks.ts"
-import * as McpServer from "./McpServer.ts"
+import type * as McpServer from "./McpServer.ts"
 import * as Permission from "./Permission.ts"
 import * as Protocol from "./Protocol.ts"
 
@@ -26,7 +26,8 @@ import * as Protocol from "./Protocol.ts"
 export interface Callbacks<R = never> {
   readonly canUseTool?: Permission.CanUseTool<R> | undefined
   readonly hooks: Hooks.Registration<R>
-  readonly mcpServers?: ReadonlyArray<McpServer.McpServer<R>> | undefined
+  /** The session's in-process MCP servers, running (see `McpServer.connect`). */
+  readonly mcpServers?: ReadonlyArray<McpServer.Connection> | undefined
   /** How long one callback may take before the CLI gets an answer without it. No default. */
   readonly timeout?: Duration.Input | undefined
 }
@@ -140,7 +141,7 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
           ? callbackError(new UnknownMcpServer({ server: request.server_name }))
           : run(
             `the MCP server "${server.name}"`,
-            Effect.map(McpServer.handle(server, request.message as McpServer.JsonRpcMessage), (mcp_response) => ({
+            Effect.map(server.handle(request.message as McpServer.JsonRpcMessage), (mcp_response) => ({
               mcp_response
             }))
           )

@@ -1,14 +1,33 @@
 /**
- * An MCP server that lives in the application: tools with Effect Schema inputs and Effect handlers, reached
- * by the CLI through the control protocol's `mcp_message` requests (JSON-RPC `initialize`, `tools/list`,
- * `tools/call`), like the official SDKs' `createSdkMcpServer`. The model calls it as `mcp__<server>__<tool>`.
+ * An MCP server that lives in the application, reached by the CLI through the control protocol's
+ * `mcp_message` requests, like the official SDKs' `createSdkMcpServer`. The model calls its tools as
+ * `mcp__<server>__<tool>`.
+ *
+ * The server is `effect/ai`'s own `McpServer`: its registrations (an `effect/ai` `Toolkit` through
+ * {@link fromToolkit}, the tools of {@link tool}, or any `McpServer` registration layer) are served over an
+ * in-process transport that a session feeds with the JSON-RPC messages of the CLI's `mcp_message` requests
+ * and answers from the server's replies, so the protocol (handshake, `tools/list`, `tools/call`, errors) is
+ * `effect/ai`'s, not written here.
  *
  * @since 0.1.0
  */
+import * as AiMcpProtocol from "effect/ai/McpProtocol"
+import * as AiMcpSchema from "effect/ai/McpSchema"
+import * as AiMcpServer from "effect/ai/McpServer"
+import type * as Toolkit from "effect/ai/Toolkit"
+import type * as AiTool from "effect/ai/Tool"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import type * as RpcMessage from "effect/rpc/RpcMessage"
+import * as RpcSerialization from "effect/rpc/RpcSerialization"
+import * as RpcServer from "effect/rpc/RpcServer"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { describe } from "./internal/describe.ts"
 
 /**
@@ -37,13 +56,16 @@ export interface Tool<R = never> {
 }
 
 /**
+ * A server: a name the CLI knows it by, and the `effect/ai` `McpServer` registrations it serves, which need
+ * the services `R` (provided by the session, from the context it was made in).
+ *
  * @since 0.1.0
  * @category models
  */
 export interface McpServer<R = never> {
   readonly name: string
   readonly version: string
-  readonly tools: ReadonlyArray<Tool<R>>
+  readonly registrations: Layer.Layer<never, never, R | AiMcpServer.McpServer>
 }
 
 /**
@@ -107,7 +129,31 @@ export const tool = <S extends Schema.Codec<any, any, never, never>, R = never>(
   }
 }
 
+// Registers the tools of `tool` with effect/ai's server, so that they are listed and called like a toolkit's.
+const register = <R>(tools: ReadonlyArray<Tool<R>>): Layer.Layer<never, never, R | AiMcpServer.McpServer> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const registry = yield* AiMcpServer.McpServer
+    const context = yield* Effect.context<R>()
+    for (const t of tools) {
+      yield* registry.addTool({
+        tool: new AiMcpSchema.Tool({
+          name: t.name,
+          description: t.description,
+          inputSchema: t.inputSchema as AiMcpSchema.Tool["inputSchema"]
+        }),
+        annotations: Context.empty(),
+        handle: (payload) =>
+          Effect.map(
+            Effect.provideContext(t.call(payload ?? {}), context),
+            (result) => new AiMcpSchema.CallToolResult(result as typeof AiMcpSchema.CallToolResult.Type)
+          )
+      })
+    }
+  }))
+
 /**
+ * A server of {@link tool}s.
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -118,7 +164,52 @@ export const make = <const Tools extends ReadonlyArray<Tool<any>>>(
 ): McpServer<Services<Tools[number]>> => ({
   name,
   version: options.version ?? "0.1.0",
-  tools
+  registrations: register(tools)
+})
+
+/**
+ * The services a toolkit's server needs: the handlers of its tools (`Toolkit.toLayer`) and what they need.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolkitServices<Tools extends Record<string, AiTool.Any>> = Exclude<
+  AiMcpServer.ToolkitRequirements<Tools>,
+  AiMcpServer.McpServer
+>
+
+/**
+ * A server of an `effect/ai` `Toolkit`: the same tool definitions any Effect AI provider takes, with their
+ * parameters, success and failure schemas and annotations (read-only, destructive, idempotent, open-world)
+ * carried over by `effect/ai`'s `McpServer.toolkit`. The handlers come from the toolkit's `toLayer`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Tool, Toolkit } from "effect/ai"
+ * import { ClaudeCli } from "effect-claude-code"
+ * import { McpServer } from "effect-claude-code/session"
+ *
+ * const Tickets = Toolkit.make(Tool.make("ticket_status", {
+ *   parameters: Schema.Struct({ id: Schema.String }),
+ *   success: Schema.String
+ * }))
+ * const handlers = Tickets.toLayer({ ticket_status: ({ id }) => Effect.succeed(id === "ECC-1" ? "open" : "closed") })
+ * const session = ClaudeCli.session({ mcpServers: [McpServer.fromToolkit("tickets", Tickets)] }).pipe(
+ *   Effect.provide(handlers)
+ * )
+ * ```
+ */
+export const fromToolkit = <Tools extends Record<string, AiTool.Any>>(
+  name: string,
+  toolkit: Toolkit.Toolkit<Tools>,
+  options: { readonly version?: string } = {}
+): McpServer<ToolkitServices<Tools>> => ({
+  name,
+  version: options.version ?? "0.1.0",
+  registrations: AiMcpServer.toolkit(toolkit) as Layer.Layer<never, never, ToolkitServices<Tools> | AiMcpServer.McpServer>
 })
 
 /**
@@ -134,44 +225,131 @@ export interface JsonRpcMessage {
   readonly params?: Readonly<Record<string, unknown>> | undefined
 }
 
-const reply = (id: JsonRpcMessage["id"], body: Record<string, unknown>) => ({ jsonrpc: "2.0", id: id ?? 0, ...body })
+/**
+ * A running server, for one session: the reply to each message of the CLI's MCP client.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Connection {
+  readonly name: string
+  /**
+   * The JSON-RPC reply to one message. Notifications get an empty result at once, as the CLI expects an
+   * answer to every `mcp_message` request.
+   */
+  readonly handle: (message: JsonRpcMessage) => Effect.Effect<Record<string, unknown>>
+}
+
+const serialization = RpcSerialization.jsonRpc()
+
+// Every stateful revision, so that the CLI's `initialize` negotiates the one it speaks.
+const protocols = [
+  AiMcpProtocol.v2025_11_25,
+  AiMcpProtocol.v2025_06_18,
+  AiMcpProtocol.v2025_03_26,
+  AiMcpProtocol.v2024_11_05
+] as const
+
+const keyOf = (id: unknown): string => JSON.stringify(id)
+
+const replies = (encoded: string): ReadonlyArray<Record<string, unknown>> => {
+  const parsed: unknown = JSON.parse(encoded)
+  return (Array.isArray(parsed) ? parsed : [parsed]) as ReadonlyArray<Record<string, unknown>>
+}
 
 /**
- * The JSON-RPC reply to one message. Notifications get an empty result, as the CLI expects an answer to every
- * `mcp_message` request; unknown methods get a JSON-RPC "method not found" error.
+ * Starts `effect/ai`'s `McpServer` with the server's registrations over an in-process transport; it runs
+ * until the Scope closes. Replies the server sends on its own (notifications, requests to the client) have
+ * no way back through the control protocol and are dropped.
  *
  * @since 0.1.0
  * @category running
  */
-export const handle = <R>(server: McpServer<R>, message: JsonRpcMessage): Effect.Effect<Record<string, unknown>, never, R> => {
-  switch (message.method) {
-    case "initialize":
-      return Effect.succeed(reply(message.id, {
-        result: {
-          protocolVersion: message.params?.protocolVersion ?? "2025-06-18",
-          capabilities: { tools: {} },
-          serverInfo: { name: server.name, version: server.version }
-        }
-      }))
-    case "tools/list":
-      return Effect.succeed(reply(message.id, {
-        result: {
-          tools: server.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))
-        }
-      }))
-    case "tools/call": {
-      const name = message.params?.name
-      const found = server.tools.find((t) => t.name === name)
-      if (found === undefined) {
-        return Effect.succeed(reply(message.id, { error: { code: -32602, message: `Unknown tool: ${String(name)}` } }))
-      }
-      return Effect.map(found.call(message.params?.arguments ?? {}), (result) => reply(message.id, { result }))
-    }
-    default:
-      return Effect.succeed(
-        message.method?.startsWith("notifications/") === true || message.method === undefined
-          ? reply(message.id, { result: {} })
-          : reply(message.id, { error: { code: -32601, message: `Method not found: ${message.method}` } })
+export const connect = <R>(server: McpServer<R>): Effect.Effect<Connection, never, Scope.Scope | R> =>
+  Effect.gen(function*() {
+    const incoming = yield* Queue.unbounded<string>()
+    const waiting = new Map<string, Deferred.Deferred<Record<string, unknown>>>()
+    const transport = RpcServer.Protocol.make(Effect.fnUntraced(function*(writeRequest) {
+      const parser = serialization.makeUnsafe()
+      yield* Queue.take(incoming).pipe(
+        Effect.flatMap((frame) =>
+          Effect.forEach(
+            parser.decode(frame) as ReadonlyArray<RpcMessage.FromClientEncoded>,
+            (message) => writeRequest(0, message),
+            { discard: true }
+          )
+        ),
+        Effect.forever,
+        Effect.forkScoped
       )
-  }
-}
+      return {
+        disconnects: yield* Queue.make<number>(),
+        send: (_clientId, response) =>
+          Effect.sync(() => {
+            const encoded = parser.encode(response)
+            if (typeof encoded !== "string") return
+            for (const reply of replies(encoded)) {
+              const key = keyOf(reply.id)
+              const deferred = waiting.get(key)
+              if (deferred === undefined) continue
+              waiting.delete(key)
+              Deferred.doneUnsafe(deferred, Exit.succeed(reply))
+            }
+          }),
+        end: () => Effect.void,
+        clientIds: Effect.succeed(new Set([0])),
+        initialMessage: Effect.succeedNone,
+        supportsAck: false,
+        supportsTransferables: false,
+        supportsSpanPropagation: false,
+        supportsNotifications: true,
+        codecFor: serialization.codecFor
+      }
+    }))
+    yield* Layer.build(
+      AiMcpServer.layer({
+        name: server.name,
+        version: server.version,
+        protocols,
+        registrations: server.registrations as Layer.Layer<never, never, AiMcpServer.McpServer>
+      }).pipe(Layer.provide(Layer.effect(RpcServer.Protocol, transport)))
+    ).pipe(Effect.orDie)
+    const notify = (message: JsonRpcMessage) => Queue.offer(incoming, JSON.stringify(message))
+    const request = (message: JsonRpcMessage): Effect.Effect<Record<string, unknown>> => {
+      const key = keyOf(message.id)
+      return Effect.gen(function*() {
+        const deferred = yield* Deferred.make<Record<string, unknown>>()
+        waiting.set(key, deferred)
+        yield* Queue.offer(incoming, JSON.stringify(message))
+        return yield* Deferred.await(deferred)
+      }).pipe(Effect.onInterrupt(() =>
+        // The handler stops with its caller (a callback deadline, the session's end).
+        Effect.suspend(() => {
+          waiting.delete(key)
+          return notify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: message.id } })
+        })
+      ))
+    }
+    // A client that calls before its handshake (the CLI always shakes hands first) gets one made for it, so
+    // that the server's lifecycle holds whatever order the messages come in.
+    let initialized = false
+    const handshake = yield* Effect.cached(Effect.suspend(() =>
+      initialized ? Effect.void : request({
+        jsonrpc: "2.0",
+        id: "effect-claude-code/initialize",
+        method: "initialize",
+        params: { protocolVersion: protocols[1].protocolVersion, capabilities: {}, clientInfo: { name: "claude", version: "0" } }
+      }).pipe(Effect.andThen(notify({ jsonrpc: "2.0", method: "notifications/initialized" })))
+    ))
+    const handle = (message: JsonRpcMessage): Effect.Effect<Record<string, unknown>> => {
+      if (message.id === undefined || message.id === null || message.method === undefined) {
+        return Effect.as(notify(message), { jsonrpc: "2.0", id: message.id ?? 0, result: {} })
+      }
+      if (message.method === "initialize") {
+        initialized = true
+        return request(message)
+      }
+      return Effect.andThen(handshake, request(message))
+    }
+    return { name: server.name, handle }
+  }) as Effect.Effect<Connection, never, Scope.Scope | R>

@@ -101,7 +101,7 @@ import * as Interrupt from "./internal/interrupt.ts"
 import * as Args from "./internal/options.ts"
 import * as Route from "./internal/route.ts"
 import * as Turns from "./internal/turns.ts"
-import type * as McpServer from "./McpServer.ts"
+import * as McpServer from "./McpServer.ts"
 import type * as Permission from "./Permission.ts"
 import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
@@ -322,10 +322,14 @@ const start = Effect.fnUntraced(function*(
   yield* Effect.forkScoped(idle.run)
 
   const hooks = Hooks.register(options.hooks)
+  const mcpServers = yield* Effect.forEach(
+    options.mcpServers ?? [],
+    (server) => Effect.provideContext(McpServer.connect(server), context)
+  )
   const answer = Incoming.handler({
     canUseTool: options.canUseTool,
     hooks,
-    mcpServers: options.mcpServers,
+    mcpServers,
     timeout: options.callbackTimeout
   }, context)
   const protocol = yield* Protocol.make({
