@@ -7,9 +7,9 @@
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { installCli } from "./internal/installCli.ts"
-import * as Redaction from "./Redaction.ts"
-import { isDecodeError, withFields } from "./stream/DecodeError.ts"
-import { redactCutAtEnd, redactDecodeError, redactRaw } from "./stream/internal/cut.ts"
+import * as Redaction from "./internal/redaction.ts"
+import { isDecodeError } from "./stream/DecodeError.ts"
+import { redactCutAtEnd, redactDecodeError, redactRaw, withFields } from "./stream/internal/cut.ts"
 
 /**
  * The CLI executable could not be found.

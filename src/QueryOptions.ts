@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import * as Redacted from "effect/Redacted"
-import * as Redaction from "./Redaction.ts"
+import * as Redaction from "./internal/redaction.ts"
 
 /**
  * The CLI's permission modes. `default` (the name the SDK and the `init` line use) and `manual` ask as the

@@ -3,10 +3,10 @@
  * `ClaudeCliError` (`DecodeFailed`, `LineTooLong`). Queries and sessions share it.
  */
 import * as CliError from "../ClaudeCliError.ts"
-import * as Redaction from "../Redaction.ts"
+import * as Redaction from "./redaction.ts"
 import * as Decode from "../stream/Decode.ts"
-import { type DecodeError, isDecodeError, withFields } from "../stream/DecodeError.ts"
-import { redactDecodeError as redactWith } from "../stream/internal/cut.ts"
+import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import { redactDecodeError as redactWith, withFields } from "../stream/internal/cut.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
 
 /**

@@ -12,7 +12,7 @@ import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliRun from "../internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
-import * as Redaction from "../Redaction.ts"
+import * as Redaction from "../internal/redaction.ts"
 import * as Session from "../session/Session.ts"
 import * as Process from "../Process.ts"
 

@@ -5,7 +5,7 @@
  */
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
-import * as Redaction from "../Redaction.ts"
+import * as Redaction from "../internal/redaction.ts"
 
 /**
  * The CLI answered a control request with an error.

@@ -159,35 +159,6 @@ export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError"
  */
 export const make = (reason: Reason): DecodeError => new DecodeError({ reason })
 
-/**
- * The error with some fields of its reason replaced: a redacted raw cut, or the cause dropped (`cause:
- * undefined`) when it quotes a secret.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const withFields = (
-  error: DecodeError,
-  fields: { readonly raw?: string; readonly detail?: string; readonly cause?: undefined }
-): DecodeError => {
-  // A spread copies the fields, not the cause (an Error's own, not enumerable).
-  const next = <R extends Reason>(reason: R) => ({
-    ...reason,
-    ...(reason.cause === undefined ? {} : { cause: reason.cause }),
-    ...fields
-  })
-  const reason = error.reason
-  switch (reason._tag) {
-    case "InvalidUtf8":
-      return make(new InvalidUtf8(next(reason)))
-    case "LineTooLong":
-      return make(new LineTooLong(next(reason)))
-    case "InvalidJson":
-      return make(new InvalidJson(next(reason)))
-    case "SchemaMismatch":
-      return make(new SchemaMismatch(next(reason)))
-  }
-}
 
 /**
  * @since 0.1.0

@@ -113,7 +113,7 @@ const passthrough = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT", "
  * @since 0.1.0
  * @category constructors
  */
-export const environment = (home: string, baseUrl: string | undefined, path: Path.Path): Record<string, string> => {
+const environment = (home: string, baseUrl: string | undefined, path: Path.Path): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const key of passthrough) {
     const value = process.env[key]

@@ -90,7 +90,7 @@ export interface Run {
  * @since 0.1.0
  * @category constructors
  */
-export const cliArgs = (scenario: Scenario, options: RunOptions = {}): ReadonlyArray<string> => [
+const cliArgs = (scenario: Scenario, options: RunOptions = {}): ReadonlyArray<string> => [
   ...(scenario.input === undefined ? ["-p", scenario.prompt] : ["-p", "--input-format", "stream-json"]),
   "--output-format",
   "stream-json",
@@ -106,7 +106,7 @@ export const cliArgs = (scenario: Scenario, options: RunOptions = {}): ReadonlyA
  * @since 0.1.0
  * @category constructors
  */
-export const userMessageLine = (text: string): string =>
+const userMessageLine = (text: string): string =>
   JSON.stringify({ type: "user", message: { role: "user", content: text }, parent_tool_use_id: null }) + "\n"
 
 const parseLine = (line: string): Record<string, any> => {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Redacted from "effect/Redacted"
 import * as QueryOptions from "../../src/QueryOptions.ts"
-import * as Redaction from "../../src/Redaction.ts"
+import * as Redaction from "../../src/internal/redaction.ts"
 
 const base = ["-p", "--output-format", "stream-json", "--verbose", "--input-format", "text"]
 

@@ -1,7 +1,7 @@
 /**
  * Cuts of bad lines for error messages, and their redaction.
  */
-import { type DecodeError, withFields } from "../DecodeError.ts"
+import { type DecodeError, InvalidJson, InvalidUtf8, LineTooLong, make, type Reason, SchemaMismatch } from "../DecodeError.ts"
 
 /**
  * How many characters of a bad line an error keeps.
@@ -55,3 +55,30 @@ export const redactCutAtEnd = (
   text: string,
   redact: (text: string, edges?: { readonly end?: boolean | undefined }) => string
 ): string => redactRaw(text, (part) => redact(part, { end: true }))
+
+/**
+ * The error with some fields of its reason replaced: a redacted raw cut, or the cause dropped (`cause:
+ * undefined`) when it quotes a secret.
+ */
+export const withFields = (
+  error: DecodeError,
+  fields: { readonly raw?: string; readonly detail?: string; readonly cause?: undefined }
+): DecodeError => {
+  // A spread copies the fields, not the cause (an Error's own, not enumerable).
+  const next = <R extends Reason>(reason: R) => ({
+    ...reason,
+    ...(reason.cause === undefined ? {} : { cause: reason.cause }),
+    ...fields
+  })
+  const reason = error.reason
+  switch (reason._tag) {
+    case "InvalidUtf8":
+      return make(new InvalidUtf8(next(reason)))
+    case "LineTooLong":
+      return make(new LineTooLong(next(reason)))
+    case "InvalidJson":
+      return make(new InvalidJson(next(reason)))
+    case "SchemaMismatch":
+      return make(new SchemaMismatch(next(reason)))
+  }
+}
