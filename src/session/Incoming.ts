@@ -12,6 +12,7 @@ import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Dialogs from "./Dialogs.ts"
 import * as Hooks from "./Hooks.ts"
 import * as McpServer from "./McpServer.ts"
 import * as Permission from "./Permission.ts"
@@ -29,6 +30,8 @@ export interface Callbacks<R = never> {
   readonly mcpServers?: ReadonlyArray<McpServer.McpServer<R>> | undefined
   /** How long one callback may take before the CLI gets an answer without it. No default. */
   readonly timeout?: Duration.Input | undefined
+  /** Questions, elicitations and dialogs, under their own deadline. */
+  readonly dialogs?: Dialogs.Callbacks<R> | undefined
 }
 
 /**
@@ -67,9 +70,14 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
     )
   }
   const { canUseTool, hooks, mcpServers } = callbacks
+  const dialogs = callbacks.dialogs ?? {}
+  const person = <A>(effect: Effect.Effect<A, never, R>) => Effect.provideContext(effect, context)
   return (request) => {
     switch (request._tag) {
       case "CanUseToolRequest":
+        if (request.tool_name === "AskUserQuestion" && dialogs.onAskUserQuestion !== undefined) {
+          return person(Dialogs.askUserQuestion(dialogs, dialogs.onAskUserQuestion, request))
+        }
         return canUseTool === undefined
           ? Effect.fail(new Error("no canUseTool callback is registered"))
           // The deadline is inside the decision, so that a late callback is a deny like a failed one.
@@ -86,6 +94,14 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
               mcp_response
             }))
           )
+      }
+      case "ElicitationRequest":
+        return person(Dialogs.elicit(dialogs, request))
+      case "RequestUserDialogRequest": {
+        const answer = Dialogs.dialog(dialogs, request)
+        return answer === undefined
+          ? Effect.fail(new Protocol.UnsupportedRequest({ subtype: request.subtype }))
+          : person(answer)
       }
       default:
         return Effect.fail(new Protocol.UnsupportedRequest({ subtype: request.subtype }))

@@ -89,7 +89,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../layers/Process.ts"
-import type * as QueryOptions from "../QueryOptions.ts"
+import * as QueryOptions from "../QueryOptions.ts"
 import type * as Control from "../schema/Control.ts"
 import type * as Schema from "../schema/Message.ts"
 import * as Hooks from "./Hooks.ts"
@@ -102,6 +102,8 @@ import * as Interrupt from "./internal/interrupt.ts"
 import * as Args from "./internal/options.ts"
 import * as Route from "./internal/route.ts"
 import * as Turns from "./internal/turns.ts"
+import type * as Dialogs from "./Dialogs.ts"
+import * as Initialize from "./Initialize.ts"
 import type * as McpServer from "./McpServer.ts"
 import type * as Permission from "./Permission.ts"
 import * as Protocol from "./Protocol.ts"
@@ -123,7 +125,7 @@ export type Message = Exclude<Schema.Message, Protocol.ControlFrame | Control.Ke
  * @since 0.1.0
  * @category models
  */
-export interface Options<R = never> extends QueryOptions.QueryOptions {
+export interface Options<R = never> extends QueryOptions.QueryOptions, Initialize.Options, Dialogs.Callbacks<R> {
   /** Asked before each tool use the CLI's rules do not settle. Adds `--permission-prompt-tool stdio`. */
   readonly canUseTool?: Permission.CanUseTool<R> | undefined
   /** Hooks by event, registered at `initialize` and called back over the control protocol. */
@@ -142,6 +144,13 @@ export interface Options<R = never> extends QueryOptions.QueryOptions {
   readonly idleTimeout?: Duration.Input | undefined
   /** Default `"claude"`. */
   readonly executable?: string | undefined
+  /** Arguments before the CLI's own (for an `executable` that wraps the CLI). */
+  readonly executableArgs?: ReadonlyArray<string> | undefined
+  /**
+   * Every user message is delivered as written: no `@file` expansion, no slash commands (`client_composed`).
+   * For prompts assembled from text the user did not type.
+   */
+  readonly verbatimPrompts?: boolean | undefined
   /** Time between SIGTERM and SIGKILL, and how long `close` waits for the CLI to exit. Default 3 s. */
   readonly killGracePeriod?: Duration.Input | undefined
   /** Default timeout of a control request. Default 60 s. */
@@ -278,10 +287,11 @@ const start = Effect.fnUntraced(function*(
   const stdin = yield* Queue.bounded<Uint8Array, Cause.Done>(bufferSize)
   const cli = yield* Process.spawn(spawner, {
     executable,
-    args,
+    args: [...(options.executableArgs ?? []), ...args],
     cwd: options.cwd,
-    env: options.env,
+    env: QueryOptions.environment(options),
     envMode: options.envMode,
+    onStderr: options.stderr,
     stdin: { stream: Stream.fromQueue(stdin), endOnDone: true },
     killGracePeriod
   })
@@ -327,7 +337,8 @@ const start = Effect.fnUntraced(function*(
     canUseTool: options.canUseTool,
     hooks,
     mcpServers: options.mcpServers,
-    timeout: options.callbackTimeout
+    timeout: options.callbackTimeout,
+    dialogs: options
   }, context)
   const protocol = yield* Protocol.make({
     write,
@@ -396,11 +407,10 @@ const start = Effect.fnUntraced(function*(
   // SessionClosed, and every call fails with it.
   yield* Effect.addFinalizer(() => Effect.andThen(shut, output.end(Exit.fail(closedError("read more output")))))
 
-  const rawInitialization = (yield* request({
-    subtype: "initialize",
-    ...(hooks.wire === undefined ? {} : { hooks: hooks.wire }),
-    ...(options.mcpServers === undefined ? {} : { sdkMcpServers: options.mcpServers.map((s) => s.name) })
-  })) as Readonly<Record<string, unknown>>
+  const rawInitialization = (yield* request(Initialize.request(options, {
+    hooks: hooks.wire,
+    sdkMcpServers: options.mcpServers?.map((s) => s.name)
+  }))) as Readonly<Record<string, unknown>>
   const initialization = yield* Effect.mapError(Initialization.decode(rawInitialization), redact)
 
   // One writer at a time, so that the turn tracking sees messages in the order the CLI reads them.
@@ -410,7 +420,8 @@ const start = Effect.fnUntraced(function*(
       const uuid = crypto.randomUUID()
       const sent = turns.sent(uuid)
       idle.changed()
-      return write(UserContent.toFrame(content, sessionId, uuid)).pipe(
+      const frame = UserContent.toFrame(content, sessionId, uuid)
+      return write(options.verbatimPrompts === true ? { ...frame, client_composed: true } : frame).pipe(
         Effect.tapError(() => Effect.sync(() => turns.unsent(uuid))),
         Effect.as({ uuid, sent })
       )

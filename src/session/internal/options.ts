@@ -32,13 +32,22 @@ const bypassIn = (extra: ReadonlyArray<string>): string | undefined => {
   return undefined
 }
 
+// The permission requests come to the session when it answers some of them.
+const answersPermissions = (options: Options<unknown>) =>
+  options.canUseTool !== undefined || options.onAskUserQuestion !== undefined
+
 const check = (options: Options<unknown>): Effect.Effect<void, SessionError.SessionError> => {
+  const problem = QueryOptions.invalid(options)
+  if (problem !== undefined) return invalid(problem)
   const extra = options.extraArgs ?? []
   const reserved = extra.find((a) => reservedFlags.includes(flagOf(a)))
   if (reserved !== undefined) return invalid(`${reserved} is set by the session and cannot be given in extraArgs`)
-  if (options.canUseTool !== undefined) {
+  if (answersPermissions(options)) {
     if (extra.some((a) => a.startsWith("--permission-prompt-tool"))) {
       return invalid("canUseTool cannot be combined with --permission-prompt-tool in extraArgs")
+    }
+    if (options.permissionPromptTool !== undefined) {
+      return invalid("canUseTool and onAskUserQuestion cannot be combined with permissionPromptTool")
     }
     if (options.permissionMode !== undefined && askingNever.includes(options.permissionMode)) {
       return invalid(`canUseTool is never called with permissionMode "${options.permissionMode}"`)
@@ -46,10 +55,9 @@ const check = (options: Options<unknown>): Effect.Effect<void, SessionError.Sess
     const bypass = bypassIn(extra)
     if (bypass !== undefined) return invalid(`canUseTool is never called with ${bypass} in extraArgs`)
   }
-  if (options.forkSession === true && options.resume === undefined && options.continue !== true) {
-    return invalid("forkSession needs resume or continue")
+  if ((options.supportedDialogKinds ?? []).length > 0 && options.onUserDialog === undefined) {
+    return invalid("supportedDialogKinds needs onUserDialog")
   }
-  if (options.resume !== undefined && options.continue === true) return invalid("resume and continue exclude each other")
   const names = (options.mcpServers ?? []).map((s) => s.name)
   const duplicate = names.find((n, i) => names.indexOf(n) !== i)
   return duplicate === undefined ? Effect.void : invalid(`two MCP servers are named "${duplicate}"`)
@@ -65,7 +73,7 @@ export const toArgs = (options: Options<unknown>): Effect.Effect<ReadonlyArray<s
     const args = [...base.slice(0, at + 1), "stream-json", ...base.slice(at + 2)]
     // The replays tell which turn each user message went to.
     if (!asksForReplays(options)) args.push(replayFlag)
-    if (options.canUseTool !== undefined) args.push("--permission-prompt-tool", "stdio")
+    if (answersPermissions(options)) args.push("--permission-prompt-tool", "stdio")
     const names = (options.mcpServers ?? []).map((s) => s.name)
     if (names.length > 0) {
       args.push("--mcp-config", JSON.stringify({ mcpServers: Object.fromEntries(names.map((n) => [n, { type: "sdk", name: n }])) }))
