@@ -102,6 +102,7 @@ import * as Interrupt from "./internal/interrupt.ts"
 import * as Args from "./internal/options.ts"
 import * as Route from "./internal/route.ts"
 import * as Turns from "./internal/turns.ts"
+import * as Controls from "./Controls.ts"
 import type * as Dialogs from "./Dialogs.ts"
 import * as Initialize from "./Initialize.ts"
 import type * as McpServer from "./McpServer.ts"
@@ -187,17 +188,24 @@ export type StreamError = SessionError.SessionError | CliError.ClaudeCliError
  * @since 0.1.0
  * @category models
  */
-export interface Session {
+export interface Session extends Controls.Controls {
   /** The process the session started. */
   readonly pid: number
-  /** The `initialize` response, typed: commands, agents, models, account, output styles, ... */
+  /**
+   * The `initialize` response, typed: commands, agents, models, account, output styles, ... Kept current:
+   * the CLI's `commands_changed` notices and the results of `reloadPlugins`, `reloadSkills` and
+   * `reloadOutputStyles` update it.
+   */
   readonly initialization: Initialization.Initialization
   /** The `initialize` response as the CLI wrote it. */
   readonly rawInitialization: Readonly<Record<string, unknown>>
   /** The session id, known once the CLI has written its `system/init` message (after the first send). */
   readonly sessionId: Effect.Effect<string, SessionError.SessionError>
-  /** Writes a user message. Safe from several fibers: each message is written whole. */
-  readonly send: (content: UserContent.UserContent) => Effect.Effect<void, SessionError.SessionError>
+  /**
+   * Writes a user message and gives its uuid (what `rewindFiles` and `cancelAsyncMessage` name it by). Safe
+   * from several fibers: each message is written whole.
+   */
+  readonly send: (content: UserContent.UserContent) => Effect.Effect<string, SessionError.SessionError>
   /**
    * All output written while the stream runs (control frames excluded), for any number of readers. A reader
    * that stops pulling without ending its stream holds the CLI once `bufferSize` messages wait for it.
@@ -358,6 +366,7 @@ const start = Effect.fnUntraced(function*(
     handover.readingAhead(Effect.mapError(protocol.request(body, opts), redact))
   const sessionIdKnown = yield* Deferred.make<string, SessionError.SessionError>()
   let sessionId = ""
+  let initialization: Initialization.Initialization = Initialization.empty
 
   // Fails what waits on the CLI, and anything later, once the session ends, whatever ends it (the output,
   // `close`, the scope): callers in fibers the scope does not own must not wait for what will never come.
@@ -380,6 +389,10 @@ const start = Effect.fnUntraced(function*(
     showReplays,
     redact: cli.redact,
     onMessage: (message) => {
+      if (message._tag === "SystemCommandsChanged") {
+        initialization = { ...initialization, commands: message.commands }
+        return
+      }
       if (message._tag !== "SystemInit") return
       sessionId = message.session_id
       Deferred.doneUnsafe(sessionIdKnown, Exit.succeed(sessionId))
@@ -411,7 +424,10 @@ const start = Effect.fnUntraced(function*(
     hooks: hooks.wire,
     sdkMcpServers: options.mcpServers?.map((s) => s.name)
   }))) as Readonly<Record<string, unknown>>
-  const initialization = yield* Effect.mapError(Initialization.decode(rawInitialization), redact)
+  initialization = yield* Effect.mapError(Initialization.decode(rawInitialization), redact)
+  const controls = Controls.make(request)
+  const current = (update: Partial<Initialization.Initialization>) =>
+    Effect.sync(() => (initialization = { ...initialization, ...update }))
 
   // One writer at a time, so that the turn tracking sees messages in the order the CLI reads them.
   const sendLock = yield* Semaphore.make(1)
@@ -466,11 +482,17 @@ const start = Effect.fnUntraced(function*(
   })
 
   return {
+    ...controls,
+    reloadPlugins: (options) =>
+      Effect.tap(controls.reloadPlugins(options), (r) => current({ commands: r.commands, agents: r.agents })),
+    reloadOutputStyles: Effect.tap(controls.reloadOutputStyles, (styles) => current({ available_output_styles: styles })),
     pid: handle.pid,
-    initialization,
+    get initialization() {
+      return initialization
+    },
     rawInitialization,
     sessionId: Deferred.await(sessionIdKnown),
-    send: (content) => Effect.asVoid(sendTracked(content)),
+    send: (content) => Effect.map(sendTracked(content), (sent) => sent.uuid),
     messages: Stream.unwrap(subscribe),
     subscribe,
     turn,
