@@ -12,6 +12,7 @@ import * as path from "node:path"
 import * as McpServer from "../../src/session/McpServer.ts"
 import * as Permission from "../../src/session/Permission.ts"
 import * as Session from "../../src/session/Session.ts"
+import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { collect, setup } from "./support/Real.ts"
@@ -129,5 +130,38 @@ describe("Session control requests (real CLI)", () => {
       assert.include(result.plugins.map((p) => p.name), "greeter")
       assert.include(result.commands.map((c) => c.name), "greeter:greet")
       assert.include(names(), "greeter:greet")
+    })), 60_000)
+})
+
+describe("Session background tasks (real CLI)", () => {
+  it.live("stopTask stops a background subagent: the CLI reports it stopped before it finished", () =>
+    run(Effect.gen(function*() {
+      // The subagent would stream for 20 s.
+      const slow = Script.turn("c".repeat(40), { eventDelay: "500 millis", chunkSize: 1 })
+      const { base } = yield* setup(Script.make([
+        Script.turn(Script.toolUse("Agent", {
+          description: "count slowly",
+          prompt: "Count slowly to forty",
+          subagent_type: "general-purpose",
+          run_in_background: true
+        })),
+        Script.turn("started it"),
+        Script.turn("after the stop")
+      ], { subagents: [Script.conversation("counter", MessagesRequest.firstUserTextIncludes("Count slowly"), [slow])] }))
+      const session = yield* Session.make({ ...base, allowedTools: ["Agent"], perTaskStopAffordance: true })
+      const output = yield* session.subscribe
+      yield* session.send("start the counter")
+      // Stopped from inside the reader, as soon as the task is announced: the session reads ahead meanwhile.
+      const seen = yield* output.pipe(
+        Stream.tap((m) => m._tag === "SystemTaskStarted" ? session.stopTask(m.task_id) : Effect.void),
+        Stream.takeUntil((m) => m._tag === "SystemTaskNotification"),
+        Stream.runCollect,
+        Effect.timeout("30 seconds")
+      )
+      const started = seen.find((m) => m._tag === "SystemTaskStarted")
+      const ended = seen.at(-1)
+      assert.isTrue(started?._tag === "SystemTaskStarted" && started.is_backgrounded === true)
+      assert.strictEqual(ended?._tag === "SystemTaskNotification" ? ended.task_id : "", started?._tag === "SystemTaskStarted" ? started.task_id : "-")
+      assert.strictEqual(ended?._tag === "SystemTaskNotification" ? ended.status : "", "stopped")
     })), 60_000)
 })
