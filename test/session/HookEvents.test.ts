@@ -1,0 +1,95 @@
+/**
+ * Hooks for every event the SDK declares, registered at once against the real CLI on the scripted model: the
+ * events Claude Code 2.1.330 fires in stream-json mode for tool calls, a failing command, a subagent, a
+ * project command, a compaction, a model switch and the project's CLAUDE.md each reach their hook with their
+ * typed input.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as HookEvents from "../../src/session/HookEvents.ts"
+import type * as Hooks from "../../src/session/Hooks.ts"
+import * as Permission from "../../src/session/Permission.ts"
+import * as Session from "../../src/session/Session.ts"
+import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
+import * as Script from "../../src/testing/Script.ts"
+import { collect, setup } from "./support/Real.ts"
+
+// What this scenario makes 2.1.330 fire, in stream-json mode with hooks from `initialize`.
+const fired = [
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PermissionRequest",
+  "PostToolUse",
+  "PostToolBatch",
+  "PostToolUseFailure",
+  "SubagentStart",
+  "SubagentStop",
+  "MessageDisplay",
+  "Stop",
+  "UserPromptExpansion",
+  "PreCompact",
+  "SessionStart",
+  "PostCompact",
+  "PreModelSwitch",
+  "PostModelSwitch",
+  "InstructionsLoaded"
+] as const
+
+describe("hook events (real CLI)", () => {
+  it.live("each event the CLI fires reaches its hook with its typed input", () =>
+    Effect.gen(function*() {
+      const { base } = yield* setup(Script.make([
+        Script.turn(Script.toolUse("Write", { file_path: "a.txt", content: "x" })),
+        Script.turn(Script.toolUse("Bash", { command: "exit 3" })),
+        Script.turn(Script.toolUse("Agent", { description: "sub", prompt: "Do the sub thing", subagent_type: "general-purpose" })),
+        Script.turn("done"),
+        Script.turn("greeted"),
+        Script.turn("compacted summary"),
+        Script.turn("after the switch")
+      ], {
+        subagents: [Script.conversation("sub", MessagesRequest.firstUserTextIncludes("Do the sub thing"), [Script.turn("sub done")])]
+      }))
+      fs.writeFileSync(path.join(base.cwd!, "CLAUDE.md"), "Be brief.\n")
+      fs.mkdirSync(path.join(base.cwd!, ".claude", "commands"), { recursive: true })
+      fs.writeFileSync(path.join(base.cwd!, ".claude", "commands", "greet.md"), "---\ndescription: Greets\n---\nSay hello to $ARGUMENTS\n")
+      const inputs = new Map<string, Array<HookEvents.Input>>()
+      const record = <E extends HookEvents.HookEvent>(event: E): Hooks.HookCallback<never, E> => (input) =>
+        Effect.sync(() => {
+          inputs.set(event, [...(inputs.get(event) ?? []), input as HookEvents.Input])
+          return {}
+        })
+      const hooks: Hooks.Hooks = Object.fromEntries(HookEvents.events.map((e) => [e, [{ hooks: [record(e)] }]]))
+      const session = yield* Session.make({
+        ...base,
+        settingSources: ["project"],
+        hooks,
+        canUseTool: () => Effect.succeed(Permission.allow())
+      })
+      yield* collect(session.turn("do things"))
+      yield* collect(session.turn("/greet bob"))
+      yield* collect(session.turn("/compact"))
+      yield* session.setModel("haiku")
+      yield* collect(session.turn("more"))
+      yield* session.close
+
+      assert.includeMembers([...inputs.keys()], [...fired])
+      for (const [event, seen] of inputs) {
+        assert.deepStrictEqual([...new Set(seen.map((i) => i.hook_event_name))], [event])
+        for (const input of seen) assert.isString(input.session_id)
+      }
+      const first = <E extends HookEvents.HookEvent>(event: E) => inputs.get(event)![0] as HookEvents.Input<E>
+      assert.strictEqual(first("PreToolUse").tool_name, "Write")
+      assert.strictEqual(first("PermissionRequest").tool_name, "Write")
+      assert.include(first("PostToolUseFailure").error, "3")
+      assert.strictEqual(first("SubagentStart").agent_type, "general-purpose")
+      assert.strictEqual(first("UserPromptExpansion").command_name, "greet")
+      assert.strictEqual(first("PreCompact").trigger, "manual")
+      assert.strictEqual(first("PostCompact").compact_summary.length > 0, true)
+      assert.strictEqual(first("SessionStart").source, "compact")
+      assert.include(first("PreModelSwitch").to_model, "haiku")
+      assert.isTrue(first("InstructionsLoaded").file_path.endsWith("CLAUDE.md"))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+})
