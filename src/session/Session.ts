@@ -89,6 +89,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../layers/Process.ts"
+import * as Telemetry from "../layers/Telemetry.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import type * as Control from "../schema/Control.ts"
 import type * as Schema from "../schema/Message.ts"
@@ -449,6 +450,8 @@ const start = Effect.fnUntraced(function*(
 
   const turnLock = yield* Semaphore.make(1)
   const turn = (content: UserContent.UserContent) =>
+    Telemetry.observeTurn(turnStream(content), options)
+  const turnStream = (content: UserContent.UserContent) =>
     Stream.unwrap(Effect.gen(function*() {
       yield* turnLock.takeScoped(1)
       const items = yield* output.subscribe
