@@ -64,6 +64,8 @@ import * as Ndjson from "../stream/Ndjson.ts"
 export interface Config {
   /** Executable name (looked up on `PATH`) or path. Default `"claude"`. */
   readonly executable?: string | undefined
+  /** Arguments before the CLI's own (for an `executable` that wraps the CLI). */
+  readonly executableArgs?: ReadonlyArray<string> | undefined
   /** Environment for every query; a query's own `env` wins. */
   readonly env?: Readonly<Record<string, string | Redacted.Redacted<string> | undefined>> | undefined
   /** `"merge"` (default) with the parent's environment, or `"replace"` it. A query's `envMode` wins. */
@@ -429,7 +431,7 @@ export const lines = (
     if (problem !== undefined) return yield* Effect.fail(CliError.make(new CliError.InvalidOptions({ description: problem })))
     const cli = yield* spawn(spawner, {
       executable,
-      args: QueryOptions.toArgs(options),
+      args: [...(config.executableArgs ?? []), ...QueryOptions.toArgs(options)],
       cwd: options.cwd,
       env: mergedEnv(config.env, QueryOptions.environment(options)),
       envMode: options.envMode ?? config.envMode,

@@ -343,6 +343,14 @@ export interface Controls {
   readonly cancelAsyncMessage: (messageUuid: string) => Effect.Effect<boolean, SessionError.SessionError>
   /** Whether someone watches the session (the CLI may hold notifications otherwise). */
   readonly setHasSubscribers: (hasSubscribers: boolean | null) => Effect.Effect<void, SessionError.SessionError>
+  /**
+   * Overrides how the tools of one MCP server are permitted (`auto`: without asking; `null` removes the
+   * override); the answer may carry a `warning`.
+   */
+  readonly setMcpPermissionModeOverride: (
+    serverName: string,
+    mode: "default" | "auto" | null
+  ) => Effect.Effect<{ readonly warning?: string | undefined }, SessionError.SessionError>
   /** Calls a tool of an MCP server directly, outside the model's turn. */
   readonly callMcpTool: (
     tool: string,
@@ -423,6 +431,8 @@ export const make = (request: Protocol.Protocol["request"]): Controls => {
     cancelAsyncMessage: (messageUuid) =>
       Effect.map(call(CancelAsyncMessageResult, "cancel_async_message", { message_uuid: messageUuid }), (r) => r.cancelled),
     setHasSubscribers: (hasSubscribers) => done("set_has_subscribers", { has_subscribers: hasSubscribers }),
+    setMcpPermissionModeOverride: (serverName, mode) =>
+      call(open({ warning: optionalString }), "set_mcp_permission_mode_override", { serverName, mode }),
     callMcpTool: (tool, args) => call(JsonObject, "mcp_call", { tool, arguments: args }),
     registerRepoRoot: (directory, options) =>
       call(JsonObject, "register_repo_root", {

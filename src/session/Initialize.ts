@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type * as QueryOptions from "../QueryOptions.ts"
 
 /**
  * @since 0.1.0
@@ -29,6 +30,47 @@ export interface Options {
    * spares running background agents.
    */
   readonly perTaskStopAffordance?: boolean | undefined
+  /**
+   * `"initialize"`: `plugins` go in the `initialize` request instead of on the command line. Default `"argv"`.
+   */
+  readonly pluginDelivery?: "argv" | "initialize" | undefined
+  /**
+   * `"initialize"`: the MCP servers given as objects in `mcpConfig` go in the `initialize` request, so that
+   * their environment and headers are not on the command line, where other users of the machine can read
+   * them. Configuration files stay flags. Default `"argv"`.
+   */
+  readonly mcpServersDelivery?: "argv" | "initialize" | undefined
+}
+
+type Delivered = Options & Pick<QueryOptions.QueryOptions, "plugins" | "mcpConfig" | "skills">
+
+const inlineServers = (options: Delivered): Record<string, unknown> | undefined => {
+  if (options.mcpServersDelivery !== "initialize") return undefined
+  const inline = (options.mcpConfig ?? []).flatMap((c) => typeof c === "string" ? [] : [c.mcpServers ?? {}])
+  return inline.length === 0 ? undefined : Object.assign({}, ...inline)
+}
+
+const pluginsDelivered = (options: Delivered) =>
+  options.pluginDelivery === "initialize" && (options.plugins ?? []).length > 0 ? options.plugins : undefined
+
+/**
+ * The options left for the command line once what goes in `initialize` is taken out, and whether the CLI
+ * must wait for that request before it starts (`--await-initialize`).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const forArgv = <O extends Delivered>(options: O): { readonly options: O; readonly await: boolean } => {
+  const plugins = pluginsDelivered(options) !== undefined
+  const servers = inlineServers(options) !== undefined
+  return {
+    options: {
+      ...options,
+      ...(plugins ? { plugins: undefined } : {}),
+      ...(servers ? { mcpConfig: options.mcpConfig?.filter((c) => typeof c === "string") } : {})
+    },
+    await: plugins || servers
+  }
 }
 
 /**
@@ -39,7 +81,7 @@ export interface Options {
  * @category constructors
  */
 export const request = (
-  options: Options & { readonly skills?: ReadonlyArray<string> | "all" | undefined },
+  options: Delivered,
   registered: {
     readonly hooks: Record<string, unknown> | undefined
     readonly sdkMcpServers: ReadonlyArray<string> | undefined
@@ -53,7 +95,9 @@ export const request = (
     agentProgressSummaries: options.agentProgressSummaries,
     supportedDialogKinds: options.supportedDialogKinds,
     perTaskStopAffordance: options.perTaskStopAffordance,
-    skills: Array.isArray(options.skills) ? options.skills : undefined
+    skills: Array.isArray(options.skills) ? options.skills : undefined,
+    plugins: pluginsDelivered(options),
+    mcpServers: inlineServers(options)
   }
   return {
     subtype: "initialize",

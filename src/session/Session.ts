@@ -200,6 +200,11 @@ export interface Session extends Controls.Controls {
   readonly initialization: Initialization.Initialization
   /** The `initialize` response as the CLI wrote it. */
   readonly rawInitialization: Readonly<Record<string, unknown>>
+  /**
+   * Sends `initialize` again and gives the CLI's current answer (which `initialization` then holds). The
+   * hooks are registered anew: a hook the CLI was waiting on is settled by the CLI itself.
+   */
+  readonly reinitialize: Effect.Effect<Initialization.Initialization, SessionError.SessionError>
   /** The session id, known once the CLI has written its `system/init` message (after the first send). */
   readonly sessionId: Effect.Effect<string, SessionError.SessionError>
   /**
@@ -421,11 +426,15 @@ const start = Effect.fnUntraced(function*(
   // SessionClosed, and every call fails with it.
   yield* Effect.addFinalizer(() => Effect.andThen(shut, output.end(Exit.fail(closedError("read more output")))))
 
-  const rawInitialization = (yield* request(Initialize.request(options, {
-    hooks: hooks.wire,
-    sdkMcpServers: options.mcpServers?.map((s) => s.name)
-  }))) as Readonly<Record<string, unknown>>
-  initialization = yield* Effect.mapError(Initialization.decode(rawInitialization), redact)
+  const initialize = Effect.flatMap(
+    request(Initialize.request(options, { hooks: hooks.wire, sdkMcpServers: options.mcpServers?.map((s) => s.name) })),
+    (raw) =>
+      Effect.map(
+        Effect.mapError(Initialization.decode(raw), redact),
+        (decoded) => [raw as Readonly<Record<string, unknown>>, (initialization = decoded)] as const
+      )
+  )
+  const [rawInitialization] = yield* initialize
   const controls = Controls.make(request)
   const current = (update: Partial<Initialization.Initialization>) =>
     Effect.sync(() => (initialization = { ...initialization, ...update }))
@@ -494,6 +503,7 @@ const start = Effect.fnUntraced(function*(
       return initialization
     },
     rawInitialization,
+    reinitialize: Effect.map(initialize, ([, decoded]) => decoded),
     sessionId: Deferred.await(sessionIdKnown),
     send: (content) => Effect.map(sendTracked(content), (sent) => sent.uuid),
     messages: Stream.unwrap(subscribe),

@@ -29,6 +29,19 @@ const calc = McpServer.make("calc", [
 const rawBodies = (server: ScriptedServer.Shape) =>
   Effect.map(server.requests, (all) => ScriptedServer.turnRequests(all).map((r) => r.body as Record<string, unknown>))
 
+// A plugin with one command, `greeter:greet`, beside the working directory.
+const writePlugin = (cwd: string) => {
+  const plugin = path.join(cwd, "..", "greeter-plugin")
+  fs.mkdirSync(path.join(plugin, ".claude-plugin"), { recursive: true })
+  fs.mkdirSync(path.join(plugin, "commands"), { recursive: true })
+  fs.writeFileSync(
+    path.join(plugin, ".claude-plugin", "plugin.json"),
+    JSON.stringify({ name: "greeter", version: "1.0.0", description: "greets" })
+  )
+  fs.writeFileSync(path.join(plugin, "commands", "greet.md"), "---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS\n")
+  return plugin
+}
+
 describe("Session control requests (real CLI)", () => {
   it.live("mcpServerStatus lists a server and its tools; toggleMcpServer takes its tools from the model", () =>
     run(Effect.gen(function*() {
@@ -115,14 +128,7 @@ describe("Session control requests (real CLI)", () => {
   it.live("reloadPlugins loads an added plugin's command; initialization follows", () =>
     run(Effect.gen(function*() {
       const { base, sandbox } = yield* setup([Script.turn("one")])
-      const plugin = path.join(sandbox.cwd, "..", "greeter-plugin")
-      fs.mkdirSync(path.join(plugin, ".claude-plugin"), { recursive: true })
-      fs.mkdirSync(path.join(plugin, "commands"), { recursive: true })
-      fs.writeFileSync(
-        path.join(plugin, ".claude-plugin", "plugin.json"),
-        JSON.stringify({ name: "greeter", version: "1.0.0", description: "greets" })
-      )
-      fs.writeFileSync(path.join(plugin, "commands", "greet.md"), "---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS\n")
+      const plugin = writePlugin(sandbox.cwd)
       const session = yield* Session.make(base)
       const names = () => session.initialization.commands.map((c) => c.name)
       assert.notInclude(names(), "greeter:greet")
@@ -130,6 +136,37 @@ describe("Session control requests (real CLI)", () => {
       assert.include(result.plugins.map((p) => p.name), "greeter")
       assert.include(result.commands.map((c) => c.name), "greeter:greet")
       assert.include(names(), "greeter:greet")
+    })), 60_000)
+})
+
+describe("Session initialize (real CLI)", () => {
+  it.live("plugins delivered in initialize are loaded; reinitialize answers with the current state", () =>
+    run(Effect.gen(function*() {
+      const { base, sandbox } = yield* setup([Script.turn("one")])
+      const plugin = writePlugin(sandbox.cwd)
+      const session = yield* Session.make({ ...base, plugins: [{ type: "local", path: plugin }], pluginDelivery: "initialize" })
+      assert.strictEqual(session.rawInitialization.plugins_applied, true)
+      assert.include(session.initialization.commands.map((c) => c.name), "greeter:greet")
+      const again = yield* session.reinitialize
+      assert.include(again.commands.map((c) => c.name), "greeter:greet")
+      assert.strictEqual(session.initialization, again)
+    })), 60_000)
+
+  it.live("the initialize-only options are taken: tool aliases route a tool name to another tool", () =>
+    run(Effect.gen(function*() {
+      const { base, sandbox } = yield* setup([
+        Script.turn(Script.toolUse("Scribble", { file_path: "aliased.txt", content: "via alias" })),
+        Script.turn("done")
+      ])
+      const session = yield* Session.make({
+        ...base,
+        toolAliases: { Scribble: "Write" },
+        planModeInstructions: "Plan briefly.",
+        agentProgressSummaries: true,
+        canUseTool: () => Effect.succeed(Permission.allow())
+      })
+      yield* collect(session.turn("write via the alias"))
+      assert.strictEqual(fs.readFileSync(path.join(sandbox.cwd, "aliased.txt"), "utf8"), "via alias")
     })), 60_000)
 })
 

@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as QueryOptions from "../../QueryOptions.ts"
+import * as Initialize from "../Initialize.ts"
 import type { Options } from "../Session.ts"
 import * as SessionError from "../SessionError.ts"
 
@@ -68,12 +69,14 @@ export const asksForReplays = (options: Options<unknown>): boolean => (options.e
 
 export const toArgs = (options: Options<unknown>): Effect.Effect<ReadonlyArray<string>, SessionError.SessionError> =>
   Effect.map(check(options), () => {
-    const base = QueryOptions.toArgs(options)
+    const delivered = Initialize.forArgv(options)
+    const base = QueryOptions.toArgs(delivered.options)
     const at = base.indexOf("--input-format")
     const args = [...base.slice(0, at + 1), "stream-json", ...base.slice(at + 2)]
     // The replays tell which turn each user message went to.
     if (!asksForReplays(options)) args.push(replayFlag)
     if (answersPermissions(options)) args.push("--permission-prompt-tool", "stdio")
+    if (delivered.await) args.push("--await-initialize")
     const names = (options.mcpServers ?? []).map((s) => s.name)
     if (names.length > 0) {
       args.push("--mcp-config", JSON.stringify({ mcpServers: Object.fromEntries(names.map((n) => [n, { type: "sdk", name: n }])) }))
