@@ -139,6 +139,24 @@ describe("Session control requests (real CLI)", () => {
     })), 60_000)
 })
 
+describe("Session initialization kept current (real CLI)", () => {
+  it.live("a project command added later: reloadSkills lists it, and the CLI's commands_changed notice updates initialization", () =>
+    run(Effect.gen(function*() {
+      const { base, sandbox } = yield* setup([Script.turn("one")])
+      const session = yield* Session.make({ ...base, settingSources: ["project"] })
+      const names = () => session.initialization.commands.map((c) => c.name)
+      const notices = yield* session.subscribe
+      assert.notInclude(names(), "late")
+      fs.mkdirSync(path.join(sandbox.cwd, ".claude", "commands"), { recursive: true })
+      fs.writeFileSync(path.join(sandbox.cwd, ".claude", "commands", "late.md"), "---\ndescription: Late\n---\nLATE\n")
+      const reloaded = yield* session.reloadSkills
+      assert.include(reloaded.skills.map((s) => s.name), "late")
+      const notice = yield* notices.pipe(Stream.filter((m) => m._tag === "SystemCommandsChanged"), Stream.take(1), Stream.runCollect)
+      assert.include(notice[0]?._tag === "SystemCommandsChanged" ? notice[0].commands.map((c) => c.name) : [], "late")
+      assert.include(names(), "late")
+    })), 60_000)
+})
+
 describe("Session initialize (real CLI)", () => {
   it.live("plugins delivered in initialize are loaded; reinitialize answers with the current state", () =>
     run(Effect.gen(function*() {
