@@ -2,7 +2,7 @@
  * Hooks for every event the SDK declares, registered at once against the real CLI on the scripted model: the
  * events Claude Code 2.1.330 fires in stream-json mode for tool calls, a failing command, a subagent, a
  * project command, a compaction, a model switch and the project's CLAUDE.md each reach their hook with their
- * typed input.
+ * typed input; typed outputs take effect.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -15,7 +15,7 @@ import * as Permission from "../../src/session/Permission.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
-import { collect, setup } from "./support/Real.ts"
+import { collect, setup, turnBodies } from "./support/Real.ts"
 
 // What this scenario makes 2.1.330 fire, in stream-json mode with hooks from `initialize`.
 const fired = [
@@ -92,4 +92,36 @@ describe("hook events (real CLI)", () => {
       assert.include(first("PreModelSwitch").to_model, "haiku")
       assert.isTrue(first("InstructionsLoaded").file_path.endsWith("CLAUDE.md"))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+})
+
+describe("typed hook outputs (real CLI)", () => {
+  it.live("a PermissionRequest hook allows a Write with an updated input; a PreToolUse hook adds context", () =>
+    Effect.gen(function*() {
+      const { base, server } = yield* setup([
+        Script.turn(Script.toolUse("Write", { file_path: "out.txt", content: "from the model" })),
+        Script.turn("done")
+      ])
+      const permission: Hooks.HookCallback<never, "PermissionRequest"> = (input) =>
+        Effect.succeed({
+          hookSpecificOutput: {
+            hookEventName: "PermissionRequest",
+            decision: {
+              behavior: "allow",
+              updatedInput: { ...(input.tool_input as object), content: "from the hook" }
+            }
+          }
+        })
+      const context: Hooks.HookCallback<never, "PreToolUse"> = (input) =>
+        Effect.succeed({
+          hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: `CONTEXT-FOR-${input.tool_name}` }
+        })
+      const session = yield* Session.make({
+        ...base,
+        hooks: { PermissionRequest: [{ hooks: [permission] }], PreToolUse: [{ matcher: "Write", hooks: [context] }] }
+      })
+      yield* collect(session.turn("write it"))
+      assert.strictEqual(fs.readFileSync(path.join(base.cwd!, "out.txt"), "utf8"), "from the hook")
+      const [, next] = yield* turnBodies(server)
+      assert.include(JSON.stringify(next.messages), "CONTEXT-FOR-Write")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
 })
