@@ -194,8 +194,8 @@ export interface Session extends Controls.Controls {
   readonly pid: number
   /**
    * The `initialize` response, typed: commands, agents, models, account, output styles, ... Kept current:
-   * the CLI's `commands_changed` notices and the results of `reloadPlugins`, `reloadSkills` and
-   * `reloadOutputStyles` update it.
+   * the CLI's `commands_changed` notices (a `reloadSkills` that finds new commands sends one) and the
+   * results of `reloadPlugins`, `reloadOutputStyles` and `reinitialize` update it.
    */
   readonly initialization: Initialization.Initialization
   /** The `initialize` response as the CLI wrote it. */
