@@ -71,12 +71,12 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
   }
   const { canUseTool, hooks, mcpServers } = callbacks
   const dialogs = callbacks.dialogs ?? {}
-  const person = <A>(effect: Effect.Effect<A, never, R>) => Effect.provideContext(effect, context)
+  const withServices = <A>(effect: Effect.Effect<A, never, R>) => Effect.provideContext(effect, context)
   return (request) => {
     switch (request._tag) {
       case "CanUseToolRequest":
         if (request.tool_name === "AskUserQuestion" && dialogs.onAskUserQuestion !== undefined) {
-          return person(Dialogs.askUserQuestion(dialogs, dialogs.onAskUserQuestion, request))
+          return withServices(Dialogs.askUserQuestion(dialogs, dialogs.onAskUserQuestion, request))
         }
         return canUseTool === undefined
           ? Effect.fail(new Error("no canUseTool callback is registered"))
@@ -96,12 +96,12 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
           )
       }
       case "ElicitationRequest":
-        return person(Dialogs.elicit(dialogs, request))
+        return withServices(Dialogs.elicit(dialogs, request))
       case "RequestUserDialogRequest": {
         const answer = Dialogs.dialog(dialogs, request)
         return answer === undefined
           ? Effect.fail(new Protocol.UnsupportedRequest({ subtype: request.subtype }))
-          : person(answer)
+          : withServices(answer)
       }
       default:
         return Effect.fail(new Protocol.UnsupportedRequest({ subtype: request.subtype }))
