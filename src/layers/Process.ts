@@ -216,7 +216,8 @@ export interface SpawnOptions {
 
 /**
  * The W3C trace context of a span, as the CLI reads it from `TRACEPARENT` (and `TRACESTATE`): its OpenTelemetry
- * spans then join the caller's trace.
+ * spans then join the caller's trace, and with its own tracing on (`CLAUDE_CODE_ENABLE_TELEMETRY`, an OTLP
+ * exporter, `CLAUDE_CODE_PROPAGATE_TRACEPARENT`) its model requests carry that trace in their `traceparent`.
  *
  * @since 0.1.0
  * @category tracing
