@@ -191,6 +191,24 @@ export class SessionUnavailable extends Schema.TaggedError<SessionUnavailable>()
 }
 
 /**
+ * Options that cannot work together (`resume` with `continue`, `sandbox` with a settings file, ...): the CLI
+ * was not started.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidOptions extends Schema.TaggedError<InvalidOptions>()("InvalidOptions", {
+  description: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Invalid options: ${this.description}`
+  }
+}
+
+/**
  * A fixture (a recording replayed by the Fixture layer) could not be read: a missing or unreadable file, or
  * metadata beside it that is not a recording's.
  *
@@ -247,6 +265,7 @@ export const Reason = Schema.Union([
   MissingResult,
   IdleTimeout,
   SessionUnavailable,
+  InvalidOptions,
   FixtureUnreadable,
   RecordingFailed
 ])
@@ -377,6 +396,8 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
       return new IdleTimeout({ ...reason, stderrTail: Redaction.redactTail(reason.stderrTail, redact) })
     case "SessionUnavailable":
       return reason
+    case "InvalidOptions":
+      return new InvalidOptions({ description: redact(reason.description) })
   }
 }
 

@@ -65,6 +65,8 @@ import * as Ndjson from "./stream/Ndjson.ts"
 export interface Config {
   /** Executable name (looked up on `PATH`) or path. Default `"claude"`. */
   readonly executable?: string | undefined
+  /** Arguments before the CLI's own (for an `executable` that wraps the CLI). */
+  readonly executableArgs?: ReadonlyArray<string> | undefined
   /** Environment for every query; a query's own `env` wins. */
   readonly env?: Readonly<Record<string, string | Redacted.Redacted<string> | undefined>> | undefined
   /** `"merge"` (default) with the parent's environment, or `"replace"` it. A query's `envMode` wins. */
@@ -209,7 +211,27 @@ export interface SpawnOptions {
   readonly stderrTailBytes?: number | undefined
   /** Redacts the process's secrets from its errors and stderr tail. Default: a redactor of its {@link secrets}. */
   readonly redact?: Redaction.Redact | undefined
+  /** Called with stderr as it is written, decoded and redacted (besides the tail errors keep). */
+  readonly onStderr?: ((text: string) => void) | undefined
 }
+
+/**
+ * The W3C trace context of a span, as the CLI reads it from `TRACEPARENT` (and `TRACESTATE`): its OpenTelemetry
+ * spans then join the caller's trace, and with its own tracing on (`CLAUDE_CODE_ENABLE_TELEMETRY`, an OTLP
+ * exporter, `CLAUDE_CODE_PROPAGATE_TRACEPARENT`) its model requests carry that trace in their `traceparent`.
+ *
+ * @since 0.1.0
+ * @category tracing
+ */
+export const traceparent = (span: { readonly traceId: string; readonly spanId: string; readonly sampled: boolean }) =>
+  `00-${span.traceId.padStart(32, "0")}-${span.spanId.padStart(16, "0")}-${span.sampled ? "01" : "00"}`
+
+// The current span's trace context for the CLI's environment, unless the caller set one.
+const withTraceContext = (env: Config["env"]): Effect.Effect<Config["env"]> =>
+  Effect.map(Effect.option(Effect.currentSpan), (span) =>
+    span._tag === "None" || Object.keys(env ?? {}).some((k) => k.toUpperCase() === "TRACEPARENT")
+      ? env
+      : { ...env, TRACEPARENT: traceparent(span.value) })
 
 /**
  * The secrets of one process: those of its environment (see `Redaction.environmentSecrets`) and of its
@@ -252,18 +274,32 @@ export const spawn = Effect.fnUntraced(function*(
 ): Effect.fn.Return<Running, CliError.ClaudeCliError, Scope.Scope> {
   const envMode = options.envMode ?? "merge"
   const redact = options.redact ?? Redaction.redactor(secrets(options))
+  const env = yield* withTraceContext(options.env)
   // A spawn error may show the arguments: redacted here, for queries and sessions alike.
   const handle = yield* spawner.spawn(ChildProcess.make(options.executable, options.args, {
     cwd: options.cwd,
-    env: envMode === "replace" ? options.env ?? {} : options.env,
+    env: envMode === "replace" ? env ?? {} : env,
     extendEnv: envMode === "merge",
     stdin: options.stdin,
     killSignal: "SIGTERM",
     forceKillAfter: options.killGracePeriod ?? Duration.seconds(3)
   })).pipe(Effect.mapError((error) => CliError.redact(toSpawnError(options.executable, options.cwd)(error), redact)))
   const tail = makeTail(options.stderrTailBytes ?? defaultStderrTailBytes, redact)
+  const onStderr = options.onStderr
+  const text = new TextDecoder()
   const stderrFiber = yield* Effect.forkScoped(
-    Stream.runForEach(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk))).pipe(Effect.ignore)
+    Stream.runForEach(handle.stderr, (chunk) =>
+      Effect.sync(() => {
+        tail.push(chunk)
+        // A throwing callback is the caller's bug; it must not stop the draining that keeps the CLI unblocked.
+        if (onStderr !== undefined) {
+          try {
+            onStderr(redact(text.decode(chunk, { stream: true })))
+          } catch {
+            // ignored, see above
+          }
+        }
+      })).pipe(Effect.ignore)
   )
   const stderrTail = tail.text
   return {
@@ -371,6 +407,9 @@ const redactCut = (last: Ndjson.Line | DecodeError, redact: Redaction.Redact): N
     ? last
     : { ...last, text: redact(last.text, { end: true }) }
 
+const mergedEnv = (layer: Config["env"], own: Config["env"]): Config["env"] =>
+  layer === undefined && own === undefined ? undefined : { ...layer, ...own }
+
 /**
  * One run of the CLI as a stream of its stdout lines. Bad lines (too long, invalid UTF-8) come in-band as
  * `DecodeError` values so that callers pick what a bad line does (`onBadLine`). The stream fails with `ProcessExited`
@@ -390,12 +429,15 @@ export const lines = (
 > =>
   Stream.unwrap(Effect.gen(function*() {
     const executable = config.executable ?? defaultExecutable
+    const problem = QueryOptions.invalid(options)
+    if (problem !== undefined) return yield* Effect.fail(CliError.make(new CliError.InvalidOptions({ description: problem })))
     const cli = yield* spawn(spawner, {
       executable,
-      args: QueryOptions.toArgs(options),
+      args: [...(config.executableArgs ?? []), ...QueryOptions.toArgs(options)],
       cwd: options.cwd,
-      env: options.env === undefined && config.env === undefined ? undefined : { ...config.env, ...options.env },
+      env: mergedEnv(config.env, QueryOptions.environment(options)),
       envMode: options.envMode ?? config.envMode,
+      onStderr: options.stderr,
       // The prompt goes through stdin: never parsed as a flag, never limited by the argv size.
       stdin: Stream.make(new TextEncoder().encode(prompt)),
       killGracePeriod: config.killGracePeriod,

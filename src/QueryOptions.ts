@@ -4,7 +4,9 @@
  * @since 0.1.0
  */
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Redaction from "./internal/redaction.ts"
+import { open, optionalBoolean, optionalNumber, optionalString, optionalStrings } from "./schema/internal/fields.ts"
 
 /**
  * The CLI's permission modes. `default` (the name the SDK and the `init` line use) and `manual` ask as the
@@ -25,18 +27,118 @@ export type PermissionMode = "default" | "acceptEdits" | "auto" | "bypassPermiss
 export type SettingSource = "user" | "project" | "local"
 
 /**
- * A custom agent definition for `--agents`.
+ * A custom agent definition for `--agents`: what the model can start with the Agent tool (or run as the main
+ * thread with `agent`). Keys this schema does not name are kept and passed on.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AgentDefinition = open({
+  description: Schema.String,
+  prompt: Schema.String,
+  tools: optionalStrings,
+  disallowedTools: optionalStrings,
+  model: optionalString,
+  /** MCP servers by name, or inline configurations keyed by name. */
+  mcpServers: Schema.optionalKey(Schema.Array(Schema.Unknown)),
+  skills: optionalStrings,
+  initialPrompt: optionalString,
+  maxTurns: optionalNumber,
+  background: optionalBoolean,
+  omitClaudeMd: optionalBoolean,
+  memory: Schema.optionalKey(Schema.Literals(["user", "project", "local"])),
+  effort: Schema.optionalKey(Schema.Union([Schema.Literals(["low", "medium", "high", "xhigh", "max"]), Schema.Number])),
+  permissionMode: optionalString
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentDefinition = typeof AgentDefinition.Type
+
+/**
+ * How hard the model works on a turn (`--effort`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface AgentDefinition {
-  readonly description: string
-  readonly prompt: string
-  readonly tools?: ReadonlyArray<string> | undefined
-  readonly model?: string | undefined
+export type Effort = "low" | "medium" | "high" | "xhigh" | "max"
+
+/**
+ * Extended thinking: `adaptive` (the model decides), `enabled` with an optional token budget, or
+ * `disabled`. `display` says how thinking shows in the output.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Thinking =
+  | { readonly type: "adaptive"; readonly display?: "summarized" | "omitted" | undefined }
+  | {
+    readonly type: "enabled"
+    readonly budgetTokens?: number | undefined
+    readonly display?: "summarized" | "omitted" | undefined
+  }
+  | { readonly type: "disabled" }
+
+/**
+ * The system prompt: a custom one (a string, blocks joined by blank lines, or `custom` with `snapshot`), or
+ * Claude Code's own (`preset`) with text appended, the per-machine sections moved into the first user
+ * message (`excludeDynamicSections`), and whether it is recorded once per conversation (`snapshot`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SystemPrompt =
+  | string
+  | ReadonlyArray<string>
+  | {
+    readonly type: "custom"
+    readonly prompt: string | ReadonlyArray<string>
+    readonly snapshot?: boolean | undefined
+  }
+  | {
+    readonly type: "preset"
+    readonly preset: "claude_code"
+    readonly append?: string | undefined
+    readonly excludeDynamicSections?: boolean | undefined
+    readonly snapshot?: boolean | undefined
+  }
+
+/**
+ * A plugin loaded from a local directory (`--plugin-dir`); `skipMcpDiscovery` leaves out its MCP servers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Plugin {
+  readonly type: "local"
+  readonly path: string
+  readonly skipMcpDiscovery?: boolean | undefined
+}
+
+/**
+ * Sandboxing of the CLI's commands (the `sandbox` block of the settings): `enabled`, `failIfUnavailable`,
+ * `autoAllowBashIfSandboxed`, `filesystem`, `network`, `credentials`, ... as the settings document them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Sandbox {
+  readonly enabled?: boolean | undefined
+  readonly failIfUnavailable?: boolean | undefined
+  readonly autoAllowBashIfSandboxed?: boolean | undefined
   readonly [key: string]: unknown
 }
+
+/**
+ * The marker in a `systemPrompt` list between the blocks every session shares and the session's own,
+ * as the SDK exports it; in a query's prompt it only separates blocks.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const systemPromptDynamicBoundary = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
 
 /**
  * Options for one query. Everything is optional; nothing has a default that changes the CLI's own behaviour
@@ -51,13 +153,13 @@ export interface QueryOptions {
   readonly fallbackModel?: string | ReadonlyArray<string> | undefined
   /** Working directory of the CLI process. */
   readonly cwd?: string | undefined
-  /** Replaces the default system prompt. */
-  readonly systemPrompt?: string | undefined
+  /** A custom system prompt, or Claude Code's own with additions (see {@link SystemPrompt}). */
+  readonly systemPrompt?: SystemPrompt | undefined
   readonly appendSystemPrompt?: string | undefined
   readonly allowedTools?: ReadonlyArray<string> | undefined
   readonly disallowedTools?: ReadonlyArray<string> | undefined
-  /** Built-in tools to make available (`[]` for none). */
-  readonly tools?: ReadonlyArray<string> | undefined
+  /** Built-in tools to make available (`[]` for none, the preset for all of Claude Code's). */
+  readonly tools?: ReadonlyArray<string> | { readonly type: "preset"; readonly preset: "claude_code" } | undefined
   readonly permissionMode?: PermissionMode | undefined
   readonly maxTurns?: number | undefined
   readonly maxBudgetUsd?: number | undefined
@@ -70,6 +172,57 @@ export interface QueryOptions {
   readonly strictMcpConfig?: boolean | undefined
   readonly addDirs?: ReadonlyArray<string> | undefined
   readonly agents?: Readonly<Record<string, AgentDefinition>> | undefined
+  /** Runs the main thread as this agent (of `agents` or the settings): its prompt, tools and model. */
+  readonly agent?: string | undefined
+  /** The trusted checkout `cwd` is a worktree of: project settings and `.claude` come from there. */
+  readonly projectConfigRoot?: string | undefined
+  /** API beta headers (API key users only). */
+  readonly betas?: ReadonlyArray<string> | undefined
+  readonly effort?: Effort | undefined
+  readonly thinking?: Thinking | undefined
+  /** A thinking budget; `0` turns thinking off. The older form of `thinking`, which it excludes. */
+  readonly maxThinkingTokens?: number | undefined
+  /** A token budget for the whole task, which the model is told about. */
+  readonly taskBudget?: { readonly total: number } | undefined
+  /** An MCP tool that answers permission prompts (`--permission-prompt-tool`). */
+  readonly permissionPromptTool?: string | undefined
+  /** Who answers permission prompts: the `host` (over the control protocol) or `none` (denied). */
+  readonly permissionPrompts?: "host" | "none" | undefined
+  /** Makes `bypassPermissions` available to switch to, without starting in it. */
+  readonly allowDangerouslySkipPermissions?: boolean | undefined
+  /** Hook lifecycle messages (`hook_started`, `hook_progress`, `hook_response`) in the output. */
+  readonly includeHookEvents?: boolean | undefined
+  /** Subagents' text and thinking as messages with `parent_tool_use_id`, not only their tool calls. */
+  readonly forwardSubagentText?: boolean | undefined
+  /** Suggested next prompts after each turn. */
+  readonly promptSuggestions?: boolean | undefined
+  /** The session's display title instead of one made from the first prompt. */
+  readonly title?: string | undefined
+  /** `false`: the session is not saved to disk and cannot be resumed. */
+  readonly persistSession?: boolean | undefined
+  /** With `resume`: resume at this message (uuid), dropping what came after. */
+  readonly resumeSessionAt?: string | undefined
+  /** With `resume`: drop the turn this message (uuid) started, for a retry. */
+  readonly resumeDropsTurn?: string | undefined
+  /** Policy-tier settings from the parent process (`--managed-settings`). */
+  readonly managedSettings?: Readonly<Record<string, unknown>> | undefined
+  /** Merged into `settings` as its `sandbox` block; excludes a settings file path. */
+  readonly sandbox?: Sandbox | undefined
+  /** Skills to enable: `"all"`, or these names (added to `allowedTools` as `Skill(name)`). */
+  readonly skills?: ReadonlyArray<string> | "all" | undefined
+  readonly plugins?: ReadonlyArray<Plugin> | undefined
+  /** Debug logging: `true`, or a category filter (`"hooks,mcp"`). */
+  readonly debug?: boolean | string | undefined
+  /** Writes debug logs to this file (debug implied). */
+  readonly debugFile?: string | undefined
+  /** Called with the CLI's stderr as it is written (secrets redacted), besides the tail errors keep. */
+  readonly stderr?: ((text: string) => void) | undefined
+  /** Backs files up before each edit, so that a session can `rewindFiles` to any user message. */
+  readonly enableFileCheckpointing?: boolean | undefined
+  /** Per-tool configuration of built-in tools. */
+  readonly toolConfig?: {
+    readonly askUserQuestion?: { readonly previewFormat?: "markdown" | "html" | undefined } | undefined
+  } | undefined
   /** Resume the session with this id (or name). */
   readonly resume?: string | undefined
   /** Continue the most recent conversation in `cwd`. */
@@ -102,6 +255,120 @@ const list = (name: string, values: ReadonlyArray<string> | undefined): Readonly
 
 const switchFlag = (name: string, on: boolean | undefined): ReadonlyArray<string> => on === true ? [name] : []
 
+const onOff = (value: boolean | undefined) => value === undefined ? undefined : value ? "on" : "off"
+
+const blocks = (prompt: string | ReadonlyArray<string>): string =>
+  typeof prompt === "string" ? prompt : prompt.filter((b) => b !== systemPromptDynamicBoundary).join("\n\n")
+
+const systemPromptArgs = (prompt: SystemPrompt | undefined): ReadonlyArray<string> => {
+  if (prompt === undefined) return []
+  if (typeof prompt === "string" || Array.isArray(prompt)) return ["--system-prompt", blocks(prompt as string)]
+  const p = prompt as Exclude<SystemPrompt, string | ReadonlyArray<string>>
+  return p.type === "custom"
+    ? [...flag("--system-prompt", blocks(p.prompt)), ...flag("--system-prompt-snapshot", onOff(p.snapshot))]
+    : [
+      ...flag("--append-system-prompt", p.append),
+      ...switchFlag("--exclude-dynamic-system-prompt-sections", p.excludeDynamicSections),
+      ...flag("--system-prompt-snapshot", onOff(p.snapshot))
+    ]
+}
+
+// `maxThinkingTokens` is the older spelling of `thinking`: 0 is off, anything else a budget.
+const thinkingOf = (options: QueryOptions): Thinking | undefined =>
+  options.thinking ?? (options.maxThinkingTokens === undefined
+    ? undefined
+    : options.maxThinkingTokens === 0
+    ? { type: "disabled" }
+    : { type: "enabled", budgetTokens: options.maxThinkingTokens })
+
+const thinkingArgs = (thinking: Thinking | undefined): ReadonlyArray<string> => {
+  if (thinking === undefined) return []
+  const mode = thinking.type === "disabled"
+    ? ["--thinking", "disabled"]
+    : thinking.type === "enabled" && thinking.budgetTokens !== undefined
+    ? ["--max-thinking-tokens", String(thinking.budgetTokens)]
+    : ["--thinking", "adaptive"]
+  return [...mode, ...(thinking.type === "disabled" ? [] : flag("--thinking-display", thinking.display))]
+}
+
+/** `allowedTools` with the `Skill` rules that `skills` stands for. */
+const allowedToolsOf = (options: QueryOptions): ReadonlyArray<string> | undefined => {
+  const { skills } = options
+  if (skills === undefined) return options.allowedTools
+  const rules = skills === "all" ? ["Skill"] : skills.map((name) => `Skill(${name})`)
+  const given = options.allowedTools ?? []
+  return [...given, ...rules.filter((rule) => !given.includes(rule))]
+}
+
+/** `settings` with `sandbox` merged into its `sandbox` block (a settings file cannot take it). */
+const settingsOf = (options: QueryOptions): string | undefined => {
+  const { sandbox, settings } = options
+  if (sandbox === undefined) return typeof settings === "object" ? json(settings) : settings
+  const base: Record<string, unknown> = typeof settings === "string" ? JSON.parse(settings) : { ...settings }
+  return json({ ...base, sandbox: { ...(base.sandbox as object | undefined), ...sandbox } })
+}
+
+const isJsonObjectText = (text: string) => /^\s*\{[\s\S]*\}\s*$/.test(text)
+
+/**
+ * Why these options cannot work together, or `undefined` when they can. Queries fail with
+ * `InvalidOptions` and sessions with theirs before the CLI starts.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const invalid = (options: QueryOptions): string | undefined => {
+  if (options.resume !== undefined && options.continue === true) return "resume and continue exclude each other"
+  if (options.forkSession === true && options.resume === undefined && options.continue !== true) {
+    return "forkSession needs resume or continue"
+  }
+  for (const key of ["resumeSessionAt", "resumeDropsTurn"] as const) {
+    if (options[key] !== undefined && options.resume === undefined) return `${key} needs resume`
+  }
+  if (options.fallbackModel !== undefined && options.model !== undefined) {
+    const fallbacks = typeof options.fallbackModel === "string" ? [options.fallbackModel] : options.fallbackModel
+    if (fallbacks.includes(options.model)) return `fallbackModel cannot be the main model "${options.model}"`
+  }
+  if (options.thinking !== undefined && options.maxThinkingTokens !== undefined) {
+    return "thinking and maxThinkingTokens exclude each other"
+  }
+  const prompt = options.systemPrompt
+  if (typeof prompt === "object" && !Array.isArray(prompt)) {
+    const p = prompt as Exclude<SystemPrompt, string | ReadonlyArray<string>>
+    if (p.type === "preset" && p.append !== undefined && options.appendSystemPrompt !== undefined) {
+      return "systemPrompt.append and appendSystemPrompt exclude each other"
+    }
+  }
+  if (options.sandbox !== undefined && typeof options.settings === "string" && !isJsonObjectText(options.settings)) {
+    return "sandbox cannot be combined with a settings file path: put the sandbox block in the file"
+  }
+  if (Array.isArray(options.skills)) {
+    const bad = (options.skills as ReadonlyArray<string>).find((name) =>
+      name.trim() === "" || name !== name.trim() || /[(),\u0000-\u001f*]/.test(name) || name.startsWith("/")
+    )
+    if (bad !== undefined) return `invalid skill name ${JSON.stringify(bad)} (use skills: "all" for every skill)`
+  }
+  if (options.debug !== undefined && options.debug !== false && options.debugFile !== undefined) {
+    return "debug and debugFile exclude each other (debugFile implies debug)"
+  }
+  return undefined
+}
+
+/**
+ * The variables some options stand for (file checkpointing, tool configuration), with the options' own
+ * `env` winning.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const environment = (options: QueryOptions = {}): Redaction.Environment | undefined => {
+  const derived: Record<string, string> = {}
+  if (options.enableFileCheckpointing === true) derived.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = "true"
+  const preview = options.toolConfig?.askUserQuestion?.previewFormat
+  if (preview !== undefined) derived.CLAUDE_CODE_QUESTION_PREVIEW_FORMAT = preview
+  return Object.keys(derived).length === 0 ? options.env : { ...derived, ...options.env }
+}
+
 /**
  * The CLI arguments for a query, without the executable and without the prompt: the prompt goes to the CLI's
  * stdin, so no prompt text (one starting with "-" included) can ever be read as a flag or hit the argv size limit.
@@ -127,27 +394,54 @@ export const toArgs = (options: QueryOptions = {}): ReadonlyArray<string> => [
     "--fallback-model",
     typeof options.fallbackModel === "string" ? options.fallbackModel : options.fallbackModel?.join(",")
   ),
-  ...flag("--system-prompt", options.systemPrompt),
+  ...systemPromptArgs(options.systemPrompt),
   ...flag("--append-system-prompt", options.appendSystemPrompt),
-  ...list("--allowedTools", options.allowedTools),
+  ...list("--allowedTools", allowedToolsOf(options)),
   ...list("--disallowedTools", options.disallowedTools),
   // `--tools ""` means none, so an empty list must still be passed.
-  ...(options.tools === undefined ? [] : ["--tools", options.tools.join(",")]),
+  ...(options.tools === undefined
+    ? []
+    : ["--tools", Array.isArray(options.tools) ? (options.tools as ReadonlyArray<string>).join(",") : "default"]),
   ...flag("--permission-mode", options.permissionMode),
+  ...switchFlag("--allow-dangerously-skip-permissions", options.allowDangerouslySkipPermissions),
+  ...flag("--permission-prompt-tool", options.permissionPromptTool),
+  ...flag("--permission-prompts", options.permissionPrompts),
   ...flag("--max-turns", options.maxTurns),
   ...flag("--max-budget-usd", options.maxBudgetUsd),
+  ...flag("--task-budget", options.taskBudget?.total),
+  ...flag("--effort", options.effort),
+  ...thinkingArgs(thinkingOf(options)),
+  ...list("--betas", options.betas === undefined || options.betas.length === 0 ? undefined : options.betas),
+  ...flag("--agent", options.agent),
   ...switchFlag("--include-partial-messages", options.includePartialMessages),
-  ...flag("--settings", typeof options.settings === "object" ? json(options.settings) : options.settings),
+  ...switchFlag("--include-hook-events", options.includeHookEvents),
+  ...switchFlag("--forward-subagent-text", options.forwardSubagentText),
+  ...switchFlag("--prompt-suggestions", options.promptSuggestions),
+  ...flag("--settings", settingsOf(options)),
+  ...flag("--managed-settings", options.managedSettings === undefined ? undefined : json(options.managedSettings)),
   ...(options.settingSources === undefined ? [] : ["--setting-sources", options.settingSources.join(",")]),
   ...(options.mcpConfig ?? []).flatMap((c) => ["--mcp-config", typeof c === "string" ? c : json(c)]),
   ...switchFlag("--strict-mcp-config", options.strictMcpConfig),
+  ...flag("--project-config-root", options.projectConfigRoot),
   ...(options.addDirs ?? []).flatMap((dir) => ["--add-dir", dir]),
+  ...(options.plugins ?? []).flatMap((p) => [p.skipMcpDiscovery === true ? "--plugin-dir-no-mcp" : "--plugin-dir", p.path]),
   ...flag("--agents", options.agents === undefined ? undefined : json(options.agents)),
   ...flag("--resume", options.resume),
   ...switchFlag("--continue", options.continue),
   ...switchFlag("--fork-session", options.forkSession),
+  ...flag("--resume-session-at", options.resumeSessionAt),
+  ...flag("--resume-drops-turn", options.resumeDropsTurn),
   ...flag("--session-id", options.sessionId),
+  ...flag("--name", options.title),
+  ...switchFlag("--no-session-persistence", options.persistSession === false),
   ...flag("--json-schema", options.jsonSchema === undefined ? undefined : json(options.jsonSchema)),
+  ...(options.debugFile !== undefined
+    ? ["--debug-file", options.debugFile]
+    : options.debug === true
+    ? ["--debug"]
+    : typeof options.debug === "string"
+    ? [`--debug=${options.debug}`]
+    : []),
   ...(options.extraArgs ?? [])
 ]
 
@@ -161,7 +455,7 @@ export const toArgs = (options: QueryOptions = {}): ReadonlyArray<string> => [
  * @category redaction
  */
 export const redact = (options: QueryOptions = {}): Record<string, unknown> => {
-  const { env, ...rest } = options
+  const { env, stderr: _stderr, ...rest } = options
   const redactor = Redaction.redactor(Redaction.optionSecrets(options))
   const out: Record<string, unknown> = JSON.parse(Redaction.redactJson(JSON.stringify(rest), redactor))
   if (env !== undefined) {

@@ -1,7 +1,7 @@
 /**
  * Observability of `ClaudeCli` queries through Effect's own tracing and metrics (nothing is printed):
  *
- * - each query is a span `ClaudeCli.query` with the session id, model, turns, cost, result subtype and exit
+ * - each query, and each turn of a session, is a span (`ClaudeCli.query`, `ClaudeCli.turn`) with the session id, model, turns, cost, result subtype and exit
  *   code as attributes;
  * - each tool call is a child span `ClaudeCli.tool <name>` from its `tool_use` to its `tool_result` (a
  *   subagent's tool calls are children of the `Task` call that started them); a call without a result when
@@ -49,6 +49,14 @@ export const attributes = {
  * @category constants
  */
 export const querySpanName = "ClaudeCli.query"
+
+/**
+ * The span of each turn of a session; its tool calls are its children, as a query's are.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const turnSpanName = "ClaudeCli.turn"
 
 /**
  * @since 0.1.0
@@ -245,17 +253,12 @@ const observeChunk = (state: State) => <A extends Message | DecodeError>(chunk: 
   return queued === undefined ? Effect.succeed(chunk) : Effect.as(Effect.all(queued, { discard: true }), chunk)
 }
 
-/**
- * Runs a query's message stream inside its span, with tool spans and metrics as described in the module
- * documentation.
- *
- * @since 0.1.0
- * @category combinators
- */
-export const observe = <A extends Message | DecodeError, R>(
-  self: Stream.Stream<A, CliError.ClaudeCliError, R>,
+// The message stream inside a span named `name`, with tool spans and metrics.
+const observeIn = <A extends Message | DecodeError, E, R>(
+  self: Stream.Stream<A, E, R>,
+  name: string,
   options?: QueryOptions
-): Stream.Stream<A, CliError.ClaudeCliError, R> =>
+): Stream.Stream<A, E, R> =>
   Stream.unwrap(Effect.gen(function*() {
     const state: State = {
       span: yield* Effect.orDie(Effect.currentSpan),
@@ -275,14 +278,38 @@ export const observe = <A extends Message | DecodeError, R>(
           state.open.clear()
         })
       ),
-      Stream.tapError((error: CliError.ClaudeCliError) =>
-        error.reason._tag === "ProcessExited"
-          ? Effect.annotateCurrentSpan(attributes.exitCode, error.reason.exitCode)
+      Stream.tapError((error: E) => {
+        const reason = (error as { readonly _tag?: string; readonly reason?: CliError.Reason })
+        return reason._tag === "ClaudeCliError" && reason.reason?._tag === "ProcessExited"
+          ? Effect.annotateCurrentSpan(attributes.exitCode, reason.reason.exitCode)
           : Effect.void
-      )
+      })
     )
   })).pipe(
-    Stream.withSpan(querySpanName, {
+    Stream.withSpan(name, {
       attributes: options?.model === undefined ? {} : { [attributes.model]: options.model }
     })
-  ) as Stream.Stream<A, CliError.ClaudeCliError, R>
+  ) as Stream.Stream<A, E, R>
+
+/**
+ * Runs a query's message stream inside its span, with tool spans and metrics as described in the module
+ * documentation.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const observe = <A extends Message | DecodeError, R>(
+  self: Stream.Stream<A, CliError.ClaudeCliError, R>,
+  options?: QueryOptions
+): Stream.Stream<A, CliError.ClaudeCliError, R> => observeIn(self, querySpanName, options)
+
+/**
+ * Runs a session turn's messages inside a `ClaudeCli.turn` span, with tool spans and metrics as for a query.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const observeTurn = <A extends Message, E, R>(
+  self: Stream.Stream<A, E, R>,
+  options?: QueryOptions
+): Stream.Stream<A, E, R> => observeIn(self, turnSpanName, options)

@@ -96,6 +96,7 @@ const startSession = (
 <O extends Session.Options<any>>(options?: O) =>
   Session.make({
     executable: config.executable,
+    executableArgs: config.executableArgs,
     killGracePeriod: config.killGracePeriod,
     idleTimeout: config.idleTimeout,
     ...options,

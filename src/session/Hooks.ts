@@ -1,6 +1,13 @@
 /**
- * Hook callbacks as Effects, per event and matcher. They are registered in the `initialize` request under
- * generated callback ids, and the CLI calls them back with `hook_callback` requests.
+ * Hook callbacks as Effects, per event and matcher, for every event of `HookEvents` with that event's typed
+ * input. They are registered in the `initialize` request under generated callback ids, and the CLI calls them
+ * back with `hook_callback` requests.
+ *
+ * In a session, Claude Code 2.1.330 fires `UserPromptSubmit`, `UserPromptExpansion`, `PreToolUse`,
+ * `PermissionRequest`, `PostToolUse`, `PostToolUseFailure`, `PostToolBatch`, `SubagentStart`, `SubagentStop`,
+ * `MessageDisplay`, `Stop`, `PreCompact`, `PostCompact`, `SessionStart` (after a compaction),
+ * `PreModelSwitch`, `PostModelSwitch` and `InstructionsLoaded`; the others belong to features a session on
+ * its own does not use (teams, worktrees, file watches, auto mode's classifier, `--init`).
  *
  * `SessionStart` and `SessionEnd` hooks can be registered, but Claude Code 2.1.330 never calls them back
  * in this mode (stream-json input, hooks from `initialize`): a known upstream limitation,
@@ -12,24 +19,16 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Control from "../schema/Control.ts"
+import type * as HookEvents from "./HookEvents.ts"
 
 /**
- * The events a hook can be registered for. `SessionStart` and `SessionEnd` are never called back by
- * Claude Code 2.1.330 in a session (see the module documentation).
+ * The events a hook can be registered for: all of `HookEvents.events`. `SessionStart` and `SessionEnd` are
+ * never called back by Claude Code 2.1.330 in a session (see the module documentation).
  *
  * @since 0.1.0
  * @category models
  */
-export type HookEvent =
-  | "PreToolUse"
-  | "PostToolUse"
-  | "UserPromptSubmit"
-  | "Stop"
-  | "SubagentStop"
-  | "PreCompact"
-  | "Notification"
-  | "SessionStart"
-  | "SessionEnd"
+export type HookEvent = HookEvents.HookEvent
 
 /**
  * What the CLI passes to a hook (`hook_event_name`, `session_id`, `tool_name`, `tool_input`, ...).
@@ -57,25 +56,26 @@ export interface HookOutput {
 }
 
 /**
- * A hook. A failure is answered as an error, which the CLI reports (and treats as a block when the matcher
- * says `onFailure: "block"`). It may use services (`R`), taken from the context `Session.make` ran in.
+ * A hook for event `E`, given that event's typed input (see `HookEvents.Input`). A failure is answered as an
+ * error, which the CLI reports (and treats as a block when the matcher says `onFailure: "block"`). It may use
+ * services (`R`), taken from the context `Session.make` ran in.
  *
  * @since 0.1.0
  * @category models
  */
-export type HookCallback<R = never> = (
-  input: HookInput,
+export type HookCallback<R = never, E extends HookEvent = HookEvent> = (
+  input: HookEvents.Input<E>,
   toolUseId: string | undefined
-) => Effect.Effect<HookOutput, unknown, R>
+) => Effect.Effect<HookOutput | HookEvents.Output<E>, unknown, R>
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface HookMatcher<R = never> {
+export interface HookMatcher<R = never, E extends HookEvent = HookEvent> {
   /** Tool name pattern for tool events (`"Bash"`, `"Write|Edit"`); all when absent. */
   readonly matcher?: string | undefined
-  readonly hooks: ReadonlyArray<HookCallback<R>>
+  readonly hooks: ReadonlyArray<HookCallback<R, E>>
   /** Seconds the CLI waits for these hooks. */
   readonly timeout?: number | undefined
   readonly onFailure?: "continue" | "block" | undefined
@@ -87,7 +87,7 @@ export interface HookMatcher<R = never> {
  * @since 0.1.0
  * @category models
  */
-export type Hooks<R = never> = Partial<Record<HookEvent, ReadonlyArray<HookMatcher<R>>>>
+export type Hooks<R = never> = { readonly [E in HookEvent]?: ReadonlyArray<HookMatcher<R, E>> }
 
 /**
  * A hook that blocks the action with a reason.
@@ -139,7 +139,7 @@ export const proceed: HookOutput = {}
  */
 export interface Registration<R = never> {
   readonly wire: Record<string, ReadonlyArray<Record<string, unknown>>> | undefined
-  readonly callbacks: ReadonlyMap<string, HookCallback<R>>
+  readonly callbacks: ReadonlyMap<string, HookCallback<R, any>>
 }
 
 /**
@@ -147,8 +147,8 @@ export interface Registration<R = never> {
  * @category constructors
  */
 export const register = <R>(hooks: Hooks<R> | undefined): Registration<R> => {
-  const callbacks = new Map<string, HookCallback<R>>()
-  const entries = Object.entries(hooks ?? {}) as Array<[HookEvent, ReadonlyArray<HookMatcher<R>>]>
+  const callbacks = new Map<string, HookCallback<R, any>>()
+  const entries = Object.entries(hooks ?? {}) as Array<[HookEvent, ReadonlyArray<HookMatcher<R, any>>]>
   if (entries.length === 0) return { wire: undefined, callbacks }
   const wire = Object.fromEntries(entries.map(([event, matchers]) => [
     event,
@@ -175,9 +175,9 @@ export const register = <R>(hooks: Hooks<R> | undefined): Registration<R> => {
 export const run = <R>(
   registration: Registration<R>,
   request: Control.HookCallbackRequest
-): Effect.Effect<HookOutput, unknown, R> => {
+): Effect.Effect<HookOutput | HookEvents.Output, unknown, R> => {
   const callback = registration.callbacks.get(request.callback_id)
   return callback === undefined
     ? Effect.fail(new Error(`unknown hook callback id ${request.callback_id}`))
-    : Effect.suspend(() => callback(request.input, request.tool_use_id))
+    : Effect.suspend(() => callback(request.input as HookEvents.Input, request.tool_use_id))
 }

@@ -12,6 +12,7 @@ import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Dialogs from "./Dialogs.ts"
 import * as Hooks from "./Hooks.ts"
 import type * as McpServer from "./McpServer.ts"
 import * as Permission from "./Permission.ts"
@@ -30,6 +31,8 @@ export interface Callbacks<R = never> {
   readonly mcpServers?: ReadonlyArray<McpServer.Connection> | undefined
   /** How long one callback may take before the CLI gets an answer without it. No default. */
   readonly timeout?: Duration.Input | undefined
+  /** Questions, elicitations and dialogs, under their own deadline. */
+  readonly dialogs?: Dialogs.Callbacks<R> | undefined
 }
 
 /**
@@ -126,9 +129,14 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
     )
   }
   const { canUseTool, hooks, mcpServers } = callbacks
+  const dialogs = callbacks.dialogs ?? {}
+  const withServices = <A>(effect: Effect.Effect<A, never, R>) => Effect.provideContext(effect, context)
   return (request) => {
     switch (request._tag) {
       case "CanUseToolRequest":
+        if (request.tool_name === "AskUserQuestion" && dialogs.onAskUserQuestion !== undefined) {
+          return withServices(Dialogs.askUserQuestion(dialogs, dialogs.onAskUserQuestion, request))
+        }
         return canUseTool === undefined
           ? callbackError(new MissingCallback({ callback: "canUseTool" }))
           // The deadline is inside the decision, so that a late callback is a deny like a failed one.
@@ -145,6 +153,14 @@ export const handler = <R>(callbacks: Callbacks<R>, context: Context.Context<R>)
               mcp_response
             }))
           )
+      }
+      case "ElicitationRequest":
+        return withServices(Dialogs.elicit(dialogs, request))
+      case "RequestUserDialogRequest": {
+        const answer = Dialogs.dialog(dialogs, request)
+        return answer === undefined
+          ? Effect.fail(new Protocol.UnsupportedRequest({ subtype: request.subtype }))
+          : withServices(answer)
       }
       default:
         return callbackError(new Protocol.UnsupportedRequest({ subtype: request.subtype }))

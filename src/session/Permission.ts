@@ -113,7 +113,7 @@ export type Request = Control.CanUseToolRequest
  * @since 0.1.0
  * @category conversions
  */
-const toResponse = (decision: Decision, request: Request): Record<string, unknown> =>
+export const toResponse = (decision: Decision, request: Request): Record<string, unknown> =>
   decision._tag === "Allow"
     ? {
       behavior: "allow",

@@ -89,7 +89,8 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../Process.ts"
-import type * as QueryOptions from "../QueryOptions.ts"
+import * as Telemetry from "../Telemetry.ts"
+import * as QueryOptions from "../QueryOptions.ts"
 import * as Hooks from "./Hooks.ts"
 import * as Incoming from "./Incoming.ts"
 import * as Initialization from "./Initialization.ts"
@@ -101,6 +102,9 @@ import * as Interrupt from "./internal/interrupt.ts"
 import * as Args from "./internal/options.ts"
 import * as Route from "./internal/route.ts"
 import * as Turns from "./internal/turns.ts"
+import * as Controls from "./Controls.ts"
+import type * as Dialogs from "./Dialogs.ts"
+import * as Initialize from "./Initialize.ts"
 import * as McpServer from "./McpServer.ts"
 import type * as Permission from "./Permission.ts"
 import * as Protocol from "./Protocol.ts"
@@ -122,7 +126,7 @@ export type Message = Internal.Message
  * @since 0.1.0
  * @category models
  */
-export interface Options<R = never> extends QueryOptions.QueryOptions {
+export interface Options<R = never> extends QueryOptions.QueryOptions, Initialize.Options, Dialogs.Callbacks<R> {
   /** Asked before each tool use the CLI's rules do not settle. Adds `--permission-prompt-tool stdio`. */
   readonly canUseTool?: Permission.CanUseTool<R> | undefined
   /** Hooks by event, registered at `initialize` and called back over the control protocol. */
@@ -141,6 +145,13 @@ export interface Options<R = never> extends QueryOptions.QueryOptions {
   readonly idleTimeout?: Duration.Input | undefined
   /** Default `"claude"`. */
   readonly executable?: string | undefined
+  /** Arguments before the CLI's own (for an `executable` that wraps the CLI). */
+  readonly executableArgs?: ReadonlyArray<string> | undefined
+  /**
+   * Every user message is delivered as written: no `@file` expansion, no slash commands (`client_composed`).
+   * For prompts assembled from text the user did not type.
+   */
+  readonly verbatimPrompts?: boolean | undefined
   /** Time between SIGTERM and SIGKILL, and how long `close` waits for the CLI to exit. Default 3 s. */
   readonly killGracePeriod?: Duration.Input | undefined
   /** Default timeout of a control request. Default 60 s. */
@@ -177,17 +188,29 @@ export type StreamError = SessionError.SessionError | CliError.ClaudeCliError
  * @since 0.1.0
  * @category models
  */
-export interface Session {
+export interface Session extends Controls.Controls {
   /** The process the session started. */
   readonly pid: number
-  /** The `initialize` response, typed: commands, agents, models, account, output styles, ... */
+  /**
+   * The `initialize` response, typed: commands, agents, models, account, output styles, ... Kept current:
+   * the CLI's `commands_changed` notices (a `reloadSkills` that finds new commands sends one) and the
+   * results of `reloadPlugins`, `reloadOutputStyles` and `reinitialize` update it.
+   */
   readonly initialization: Initialization.Initialization
   /** The `initialize` response as the CLI wrote it. */
   readonly rawInitialization: Readonly<Record<string, unknown>>
+  /**
+   * Sends `initialize` again and gives the CLI's current answer (which `initialization` then holds). The
+   * hooks are registered anew: a hook the CLI was waiting on is settled by the CLI itself.
+   */
+  readonly reinitialize: Effect.Effect<Initialization.Initialization, SessionError.SessionError>
   /** The session id, known once the CLI has written its `system/init` message (after the first send). */
   readonly sessionId: Effect.Effect<string, SessionError.SessionError>
-  /** Writes a user message. Safe from several fibers: each message is written whole. */
-  readonly send: (content: UserContent.UserContent) => Effect.Effect<void, SessionError.SessionError>
+  /**
+   * Writes a user message and gives its uuid (what `rewindFiles` and `cancelAsyncMessage` name it by). Safe
+   * from several fibers: each message is written whole.
+   */
+  readonly send: (content: UserContent.UserContent) => Effect.Effect<string, SessionError.SessionError>
   /**
    * All output written while the stream runs (control frames excluded), for any number of readers. A reader
    * that stops pulling without ending its stream holds the CLI once `bufferSize` messages wait for it.
@@ -277,10 +300,11 @@ const start = Effect.fnUntraced(function*(
   const stdin = yield* Queue.bounded<Uint8Array, Cause.Done>(bufferSize)
   const cli = yield* Process.spawn(spawner, {
     executable,
-    args,
+    args: [...(options.executableArgs ?? []), ...args],
     cwd: options.cwd,
-    env: options.env,
+    env: QueryOptions.environment(options),
     envMode: options.envMode,
+    onStderr: options.stderr,
     stdin: { stream: Stream.fromQueue(stdin), endOnDone: true },
     killGracePeriod
   })
@@ -330,7 +354,8 @@ const start = Effect.fnUntraced(function*(
     canUseTool: options.canUseTool,
     hooks,
     mcpServers,
-    timeout: options.callbackTimeout
+    timeout: options.callbackTimeout,
+    dialogs: options
   }, context)
   const protocol = yield* Protocol.make({
     write,
@@ -350,6 +375,7 @@ const start = Effect.fnUntraced(function*(
     handover.readingAhead(Effect.mapError(protocol.request(body, opts), redact))
   const sessionIdKnown = yield* Deferred.make<string, SessionError.SessionError>()
   let sessionId = ""
+  let initialization: Initialization.Initialization = Initialization.empty
 
   // Fails what waits on the CLI, and anything later, once the session ends, whatever ends it (the output,
   // `close`, the scope): callers in fibers the scope does not own must not wait for what will never come.
@@ -372,6 +398,10 @@ const start = Effect.fnUntraced(function*(
     showReplays,
     redact: cli.redact,
     onMessage: (message) => {
+      if (message._tag === "SystemCommandsChanged") {
+        initialization = { ...initialization, commands: message.commands }
+        return
+      }
       if (message._tag !== "SystemInit") return
       sessionId = message.session_id
       Deferred.doneUnsafe(sessionIdKnown, Exit.succeed(sessionId))
@@ -399,12 +429,18 @@ const start = Effect.fnUntraced(function*(
   // SessionClosed, and every call fails with it.
   yield* Effect.addFinalizer(() => Effect.andThen(shut, output.end(Exit.fail(closedError("read more output")))))
 
-  const rawInitialization = (yield* request({
-    subtype: "initialize",
-    ...(hooks.wire === undefined ? {} : { hooks: hooks.wire }),
-    ...(options.mcpServers === undefined ? {} : { sdkMcpServers: options.mcpServers.map((s) => s.name) })
-  })) as Readonly<Record<string, unknown>>
-  const initialization = yield* Effect.mapError(Initialization.decode(rawInitialization), redact)
+  const initialize = Effect.flatMap(
+    request(Initialize.request(options, { hooks: hooks.wire, sdkMcpServers: options.mcpServers?.map((s) => s.name) })),
+    (raw) =>
+      Effect.map(
+        Effect.mapError(Initialization.decode(raw), redact),
+        (decoded) => [raw as Readonly<Record<string, unknown>>, (initialization = decoded)] as const
+      )
+  )
+  const [rawInitialization] = yield* initialize
+  const controls = Controls.make(request)
+  const current = (update: Partial<Initialization.Initialization>) =>
+    Effect.sync(() => (initialization = { ...initialization, ...update }))
 
   // One writer at a time, so that the turn tracking sees messages in the order the CLI reads them.
   const sendLock = yield* Semaphore.make(1)
@@ -413,7 +449,8 @@ const start = Effect.fnUntraced(function*(
       const uuid = crypto.randomUUID()
       const sent = turns.sent(uuid)
       idle.changed()
-      return write(UserContent.toFrame(content, sessionId, uuid)).pipe(
+      const frame = UserContent.toFrame(content, sessionId, uuid)
+      return write(options.verbatimPrompts === true ? { ...frame, client_composed: true } : frame).pipe(
         Effect.tapError(() => Effect.sync(() => turns.unsent(uuid))),
         Effect.as({ uuid, sent })
       )
@@ -425,6 +462,8 @@ const start = Effect.fnUntraced(function*(
 
   const turnLock = yield* Semaphore.make(1)
   const turn = (content: UserContent.UserContent) =>
+    Telemetry.observeTurn(turnStream(content), options)
+  const turnStream = (content: UserContent.UserContent) =>
     Stream.unwrap(Effect.gen(function*() {
       yield* turnLock.takeScoped(1)
       const items = yield* output.subscribe
@@ -458,11 +497,18 @@ const start = Effect.fnUntraced(function*(
   })
 
   return {
+    ...controls,
+    reloadPlugins: (options) =>
+      Effect.tap(controls.reloadPlugins(options), (r) => current({ commands: r.commands, agents: r.agents })),
+    reloadOutputStyles: Effect.tap(controls.reloadOutputStyles, (styles) => current({ available_output_styles: styles })),
     pid: handle.pid,
-    initialization,
+    get initialization() {
+      return initialization
+    },
     rawInitialization,
+    reinitialize: Effect.map(initialize, ([, decoded]) => decoded),
     sessionId: Deferred.await(sessionIdKnown),
-    send: (content) => Effect.asVoid(sendTracked(content)),
+    send: (content) => Effect.map(sendTracked(content), (sent) => sent.uuid),
     messages: Stream.unwrap(subscribe),
     subscribe,
     turn,

@@ -8,6 +8,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
@@ -17,12 +18,13 @@ import * as Layers from "../../src/layers/index.ts"
 import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
+import * as Telemetry from "../../src/Telemetry.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
 import { rawCutLength } from "../../src/stream/internal/cut.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
 import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
-import { reasonOf, runToEnd } from "./support.ts"
+import { reasonOf, recordingTracer, runToEnd } from "./support.ts"
 
 const recorded = fs.readFileSync(path.join(fixturesDir, "recorded", "complex_tool_chain.jsonl"), "utf8")
 const recordedLines = recorded.split("\n").filter((line) => line !== "")
@@ -62,19 +64,44 @@ describe("Live layer over the fake spawner", () => {
       yield* ClaudeCli.query("a").pipe(Stream.runDrain)
       yield* ClaudeCli.query("b", { cwd: "/elsewhere", env: { B: "query" }, envMode: "replace" }).pipe(Stream.runDrain)
       const [first, second] = yield* FakeSpawner.spawned
+      // Each query's span is the CLI's trace parent (see the tracing test below).
+      const { TRACEPARENT: firstParent, ...firstEnv } = first.env ?? {}
+      const { TRACEPARENT: secondParent, ...secondEnv } = second.env ?? {}
       assert.deepStrictEqual(
-        [first.command, first.cwd, first.env, first.extendEnv],
+        [first.command, first.cwd, firstEnv, first.extendEnv],
         ["/opt/claude", "/work", { A: "layer", B: "layer", K: "sk-1" }, true]
       )
       assert.deepStrictEqual(
-        [second.cwd, second.env, second.extendEnv],
+        [second.cwd, secondEnv, second.extendEnv],
         ["/elsewhere", { A: "layer", B: "query", K: "sk-1" }, false]
       )
+      assert.match(firstParent ?? "", /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
+      assert.notStrictEqual(firstParent, secondParent)
     }).pipe(Effect.provide(withFake({ stdout: recorded }, {
       executable: "/opt/claude",
       cwd: "/work",
       env: { A: "layer", B: "layer", K: Redacted.make("sk-1") }
     }))))
+
+  it.effect("the CLI of a query gets its span's trace context as TRACEPARENT, in the caller's trace", () =>
+    Effect.gen(function*() {
+      const { tracer, spans } = recordingTracer()
+      yield* ClaudeCli.query("a").pipe(Stream.runDrain, Effect.withSpan("app"), Effect.provideService(Tracer.Tracer, tracer))
+      const [spawned] = yield* FakeSpawner.spawned
+      const app = spans.find((s) => s.name === "app")!
+      const query = spans.find((s) => s.name === Telemetry.querySpanName)!
+      assert.strictEqual(query.traceId, app.traceId)
+      assert.strictEqual(spawned.env.TRACEPARENT, `00-${query.traceId}-${query.spanId}-01`)
+    }).pipe(Effect.provide(withFake({ stdout: recorded }))))
+
+  it.effect("invalid options fail the query with InvalidOptions before the CLI starts", () =>
+    Effect.gen(function*() {
+      const exit = yield* ClaudeCli.query("a", { resume: "x", continue: true }).pipe(Stream.runDrain, Effect.exit)
+      const reason = reasonOf(exit)
+      assert.instanceOf(reason, CliError.InvalidOptions)
+      assert.strictEqual(reason._tag === "InvalidOptions" ? reason.description : "", "resume and continue exclude each other")
+      assert.deepStrictEqual(yield* FakeSpawner.spawned, [])
+    }).pipe(Effect.provide(withFake({ stdout: recorded }))))
 
   it.effect("a missing executable is ExecutableNotFound, saying what was looked for, how to install and configure it", () =>
     Effect.gen(function*() {

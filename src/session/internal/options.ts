@@ -5,11 +5,14 @@
  */
 import * as Effect from "effect/Effect"
 import * as QueryOptions from "../../QueryOptions.ts"
+import * as Initialize from "../Initialize.ts"
 import * as SessionError from "../SessionError.ts"
 
 /** What the checks and the arguments read of a session's options (`Session.Options` is one). */
-export interface Options extends QueryOptions.QueryOptions {
+export interface Options extends QueryOptions.QueryOptions, Initialize.Options {
   readonly canUseTool?: unknown
+  readonly onAskUserQuestion?: unknown
+  readonly onUserDialog?: unknown
   readonly mcpServers?: ReadonlyArray<{ readonly name: string }> | undefined
 }
 
@@ -37,13 +40,22 @@ const bypassIn = (extra: ReadonlyArray<string>): string | undefined => {
   return undefined
 }
 
+// The permission requests come to the session when it answers some of them.
+const answersPermissions = (options: Options) =>
+  options.canUseTool !== undefined || options.onAskUserQuestion !== undefined
+
 const check = (options: Options): Effect.Effect<void, SessionError.SessionError> => {
+  const problem = QueryOptions.invalid(options)
+  if (problem !== undefined) return invalid(problem)
   const extra = options.extraArgs ?? []
   const reserved = extra.find((a) => reservedFlags.includes(flagOf(a)))
   if (reserved !== undefined) return invalid(`${reserved} is set by the session and cannot be given in extraArgs`)
-  if (options.canUseTool !== undefined) {
+  if (answersPermissions(options)) {
     if (extra.some((a) => a.startsWith("--permission-prompt-tool"))) {
       return invalid("canUseTool cannot be combined with --permission-prompt-tool in extraArgs")
+    }
+    if (options.permissionPromptTool !== undefined) {
+      return invalid("canUseTool and onAskUserQuestion cannot be combined with permissionPromptTool")
     }
     if (options.permissionMode !== undefined && askingNever.includes(options.permissionMode)) {
       return invalid(`canUseTool is never called with permissionMode "${options.permissionMode}"`)
@@ -51,10 +63,9 @@ const check = (options: Options): Effect.Effect<void, SessionError.SessionError>
     const bypass = bypassIn(extra)
     if (bypass !== undefined) return invalid(`canUseTool is never called with ${bypass} in extraArgs`)
   }
-  if (options.forkSession === true && options.resume === undefined && options.continue !== true) {
-    return invalid("forkSession needs resume or continue")
+  if ((options.supportedDialogKinds ?? []).length > 0 && options.onUserDialog === undefined) {
+    return invalid("supportedDialogKinds needs onUserDialog")
   }
-  if (options.resume !== undefined && options.continue === true) return invalid("resume and continue exclude each other")
   const names = (options.mcpServers ?? []).map((s) => s.name)
   const duplicate = names.find((n, i) => names.indexOf(n) !== i)
   return duplicate === undefined ? Effect.void : invalid(`two MCP servers are named "${duplicate}"`)
@@ -65,12 +76,14 @@ export const asksForReplays = (options: Options): boolean => (options.extraArgs 
 
 export const toArgs = (options: Options): Effect.Effect<ReadonlyArray<string>, SessionError.SessionError> =>
   Effect.map(check(options), () => {
-    const base = QueryOptions.toArgs(options)
+    const delivered = Initialize.forArgv(options)
+    const base = QueryOptions.toArgs(delivered.options)
     const at = base.indexOf("--input-format")
     const args = [...base.slice(0, at + 1), "stream-json", ...base.slice(at + 2)]
     // The replays tell which turn each user message went to.
     if (!asksForReplays(options)) args.push(replayFlag)
-    if (options.canUseTool !== undefined) args.push("--permission-prompt-tool", "stdio")
+    if (answersPermissions(options)) args.push("--permission-prompt-tool", "stdio")
+    if (delivered.await) args.push("--await-initialize")
     const names = (options.mcpServers ?? []).map((s) => s.name)
     if (names.length > 0) {
       args.push("--mcp-config", JSON.stringify({ mcpServers: Object.fromEntries(names.map((n) => [n, { type: "sdk", name: n }])) }))

@@ -1,0 +1,86 @@
+/**
+ * The model's AskUserQuestion answered from Effect code against the real CLI on the scripted model, and the
+ * dialog callbacks' declines.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Effect from "effect/Effect"
+import * as Dialogs from "../../src/session/Dialogs.ts"
+import * as Session from "../../src/session/Session.ts"
+import { ElicitationRequest, RequestUserDialogRequest } from "../../src/schema/Control.ts"
+import * as Script from "../../src/testing/Script.ts"
+import { collect, resultOf, setup, toolResults, turnBodies } from "./support/Real.ts"
+
+const question = {
+  question: "Which color should the button be?",
+  header: "Color",
+  options: [{ label: "Red", description: "warm" }, { label: "Blue", description: "cool" }],
+  multiSelect: false
+}
+
+const asking = [Script.turn(Script.toolUse("AskUserQuestion", { questions: [question] })), Script.turn("noted")]
+
+describe("AskUserQuestion (real CLI)", () => {
+  it.live("the callback's answer reaches the model in its next request", () =>
+    Effect.gen(function*() {
+      const { base, server } = yield* setup(asking)
+      const asked: Array<Dialogs.Question> = []
+      const session = yield* Session.make({
+        ...base,
+        onAskUserQuestion: (questions) =>
+          Effect.sync(() => {
+            asked.push(...questions)
+            return { [questions[0].question]: "Blue" }
+          })
+      })
+      const messages = yield* collect(session.turn("pick a color"))
+      assert.strictEqual(resultOf(messages).result, "noted")
+      assert.deepStrictEqual(asked.map((q) => [q.question, q.options.map((o) => o.label)]), [[question.question, ["Red", "Blue"]]])
+      const [result] = toolResults(messages)
+      assert.isFalse(result.isError)
+      const [, next] = yield* turnBodies(server)
+      const sent = JSON.stringify(next.messages.at(-1))
+      assert.include(sent, "Which color should the button be?")
+      assert.include(sent, "Blue")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+  it.live("a callback that fails or is late leaves the question unanswered; the turn goes on", () =>
+    Effect.gen(function*() {
+      const { base, server } = yield* setup(asking)
+      const session = yield* Session.make({
+        ...base,
+        dialogTimeout: "200 millis",
+        onAskUserQuestion: () => Effect.never
+      })
+      const messages = yield* collect(session.turn("pick a color"))
+      assert.strictEqual(resultOf(messages).result, "noted")
+      const [result] = toolResults(messages)
+      assert.isTrue(result.isError)
+      assert.include(result.text, "did not answer")
+      const [, next] = yield* turnBodies(server)
+      assert.include(JSON.stringify(next.messages.at(-1)), "dialogTimeout")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+})
+
+describe("elicitation and dialog callbacks", () => {
+  const elicitation = new ElicitationRequest({ subtype: "elicitation", mcp_server_name: "auth", message: "Your name?" })
+  const dialog = new RequestUserDialogRequest({ subtype: "request_user_dialog", dialog_kind: "k", payload: {} })
+
+  it.effect("an elicitation without a callback, or whose callback fails, is declined", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* Dialogs.elicit<never>({}, elicitation), { action: "decline" })
+      assert.deepStrictEqual(yield* Dialogs.elicit<never>({ onElicitation: () => Effect.fail("no") }, elicitation), { action: "decline" })
+      const accepted = yield* Dialogs.elicit<never>(
+        { onElicitation: (r) => Effect.succeed({ action: "accept", content: { name: r.serverName } }) },
+        elicitation
+      )
+      assert.deepStrictEqual(accepted, { action: "accept", content: { name: "auth" } })
+    }))
+
+  it.effect("a dialog whose callback fails is cancelled; without a callback it is left to another client", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(Dialogs.dialog<never>({}, dialog), undefined)
+      assert.deepStrictEqual(yield* Dialogs.dialog<never>({ onUserDialog: () => Effect.die("boom") }, dialog)!, Dialogs.cancelled)
+      assert.deepStrictEqual(yield* Dialogs.dialog<never>({ onUserDialog: (d) => Effect.succeed({ kind: d.dialogKind }) }, dialog)!, { kind: "k" })
+    }))
+})
