@@ -49,12 +49,14 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as CliError from "./ClaudeCliError.ts"
 import * as QueryOptions from "./QueryOptions.ts"
+import * as DerivedOptions from "./internal/queryOptions.ts"
 import * as Redaction from "./internal/redaction.ts"
 import { isJson } from "./stream/internal/json.ts"
 import { type DecodeError, isDecodeError } from "./stream/DecodeError.ts"
 import { cutRaw, redactCutAtEnd, withFields } from "./stream/internal/cut.ts"
 import { applyStepper, type Stepper } from "./stream/internal/stepper.ts"
 import * as Ndjson from "./stream/Ndjson.ts"
+import * as CliErrorRedaction from "./internal/cliErrorRedaction.ts"
 
 /**
  * How the CLI is started. Every field has a default.
@@ -283,7 +285,7 @@ export const spawn = Effect.fnUntraced(function*(
     stdin: options.stdin,
     killSignal: "SIGTERM",
     forceKillAfter: options.killGracePeriod ?? Duration.seconds(3)
-  })).pipe(Effect.mapError((error) => CliError.redact(toSpawnError(options.executable, options.cwd)(error), redact)))
+  })).pipe(Effect.mapError((error) => CliErrorRedaction.redact(toSpawnError(options.executable, options.cwd)(error), redact)))
   const tail = makeTail(options.stderrTailBytes ?? defaultStderrTailBytes, redact)
   const onStderr = options.onStderr
   const text = new TextDecoder()
@@ -429,13 +431,13 @@ export const lines = (
 > =>
   Stream.unwrap(Effect.gen(function*() {
     const executable = config.executable ?? defaultExecutable
-    const problem = QueryOptions.invalid(options)
+    const problem = DerivedOptions.invalid(options)
     if (problem !== undefined) return yield* Effect.fail(CliError.make(new CliError.InvalidOptions({ description: problem })))
     const cli = yield* spawn(spawner, {
       executable,
       args: [...(config.executableArgs ?? []), ...QueryOptions.toArgs(options)],
       cwd: options.cwd,
-      env: mergedEnv(config.env, QueryOptions.environment(options)),
+      env: mergedEnv(config.env, DerivedOptions.environment(options)),
       envMode: options.envMode ?? config.envMode,
       onStderr: options.stderr,
       // The prompt goes through stdin: never parsed as a flag, never limited by the argv size.

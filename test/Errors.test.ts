@@ -76,6 +76,7 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new CliError.MissingResult({ messages: 3, stderrTail: "" }),
     new CliError.IdleTimeout({ timeoutMillis: 5, lastLine: 1, stderrTail: "" }),
     new CliError.SessionUnavailable({ layer: "Fixture" }),
+    new CliError.InvalidOptions({ description: "resume and continue exclude each other" }),
     new CliError.FixtureUnreadable({ path: "/f.jsonl", description: "ENOENT" }),
     new CliError.RecordingFailed({ path: "/f.jsonl", description: "EROFS" })
   ]],

@@ -84,6 +84,11 @@ const entrySources: Record<string, string> = {
 }
 // The entry points the 593 were counted over; later ones (`./ai`, ...) are printed but not in that sum.
 const countedBefore = new Set([".", "./schema", "./stream", "./filter", "./layers", "./session", "./testing"])
+// Modules added to those entry points after the cut, for what the CLI could do and the library could not ask
+// (the SDK's control requests, hook events, dialogs and initialize fields): printed apart, not in that sum.
+const addedAfterCut: Record<string, ReadonlyArray<string>> = {
+  "./session": ["Controls", "Dialogs", "HookEvents", "Initialize"]
+}
 const surfaceBefore = 593
 
 const isNamespace = (value: unknown): value is Record<string, unknown> =>
@@ -114,8 +119,12 @@ describe("the public surface", () => {
     let total = 0
     for (const [entry, file] of Object.entries(entrySources)) {
       const names = runtimeNames(await import(path.join(root, "src", file)) as Record<string, unknown>)
-      const count = [...names.values()].reduce((sum, spellings) => sum + spellings.length, 0)
-      console.log(`${entry}: ${count} runtime names`)
+      const spellings = [...names.values()].flat()
+      const added = addedAfterCut[entry] ?? []
+      const isAdded = (name: string) => added.some((module) => name.startsWith(`${module}.`))
+      const count = spellings.filter((name) => !isAdded(name)).length
+      const addedCount = spellings.length - count
+      console.log(`${entry}: ${count} runtime names` + (addedCount > 0 ? ` (+${addedCount} in ${added.join(", ")})` : ""))
       if (countedBefore.has(entry)) total += count
       assert.deepStrictEqual([...names.values()].filter((spellings) => spellings.length > 1), [], `${entry}: one value, two names`)
     }

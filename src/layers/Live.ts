@@ -10,11 +10,11 @@ import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliRun from "../internal/run.ts"
-import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../internal/redaction.ts"
 import * as Session from "../session/Session.ts"
 import * as Process from "../Process.ts"
+import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
 
 /**
  * How the CLI is started (see `Process.Config`), plus a default working directory. The executable,
@@ -81,7 +81,7 @@ const runner = (
     const watched = watch(spawner, redact, config.stderrTailBytes ?? Process.defaultStderrTailBytes)
     // Every error of the run leaves it redacted here too, whichever stage made it: a safety net for those
     // the process does not redact itself (a failed read of stdout).
-    const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own, redact), CliError.redact(redact))
+    const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own, redact), CliErrorRedaction.redact(redact))
     return { lines, ended: watched.ended, redact }
   })
 

@@ -36,7 +36,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliRun from "../internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
-import * as QueryOptions from "../QueryOptions.ts"
+import * as DerivedOptions from "../internal/queryOptions.ts"
 import * as Redaction from "../internal/redaction.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import { redactDecodeError } from "../stream/internal/cut.ts"
@@ -210,7 +210,7 @@ const record = Effect.fnUntraced(function*(path: string) {
         Effect.suspend(() => {
           if (finished) return Effect.void
           finished = true
-          const meta: Metadata = { prompt, options: QueryOptions.redact(options), timings, exit, rejected }
+          const meta: Metadata = { prompt, options: DerivedOptions.redact(options), timings, exit, rejected }
           return Schema.encodeEffect(MetadataJson)(meta).pipe(
             Effect.flatMap((json) => fs.writeFileString(draftMeta, Redaction.redactJson(json, redact) + "\n")),
             Effect.andThen(publishing.withPermits(1)(

@@ -16,13 +16,8 @@ import * as SessionError from "./SessionError.ts"
 
 const list = <S extends Schema.Top>(item: S) => Schema.Array(item)
 
-/**
- * An answer with nothing in it beyond success (the CLI writes `{}`).
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Empty = JsonObject
+// An answer with nothing in it beyond success (the CLI writes `{}`).
+const Empty = JsonObject
 
 /**
  * An MCP server as the CLI sees it: its status (`connected`, `failed`, `needs-auth`, `pending`, `disabled`),

@@ -128,14 +128,6 @@ export const Initialization = open({
 export type Initialization = typeof Initialization.Type
 
 /**
- * An `initialize` response with nothing in it, before the CLI has answered.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const empty: Initialization = { commands: [], agents: [], models: [], available_output_styles: [] }
-
-/**
  * Decodes an `initialize` response; one that does not fit fails with `InvalidResponse`.
  *
  * @since 0.1.0

@@ -91,6 +91,7 @@ import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../Process.ts"
 import * as Telemetry from "../Telemetry.ts"
 import * as QueryOptions from "../QueryOptions.ts"
+import * as DerivedOptions from "../internal/queryOptions.ts"
 import * as Hooks from "./Hooks.ts"
 import * as Incoming from "./Incoming.ts"
 import * as Initialization from "./Initialization.ts"
@@ -110,6 +111,7 @@ import type * as Permission from "./Permission.ts"
 import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
 import * as UserContent from "./UserContent.ts"
+import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
 
 /**
  * A message of the session's output: any stream-json message but the control frames, which the session
@@ -252,15 +254,15 @@ export interface Session extends Controls.Controls {
   readonly close: Effect.Effect<void>
 }
 
-/**
- * The CLI arguments of a session: stream-json both ways with the user messages replayed, plus the permission
- * prompt tool and the in-process MCP servers. Fails with `InvalidOptions` on options that cannot work together.
- *
- * @since 0.1.0
- * @category conversions
- */
-export const toArgs = (options: Options<unknown>): Effect.Effect<ReadonlyArray<string>, SessionError.SessionError> =>
-  Args.toArgs(options)
+// The stream-json line the CLI reads for a user message (without its newline). A `uuid` names the message in
+// what the CLI writes about it (its replay, `command_lifecycle` events).
+const userFrame = (content: UserContent.UserContent, sessionId: string, uuid?: string): Record<string, unknown> => ({
+  type: "user",
+  ...(uuid === undefined ? {} : { uuid }),
+  message: { role: "user", content },
+  parent_tool_use_id: null,
+  session_id: sessionId
+})
 
 /**
  * Starts the CLI, runs the `initialize` handshake and returns the session. The process ends with the Scope.
@@ -302,7 +304,7 @@ const start = Effect.fnUntraced(function*(
     executable,
     args: [...(options.executableArgs ?? []), ...args],
     cwd: options.cwd,
-    env: QueryOptions.environment(options),
+    env: DerivedOptions.environment(options),
     envMode: options.envMode,
     onStderr: options.stderr,
     stdin: { stream: Stream.fromQueue(stdin), endOnDone: true },
@@ -369,13 +371,14 @@ const start = Effect.fnUntraced(function*(
   // Errors leave the session redacted of the secrets of its environment and options: the CLI's text may
   // quote them.
   const redact = <E extends StreamError>(error: E): E =>
-    (CliError.isClaudeCliError(error) ? CliError.redact(error, cli.redact) : SessionError.redact(error, cli.redact)) as E
+    (CliError.isClaudeCliError(error) ? CliErrorRedaction.redact(error, cli.redact) : SessionError.redact(error, cli.redact)) as E
   // The answer comes through the output: read it ahead of slow readers, which may be the caller itself.
   const request: Protocol.Protocol["request"] = (body, opts) =>
     handover.readingAhead(Effect.mapError(protocol.request(body, opts), redact))
   const sessionIdKnown = yield* Deferred.make<string, SessionError.SessionError>()
   let sessionId = ""
-  let initialization: Initialization.Initialization = Initialization.empty
+  // Nothing until the CLI answers `initialize`.
+  let initialization: Initialization.Initialization = { commands: [], agents: [], models: [], available_output_styles: [] }
 
   // Fails what waits on the CLI, and anything later, once the session ends, whatever ends it (the output,
   // `close`, the scope): callers in fibers the scope does not own must not wait for what will never come.
@@ -449,7 +452,7 @@ const start = Effect.fnUntraced(function*(
       const uuid = crypto.randomUUID()
       const sent = turns.sent(uuid)
       idle.changed()
-      const frame = UserContent.toFrame(content, sessionId, uuid)
+      const frame = userFrame(content, sessionId, uuid)
       return write(options.verbatimPrompts === true ? { ...frame, client_composed: true } : frame).pipe(
         Effect.tapError(() => Effect.sync(() => turns.unsent(uuid))),
         Effect.as({ uuid, sent })

@@ -55,18 +55,3 @@ export const image = (data: Uint8Array | string, mediaType: ImageMediaType): Blo
     data: typeof data === "string" ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")
   }
 })
-
-/**
- * The stream-json line the CLI reads for a user message (without its newline). A `uuid` names the message in
- * what the CLI writes about it (its replay, `command_lifecycle` events).
- *
- * @since 0.1.0
- * @category encoding
- */
-export const toFrame = (content: UserContent, sessionId: string, uuid?: string): Record<string, unknown> => ({
-  type: "user",
-  ...(uuid === undefined ? {} : { uuid }),
-  message: { role: "user", content },
-  parent_tool_use_id: null,
-  session_id: sessionId
-})

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Redacted from "effect/Redacted"
 import * as QueryOptions from "../../src/QueryOptions.ts"
+import * as DerivedOptions from "../../src/internal/queryOptions.ts"
 import * as Redaction from "../../src/internal/redaction.ts"
 
 const base = ["-p", "--output-format", "stream-json", "--verbose", "--input-format", "text"]
@@ -71,7 +72,7 @@ describe("QueryOptions", () => {
   })
 
   it("redact hides secret env values everywhere", () => {
-    const redacted = QueryOptions.redact({
+    const redacted = DerivedOptions.redact({
       env: { ANTHROPIC_API_KEY: "sk-ant-xyz-1", HOME: "/tmp/h", OTHER: Redacted.make("hidden-1") },
       systemPrompt: "my key is sk-ant-xyz-1"
     })
@@ -93,7 +94,7 @@ describe("QueryOptions", () => {
       appendSystemPrompt: "Use postgres://app:Tr0ub4dor-and-3@db/x and never say Zk93jdLq0PaQ7vB",
       env: { DATABASE_URL: "postgres://app:Tr0ub4dor-and-3@db/x", LANG: "C.UTF-8" }
     }
-    const redacted = QueryOptions.redact(options)
+    const redacted = DerivedOptions.redact(options)
     const text = JSON.stringify(redacted)
     for (const secret of ["zq81KdL0p9Vw3xY7tR2m", "Kq93-apikey-value", "Hunter2-Hunter2", "20231987", "Zk93jdLq0PaQ7vB", "Tk-0123456789", "Tr0ub4dor-and-3"]) {
       assert.notInclude(text, secret)

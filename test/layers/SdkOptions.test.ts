@@ -7,7 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as QueryOptions from "../../src/QueryOptions.ts"
-import * as Session from "../../src/session/Session.ts"
+import * as DerivedOptions from "../../src/internal/queryOptions.ts"
+import * as SessionArgs from "../../src/session/internal/options.ts"
 
 // Flags and their values, `--name=value` and `--name value` alike, in order.
 const pairs = (args: ReadonlyArray<string>): Array<string> => {
@@ -130,10 +131,10 @@ describe("options the SDK names", () => {
 
   it("file checkpointing and tool configuration are environment variables, as the SDK sets them", () => {
     assert.deepStrictEqual(
-      QueryOptions.environment({ enableFileCheckpointing: true, toolConfig: { askUserQuestion: { previewFormat: "html" } }, env: { A: "1" } }),
+      DerivedOptions.environment({ enableFileCheckpointing: true, toolConfig: { askUserQuestion: { previewFormat: "html" } }, env: { A: "1" } }),
       { CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: "true", CLAUDE_CODE_QUESTION_PREVIEW_FORMAT: "html", A: "1" }
     )
-    assert.strictEqual(QueryOptions.environment({}), undefined)
+    assert.strictEqual(DerivedOptions.environment({}), undefined)
   })
 })
 
@@ -152,17 +153,17 @@ describe("options that cannot work together", () => {
     ]
   ]
   for (const [name, options, expected] of cases) {
-    it(name, () => assert.include(QueryOptions.invalid(options) ?? "", expected))
+    it(name, () => assert.include(DerivedOptions.invalid(options) ?? "", expected))
   }
 
   it("sessions fail with InvalidOptions before starting", () => {
-    const exit = Effect.runSyncExit(Session.toArgs({ supportedDialogKinds: ["x"] }))
+    const exit = Effect.runSyncExit(SessionArgs.toArgs({ supportedDialogKinds: ["x"] }))
     assert.isTrue(Exit.isFailure(exit))
     assert.include(String(exit), "supportedDialogKinds needs onUserDialog")
   })
 
   it("a question callback alone routes permission prompts to the session", () => {
-    const args = Effect.runSync(Session.toArgs({ onAskUserQuestion: () => Effect.succeed({}) }))
+    const args = Effect.runSync(SessionArgs.toArgs({ onAskUserQuestion: () => Effect.succeed({}) }))
     assert.include(args.join(" "), "--permission-prompt-tool stdio")
   })
 })

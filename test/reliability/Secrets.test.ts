@@ -20,7 +20,6 @@ import * as Recording from "../../src/layers/Recording.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
 import * as Redaction from "../../src/internal/redaction.ts"
-import * as Session from "../../src/session/Session.ts"
 import { DecodeError, InvalidJson, make as decodeError } from "../../src/stream/DecodeError.ts"
 import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -29,6 +28,8 @@ import { errorText, exitText, observed } from "./support/observed.ts"
 import * as Hostile from "./support/hostile.ts"
 import * as Secrets from "./support/secrets.ts"
 import * as Straddle from "./support/straddle.ts"
+import * as SessionArgs from "../../src/session/internal/options.ts"
+import * as CliErrorRedaction from "../../src/internal/cliErrorRedaction.ts"
 
 const names = Object.keys(Secrets.known) as Array<keyof typeof Secrets.known>
 const credentialNames = Object.keys(Secrets.credentials)
@@ -198,7 +199,7 @@ describe("Secrets", () => {
         new CliError.RecordingFailed({ path: `/f/${secret}`, description: secret, cause: spawnError })
       ]
       for (const reason of reasons) {
-        const redacted = CliError.redact(CliError.make(reason), redact)
+        const redacted = CliErrorRedaction.redact(CliError.make(reason), redact)
         const text = errorText(redacted)
         assert.notInclude(text, secret.slice(0, 5), reason._tag)
         assert.notInclude(text, secret.slice(4), reason._tag)
@@ -208,7 +209,7 @@ describe("Secrets", () => {
         if (cause instanceof Error) assert.strictEqual(Object.getPrototypeOf(cause), Object.getPrototypeOf((reason as { readonly cause?: unknown }).cause))
       }
       const clean = CliError.make(new CliError.SpawnFailed({ executable: "claude", description: "EACCES", cause: new Error("no secret") }))
-      assert.strictEqual(CliError.redact(clean, redact), clean)
+      assert.strictEqual(CliErrorRedaction.redact(clean, redact), clean)
     }))
 
   it.live("a CLI writing secrets with other JSON escapes (\\/ in an AWS secret, \\u0073 starting a key) in a message, a schema mismatch and a plain-text line, recorded: no error, strict or lenient, nor the recording shows them in any spelling, and the recording replays the same", () =>
@@ -383,7 +384,7 @@ describe("Secrets", () => {
         args.some((a) => a.includes("dangerously-skip-permissions") || a.includes("bypassPermissions"))
       assert.isFalse(dangerous(QueryOptions.toArgs()))
       assert.isFalse(dangerous(QueryOptions.toArgs({})))
-      assert.isFalse(dangerous(yield* Session.toArgs({})))
+      assert.isFalse(dangerous(yield* SessionArgs.toArgs({})))
       const modes = fc.constantFrom<QueryOptions.PermissionMode | undefined>(undefined, "acceptEdits", "auto", "manual", "plan")
       const text = fc.string().filter((s) => !s.includes("bypassPermissions") && !s.includes("dangerously"))
       fc.assert(fc.property(

@@ -10,6 +10,7 @@ import * as Dialogs from "../../src/session/Dialogs.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as Script from "../../src/testing/Script.ts"
 import { collect, setup, toolResults } from "./support/Real.ts"
+import * as SessionArgs from "../../src/session/internal/options.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
   effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>
@@ -67,7 +68,7 @@ describe("external MCP servers (real CLI)", () => {
         allowedTools: ["mcp__memo__ask_name"]
       }
       // Delivered in `initialize`: the server's command line is not the CLI's.
-      const args = yield* Session.toArgs(options)
+      const args = yield* SessionArgs.toArgs(options)
       assert.notInclude(args.join(" "), "memo-mcp-server")
       assert.include(args, "--await-initialize")
       const session = yield* Session.make(options)

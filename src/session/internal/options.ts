@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as QueryOptions from "../../QueryOptions.ts"
+import * as DerivedOptions from "../../internal/queryOptions.ts"
 import * as Initialize from "../Initialize.ts"
 import * as SessionError from "../SessionError.ts"
 
@@ -45,7 +46,7 @@ const answersPermissions = (options: Options) =>
   options.canUseTool !== undefined || options.onAskUserQuestion !== undefined
 
 const check = (options: Options): Effect.Effect<void, SessionError.SessionError> => {
-  const problem = QueryOptions.invalid(options)
+  const problem = DerivedOptions.invalid(options)
   if (problem !== undefined) return invalid(problem)
   const extra = options.extraArgs ?? []
   const reserved = extra.find((a) => reservedFlags.includes(flagOf(a)))
