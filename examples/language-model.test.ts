@@ -5,10 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { LanguageModel, type Response } from "effect/ai"
-import * as Scripted from "../src/layers/Scripted.ts"
-import * as MessagesRequest from "../src/testing/MessagesRequest.ts"
-import { Script } from "../src/testing/index.ts"
-import * as ScriptedServer from "../src/testing/ScriptedServer.ts"
+import { Scripted } from "../src/layers/index.ts"
+import { MessagesRequest, Script, ScriptedServer } from "../src/testing/index.ts"
 import { ClaudeCode, InventoryHandlers, restockPlan, stockReport } from "./language-model.ts"
 
 const onClaudeCode = (script: Script.Script) => ClaudeCode.pipe(Layer.provideMerge(Scripted.layer(script)))
