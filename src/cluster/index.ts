@@ -1,0 +1,8 @@
+/**
+ * Agent sessions as Effect Cluster entities.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Wire from "./Wire.ts"
