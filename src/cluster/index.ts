@@ -6,3 +6,7 @@
 
 /** @since 0.1.0 */
 export * as Wire from "./Wire.ts"
+/** @since 0.1.0 */
+export * as AgentSession from "./AgentSession.ts"
+/** @since 0.1.0 */
+export * as TurnLog from "./TurnLog.ts"
