@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Message from "../schema/Message.ts"
 
 /**
@@ -92,3 +93,60 @@ export const decodeAll = (stored: ReadonlyArray<unknown>): ReadonlyArray<Message
  * @category layers
  */
 export const layerMemory: Layer.Layer<TurnLog> = Layer.effect(TurnLog, makeMemory)
+
+/**
+ * A log in SQL tables (created when missing): it survives restarts and is shared by the runners of one
+ * database. Works on SQLite and PostgreSQL. A database failure is a defect: the entity cannot tell a new turn
+ * from a re-delivered one without its log.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeSql = (options: { readonly prefix?: string | undefined } = {}) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const prefix = options.prefix ?? "claude"
+    const turns = sql(`${prefix}_turns`)
+    const sessions = sql(`${prefix}_sessions`)
+    yield* sql`CREATE TABLE IF NOT EXISTS ${turns} (
+      entity_id TEXT NOT NULL, turn_id TEXT NOT NULL, attempts INTEGER NOT NULL, messages TEXT,
+      PRIMARY KEY (entity_id, turn_id))`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${sessions} (entity_id TEXT PRIMARY KEY, session_id TEXT NOT NULL)`
+    const begin = (entityId: string, turnId: string) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ readonly attempts: number; readonly messages: string | null }>`
+          SELECT attempts, messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
+        const row = rows[0]
+        if (row?.messages != null) {
+          return { _tag: "Done", messages: decodeAll(JSON.parse(row.messages)) } as const
+        }
+        const attempt = Number(row?.attempts ?? 0) + 1
+        yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts) VALUES (${entityId}, ${turnId}, ${attempt})
+          ON CONFLICT (entity_id, turn_id) DO UPDATE SET attempts = ${attempt}`
+        return { _tag: "Start", attempt } as const
+      }).pipe(sql.withTransaction)
+    return TurnLog.of({
+      begin: (entityId, turnId) => Effect.orDie(begin(entityId, turnId)),
+      finish: (entityId, turnId, messages) => {
+        const json = JSON.stringify(messages.map(Message.encodeMessage))
+        return Effect.orDie(sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, messages)
+          VALUES (${entityId}, ${turnId}, 1, ${json})
+          ON CONFLICT (entity_id, turn_id) DO UPDATE SET messages = ${json}`)
+      },
+      sessionId: (entityId) =>
+        sql<{ readonly session_id: string }>`SELECT session_id FROM ${sessions} WHERE entity_id = ${entityId}`.pipe(
+          Effect.map((rows) => rows[0]?.session_id),
+          Effect.orDie
+        ),
+      setSessionId: (entityId, sessionId) =>
+        Effect.orDie(sql`INSERT INTO ${sessions} (entity_id, session_id) VALUES (${entityId}, ${sessionId})
+          ON CONFLICT (entity_id) DO UPDATE SET session_id = ${sessionId}`)
+    })
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSql = (options: { readonly prefix?: string | undefined } = {}) =>
+  Layer.effect(TurnLog, Effect.orDie(makeSql(options)))

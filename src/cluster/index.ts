@@ -10,3 +10,5 @@ export * as Wire from "./Wire.ts"
 export * as AgentSession from "./AgentSession.ts"
 /** @since 0.1.0 */
 export * as TurnLog from "./TurnLog.ts"
+/** @since 0.1.0 */
+export * as Cluster from "./Cluster.ts"
