@@ -12,3 +12,5 @@ export * as AgentSession from "./AgentSession.ts"
 export * as TurnLog from "./TurnLog.ts"
 /** @since 0.1.0 */
 export * as Cluster from "./Cluster.ts"
+/** @since 0.1.0 */
+export * as AgentJob from "./AgentJob.ts"
