@@ -2,14 +2,17 @@
  * The agent session entity on a test runner, with the real CLI on the scripted model.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as TestRunner from "effect/cluster/TestRunner"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
+import * as Permission from "../../src/session/Permission.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
@@ -18,22 +21,23 @@ import { isAlive, waitUntil } from "../session/support/Real.ts"
 const on = (fragment: string, turns: ReadonlyArray<Script.Turn>) =>
   Script.conversation(fragment, MessagesRequest.firstUserTextIncludes(fragment), turns)
 
-const script: Script.Script = {
+const script = ({ cwd }: { readonly cwd: string }): Script.Script => ({
   conversations: [
     on("alpha", [Script.turn("Alpha one.")]),
     on("beta", [Script.turn("Beta one.")]),
     on("gamma", [Script.turn("Noted: seven."), Script.turn("The number was seven.")]),
     // About a minute of events, unless interrupted.
     on("slow", [Script.turn("x".repeat(600), { eventDelay: "300 millis", chunkSize: 3 })]),
-    on("echo", [Script.turn("Echo one."), Script.turn("Echo two.")])
+    on("echo", [Script.turn("Echo one."), Script.turn("Echo two.")]),
+    on("close", [Script.turn("Closing one."), Script.turn("Closing two.")]),
+    on("tool", [Script.turn(Script.toolUse("Write", { file_path: `${cwd}/out.txt`, content: "x" })), Script.turn("Not written.")])
   ],
   sideReply: "Scripted session"
-}
+})
 
 const env = (options: AgentSession.Options = {}) =>
   AgentSession.layer(options).pipe(
-    Layer.provideMerge(TestRunner.layer),
-    Layer.provideMerge(TurnLog.layerMemory),
+    Layer.provideMerge(Cluster.layerTest),
     Layer.provideMerge(Scripted.layer(script))
   )
 
@@ -138,4 +142,41 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.strictEqual(exhausted._tag, "AgentSessionError")
       assert.deepStrictEqual(exhausted._tag === "AgentSessionError" ? exhausted.reason : exhausted, new AgentSession.TurnRetriesExhausted({ turnId: "e-3", attempts: 3 }))
     }).pipe(Effect.provide(env())))
+
+  it.live("Close ends the CLI; the next turn starts another with the model and mode set meanwhile, resuming", () =>
+    Effect.gen(function*() {
+      const client = yield* AgentSession.client
+      const first = yield* turn("c", "c-1", "close: first")
+      assert.strictEqual(resultText(first), "Closing one.")
+      const pid = (yield* info("c")).pid!
+      yield* client("c").Close()
+      yield* waitUntil(Effect.sync(() => !isAlive(pid))).pipe(Effect.timeout("20 seconds"))
+      assert.isNull((yield* info("c")).pid)
+      yield* client("c").SetModel({ model: "claude-scripted-other" })
+      yield* client("c").SetPermissionMode({ mode: "plan" })
+      const now = yield* info("c")
+      assert.strictEqual(now.model, "claude-scripted-other")
+      assert.strictEqual(now.permissionMode, "plan")
+      const second = yield* turn("c", "c-2", "close: second")
+      assert.strictEqual(resultText(second), "Closing two.")
+      const init = messagesOf(second).find((m) => m._tag === "SystemInit")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.model : undefined, "claude-scripted-other")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.permissionMode : undefined, "plan")
+      const requests = yield* modelRequests("close")
+      const last = requests.at(-1)!.body as { readonly model: string }
+      assert.strictEqual(last.model, "claude-scripted-other")
+      assert.include(JSON.stringify(last), "Closing one.")
+    }).pipe(Effect.provide(env())))
+
+  const asked: Array<string> = []
+  it.live("the entity type's canUseTool decides its sessions' tool uses", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const events = yield* turn("t", "t-1", "tool: write a file")
+      assert.strictEqual(resultText(events), "Not written.")
+      assert.deepStrictEqual(asked, ["Write"])
+      assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "out.txt")))
+    }).pipe(Effect.provide(env({
+      canUseTool: (tool) => Effect.sync(() => asked.push(tool)).pipe(Effect.as(Permission.deny("not here")))
+    }))))
 })
