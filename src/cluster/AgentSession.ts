@@ -9,6 +9,9 @@
  * started and never finished (a re-delivery after a crash) runs once more, its `TurnStarted` event saying
  * `attempt: 2`; a third start fails with `TurnRetriesExhausted`.
  *
+ * With a {@link SparePool.SparePool} in context and a `cwd` in the options, a new conversation claims a parked
+ * CLI instead of starting one; the pool's host options must then be the entity type's (callbacks included).
+ *
  * @since 0.1.0
  * @example
  * ```ts
@@ -34,6 +37,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
+import * as SparePool from "./SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
 import { WireMessage } from "./Wire.ts"
 
@@ -249,6 +253,7 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
   const context = yield* Effect.context<R>()
   const log = yield* TurnLog.TurnLog
   const cli = yield* ClaudeCli.ClaudeCli
+  const pool = yield* Effect.serviceOption(SparePool.SparePool)
   const starting = yield* Semaphore.make(1)
   const turns = yield* Semaphore.make(1)
   let model: string | undefined = options.model
@@ -261,13 +266,17 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
     return Effect.gen(function*() {
       const scope = yield* Scope.fork(entityScope)
       const resume = yield* log.sessionId(entityId)
-      const started = yield* cli.session({ ...sessionOptions, model, permissionMode, resume } as Session.Options<R>)
-        .pipe(
-          Scope.provide(scope),
-          Effect.provide(context),
-          Effect.onError(() => Scope.close(scope, Exit.void)),
-          Effect.mapError(failed("start"))
-        )
+      const cwd = sessionOptions.cwd
+      // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
+      const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
+        ? Effect.map(pool.value.session({ cwd, model, permissionMode }), (claimed) => claimed.session)
+        : cli.session({ ...sessionOptions, model, permissionMode, resume } as Session.Options<R>)
+      const started = yield* start.pipe(
+        Scope.provide(scope),
+        Effect.provide(context),
+        Effect.onError(() => Scope.close(scope, Exit.void)),
+        Effect.mapError(failed("start"))
+      )
       live = { session: started, scope }
       return started
     }) as Effect.Effect<Session.Session, AgentSessionError>

@@ -4,12 +4,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
+import * as SparePool from "../../src/cluster/SparePool.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Permission from "../../src/session/Permission.ts"
@@ -179,4 +181,22 @@ describe("AgentSession entity (test runner, real CLI)", () => {
     }).pipe(Effect.provide(env({
       canUseTool: (tool) => Effect.sync(() => asked.push(tool)).pipe(Effect.as(Permission.deny("not here")))
     }))))
+
+  it.live("with a SparePool, a new conversation claims a parked CLI", () =>
+    Effect.gen(function*() {
+      const pool = yield* SparePool.SparePool
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      const events = yield* turn("w", "w-1", "alpha: warm")
+      assert.strictEqual(resultText(events), "Alpha one.")
+      const pid = (yield* info("w")).pid!
+      assert.include(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0"), "--await-claim")
+      assert.strictEqual(yield* pool.refused, 0)
+    }).pipe(Effect.provide(
+      Layer.unwrap(Effect.map(Scripted.Sandbox, (sandbox) => AgentSession.layer({ cwd: sandbox.cwd }))).pipe(
+        Layer.provideMerge(SparePool.layer()),
+        Layer.provideMerge(Cluster.layerTest),
+        Layer.provideMerge(Scripted.layer(script)),
+        Layer.provideMerge(NodeServices.layer)
+      )
+    )))
 })
