@@ -12,7 +12,7 @@ import * as path from "node:path"
 import * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
-import { waitUntil } from "../session/support/Real.ts"
+import { isAlive, waitUntil } from "../session/support/Real.ts"
 
 const runnerScript = path.join(import.meta.dirname, "support", "job.ts")
 
@@ -38,15 +38,6 @@ const start = (env: Record<string, string>): Runner => {
   })
   proc.stderr!.resume()
   return { process: proc, lines, exited: new Promise((resolve) => proc.on("exit", (code) => resolve(code))) }
-}
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 // The CLIs a killed runner started run on in their own process groups: end them by their ids.
