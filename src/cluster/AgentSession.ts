@@ -304,7 +304,9 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
           const sessionId = yield* Effect.option(current.sessionId)
           if (sessionId._tag === "Some") yield* log.setSessionId(entityId, sessionId.value)
           yield* log.finish(entityId, turnId, messages)
-        }))
+        })),
+        // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.
+        Stream.onError(() => close)
       )
     }))
 

@@ -31,6 +31,7 @@ const script = ({ cwd }: { readonly cwd: string }): Script.Script => ({
     // About a minute of events, unless interrupted.
     on("slow", [Script.turn("x".repeat(600), { eventDelay: "300 millis", chunkSize: 3 })]),
     on("echo", [Script.turn("Echo one."), Script.turn("Echo two.")]),
+    on("crash", [Script.turn("Crash one."), Script.turn("Crash two.")]),
     on("close", [Script.turn("Closing one."), Script.turn("Closing two.")]),
     on("tool", [Script.turn(Script.toolUse("Write", { file_path: `${cwd}/out.txt`, content: "x" })), Script.turn("Not written.")])
   ],
@@ -199,4 +200,19 @@ describe("AgentSession entity (test runner, real CLI)", () => {
         Layer.provideMerge(NodeServices.layer)
       )
     )))
+
+  it.live("a turn on a CLI that died fails typed; its retry starts another CLI, resumes, and is marked", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(resultText(yield* turn("k", "k-1", "crash: first")), "Crash one.")
+      const pid = (yield* info("k")).pid!
+      process.kill(pid, "SIGKILL")
+      yield* waitUntil(Effect.sync(() => !isAlive(pid))).pipe(Effect.timeout("20 seconds"))
+      const failed = yield* Effect.flip(turn("k", "k-2", "crash: second"))
+      assert.strictEqual(failed._tag === "AgentSessionError" ? failed.reason._tag : failed._tag, "SessionFailed")
+      const retried = yield* turn("k", "k-2", "crash: second")
+      assert.deepStrictEqual(retried[0], new AgentSession.TurnStarted({ turnId: "k-2", attempt: 2 }))
+      assert.strictEqual(resultText(retried), "Crash two.")
+      assert.notStrictEqual((yield* info("k")).pid, pid)
+      assert.include(JSON.stringify((yield* modelRequests("crash")).at(-1)!.body), "Crash one.")
+    }).pipe(Effect.provide(env())))
 })
