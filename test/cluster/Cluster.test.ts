@@ -2,6 +2,7 @@
  * The one-machine runner: a SingleRunner whose messages and turn log live in an SQLite file.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -47,6 +48,24 @@ describe("Cluster.layerSqlite", () => {
       assert.strictEqual(yield* modelTurns, 1)
     }).pipe(
       Effect.provide(Scripted.layer(Script.make([Script.turn("Hello from the file.")]))),
+      Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+    )
+  })
+
+  it.live("layerSqliteConfig takes its file from CLAUDE_CLUSTER_SQLITE", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-cluster-"))
+    const filename = path.join(dir, "from-config.db")
+    return Effect.gen(function*() {
+      const info = yield* Effect.flatMap(AgentSession.client, (client) => client("configured").Info())
+      assert.strictEqual(info.entityId, "configured")
+      assert.isNull(info.pid)
+      assert.isTrue(fs.existsSync(filename))
+    }).pipe(
+      Effect.provide(AgentSession.layer().pipe(
+        Layer.provideMerge(Cluster.layerSqliteConfig),
+        Layer.provide(Scripted.layer(Script.make([]))),
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({ CLAUDE_CLUSTER_SQLITE: filename })))
+      )),
       Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
     )
   })
