@@ -295,7 +295,11 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
         Stream.concat(
           current.turn(prompt).pipe(
-            Stream.tap((message) => Effect.sync(() => messages.push(message))),
+            Stream.tap((message) => {
+              messages.push(message)
+              // Kept at once, so that a turn cut short by a crash still resumes this conversation.
+              return message._tag === "SystemInit" ? log.setSessionId(entityId, message.session_id) : Effect.void
+            }),
             Stream.map((message) => new TurnMessage({ message })),
             Stream.mapError(failed("turn"))
           )
