@@ -74,9 +74,11 @@ describe("AgentJob on the SQL workflow engine", () => {
       const first = start(env)
       yield* Effect.addFinalizer(() => Effect.sync(() => first.process.kill("SIGKILL")).pipe(Effect.andThen(killSpawned(first))))
       yield* waitUntil(Effect.map(turnsRequested, (turns) => turns.includes(2))).pipe(Effect.timeout("60 seconds"))
+      // The runner and its CLI together, as a host dying takes both: a CLI left running would finish the turn
+      // into the transcript the next runner resumes.
       first.process.kill("SIGKILL")
-      yield* Effect.promise(() => first.exited)
       yield* killSpawned(first)
+      yield* Effect.promise(() => first.exited)
       assert.isFalse(first.lines.some((line) => "results" in line))
       assert.deepStrictEqual(yield* turnsRequested, [0, 1, 2])
 
