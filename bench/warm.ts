@@ -61,7 +61,10 @@ const program = Effect.gen(function*() {
 
   // Warm: a spare parked beforehand, claimed when the session is asked for.
   const pool = yield* SparePool.make({ size: 1 })
-  while ((yield* pool.parked) < 1) yield* Effect.sleep("20 millis")
+  for (let waited = 0; (yield* pool.parked) < 1; waited += 20) {
+    if (waited > 60_000) return yield* Effect.die("no spare parked within a minute")
+    yield* Effect.sleep("20 millis")
+  }
   const warmStart = performance.now()
   const { session: warmSession, warm: wasWarm } = yield* pool.session({ cwd: sandbox.cwd })
   const warm = yield* timed(wasWarm ? "warm (SparePool)" : "warm (SparePool, claim refused)", warmStart, warmSession.turn("hello"))

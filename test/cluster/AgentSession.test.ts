@@ -89,7 +89,9 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       const running = yield* Effect.forkChild(turn("s", "s-1", "slow: write a lot"))
       // The model is answering: the turn's request reached the scripted server.
       const server = yield* ScriptedServer.ScriptedServer
-      yield* waitUntil(Effect.map(requestsOf(server, "slow"), (requests) => requests.length > 0))
+      yield* waitUntil(Effect.map(requestsOf(server, "slow"), (requests) => requests.length > 0)).pipe(
+        Effect.timeout("40 seconds")
+      )
       const client = yield* AgentSession.client
       yield* client("s").Interrupt()
       const events = yield* Fiber.join(running)
