@@ -5,6 +5,7 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as CliError from "../src/ClaudeCliError.ts"
+import * as AgentSession from "../src/cluster/AgentSession.ts"
 import * as Syntax from "../src/filter/Syntax.ts"
 import * as Message from "../src/schema/Message.ts"
 import * as Incoming from "../src/session/Incoming.ts"
@@ -120,6 +121,10 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new Incoming.MissingCallback({ callback: "canUseTool" }),
     new Incoming.UnknownMcpServer({ server: "calc" }),
     new Protocol.UnsupportedRequest({ subtype: "mystery" })
+  ]],
+  [AgentSession.AgentSessionError, [
+    new AgentSession.SessionFailed({ operation: "turn", detail: "the CLI exited" }),
+    new AgentSession.TurnRetriesExhausted({ turnId: "t-1", attempts: 3 })
   ]]
 ]
 

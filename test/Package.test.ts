@@ -80,7 +80,8 @@ const entrySources: Record<string, string> = {
   "./layers": "layers/index.ts",
   "./session": "session/index.ts",
   "./testing": "testing/index.ts",
-  "./ai": "ai/index.ts"
+  "./ai": "ai/index.ts",
+  "./cluster": "cluster/index.ts"
 }
 // The entry points the 593 were counted over; later ones (`./ai`, ...) are printed but not in that sum.
 const countedBefore = new Set([".", "./schema", "./stream", "./filter", "./layers", "./session", "./testing"])

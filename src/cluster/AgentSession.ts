@@ -1,0 +1,372 @@
+/**
+ * An agent session as a cluster entity: one CLI session per entity id, living as long as the entity is active
+ * on its runner, closed when the entity idles out (`maxIdleTime`) or is closed, and resumed (`--resume` with the
+ * session id kept in the {@link TurnLog.TurnLog}) by the next request.
+ *
+ * Requests run concurrently, so `Interrupt`, `Info` and the setters reach a session while a `Turn` streams;
+ * turns themselves run one at a time. A `Turn` carries an id: one whose messages are in the log is answered
+ * from there (a `TurnReplayed` event, then the stored messages) without reaching the model; one that was
+ * started and never finished (a re-delivery after a crash) runs once more, its `TurnStarted` event saying
+ * `attempt: 2`; a third start fails with `TurnRetriesExhausted`.
+ *
+ * With a {@link SparePool.SparePool} in context and a `cwd` in the options, a new conversation claims a parked
+ * CLI instead of starting one; the pool's host options must then be the entity type's (callbacks included).
+ *
+ * @since 0.1.0
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { AgentSession, TurnLog } from "effect-claude-code/cluster"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* AgentSession.client
+ *   const events = yield* client("user-42").Turn({ turnId: "t1", prompt: "Hello" }).pipe(Stream.runCollect)
+ * })
+ * // Provide AgentSession.layer({ maxIdleTime: "5 minutes" }), TurnLog.layerMemory, a ClaudeCli layer and a runner.
+ * ```
+ */
+import * as Entity from "effect/cluster/Entity"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Rpc from "effect/rpc/Rpc"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import * as ClaudeCli from "../ClaudeCli.ts"
+import type * as QueryOptions from "../QueryOptions.ts"
+import type * as Session from "../session/Session.ts"
+import * as SparePool from "./SparePool.ts"
+import * as TurnLog from "./TurnLog.ts"
+import { WireMessage } from "./Wire.ts"
+
+/**
+ * The CLI session could not start, or failed while serving a request; `detail` is its error's message.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class SessionFailed extends Schema.TaggedError<SessionFailed>()("SessionFailed", {
+  operation: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `The agent session failed during ${this.operation}: ${this.detail}`
+  }
+}
+
+/**
+ * A turn was delivered again after its retry had already started: it is not run a third time.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TurnRetriesExhausted extends Schema.TaggedError<TurnRetriesExhausted>()("TurnRetriesExhausted", {
+  turnId: Schema.String,
+  attempts: Schema.Number
+}) {
+  override get message(): string {
+    return `Turn "${this.turnId}" was started ${this.attempts - 1} times without finishing; it is not retried again`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export class AgentSessionError extends Schema.TaggedError<AgentSessionError>()("AgentSessionError", {
+  reason: Schema.Union([SessionFailed, TurnRetriesExhausted])
+}) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/**
+ * The turn runs on the model; `attempt` is 2 when it was in flight before (a re-delivery).
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export class TurnStarted extends Schema.TaggedClass<TurnStarted>()("TurnStarted", {
+  turnId: Schema.String,
+  attempt: Schema.Number
+}) {}
+
+/**
+ * The turn had finished before: the messages that follow come from the log, not the model.
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export class TurnReplayed extends Schema.TaggedClass<TurnReplayed>()("TurnReplayed", {
+  turnId: Schema.String
+}) {}
+
+/**
+ * One typed message of the turn, up to and including its result.
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export class TurnMessage extends Schema.TaggedClass<TurnMessage>()("TurnMessage", {
+  message: WireMessage
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category events
+ */
+export const TurnEvent = Schema.Union([TurnStarted, TurnReplayed, TurnMessage])
+
+/**
+ * @since 0.1.0
+ * @category events
+ */
+export type TurnEvent = typeof TurnEvent.Type
+
+const PermissionMode = Schema.Literals(["default", "acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"])
+
+/**
+ * What `Info` answers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class SessionInfo extends Schema.Class<SessionInfo>("effect-claude-code/cluster/SessionInfo")({
+  entityId: Schema.String,
+  /** The CLI session id the conversation continues, once there is one. */
+  sessionId: Schema.NullOr(Schema.String),
+  /** The CLI process serving the entity now; `null` when none runs (before the first request, after Close). */
+  pid: Schema.NullOr(Schema.Number),
+  model: Schema.NullOr(Schema.String),
+  permissionMode: Schema.NullOr(PermissionMode)
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category rpcs
+ */
+export const Turn = Rpc.make("Turn", {
+  payload: { turnId: Schema.String, prompt: Schema.String },
+  success: TurnEvent,
+  error: AgentSessionError,
+  stream: true
+})
+
+/**
+ * Writes a user message without waiting for a turn (see `Session.send`).
+ *
+ * @since 0.1.0
+ * @category rpcs
+ */
+export const Send = Rpc.make("Send", { payload: { prompt: Schema.String }, error: AgentSessionError })
+
+/**
+ * Ends the running turn (if any): its `Turn` stream ends with the CLI's interrupted result.
+ *
+ * @since 0.1.0
+ * @category rpcs
+ */
+export const Interrupt = Rpc.make("Interrupt", { error: AgentSessionError })
+
+/**
+ * Closes the CLI session now; the next request starts it again, resuming the conversation.
+ *
+ * @since 0.1.0
+ * @category rpcs
+ */
+export const Close = Rpc.make("Close")
+
+/**
+ * @since 0.1.0
+ * @category rpcs
+ */
+export const Info = Rpc.make("Info", { success: SessionInfo })
+
+/**
+ * `null` resets to the default model. Kept for the sessions the entity starts later.
+ *
+ * @since 0.1.0
+ * @category rpcs
+ */
+export const SetModel = Rpc.make("SetModel", {
+  payload: { model: Schema.NullOr(Schema.String) },
+  error: AgentSessionError
+})
+
+/**
+ * Kept for the sessions the entity starts later.
+ *
+ * @since 0.1.0
+ * @category rpcs
+ */
+export const SetPermissionMode = Rpc.make("SetPermissionMode", {
+  payload: { mode: PermissionMode },
+  error: AgentSessionError
+})
+
+/**
+ * The entity type.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const AgentSession = Entity.make("AgentSession", [
+  Turn,
+  Send,
+  Interrupt,
+  Close,
+  Info,
+  SetModel,
+  SetPermissionMode
+])
+
+/**
+ * A client of the entity: `(entityId) => { Turn, Send, ... }`.
+ *
+ * @since 0.1.0
+ * @category clients
+ */
+export const client = AgentSession.client
+
+/**
+ * How the sessions of the entity type run: the session options (callbacks included: `canUseTool`, `hooks`,
+ * `mcpServers`, run on whichever runner holds the entity) and the entity's idle time.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | "sessionId" | "continue"> {
+  /** How long an entity (and its CLI) stays without requests before it is closed. Default: the cluster's. */
+  readonly maxIdleTime?: Duration.Input | undefined
+}
+
+const failed = (operation: string) => (error: { readonly message: string }) =>
+  new AgentSessionError({ reason: new SessionFailed({ operation, detail: error.message }) })
+
+const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
+  const { maxIdleTime: _, ...sessionOptions } = options
+  const entityId = (yield* Entity.CurrentAddress).entityId
+  const entityScope = yield* Effect.scope
+  const context = yield* Effect.context<R>()
+  const log = yield* TurnLog.TurnLog
+  const cli = yield* ClaudeCli.ClaudeCli
+  const pool = yield* Effect.serviceOption(SparePool.SparePool)
+  const starting = yield* Semaphore.make(1)
+  const turns = yield* Semaphore.make(1)
+  let model: string | undefined = options.model
+  let permissionMode: QueryOptions.PermissionMode | undefined = options.permissionMode
+  let live: { readonly session: Session.Session; readonly scope: Scope.Closeable } | undefined
+
+  // The CLI session of this activation, started on first use and resumed from the log's session id.
+  const session = starting.withPermit(Effect.suspend(() => {
+    if (live !== undefined) return Effect.succeed(live.session)
+    return Effect.gen(function*() {
+      const scope = yield* Scope.fork(entityScope)
+      const resume = yield* log.sessionId(entityId)
+      const cwd = sessionOptions.cwd
+      // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
+      const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
+        ? Effect.map(pool.value.session({ cwd, model, permissionMode }), (claimed) => claimed.session)
+        : cli.session({ ...sessionOptions, model, permissionMode, resume } as Session.Options<R>)
+      const started = yield* start.pipe(
+        Scope.provide(scope),
+        Effect.provide(context),
+        Effect.onError(() => Scope.close(scope, Exit.void)),
+        Effect.mapError(failed("start"))
+      )
+      live = { session: started, scope }
+      return started
+    }) as Effect.Effect<Session.Session, AgentSessionError>
+  }))
+
+  const close = starting.withPermit(Effect.suspend(() => {
+    const current = live
+    live = undefined
+    return current === undefined ? Effect.void : Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void))
+  }))
+
+  const run = (turnId: string, prompt: string, attempt: number): Stream.Stream<TurnEvent, AgentSessionError> =>
+    Stream.unwrap(Effect.gen(function*() {
+      const current = yield* session
+      const messages: Array<Session.Message> = []
+      return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
+        Stream.concat(
+          current.turn(prompt).pipe(
+            Stream.tap((message) => {
+              messages.push(message)
+              // Kept at once, so that a turn cut short by a crash still resumes this conversation.
+              return message._tag === "SystemInit" ? log.setSessionId(entityId, message.session_id) : Effect.void
+            }),
+            Stream.map((message) => new TurnMessage({ message })),
+            Stream.mapError(failed("turn"))
+          )
+        ),
+        Stream.onEnd(Effect.gen(function*() {
+          const sessionId = yield* Effect.option(current.sessionId)
+          if (sessionId._tag === "Some") yield* log.setSessionId(entityId, sessionId.value)
+          yield* log.finish(entityId, turnId, messages)
+        })),
+        // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.
+        Stream.onError(() => close)
+      )
+    }))
+
+  return AgentSession.of({
+    Turn: ({ payload: { prompt, turnId } }) =>
+      Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
+        yield* Effect.acquireRelease(turns.take(1), () => turns.release(1))
+        const begun = yield* log.begin(entityId, turnId)
+        if (begun._tag === "Done") {
+          return Stream.make(
+            new TurnReplayed({ turnId }),
+            ...begun.messages.map((message) => new TurnMessage({ message }))
+          )
+        }
+        if (begun.attempt > 2) {
+          return Stream.fail(
+            new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts: begun.attempt }) })
+          )
+        }
+        return run(turnId, prompt, begun.attempt)
+      })),
+    Send: ({ payload: { prompt } }) => Effect.flatMap(session, (s) => Effect.mapError(Effect.asVoid(s.send(prompt)), failed("send"))),
+    Interrupt: () =>
+      Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(live.session.interrupt, failed("interrupt"))),
+    Close: () => close,
+    Info: () =>
+      Effect.map(log.sessionId(entityId), (sessionId) =>
+        new SessionInfo({
+          entityId,
+          sessionId: sessionId ?? null,
+          pid: live?.session.pid ?? null,
+          model: model ?? null,
+          permissionMode: permissionMode ?? null
+        })),
+    SetModel: ({ payload }) =>
+      Effect.suspend(() => {
+        model = payload.model ?? undefined
+        return live === undefined ? Effect.void : Effect.mapError(live.session.setModel(model), failed("setModel"))
+      }),
+    SetPermissionMode: ({ payload }) =>
+      Effect.suspend(() => {
+        permissionMode = payload.mode
+        return live === undefined
+          ? Effect.void
+          : Effect.mapError(live.session.setPermissionMode(payload.mode), failed("setPermissionMode"))
+      })
+  })
+})
+
+/**
+ * Registers the entity type on the runner: requests run concurrently (so an `Interrupt` reaches a streaming
+ * turn), turns one at a time. Needs a `ClaudeCli`, a `TurnLog`, `Sharding` and what the callbacks need.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <R = never>(options: Options<R> = {}) =>
+  AgentSession.toLayer(handlers(options), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
+

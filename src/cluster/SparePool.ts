@@ -1,0 +1,156 @@
+/**
+ * Warm starts: CLI processes started ahead of the sessions they will serve, parked with `--await-claim` (the
+ * protocol of the Agent SDK's `prewarm()`), and claimed by a new session (`claim_session`: its folder,
+ * permission mode and model) so that its first message does not wait for the CLI's start-up.
+ *
+ * A pool holds spares of one set of host-level options (executable, environment, tools, hooks, callbacks,
+ * MCP servers: everything fixed at start-up); keep one pool per set. Taking a spare starts another in the
+ * background. A claim the CLI refuses (a missing folder, a folder whose settings a spare cannot take, a
+ * permission mode it cannot take), or a spare that died, falls back to a cold start, so `session` always
+ * gives a session.
+ *
+ * @since 0.1.0
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { SparePool } from "effect-claude-code/cluster"
+ *
+ * const program = Effect.gen(function*() {
+ *   const pool = yield* SparePool.make({ size: 2, host: { allowedTools: ["Read"] } })
+ *   const { session, warm } = yield* pool.session({ cwd: "/srv/repo", model: "sonnet" })
+ *   yield* Stream.runCollect(session.turn("Summarize the README"))
+ * })
+ * ```
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Scope from "effect/Scope"
+import * as ClaudeCli from "../ClaudeCli.ts"
+import type * as CliError from "../ClaudeCliError.ts"
+import type * as QueryOptions from "../QueryOptions.ts"
+import type * as Session from "../session/Session.ts"
+import type * as SessionError from "../session/SessionError.ts"
+
+/**
+ * What a claim sets: the per-session half of the options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Claim {
+  /** The session's working directory. */
+  readonly cwd: string
+  readonly model?: string | undefined
+  readonly permissionMode?: QueryOptions.PermissionMode | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Spares kept parked. Default 1. */
+  readonly size?: number | undefined
+  /** The host-level session options every spare starts with (their `cwd` is the pool's parking folder). */
+  readonly host?: Omit<Session.Options<never>, "cwd" | "model" | "permissionMode" | "resume" | "sessionId"> | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Pool {
+  /**
+   * A session for `claim`, in the caller's Scope: a parked spare when one claims it (`warm: true`), otherwise
+   * a cold start with the host options and the claim's.
+   */
+  readonly session: (claim: Claim) => Effect.Effect<
+    { readonly session: Session.Session; readonly warm: boolean },
+    CliError.ClaudeCliError | SessionError.SessionError,
+    Scope.Scope
+  >
+  /** Claims refused since the pool started (each answered by a cold start). */
+  readonly refused: Effect.Effect<number>
+  /** Spares parked now. */
+  readonly parked: Effect.Effect<number>
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export class SparePool extends Context.Service<SparePool, Pool>()("effect-claude-code/cluster/SparePool") {}
+
+interface Spare {
+  readonly session: Session.Session
+  readonly scope: Scope.Closeable
+}
+
+/**
+ * Starts the pool's spares; they end with the Scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const cli = yield* ClaudeCli.ClaudeCli
+  const fs = yield* FileSystem.FileSystem
+  const poolScope = yield* Effect.scope
+  const parking = yield* fs.makeTempDirectoryScoped({ prefix: "claude-spare-" })
+  const size = Math.max(1, options.size ?? 1)
+  const spares = yield* Queue.unbounded<Spare>()
+  yield* Effect.addFinalizer(() =>
+    Effect.flatMap(Queue.clear(spares), (left) => Effect.forEach(left, (spare) => Scope.close(spare.scope, Exit.void)))
+  )
+  let refused = 0
+
+  const park = Effect.gen(function*() {
+    const scope = yield* Scope.fork(poolScope)
+    const session = yield* cli.session({ ...options.host, cwd: parking, extraArgs: [...(options.host?.extraArgs ?? []), "--await-claim"] })
+      .pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
+    yield* Queue.offer(spares, { session, scope })
+  }).pipe(Effect.ignore)
+  // A spare that cannot start leaves the pool short; sessions then start cold.
+  const refill = Effect.forkIn(park, poolScope)
+
+  for (let i = 0; i < size; i++) yield* refill
+
+  const cold = (claim: Claim) =>
+    Effect.map(cli.session({ ...options.host, ...claim }), (session) => ({ session, warm: false }))
+
+  const session = (claim: Claim) =>
+    Effect.gen(function*() {
+      const spare = yield* Queue.poll(spares)
+      if (spare._tag === "None") return yield* cold(claim)
+      yield* refill
+      const { scope, session } = spare.value
+      const callerScope = yield* Effect.scope
+      yield* Scope.addFinalizer(callerScope, Scope.close(scope, Exit.void))
+      const claimed = yield* Effect.exit(session.request({
+        subtype: "claim_session",
+        cwd: claim.cwd,
+        ...(claim.permissionMode === undefined ? {} : { permission_mode: claim.permissionMode }),
+        sdk_mcp_servers: (options.host?.mcpServers ?? []).map((server) => server.name)
+      }))
+      if (Exit.isFailure(claimed)) {
+        refused++
+        yield* Scope.close(scope, Exit.void)
+        return yield* cold(claim)
+      }
+      if (claim.model !== undefined) yield* session.setModel(claim.model)
+      return { session, warm: true }
+    })
+
+  return SparePool.of({ session, refused: Effect.sync(() => refused), parked: Queue.size(spares) })
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<SparePool, never, ClaudeCli.ClaudeCli | FileSystem.FileSystem> =>
+  Layer.effect(SparePool, Effect.orDie(make(options)))

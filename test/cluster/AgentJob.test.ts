@@ -1,0 +1,99 @@
+/**
+ * A durable job of three turns on the SQL-backed workflow engine, its runner process SIGKILLed during the
+ * third turn: a new runner on the same SQLite file resumes it and runs only the third turn again.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as child from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
+import * as Script from "../../src/testing/Script.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { isAlive, waitUntil } from "../session/support/Real.ts"
+
+const runnerScript = path.join(import.meta.dirname, "support", "job.ts")
+
+interface Runner {
+  readonly process: child.ChildProcess
+  readonly lines: Array<any>
+  readonly exited: Promise<number | null>
+}
+
+// A runner process; its JSON lines are collected as they come.
+const start = (env: Record<string, string>): Runner => {
+  const proc = child.spawn(process.execPath, [runnerScript], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const lines: Array<any> = []
+  let pending = ""
+  proc.stdout!.on("data", (chunk: Buffer) => {
+    pending += chunk.toString("utf8")
+    const parts = pending.split("\n")
+    pending = parts.pop()!
+    for (const part of parts) if (part.startsWith("{")) lines.push(JSON.parse(part))
+  })
+  proc.stderr!.resume()
+  return { process: proc, lines, exited: new Promise((resolve) => proc.on("exit", (code) => resolve(code))) }
+}
+
+// The CLIs a killed runner started run on in their own process groups: end them by their ids.
+const killSpawned = (runner: Runner) =>
+  Effect.sync(() => {
+    for (const line of runner.lines) {
+      if (typeof line.spawned === "number" && isAlive(line.spawned)) {
+        try {
+          process.kill(-line.spawned, "SIGKILL")
+        } catch {
+          process.kill(line.spawned, "SIGKILL")
+        }
+      }
+    }
+  })
+
+const script = Script.make([
+  Script.turn("One."),
+  Script.turn("Two."),
+  // Slow enough that the runner is killed while it streams.
+  Script.turn("Three, at length: " + "z".repeat(60), { eventDelay: "100 millis", chunkSize: 3 })
+])
+
+describe("AgentJob on the SQL workflow engine", () => {
+  it.live("a job of three turns killed during the third resumes on a new runner and runs only the third", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-job-"))
+    return Effect.gen(function*() {
+      const server = yield* ScriptedServer.make(script)
+      const sandbox = yield* ClaudeSandbox.make({ baseUrl: server.url })
+      const env = { JOB_SANDBOX: JSON.stringify(sandbox), JOB_DB: path.join(dir, "jobs.db"), JOB_ID: "job-1" }
+      const turnsRequested = Effect.map(server.requests, (requests) =>
+        ScriptedServer.turnRequests(requests).filter((r) => r.kind === "turn").map((r) => r.turn))
+
+      const first = start(env)
+      yield* Effect.addFinalizer(() => Effect.sync(() => first.process.kill("SIGKILL")).pipe(Effect.andThen(killSpawned(first))))
+      yield* waitUntil(Effect.map(turnsRequested, (turns) => turns.includes(2))).pipe(Effect.timeout("60 seconds"))
+      // The runner and its CLI together, as a host dying takes both: a CLI left running would finish the turn
+      // into the transcript the next runner resumes.
+      first.process.kill("SIGKILL")
+      yield* killSpawned(first)
+      yield* Effect.promise(() => first.exited)
+      assert.isFalse(first.lines.some((line) => "results" in line))
+      assert.deepStrictEqual(yield* turnsRequested, [0, 1, 2])
+
+      const second = start(env)
+      yield* Effect.addFinalizer(() => Effect.sync(() => second.process.kill("SIGKILL")).pipe(Effect.andThen(killSpawned(second))))
+      const code = yield* Effect.promise(() => second.exited).pipe(Effect.timeout("60 seconds"))
+      assert.strictEqual(code, 0)
+      const results = second.lines.find((line) => "results" in line)?.results
+      assert.deepStrictEqual(results, ["One.", "Two.", "Three, at length: " + "z".repeat(60)])
+      // The first two turns reached the model once; only the third was asked again.
+      assert.deepStrictEqual(yield* turnsRequested, [0, 1, 2, 2])
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(NodeServices.layer),
+      Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+    )
+  }, 150_000)
+})

@@ -1,0 +1,220 @@
+/**
+ * The agent session entity on a test runner, with the real CLI on the scripted model.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Cluster from "../../src/cluster/Cluster.ts"
+import * as SparePool from "../../src/cluster/SparePool.ts"
+import * as TurnLog from "../../src/cluster/TurnLog.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
+import * as Permission from "../../src/session/Permission.ts"
+import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
+import * as Script from "../../src/testing/Script.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { isAlive, waitUntil } from "../session/support/Real.ts"
+
+const on = (fragment: string, turns: ReadonlyArray<Script.Turn>) =>
+  Script.conversation(fragment, MessagesRequest.firstUserTextIncludes(fragment), turns)
+
+const script = ({ cwd }: { readonly cwd: string }): Script.Script => ({
+  conversations: [
+    on("alpha", [Script.turn("Alpha one.")]),
+    on("beta", [Script.turn("Beta one.")]),
+    on("gamma", [Script.turn("Noted: seven."), Script.turn("The number was seven.")]),
+    // About a minute of events, unless interrupted.
+    on("slow", [Script.turn("x".repeat(600), { eventDelay: "300 millis", chunkSize: 3 })]),
+    on("echo", [Script.turn("Echo one."), Script.turn("Echo two.")]),
+    on("crash", [Script.turn("Crash one."), Script.turn("Crash two.")]),
+    on("close", [Script.turn("Closing one."), Script.turn("Closing two.")]),
+    on("tool", [Script.turn(Script.toolUse("Write", { file_path: `${cwd}/out.txt`, content: "x" })), Script.turn("Not written.")])
+  ],
+  sideReply: "Scripted session"
+})
+
+const env = (options: AgentSession.Options = {}) =>
+  AgentSession.layer(options).pipe(
+    Layer.provideMerge(Cluster.layerTest),
+    Layer.provideMerge(Scripted.layer(script))
+  )
+
+const turn = (entityId: string, turnId: string, prompt: string) =>
+  Effect.flatMap(AgentSession.client, (client) => Stream.runCollect(client(entityId).Turn({ turnId, prompt })))
+
+const messagesOf = (events: ReadonlyArray<AgentSession.TurnEvent>) =>
+  events.flatMap((event) => event._tag === "TurnMessage" ? [event.message] : [])
+
+const resultText = (events: ReadonlyArray<AgentSession.TurnEvent>) => {
+  const last = messagesOf(events).at(-1)
+  return last?._tag === "ResultSuccess" ? last.result : `no success result: ${last?._tag}`
+}
+
+const requestsOf = (server: ScriptedServer.Shape, conversation: string) =>
+  Effect.map(server.requests, (requests) =>
+    ScriptedServer.turnRequests(requests).filter((r) => r.conversation === conversation))
+
+const modelRequests = (conversation: string) =>
+  Effect.flatMap(Effect.service(ScriptedServer.ScriptedServer), (server) => requestsOf(server, conversation))
+
+const info = (entityId: string) => Effect.flatMap(AgentSession.client, (client) => client(entityId).Info())
+
+describe("AgentSession entity (test runner, real CLI)", () => {
+  it.live("two entity ids in parallel each get their turn's typed messages, from their own CLI", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* Effect.all([turn("a", "a-1", "alpha: hello"), turn("b", "b-1", "beta: hello")], {
+        concurrency: 2
+      })
+      assert.deepStrictEqual(a[0], new AgentSession.TurnStarted({ turnId: "a-1", attempt: 1 }))
+      assert.deepStrictEqual(b[0], new AgentSession.TurnStarted({ turnId: "b-1", attempt: 1 }))
+      assert.strictEqual(resultText(a), "Alpha one.")
+      assert.strictEqual(resultText(b), "Beta one.")
+      const texts = messagesOf(a).flatMap((m) => m._tag === "AssistantMessage" ? [m.text] : [])
+      assert.deepStrictEqual(texts, ["Alpha one."])
+      const [infoA, infoB] = yield* Effect.all([info("a"), info("b")])
+      assert.isNotNull(infoA.pid)
+      assert.isNotNull(infoB.pid)
+      assert.notStrictEqual(infoA.pid, infoB.pid)
+      assert.isNotNull(infoA.sessionId)
+      assert.notStrictEqual(infoA.sessionId, infoB.sessionId)
+    }).pipe(Effect.provide(env())))
+
+  it.live("an Interrupt sent while a turn streams ends the turn with the CLI's interrupted result", () =>
+    Effect.gen(function*() {
+      const running = yield* Effect.forkChild(turn("s", "s-1", "slow: write a lot"))
+      // The model is answering: the turn's request reached the scripted server.
+      const server = yield* ScriptedServer.ScriptedServer
+      yield* waitUntil(Effect.map(requestsOf(server, "slow"), (requests) => requests.length > 0)).pipe(
+        Effect.timeout("40 seconds")
+      )
+      const client = yield* AgentSession.client
+      yield* client("s").Interrupt()
+      const events = yield* Fiber.join(running)
+      const last = messagesOf(events).at(-1)
+      assert.strictEqual(last?._tag, "ResultError")
+      assert.strictEqual(last?._tag === "ResultError" ? last.subtype : undefined, "error_during_execution")
+      assert.isFalse(messagesOf(events).some((m) => m._tag === "AssistantMessage" && m.text.length === 600))
+      // The session survives the interrupt: the entity's CLI is still the same process.
+      assert.isNotNull((yield* info("s")).pid)
+    }).pipe(Effect.provide(env())))
+
+  it.live("an idle entity's CLI is gone; its next turn resumes the conversation", () =>
+    Effect.gen(function*() {
+      const first = yield* turn("g", "g-1", "gamma: remember the number seven")
+      assert.strictEqual(resultText(first), "Noted: seven.")
+      const before = yield* info("g")
+      const pid = before.pid!
+      assert.isTrue(isAlive(pid))
+      yield* waitUntil(Effect.sync(() => !isAlive(pid))).pipe(Effect.timeout("40 seconds"))
+      const second = yield* turn("g", "g-2", "gamma: which number?")
+      assert.strictEqual(resultText(second), "The number was seven.")
+      const after = yield* info("g")
+      assert.notStrictEqual(after.pid, pid)
+      assert.strictEqual(after.sessionId, before.sessionId)
+      // The model was sent the earlier exchange with the new question.
+      const requests = yield* modelRequests("gamma")
+      const body = JSON.stringify(requests.at(-1)!.body)
+      assert.include(body, "remember the number seven")
+      assert.include(body, "Noted: seven.")
+      assert.include(body, "which number?")
+    }).pipe(Effect.provide(env({ maxIdleTime: "1 second" }))), 90_000)
+
+  it.live("a turn id seen before is answered from the log; a re-delivered one is retried once and marked", () =>
+    Effect.gen(function*() {
+      const first = yield* turn("e", "e-1", "echo: one")
+      const requestsAfterFirst = (yield* modelRequests("echo")).length
+      const again = yield* turn("e", "e-1", "echo: one")
+      assert.deepStrictEqual(again[0], new AgentSession.TurnReplayed({ turnId: "e-1" }))
+      assert.deepStrictEqual(messagesOf(again).map((m) => m._tag), messagesOf(first).map((m) => m._tag))
+      assert.strictEqual(resultText(again), "Echo one.")
+      assert.strictEqual((yield* modelRequests("echo")).length, requestsAfterFirst)
+
+      // A start that never finished, as a runner that died mid-turn leaves it.
+      const log = yield* TurnLog.TurnLog
+      yield* log.begin("e", "e-2")
+      const retried = yield* turn("e", "e-2", "echo: two")
+      assert.deepStrictEqual(retried[0], new AgentSession.TurnStarted({ turnId: "e-2", attempt: 2 }))
+      assert.strictEqual(resultText(retried), "Echo two.")
+
+      yield* log.begin("e", "e-3")
+      yield* log.begin("e", "e-3")
+      const exhausted = yield* Effect.flip(turn("e", "e-3", "echo: three"))
+      assert.strictEqual(exhausted._tag, "AgentSessionError")
+      assert.deepStrictEqual(exhausted._tag === "AgentSessionError" ? exhausted.reason : exhausted, new AgentSession.TurnRetriesExhausted({ turnId: "e-3", attempts: 3 }))
+    }).pipe(Effect.provide(env())))
+
+  it.live("Close ends the CLI; the next turn starts another with the model and mode set meanwhile, resuming", () =>
+    Effect.gen(function*() {
+      const client = yield* AgentSession.client
+      const first = yield* turn("c", "c-1", "close: first")
+      assert.strictEqual(resultText(first), "Closing one.")
+      const pid = (yield* info("c")).pid!
+      yield* client("c").Close()
+      yield* waitUntil(Effect.sync(() => !isAlive(pid))).pipe(Effect.timeout("20 seconds"))
+      assert.isNull((yield* info("c")).pid)
+      yield* client("c").SetModel({ model: "claude-scripted-other" })
+      yield* client("c").SetPermissionMode({ mode: "plan" })
+      const now = yield* info("c")
+      assert.strictEqual(now.model, "claude-scripted-other")
+      assert.strictEqual(now.permissionMode, "plan")
+      const second = yield* turn("c", "c-2", "close: second")
+      assert.strictEqual(resultText(second), "Closing two.")
+      const init = messagesOf(second).find((m) => m._tag === "SystemInit")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.model : undefined, "claude-scripted-other")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.permissionMode : undefined, "plan")
+      const requests = yield* modelRequests("close")
+      const last = requests.at(-1)!.body as { readonly model: string }
+      assert.strictEqual(last.model, "claude-scripted-other")
+      assert.include(JSON.stringify(last), "Closing one.")
+    }).pipe(Effect.provide(env())))
+
+  const asked: Array<string> = []
+  it.live("the entity type's canUseTool decides its sessions' tool uses", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const events = yield* turn("t", "t-1", "tool: write a file")
+      assert.strictEqual(resultText(events), "Not written.")
+      assert.deepStrictEqual(asked, ["Write"])
+      assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "out.txt")))
+    }).pipe(Effect.provide(env({
+      canUseTool: (tool) => Effect.sync(() => asked.push(tool)).pipe(Effect.as(Permission.deny("not here")))
+    }))))
+
+  it.live("with a SparePool, a new conversation claims a parked CLI", () =>
+    Effect.gen(function*() {
+      const pool = yield* SparePool.SparePool
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      const events = yield* turn("w", "w-1", "alpha: warm")
+      assert.strictEqual(resultText(events), "Alpha one.")
+      const pid = (yield* info("w")).pid!
+      assert.include(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0"), "--await-claim")
+      assert.strictEqual(yield* pool.refused, 0)
+    }).pipe(Effect.provide(
+      Layer.unwrap(Effect.map(Scripted.Sandbox, (sandbox) => AgentSession.layer({ cwd: sandbox.cwd }))).pipe(
+        Layer.provideMerge(SparePool.layer()),
+        Layer.provideMerge(Cluster.layerTest),
+        Layer.provideMerge(Scripted.layer(script)),
+        Layer.provideMerge(NodeServices.layer)
+      )
+    )))
+
+  it.live("a turn on a CLI that died fails typed; its retry starts another CLI, resumes, and is marked", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(resultText(yield* turn("k", "k-1", "crash: first")), "Crash one.")
+      const pid = (yield* info("k")).pid!
+      process.kill(pid, "SIGKILL")
+      yield* waitUntil(Effect.sync(() => !isAlive(pid))).pipe(Effect.timeout("20 seconds"))
+      const failed = yield* Effect.flip(turn("k", "k-2", "crash: second"))
+      assert.strictEqual(failed._tag === "AgentSessionError" ? failed.reason._tag : failed._tag, "SessionFailed")
+      const retried = yield* turn("k", "k-2", "crash: second")
+      assert.deepStrictEqual(retried[0], new AgentSession.TurnStarted({ turnId: "k-2", attempt: 2 }))
+      assert.strictEqual(resultText(retried), "Crash two.")
+      assert.notStrictEqual((yield* info("k")).pid, pid)
+      assert.include(JSON.stringify((yield* modelRequests("crash")).at(-1)!.body), "Crash one.")
+    }).pipe(Effect.provide(env())))
+})

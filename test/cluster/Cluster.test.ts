@@ -1,0 +1,72 @@
+/**
+ * The one-machine runner: a SingleRunner whose messages and turn log live in an SQLite file.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Cluster from "../../src/cluster/Cluster.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
+import * as Script from "../../src/testing/Script.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+
+const runner = (filename: string) =>
+  AgentSession.layer().pipe(Layer.provideMerge(Cluster.layerSqlite({ filename })))
+
+const turn = (turnId: string, prompt: string) =>
+  Effect.flatMap(AgentSession.client, (client) => Stream.runCollect(client("s").Turn({ turnId, prompt })))
+
+const modelTurns = Effect.flatMap(Effect.service(ScriptedServer.ScriptedServer), (server) => server.requests).pipe(
+  Effect.map((requests) => ScriptedServer.turnRequests(requests).length)
+)
+
+describe("Cluster.layerSqlite", () => {
+  it.live("a turn through a SingleRunner on an SQLite file; a restarted runner answers it from the file", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-cluster-"))
+    const filename = path.join(dir, "cluster.db")
+    return Effect.gen(function*() {
+      const first = yield* turn("t-1", "hello").pipe(Effect.provide(runner(filename)))
+      assert.deepStrictEqual(first[0], new AgentSession.TurnStarted({ turnId: "t-1", attempt: 1 }))
+      const result = first.at(-1)
+      assert.strictEqual(result?._tag === "TurnMessage" ? result.message._tag : result?._tag, "ResultSuccess")
+      assert.isTrue(fs.existsSync(filename))
+      assert.strictEqual(yield* modelTurns, 1)
+
+      // A new runner on the same file: the turn is known, and so is the conversation's session id.
+      const [again, info] = yield* Effect.all([
+        turn("t-1", "hello"),
+        Effect.flatMap(AgentSession.client, (client) => client("s").Info())
+      ]).pipe(Effect.provide(runner(filename)))
+      assert.deepStrictEqual(again[0], new AgentSession.TurnReplayed({ turnId: "t-1" }))
+      assert.deepStrictEqual(again.slice(1), first.slice(1))
+      assert.isNotNull(info.sessionId)
+      assert.strictEqual(yield* modelTurns, 1)
+    }).pipe(
+      Effect.provide(Scripted.layer(Script.make([Script.turn("Hello from the file.")]))),
+      Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+    )
+  })
+
+  it.live("layerSqliteConfig takes its file from CLAUDE_CLUSTER_SQLITE", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-cluster-"))
+    const filename = path.join(dir, "from-config.db")
+    return Effect.gen(function*() {
+      const info = yield* Effect.flatMap(AgentSession.client, (client) => client("configured").Info())
+      assert.strictEqual(info.entityId, "configured")
+      assert.isNull(info.pid)
+      assert.isTrue(fs.existsSync(filename))
+    }).pipe(
+      Effect.provide(AgentSession.layer().pipe(
+        Layer.provideMerge(Cluster.layerSqliteConfig),
+        Layer.provide(Scripted.layer(Script.make([]))),
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({ CLAUDE_CLUSTER_SQLITE: filename })))
+      )),
+      Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+    )
+  })
+})

@@ -1,0 +1,51 @@
+/**
+ * Spare CLI processes parked with `--await-claim` and claimed by new sessions (real CLI, scripted model).
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as SparePool from "../../src/cluster/SparePool.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
+import * as Script from "../../src/testing/Script.ts"
+import { isAlive, waitUntil } from "../session/support/Real.ts"
+
+const env = (files: Record<string, string> = {}) =>
+  Layer.merge(Scripted.layer(Script.make([Script.turn("Hi warm.")]), { files }), NodeServices.layer)
+
+const resultOf = (messages: ReadonlyArray<{ readonly _tag: string }>) => {
+  const last = messages.at(-1) as { readonly _tag: string; readonly result?: string }
+  return last._tag === "ResultSuccess" ? last.result : last._tag
+}
+
+describe("SparePool", () => {
+  it.live("a new session claims a parked spare and its turn runs there; the pool parks another", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const pool = yield* SparePool.make({ size: 1 })
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      const { session, warm } = yield* pool.session({ cwd: sandbox.cwd })
+      assert.isTrue(warm)
+      const messages = yield* Stream.runCollect(session.turn("hello"))
+      assert.strictEqual(resultOf(messages), "Hi warm.")
+      const init = messages.find((m) => m._tag === "SystemInit")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.cwd : undefined, sandbox.cwd)
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      assert.strictEqual(yield* pool.refused, 0)
+    }).pipe(Effect.scoped, Effect.provide(env())))
+
+  it.live("a refused claim falls back to a cold start", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const pool = yield* SparePool.make({ size: 1 })
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      // Project settings that set `env` are read at start-up: a parked spare cannot take this folder.
+      const { session, warm } = yield* pool.session({ cwd: sandbox.cwd })
+      assert.isFalse(warm)
+      assert.strictEqual(yield* pool.refused, 1)
+      const messages = yield* Stream.runCollect(session.turn("hello"))
+      assert.strictEqual(resultOf(messages), "Hi warm.")
+      assert.isTrue(isAlive(session.pid))
+    }).pipe(Effect.scoped, Effect.provide(env({ ".claude/settings.json": JSON.stringify({ env: { SPARE_TEST: "1" } }) }))))
+})
