@@ -1,0 +1,8 @@
+/**
+ * Claude Code's session transcripts (`~/.claude/projects/<project key>/<session id>.jsonl`): decoding.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as TranscriptDecode from "./Decode.ts"
