@@ -692,3 +692,20 @@ export const isMessage = (entry: Entry): entry is MessageEntry =>
  */
 export const isSystem = (entry: Entry): entry is SystemEntry =>
   entry._tag === "CompactBoundaryEntry" || entry._tag === "ApiErrorEntry" || entry._tag === "SystemNoteEntry"
+
+/**
+ * An entry of the conversation graph (it has a `uuid` and a `parentUuid`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConversationEntry = MessageEntry | SystemEntry | AttachmentEntry
+
+/**
+ * Whether an entry is part of the conversation graph.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isConversation = (entry: Entry): entry is ConversationEntry =>
+  isMessage(entry) || isSystem(entry) || entry._tag === "AttachmentEntry"
