@@ -13,6 +13,8 @@ import type * as Usage from "../schema/Usage.ts"
 import * as ToolUseResult from "../schema/ToolUseResult.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
+import type * as TranscriptDecode from "../transcript/Decode.ts"
+import * as TranscriptMessages from "../transcript/Messages.ts"
 import * as Pretty from "./Pretty.ts"
 import * as Style from "./Style.ts"
 import * as ToolLine from "./ToolLine.ts"
@@ -253,6 +255,7 @@ const fromUsage = (usage: Usage.Usage): Figures => ({
  */
 interface Counter {
   readonly push: (entry: Decode.DecodedLine | Decode.DecodeError) => void
+  readonly pushEntry: (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => void
   readonly done: () => FileStats
 }
 
@@ -267,20 +270,40 @@ const makeCounter = (path: string): Counter => {
   // Per session, the running totals of its results (see SessionTotals).
   const sessions = new Map<string, SessionTotals>()
 
-  const push = (entry: Decode.DecodedLine | Decode.DecodeError): void => {
+  // A line's place in the file, and its failure when it failed.
+  const pushLine = (entry: { readonly line: number } | Decode.DecodeError): entry is Decode.DecodeError => {
     stats.lines = Math.max(stats.lines, entry.line)
-    if (isDecodeError(entry)) {
-      stats.failed++
-      stats.failures.push({ line: entry.line, reason: `${entry.reason}: ${entry.detail}` })
-      return
-    }
-    const message = entry.message
+    if (!isDecodeError(entry)) return false
+    stats.failed++
+    stats.failures.push({ line: entry.line, reason: `${entry.reason}: ${entry.detail}` })
+    return true
+  }
+
+  const pushKind = (kind: string, unknown: boolean) => {
     stats.decoded++
-    bump(stats.kinds, kindOf(message))
-    if (message._tag === "UnknownMessage") {
+    bump(stats.kinds, kind)
+    if (unknown) {
       stats.unknown++
-      bump(stats.unknownTypes, kindOf(message))
+      bump(stats.unknownTypes, kind)
     }
+  }
+
+  const push = (entry: Decode.DecodedLine | Decode.DecodeError): void => {
+    if (pushLine(entry)) return
+    pushKind(kindOf(entry.message), entry.message._tag === "UnknownMessage")
+    pushMessage(entry.message)
+  }
+
+  // A transcript line: counted by its entry's type, its message (if it stands for one) as in stream-json.
+  const pushEntry = (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError): void => {
+    if (pushLine(entry)) return
+    const raw = entry.entry._tag === "UnknownEntry" ? entry.entry.raw : entry.entry as { readonly type: string; readonly subtype?: unknown }
+    pushKind(typeof raw.subtype === "string" ? `${raw.type}/${raw.subtype}` : raw.type, entry.entry._tag === "UnknownEntry")
+    const message = TranscriptMessages.toMessage(entry.entry)
+    if (message !== undefined) pushMessage(message)
+  }
+
+  const pushMessage = (message: Message.Message): void => {
     if (message._tag === "AssistantMessage") {
       const session = message.session_id ?? ""
       const messages = assistantUsage.get(session) ?? assistantUsage.set(session, new Map()).get(session)!
@@ -349,7 +372,7 @@ const makeCounter = (path: string): Counter => {
     return stats
   }
 
-  return { push, done }
+  return { push, pushEntry, done }
 }
 
 /**
@@ -362,6 +385,25 @@ export const sink = (path: string): Sink.Sink<FileStats, Decode.DecodedLine | De
   Sink.map(
     Sink.reduce(() => makeCounter(path), (counter, entry: Decode.DecodedLine | Decode.DecodeError) => {
       counter.push(entry)
+      return counter
+    }),
+    (counter) => counter.done()
+  )
+
+/**
+ * Counts the lines of a session transcript (a `<session id>.jsonl` under `~/.claude/projects`): kinds are
+ * entry types, tools, errors and tokens come from its user and assistant entries (tokens per model from
+ * the assistant messages, each counted once; transcripts hold no cost).
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const transcriptSink = (
+  path: string
+): Sink.Sink<FileStats, TranscriptDecode.DecodedEntry | Decode.DecodeError> =>
+  Sink.map(
+    Sink.reduce(() => makeCounter(path), (counter, entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => {
+      counter.pushEntry(entry)
       return counter
     }),
     (counter) => counter.done()

@@ -6,3 +6,7 @@
 
 /** @since 0.1.0 */
 export * as TranscriptDecode from "./Decode.ts"
+/** @since 0.1.0 */
+export * as TranscriptMessages from "./Messages.ts"
+/** @since 0.1.0 */
+export * as TranscriptDetect from "./Detect.ts"
