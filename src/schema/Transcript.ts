@@ -131,15 +131,6 @@ export class AssistantEntry extends Schema.Class<AssistantEntry>("effect-claude-
   ...envelope
 }) {
   /**
-   * The content blocks of the entry.
-   *
-   * @since 0.1.0
-   */
-  get content(): ReadonlyArray<ContentBlock.ContentBlock> {
-    return this.message.content
-  }
-
-  /**
    * The text blocks, joined by newlines.
    *
    * @since 0.1.0

@@ -12,10 +12,10 @@
  * @since 0.1.0
  */
 import { dual } from "effect/Function"
-import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
-import { cutRaw, DecodeError } from "../stream/DecodeError.ts"
+import { decodeLineWith } from "../stream/Decode.ts"
+import { DecodeError } from "../stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
 
@@ -46,25 +46,7 @@ export interface Options extends Ndjson.Options {
  * @since 0.1.0
  * @category decoding
  */
-export const decodeLine = (line: Ndjson.Line): Transcript.Entry | DecodeError => {
-  let json: unknown
-  try {
-    json = JSON.parse(line.text)
-  } catch (thrown) {
-    // The syntax error's own message may quote part of the line; the raw cut shows it anyway.
-    const detail = thrown instanceof Error ? thrown.message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, " in JSON") : String(thrown)
-    return new DecodeError({ reason: "InvalidJson", line: line.line, raw: cutRaw(line.text), detail })
-  }
-  const result = Transcript.decodeEntry(json)
-  if (Result.isSuccess(result)) return result.success
-  return new DecodeError({
-    reason: "SchemaMismatch",
-    line: line.line,
-    raw: cutRaw(line.text),
-    detail: result.failure.message,
-    cause: result.failure
-  })
-}
+export const decodeLine: (line: Ndjson.Line) => Transcript.Entry | DecodeError = decodeLineWith(Transcript.decodeEntry)
 
 type Output = "record" | "entry"
 

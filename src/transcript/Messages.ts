@@ -39,32 +39,27 @@ const parentOf = (entry: Transcript.MessageEntry, options: Options): string | nu
  * @category conversions
  */
 export const toMessage = (entry: Transcript.Entry, options: Options = {}): Message.Message | undefined => {
-  switch (entry._tag) {
-    case "UserEntry":
-      return new Message.UserMessage({
-        type: "user",
-        message: entry.message,
-        session_id: entry.sessionId ?? "",
-        uuid: entry.uuid,
-        parent_tool_use_id: parentOf(entry, options),
-        ...(entry.toolUseResult !== undefined && { tool_use_result: entry.toolUseResult }),
-        ...(entry.timestamp !== undefined && { timestamp: entry.timestamp }),
-        ...(entry.agentId !== undefined && { agent_id: entry.agentId })
-      })
-    case "AssistantEntry":
-      return new Message.AssistantMessage({
-        type: "assistant",
-        message: entry.message,
-        session_id: entry.sessionId ?? "",
-        uuid: entry.uuid,
-        parent_tool_use_id: parentOf(entry, options),
-        ...(entry.requestId !== undefined && { request_id: entry.requestId }),
-        ...(entry.timestamp !== undefined && { timestamp: entry.timestamp }),
-        ...(entry.agentId !== undefined && { agent_id: entry.agentId })
-      })
-    default:
-      return undefined
+  if (entry._tag !== "UserEntry" && entry._tag !== "AssistantEntry") return undefined
+  const common = {
+    session_id: entry.sessionId ?? "",
+    uuid: entry.uuid,
+    parent_tool_use_id: parentOf(entry, options),
+    ...(entry.timestamp !== undefined && { timestamp: entry.timestamp }),
+    ...(entry.agentId !== undefined && { agent_id: entry.agentId })
   }
+  return entry._tag === "UserEntry"
+    ? new Message.UserMessage({
+      type: "user",
+      message: entry.message,
+      ...common,
+      ...(entry.toolUseResult !== undefined && { tool_use_result: entry.toolUseResult })
+    })
+    : new Message.AssistantMessage({
+      type: "assistant",
+      message: entry.message,
+      ...common,
+      ...(entry.requestId !== undefined && { request_id: entry.requestId })
+    })
 }
 
 /**

@@ -16,31 +16,23 @@ import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Transcript from "../../src/schema/Transcript.ts"
 import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
+import type * as Scenario from "../../src/testing/Scenario.ts"
+import * as Scenarios from "../../src/testing/scenarios/index.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { jsonlFiles, rawEntries } from "../transcript/support.ts"
 
 const subagentPrompt = "Count the files in the working directory and report the number."
 
-const script = Script.make([
-  Script.turn([
-    Script.text("Delegating to a subagent."),
-    Script.toolUse("Task", { description: "Count files", prompt: subagentPrompt, subagent_type: "general-purpose" })
-  ]),
-  Script.turn("The subagent is counting the files."),
-  Script.turn("The subagent found 2 files.")
-], {
-  subagents: [
-    Script.conversation("subagent", MessagesRequest.firstUserTextIncludes(subagentPrompt), [
-      Script.turn([Script.toolUse("Bash", { command: "ls | wc -l", description: "Count files" })]),
-      Script.turn("There are 2 files.")
-    ]),
-    Script.conversation("ada", MessagesRequest.firstUserTextIncludes("My name is Ada"), [
-      Script.turn("Nice to meet you, Ada."),
-      Script.turn("Your name is Ada.")
-    ])
-  ]
-})
+// The subagent scenario's script, plus a conversation of its own for a second session.
+const script = (context: Scenario.Context): Script.Script => {
+  const base = Scenarios.subagent.script(context)
+  const ada = Script.conversation("ada", MessagesRequest.firstUserTextIncludes("My name is Ada"), [
+    Script.turn("Nice to meet you, Ada."),
+    Script.turn("Your name is Ada.")
+  ])
+  return { ...base, conversations: [ada, ...base.conversations] }
+}
 
 const TestLayer = Layer.mergeAll(Scripted.layer(script, { files: { "a.txt": "a\n", "b.txt": "b\n" } }), NodeServices.layer)
 
