@@ -10,3 +10,7 @@ export * as ProjectKey from "./ProjectKey.ts"
 export * as SessionFiles from "./SessionFiles.ts"
 /** @since 0.1.0 */
 export * as SessionFilesError from "./SessionFilesError.ts"
+/** @since 0.1.0 */
+export * as SessionMirror from "./SessionMirror.ts"
+/** @since 0.1.0 */
+export * as SessionStore from "./SessionStore.ts"
