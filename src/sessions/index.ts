@@ -14,3 +14,5 @@ export * as SessionFilesError from "./SessionFilesError.ts"
 export * as SessionMirror from "./SessionMirror.ts"
 /** @since 0.1.0 */
 export * as SessionStore from "./SessionStore.ts"
+/** @since 0.1.0 */
+export * as SqlSessionStore from "./SqlSessionStore.ts"

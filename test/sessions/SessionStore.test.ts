@@ -4,7 +4,9 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -16,6 +18,7 @@ import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
 import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
+import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
@@ -31,6 +34,15 @@ const stores: ReadonlyArray<{
     make: Effect.gen(function*() {
       const fsx = yield* FileSystem.FileSystem
       return yield* SessionStore.makeDirectory(yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" })))
+    })
+  },
+  {
+    name: "SQLite",
+    make: Effect.gen(function*() {
+      const fsx = yield* FileSystem.FileSystem
+      const dir = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
+      const context = yield* Layer.build(SqliteClient.layer({ filename: path.join(dir, "sessions.db") }))
+      return yield* SqlSessionStore.make().pipe(Effect.provide(context))
     })
   }
 ]
