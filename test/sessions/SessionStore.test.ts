@@ -4,6 +4,7 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,6 +23,7 @@ import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import * as Postgres from "../support/Postgres.ts"
 import { rawEntries } from "../transcript/support.ts"
 
 const stores: ReadonlyArray<{
@@ -42,6 +44,14 @@ const stores: ReadonlyArray<{
       const fsx = yield* FileSystem.FileSystem
       const dir = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
       const context = yield* Layer.build(SqliteClient.layer({ filename: path.join(dir, "sessions.db") }))
+      return yield* SqlSessionStore.make().pipe(Effect.provide(context))
+    })
+  },
+  {
+    name: "PostgreSQL",
+    make: Effect.gen(function*() {
+      const server = yield* Postgres.start
+      const context = yield* Layer.build(PgClient.layer(server)).pipe(Effect.orDie)
       return yield* SqlSessionStore.make().pipe(Effect.provide(context))
     })
   }
