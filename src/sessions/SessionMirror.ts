@@ -13,7 +13,13 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import type * as FileSystem from "effect/FileSystem"
+import type * as Path from "effect/Path"
+import * as ClaudeCli from "../ClaudeCli.ts"
+import type * as ClaudeCliError from "../ClaudeCliError.ts"
+import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Message from "../schema/Message.ts"
+import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionStore from "./SessionStore.ts"
 
 /**
@@ -143,4 +149,52 @@ export const mirror = (store: SessionStore.Shape, options: Options) =>
       Stream.ensuring(Queue.end(frames))
     )
     return Stream.merge(messages, Stream.fromQueue(errors))
+  }))
+
+/**
+ * Where a query keeps its session besides the CLI's config directory.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoreOptions {
+  readonly store: SessionStore.Shape
+  /** The CLI's config directory (`CLAUDE_CONFIG_DIR`, else `~/.claude`). */
+  readonly configDir: string
+  /** The directory the CLI runs in: its sessions' project key. */
+  readonly cwd: string
+  /** The store's project key of the session to resume, when it ran in another directory (default: `cwd`'s). */
+  readonly projectKey?: string | undefined
+  readonly retries?: number | undefined
+}
+
+/**
+ * A query whose session is mirrored into a store: with `resume`, the stored session is first written into
+ * the config directory (so that a machine that never saw it resumes it); then the CLI runs with
+ * {@link flag} and its frames go to the store (see {@link mirror}).
+ *
+ * @since 0.1.0
+ * @category mirroring
+ */
+export const query = (
+  prompt: string,
+  options: QueryOptions.QueryOptions & { readonly sessionStore: StoreOptions }
+): Stream.Stream<
+  Message.Message | MirrorError,
+  ClaudeCliError.ClaudeCliError | SessionStore.SessionStoreError,
+  ClaudeCli.ClaudeCli | FileSystem.FileSystem | Path.Path
+> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const { sessionStore, ...queryOptions } = options
+    const projectKey = ProjectKey.fromPath(sessionStore.cwd)
+    if (queryOptions.resume !== undefined) {
+      yield* SessionStore.materialize(
+        sessionStore.store,
+        { projectKey: sessionStore.projectKey ?? projectKey, sessionId: queryOptions.resume },
+        { configDir: sessionStore.configDir, projectKey }
+      )
+    }
+    return ClaudeCli.query(prompt, { ...queryOptions, extraArgs: [...(queryOptions.extraArgs ?? []), flag] }).pipe(
+      mirror(sessionStore.store, { configDir: sessionStore.configDir, retries: sessionStore.retries })
+    )
   }))

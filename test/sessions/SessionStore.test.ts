@@ -13,7 +13,6 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
@@ -71,13 +70,14 @@ const script = Script.make([Script.turn("Hi.")], {
 })
 
 // A query with the CLI's transcript mirrored into `store`.
-const mirrored = (store: SessionStore.Shape, prompt: string, options: QueryOptions.QueryOptions = {}) =>
+const mirrored = (store: SessionStore.Shape, prompt: string, options: QueryOptions.QueryOptions & { readonly projectKey?: string } = {}) =>
   Effect.gen(function*() {
     const sandbox = yield* Scripted.Sandbox
-    const out = yield* ClaudeCli.query(prompt, { ...options, extraArgs: [SessionMirror.flag] }).pipe(
-      SessionMirror.mirror(store, { configDir: sandbox.env.CLAUDE_CONFIG_DIR! }),
-      Stream.runCollect
-    )
+    const { projectKey, ...query } = options
+    const out = yield* SessionMirror.query(prompt, {
+      ...query,
+      sessionStore: { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR!, cwd: sandbox.cwd, projectKey }
+    }).pipe(Stream.runCollect)
     const sessionId = out.flatMap((m) => m._tag === "SystemInit" ? [m.session_id] : [])[0]!
     return { out, sessionId, sandbox }
   })
@@ -136,14 +136,12 @@ describe("SessionStore", () => {
           yield* Effect.gen(function*() {
             const sandbox = yield* Scripted.Sandbox
             assert.isFalse(fs.existsSync(path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects")))
-            const found = yield* SessionStore.materialize(s, stored, {
-              configDir: sandbox.env.CLAUDE_CONFIG_DIR!,
-              projectKey: ProjectKey.fromPath(sandbox.cwd)
-            })
-            assert.isTrue(found)
             const server = yield* ScriptedServer.ScriptedServer
-            const out = yield* ClaudeCli.query("What is my name?", { resume: stored.sessionId }).pipe(Stream.runCollect)
+            const { out } = yield* mirrored(s, "What is my name?", { resume: stored.sessionId, projectKey: stored.projectKey })
             assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Your name is Ada."))
+            // The resumed session goes on in the store, under this machine's project.
+            const here = Option.getOrThrow(yield* s.load({ projectKey: ProjectKey.fromPath(sandbox.cwd), sessionId: stored.sessionId }))
+            assert.isTrue(here.some((e) => e.type === "assistant" && JSON.stringify(e).includes("Your name is Ada.")))
             const [request] = ScriptedServer.turnRequests(yield* server.requests).map((r) => Option.getOrThrow(MessagesRequest.decode(r.body)))
             const history = JSON.stringify(request.messages)
             for (const text of ["My name is Ada.", "Nice to meet you, Ada.", "What is 2 + 2?", "2 + 2 = 4."]) assert.include(history, text)
@@ -159,5 +157,5 @@ describe("SessionStore", () => {
       assert.isAbove(errors.length, 0)
       assert.include(errors[0].error, "disk on fire")
       assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Hi."))
-    }).pipe(Effect.provide(Scripted.layer(script))), 120_000)
+    }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
 })
