@@ -13,7 +13,10 @@ import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
+import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
+import * as Transcript from "../schema/Transcript.ts"
+import * as Info from "./internal/info.ts"
 
 /**
  * A transcript in the store: a session's main transcript, or one under it (`subpath`, e.g. `subagents/agent-<id>`).
@@ -248,4 +251,33 @@ export const materialize = Effect.fnUntraced(function*(
     if (Option.isSome(entries)) yield* write(path.join(dir, key.sessionId, `${subpath}.jsonl`), entries.value)
   }
   return true
+})
+
+/**
+ * The sessions of a project in a store, as `listSessions` gives them for files (title, first prompt, cwd,
+ * branch, times; `fileSize` is the size of the entries as JSON lines), most recent first. Each session is
+ * loaded once.
+ *
+ * @since 0.1.0
+ * @category summaries
+ */
+export const listSessionInfo = Effect.fnUntraced(function*(store: Shape, projectKey: string) {
+  const out: Array<Info.SessionInfo> = []
+  for (const { sessionId, mtime } of yield* store.listSessions(projectKey)) {
+    const entries = Option.getOrElse(yield* store.load({ projectKey, sessionId }), (): ReadonlyArray<Entry> => [])
+    const decoded = entries.flatMap((entry) => {
+      const result = Transcript.decodeEntry(entry)
+      return Result.isSuccess(result) ? [result.success] : []
+    })
+    const info = Info.fromEntries({
+      sessionId,
+      projectKey,
+      head: decoded,
+      tail: decoded,
+      lastModified: mtime,
+      fileSize: entries.reduce((n, e) => n + new TextEncoder().encode(JSON.stringify(e)).length + 1, 0)
+    })
+    if (info !== undefined) out.push(info)
+  }
+  return out.sort((a, b) => b.lastModified - a.lastModified)
 })

@@ -129,6 +129,12 @@ describe("SessionStore", () => {
             yield* s.append(sessionKey, loaded)
             const replayed = Option.getOrThrow(yield* s.load(sessionKey))
             assert.deepStrictEqual(replayed.filter((e) => e.uuid !== undefined).map((e) => e.uuid), loaded.filter((e) => e.uuid !== undefined).map((e) => e.uuid))
+            // Its summary from the store alone: the last prompt, the first one, where it ran.
+            const [info] = yield* SessionStore.listSessionInfo(s, projectKey)
+            assert.strictEqual(info.sessionId, first.sessionId)
+            assert.strictEqual(info.summary, "What is 2 + 2?")
+            assert.strictEqual(info.firstPrompt, "My name is Ada.")
+            assert.strictEqual(info.cwd, first.sandbox.cwd)
             return sessionKey
           }).pipe(Effect.provide(Scripted.layer(script)))
 

@@ -106,9 +106,25 @@ export const fromWindows = (input: {
   readonly fileSize: number
 }): SessionInfo | undefined => {
   const head = entriesOf(input.head, input.whole ? "none" : "head")
-  const tail = input.whole ? head : entriesOf(input.tail, "tail")
-  const firstMessage = first(head, (e) => "isSidechain" in e && e.isSidechain !== undefined ? e : undefined)
-  if (firstMessage !== undefined && "isSidechain" in firstMessage && firstMessage.isSidechain === true) return undefined
+  return fromEntries({ ...input, head, tail: input.whole ? head : entriesOf(input.tail, "tail") })
+}
+
+/**
+ * The info of a session from its first and last entries (all of them, for a session held whole).
+ *
+ * @internal
+ */
+export const fromEntries = (input: {
+  readonly sessionId: string
+  readonly projectKey: string
+  readonly head: ReadonlyArray<Transcript.Entry>
+  readonly tail: ReadonlyArray<Transcript.Entry>
+  readonly lastModified: number
+  readonly fileSize: number
+}): SessionInfo | undefined => {
+  const { head, tail } = input
+  const firstMessage = first(head, (e) => Transcript.isConversation(e) ? e : undefined)
+  if (firstMessage?.isSidechain === true) return undefined
   const titled = (pick: (e: Transcript.Entry) => string | undefined) => nonEmpty(last(tail, pick) ?? last(head, pick))
   const customTitle = titled((e) => e._tag === "CustomTitleEntry" ? e.customTitle : undefined)
   const aiTitle = titled((e) => e._tag === "AiTitleEntry" ? e.aiTitle : undefined)
