@@ -114,9 +114,12 @@ export const expand = (file: string): Effect.Effect<ReadonlyArray<string>, CliFa
       const fs = yield* FileSystem.FileSystem
       const info = yield* fs.stat(file)
       if (info.type !== "Directory") return [file]
-      const names = yield* fs.readDirectory(file, { recursive: true })
-      return names.filter((name) => name.endsWith(".jsonl")).sort().map((name) => `${file.replace(/\/+$/, "")}/${name}`)
-    }).pipe(Effect.mapError(unreadable(file)))
+      const names = (yield* fs.readDirectory(file, { recursive: true })).filter((name) => name.endsWith(".jsonl"))
+      if (names.length === 0) {
+        return yield* CliFailure.make("BadInput", `Cannot read ${file}: it is a directory with no .jsonl file`)
+      }
+      return names.sort().map((name) => `${file.replace(/\/+$/, "")}/${name}`)
+    }).pipe(Effect.mapError((e) => CliFailure.isCliFailure(e) ? e : unreadable(file)(e)))
 
 /**
  * Whether a file holds stream-json or a session transcript, from its first 64 KiB (standard input is
