@@ -15,10 +15,13 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as FileSystem from "effect/FileSystem"
 import type * as Path from "effect/Path"
+import type * as Scope from "effect/Scope"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import type * as ClaudeCliError from "../ClaudeCliError.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Message from "../schema/Message.ts"
+import type * as Session from "../session/Session.ts"
+import type * as SessionError from "../session/SessionError.ts"
 import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -186,15 +189,51 @@ export const query = (
 > =>
   Stream.unwrap(Effect.gen(function*() {
     const { sessionStore, ...queryOptions } = options
-    const projectKey = ProjectKey.fromPath(sessionStore.cwd)
-    if (queryOptions.resume !== undefined) {
-      yield* SessionStore.materialize(
-        sessionStore.store,
-        { projectKey: sessionStore.projectKey ?? projectKey, sessionId: queryOptions.resume },
-        { configDir: sessionStore.configDir, projectKey }
-      )
-    }
+    yield* restore(sessionStore, queryOptions.resume)
     return ClaudeCli.query(prompt, { ...queryOptions, extraArgs: [...(queryOptions.extraArgs ?? []), flag] }).pipe(
       mirror(sessionStore.store, { configDir: sessionStore.configDir, retries: sessionStore.retries })
     )
   }))
+
+// With `resume`: the stored session written into the config directory, under the project key of `cwd`.
+const restore = (options: StoreOptions, resume: string | undefined) => {
+  if (resume === undefined) return Effect.void
+  const projectKey = ProjectKey.fromPath(options.cwd)
+  return Effect.asVoid(SessionStore.materialize(
+    options.store,
+    { projectKey: options.projectKey ?? projectKey, sessionId: resume },
+    { configDir: options.configDir, projectKey }
+  ))
+}
+
+/**
+ * A session whose transcript is mirrored into a store, as {@link query} does for one prompt: the
+ * `transcript_mirror` frames still reach the session's readers (as unknown messages); the appends that
+ * failed after every retry come out of `mirrorErrors`. Mirroring lasts as long as the session's scope.
+ *
+ * @since 0.1.0
+ * @category mirroring
+ */
+export const session = (
+  options: Session.Options & { readonly sessionStore: StoreOptions }
+): Effect.Effect<
+  { readonly session: Session.Session; readonly mirrorErrors: Stream.Stream<MirrorError> },
+  ClaudeCliError.ClaudeCliError | SessionError.SessionError | SessionStore.SessionStoreError,
+  ClaudeCli.ClaudeCli | FileSystem.FileSystem | Path.Path | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const { sessionStore, ...sessionOptions } = options
+    yield* restore(sessionStore, sessionOptions.resume)
+    const session = yield* ClaudeCli.session({ ...sessionOptions, extraArgs: [...(sessionOptions.extraArgs ?? []), flag] })
+    // Subscribed before any prompt is sent: no frame is missed.
+    const output = yield* session.subscribe
+    const errors = yield* Queue.unbounded<MirrorError, Cause.Done>()
+    yield* output.pipe(
+      mirror(sessionStore.store, { configDir: sessionStore.configDir, retries: sessionStore.retries }),
+      Stream.runForEach((message) => message._tag === "MirrorError" ? Queue.offer(errors, message) : Effect.void),
+      Effect.ignore,
+      Effect.ensuring(Queue.end(errors)),
+      Effect.forkScoped
+    )
+    return { session, mirrorErrors: Stream.fromQueue(errors) }
+  })

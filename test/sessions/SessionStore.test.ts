@@ -156,6 +156,34 @@ describe("SessionStore", () => {
     })
   }
 
+  it.live("a multi-turn session mirrored into a store resumes elsewhere from it", () =>
+    Effect.gen(function*() {
+      const store = SessionStore.makeMemory()
+      const stored = yield* Effect.gen(function*() {
+        const sandbox = yield* Scripted.Sandbox
+        const sessionStore = { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR!, cwd: sandbox.cwd }
+        const { sessionId, mirrorErrors } = yield* Effect.scoped(Effect.gen(function*() {
+          const { session, mirrorErrors } = yield* SessionMirror.session({ sessionStore })
+          yield* Stream.runDrain(session.turn("My name is Ada."))
+          yield* Stream.runDrain(session.turn("What is 2 + 2?"))
+          return { sessionId: yield* session.sessionId, mirrorErrors }
+        }))
+        // The session's scope is closed: the errors stream has ended, with none.
+        assert.deepStrictEqual(yield* Stream.runCollect(mirrorErrors), [])
+        const projectKey = ProjectKey.fromPath(sandbox.cwd)
+        const local = rawEntries(path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", projectKey, `${sessionId}.jsonl`))
+        const loaded = Option.getOrThrow(yield* store.load({ projectKey, sessionId }))
+        const turns = (es: ReadonlyArray<any>) => es.filter((e) => e.type === "user" || e.type === "assistant").map((e) => e.uuid)
+        assert.deepStrictEqual(turns(loaded), turns(local))
+        assert.strictEqual(turns(local).length, 4)
+        return { projectKey, sessionId }
+      }).pipe(Effect.provide(Scripted.layer(script)))
+      yield* Effect.gen(function*() {
+        const { out } = yield* mirrored(store, "What is my name?", { resume: stored.sessionId, projectKey: stored.projectKey })
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Your name is Ada."))
+      }).pipe(Effect.provide(Scripted.layer(script)))
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
   it.live("a store that fails gives mirror_error events and the run goes on", () =>
     Effect.gen(function*() {
       const { out } = yield* mirrored(failing, "Hello")
