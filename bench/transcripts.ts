@@ -2,7 +2,7 @@
  * `node bench/transcripts.ts [--sessions N] [--mb M]`: a config directory of N generated session transcripts
  * (M MB in all, over ten projects), then, each in a process of its own, timed with its peak RSS:
  * - `effect-claude-code stats --format json` against `ccusage session --json --offline` (the tool most
- *   people use for this): the same token totals, our time and peak memory as ratios of theirs;
+ *   people use for this): the same token and cost totals, our time and peak memory as ratios of theirs;
  * - listing every session and reading one session's messages with `SessionFiles` against the official
  *   SDK's `listSessions` / `getSessionMessages`: the same counts, the same ratios.
  * Fails when the figures differ. Prints a table and the ratios (below 1: we are faster / smaller).
@@ -86,7 +86,7 @@ const session = (sessionId: string, cwd: string, seed: number, bytes: number): s
 
 const uuidOf = (i: number) => `${i.toString(16).padStart(8, "0")}-0000-4000-8000-000000000000`
 
-const generate = (configDir: string, sessions: number, bytes: number) => {
+export const generate = (configDir: string, sessions: number, bytes: number) => {
   for (let i = 0; i < sessions; i++) {
     const cwd = `/home/bench/project-${i % 10}`
     const dir = path.join(configDir, "projects", cwd.replace(/[^a-zA-Z0-9]/g, "-"))
@@ -154,14 +154,17 @@ const main = () => {
     const ours = measure(
       [node, path.join(root, "src", "cli", "main.ts"), "stats", "--format", "json", path.join(configDir, "projects")],
       env,
-      (stdout): Totals => {
+      (stdout) => {
         const models = Object.values((JSON.parse(stdout).total.models ?? {}) as Record<string, any>)
         const sum = (k: string) => models.reduce((n, m) => n + m[k], 0)
         return {
-          inputTokens: sum("inputTokens"),
-          outputTokens: sum("outputTokens"),
-          cacheReadTokens: sum("cacheReadInputTokens"),
-          cacheCreationTokens: sum("cacheCreationInputTokens")
+          totals: {
+            inputTokens: sum("inputTokens"),
+            outputTokens: sum("outputTokens"),
+            cacheReadTokens: sum("cacheReadInputTokens"),
+            cacheCreationTokens: sum("cacheCreationInputTokens")
+          } satisfies Totals,
+          cost: sum("costUsd") as number
         }
       }
     )
@@ -181,8 +184,13 @@ const main = () => {
         }
       }
     )
-    if (JSON.stringify(ours.output) !== JSON.stringify(theirs.output.totals)) {
-      throw new Error(`stats and ccusage disagree: ${JSON.stringify(ours.output)} vs ${JSON.stringify(theirs.output.totals)}`)
+    // Costs in cents: the two add the same prices in another order.
+    const cents = (usd: number) => Math.round(usd * 100)
+    if (
+      JSON.stringify(ours.output.totals) !== JSON.stringify(theirs.output.totals) ||
+      cents(ours.output.cost) !== cents(theirs.output.cost)
+    ) {
+      throw new Error(`stats and ccusage disagree: ${JSON.stringify(ours.output)} vs ${JSON.stringify(theirs.output)}`)
     }
     const dir = "/home/bench/project-0"
     const read = (mode: string) =>
@@ -198,7 +206,10 @@ const main = () => {
       ["SessionFiles list + read one", files],
       ["SDK listSessions + getSessionMessages", sdk]
     ] as const
-    process.stdout.write(`${sessions} transcripts, ${mb} MB, ${JSON.stringify(ours.output)}; ccusage cost $${theirs.output.cost.toFixed(2)} (ours: none, transcripts hold no cost)\n`)
+    process.stdout.write(
+      `${sessions} transcripts, ${mb} MB, ${JSON.stringify(ours.output.totals)}, ` +
+        `cost $${ours.output.cost.toFixed(2)} (ccusage $${theirs.output.cost.toFixed(2)})\n`
+    )
     for (const [name, m] of rows) process.stdout.write(`${name.padEnd(40)} ${m.seconds.toFixed(2).padStart(7)} s ${m.peakMb.toFixed(0).padStart(6)} MB\n`)
     process.stdout.write(
       `ratios (ours / theirs): stats time ${(ours.seconds / theirs.seconds).toFixed(2)}, peak ${(ours.peakMb / theirs.peakMb).toFixed(2)}; ` +
@@ -209,7 +220,9 @@ const main = () => {
   }
 }
 
-if (process.argv[2] === "--worker") {
+if (!import.meta.main) {
+  // Imported for its generator.
+} else if (process.argv[2] === "--worker") {
   const [, , , mode, configDir, dir, sessionId] = process.argv
   worker(mode!, configDir!, dir!, sessionId!).then((result) => process.stdout.write(JSON.stringify(result) + "\n"))
 } else {

@@ -10,3 +10,5 @@ export * as TranscriptDecode from "./Decode.ts"
 export * as TranscriptMessages from "./Messages.ts"
 /** @since 0.1.0 */
 export * as TranscriptDetect from "./Detect.ts"
+/** @since 0.1.0 */
+export * as TranscriptPricing from "./Pricing.ts"

@@ -43,6 +43,16 @@ const knownSystem = new Set(["compact_boundary", "api_error", "local_command", "
 const kindOf = (e: any) => e.subtype === undefined || typeof e.subtype !== "string" ? e.type : `${e.type}/${e.subtype}`
 const isKnown = (e: any) => e.type === "system" ? knownSystem.has(e.subtype) : knownTypes.has(e.type)
 
+// List prices (USD per million input and output tokens) of the models in these transcripts; others have none.
+const listPrices: Record<string, readonly [number, number]> = {
+  "claude-opus-4-20250514": [15, 75],
+  "claude-opus-4-1-20250805": [15, 75],
+  "claude-sonnet-4-20250514": [3, 15],
+  "claude-opus-4-5-20251101": [5, 25],
+  "claude-sonnet-4-5-20250929": [3, 15]
+}
+const round = (usd: number) => Math.round(usd * 1e9) / 1e9
+
 // What stats must say of one transcript, from the raw JSON.
 const expected = (entries: ReadonlyArray<any>) => {
   const kinds: Record<string, number> = {}
@@ -52,12 +62,18 @@ const expected = (entries: ReadonlyArray<any>) => {
   // Tokens: each API message once (the CLI writes one line per content block, all with the message's usage).
   const seen = new Map<string, any>()
   for (const e of entries) if (e.type === "assistant") seen.set(`${e.sessionId}/${e.message.id}`, e.message)
-  const models: Record<string, { inputTokens: number; outputTokens: number }> = {}
+  const models: Record<string, { inputTokens: number; outputTokens: number; costUsd: number | null }> = {}
   for (const m of seen.values()) {
-    const into = models[m.model] ??= { inputTokens: 0, outputTokens: 0 }
+    const price = listPrices[m.model]
+    const into = models[m.model] ??= { inputTokens: 0, outputTokens: 0, costUsd: price === undefined ? null : 0 }
     into.inputTokens += m.usage.input_tokens
     into.outputTokens += m.usage.output_tokens
+    if (price !== undefined) {
+      into.costUsd! += (m.usage.input_tokens * price[0] + m.usage.output_tokens * price[1] +
+        (m.usage.cache_creation_input_tokens ?? 0) * price[0] * 1.25 + (m.usage.cache_read_input_tokens ?? 0) * price[0] * 0.1) / 1e6
+    }
   }
+  for (const m of Object.values(models)) if (m.costUsd !== null) m.costUsd = round(m.costUsd)
   return { lines: entries.length, unknown: entries.filter((e) => !isKnown(e)).length, kinds, tools, models }
 }
 
@@ -66,7 +82,11 @@ const actual = (stats: any) => ({
   unknown: stats.unknown,
   kinds: stats.kinds,
   tools: Object.fromEntries(Object.entries(stats.tools).map(([name, t]: [string, any]) => [name, t.calls])),
-  models: Object.fromEntries(Object.entries(stats.models).map(([name, m]: [string, any]) => [name, { inputTokens: m.inputTokens, outputTokens: m.outputTokens }]))
+  models: Object.fromEntries(
+    Object.entries(stats.models).map((
+      [name, m]: [string, any]
+    ) => [name, { inputTokens: m.inputTokens, outputTokens: m.outputTokens, costUsd: m.costUsd === null ? null : round(m.costUsd) }])
+  )
 })
 
 const viewCount = (file: string, filter: string) => {
