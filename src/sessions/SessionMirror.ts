@@ -9,6 +9,7 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -206,10 +207,14 @@ const restore = (options: StoreOptions, resume: string | undefined) => {
   ))
 }
 
+// How long closing a mirrored session waits for the CLI to end and its last frames to be stored.
+const closeTimeout = "30 seconds"
+
 /**
  * A session whose transcript is mirrored into a store, as {@link query} does for one prompt: the
  * `transcript_mirror` frames still reach the session's readers (as unknown messages); the appends that
- * failed after every retry come out of `mirrorErrors`. Mirroring lasts as long as the session's scope.
+ * failed after every retry come out of `mirrorErrors`. Closing the scope closes the session and waits (up to
+ * 30 seconds) for its last frames to be stored.
  *
  * @since 0.1.0
  * @category mirroring
@@ -228,12 +233,16 @@ export const session = (
     // Subscribed before any prompt is sent: no frame is missed.
     const output = yield* session.subscribe
     const errors = yield* Queue.unbounded<MirrorError, Cause.Done>()
-    yield* output.pipe(
+    const mirroring = yield* output.pipe(
       mirror(sessionStore.store, { configDir: sessionStore.configDir, retries: sessionStore.retries }),
       Stream.runForEach((message) => message._tag === "MirrorError" ? Queue.offer(errors, message) : Effect.void),
       Effect.ignore,
       Effect.ensuring(Queue.end(errors)),
       Effect.forkScoped
+    )
+    // Runs before the scope stops the fibers above: the CLI ends, its last frames are stored, then the scope goes on.
+    yield* Effect.addFinalizer(() =>
+      session.close.pipe(Effect.andThen(Fiber.join(mirroring)), Effect.timeout(closeTimeout), Effect.ignore)
     )
     return { session, mirrorErrors: Stream.fromQueue(errors) }
   })

@@ -10,6 +10,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
@@ -220,6 +221,23 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
     delete: remove
   } satisfies Shape
 })
+
+/**
+ * {@link SessionStore} in memory.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<SessionStore> = Layer.sync(SessionStore, makeMemory)
+
+/**
+ * {@link SessionStore} in a directory of JSONL files.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDirectory = (root: string): Layer.Layer<SessionStore, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(SessionStore, makeDirectory(root))
 
 /**
  * Writes a stored session (and its subpaths) into a CLI config directory, under the project key of the

@@ -9,6 +9,7 @@
  */
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SessionStore from "./SessionStore.ts"
@@ -102,3 +103,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
 
   return { append, load, listSessions, listSubkeys, delete: remove } satisfies SessionStore.Shape
 })
+
+/**
+ * {@link SessionStore.SessionStore} over the `SqlClient` in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<SessionStore.SessionStore, never, SqlClient.SqlClient> =>
+  Layer.effect(SessionStore.SessionStore, make(options))

@@ -29,12 +29,13 @@ const stores: ReadonlyArray<{
   readonly name: string
   readonly make: Effect.Effect<SessionStore.Shape, never, FileSystem.FileSystem | import("effect/Scope").Scope | import("effect/Path").Path>
 }> = [
-  { name: "memory", make: Effect.sync(SessionStore.makeMemory) },
+  { name: "memory", make: Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerMemory) },
   {
     name: "directory",
     make: Effect.gen(function*() {
       const fsx = yield* FileSystem.FileSystem
-      return yield* SessionStore.makeDirectory(yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" })))
+      const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
+      return yield* Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerDirectory(root))
     })
   },
   {
@@ -43,7 +44,7 @@ const stores: ReadonlyArray<{
       const fsx = yield* FileSystem.FileSystem
       const dir = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
       const context = yield* Layer.build(SqliteClient.layer({ filename: path.join(dir, "sessions.db") }))
-      return yield* SqlSessionStore.make().pipe(Effect.provide(context))
+      return yield* Effect.provide(Effect.service(SessionStore.SessionStore), SqlSessionStore.layer().pipe(Layer.provide(Layer.succeedContext(context))))
     })
   },
   {
