@@ -16,6 +16,7 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Filter from "../filter/Filter.ts"
 import * as Decode from "../stream/Decode.ts"
+import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Demo from "./Demo.ts"
 import * as Display from "./Display.ts"
@@ -96,7 +97,10 @@ const view = Command.make(
   "view",
   {
     file: Argument.String("file").pipe(
-      Argument.withDescription("a stream-json recording; - or none for standard input"),
+      Argument.withDescription(
+        "a stream-json recording, a session transcript (~/.claude/projects/KEY/ID.jsonl) or a directory of them; " +
+          "- or none for standard input"
+      ),
       Argument.optional
     ),
     format,
@@ -111,12 +115,14 @@ const view = Command.make(
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
     const file = yield* inputOf(options.file)
-    const records = Input.bytes(file, { follow: options.follow }).pipe(
-      Input.giveUpUnlessJson(Input.nameOf(file)),
-      Decode.records({ onBadLine: "emit" })
-    )
+    const files = yield* Input.expand(file)
+    const records = Stream.flatMap(Stream.fromIterable(files), (f) => Input.records(f, { follow: options.follow }))
     const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict })
-    if (outcome.lines === 0) return yield* notStreamJson(Input.nameOf(file), outcome.failed)
+    // A transcript may hold no messages (a summary-only session file); empty stream-json is a mistake.
+    const formats = yield* Effect.forEach(files, Input.detect)
+    if (outcome.lines === 0 && formats.every((f) => f === "stream-json")) {
+      return yield* notStreamJson(Input.nameOf(file), outcome.failed)
+    }
     yield* exitFor(outcome)
   })
 ).pipe(
@@ -129,7 +135,10 @@ const stats = Command.make(
   "stats",
   {
     files: Argument.String("file").pipe(
-      Argument.withDescription("stream-json files; - for standard input"),
+      Argument.withDescription(
+        "stream-json files, session transcripts or directories of them (every .jsonl file under it, e.g. " +
+          "~/.claude/projects); - for standard input"
+      ),
       Argument.variadic({ min: 1 })
     ),
     format: Flag.Literals("format", ["pretty", "json"]).pipe(
@@ -143,8 +152,16 @@ const stats = Command.make(
   Effect.fnUntraced(function*({ files, format }) {
     const stdio = yield* Stdio.Stdio
     // Every file is counted, or said to be unreadable: one that cannot be read does not hide the others.
-    const counted = yield* Effect.forEach(files, (file) =>
-      Input.bytes(file).pipe(Decode.records({ onBadLine: "emit" }), Stream.run(Stats.sink(Input.nameOf(file))), Effect.result))
+    const expanded = yield* Effect.forEach(files, (file) => Input.expand(file).pipe(Effect.orElseSucceed(() => [file])))
+    const counted = yield* Effect.forEach(expanded.flat(), (file) =>
+      Input.detect(file).pipe(
+        Effect.flatMap((format) =>
+          format === "transcript"
+            ? Input.bytes(file).pipe(TranscriptDecode.records({ onBadLine: "emit" }), Stream.run(Stats.transcriptSink(file)))
+            : Input.bytes(file).pipe(Decode.records({ onBadLine: "emit" }), Stream.run(Stats.sink(Input.nameOf(file))))
+        ),
+        Effect.result
+      ))
     const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success] : [])
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined
@@ -160,7 +177,10 @@ const stats = Command.make(
       return yield* new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })
     }
   })
-).pipe(describe("Count what stream-json files hold: kinds, tools, errors, cost and tokens per model, unknown types"))
+).pipe(describe(
+    "Count what stream-json files and session transcripts hold: kinds, tools, errors, cost and tokens per model, " +
+      "unknown types; a directory counts each of its files (sessions) and their total"
+  ))
 
 const run = Command.make(
   "run",

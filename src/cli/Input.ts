@@ -1,6 +1,6 @@
 /**
- * Where `view` and `stats` read stream-json from: a file, standard input (`-`), or a growing file
- * (`--follow`). Failures to read become a {@link CliFailure.CliFailure} naming the file and why.
+ * Where `view` and `stats` read from: a file (stream-json or a session transcript, told apart by its first
+ * lines), a directory of them, standard input (`-`), or a growing file (`--follow`). Failures to read become a {@link CliFailure.CliFailure} naming the file and why.
  *
  * @since 0.1.0
  */
@@ -10,6 +10,11 @@ import * as Option from "effect/Option"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
+import * as Decode from "../stream/Decode.ts"
+import type { DecodeError } from "../stream/DecodeError.ts"
+import * as TranscriptDecode from "../transcript/Decode.ts"
+import * as TranscriptDetect from "../transcript/Detect.ts"
+import * as TranscriptMessages from "../transcript/Messages.ts"
 import * as CliFailure from "./CliFailure.ts"
 
 /**
@@ -166,3 +171,57 @@ export const giveUpUnlessJson = (name: string, limit: number = sniffBytes) =>
         )
     })
   })
+
+/**
+ * The files an argument names: the file itself, or every `.jsonl` file under a directory (a project directory
+ * of `~/.claude/projects`, or all of them), sorted.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const expand = (file: string): Effect.Effect<ReadonlyArray<string>, CliFailure.CliFailure, FileSystem.FileSystem> =>
+  file === "-"
+    ? Effect.succeed([file])
+    : Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const info = yield* fs.stat(file)
+      if (info.type !== "Directory") return [file]
+      const names = (yield* fs.readDirectory(file, { recursive: true })).filter((name) => name.endsWith(".jsonl"))
+      if (names.length === 0) {
+        return yield* CliFailure.make("BadInput", `Cannot read ${file}: it is a directory with no .jsonl file`)
+      }
+      return names.sort().map((name) => `${file.replace(/\/+$/, "")}/${name}`)
+    }).pipe(Effect.mapError((e) => CliFailure.isCliFailure(e) ? e : unreadable(file)(e)))
+
+/**
+ * Whether a file holds stream-json or a session transcript, from its first 64 KiB (standard input is
+ * stream-json).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const detect = (file: string): Effect.Effect<TranscriptDetect.Format, CliFailure.CliFailure, FileSystem.FileSystem> =>
+  file === "-"
+    ? Effect.succeed("stream-json")
+    : Effect.scoped(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const handle = yield* fs.open(file)
+      const head = yield* handle.readAlloc(chunkSize)
+      return TranscriptDetect.detect(Option.match(head, { onNone: () => "", onSome: (b) => new TextDecoder().decode(b) }))
+    })).pipe(Effect.mapError(unreadable(file)))
+
+/**
+ * The decoded lines of a file in either format, bad lines in-band: a transcript's user and assistant entries
+ * as the stream-json messages they stand for.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const records = (
+  file: string,
+  options: { readonly follow?: boolean | undefined } = {}
+): Stream.Stream<Decode.DecodedLine | DecodeError, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> =>
+  Stream.unwrap(Effect.map(detect(file), (format) =>
+    format === "transcript"
+      ? bytes(file, options).pipe(TranscriptDecode.records({ onBadLine: "emit" }), TranscriptMessages.records())
+      : bytes(file, options).pipe(giveUpUnlessJson(nameOf(file)), Decode.records({ onBadLine: "emit" }))))

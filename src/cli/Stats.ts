@@ -13,6 +13,9 @@ import type * as Usage from "../schema/Usage.ts"
 import * as ToolUseResult from "../schema/ToolUseResult.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
+import type * as TranscriptDecode from "../transcript/Decode.ts"
+import * as TranscriptMessages from "../transcript/Messages.ts"
+import * as Pricing from "../transcript/Pricing.ts"
 import * as Pretty from "./Pretty.ts"
 import * as Style from "./Style.ts"
 import * as ToolLine from "./ToolLine.ts"
@@ -56,7 +59,10 @@ export type ModelSource = "result" | "assistant" | "mixed"
  * @category models
  */
 export interface ModelStats {
-  /** From the results only: assistant messages carry no cost, so it is `null` when {@link source} is `assistant`. */
+  /**
+   * From the results: assistant messages carry no cost, so it is `null` when {@link source} is `assistant`,
+   * except in a transcript, where it is priced from the tokens at list prices when the model has one.
+   */
   costUsd: number | null
   inputTokens: number
   outputTokens: number
@@ -199,13 +205,13 @@ const addFigures = (into: Figures, from: Figures) => {
   for (const key of tokenKeys) into[key] += from[key]
 }
 
-const addModel = (stats: FileStats, name: string, source: ModelSource, figures: Figures) => {
+const addModel = (stats: FileStats, name: string, source: ModelSource, figures: Figures, priced = false) => {
   const before = stats.models[name]
   const m = stats.models[name] = before ?? { ...zero(), costUsd: null, source }
   m.source = mergeSource(before?.source, source)
   for (const key of tokenKeys) m[key] += figures[key]
   // Assistant messages carry no cost: a model that only they count has none (null), not a cost of 0.
-  if (source !== "assistant") m.costUsd = (m.costUsd ?? 0) + figures.costUsd
+  if (source !== "assistant" || priced) m.costUsd = (m.costUsd ?? 0) + figures.costUsd
 }
 
 const addModels = (into: Record<string, Figures>, from: Readonly<Record<string, Figures>>) => {
@@ -253,11 +259,12 @@ const fromUsage = (usage: Usage.Usage): Figures => ({
  */
 interface Counter {
   readonly push: (entry: Decode.DecodedLine | Decode.DecodeError) => void
+  readonly pushEntry: (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => void
   readonly done: () => FileStats
 }
 
 /** A new {@link Counter} for the file `path`. */
-const makeCounter = (path: string): Counter => {
+const makeCounter = (path: string, price?: (model: string, tokens: Figures) => number | undefined): Counter => {
   const stats = empty(path)
   const flattener = Item.makeFlattener()
   const calledAt = new Map<string, number | undefined>()
@@ -281,20 +288,40 @@ const makeCounter = (path: string): Counter => {
     sinceResult.clear()
   }
 
-  const push = (entry: Decode.DecodedLine | Decode.DecodeError): void => {
+  // A line's place in the file, and its failure when it failed.
+  const pushLine = (entry: { readonly line: number } | Decode.DecodeError): entry is Decode.DecodeError => {
     stats.lines = Math.max(stats.lines, entry.line)
-    if (isDecodeError(entry)) {
-      stats.failed++
-      stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${entry.detail}` })
-      return
-    }
-    const message = entry.message
+    if (!isDecodeError(entry)) return false
+    stats.failed++
+    stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${entry.detail}` })
+    return true
+  }
+
+  const pushKind = (kind: string, unknown: boolean) => {
     stats.decoded++
-    bump(stats.kinds, kindOf(message))
-    if (message._tag === "UnknownMessage") {
+    bump(stats.kinds, kind)
+    if (unknown) {
       stats.unknown++
-      bump(stats.unknownTypes, kindOf(message))
+      bump(stats.unknownTypes, kind)
     }
+  }
+
+  const push = (entry: Decode.DecodedLine | Decode.DecodeError): void => {
+    if (pushLine(entry)) return
+    pushKind(kindOf(entry.message), entry.message._tag === "UnknownMessage")
+    pushMessage(entry.message)
+  }
+
+  // A transcript line: counted by its entry's type, its message (if it stands for one) as in stream-json.
+  const pushEntry = (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError): void => {
+    if (pushLine(entry)) return
+    const raw = entry.entry._tag === "UnknownEntry" ? entry.entry.raw : entry.entry as { readonly type: string; readonly subtype?: unknown }
+    pushKind(typeof raw.subtype === "string" ? `${raw.type}/${raw.subtype}` : raw.type, entry.entry._tag === "UnknownEntry")
+    const message = TranscriptMessages.toMessage(entry.entry)
+    if (message !== undefined) pushMessage(message)
+  }
+
+  const pushMessage = (message: Message.Message): void => {
     if (message._tag === "AssistantMessage") {
       const session = message.session_id ?? ""
       const messages = assistantUsage.get(session) ?? assistantUsage.set(session, new Map()).get(session)!
@@ -358,7 +385,11 @@ const makeCounter = (path: string): Counter => {
     }
     for (const [session, messages] of assistantUsage) {
       if (covered.has(session)) continue
-      for (const { model, usage } of messages.values()) addModel(stats, model, "assistant", fromUsage(usage))
+      for (const { model, usage } of messages.values()) {
+        const figures = fromUsage(usage)
+        const cost = price?.(model, figures)
+        addModel(stats, model, "assistant", cost === undefined ? figures : { ...figures, costUsd: cost }, cost !== undefined)
+      }
     }
     assistantUsage.clear()
     sessions.clear()
@@ -366,7 +397,7 @@ const makeCounter = (path: string): Counter => {
     return stats
   }
 
-  return { push, done }
+  return { push, pushEntry, done }
 }
 
 /**
@@ -379,6 +410,26 @@ export const sink = (path: string): Sink.Sink<FileStats, Decode.DecodedLine | De
   Sink.map(
     Sink.reduce(() => makeCounter(path), (counter, entry: Decode.DecodedLine | Decode.DecodeError) => {
       counter.push(entry)
+      return counter
+    }),
+    (counter) => counter.done()
+  )
+
+/**
+ * Counts the lines of a session transcript (a `<session id>.jsonl` under `~/.claude/projects`): kinds are
+ * entry types, tools, errors and tokens come from its user and assistant entries (tokens per model from
+ * the assistant messages, each counted once); transcripts hold no cost, so it is priced from the tokens at the
+ * models' list prices ({@link Pricing}), unknown for a model without one.
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const transcriptSink = (
+  path: string
+): Sink.Sink<FileStats, TranscriptDecode.DecodedEntry | Decode.DecodeError> =>
+  Sink.map(
+    Sink.reduce(() => makeCounter(path, Pricing.costOf), (counter, entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => {
+      counter.pushEntry(entry)
       return counter
     }),
     (counter) => counter.done()
@@ -409,7 +460,7 @@ export const total = (path: string, all: ReadonlyArray<FileStats>): FileStats =>
       into.durationMs += t.durationMs
     }
     for (const [name, { source, costUsd, ...tokens }] of Object.entries(s.models)) {
-      addModel(sum, name, source, { ...tokens, costUsd: costUsd ?? 0 })
+      addModel(sum, name, source, { ...tokens, costUsd: costUsd ?? 0 }, costUsd !== null)
     }
     sum.results.push(...s.results)
     sum.failures.push(...s.failures)
@@ -455,7 +506,9 @@ const modelText = (m: ModelStats): string => {
     case "result":
       return `${Pretty.dollars(m.costUsd ?? 0)} · ${figures}`
     case "assistant":
-      return `${figures} (from the assistant messages: no result line, cost unknown)`
+      return m.costUsd === null
+        ? `${figures} (from the assistant messages: no result line, cost unknown)`
+        : `${Pretty.dollars(m.costUsd)} · ${figures} (from the assistant messages, at list prices)`
     case "mixed":
       return `${Pretty.dollars(m.costUsd ?? 0)} · ${figures} (with the assistant messages of sessions without a result)`
   }

@@ -68,13 +68,17 @@ const syntaxError = (cause: unknown): SyntaxError =>
   new SyntaxError(cause instanceof Error ? cause.message.replace(quoted, " in JSON") : String(cause))
 
 /**
- * Decodes one line's text to its message: {@link decodeLine} without the {@link DecodedLine} around it, for
- * a caller that does not keep the text. Synchronous, never throws.
+ * Decodes one line's text with `decode` after `JSON.parse`: a line that is not JSON is an `InvalidJson`
+ * error, one that `decode` rejects a `SchemaMismatch` error (its failure as the cause). Synchronous, never
+ * throws; for other line formats (session transcripts).
  *
  * @since 0.1.0
  * @category decoding
  */
-export const decodeLineMessage = (line: Ndjson.Line): Message | DecodeError => {
+export const decodeLineWith = <A, E extends { readonly message: string }>(
+  decode: (json: unknown) => Result.Result<A, E>
+) =>
+(line: Ndjson.Line): A | DecodeError => {
   let json: unknown
   try {
     json = JSON.parse(line.text)
@@ -82,12 +86,21 @@ export const decodeLineMessage = (line: Ndjson.Line): Message | DecodeError => {
     const cause = syntaxError(thrown)
     return decodeError(new InvalidJson({ line: line.line, raw: cutRaw(line.text), detail: cause.message, cause }))
   }
-  const result = decodeMessage(json)
+  const result = decode(json)
   if (Result.isSuccess(result)) return result.success
   return decodeError(
     new SchemaMismatch({ line: line.line, raw: cutRaw(line.text), detail: result.failure.message, cause: result.failure })
   )
 }
+
+/**
+ * Decodes one line's text to its message: {@link decodeLine} without the {@link DecodedLine} around it, for
+ * a caller that does not keep the text. Synchronous, never throws.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeLineMessage: (line: Ndjson.Line) => Message | DecodeError = decodeLineWith(decodeMessage)
 
 type Output = "record" | "message"
 

@@ -77,9 +77,12 @@ describe("errors", () => {
     expect(missing.status).toBe(ExitCode.BadInput)
     expect(missing.stderr).toContain("Cannot read /nonexistent/session.jsonl: no such file")
     expect(missing.stderr).not.toMatch(noStack)
-    const dir = Run.cli(["view", os.tmpdir()])
+    // A directory is read for its .jsonl files (session transcripts); one without any is an error.
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-empty-"))
+    const dir = Run.cli(["view", empty])
+    fs.rmSync(empty, { recursive: true })
     expect(dir.status).toBe(ExitCode.BadInput)
-    expect(dir.stderr).toContain(`Cannot read ${os.tmpdir()}: it is a directory`)
+    expect(dir.stderr).toContain(`Cannot read ${empty}: it is a directory with no .jsonl file`)
   })
 
   it("a file that is not stream-json: each line, what was found there, exit 3", () => {

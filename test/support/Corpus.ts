@@ -54,9 +54,12 @@ export const corpusFiles: ReadonlyArray<string> = [
 export const nameOf = (file: string): string =>
   path.basename(file, ".jsonl") + (staleCopies.some((s) => s.shared === file) ? "@shared" : "")
 
-/** Every `.jsonl` file under `fixtures/` (recursively) that is not part of the corpus copy. */
+/** Session transcripts (not stream-json): the transcript suites read them (test/transcript/support.ts). */
+const transcriptsDir = path.resolve(root, "fixtures", "transcripts")
+
+/** Every `.jsonl` file under `fixtures/` (recursively) that is not part of the corpus copy nor a transcript. */
 export const fixtureFiles: ReadonlyArray<string> = listJsonl(fixturesDir).filter((file) =>
-  !file.startsWith(corpusDir + path.sep)
+  !file.startsWith(corpusDir + path.sep) && !file.startsWith(transcriptsDir + path.sep)
 )
 
 /** Both sets, corpus first. */

@@ -1,0 +1,230 @@
+/**
+ * `node bench/transcripts.ts [--sessions N] [--mb M]`: a config directory of N generated session transcripts
+ * (M MB in all, over ten projects), then, each in a process of its own, timed with its peak RSS:
+ * - `effect-claude-code stats --format json` against `ccusage session --json --offline` (the tool most
+ *   people use for this): the same token and cost totals, our time and peak memory as ratios of theirs;
+ * - listing every session and reading one session's messages with `SessionFiles` against the official
+ *   SDK's `listSessions` / `getSessionMessages`: the same counts, the same ratios.
+ * Fails when the figures differ. Prints a table and the ratios (below 1: we are faster / smaller).
+ */
+import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const root = path.resolve(import.meta.dirname, "..")
+
+const flag = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i === -1 ? fallback : Number(process.argv[i + 1])
+}
+
+const models = ["claude-sonnet-4-20250514", "claude-opus-4-20250514", "claude-3-5-haiku-20241022"]
+
+// One session: prompts, assistant turns with usage (one line per content block, as CLI 2.x writes them),
+// tool calls and their results; text padded so that the sessions add up to the size asked for.
+const session = (sessionId: string, cwd: string, seed: number, bytes: number): string => {
+  const lines: Array<string> = []
+  let parent: string | null = null
+  let turn = 0
+  let size = 0
+  const push = (entry: Record<string, unknown>) => {
+    const line = JSON.stringify(entry) + "\n"
+    lines.push(line)
+    size += line.length
+  }
+  const envelope = (uuid: string) => ({
+    parentUuid: parent,
+    isSidechain: false,
+    userType: "external",
+    cwd,
+    sessionId,
+    version: "2.1.1",
+    gitBranch: "main",
+    uuid,
+    timestamp: new Date(Date.UTC(2026, 0, 1) + seed * 3_600_000 + turn * 1000).toISOString()
+  })
+  const padding = "x".repeat(2000)
+  while (size < bytes) {
+    const n = turn++
+    const user = `${sessionId}-u${n}`
+    push({ ...envelope(user), type: "user", message: { role: "user", content: `Prompt ${n}: ${padding}` } })
+    parent = user
+    const model = models[(seed + n) % models.length]!
+    const usage = {
+      input_tokens: 10 + ((seed * 7 + n) % 50),
+      output_tokens: 100 + ((seed + n * 3) % 400),
+      cache_read_input_tokens: 1000 * (n % 5),
+      cache_creation_input_tokens: 200 * (n % 3)
+    }
+    const messageId = `msg_${sessionId.slice(0, 8)}_${n}`
+    const toolId = `toolu_${sessionId.slice(0, 8)}_${n}`
+    for (const [i, block] of [
+      { type: "text", text: `Answer ${n}: ${padding}` },
+      { type: "tool_use", id: toolId, name: "Bash", input: { command: "ls" } }
+    ].entries()) {
+      const uuid = `${sessionId}-a${n}-${i}`
+      push({
+        ...envelope(uuid),
+        type: "assistant",
+        requestId: `req_${sessionId.slice(0, 8)}_${n}`,
+        message: { id: messageId, type: "message", role: "assistant", model, content: [block], stop_reason: null, usage }
+      })
+      parent = uuid
+    }
+    const result = `${sessionId}-r${n}`
+    push({
+      ...envelope(result),
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolId, content: `a.txt\n${padding}` }] },
+      toolUseResult: { stdout: "a.txt", stderr: "", interrupted: false }
+    })
+    parent = result
+  }
+  return lines.join("")
+}
+
+const uuidOf = (i: number) => `${i.toString(16).padStart(8, "0")}-0000-4000-8000-000000000000`
+
+export const generate = (configDir: string, sessions: number, bytes: number) => {
+  for (let i = 0; i < sessions; i++) {
+    const cwd = `/home/bench/project-${i % 10}`
+    const dir = path.join(configDir, "projects", cwd.replace(/[^a-zA-Z0-9]/g, "-"))
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(dir, `${uuidOf(i)}.jsonl`), session(uuidOf(i), cwd, i, bytes / sessions))
+  }
+}
+
+interface Measured<A> {
+  readonly seconds: number
+  readonly peakMb: number
+  readonly output: A
+}
+
+// A command in a process of its own, through /usr/bin/time for its peak RSS.
+const measure = <A>(command: ReadonlyArray<string>, env: NodeJS.ProcessEnv, parse: (stdout: string) => A): Measured<A> => {
+  const started = performance.now()
+  const out = childProcess.spawnSync("/usr/bin/time", ["-f", "%M", ...command], {
+    env,
+    encoding: "utf8",
+    maxBuffer: 1024 * 1024 * 1024
+  })
+  const seconds = (performance.now() - started) / 1000
+  if (out.status !== 0) throw new Error(`${command.join(" ")} exited ${out.status}: ${out.stderr.slice(-2000)}`)
+  const peakKb = Number(out.stderr.trim().split("\n").at(-1))
+  return { seconds, peakMb: peakKb / 1024, output: parse(out.stdout) }
+}
+
+interface Totals {
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly cacheReadTokens: number
+  readonly cacheCreationTokens: number
+}
+
+// The worker modes: one library call each, its result as JSON on stdout.
+const worker = async (mode: string, configDir: string, dir: string, sessionId: string) => {
+  process.env.CLAUDE_CONFIG_DIR = configDir
+  if (mode === "sdk") {
+    const sdk = await import("@anthropic-ai/claude-agent-sdk")
+    const list = await sdk.listSessions()
+    const messages = await sdk.getSessionMessages(sessionId, { dir })
+    return { sessions: list.length, messages: messages.length }
+  }
+  const { Effect, Stream } = await import("effect")
+  const NodeServices = await import("@effect/platform-node/NodeServices")
+  const SessionFiles = await import("../src/sessions/SessionFiles.ts")
+  return Effect.runPromise(Effect.gen(function*() {
+    const files = yield* SessionFiles.make({ configDir })
+    const list = yield* files.listSessions()
+    const messages = yield* Stream.runCount(files.messages(sessionId, { dir }))
+    return { sessions: list.length, messages }
+  }).pipe(Effect.provide(NodeServices.layer)))
+}
+
+const main = () => {
+  const sessions = flag("sessions", 1000)
+  const mb = flag("mb", 200)
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-transcripts-"))
+  try {
+    const configDir = path.join(work, ".claude")
+    generate(configDir, sessions, mb * 1024 * 1024)
+    const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir }
+    const node = process.execPath
+    const ours = measure(
+      [node, path.join(root, "src", "cli", "main.ts"), "stats", "--format", "json", path.join(configDir, "projects")],
+      env,
+      (stdout) => {
+        const models = Object.values((JSON.parse(stdout).total.models ?? {}) as Record<string, any>)
+        const sum = (k: string) => models.reduce((n, m) => n + m[k], 0)
+        return {
+          totals: {
+            inputTokens: sum("inputTokens"),
+            outputTokens: sum("outputTokens"),
+            cacheReadTokens: sum("cacheReadInputTokens"),
+            cacheCreationTokens: sum("cacheCreationInputTokens")
+          } satisfies Totals,
+          cost: sum("costUsd") as number
+        }
+      }
+    )
+    const theirs = measure(
+      [node, path.join(root, "node_modules", "ccusage", "src", "cli.js"), "session", "--json", "--offline"],
+      env,
+      (stdout) => {
+        const t = JSON.parse(stdout).totals
+        return {
+          totals: {
+            inputTokens: t.inputTokens,
+            outputTokens: t.outputTokens,
+            cacheReadTokens: t.cacheReadTokens,
+            cacheCreationTokens: t.cacheCreationTokens
+          } satisfies Totals,
+          cost: t.totalCost as number
+        }
+      }
+    )
+    // Costs in cents: the two add the same prices in another order.
+    const cents = (usd: number) => Math.round(usd * 100)
+    if (
+      JSON.stringify(ours.output.totals) !== JSON.stringify(theirs.output.totals) ||
+      cents(ours.output.cost) !== cents(theirs.output.cost)
+    ) {
+      throw new Error(`stats and ccusage disagree: ${JSON.stringify(ours.output)} vs ${JSON.stringify(theirs.output)}`)
+    }
+    const dir = "/home/bench/project-0"
+    const read = (mode: string) =>
+      measure([node, import.meta.filename, "--worker", mode, configDir, dir, uuidOf(0)], env, (stdout) => JSON.parse(stdout.trim().split("\n").at(-1)!))
+    const sdk = read("sdk")
+    const files = read("ours")
+    if (JSON.stringify(sdk.output) !== JSON.stringify(files.output)) {
+      throw new Error(`SessionFiles and the SDK disagree: ${JSON.stringify(files.output)} vs ${JSON.stringify(sdk.output)}`)
+    }
+    const rows = [
+      ["stats (effect-claude-code)", ours],
+      ["ccusage session --offline", theirs],
+      ["SessionFiles list + read one", files],
+      ["SDK listSessions + getSessionMessages", sdk]
+    ] as const
+    process.stdout.write(
+      `${sessions} transcripts, ${mb} MB, ${JSON.stringify(ours.output.totals)}, ` +
+        `cost $${ours.output.cost.toFixed(2)} (ccusage $${theirs.output.cost.toFixed(2)})\n`
+    )
+    for (const [name, m] of rows) process.stdout.write(`${name.padEnd(40)} ${m.seconds.toFixed(2).padStart(7)} s ${m.peakMb.toFixed(0).padStart(6)} MB\n`)
+    process.stdout.write(
+      `ratios (ours / theirs): stats time ${(ours.seconds / theirs.seconds).toFixed(2)}, peak ${(ours.peakMb / theirs.peakMb).toFixed(2)}; ` +
+        `sessions time ${(files.seconds / sdk.seconds).toFixed(2)}, peak ${(files.peakMb / sdk.peakMb).toFixed(2)}\n`
+    )
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true })
+  }
+}
+
+if (!import.meta.main) {
+  // Imported for its generator.
+} else if (process.argv[2] === "--worker") {
+  const [, , , mode, configDir, dir, sessionId] = process.argv
+  worker(mode!, configDir!, dir!, sessionId!).then((result) => process.stdout.write(JSON.stringify(result) + "\n"))
+} else {
+  main()
+}

@@ -1,0 +1,421 @@
+/**
+ * The sessions the CLI keeps under its config directory (`<config dir>/projects/<project key>/<session
+ * id>.jsonl`, subagents under `<session id>/subagents/agent-<agent id>.jsonl`): list them, read a session's
+ * or a subagent's messages in conversation order, fork and delete. The SDK's session functions
+ * (`listSessions`, `getSessionInfo`, `getSessionMessages`, `listSubagents`, `getSubagentMessages`,
+ * `forkSession`, `deleteSession`) as Effects over `FileSystem`; messages stream, so a transcript of any size
+ * is read in memory bounded by its ids and its longest line.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import type * as PlatformError from "effect/PlatformError"
+import * as Stream from "effect/Stream"
+import * as Transcript from "../schema/Transcript.ts"
+import type { DecodeError } from "../stream/DecodeError.ts"
+import * as TranscriptDecode from "../transcript/Decode.ts"
+import * as Chain from "./internal/chain.ts"
+import * as Info from "./internal/info.ts"
+import * as ProjectKey from "./ProjectKey.ts"
+import * as SessionFilesError from "./SessionFilesError.ts"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type SessionInfo = Info.SessionInfo
+
+/**
+ * Where to look: `dir` is a project directory (its sessions only); without it, every project.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LookupOptions {
+  readonly dir?: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListOptions extends LookupOptions {
+  readonly limit?: number | undefined
+  readonly offset?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface MessagesOptions extends LookupOptions {
+  readonly limit?: number | undefined
+  readonly offset?: number | undefined
+  /** Also the system entries on the conversation (compaction boundaries, API errors, notes). */
+  readonly includeSystemMessages?: boolean | undefined
+}
+
+/**
+ * A message of a session: a user or assistant entry, or a system entry when asked for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SessionMessage = Transcript.MessageEntry | Transcript.SystemEntry
+
+/**
+ * A subagent transcript of a session, with what its `.meta.json` says about it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SubagentInfo {
+  readonly agentId: string
+  /** The transcript's path relative to the session's directory (`subagents/agent-<id>.jsonl`). */
+  readonly subpath: string
+  readonly agentType?: string | undefined
+  readonly description?: string | undefined
+  /** The Task (Agent) tool call that started it. */
+  readonly toolUseId?: string | undefined
+  /** 1 for a subagent of the main agent, 2 for one of a subagent, ... */
+  readonly spawnDepth?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ForkOptions extends LookupOptions {
+  /** The last message to copy (its `uuid`); every message when absent. */
+  readonly upToMessageId?: string | undefined
+  /** The fork's title; the source's title followed by " (fork)" when absent. */
+  readonly title?: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Shape {
+  /** The config directory read (`CLAUDE_CONFIG_DIR`, or `~/.claude`). */
+  readonly configDir: string
+  /** Sessions, most recently modified first (sidechain transcripts and sessions with nothing to show left out). */
+  readonly listSessions: (options?: ListOptions) => Effect.Effect<ReadonlyArray<SessionInfo>, SessionFilesError.SessionFilesError>
+  readonly getSessionInfo: (
+    sessionId: string,
+    options?: LookupOptions
+  ) => Effect.Effect<Option.Option<SessionInfo>, SessionFilesError.SessionFilesError>
+  /** Every entry of a session's transcript in file order, with its line as written. */
+  readonly entries: (
+    sessionId: string,
+    options?: LookupOptions
+  ) => Stream.Stream<TranscriptDecode.DecodedEntry, SessionFilesError.SessionFilesError>
+  /** A session's messages in conversation order (following `parentUuid` from the last message). */
+  readonly messages: (sessionId: string, options?: MessagesOptions) => Stream.Stream<SessionMessage, SessionFilesError.SessionFilesError>
+  readonly listSubagents: (
+    sessionId: string,
+    options?: LookupOptions
+  ) => Effect.Effect<ReadonlyArray<SubagentInfo>, SessionFilesError.SessionFilesError>
+  /** A subagent's messages in conversation order. */
+  readonly subagentMessages: (
+    sessionId: string,
+    agentId: string,
+    options?: MessagesOptions
+  ) => Stream.Stream<SessionMessage, SessionFilesError.SessionFilesError>
+  /** Copies a session's conversation into a new session (fresh uuids, same project) the CLI can resume. */
+  readonly forkSession: (
+    sessionId: string,
+    options?: ForkOptions
+  ) => Effect.Effect<{ readonly sessionId: string }, SessionFilesError.SessionFilesError>
+  /** Removes a session's transcript and its directory (subagents). */
+  readonly deleteSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionFilesError.SessionFilesError>
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export class SessionFiles extends Context.Service<SessionFiles, Shape>()("effect-claude-code/SessionFiles") {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The CLI's config directory; default `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+  readonly configDir?: string | undefined
+}
+
+const fail = (reason: SessionFilesError.Reason) => new SessionFilesError.SessionFilesError({ reason })
+const fsFailed = (path: string) => (cause: PlatformError.PlatformError) =>
+  fail(new SessionFilesError.FileSystemFailed({ path, cause }))
+const isNotFound = (error: PlatformError.PlatformError) =>
+  error.reason._tag === "NotFound"
+
+const isTurnOrSystem = (includeSystem: boolean) => (entry: Transcript.Entry): entry is SessionMessage =>
+  entry._tag === "AssistantEntry" || (entry._tag === "UserEntry" && entry.isMeta !== true) ||
+  (includeSystem && Transcript.isSystem(entry))
+
+const page = <A, E, R>(stream: Stream.Stream<A, E, R>, options: { readonly limit?: number | undefined; readonly offset?: number | undefined }) => {
+  const dropped = options.offset !== undefined && options.offset > 0 ? Stream.drop(stream, options.offset) : stream
+  return options.limit !== undefined ? Stream.take(dropped, options.limit) : dropped
+}
+
+/**
+ * Builds the service over the `FileSystem` and `Path` in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const home = process.env.HOME ?? process.env.USERPROFILE ?? "."
+  const configDir = options.configDir ?? process.env.CLAUDE_CONFIG_DIR ?? path.join(home, ".claude")
+  const projectsDir = path.join(configDir, "projects")
+
+  const checkId = (sessionId: string) =>
+    ProjectKey.isSessionId(sessionId)
+      ? Effect.void
+      : Effect.fail(fail(new SessionFilesError.InvalidSessionId({ sessionId })))
+
+  // The project directories to look in: the one of `dir`, or all of them.
+  const projectKeys = (dir: string | undefined): Effect.Effect<ReadonlyArray<string>, SessionFilesError.SessionFilesError> =>
+    dir !== undefined
+      ? fs.realPath(dir).pipe(Effect.orElseSucceed(() => path.resolve(dir)), Effect.map((real) => [ProjectKey.fromPath(real)]))
+      : fs.readDirectoryEntries(projectsDir).pipe(
+        Effect.map((entries) => entries.filter((e) => e.type === "Directory").map((e) => e.name).sort()),
+        Effect.catchIf(isNotFound, () => Effect.succeed([])),
+        Effect.mapError(fsFailed(projectsDir))
+      )
+
+  const locate = (sessionId: string, dir: string | undefined) =>
+    Effect.gen(function*() {
+      yield* checkId(sessionId)
+      const keys = yield* projectKeys(dir)
+      for (const projectKey of keys) {
+        const file = path.join(projectsDir, projectKey, `${sessionId}.jsonl`)
+        if (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))) return { projectKey, file }
+      }
+      return yield* fail(
+        new SessionFilesError.SessionNotFound({ sessionId, searched: keys.map((k) => path.join(projectsDir, k)) })
+      )
+    })
+
+  const records = (file: string): Stream.Stream<TranscriptDecode.DecodedEntry, SessionFilesError.SessionFilesError> =>
+    fs.stream(file).pipe(
+      Stream.mapError(fsFailed(file)),
+      TranscriptDecode.records(),
+      Stream.mapError((error) =>
+        error._tag === "SessionFilesError" ? error : fail(new SessionFilesError.BadTranscript({ path: file, error: error as DecodeError }))
+      )
+    )
+
+  const infoOf = (projectKey: string, sessionId: string, file: string) =>
+    Effect.scoped(Effect.gen(function*() {
+      const handle = yield* fs.open(file)
+      const stat = yield* handle.stat
+      const size = Number(stat.size)
+      const read = (position: number) =>
+        handle.readAlloc(Info.windowBytes, { position: BigInt(position) }).pipe(
+          Effect.map(Option.match({ onNone: () => "", onSome: (bytes) => new TextDecoder().decode(bytes) }))
+        )
+      const head = yield* read(0)
+      const whole = size <= Info.windowBytes
+      const tail = whole ? head : yield* read(size - Info.windowBytes)
+      return Info.fromWindows({
+        sessionId,
+        projectKey,
+        head,
+        tail,
+        whole,
+        fileSize: size,
+        lastModified: Option.match(stat.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
+      })
+    })).pipe(Effect.mapError(fsFailed(file)))
+
+  const listSessions = (options: ListOptions = {}) =>
+    Effect.gen(function*() {
+      const infos: Array<SessionInfo> = []
+      for (const projectKey of yield* projectKeys(options.dir)) {
+        const dir = path.join(projectsDir, projectKey)
+        const names = yield* fs.readDirectory(dir).pipe(
+          Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
+          Effect.mapError(fsFailed(dir))
+        )
+        for (const name of names) {
+          const sessionId = name.slice(0, -".jsonl".length)
+          if (!name.endsWith(".jsonl") || !ProjectKey.isSessionId(sessionId)) continue
+          const info = yield* infoOf(projectKey, sessionId, path.join(dir, name))
+          if (info !== undefined) infos.push(info)
+        }
+      }
+      infos.sort((a, b) => b.lastModified - a.lastModified || a.sessionId.localeCompare(b.sessionId))
+      const offset = options.offset ?? 0
+      return infos.slice(offset, options.limit === undefined ? undefined : offset + options.limit)
+    })
+
+  const conversation = (file: string, sidechains: boolean, options: MessagesOptions) =>
+    Stream.unwrap(
+      Chain.build(records(file), sidechains).pipe(
+        Effect.map((chain) =>
+          Chain.select(records(file), chain).pipe(
+            Stream.map((record) => record.entry),
+            Stream.filter(isTurnOrSystem(options.includeSystemMessages === true)),
+            (s) => page(s, options)
+          )
+        )
+      )
+    )
+
+  const subagentsDir = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId)
+
+  const listSubagents = (sessionId: string, options: LookupOptions = {}) =>
+    Effect.gen(function*() {
+      const { projectKey } = yield* locate(sessionId, options.dir)
+      const root = subagentsDir(projectKey, sessionId)
+      const names = yield* fs.readDirectory(root, { recursive: true }).pipe(
+        Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
+        Effect.mapError(fsFailed(root))
+      )
+      const out: Array<SubagentInfo> = []
+      for (const subpath of names.sort()) {
+        const match = /^agent-(.+)\.jsonl$/.exec(path.basename(subpath))
+        if (match === null) continue
+        const meta = yield* fs.readFileString(path.join(root, subpath.replace(/\.jsonl$/, ".meta.json"))).pipe(
+          Effect.map((text) => JSON.parse(text) as Record<string, unknown>),
+          Effect.orElseSucceed((): Record<string, unknown> => ({}))
+        )
+        const str = (key: string) => typeof meta[key] === "string" ? meta[key] as string : undefined
+        out.push({
+          agentId: match[1]!,
+          subpath,
+          agentType: str("agentType"),
+          description: str("description"),
+          toolUseId: str("toolUseId"),
+          spawnDepth: typeof meta.spawnDepth === "number" ? meta.spawnDepth : undefined
+        })
+      }
+      return out
+    })
+
+  const subagentMessages = (sessionId: string, agentId: string, options: MessagesOptions = {}) =>
+    Stream.unwrap(Effect.gen(function*() {
+      const agents = yield* listSubagents(sessionId, options)
+      const agent = agents.find((a) => a.agentId === agentId)
+      if (agent === undefined) {
+        return yield* fail(new SessionFilesError.SessionNotFound({ sessionId, agentId, searched: [] }))
+      }
+      const { projectKey } = yield* locate(sessionId, options.dir)
+      return conversation(path.join(subagentsDir(projectKey, sessionId), agent.subpath), true, options)
+    }))
+
+  const forkSession = (sessionId: string, options: ForkOptions = {}) =>
+    Effect.gen(function*() {
+      const { projectKey, file } = yield* locate(sessionId, options.dir)
+      const info = yield* infoOf(projectKey, sessionId, file)
+      // First pass: the entries to copy (the main conversation, up to the message asked for) and their new ids.
+      const copied = new Map<string, string>()
+      const parents = new Map<string, string | undefined>()
+      let lastLine = Number.POSITIVE_INFINITY
+      yield* Stream.runForEach(records(file), (record) =>
+        Effect.sync(() => {
+          const l = Chain.link(record.entry)
+          if (l === undefined || l.sidechain || record.line > lastLine) return
+          copied.set(l.uuid, crypto.randomUUID())
+          parents.set(l.uuid, l.parent)
+          if (l.uuid === options.upToMessageId) lastLine = record.line
+        }))
+      if (options.upToMessageId !== undefined && lastLine === Number.POSITIVE_INFINITY) {
+        return yield* fail(new SessionFilesError.MessageNotFound({ sessionId, uuid: options.upToMessageId }))
+      }
+      const forkId = crypto.randomUUID()
+      // A parent that is not copied (a sidechain entry) is skipped to its nearest copied ancestor.
+      const remap = (uuid: unknown): string | null => {
+        const seen = new Set<string>()
+        for (let u = typeof uuid === "string" ? uuid : undefined; u !== undefined && !seen.has(u); u = parents.get(u)) {
+          seen.add(u)
+          const mapped = copied.get(u)
+          if (mapped !== undefined) return mapped
+        }
+        return null
+      }
+      const title = options.title?.trim() || `${info?.summary ?? "Forked session"} (fork)`
+      const target = path.join(projectsDir, projectKey, `${forkId}.jsonl`)
+      const lines = records(file).pipe(
+        Stream.filter((record) => {
+          const l = Chain.link(record.entry)
+          return l !== undefined && !l.sidechain && record.line <= lastLine
+        }),
+        Stream.map((record) => {
+          const raw = JSON.parse(record.raw) as Record<string, unknown>
+          const entry: Record<string, unknown> = {
+            ...raw,
+            uuid: copied.get(raw.uuid as string),
+            parentUuid: remap(raw.parentUuid),
+            sessionId: forkId,
+            forkedFrom: { sessionId, messageUuid: raw.uuid }
+          }
+          if (typeof raw.logicalParentUuid === "string") entry.logicalParentUuid = remap(raw.logicalParentUuid)
+          if (typeof raw.sourceToolAssistantUUID === "string") {
+            entry.sourceToolAssistantUUID = remap(raw.sourceToolAssistantUUID) ?? raw.sourceToolAssistantUUID
+          }
+          return JSON.stringify(entry) + "\n"
+        }),
+        Stream.concat(Stream.succeed(JSON.stringify({
+          type: "custom-title",
+          sessionId: forkId,
+          customTitle: title,
+          uuid: crypto.randomUUID(),
+          timestamp: new Date().toISOString()
+        }) + "\n")),
+        Stream.encodeText
+      )
+      yield* Stream.run(lines, fs.sink(target)).pipe(
+        Effect.mapError((e) => e._tag === "SessionFilesError" ? e : fsFailed(target)(e))
+      )
+      return { sessionId: forkId }
+    })
+
+  const deleteSession = (sessionId: string, options: LookupOptions = {}) =>
+    Effect.gen(function*() {
+      const { projectKey, file } = yield* locate(sessionId, options.dir)
+      yield* fs.remove(file).pipe(Effect.mapError(fsFailed(file)))
+      const dir = subagentsDir(projectKey, sessionId)
+      yield* fs.remove(dir, { recursive: true }).pipe(
+        Effect.catchIf(isNotFound, () => Effect.void),
+        Effect.mapError(fsFailed(dir))
+      )
+    })
+
+  return SessionFiles.of({
+    configDir,
+    listSessions,
+    getSessionInfo: (sessionId, options = {}) =>
+      locate(sessionId, options.dir).pipe(
+        Effect.flatMap(({ file, projectKey }) => infoOf(projectKey, sessionId, file)),
+        Effect.map(Option.fromUndefinedOr),
+        Effect.catchReason("SessionFilesError", "SessionNotFound", () => Effect.succeed(Option.none()))
+      ),
+    entries: (sessionId, options = {}) =>
+      Stream.unwrap(Effect.map(locate(sessionId, options.dir), ({ file }) => records(file))),
+    messages: (sessionId, options = {}) =>
+      Stream.unwrap(Effect.map(locate(sessionId, options.dir), ({ file }) => conversation(file, false, options))),
+    listSubagents,
+    subagentMessages,
+    forkSession,
+    deleteSession
+  })
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<SessionFiles, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(SessionFiles, make(options))

@@ -1,0 +1,125 @@
+/**
+ * The one error the {@link SessionFiles} functions fail with; the `reason` says what went wrong.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * No transcript of that session (or subagent) was found.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("SessionNotFound", {
+  sessionId: Schema.String,
+  agentId: Schema.optional(Schema.String),
+  /** Where it was looked for. */
+  searched: Schema.Array(Schema.String)
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    const what = this.agentId === undefined ? `Session ${this.sessionId}` : `Subagent ${this.agentId} of session ${this.sessionId}`
+    return `${what} not found (looked in ${this.searched.join(", ") || "no project directory"})`
+  }
+}
+
+/**
+ * The session id is not a UUID (it names a file: anything else could point outside the projects directory).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidSessionId extends Schema.TaggedError<InvalidSessionId>()("InvalidSessionId", {
+  sessionId: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Invalid session id ${JSON.stringify(this.sessionId)}: expected a UUID`
+  }
+}
+
+/**
+ * A fork's `upToMessageId` is not a message of the session.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class MessageNotFound extends Schema.TaggedError<MessageNotFound>()("MessageNotFound", {
+  sessionId: Schema.String,
+  uuid: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Message ${this.uuid} not found in session ${this.sessionId}`
+  }
+}
+
+/**
+ * A transcript line could not be decoded (`error` names the line and what was wrong).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class BadTranscript extends Schema.TaggedError<BadTranscript>()("BadTranscript", {
+  path: Schema.String,
+  error: Schema.Defect()
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `${this.path}: ${this.error instanceof Error ? this.error.message : String(this.error)}`
+  }
+}
+
+/**
+ * Reading, writing or removing a file failed.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class FileSystemFailed extends Schema.TaggedError<FileSystemFailed>()("FileSystemFailed", {
+  path: Schema.String,
+  cause: Schema.Defect()
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `${this.path}: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const Reason = Schema.Union([SessionNotFound, InvalidSessionId, MessageNotFound, BadTranscript, FileSystemFailed])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Reason = typeof Reason.Type
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export class SessionFilesError extends Schema.TaggedError<SessionFilesError>()("SessionFilesError", {
+  reason: Reason
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.reason.message
+  }
+}

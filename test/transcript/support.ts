@@ -1,0 +1,70 @@
+/**
+ * Transcripts for the transcript suites: the shared corpus of real transcripts, and transcripts the real CLI
+ * writes on the scripted model in the test.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Scenario from "../../src/testing/Scenario.ts"
+import * as Script from "../../src/testing/Script.ts"
+import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
+
+const root = path.resolve(import.meta.dirname, "..", "..")
+
+/** The committed copy of the transcript corpus (real transcripts from public repositories; see its README). */
+export const transcriptCorpusDir = path.resolve(root, "fixtures", "transcripts")
+
+/** The shared corpus, beside the checkout or beside its parent (worktrees), where it may grow. */
+const sharedDirs = [path.resolve(root, "..", "shared"), path.resolve(root, "..", "..", "shared")].map((dir) =>
+  path.join(dir, "corpus", "transcripts")
+)
+
+/** Every `.jsonl` file under a directory, sorted. */
+export const jsonlFiles = (dir: string): ReadonlyArray<string> =>
+  fs.existsSync(dir)
+    ? fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".jsonl")).sort()
+      .map((name) => path.join(dir, name))
+    : []
+
+const committed = jsonlFiles(transcriptCorpusDir)
+const names = new Set(committed.map((file) => path.basename(file)))
+
+/** Every file of the transcript corpus: the committed copy, plus shared files it lacks or holds other bytes of. */
+export const transcriptCorpusFiles: ReadonlyArray<string> = [
+  ...committed,
+  ...sharedDirs.flatMap(jsonlFiles).filter((file) => {
+    const name = path.basename(file)
+    return !names.has(name) || !fs.readFileSync(file).equals(fs.readFileSync(path.join(transcriptCorpusDir, name)))
+  })
+]
+
+/** The non-blank lines of a file parsed with `JSON.parse` alone: the independent count the tests compare with. */
+export const rawEntries = (file: string): ReadonlyArray<Record<string, any>> =>
+  fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line))
+
+/** A `/compact` between two prompts: the CLI writes a compact boundary and a compact summary. */
+export const compactScenario: Scenario.Scenario = {
+  name: "compact",
+  description: "",
+  prompt: "",
+  input: ["Hello", "/compact", "After compact"],
+  script: () =>
+    Script.make([Script.turn("Hi."), Script.turn("<summary>We said hello.</summary>"), Script.turn("Still here.")])
+}
+
+/**
+ * Plays scenarios with the real CLI and gives the config directory (`CLAUDE_CONFIG_DIR`) of each; they live
+ * until the scope closes.
+ */
+export const realConfigDirs = (scenarios: ReadonlyArray<Scenario.Scenario>) =>
+  Effect.forEach(scenarios, (scenario) =>
+    Scenario.run(scenario).pipe(
+      Effect.map((run) => {
+        if (run.exitCode !== 0) throw new Error(`${scenario.name} exited ${run.exitCode}: ${run.stderr}`)
+        return path.join(run.sandbox.home, ".claude")
+      })
+    )).pipe(Effect.provide(NodeServices.layer))
+
+/** The scenarios whose transcripts the suites read: a Task subagent, three prompts, a compaction, API retries. */
+export const realScenarios = [Scenarios.subagent, Scenarios.streamJsonSession, compactScenario, Scenarios.errorCase]
