@@ -41,7 +41,7 @@ const readingData = scripted(({ cwd }) =>
   ]), { files: { "data.txt": "s3cr3t\n" } })
 
 describe("ClaudeCodeLanguageModel", () => {
-  it.live("generateText: the final text, the tool calls Claude Code made with their results, usage and cost", () =>
+  it.live("generateText: text, Claude Code's tool calls, usage and cost", () =>
     Effect.gen(function*() {
       const response = yield* LanguageModel.generateText({
         prompt: "What is in data.txt?",
@@ -69,7 +69,7 @@ describe("ClaudeCodeLanguageModel", () => {
       assert.deepStrictEqual(meta.toolCalls, [])
     }).pipe(Effect.provide(readingData)))
 
-  it.live("generateText: calls of tools the request did not declare are kept in the finish metadata", () =>
+  it.live("generateText keeps undeclared tool calls in the finish metadata", () =>
     Effect.gen(function*() {
       const response = yield* LanguageModel.generateText({ prompt: "What is in data.txt?" })
       assert.deepStrictEqual(response.toolCalls, [])
@@ -102,7 +102,7 @@ describe("ClaudeCodeLanguageModel", () => {
       Script.turn("Hello there, world. Nice to meet you.", { chunkSize: 5 })
     ])))))
 
-  it.live("streamText: reasoning, text and Claude Code's tool calls in the order they happened", () =>
+  it.live("streamText: reasoning, text and tool calls in order", () =>
     Effect.gen(function*() {
       const parts = yield* Stream.runCollect(LanguageModel.streamText({
         prompt: "What is in data.txt?",
@@ -134,7 +134,7 @@ describe("ClaudeCodeLanguageModel", () => {
         Script.turn("It says s3cr3t.")
       ]), { files: { "data.txt": "s3cr3t\n" } }))))
 
-  it.live("an API error the CLI gives up on is an AiError with the reason its status says", () =>
+  it.live("an API error the CLI gives up on is an AiError by its status", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(LanguageModel.generateText({ prompt: "Hello" }))
       assert.strictEqual(error.reason._tag, "InvalidRequestError")
@@ -213,7 +213,7 @@ describe("ClaudeCodeLanguageModel", () => {
       Script.turn("unused")
     ])))))
 
-  it.live("generateObject: an answer the Schema rejects is a StructuredOutputError", () =>
+  it.live("generateObject: an answer the Schema rejects", () =>
     Effect.gen(function*() {
       // The check is the Schema's own: the CLI's JSON Schema lets the answer through.
       const Shouting = Schema.Struct({
@@ -228,7 +228,7 @@ describe("ClaudeCodeLanguageModel", () => {
       Script.turn("unused")
     ])))))
 
-  it.live("generateObject: answers the CLI's JSON Schema rejects until it gives up are a StructuredOutputError", () =>
+  it.live("generateObject: answers the JSON Schema rejects until it gives up", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(LanguageModel.generateObject({ prompt: "Who?", schema: Person }))
       assert.strictEqual(error.reason._tag, "StructuredOutputError")
@@ -248,7 +248,7 @@ describe("ClaudeCodeLanguageModel", () => {
     GetInventory: ({ productId }) => Effect.sync(() => (calls.push(productId), { productId, available: 42 }))
   })
 
-  it.live("a Toolkit tool is served to Claude Code, and its handler's result reaches the model", () =>
+  it.live("a Toolkit tool's result reaches the model", () =>
     Effect.gen(function*() {
       const response = yield* LanguageModel.generateText({ prompt: "How many p-1 are left?", toolkit: Inventory })
       assert.deepStrictEqual(calls, ["p-1"])
@@ -273,7 +273,7 @@ describe("ClaudeCodeLanguageModel", () => {
       ])))
     ))
 
-  it.live("a toolkit resolved where its handlers were provided works where they are not", () =>
+  it.live("a resolved toolkit works where its handlers are not provided", () =>
     Effect.gen(function*() {
       // As Effect's docs do: the toolkit yielded when a service is built, used by its methods later.
       const toolkit = yield* Inventory.pipe(Effect.provide(InventoryHandlers))
@@ -286,7 +286,7 @@ describe("ClaudeCodeLanguageModel", () => {
       Script.turn("42 left.")
     ])))))
 
-  it.live("a streaming Chat: the toolkit's calls stream by, and the next turn resumes the session", () =>
+  it.live("a streaming Chat streams tool calls and resumes the session", () =>
     Effect.gen(function*() {
       const chat = yield* Chat.empty
       calls.length = 0
@@ -312,7 +312,7 @@ describe("ClaudeCodeLanguageModel", () => {
       ])))
     ))
 
-  it.live("a Chat of two turns resumes one Claude Code session without resending the history", () =>
+  it.live("a Chat of two turns resumes one session, history not resent", () =>
     Effect.gen(function*() {
       const chat = yield* Chat.fromPrompt([{ role: "system", content: "Answer in one sentence." }])
       const first = yield* chat.generateText({ prompt: "My name is Ada." })
