@@ -37,7 +37,7 @@ const expected = {
 }
 
 describe("language model", () => {
-  it.live("runs on Claude Code: the agent calls the tool, and the chat keeps one session", () =>
+  it.live("the agent calls the tool; the chat keeps one session", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* stockReport, expected)
       const server = yield* ScriptedServer.ScriptedServer

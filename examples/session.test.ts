@@ -10,7 +10,7 @@ import { Script } from "../src/testing/index.ts"
 import { triage } from "./session.ts"
 
 describe("session", () => {
-  it.live("calls the in-process tool, then writes only the file the callback allows, in one process", () =>
+  it.live("calls the tool, then writes only the file the callback allows", () =>
     Effect.gen(function*() {
       const messages = yield* triage
       const { cwd } = yield* Scripted.Sandbox

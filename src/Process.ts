@@ -1,35 +1,8 @@
 /**
  * Runs the real Claude Code CLI through `ChildProcessSpawner` and frames its stdout into numbered lines.
  *
- * ## Behaviour under faults
- *
- * Each case is tested against a real misbehaving process (the test kit's internal `FaultCli`, see
- * `test/reliability/Faults.test.ts`):
- *
- * - **Non-zero exit**: every message completed before the exit arrives, then `ProcessExited` with the
- *   exit code and the last `stderrTailBytes` (default 8 KiB) of stderr, secrets redacted (before the tail is
- *   cut, so that no piece of one is left at its start). After an error result (max turns, an API error), the
- *   CLI exits 1: `ClaudeCli.query` then ends normally, the result saying what failed (see `ClaudeCli.query`).
- * - **Killed by a signal**: the same, with `signal` set (`"SIGKILL"`, ...) and `exitCode` `null`.
- * - **Stopped mid-line**: on a failed exit, a last line without its newline that is not whole JSON was cut:
- *   it is not a message and is kept, redacted, as the error's `cause`. On exit 0 it is decoded like any line (failing: a
- *   `DecodeFailed` naming it; emitting: a `DecodeError`, then `MissingResult`).
- * - **Lines split across writes, pauses**: a line is emitted as soon as its newline arrives, never held
- *   back for the next one.
- * - **The stream ends first** (take, interruption, timeout, failure): SIGTERM to the CLI's process group,
- *   SIGKILL after `killGracePeriod` (default 3 s) if it ignores SIGTERM; the stream's scope closes only once
- *   the process is gone, so no process is left behind.
- * - **Hangs with no output**: nothing happens unless `idleTimeout` is set (no default). With it, a wait for
- *   stdout longer than `idleTimeout` fails with `IdleTimeout` (last line number, stderr tail) and ends the CLI
- *   as above. The timer runs only while the stream waits for the CLI: a consumer that is slow or not pulling
- *   never causes it.
- * - **Floods stdout faster than the consumer reads**: stdout is read only when the consumer pulls, so
- *   backpressure reaches the pipe and the CLI blocks on its writes; memory stays bounded by the pipe and
- *   stream buffers plus one line (up to `maxLineBytes`).
- * - **Heavy stderr**: stderr is always drained into a bounded tail, independently of the consumer, so it
- *   never blocks the CLI.
- * - **Never reads stdin**: a prompt the CLI does not read (even one larger than the pipe) does not block
- *   the output or change the outcome.
+ * {@link lines} is one run as a stream: lines arrive as their newline does, a bad exit, a kill or a silent
+ * CLI ends the stream with a typed `ClaudeCliError`, and a stream that ends first stops the process.
  *
  * @since 0.1.0
  */
@@ -335,10 +308,28 @@ const failWhenIdle = <A, R>(
 export const idleTimeoutError = (timeout: Duration.Input, lastLine: number, stderrTail: string): CliError.ClaudeCliError =>
   CliError.make(new CliError.IdleTimeout({ timeoutMillis: Duration.toMillis(timeout), lastLine, stderrTail }))
 
+// Behaviour under faults (each case tested against a real misbehaving process: `FaultCli`, see
+// test/reliability/Faults.test.ts):
+// - Non-zero exit: every completed message, then `ProcessExited` with the exit code and the last
+//   `stderrTailBytes` (default 8 KiB) of stderr, redacted before the tail is cut so no piece of a secret
+//   is left at its start. After an error result (max turns, API error) the CLI exits 1; `ClaudeCli.query`
+//   then ends normally, the result saying what failed.
+// - Killed by a signal: the same, with `signal` set and `exitCode` null.
+// - Stopped mid-line: on a failed exit, a last unterminated line that is not whole JSON was cut; it is kept,
+//   redacted, as the error's `cause`. On exit 0 it is decoded like any line.
+// - Lines split across writes, pauses: a line is emitted as soon as its newline arrives.
+// - The stream ends first (take, interruption, timeout): SIGTERM to the process group, SIGKILL after
+//   `killGracePeriod` (default 3 s); the scope closes only once the process is gone.
+// - Hangs with no output: only `idleTimeout` (no default) ends it, with `IdleTimeout`; the timer runs only
+//   while the stream waits for the CLI, never because the consumer is slow.
+// - Floods stdout: stdout is read only when the consumer pulls, so backpressure reaches the pipe; memory
+//   stays bounded by the buffers plus one line (up to `maxLineBytes`).
+// - Heavy stderr: always drained into a bounded tail, so it never blocks the CLI.
+// - Never reads stdin: an unread prompt (even larger than the pipe) blocks nothing.
+
 /**
- * The stdout of a started CLI as numbered lines, then its exit: see the module documentation for what each
- * kind of ending gives. Lines are emitted as soon as their newline arrives; only an unterminated last line
- * waits for the exit status, which says whether it was cut.
+ * The stdout of a started CLI as numbered lines, then its exit as a typed error when it failed.
+ * Only an unterminated last line waits for the exit status, which says whether it was cut.
  *
  * @since 0.1.0
  * @category constructors

@@ -1,14 +1,8 @@
 /**
- * Observability of `ClaudeCli` queries through Effect's own tracing and metrics (nothing is printed):
- *
- * - each query, and each turn of a session, is a span (`ClaudeCli.query`, `ClaudeCli.turn`) with the session id, model, turns, cost, result subtype and exit
- *   code as attributes;
- * - each tool call is a child span `ClaudeCli.tool <name>` from its `tool_use` to its `tool_result` (a
- *   subagent's tool calls are children of the `Task` call that started them); a call without a result when
- *   the run ends is ended with the run's exit;
- * - token and cost totals of each run are added to the counters {@link tokens} and {@link costUsd}, per model.
- *
- * Export them with any Effect tracer / metrics exporter (e.g. `@effect/opentelemetry`).
+ * Traces and metrics of `ClaudeCli` runs through Effect's own tracer and metrics; nothing is printed.
+ * Each query and session turn is a span (`ClaudeCli.query`, `ClaudeCli.turn`), each tool call a child span
+ * `ClaudeCli.tool <name>`, and token and cost totals go to the {@link tokens} and {@link costUsd} counters.
+ * Export them with any Effect exporter (e.g. `@effect/opentelemetry`).
  *
  * @since 0.1.0
  */
@@ -179,6 +173,9 @@ interface State {
   /** Turns of the process's runs so far: each result reports its own run's. */
   turns: number
 }
+
+// A tool span runs from its `tool_use` to its `tool_result`; a subagent's calls are children of the `Task`
+// call that started them, and a call still open when the run ends is ended with the run's exit.
 
 const openTool = (state: State, id: string, name: string, parent: string | null) =>
   Effect.suspend(() =>

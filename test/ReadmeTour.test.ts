@@ -8,12 +8,12 @@ import * as Readme from "../scripts/readme.ts"
 import * as Tour from "../scripts/readme-tour.ts"
 
 describe("README tour", () => {
-  it("is exactly what scripts/readme-tour.ts makes of examples/ (regenerate with npm run readme:tour)", () => {
+  it("is what scripts/readme-tour.ts makes of examples/", () => {
     const readme = fs.readFileSync(Readme.readmePath, "utf8")
     assert.strictEqual(Readme.sectionOf(readme, "tour"), Tour.section(), "README.md is stale: run npm run readme:tour")
   })
 
-  it("shows imports of the library's sources as imports of the package's entry points", () => {
+  it("shows library imports as imports of the entry points", () => {
     const source = [
       `import { ClaudeCli } from "../src/index.ts"`,
       `import * as Layers from "../src/layers/index.ts"`,

@@ -11,7 +11,7 @@ describe("SDK parity table", () => {
   const sdk = Parity.declared()
   const map = Parity.mapping()
 
-  it("reads every Options field, Query method, control request and hook event of sdk.d.ts", () => {
+  it("reads every option, method, request and hook event of sdk.d.ts", () => {
     assert.isAtLeast(sdk.options.length, 70)
     assert.include(sdk.options, "systemPrompt")
     assert.include(sdk.methods, "rewindFiles")
@@ -35,7 +35,7 @@ describe("SDK parity table", () => {
     assert.deepStrictEqual(bare, [])
   })
 
-  it("is the README section the script writes (regenerate with npm run sdk:parity)", () => {
+  it("is the README section the script writes", () => {
     const readme = fs.readFileSync(Parity.readmePath, "utf8")
     assert.strictEqual(Parity.currentSection(readme), Parity.section(sdk, map, Parity.sdkVersion()))
   })

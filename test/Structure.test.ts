@@ -91,7 +91,7 @@ describe("structure of src/", () => {
     assert.isFalse(isLayerMaker(() => 1))
   })
 
-  it("the filter grammar is in the declarations of Syntax, where editors show it", () => {
+  it("the filter grammar is in the declarations of Syntax", () => {
     const file = path.join(src, "filter", "Syntax.ts")
     const { outputText } = ts.transpileDeclaration(fs.readFileSync(file, "utf8"), { fileName: file })
     const parseAst = outputText.slice(0, outputText.indexOf("export declare const parseAst"))

@@ -1,23 +1,9 @@
 /**
  * Claude Code as an `effect/ai` `LanguageModel`: `generateText`, `streamText` and `generateObject` run one
  * Claude Code turn through the `ClaudeCli` in context, so any Effect AI program (and `Chat`) can use the
- * agent by swapping its model layer.
- *
- * - The prompt's system messages are appended to Claude Code's system prompt; a lone user message is the
- *   turn's text, and a longer history is written out before the last message.
- * - Claude Code's output becomes response parts: text, reasoning, the tool calls it made with their results
- *   (provider-executed), the finish reason, and usage; the cost, the session id and the calls of tools the
- *   request did not declare are in the finish part's metadata under `"claude-code"`.
- * - A request's toolkit: its own tools (`Tool.make`, handlers from `toLayer`) are served to the CLI as an
- *   in-process MCP server and allowed; `ClaudeCodeTool`s are Claude Code's own tools it may run without
- *   asking. The handlers run inside Claude Code's agent loop, so their calls come back provider-executed.
- * - `generateObject` passes the Schema as `--json-schema` and decodes the CLI's `structured_output`.
- * - Multi-turn: each instance tracks the sessions it answered from (`ResponseIdTracker`), so a `Chat`'s next
- *   turn resumes the same Claude Code session (`--resume`) and sends only the new messages.
- * - Failures are `AiError`s: an API error the CLI gave up on by its HTTP status, structured output that does
- *   not fit as `StructuredOutputError`, a run that ends badly as `InternalProviderError`, output that cannot
- *   be read as `InvalidOutputError`, a CLI that cannot run or dies as `UnknownError` (the `ClaudeCliError`
- *   reason in its metadata). Max turns or budget reached is a `"length"` finish, not a failure.
+ * agent by swapping its model layer ({@link layer}, {@link model}). A request's own tools are served to the
+ * CLI as an in-process MCP server; `ClaudeCodeTool`s let it run Claude Code's built-in tools. Failures are
+ * `AiError`s.
  *
  * @since 0.1.0
  */
@@ -147,6 +133,23 @@ interface Request {
   readonly method: "generateText" | "streamText"
   readonly streaming: boolean
 }
+
+// How a request maps onto Claude Code:
+// - The prompt's system messages are appended to Claude Code's system prompt; a lone user message is the
+//   turn's text, a longer history is written out before the last message.
+// - Output becomes response parts: text, reasoning, the tool calls it made with their results
+//   (provider-executed), the finish reason and usage; cost, session id and calls of undeclared tools go in
+//   the finish part's metadata under "claude-code".
+// - Toolkit: its own tools (handlers from `toLayer`) are served as an in-process MCP server and allowed;
+//   `ClaudeCodeTool`s join `allowedTools`. Handlers run inside Claude Code's loop, so calls come back
+//   provider-executed.
+// - `generateObject` passes the Schema as `--json-schema` and decodes `structured_output`.
+// - Multi-turn: each instance tracks the sessions it answered from (`ResponseIdTracker`), so a `Chat`'s next
+//   turn resumes the same session (`--resume`) and sends only the new messages.
+// - Failures: an API error the CLI gave up on by its HTTP status, structured output that does not fit as
+//   `StructuredOutputError`, a run that ends badly as `InternalProviderError`, unreadable output as
+//   `InvalidOutputError`, a CLI that cannot run or dies as `UnknownError` (the `ClaudeCliError` reason in its
+//   metadata). Max turns or budget reached is a "length" finish, not a failure.
 
 /**
  * Builds the service over the `ClaudeCli` in context.

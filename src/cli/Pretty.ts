@@ -1,20 +1,7 @@
 /**
  * The pretty display: a pure fold over typed {@link Item.Item}s (state + item -> output and spinner status),
- * so live runs, recordings, pipes and filtered views share one renderer.
- *
- * - assistant text streams from `text_delta`s when partial messages are on, otherwise per message, never twice;
- * - each tool call is one line with its complete input (cut to the terminal's width on a terminal, to
- *   {@link ToolLine.maxArgument} characters otherwise), its result one line under it (labelled with its call
- *   when other lines came in between, as with parallel calls; under a hollow `○` line naming the call when a
- *   filter hid the call);
- * - subagent activity is indented under the Task call that started it and, when it resumes after other
- *   output (a background Task, parallel Tasks), headed by a line naming its Task;
- * - the closing line carries the run's turns, durations and cost, or the error and its reason (unless
- *   the assistant text just above said it already); a session's later runs show their own API time and cost
- *   (the result's are running totals of the session; `model_usage_since_last_result` where written) and the
- *   session's cost so far; a session that goes on after a background task (a second `init` before its
- *   result) keeps one header and closes once, with its runs' figures added up;
- * - error results the run's result lists among its `permission_denials` are told as denied before it closes.
+ * so live runs, recordings, pipes and filtered views share one renderer. Feed items to {@link render}, then
+ * {@link flush}; {@link renderAll} does both for a finished run.
  *
  * @since 0.1.0
  */
@@ -349,6 +336,19 @@ const withHeader = (before: State, item: Item.Item, style: Style): [State, Outpu
   const [next, rest] = renderItem({ ...headed, spaced: true }, item, style)
   return [{ ...next, lastParent: parent }, { ...rest, text: header.text + rest.text }]
 }
+
+// What the display shows:
+// - assistant text streams from `text_delta`s when partial messages are on, otherwise per message, never twice;
+// - each tool call is one line with its complete input (cut to the terminal's width, or to `maxArgument`
+//   characters off a terminal), its result one line under it (labelled with its call when other lines came
+//   in between; under a hollow `○` line naming the call when a filter hid the call);
+// - subagent activity is indented under the Task call that started it and, when it resumes after other
+//   output, headed by a line naming its Task;
+// - the closing line carries turns, durations and cost, or the error and its reason (unless the text just
+//   above said it); a session's later runs show their own API time and cost (`model_usage_since_last_result`
+//   where written) and the session's cost so far; a session that goes on after a background task keeps one
+//   header and closes once, its runs' figures added up;
+// - error results listed among the run's `permission_denials` are told as denied.
 
 /**
  * Renders one item given the state so far.

@@ -1,13 +1,7 @@
 /**
  * The live terminal: output text plus a spinner line with the elapsed time while the session waits for the
- * model or a tool. A pure reducer (state + event -> state and bytes to write) that `Display.step` threads
- * through the `Stream.mapAccum` of the live display (records merged with clock ticks), so tests can drive it
- * without a terminal.
- *
- * The spinner only ever occupies a line of its own: it is drawn when the cursor is at the start of a line,
- * erased (`\r` + clear line) before anything else is written, and never drawn in the middle of streamed text.
- * Text for standard error goes between a `Pause` (spinner erased, cursor at the start of a line) and a
- * `Resume` (spinner redrawn), so it never lands on the spinner's line.
+ * model or a tool. A pure reducer ({@link step}: state + event -> state and bytes to write), so tests can
+ * drive it without a terminal.
  *
  * @since 0.1.0
  */
@@ -103,6 +97,10 @@ const redraw = (state: State, style: Style): [State, string] =>
 
 const erase = (state: State): [State, string] =>
   state.spinnerShown ? [{ ...state, spinnerShown: false }, clearLine] : [state, ""]
+
+// The spinner only ever occupies a line of its own: drawn when the cursor is at the start of a line, erased
+// (`\r` + clear line) before anything else is written, never drawn inside streamed text. Text for stderr
+// goes between a `Pause` and a `Resume`, so it never lands on the spinner's line.
 
 /**
  * Applies one event: returns the next state and the exact text to write to the terminal.

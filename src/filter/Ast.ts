@@ -1,14 +1,8 @@
 /**
  * The data behind a filter: a tree of plain, immutable nodes, kept as built
- * (operand order is evaluation order). Every tree but one holding a
- * {@link Where} predicate has a text form (see `Syntax.describeAst`) that
- * parses back to a structurally equal tree.
- *
- * Filters compare by their {@link normalize}d trees: conjunctions and
- * disjunctions as sets (order, repetition and grouping ignored), double
- * negation removed, `all`/`none` absorbed. That is equality of form, not of
- * meaning: `text & !text` is not equal to `none`. A code predicate is equal
- * only to itself (the same function, label and argument).
+ * (operand order is evaluation order). Build trees with the constructors
+ * here, print them with `Syntax.describeAst`, and compare them by their
+ * {@link normalize}d form.
  *
  * @since 0.1.0
  */
@@ -240,6 +234,8 @@ const normalized = new WeakMap<Ast, Ast>()
  * removed, `!all` is `none` and `!none` is `all`. It selects the same items;
  * evaluation uses the tree as built, so a code predicate still runs after the
  * atoms written before it.
+ *
+ * Equality of form, not of meaning: `text & !text` is not `none`.
  *
  * @since 0.1.0
  * @category normalization

@@ -1,30 +1,9 @@
 /**
- * Filters over {@link Item}s: values that are at once
- *
- * - refinements (`Stream.filter(items, Filter.toolUse("Read"))` yields items
- *   typed as `Read` tool uses, with the `Read` input type),
- * - plain predicates (`items.filter(Filter.error)`),
- * - data: `describe` gives their text form (see `Syntax` for the reference)
- *   and `parse` reads it back to an equal filter.
- *
- * **Equality.** `Equal.equals` and `Hash.hash` compare filters by form, after
- * `Ast.normalize`: `and`/`or` operands as sets (order, repetition and nesting
- * do not matter), `not(not(f))` is `f`, `all`/`none` absorbed. It does not
- * decide whether two different forms select the same items (`text & !text`
- * is not equal to `none`). A code predicate is equal only to itself: two
- * filters built with the same function and label are equal, two closures
- * written alike are not.
- *
- * **Typed tool uses, no silent loss.** `toolUse("Read")` narrows each item's
- * `input` to `Read`'s input type, and that narrowing is checked: it selects
- * only the `Read` calls whose input fits the schema (the `typed` atom; its
- * text is `tool:Read & typed`). A call whose input does not fit (say a newer
- * CLI renamed a field) is not dropped from the stream: `toolUse("Read", {
- * typed: false })`, the text `tool:Read` and globs select every `Read` call,
- * with the input left `unknown`, and `and(toolUse(), not(typed))` (text
- * `tool & !typed`) selects exactly the calls that did not fit.
- *
- * Use {@link toFilter} for Effect's `Filter` module.
+ * Filters over {@link Item}s. A filter is at once a refinement
+ * (`Stream.filter(items, Filter.toolUse("Read"))` yields typed `Read` tool
+ * uses), a plain predicate (`items.filter(Filter.error)`), and data with a
+ * text form (`describe` and `parse`, see `Syntax`). Use {@link toFilter} for
+ * Effect's `Filter` module.
  *
  * @example
  * ```ts
@@ -78,6 +57,10 @@ export interface Filter<out A extends Item.Item = Item.Item> extends Pipeable, E
  * @category models
  */
 export type Selected<F> = F extends Filter<infer A> ? A : never
+
+// Filters are equal by form, after `Ast.normalize`: `and`/`or` operands as sets, `not(not(f))` is `f`,
+// `all`/`none` absorbed. Whether two forms select the same items is not decided (`text & !text` is not
+// `none`). A code predicate is equal only to itself: two closures written alike are not equal.
 
 const FilterProto = Object.assign(Object.create(Function.prototype), {
   [TypeId]: TypeId,
@@ -215,7 +198,8 @@ type NameOf<N extends string> = N extends `${string}*${string}` | `${string}?${s
  * (see `ToolInput`), so the narrowed type is true at run time: the filter is
  * `tool:NAME & typed`, and calls whose input does not fit are left to
  * `{ typed: false }` (every call of the name, input `unknown`) and to
- * {@link typed} (see the module doc). The predicate only sees inputs that fit.
+ * {@link typed}, so no call is lost silently. The predicate only sees inputs
+ * that fit.
  *
  * @example
  * ```ts

@@ -1,23 +1,8 @@
 /**
- * Items: the unit filters select. A stream of messages is flattened so that
- * every content block of an assistant or user message is one item (text,
- * thinking, tool_use, tool_result, other blocks) and every other message is
- * one item: `system`, `result`, `stream_event`, and, with `onBadLine: "emit"`,
- * `decode_failure` for a line that failed to decode. Any other message
- * (`rate_limit_event`, `tool_progress`, `active_goal`, control messages,
- * types newer than this library) is a `message` item, whole, selected by its
- * wire type (`type:active_goal`): a kind per such type would make every new
- * CLI message a breaking change to {@link Kind}.
- *
- * Complete messages are the only source of blocks; `stream_event` lines
- * (partial messages) are items of their own kind, so a block streamed as
- * deltas and then sent whole is counted once.
- *
- * Each item carries its envelope: session id, message uuid, the
- * `parent_tool_use_id` of the subagent it came from, its message's index in
- * the stream and its block's index in the message. A `tool_result` item also
- * carries the name of the tool it answers, tracked from the `tool_use` ids
- * seen earlier in the stream.
+ * Items: the unit filters select. {@link items} flattens a stream of
+ * messages so that each content block of an assistant or user message is one
+ * item and every other message is one item, each with its envelope (session,
+ * uuid, subagent, position); a `tool_result` item also names its tool.
  *
  * @since 0.1.0
  */
@@ -286,6 +271,12 @@ const blockKindOf = (block: ContentBlock.ContentBlock): Kind => {
 }
 
 const blockKinds: ReadonlyArray<Kind> = ["text", "thinking", "tool_use", "tool_result", "block"]
+
+// Block items come only from complete messages; `stream_event` lines (partial messages) are items of their
+// own kind, so a block streamed as deltas and then sent whole is counted once. A message of a type without
+// a kind of its own (`rate_limit_event`, control messages, types newer than this library) is a `message`
+// item, whole, selected by its wire type: a kind per type would make every new CLI message a breaking
+// change to `Kind`.
 
 /**
  * A new {@link Flattener}. With `kinds`, it builds only the items of those

@@ -97,21 +97,15 @@ export const textOnly = <E, R>(self: Stream.Stream<Item.Item, E, R>): Stream.Str
     { onHalt: (parts) => parts.length > 0 ? [parts.join("\n")] : [] }
   )
 
+// The last run's answer: a `success` result's `result` text; for an error result (`error_max_turns`,
+// `error_during_execution`, which carry no text) the main agent's last turn of text in that run (as
+// `textOnly` cuts turns); for text after the last result (a stream cut before its result) or no result
+// at all, that text's last turn. An earlier run's answer is never returned for a later run that failed.
+
 /**
- * The final answer: that of the stream's last run (a run ends at a `result`
- * message).
- *
- * - When the last result is a `success`, its `result` text. That is the text
- *   `claude -p` prints, so with `is_error: true` (an API or authentication
- *   failure) it is the error report: tell the cases apart with {@link errorsOnly}.
- * - When it is an error (`error_max_turns`, `error_during_execution`, which
- *   carry no text), the main agent's last turn of text in that run, if any
- *   (as {@link textOnly} cuts turns).
- * - When text follows the last result (a stream cut before its result), or
- *   there is no result at all, that text's last turn.
- *
- * `None` when that run gave no text; an earlier run's answer is never
- * returned for a later run that failed.
+ * The final answer of the stream's last run: the text `claude -p` prints
+ * (with `is_error: true`, the error report: see {@link errorsOnly}), else the
+ * main agent's last turn of text in that run, or `None`.
  *
  * @since 0.1.0
  * @category views

@@ -1,29 +1,6 @@
 /**
  * Redaction of secrets: the values a CLI process must never show in errors, logs, spans or recordings, and
- * the text transformations that hide them, including where a text was cut out of a longer one, where a
- * secret is written with JSON escapes, and inside JSON lines that must stay JSON.
- *
- * Which values are secrets:
- * - every `Redacted` value;
- * - the value of a variable (or of a JSON key, a `--flag`) whose name holds a secret word: the name is split
- *   into words at `_`, `-`, `.` and case changes (`DB_PASSWORD`, `x-api-key`, `apiKeyHelper`), and a secret
- *   word is KEY, APIKEY, TOKEN, SECRET, PASSWORD, PASSWD, PASS, PWD, PASSPHRASE, AUTH, OAUTH, AUTHORIZATION,
- *   BEARER, CREDENTIAL(S), COOKIE, DSN, PRIVATE, SESSION, or a word ending in a long one (`DBPASSWORD`,
- *   `AUTHTOKEN`, `CLIENTSECRET`). Whatever the value's shape: `SMTP_PASSWORD=20231987` is a secret;
- * - unless the name also holds a word that makes it a setting (MAX, MIN, LIMIT, COUNT, SIZE, LENGTH,
- *   TIMEOUT, TTL, DISABLE, ENABLE, USE, MODE, TYPE, the plural TOKENS, ...) and the value is shaped like a
- *   setting (a number, or one word of letters): `MAX_THINKING_TOKENS=1024` and `DISABLE_AUTH=true` are not;
- *   nor is a name of a location (FILE, PATH, DIR, SOCK, ADDRESS, URL, HOST, ...: `SSH_AUTH_SOCK`,
- *   `PASSWORD_FILE`), whatever its value, nor `PWD` alone (the shell's working directory);
- * - within a secret value, each key-like part (letters and digits, 12 or more) on its own: the token of
- *   `Authorization: Bearer <token>`, the key an `apiKeyHelper` command echoes;
- * - the password (or, without one, a key-like user) of a URL in any value, and the values of its query
- *   parameters with secret names (`DATABASE_URL=postgres://app:pw@db/x`, `SENTRY_DSN=https://key@host/1`);
- * - the values of header lines with secret names in any value (`ANTHROPIC_CUSTOM_HEADERS=x-api-key: ...`);
- * - anywhere in any text, values shaped like keys ({@link keyPattern}), whatever variable they came from.
- *
- * A secret shorter than 6 characters (8 for variables inherited from the parent process) is never
- * redacted: it would blank out unrelated text, and it cannot be told from it.
+ * the text transformations that hide them (in cut texts, JSON escapes, and JSON lines that must stay JSON).
  *
  * @since 0.1.0
  */
@@ -37,6 +14,28 @@ import { isJson } from "../stream/internal/json.ts"
  * @category models
  */
 export type Environment = Readonly<Record<string, string | Redacted.Redacted<string> | undefined>>
+
+// Which values are secrets:
+// - every `Redacted` value;
+// - the value of a variable (or of a JSON key, a `--flag`) whose name holds a secret word: the name is split
+//   into words at `_`, `-`, `.` and case changes (`DB_PASSWORD`, `x-api-key`, `apiKeyHelper`), and a secret
+//   word is KEY, APIKEY, TOKEN, SECRET, PASSWORD, PASSWD, PASS, PWD, PASSPHRASE, AUTH, OAUTH, AUTHORIZATION,
+//   BEARER, CREDENTIAL(S), COOKIE, DSN, PRIVATE, SESSION, or a word ending in a long one (`DBPASSWORD`,
+//   `AUTHTOKEN`, `CLIENTSECRET`). Whatever the value's shape: `SMTP_PASSWORD=20231987` is a secret;
+// - unless the name also holds a word that makes it a setting (MAX, MIN, LIMIT, COUNT, SIZE, LENGTH,
+//   TIMEOUT, TTL, DISABLE, ENABLE, USE, MODE, TYPE, the plural TOKENS, ...) and the value is shaped like a
+//   setting (a number, or one word of letters): `MAX_THINKING_TOKENS=1024` and `DISABLE_AUTH=true` are not;
+//   nor is a name of a location (FILE, PATH, DIR, SOCK, ADDRESS, URL, HOST, ...: `SSH_AUTH_SOCK`,
+//   `PASSWORD_FILE`), whatever its value, nor `PWD` alone (the shell's working directory);
+// - within a secret value, each key-like part (letters and digits, 12 or more) on its own: the token of
+//   `Authorization: Bearer <token>`, the key an `apiKeyHelper` command echoes;
+// - the password (or, without one, a key-like user) of a URL in any value, and the values of its query
+//   parameters with secret names (`DATABASE_URL=postgres://app:pw@db/x`, `SENTRY_DSN=https://key@host/1`);
+// - the values of header lines with secret names in any value (`ANTHROPIC_CUSTOM_HEADERS=x-api-key: ...`);
+// - anywhere in any text, values shaped like keys (`keyPattern`), whatever variable they came from.
+//
+// A secret shorter than 6 characters (8 for variables inherited from the parent process) is never
+// redacted: it would blank out unrelated text, and it cannot be told from it.
 
 const secretWords = new Set([
   "key", "apikey", "accesskey", "secretkey", "privatekey", "token", "secret", "secrets", "password", "passwords",
@@ -73,7 +72,7 @@ const isSecretWords = (words: ReadonlyArray<string>): boolean =>
 
 /**
  * Whether a name (a variable, a JSON key, a flag) says its value is a credential: it holds a secret word and
- * no word of a location (see the module documentation).
+ * no word of a location (see the rules above `secretWords`).
  *
  * @since 0.1.0
  * @category redaction
@@ -169,7 +168,7 @@ const secretsOf = (env: Environment | undefined, minLength: number): ReadonlyArr
 
 /**
  * The values of `env` that must never be shown: every `Redacted` value, the value of every variable whose
- * name says it is a credential, and the credentials of URLs in any value (see the module documentation).
+ * name says it is a credential, and the credentials of URLs in any value (see the rules above `secretWords`).
  *
  * @since 0.1.0
  * @category redaction

@@ -1,11 +1,7 @@
 /**
  * Replays a stream-json recording (a corpus file, or a file made by `Recording`) as the `ClaudeCli` service,
- * through the same framing and decoding as the real CLI. A recording with its metadata replays the lines
- * the recorded run's framing rejected (too long, invalid UTF-8) as the same in-band `DecodeError` at the
- * same line, so replays stop or go on there as the run did (per `onBadLine`), and ends as the run did: the
- * same exit code and stderr tail (so a run without a result is `MissingResult` again), or the same failure
- * (`ProcessExited` with its code or signal, `IdleTimeout`, a `DecodeFailed` at a bad line, ...) after the
- * same lines.
+ * through the same framing and decoding as the real CLI. With its metadata, a replay ends as the recorded
+ * run did: the same bad lines at the same line numbers, the same exit, stderr tail or failure.
  *
  * @since 0.1.0
  */

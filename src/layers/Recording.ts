@@ -1,21 +1,8 @@
 /**
- * Recordings: a run's raw stdout lines in a `.jsonl` file (replayable by `Fixture.layer`, readable by any
- * stream-json tool) and its metadata beside it in `<file>.meta.json`: prompt, options with secrets redacted,
- * the time of each line, the lines the framing rejected, and how the run ended. Secrets (the run's
- * environment and options, key-shaped values, in any JSON spelling) are replaced by `<redacted>` in both
- * files, including any the CLI echoed in its output; a redacted line is the same JSON with the secret's
- * string redacted.
- *
- * A line keeps its number: a blank line holds the place of a blank line of the output and of a line the
- * framing rejected (too long, invalid UTF-8), which the metadata keeps instead (its reason and redacted
- * raw cut), so that a replay gives the same `DecodeError` at the same line, whatever `onBadLine` says. A run that
- * fails after its lines (an exit, a timeout) or that a query failing at a bad line stops is recorded
- * with that failure; a run its consumer stops is recorded as interrupted.
- *
- * Each run is written into a temporary directory next to the recording and moved into place when it ends
- * (completed, failed or interrupted), so runs that overlap never mix: the last to end wins. A recording that
- * cannot be written fails the run with `RecordingFailed`, before the CLI starts when the directory is not
- * writable.
+ * Recordings: wrap any `ClaudeCli` layer with {@link layer} to write each run's raw stdout lines to a
+ * `.jsonl` file (replayable by `Fixture.layer`, readable by any stream-json tool) and its metadata beside it
+ * in `<file>.meta.json` (prompt, redacted options, line times, rejected lines, how the run ended). Secrets
+ * are replaced by `<redacted>` in both files.
  *
  * @since 0.1.0
  */
@@ -161,9 +148,18 @@ const rejectedOf = (error: DecodeError, redact: Redaction.Redact): Rejected => {
 
 const encoder = new TextEncoder()
 
+// A line keeps its number: a blank line holds the place of a blank output line and of a line the framing
+// rejected (too long, invalid UTF-8), which the metadata keeps instead (its reason and redacted raw cut), so a
+// replay gives the same `DecodeError` at the same line. A redacted line is the same JSON with the secret's
+// string redacted. A run that fails after its lines, or that a query failing at a bad line stops, is
+// recorded with that failure; a run its consumer stops is recorded as interrupted.
+//
+// Each run is written into a temporary directory next to the recording and moved into place when it ends,
+// so overlapping runs never mix: the last to end wins. A recording that cannot be written fails the run with
+// `RecordingFailed`, before the CLI starts when the directory is not writable.
+
 /**
- * Tees every raw line of each run to `path` and its metadata to {@link metadataPath}, through a temporary
- * directory next to `path` (see the module documentation).
+ * Tees every raw line of each run to `path` and its metadata to {@link metadataPath}.
  */
 const record = Effect.fnUntraced(function*(path: string) {
   const fs = yield* FileSystem.FileSystem

@@ -38,12 +38,8 @@ export const MatchedAskRule = Schema.Struct({
 export type MatchedAskRule = typeof MatchedAskRule.Type
 
 /**
- * The CLI asks whether a tool may run. What a host rendering the prompt must
- * honour: `classifier_approvable` (every safety check may be approved by the
- * classifier), `suppress_always_allow_rule` (offer no persistent "don't ask
- * again"), `default_to_no` (do not pre-select approve), `matched_ask_rule`
- * (an ask rule forced it: treat as a person's prompt) and
- * `requires_user_interaction` (no one-tap answer: the user must open the session).
+ * The CLI asks whether a tool may run. The last five fields say what a host
+ * rendering the prompt must honour.
  *
  * @since 0.1.0
  * @category schemas
@@ -63,10 +59,15 @@ export class CanUseToolRequest extends Schema.Class<CanUseToolRequest>("effect-c
   description: optionalString,
   agent_id: optionalString,
   mcp_server: optionalUnknown,
+  /** Every safety check may be approved by the classifier. */
   classifier_approvable: optionalBoolean,
+  /** Offer no persistent "don't ask again". */
   suppress_always_allow_rule: optionalBoolean,
+  /** Do not pre-select approve. */
   default_to_no: optionalBoolean,
+  /** An ask rule forced the prompt: treat it as a person's prompt. */
   matched_ask_rule: Schema.optionalKey(MatchedAskRule),
+  /** No one-tap answer: the user must open the session. */
   requires_user_interaction: optionalBoolean
 }) {}
 

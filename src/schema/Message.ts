@@ -1,12 +1,9 @@
 /**
  * Every top-level line the CLI writes in stream-json mode, as one tagged
- * union, with a fast synchronous decoder and the matching encoder.
- *
- * Decoding dispatches on `type` (then `subtype`) to one decoder per variant,
- * compiled once at module load. A line whose `type`/`subtype` is unknown
- * decodes to {@link UnknownMessage} (keeping the raw object); a known
- * `type` with broken fields is a {@link MessageDecodeError}. Unknown extra
- * fields are ignored, never an error.
+ * union, with a fast synchronous decoder and the matching encoder. An unknown
+ * `type`/`subtype` decodes to {@link UnknownMessage}; a known `type` with
+ * broken fields is a {@link MessageDecodeError}; unknown extra fields are
+ * ignored.
  *
  * @since 0.1.0
  */

@@ -34,12 +34,7 @@ export class ChannelOrigin extends Schema.Class<ChannelOrigin>("effect-claude-co
 }) {}
 
 /**
- * Sent by another session (`from`); `name` and `fromSession` are what the
- * sender asserts, for display and navigation only. `fromMode` is `bypass` or
- * `prompting`. `senderTaskId`: the in-process background subagent that sent
- * it; `body`: the message without its peer envelope, as the model sees it;
- * `verifiedPeerPid`: the pid of the connecting process, read from the socket
- * (the sender identity to rely on, unlike `from`).
+ * Sent by another session.
  *
  * @since 0.1.0
  * @category schemas
@@ -47,12 +42,19 @@ export class ChannelOrigin extends Schema.Class<ChannelOrigin>("effect-claude-co
 export class PeerOrigin extends Schema.Class<PeerOrigin>("effect-claude-code/PeerOrigin")({
   _tag: Schema.tagDefaultOmit("PeerOrigin"),
   kind: Schema.tag("peer"),
+  /** The sender as it asserts itself; rely on `verifiedPeerPid` instead. */
   from: Schema.String,
+  /** `bypass` or `prompting`. */
   fromMode: optionalString,
+  /** Asserted by the sender, for display and navigation only. */
   name: optionalString,
+  /** Asserted by the sender, for display and navigation only. */
   fromSession: optionalString,
+  /** The in-process background subagent that sent it. */
   senderTaskId: optionalString,
+  /** The message without its peer envelope, as the model sees it. */
   body: optionalString,
+  /** The pid of the connecting process, read from the socket. */
   verifiedPeerPid: optionalNumber
 }) {}
 

@@ -68,14 +68,9 @@ const refusalPattern = new RegExp(
 
 /**
  * Whether a text is the CLI refusing a tool call for lack of permission, in
- * any of its wordings: "Claude requested permissions to write to ..., but
- * you haven't granted it yet.", "Permission to use ... has been denied",
- * "The user doesn't want to proceed with this tool use.", "Cannot write to
- * ... while in plan mode.", and the Bash safety checks' "This Bash command
- * contains multiple operations. The following part requires approval: ...",
- * "Command contains output redirection (>) ...", "Output redirection to ...
- * needs approval.". Where a run's result lists its `permission_denials`,
- * that list has the last word (see {@link denials}).
+ * any of its wordings (plan mode and the Bash safety checks included). Where
+ * a run's result lists its `permission_denials`, that list has the last word
+ * (see {@link denials}).
  *
  * @example
  * ```ts

@@ -1,11 +1,8 @@
 /**
  * Schemas for the `input` of the Claude Code CLI's built-in tools, as the
- * model sends them in `tool_use` blocks.
- *
- * Taken from the official SDK's tool input types (`sdk-tools.d.ts`) and the
- * corpus of real captures, including tools older CLIs had (`LS`, `MultiEdit`,
- * `KillShell`, `Task` before it became `Agent`). Unknown keys are ignored when
- * checking, so a newer CLI adding an option does not make a call unrecognised.
+ * model sends them in `tool_use` blocks, including tools of older CLIs
+ * (`LS`, `MultiEdit`, `KillShell`, `Task`). Unknown keys are ignored, so a
+ * newer CLI adding an option does not make a call unrecognised.
  *
  * @since 0.1.0
  */

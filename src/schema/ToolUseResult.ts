@@ -1,13 +1,10 @@
 /**
- * The `tool_use_result` metadata the CLI puts on user messages that carry a
- * tool's result: the structured output of the tool (a file read with its line
- * counts, a command's stdout and stderr, an edit's patch, matched file names),
- * or a plain error string.
- *
- * Every known shape keeps the keys it does not name (newer CLIs add fields), so
- * decoding and encoding give back the exact object. Shapes not recognised are
- * kept as they are. Beside it, `tool_result_meta` ({@link ToolResultMeta}) says
- * what the permission system decided for each call.
+ * The `tool_use_result` metadata on user messages that carry a tool's
+ * result: the tool's structured output (a file read with its line counts, a
+ * command's stdout and stderr, an edit's patch, ...) or an error string.
+ * Decoding keeps unknown keys and unknown shapes, so encoding gives back the
+ * exact object. {@link ToolResultMeta} says what the permission system
+ * decided for each call.
  *
  * @since 0.1.0
  */

@@ -1,11 +1,8 @@
 /**
- * What the CLI asks a person through the session's host: the model's `AskUserQuestion` (a permission request
- * for that tool, answered with the chosen options), an MCP server's elicitation (a form or a URL), and the
- * dialogs of the kinds the session declared (`request_user_dialog`).
- *
- * Every callback runs under a deadline (`dialogTimeout`, default 10 minutes): a callback that fails or is
- * late is a decline (the question unanswered, the elicitation declined, the dialog cancelled), so the CLI
- * never waits on it.
+ * What the CLI asks a person through the session's host: the model's `AskUserQuestion`, an MCP server's
+ * elicitation (a form or a URL), and the dialogs the session declared (`request_user_dialog`). A callback
+ * that fails or misses its deadline (`dialogTimeout`, default 10 minutes) is a decline, so the CLI never
+ * waits on it.
  *
  * @since 0.1.0
  */

@@ -1,20 +1,9 @@
 /**
  * NDJSON framing over bytes: `Stream<Uint8Array>` to numbered text lines.
  *
- * Lines are split on the byte 0x0A before any text decoding (0x0A never
- * occurs inside a multi-byte UTF-8 character). A line whole inside one chunk
- * is decoded with one fatal `TextDecoder` call and nothing is copied (on
- * Node, a long line of non-ASCII text is validated, then converted by ICU,
- * which is about three times faster there than V8's decoder). The
- * bytes of a line spanning chunks are copied into one buffer (the upstream
- * may reuse its chunks) and decoded once at its end; that buffer grows and is
- * released through `ArrayBuffer.prototype.transfer`, which frees the old
- * memory at once instead of at some later garbage collection, so a 64 MiB
- * line peaks near twice its size (its text, then its parsed value) rather
- * than four times. Handles CRLF, blank lines (skipped, but counted in line
- * numbers; blank means JSON whitespace only), a missing final newline and a
- * leading BOM. A line longer than `maxLineBytes` is dropped as it arrives and
- * a `LineTooLong` error names it.
+ * Handles CRLF, blank lines (skipped, but counted in line numbers), a missing final newline and a leading
+ * BOM. A line longer than `maxLineBytes` or not valid UTF-8 is a `DecodeError` naming its line, failing the
+ * stream or emitted in-band per `onBadLine`.
  *
  * @since 0.1.0
  */
@@ -114,6 +103,11 @@ const headBytes = 4 * rawCutLength
 const initialHeldBytes = 64 * 1024
 const retainedHeldBytes = 1024 * 1024
 
+// Lines are split on the byte 0x0A before any text decoding (0x0A never occurs inside a multi-byte UTF-8
+// character). A line whole inside one chunk is decoded in place, nothing copied; the bytes of a line spanning
+// chunks are copied into one buffer (the upstream may reuse its chunks) and decoded once at its end. That
+// buffer grows and is released through `transfer`, which frees the old memory at once rather than at some
+// later collection, so a 64 MiB line peaks near twice its size (its text, then its parsed value), not four.
 // ES2024 `ArrayBuffer.prototype.transfer` (Node 21+); the project's TypeScript lib is ES2023.
 const transfer = (buffer: ArrayBuffer, length: number): ArrayBuffer =>
   (buffer as ArrayBuffer & { transfer: (length: number) => ArrayBuffer }).transfer(length)

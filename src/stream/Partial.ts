@@ -1,13 +1,8 @@
 /**
- * The partial-message assembler (`--include-partial-messages`).
- *
- * Turns `stream_event` lines into live events a renderer can switch on: text
- * and thinking deltas as they arrive, tool calls whose input is complete,
- * parsed JSON once their block stops (the `input_json_delta` fragments
- * joined). Every other message passes through as a `Message` event; an
- * assistant message whose content was already streamed is marked
- * `streamed: true`, so a renderer that prints deltas never shows its text
- * twice. Streams of subagents (`parent_tool_use_id`) are assembled apart.
+ * The partial-message assembler (`--include-partial-messages`): turns `stream_event` lines into live events
+ * a renderer can switch on (text and thinking deltas, tool calls once their input is complete) and passes
+ * every other message through. An assistant message whose content was already streamed is marked
+ * `streamed: true`, so its text is never shown twice.
  *
  * @since 0.1.0
  */

@@ -1,16 +1,7 @@
 /**
- * Run summaries: a `Sink` (and a pure fold usable without Effect) that turns
- * a run's messages into a {@link RunSummary}: the final response, success,
- * cost, durations, turns, usage per model, permission denials, session id.
- *
- * The figures come from the run's `result` lines. A process can write several
- * (a background subagent's completion is answered in a run of its own, and a
- * stream-json session writes one per prompt): `numTurns` and `durationMs` add
- * up the runs of the session, while cost, API time and `modelUsage` are the
- * session's running totals, which its last result reports. When a stream holds
- * several sessions, the last one counts. The final text is the result text; when that is empty
- * it falls back to the text of the last main-thread assistant message, so a
- * naturally completed run never summarizes to an empty string.
+ * Run summaries: a `Sink` ({@link sink}) and a pure fold usable without Effect ({@link summarize}) that turn
+ * a run's messages into a {@link RunSummary}: the final response, success, cost, durations, turns, usage
+ * per model, permission denials, session id.
  *
  * @since 0.1.0
  */
@@ -101,6 +92,12 @@ export const initial: State = {
 }
 
 const isResult = (m: Message): m is ResultMessage => m._tag === "ResultSuccess" || m._tag === "ResultError"
+
+// The figures come from the run's `result` lines. A process can write several (a background subagent's
+// completion is answered in a run of its own; a stream-json session writes one per prompt): `numTurns` and
+// `durationMs` add up the runs, while cost, API time and `modelUsage` are the session's running totals,
+// which its last result reports. When a stream holds several sessions, the last one counts. An empty result
+// text falls back to the last main-thread assistant text, so a completed run never summarizes to "".
 
 /**
  * Adds one message (or decode failure) to the state.

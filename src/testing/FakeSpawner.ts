@@ -1,8 +1,7 @@
 /**
  * A test double at the lowest seam: a `ChildProcessSpawner` that serves canned stdout, stderr and exit per
  * spawn and records every command (executable, args, cwd, env, stdin), or a spy that records what a real
- * spawner runs (with the real pids). Everything above it — the process layer, decoding, `ClaudeCli` — is
- * the real code.
+ * spawner runs. Everything above it (process, decoding, `ClaudeCli`) is the real code.
  *
  * @since 0.1.0
  * @example

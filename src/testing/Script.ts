@@ -1,10 +1,8 @@
 /**
- * What the scripted model answers, turn by turn.
- *
- * A {@link Script} holds one or more {@link Conversation}s. Each request the CLI sends is routed to the
- * first conversation whose `when` accepts it (the main conversation accepts everything and comes last),
- * and the turn is the number of assistant messages already in that request. Retries of the same request
- * land on the same turn, so a turn's `failures` are served to its first attempts, then the turn itself.
+ * What the scripted model answers, turn by turn. Build a {@link Script} with {@link make} from {@link turn}s.
+ * A request goes to the first {@link Conversation} whose `when` accepts it (the main one comes last), and its
+ * turn is the number of assistant messages already in it: retries land on the same turn, so a turn's
+ * `failures` are served to its first attempts.
  *
  * @since 0.1.0
  */

@@ -1,21 +1,7 @@
 /**
  * A fake Anthropic Messages API on 127.0.0.1 (random free port) that answers the Claude Code CLI from a
- * {@link Script.Script}, built on Effect's HTTP server and stopped with its Scope.
- *
- * - `POST /v1/messages` with `stream: true`: the scripted turn as SSE, or an API error for its first
- *   attempts, or a 400 naming the missing turn when the script runs out.
- * - `POST /v1/messages` without `stream` (side requests such as titles): a short non-streaming message;
- *   no turn is consumed.
- * - `POST /v1/messages/count_tokens`: an estimate from the body size.
- * - anything else (HEAD/GET probes, telemetry): 200 `{}`.
- *
- * What CLI 2.1.330 sends, found by recording it: in `-p` and stream-json input modes only streaming
- * `POST /v1/messages?beta=true` (one per model turn, plus one per retry; a Task subagent's requests carry
- * their own conversation) and, unless `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` is set, a
- * `HEAD /api/hello` probe. No title/topic generation or count_tokens calls were seen; they are answered
- * anyway in case other versions or modes send them.
- *
- * Every request is recorded, with what it was answered, for assertions.
+ * {@link Script.Script}, built on Effect's HTTP server and stopped with its Scope. Every request is
+ * recorded, with its answer, for assertions.
  *
  * @since 0.1.0
  */
@@ -141,6 +127,17 @@ export class ScriptedServerError extends Schema.TaggedError<ScriptedServerError>
     return this.reason.message
   }
 }
+
+// Routes:
+// - `POST /v1/messages` with `stream: true`: the scripted turn as SSE, or an API error for its first
+//   attempts, or a 400 naming the missing turn when the script runs out.
+// - `POST /v1/messages` without `stream` (side requests such as titles): a short message; no turn consumed.
+// - `POST /v1/messages/count_tokens`: an estimate from the body size.
+// - anything else (HEAD/GET probes, telemetry): 200 `{}`.
+// Recorded from CLI 2.1.330: in `-p` and stream-json input modes only streaming `POST /v1/messages?beta=true`
+// (one per model turn and per retry; a Task subagent's requests carry their own conversation) and, unless
+// `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` is set, a `HEAD /api/hello` probe. Side requests and
+// count_tokens are answered in case other versions or modes send them.
 
 /**
  * Start a server for `script` on 127.0.0.1 at a free port; it stops when the scope closes.

@@ -41,100 +41,104 @@ const readingData = scripted(({ cwd }) =>
   ]), { files: { "data.txt": "s3cr3t\n" } })
 
 describe("ClaudeCodeLanguageModel", () => {
-  it.live("generateText: the final text, the tool calls Claude Code made with their results, usage and cost", () =>
-    Effect.gen(function*() {
-      const response = yield* LanguageModel.generateText({
-        prompt: "What is in data.txt?",
-        toolkit: Toolkit.make(ClaudeCodeTool.Read)
-      })
-      const { cwd } = yield* Scripted.Sandbox
-      assert.deepStrictEqual(
-        response.content.filter((p) => p.type === "text").map((p) => p.text),
-        ["Reading data.txt.", "data.txt holds the secret."]
-      )
-      assert.deepStrictEqual(
-        response.toolCalls.map((c) => [c.name, c.params, c.providerExecuted]),
-        [["Read", { file_path: path.join(cwd, "data.txt") }, true]]
-      )
-      const [result] = response.toolResults
-      assert.strictEqual(result.id, response.toolCalls[0].id)
-      assert.isFalse(result.isFailure)
-      assert.include(String(result.result), "s3cr3t")
-      assert.strictEqual(response.finishReason, "stop")
-      assert.strictEqual(response.usage.inputTokens.uncached, 200)
-      assert.strictEqual(response.usage.outputTokens.total, 40)
-      const meta = claudeCode(response)
-      assert.isAbove(meta.costUsd, 0)
-      assert.strictEqual(meta.numTurns, 2)
-      assert.deepStrictEqual(meta.toolCalls, [])
-    }).pipe(Effect.provide(readingData)))
+  describe("generateText", () => {
+    it.live("text, Claude Code's tool calls, usage and cost", () =>
+      Effect.gen(function*() {
+        const response = yield* LanguageModel.generateText({
+          prompt: "What is in data.txt?",
+          toolkit: Toolkit.make(ClaudeCodeTool.Read)
+        })
+        const { cwd } = yield* Scripted.Sandbox
+        assert.deepStrictEqual(
+          response.content.filter((p) => p.type === "text").map((p) => p.text),
+          ["Reading data.txt.", "data.txt holds the secret."]
+        )
+        assert.deepStrictEqual(
+          response.toolCalls.map((c) => [c.name, c.params, c.providerExecuted]),
+          [["Read", { file_path: path.join(cwd, "data.txt") }, true]]
+        )
+        const [result] = response.toolResults
+        assert.strictEqual(result.id, response.toolCalls[0].id)
+        assert.isFalse(result.isFailure)
+        assert.include(String(result.result), "s3cr3t")
+        assert.strictEqual(response.finishReason, "stop")
+        assert.strictEqual(response.usage.inputTokens.uncached, 200)
+        assert.strictEqual(response.usage.outputTokens.total, 40)
+        const meta = claudeCode(response)
+        assert.isAbove(meta.costUsd, 0)
+        assert.strictEqual(meta.numTurns, 2)
+        assert.deepStrictEqual(meta.toolCalls, [])
+      }).pipe(Effect.provide(readingData)))
 
-  it.live("generateText: calls of tools the request did not declare are kept in the finish metadata", () =>
-    Effect.gen(function*() {
-      const response = yield* LanguageModel.generateText({ prompt: "What is in data.txt?" })
-      assert.deepStrictEqual(response.toolCalls, [])
-      const [call] = claudeCode(response).toolCalls
-      assert.strictEqual(call.name, "Read")
-      assert.isFalse(call.isError)
-      assert.include(call.result, "s3cr3t")
-      assert.strictEqual(response.text, "data.txt holds the secret.")
-    }).pipe(Effect.provide(scripted(({ cwd }) =>
-      Script.make([
-        Script.turn(Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })),
-        Script.turn("data.txt holds the secret.")
-      ]), { files: { "data.txt": "s3cr3t\n" } }))))
+    it.live("keeps undeclared tool calls in the finish metadata", () =>
+      Effect.gen(function*() {
+        const response = yield* LanguageModel.generateText({ prompt: "What is in data.txt?" })
+        assert.deepStrictEqual(response.toolCalls, [])
+        const [call] = claudeCode(response).toolCalls
+        assert.strictEqual(call.name, "Read")
+        assert.isFalse(call.isError)
+        assert.include(call.result, "s3cr3t")
+        assert.strictEqual(response.text, "data.txt holds the secret.")
+      }).pipe(Effect.provide(scripted(({ cwd }) =>
+        Script.make([
+          Script.turn(Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })),
+          Script.turn("data.txt holds the secret.")
+        ]), { files: { "data.txt": "s3cr3t\n" } }))))
+  })
 
-  it.live("streamText: text deltas in order, each once, with partial messages on", () =>
-    Effect.gen(function*() {
-      const parts = yield* Stream.runCollect(LanguageModel.streamText({ prompt: "Greet me" }))
-      const deltas = parts.flatMap((p) => p.type === "text-delta" ? [p.delta] : [])
-      assert.isAbove(deltas.length, 2)
-      assert.strictEqual(deltas.join(""), "Hello there, world. Nice to meet you.")
-      assert.strictEqual(parts.filter((p) => p.type === "text-start").length, 1)
-      assert.strictEqual(parts.filter((p) => p.type === "text-end").length, 1)
-      assert.deepStrictEqual(parts.map((p) => p.type).filter((t) => t !== "text-delta"), [
-        "response-metadata",
-        "text-start",
-        "text-end",
-        "finish"
-      ])
-    }).pipe(Effect.provide(scripted(Script.make([
-      Script.turn("Hello there, world. Nice to meet you.", { chunkSize: 5 })
-    ])))))
+  describe("streamText", () => {
+    it.live("text deltas in order, each once, with partial messages", () =>
+      Effect.gen(function*() {
+        const parts = yield* Stream.runCollect(LanguageModel.streamText({ prompt: "Greet me" }))
+        const deltas = parts.flatMap((p) => p.type === "text-delta" ? [p.delta] : [])
+        assert.isAbove(deltas.length, 2)
+        assert.strictEqual(deltas.join(""), "Hello there, world. Nice to meet you.")
+        assert.strictEqual(parts.filter((p) => p.type === "text-start").length, 1)
+        assert.strictEqual(parts.filter((p) => p.type === "text-end").length, 1)
+        assert.deepStrictEqual(parts.map((p) => p.type).filter((t) => t !== "text-delta"), [
+          "response-metadata",
+          "text-start",
+          "text-end",
+          "finish"
+        ])
+      }).pipe(Effect.provide(scripted(Script.make([
+        Script.turn("Hello there, world. Nice to meet you.", { chunkSize: 5 })
+      ])))))
 
-  it.live("streamText: reasoning, text and Claude Code's tool calls in the order they happened", () =>
-    Effect.gen(function*() {
-      const parts = yield* Stream.runCollect(LanguageModel.streamText({
-        prompt: "What is in data.txt?",
-        toolkit: Toolkit.make(ClaudeCodeTool.Read)
-      }))
-      const kinds = parts.map((p) => p.type).filter((t) => !t.endsWith("-delta"))
-      assert.deepStrictEqual(kinds, [
-        "response-metadata",
-        "reasoning-start",
-        "reasoning-end",
-        "text-start",
-        "text-end",
-        "tool-call",
-        "tool-result",
-        "text-start",
-        "text-end",
-        "finish"
-      ])
-      const joined = (type: string) => parts.flatMap((p) => p.type === type ? [(p as any).delta] : []).join("")
-      assert.strictEqual(joined("reasoning-delta"), "The file will say.")
-      assert.strictEqual(joined("text-delta"), "Reading it.It says s3cr3t.")
-    }).pipe(Effect.provide(scripted(({ cwd }) =>
-      Script.make([
-        Script.turn([
-          Script.thinking("The file will say."),
-          Script.text("Reading it."),
-          Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })
-        ]),
-        Script.turn("It says s3cr3t.")
-      ]), { files: { "data.txt": "s3cr3t\n" } }))))
+    it.live("reasoning, text and tool calls in order", () =>
+      Effect.gen(function*() {
+        const parts = yield* Stream.runCollect(LanguageModel.streamText({
+          prompt: "What is in data.txt?",
+          toolkit: Toolkit.make(ClaudeCodeTool.Read)
+        }))
+        const kinds = parts.map((p) => p.type).filter((t) => !t.endsWith("-delta"))
+        assert.deepStrictEqual(kinds, [
+          "response-metadata",
+          "reasoning-start",
+          "reasoning-end",
+          "text-start",
+          "text-end",
+          "tool-call",
+          "tool-result",
+          "text-start",
+          "text-end",
+          "finish"
+        ])
+        const joined = (type: string) => parts.flatMap((p) => p.type === type ? [(p as any).delta] : []).join("")
+        assert.strictEqual(joined("reasoning-delta"), "The file will say.")
+        assert.strictEqual(joined("text-delta"), "Reading it.It says s3cr3t.")
+      }).pipe(Effect.provide(scripted(({ cwd }) =>
+        Script.make([
+          Script.turn([
+            Script.thinking("The file will say."),
+            Script.text("Reading it."),
+            Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })
+          ]),
+          Script.turn("It says s3cr3t.")
+        ]), { files: { "data.txt": "s3cr3t\n" } }))))
+  })
 
-  it.live("an API error the CLI gives up on is an AiError with the reason its status says", () =>
+  it.live("an API error the CLI gives up on is an AiError by its status", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(LanguageModel.generateText({ prompt: "Hello" }))
       assert.strictEqual(error.reason._tag, "InvalidRequestError")
@@ -201,41 +205,43 @@ describe("ClaudeCodeLanguageModel", () => {
 
   const Person = Schema.Struct({ name: Schema.String, age: Schema.Number })
 
-  it.live("generateObject: the CLI's structured output, decoded with the Schema", () =>
-    Effect.gen(function*() {
-      const response = yield* LanguageModel.generateObject({ prompt: "Who wrote the first program?", schema: Person })
-      assert.deepStrictEqual(response.value, { name: "Ada", age: 36 })
-      const [request] = yield* turnRequests
-      const tool = (request as any).tools.find((t: any) => t.name === "StructuredOutput")
-      assert.deepStrictEqual(tool.input_schema.required, ["name", "age"])
-    }).pipe(Effect.provide(scripted(Script.make([
-      Script.turn(Script.toolUse("StructuredOutput", { name: "Ada", age: 36 })),
-      Script.turn("unused")
-    ])))))
+  describe("generateObject", () => {
+    it.live("decodes the CLI's structured output with the Schema", () =>
+      Effect.gen(function*() {
+        const response = yield* LanguageModel.generateObject({ prompt: "Who wrote the first program?", schema: Person })
+        assert.deepStrictEqual(response.value, { name: "Ada", age: 36 })
+        const [request] = yield* turnRequests
+        const tool = (request as any).tools.find((t: any) => t.name === "StructuredOutput")
+        assert.deepStrictEqual(tool.input_schema.required, ["name", "age"])
+      }).pipe(Effect.provide(scripted(Script.make([
+        Script.turn(Script.toolUse("StructuredOutput", { name: "Ada", age: 36 })),
+        Script.turn("unused")
+      ])))))
 
-  it.live("generateObject: an answer the Schema rejects is a StructuredOutputError", () =>
-    Effect.gen(function*() {
-      // The check is the Schema's own: the CLI's JSON Schema lets the answer through.
-      const Shouting = Schema.Struct({
-        name: Schema.String.check(Schema.makeFilter((s: string) => s === s.toUpperCase() || "must be upper case"))
-      })
-      const error = yield* Effect.flip(LanguageModel.generateObject({ prompt: "Name?", schema: Shouting }))
-      assert.instanceOf(error, AiError.AiError)
-      assert.strictEqual(error.reason._tag, "StructuredOutputError")
-      assert.include((error.reason as AiError.StructuredOutputError).responseText, "\"ada\"")
-    }).pipe(Effect.provide(scripted(Script.make([
-      Script.turn(Script.toolUse("StructuredOutput", { name: "ada" })),
-      Script.turn("unused")
-    ])))))
+    it.live("an answer the Schema rejects is a StructuredOutputError", () =>
+      Effect.gen(function*() {
+        // The check is the Schema's own: the CLI's JSON Schema lets the answer through.
+        const Shouting = Schema.Struct({
+          name: Schema.String.check(Schema.makeFilter((s: string) => s === s.toUpperCase() || "must be upper case"))
+        })
+        const error = yield* Effect.flip(LanguageModel.generateObject({ prompt: "Name?", schema: Shouting }))
+        assert.instanceOf(error, AiError.AiError)
+        assert.strictEqual(error.reason._tag, "StructuredOutputError")
+        assert.include((error.reason as AiError.StructuredOutputError).responseText, "\"ada\"")
+      }).pipe(Effect.provide(scripted(Script.make([
+        Script.turn(Script.toolUse("StructuredOutput", { name: "ada" })),
+        Script.turn("unused")
+      ])))))
 
-  it.live("generateObject: answers the CLI's JSON Schema rejects until it gives up are a StructuredOutputError", () =>
-    Effect.gen(function*() {
-      const error = yield* Effect.flip(LanguageModel.generateObject({ prompt: "Who?", schema: Person }))
-      assert.strictEqual(error.reason._tag, "StructuredOutputError")
-      assert.include(error.message, "/age: must be number")
-    }).pipe(Effect.provide(scripted(Script.make(
-      Array.from({ length: 5 }, () => Script.turn(Script.toolUse("StructuredOutput", { name: "Ada", age: "old" })))
-    )))))
+    it.live("answers the JSON Schema rejects until the CLI gives up", () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(LanguageModel.generateObject({ prompt: "Who?", schema: Person }))
+        assert.strictEqual(error.reason._tag, "StructuredOutputError")
+        assert.include(error.message, "/age: must be number")
+      }).pipe(Effect.provide(scripted(Script.make(
+        Array.from({ length: 5 }, () => Script.turn(Script.toolUse("StructuredOutput", { name: "Ada", age: "old" })))
+      )))))
+  })
 
   const GetInventory = Tool.make("GetInventory", {
     description: "Stock level of a product",
@@ -248,7 +254,7 @@ describe("ClaudeCodeLanguageModel", () => {
     GetInventory: ({ productId }) => Effect.sync(() => (calls.push(productId), { productId, available: 42 }))
   })
 
-  it.live("a Toolkit tool is served to Claude Code, and its handler's result reaches the model", () =>
+  it.live("a Toolkit tool's result reaches the model", () =>
     Effect.gen(function*() {
       const response = yield* LanguageModel.generateText({ prompt: "How many p-1 are left?", toolkit: Inventory })
       assert.deepStrictEqual(calls, ["p-1"])
@@ -273,7 +279,7 @@ describe("ClaudeCodeLanguageModel", () => {
       ])))
     ))
 
-  it.live("a toolkit resolved where its handlers were provided works where they are not", () =>
+  it.live("a resolved toolkit works where its handlers are not provided", () =>
     Effect.gen(function*() {
       // As Effect's docs do: the toolkit yielded when a service is built, used by its methods later.
       const toolkit = yield* Inventory.pipe(Effect.provide(InventoryHandlers))
@@ -286,7 +292,7 @@ describe("ClaudeCodeLanguageModel", () => {
       Script.turn("42 left.")
     ])))))
 
-  it.live("a streaming Chat: the toolkit's calls stream by, and the next turn resumes the session", () =>
+  it.live("a streaming Chat streams tool calls and resumes the session", () =>
     Effect.gen(function*() {
       const chat = yield* Chat.empty
       calls.length = 0
@@ -312,7 +318,7 @@ describe("ClaudeCodeLanguageModel", () => {
       ])))
     ))
 
-  it.live("a Chat of two turns resumes one Claude Code session without resending the history", () =>
+  it.live("a Chat of two turns resumes one session, history not resent", () =>
     Effect.gen(function*() {
       const chat = yield* Chat.fromPrompt([{ role: "system", content: "Answer in one sentence." }])
       const first = yield* chat.generateText({ prompt: "My name is Ada." })

@@ -57,7 +57,7 @@ describe("McpServer.fromToolkit", () => {
       })
     }).pipe(Effect.scoped, Effect.provide(handlers)))
 
-  it.effect("calls a tool: its result, its declared failure, and parameters that do not decode", () =>
+  it.effect("calls a tool: result, declared failure, bad parameters", () =>
     Effect.gen(function*() {
       const { connection } = yield* connected
       const ok = (yield* connection.handle(rpc(2, "tools/call", { name: "Divide", arguments: { a: 84, b: 2 } }))) as any

@@ -17,7 +17,7 @@ describe("npm run bench", () => {
     assert.strictEqual(run.stdout, "")
   })
 
-  it("writes the JSON into a folder that does not exist yet, and prints the tables", () => {
+  it("writes the JSON into a new folder and prints the tables", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-bench-main-"))
     try {
       const file = path.join(dir, "results", "nested", "latest.json")

@@ -23,7 +23,7 @@ const row = (variant: string, times: Array<number>, extra: Partial<report.Row> =
 })
 
 describe("bench report", () => {
-  it("a throughput ratio is the median of the per-round ratios, not the ratio of medians", () => {
+  it("a throughput ratio is the median of per-round ratios", () => {
     // Round 2 is slow for both (load on the machine): it cancels out within the round.
     const rows = [row("b-sdk", [100, 300, 110]), row("d-strict", [80, 240, 100])]
     const ratios = report.ratios(rows, "partial")
@@ -47,14 +47,14 @@ describe("bench report", () => {
     assert.closeTo(ratios["e-partial overhead on d (goal < 15%)"], 0.15, 1e-9)
   })
 
-  it("the user path is compared with the SDK reader and with the bare decoder", () => {
+  it("the user path is compared with the SDK and bare decoders", () => {
     const rows = [row("f-sdk", [90, 90]), row("f-lib", [100, 100]), row("f-cli", [100, 100])]
     const ratios = report.ratios(rows, "partial")
     assert.closeTo(ratios["f-cli/f-sdk (ClaudeCli.query vs the SDK reader)"], 0.9, 1e-9)
     assert.closeTo(ratios["f-cli/f-lib"], 1, 1e-9)
   })
 
-  it("ratios of a missing, failed or unevenly measured variant are NaN, not a number that looks right", () => {
+  it("a missing, failed or uneven variant's ratios are NaN", () => {
     const rows = [row("b-sdk", [100, 100]), row("d-strict", [80, 80], { error: "boom" }), row("a-bytes", [90])]
     const ratios = report.ratios(rows, "partial")
     assert.isNaN(ratios["d/b (goal >= 1.0, aim 1.2)"])
@@ -77,7 +77,7 @@ describe("bench report", () => {
     assert.deepStrictEqual(report.countMismatches([row("b-sdk", [1])], 100), [])
   })
 
-  it("the big-line factor is the peak above the base in line sizes, per text", () => {
+  it("the big-line factor is the peak above the base, per text", () => {
     const lineBytes = 64 * 1024 * 1024
     const bigLine = {
       lineBytes,

@@ -19,7 +19,7 @@ const withDir = async (use: (dir: string) => Promise<void> | void) => {
 }
 
 describe("bench inputs and variants", () => {
-  it("generates the same transcript from the same seed, and another from another seed", () =>
+  it("the same seed gives the same transcript", () =>
     withDir((dir) => {
       const write = (name: string, seed: number) => {
         const file = path.join(dir, name)
@@ -35,7 +35,7 @@ describe("bench inputs and variants", () => {
     }))
 
   for (const text of ["ascii", "mixed"] as const) {
-    it(`writes a big line of ${text} text of exactly the size asked, valid UTF-8 and JSON`, () =>
+    it(`writes a valid big line of ${text} text, exactly the size asked`, () =>
       withDir((dir) => {
         const file = path.join(dir, "big.jsonl")
         const lineBytes = 1024 * 1024 + 3
@@ -52,7 +52,7 @@ describe("bench inputs and variants", () => {
       }))
   }
 
-  it("every variant, each in its own process, reads every message of an input", () =>
+  it("every variant reads every message, each in its own process", () =>
     withDir(async (dir) => {
       const input = path.join(dir, "partial.jsonl")
       const empty = path.join(dir, "empty.jsonl")
@@ -64,7 +64,7 @@ describe("bench inputs and variants", () => {
       for (const r of rows) assert.isTrue(r.medianMs > 0 && r.peakRssMB >= r.baseRssMB, r.variant)
     }), 120_000)
 
-  it("every latency reader gets every paced line, the run ending with its result as a CLI's does", () =>
+  it("every latency reader gets every paced line and the result", () =>
     withDir((dir) => {
       const input = path.join(dir, "partial.jsonl")
       generate.writeTranscript(input, { seed: 4, bytes: 50_000, partial: true })

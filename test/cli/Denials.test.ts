@@ -49,12 +49,12 @@ describe("Bash safety refusals without tool_result_meta", () => {
     expect(Run.cli(["stats", capture]).stdout).toContain("3 tool results with is_error (3 denied)")
   })
 
-  it("stats: a refusal in a wording not known here counts, the result listing it", () => {
+  it("stats counts an unknown refusal wording the result lists", () => {
     const file = edited((line) => line.replace("needs approval", "is not allowed"))
     expect(deniedOf(file)).toBe(3)
   })
 
-  it("view: a refusal in a wording not known here is told as denied once the result lists it", () => {
+  it("view tells an unknown refusal wording the result lists", () => {
     const file = edited((line) => line.replace("needs approval", "is not allowed"))
     const out = Run.cli(["view", file]).stdout
     expect(out).toContain("⎿  Error: Output redirection to 'files.txt' is not allowed.")
@@ -63,7 +63,7 @@ describe("Bash safety refusals without tool_result_meta", () => {
     expect(out.indexOf(note[0]!)).toBeLessThan(out.indexOf("Session complete"))
   })
 
-  it("stats: an error result the run's result does not list is no refusal, whatever its wording", () => {
+  it("an error result the result does not list is not a refusal", () => {
     const file = edited((line) => line.replace(/"permission_denials":\[.*?\}\}\]/, "\"permission_denials\":[]"))
     expect(fs.readFileSync(file, "utf8")).toContain("\"permission_denials\":[]")
     expect(deniedOf(file)).toBe(0)

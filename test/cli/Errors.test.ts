@@ -22,7 +22,7 @@ const tempFile = (name: string, content: string): string => {
 }
 
 describe("errors", () => {
-  it("claude not found at the given path: how to install it or point to it, exit 4", () => {
+  it("claude not found: how to install it, exit 4", () => {
     const run = Run.cli(["run", "--claude", "/nonexistent/claude", "hello"])
     expect(run.status).toBe(ExitCode.CliMissing)
     expect(run.stderr).toContain("Claude Code CLI not found: no executable at /nonexistent/claude")
@@ -85,7 +85,7 @@ describe("errors", () => {
     expect(dir.stderr).toContain(`Cannot read ${empty}: it is a directory with no .jsonl file`)
   })
 
-  it("a file that is not stream-json: each line, what was found there, exit 3", () => {
+  it("a file that is not stream-json: what each line holds, exit 3", () => {
     const file = tempFile("notes.txt", "hello world\n{\"foo\":1}\n")
     const run = Run.cli(["view", file])
     expect(run.status).toBe(ExitCode.BadInput)
@@ -101,7 +101,7 @@ describe("errors", () => {
     expect(run.stderr).not.toMatch(noStack)
   })
 
-  it("a line of a known type with broken fields: the reason's lines under the report, not escaped into it", () => {
+  it("broken fields: the reason's lines under the report", () => {
     const lines = fs.readFileSync(demo, "utf8").trim().split("\n")
     const file = tempFile("broken.jsonl", [lines[0], "{\"type\":\"result\",\"subtype\":\"success\"}", ...lines.slice(1)].join("\n"))
     const run = Run.cli(["view", file])
@@ -113,7 +113,7 @@ describe("errors", () => {
     expect(run.stderr).not.toContain("\\n")
   })
 
-  it("an empty file: not stream-json for view and stats alike, exit 3 (stats still counts it)", () => {
+  it("an empty file is not stream-json for view and stats, exit 3", () => {
     const file = tempFile("empty.jsonl", "")
     const view = Run.cli(["view", file])
     expect(view.status).toBe(ExitCode.BadInput)
@@ -124,7 +124,7 @@ describe("errors", () => {
     expect(stats.stderr).toContain(`${file} is not stream-json: it is empty`)
   })
 
-  it("a file where no line decodes: exit 3 for view and stats alike, stats with its counts and failures", () => {
+  it("no line decodes: exit 3 for view and stats", () => {
     const file = tempFile("notes.txt", "hello world\n{\"foo\":1}\n")
     expect(Run.cli(["view", file]).status).toBe(ExitCode.BadInput)
     const stats = Run.cli(["stats", "--format", "json", file])
@@ -137,7 +137,7 @@ describe("errors", () => {
     }
   })
 
-  it("stats over readable files and an unreadable one: the readable ones counted, the other named, exit 3", () => {
+  it("stats with an unreadable file: the rest counted, exit 3", () => {
     const good = path.join(Run.root, "fixtures", "recorded", "simple_hello.jsonl")
     for (const format of ["pretty", "json"]) {
       const run = Run.cli(["stats", "--format", format, good, "/nonexistent/missing.jsonl"])
@@ -151,7 +151,7 @@ describe("errors", () => {
     expect(json.files.map((f: any) => f.path)).toEqual([good])
   })
 
-  it("a recording with a bad line: shown anyway, the line reported, exit 1; --strict stops there, exit 3", () => {
+  it("a recording with a bad line: exit 1, or 3 with --strict", () => {
     const lines = fs.readFileSync(demo, "utf8").split("\n")
     const file = tempFile("cut.jsonl", [...lines.slice(0, 3), "Warning: something printed by a wrapper", ...lines.slice(3)].join("\n"))
     const lenient = Run.cli(["view", file])
@@ -194,7 +194,7 @@ describe("errors", () => {
     expect(run.stdout.trim()).toBe(`effect-claude-code v${manifest.version}`)
   })
 
-  it("a long file that is not stream-json: a few lines, then how many more, exit 3", () => {
+  it("a long file that is not stream-json: a few lines, then a count", () => {
     const file = tempFile("notes.txt", Array.from({ length: 5000 }, (_, i) => `text line ${i + 1}`).join("\n") + "\n")
     const run = Run.cli(["view", file])
     expect(run.status).toBe(ExitCode.BadInput)
@@ -228,7 +228,7 @@ describe("errors", () => {
     expect(Run.cli(["view"], { input: "hello\n" }).stderr).toContain("standard input is not stream-json")
   })
 
-  it("a bad line after good ones is always reported, however many came before", () => {
+  it("a bad line after many good ones is reported", () => {
     const lines = fs.readFileSync(demo, "utf8").trim().split("\n")
     const junk = Array.from({ length: 10 }, (_, i) => `junk ${i}`)
     const file = tempFile("mixed.jsonl", [...lines.slice(0, 2), ...junk, ...lines.slice(2)].join("\n") + "\n")

@@ -91,7 +91,7 @@ describe("--filter", () => {
       )
     }))
 
-  it.effect("pretty names the call of a result shown without it, apart from the call shown above", () =>
+  it.effect("pretty names the call of a result shown without it", () =>
     Effect.gen(function*() {
       const file = path.join(Run.root, "fixtures", "recorded", "demo.jsonl")
       const { stdout } = yield* Run.view(file, { format: "pretty", filter: parse("tool:Bash | error") })
@@ -133,7 +133,7 @@ describe("--filter", () => {
       expect(summary.result).toEqual(result)
     }))
 
-  it.effect("jsonl with a filter prints values as written, with fields a newer CLI adds to lines and blocks", () =>
+  it.effect("jsonl with a filter prints lines as written, unknown fields kept", () =>
     Effect.gen(function*() {
       const source = path.join(Run.root, "fixtures", "recorded", "read_file.jsonl")
       const future = raw(source).map((line) => ({

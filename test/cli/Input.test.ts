@@ -41,7 +41,7 @@ describe("view - (and view with no FILE)", () => {
     expect(names).toEqual(["Bash", "Read", "Edit", "Write", "Bash"])
   })
 
-  it("an empty pipe (the writer printed nothing) shows nothing and says so, exit 3 as for stats", () => {
+  it("an empty pipe says so, exit 3", () => {
     const run = Run.cli(["view", "-"], { input: "" })
     expect(run.status).toBe(ExitCode.BadInput)
     expect(run.stdout).toBe("")
@@ -51,7 +51,7 @@ describe("view - (and view with no FILE)", () => {
 })
 
 describe("view --follow", () => {
-  it("shows lines appended to a growing file as they come, until interrupted", async () => {
+  it("follows a growing file until interrupted", async () => {
     const lines = fs.readFileSync(path.join(Run.root, "fixtures", "recorded", "demo.jsonl"), "utf8").trim().split("\n")
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-follow-"))
     const file = path.join(dir, "session.jsonl")
@@ -98,7 +98,7 @@ describe("giving up on input that is not stream-json", () => {
     return { bytes, read: () => read }
   }
 
-  it.effect("stops reading a binary stream soon after its first KB hold no JSON line", () =>
+  it.effect("gives up early on a binary stream", () =>
     Effect.gen(function*() {
       const input = counted(256) // 16 MB
       const failure = yield* Stream.runDrain(input.bytes.pipe(Input.giveUpUnlessJson("big.bin"))).pipe(Effect.flip)

@@ -38,7 +38,7 @@ const readThenWrite = ({ cwd }: Scenario.Context) =>
 const notes = { "notes.txt": "alpha\nbeta\n" }
 
 describe("run (real CLI, scripted model)", () => {
-  it.live("jsonl: model, permission mode, cwd, partial messages and max turns reach the CLI", () =>
+  it.live("jsonl: the run's options reach the CLI", () =>
     Effect.gen(function*() {
       const { sandbox, server } = yield* sandboxFor(readThenWrite, notes)
       const out = yield* run(sandbox, [
@@ -68,7 +68,7 @@ describe("run (real CLI, scripted model)", () => {
       assert.match(out.stdout, /\nSession failed \(error_max_turns\): .*\d turns?, /)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
 
-  it.live("--allowed-tools grants the Write that --permission-mode default denies (json summaries)", () =>
+  it.live("--allowed-tools grants a Write the default mode denies", () =>
     Effect.gen(function*() {
       const denied = yield* sandboxFor(readThenWrite, notes)
       const without = yield* run(denied.sandbox, ["--format", "json", "--permission-mode", "default"], "Copy the notes.")
@@ -88,7 +88,7 @@ describe("run (real CLI, scripted model)", () => {
       assert.isTrue(fs.existsSync(path.join(granted.sandbox.cwd, "out.txt")))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 90_000)
 
-  it.live("--system-prompt, --append-system-prompt and --disallowed-tools reach the model's request", () =>
+  it.live("system prompts and --disallowed-tools reach the model's request", () =>
     Effect.gen(function*() {
       const { sandbox, server } = yield* sandboxFor(() => Script.make([Script.turn("Done.")]))
       const out = yield* run(sandbox, [
@@ -108,7 +108,7 @@ describe("run (real CLI, scripted model)", () => {
       assert.notInclude(tools, "Edit")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
 
-  it.live("a relative --claude is found from where run was started, though the CLI then runs in --cwd", () =>
+  it.live("a relative --claude is resolved from where run started", () =>
     Effect.gen(function*() {
       const { sandbox } = yield* sandboxFor(() => Script.make([Script.turn("Done.")]))
       // `run` starts in the checkout; the sandbox's working directory is elsewhere.
@@ -144,7 +144,7 @@ describe("run in a terminal (tmux)", () => {
       Script.turn(answer, { chunkSize: 8, eventDelay: "150 millis" })
     ])
 
-  it.live("pretty, partial messages: text streams before the turn ends, the tool line once, the closing line", () =>
+  it.live("pretty, partial messages: streamed text, tool line, closing line", () =>
     Effect.gen(function*() {
       const { sandbox } = yield* sandboxFor(script, notes)
       // The CLI's own stdout goes to a log too, to compare the closing line with the result it printed.

@@ -28,7 +28,7 @@ const ending = (exit: Exit.Exit<unknown, unknown>): { readonly code: number; rea
 const run = (reply: FakeSpawner.Reply) => Run.command(["run", "Hi"], reply)
 
 describe("run: how the session ended", () => {
-  it.effect("an error result, then the CLI's exit 1: the result shown, exit 1, nothing else said", () =>
+  it.effect("an error result, then exit 1: the result shown, exit 1", () =>
     Effect.gen(function*() {
       const out = yield* run({ stdout: recording("error_max_turns"), exitCode: 1 })
       assert.deepStrictEqual(ending(out.value), { code: CliFailure.ExitCode.StreamProblem, shown: undefined })

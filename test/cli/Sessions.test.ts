@@ -13,7 +13,7 @@ const closing = (file: string) =>
     .map((l) => l.replace(/\d+(?:\.\d)?m?s total \(\d+(?:\.\d)?m?s API\)/, "#s total (#s API)"))
 
 describe("view: the runs of one session", () => {
-  it("after /compact, a run's cost is its own (model_usage_since_last_result) and the session's follows", () => {
+  it("after /compact, a run shows its own cost and the session's", () => {
     const file = path.join(Run.root, "fixtures", "captures", "compact.jsonl")
     expect(closing(file)).toEqual([
       "Session complete: 1 turn, #s total (#s API), $0.0008",
@@ -21,7 +21,7 @@ describe("view: the runs of one session", () => {
       "Session complete: 1 turn, #s total (#s API), $0.0008, session $0.0024"
     ])
   })
-  it("a background task finishing later: one session header, one closing line with both runs' figures", () => {
+  it("a background task finishing later: one header, one closing line", () => {
     const file = path.join(Run.root, "fixtures", "recorded", "subagent.jsonl")
     const out = Run.cli(["view", file]).stdout
     expect(out.match(/^Session [0-9a-f]{8} · /gm)?.length).toBe(1)
@@ -29,7 +29,7 @@ describe("view: the runs of one session", () => {
     expect(closing(file)).toEqual(["Session complete: 3 turns, #s total (#s API), $0.0040"])
     expect(out.indexOf("The subagent found 2 files.")).toBeLessThan(out.indexOf("Session complete"))
   })
-  it("a background task whose last result never came: the runs so far closed at the end of the input", () => {
+  it("a background task without its last result: runs closed at the end", () => {
     const lines = fs.readFileSync(path.join(Run.root, "fixtures", "recorded", "subagent.jsonl"), "utf8").trim().split("\n")
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-sessions-"))
     const file = path.join(dir, "cut.jsonl")

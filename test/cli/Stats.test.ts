@@ -101,12 +101,12 @@ describe("stats", () => {
     expect(cli("stats", ...files).stdout).toContain("\nTotal of 4 files\n  lines ")
   })
 
-  describe("a session's results carry running totals: it counts once, with its last result's figures", () => {
+  describe("a session counts once, with its last result's figures", () => {
     const report = (file: string) => JSON.parse(cli("stats", "--format", "json", file).stdout).files[0]
     const recorded = (name: string) => path.join(Run.root, "fixtures", "recorded", name)
     const runCosts = (r: any) => r.results.map((x: any) => x.costUsd)
 
-    it("a multi-turn capture: each model as the last result reports it, each run's own cost", () => {
+    it("a multi-turn capture: per model from the last result, cost per run", () => {
       const file = corpusFiles.find((f) => f.endsWith("foksa__open-claude-agent-sdk__tests__snapshots__multi-turn.jsonl"))!
       const r = report(file)
       expect(r.models["claude-haiku-4-5-20251001"]).toMatchObject({ source: "result", inputTokens: 155, outputTokens: 73 })
@@ -120,7 +120,7 @@ describe("stats", () => {
       expect(cli("stats", file).stdout).toContain("  models   claude-haiku-4-5-20251001: $0.0005 · 155 in / 73 out tokens")
     })
 
-    it("three results of one stream-json session: $0.0024 and 300 in / 60 out, $0.0008 a run", () => {
+    it("one stream-json session with three results", () => {
       const r = report(recorded("stream_json_session.jsonl"))
       expect(r.models["claude-opus-5-5"]).toMatchObject({ inputTokens: 300, outputTokens: 60 })
       expect(r.models["claude-opus-5-5"].costUsd).toBeCloseTo(0.0024, 12)
@@ -130,14 +130,14 @@ describe("stats", () => {
       expect(r.results.map((x: any) => [x.turns, x.durationMs])).toEqual([[1, 166], [1, 52], [1, 45]])
     })
 
-    it("a background subagent's second result repeats the totals and costs nothing more", () => {
+    it("a background subagent's second result adds no cost", () => {
       const r = report(recorded("subagent.jsonl"))
       expect(r.models["claude-opus-5-5"]).toMatchObject({ inputTokens: 500, outputTokens: 100 })
       expect(r.models["claude-opus-5-5"].costUsd).toBeCloseTo(0.004, 12)
       expect(runCosts(r)).toEqual([0.004, 0])
     })
 
-    it("totals that start over (a new process resuming the session) add the earlier process's last figures", () => {
+    it("totals that start over add the earlier process's last figures", () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-"))
       const file = path.join(dir, "resumed.jsonl")
       const once = fs.readFileSync(recorded("stream_json_session.jsonl"), "utf8")
@@ -159,7 +159,7 @@ describe("stats", () => {
     })
   })
 
-  it("tool durations: from the call's and the result's timestamps when the CLI reports none", () => {
+  it("tool durations from timestamps when the CLI reports none", () => {
     const file = path.join(Run.root, "fixtures", "recorded", "demo.jsonl")
     const messages = readLines(file).map((l) => JSON.parse(l.text))
     const at = (type: string, has: (b: any) => boolean) =>
@@ -172,7 +172,7 @@ describe("stats", () => {
     expect(report.tools.Write).toMatchObject({ calls: 1, errors: 1, denied: 1 })
   })
 
-  it("lists the types this version does not know: messages, subtypes, blocks", () => {
+  it("lists the message types, subtypes and blocks it does not know", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-"))
     const file = path.join(dir, "future.jsonl")
     const lines = fs.readFileSync(path.join(Run.root, "fixtures", "recorded", "simple_hello.jsonl"), "utf8").trim().split("\n")
@@ -211,7 +211,7 @@ describe("stats", () => {
     fs.rmSync(dir, { recursive: true })
   })
 
-  it("per model: from the assistant messages when no result covers them, once per message id, and says so", () => {
+  it("per model from assistant messages when no result covers them", () => {
     const file = corpusFiles.find((f) => f.includes("ArturoKuang__"))!
     const raw = rawCounts(file)
     expect(raw.cost).toEqual({})
@@ -233,7 +233,7 @@ describe("stats", () => {
     expect(cli("stats", file).stdout).toContain("\n  errors   1 tool result with is_error (1 denied)\n")
   })
 
-  it("blank lines count in lines as in line numbers; reasons over several lines stay under their heading", () => {
+  it("blank lines are counted; multi-line reasons stay under their heading", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-"))
     const file = path.join(dir, "gaps.jsonl")
     const good = fs.readFileSync(path.join(Run.root, "fixtures", "recorded", "simple_hello.jsonl"), "utf8").trim().split("\n")
@@ -264,7 +264,7 @@ describe("stats", () => {
     expect(cli("stats", "--help").stdout).toMatch(/--format choice +pretty: a report per file .*json: \{"files"/)
   })
 
-  it("an unreadable file is a clear message with exit code 3, no stack trace", () => {
+  it("an unreadable file: a clear message, exit 3", () => {
     const run = cli("stats", "/nonexistent/file.jsonl")
     expect(run.status).toBe(3)
     expect(run.stderr).toContain("Cannot read /nonexistent/file.jsonl")

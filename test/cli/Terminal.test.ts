@@ -29,7 +29,7 @@ const stalled = (after: string, between = "") =>
 const offline = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined, NO_COLOR: "1", TERM: "xterm-256color" }
 
 describe("terminal (tmux)", () => {
-  it.live("demo: streamed text appears before the turn ends, tool lines once, closing line with the figures", () =>
+  it.live("demo: streamed text, tool lines once, closing line", () =>
     Effect.gen(function*() {
       const pane = yield* Tmux.spawn([Tmux.node, Tmux.main, "demo"], { env: offline })
       // Mid-stream: part of the final answer is on screen while the session has not ended.
@@ -48,7 +48,7 @@ describe("terminal (tmux)", () => {
       assert.notMatch(screen.split("Session complete")[1]!, frames, "spinner erased at the end")
     }).pipe(Effect.scoped), 90_000)
 
-  it.live("demo says once what is watched: the real CLI and its version, a scripted model, nothing billed", () =>
+  it.live("demo says once what is watched", () =>
     Effect.gen(function*() {
       const pane = yield* Tmux.spawn([Tmux.node, Tmux.main, "demo"], { env: offline, cols: 200 })
       const { code, screen } = yield* pane.exit(60_000)
@@ -89,7 +89,7 @@ describe("terminal (tmux)", () => {
       fs.rmSync(dir, { recursive: true })
     }).pipe(Effect.scoped), 90_000)
 
-  it.live("a bad line while the spinner shows: reported on a line of its own, the spinner redrawn below", () =>
+  it.live("a bad line under the spinner gets a line of its own", () =>
     Effect.gen(function*() {
       const pane = yield* Tmux.spawn(["sh", "-c", stalled("", "echo 'Warning: junk'; sleep 1;")], { env: offline })
       const mid = yield* pane.waitFor("the report and the spinner below it", (s) => {
@@ -106,7 +106,7 @@ describe("terminal (tmux)", () => {
       assert.include(screen, "Session complete")
     }).pipe(Effect.scoped), 90_000)
 
-  it.live("view with no FILE and a terminal on standard input: how to use it, exit 2", () =>
+  it.live("view with no FILE on a terminal: usage, exit 2", () =>
     Effect.gen(function*() {
       const pane = yield* Tmux.spawn([Tmux.node, Tmux.main, "view"], { env: offline })
       const { code, screen } = yield* pane.exit()
@@ -116,7 +116,7 @@ describe("terminal (tmux)", () => {
       assert.notMatch(screen, /\n\s+at |\.ts:\d+/)
     }).pipe(Effect.scoped), 90_000)
 
-  it.live("demo without a claude binary says so and replays the bundled recording", () =>
+  it.live("demo without a claude binary replays the bundled recording", () =>
     Effect.gen(function*() {
       const pane = yield* Tmux.spawn([Tmux.node, Tmux.main, "demo"], {
         env: { ...offline, CLAUDE_CODE_EXECUTABLE: "/nonexistent/claude" }
@@ -128,7 +128,7 @@ describe("terminal (tmux)", () => {
       assert.match(screen, /Session complete: 4 turns/)
     }).pipe(Effect.scoped), 90_000)
 
-  it.live("a long tool line fills the terminal's width and no more; written to a file it is cut at a fixed length", () =>
+  it.live("a long tool line fits the terminal; to a file it is cut", () =>
     Effect.gen(function*() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-terminal-"))
       const file = path.join(dir, "long.jsonl")

@@ -33,7 +33,7 @@ describe("ToolLine.result", () => {
     expect(ok("Bash", undefined, "")).toBe("(no output)")
   })
 
-  it("errors and denials: the first line, paths relative to the working directory", () => {
+  it("errors and denials: first line, relative paths", () => {
     const failed = (text: string, denied = false) =>
       ToolLine.result({ toolName: "Bash", isError: true, denied, text, meta: `Error: ${text}`, cwd: "/work" })
     expect(failed("Exit code 2\nls: /work/nope: No such file")).toBe("Error: Exit code 2 · ls: nope: No such file")

@@ -56,7 +56,7 @@ describe("view --format pretty", () => {
       expect(out.filter((l) => /^\s*⎿ {2}/.test(l)).length).toBe(results.length)
     })
 
-    it(`ends each run with a closing line that carries the run's figures: ${name}`, () => {
+    it(`closes each run with its figures: ${name}`, () => {
       // A main `init` while the session's run is still open (no result since its `init`) is the session going on
       // after a background task: its runs end with results in a row, told as one closing line.
       const groups: Array<Array<any>> = []
@@ -127,7 +127,7 @@ describe("view --format pretty", () => {
     { type: "assistant", session_id: "s", parent_tool_use_id: null, message: { id: "msg_1", role: "assistant", model: "m", content: [{ type: "text", text: "Hello" }], usage: { input_tokens: 1, output_tokens: 1 } } }
   ].map(decode)
 
-  it("streams text from deltas and never repeats it from the complete message", () => {
+  it("streams text from deltas, never repeated", () => {
     const out = Pretty.renderAll(Item.fromIterable(streamed), Style.plain)
     expect(out).toBe("Hello\n")
   })

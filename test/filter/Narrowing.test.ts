@@ -82,7 +82,7 @@ describe("type narrowing", () => {
     assert.isTrue(Filter.toolUse()(broken))
   })
 
-  it("typed filters print their check; untyped ones and globs do not claim a type", () => {
+  it("typed filters print their check; untyped ones claim no type", () => {
     assert.strictEqual(Filter.describe(Filter.toolUse("Read")), "tool:Read & typed")
     assert.strictEqual(Filter.describe(Filter.toolUse("Read", { typed: false })), "tool:Read")
     assert.strictEqual(Filter.describe(Filter.toolUse("mcp__github__search")), "tool:mcp__github__search")

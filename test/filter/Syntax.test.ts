@@ -41,7 +41,7 @@ describe("filter text syntax", () => {
     assert.isTrue(Equal.equals(Filter.toolResult({ name: "Bash", isError: true }), parse("result:Bash & error")))
   })
 
-  it("equality ignores the order, repetition and grouping of and/or, double negation, all and none", () => {
+  it("equality ignores how and/or, negation, all and none are written", () => {
     const same = (a: Filter.Filter, b: Filter.Filter) => {
       assert.isTrue(Equal.equals(a, b), `${Filter.describe(a)} = ${Filter.describe(b)}`)
       assert.strictEqual(Hash.hash(a), Hash.hash(b))
@@ -85,7 +85,7 @@ describe("filter text syntax", () => {
     assert.strictEqual(Filter.describe(Filter.and(Filter.thinking, Filter.text)), "thinking & text")
   })
 
-  it("the same code predicate gives equal filters; closures written alike do not", () => {
+  it("the same code predicate is equal; closures alike are not", () => {
     const isGit = (input: { readonly command: string }) => input.command.startsWith("git")
     const long = (item: Item.Item) => item.messageIndex > 10
     assert.isTrue(Equal.equals(Filter.toolUse("Bash", isGit), Filter.toolUse("Bash", isGit)))

@@ -86,7 +86,7 @@ describe("Fixture and Recording", () => {
       }))
   }
 
-  it.effect("recorded pacing: each line arrives when the recording says, under the TestClock", () =>
+  it.effect("recorded pacing replays under the TestClock", () =>
     Effect.gen(function*() {
       const file = path.join(dir, "paced.jsonl")
       fs.writeFileSync(file, hello.join("\n") + "\n")
@@ -112,7 +112,7 @@ describe("Fixture and Recording", () => {
       yield* Fiber.join(fiber)
     }))
 
-  it.live("a recorded non-zero exit replays as ProcessExited with the same code and stderr tail, after the same messages", () =>
+  it.live("a recorded non-zero exit replays as ProcessExited", () =>
     Effect.gen(function*() {
       const { recorded, replayed, meta } = yield* recordThenReplay(
         FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.write("fatal: overloaded\n", "stderr"), FaultCli.exit(3)),
@@ -127,7 +127,7 @@ describe("Fixture and Recording", () => {
       assert.strictEqual(meta.exit._tag, "Failure")
     }))
 
-  it.live("a recorded kill mid-line replays as ProcessExited with the signal and the cut line as cause", () =>
+  it.live("a recorded kill mid-line replays with the signal and cut line", () =>
     Effect.gen(function*() {
       const { recorded, replayed } = yield* recordThenReplay(
         FaultCli.plan(FaultCli.lines(hello.slice(0, 1)), FaultCli.partial(hello[1], 50), FaultCli.kill("SIGKILL")),
@@ -141,7 +141,7 @@ describe("Fixture and Recording", () => {
       assert.deepStrictEqual(replayed.items, recorded.items)
     }))
 
-  it.live("a recorded clean exit without a result replays as MissingResult with the recorded stderr tail", () =>
+  it.live("a recorded exit without a result replays as MissingResult", () =>
     Effect.gen(function*() {
       const { recorded, replayed, meta } = yield* recordThenReplay(
         FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.write("gave up\n", "stderr"), FaultCli.exit(0)),
@@ -160,7 +160,7 @@ describe("Fixture and Recording", () => {
       ["too long", Buffer.from("Hunter2-Hunter2 " + "x".repeat(5000) + "\n")]
     ] as const
   ) {
-    it.live(`a line the framing rejects (${kind}) after a blank line, recorded leniently and strictly: the metadata keeps it at its line, redacted; strict and lenient replays give what the live runs gave`, () =>
+    it.live(`a rejected line (${kind}) is kept at its line and replays as it ran`, () =>
       Effect.gen(function*() {
         const stdout = [hello[0] + "\n\n", bad, "Warning: plain text\n" + hello.slice(1).join("\n") + "\n"]
         const live = Live.layerWith({ maxLineBytes: 4096 }).pipe(Layer.provide(FakeSpawner.layer({ stdout })))
@@ -194,7 +194,7 @@ describe("Fixture and Recording", () => {
       }))
   }
 
-  it.live("a strict run stopped by a plain-text line is recorded with its DecodeFailed; a lenient replay of it gives the lines read, then that failure", () =>
+  it.live("a run stopped by a plain-text line is recorded with DecodeFailed", () =>
     Effect.gen(function*() {
       const { recorded, replayed, meta } = yield* recordThenReplay(
         FaultCli.plan(FaultCli.lines([hello[0]!, "Warning: plain text", ...hello.slice(1)]), FaultCli.exit(0)),
@@ -209,7 +209,7 @@ describe("Fixture and Recording", () => {
       assert.deepStrictEqual(ending(lenient.exit), ending(recorded.exit))
     }))
 
-  it.live("a run interrupted by its consumer is recorded as Interrupted, with the lines it read", () =>
+  it.live("a run its consumer interrupts is recorded as Interrupted", () =>
     Effect.gen(function*() {
       const file = path.join(dir, "taken.jsonl")
       const live = Live.layerWith().pipe(Layer.provide(FakeSpawner.layer({ stdout: hello.map((l) => l + "\n") })))
@@ -220,7 +220,7 @@ describe("Fixture and Recording", () => {
       assert.deepStrictEqual(replayed.items.slice(0, 1), taken)
     }))
 
-  it.live("overlapping runs never mix in a recording: the last to end wins, whole, and no draft is left", () =>
+  it.live("overlapping runs never mix: the last to end wins", () =>
     Effect.gen(function*() {
       const sub = fs.mkdtempSync(path.join(dir, "overlap-"))
       const file = path.join(sub, "run.jsonl")
@@ -253,7 +253,7 @@ describe("Fixture and Recording", () => {
       assert.deepStrictEqual(fs.readdirSync(sub).sort(), ["run.jsonl", "run.jsonl.meta.json"])
     }))
 
-  it.live("recording into a directory that does not exist: RecordingFailed naming the path, and the CLI is not started", () =>
+  it.live("an unwritable directory: RecordingFailed, the CLI not started", () =>
     Effect.gen(function*() {
       const file = path.join(dir, "no-such-dir", "run.jsonl")
       const { items, exit } = yield* runToEnd(ClaudeCli.query("p"))
@@ -269,7 +269,7 @@ describe("Fixture and Recording", () => {
       )
     )))
 
-  it.live("a missing fixture is FixtureUnreadable naming the file; metadata that is not a recording's names the metadata", () =>
+  it.live("a missing fixture or bad metadata is FixtureUnreadable", () =>
     Effect.gen(function*() {
       const missing = path.join(dir, "missing.jsonl")
       const gone = reasonOf((yield* runToEnd(Stream.provide(ClaudeCli.query("p"), Fixture.layer(missing)))).exit)

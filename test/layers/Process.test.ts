@@ -53,7 +53,7 @@ describe("Process", () => {
       assert.include(reason.message, "executable")
     }).pipe(Effect.provide(Process.nodeSpawner)))
 
-  it.effect("spawn (shared with Session): a missing working directory is SpawnFailed naming it", () =>
+  it.effect("spawn: a missing working directory is SpawnFailed naming it", () =>
     Effect.gen(function*() {
       const spawner = yield* Effect.service(ChildProcessSpawner)
       const missing = path.join(dir, "no-such-dir")
@@ -66,7 +66,7 @@ describe("Process", () => {
       assert.include(reason.message, missing)
     }).pipe(Effect.provide(Process.nodeSpawner)))
 
-  it.effect("a non-zero exit carries the code and the stderr tail, secrets redacted", () =>
+  it.effect("a non-zero exit carries the code and the redacted stderr tail", () =>
     Effect.gen(function*() {
       const exe = script("fail.sh", `echo '{"type":"system"}'; echo "boom: key=$ANTHROPIC_API_KEY" >&2; exit 3`)
       const reason = reasonOf(yield* run(exe, "hi", { ANTHROPIC_API_KEY: "sk-ant-secret-123" }))
@@ -77,7 +77,7 @@ describe("Process", () => {
       assert.notInclude(reason.message, "sk-ant-secret-123")
     }).pipe(Effect.provide(Process.nodeSpawner)))
 
-  it.effect("a CLI killed mid-line is ProcessExited with the signal, the cut line is not a message", () =>
+  it.effect("killed mid-line: ProcessExited with the signal, no cut message", () =>
     Effect.gen(function*() {
       const exe = script("killed.sh", `echo '{"type":"system"}'; printf '{"type":"assist'; kill -9 $$`)
       const exit = yield* run(exe)
@@ -88,7 +88,7 @@ describe("Process", () => {
       assert.include(String(reason.cause), "cut by the kill")
     }).pipe(Effect.provide(Process.nodeSpawner)))
 
-  it.effect("the prompt goes to stdin, so a prompt starting with '-' is never a flag", () =>
+  it.effect("the prompt goes to stdin, never read as a flag", () =>
     Effect.gen(function*() {
       const exe = script("echo.sh", `printf '{"argc":%s,"stdin":"%s"}\\n' "$#" "$(cat)"`)
       const exit = yield* run(exe, "--version -p")
@@ -118,7 +118,7 @@ describe("Process", () => {
       assert.isFalse(alive(pid))
     }).pipe(Effect.provide(Process.nodeSpawner)))
 
-  it.live("Stream.take(3) ends a process that ignores SIGTERM (SIGKILL after the grace period)", () =>
+  it.live("Stream.take ends a process that ignores SIGTERM", () =>
     Effect.gen(function*() {
       const pidFile = path.join(dir, "stubborn.pid")
       const exe = script("stubborn.sh", `trap '' TERM; echo $$ > ${pidFile}; while true; do echo '{}'; sleep 0.05; done`)
@@ -132,7 +132,7 @@ describe("Process", () => {
       assert.isFalse(alive(pid))
     }).pipe(Effect.provide(Process.nodeSpawner)))
 
-  it.live("interruption midway (Fiber.interrupt while lines arrive) ends the process, even one that ignores SIGTERM", () =>
+  it.live("interruption ends the process, even one that ignores SIGTERM", () =>
     Effect.gen(function*() {
       const exe = script("stubborn-pid.sh", `trap '' TERM; while true; do echo "{\\"pid\\":$$}"; sleep 0.05; done`)
       const spawner = yield* Effect.service(ChildProcessSpawner)

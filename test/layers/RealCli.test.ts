@@ -51,7 +51,7 @@ const processesIn = (dir: string): Array<number> =>
   })
 
 describe("ClaudeCli over the real CLI", () => {
-  it.live("a tool loop end to end, narrowed by the filter: Read's file_path is a string without casts", () =>
+  it.live("a tool loop end to end, narrowed by a filter", () =>
     Effect.gen(function*() {
       const sandbox = yield* Scripted.Sandbox
       const messages = yield* ClaudeCli.query("What is in data.txt?").pipe(Stream.runCollect)
@@ -71,7 +71,7 @@ describe("ClaudeCli over the real CLI", () => {
       assert.deepStrictEqual([summary.success, summary.finalText, summary.numTurns], [true, "data.txt says hello.", 2])
     }).pipe(Effect.provide(readLoop)))
 
-  it.live("partial messages assemble into the same tool inputs and text the assistant messages carry", () =>
+  it.live("partial messages assemble into the assistant messages' content", () =>
     Effect.gen(function*() {
       const events = yield* ClaudeCli.query("What is in data.txt?", { includePartialMessages: true }).pipe(
         Partial.assemble,
@@ -125,7 +125,7 @@ describe("ClaudeCli over the real CLI", () => {
       assert.include(onPath.message, "\"claude-not-installed-here\" on PATH")
     }))
 
-  it.live("a CLI exiting non-zero gives ProcessExited with its exit code and stderr", () =>
+  it.live("a non-zero exit gives ProcessExited with code and stderr", () =>
     Effect.gen(function*() {
       const { exit } = yield* runToEnd(ClaudeCli.query("hi", { extraArgs: ["--no-such-flag"] }))
       const reason = reasonOf(exit)
@@ -137,7 +137,7 @@ describe("ClaudeCli over the real CLI", () => {
       assert.include(reason.message, "stderr")
     }).pipe(Effect.provide(Scripted.layer(Script.make([Script.turn("unused")])))))
 
-  it.live("a CLI killed mid-line: every whole message, then ProcessExited with the signal and the cut line", () =>
+  it.live("killed mid-line: whole messages, then ProcessExited", () =>
     Effect.gen(function*() {
       const recorded = fs.readFileSync(path.join(fixturesDir, "recorded", "read_file.jsonl"), "utf8")
         .split("\n").filter((line) => line !== "")
@@ -177,7 +177,7 @@ describe("ClaudeCli over the real CLI", () => {
       if (request._tag === "Some") assert.include(MessagesRequest.lastUserText(request.value), prompt)
     }).pipe(Effect.provide(Scripted.layer(Script.make([Script.turn("Not a flag.")])))))
 
-  it.live("a recorded run replays through the Fixture layer to the same messages: a user's test swaps one Layer", () =>
+  it.live("a recorded run replays through the Fixture layer", () =>
     Effect.gen(function*() {
       const file = path.join(yield* tempDir("ecc-record-"), "read.jsonl")
       // The user's program, written against the service only.

@@ -64,7 +64,7 @@ const untilIdle = (pid: number) =>
   })
 
 describe("ClaudeCli over the real CLI: how runs end", () => {
-  it.live("maxTurns 1 on a tool-calling script: the CLI exits 1 after its error_max_turns result, the stream completes and Summary.sink gives the failed run", () =>
+  it.live("maxTurns 1: exit 1 after error_max_turns, the stream completes", () =>
     Effect.gen(function*() {
       let summary: Summary.RunSummary | undefined
       const { spans } = yield* traced(
@@ -82,7 +82,7 @@ describe("ClaudeCli over the real CLI: how runs end", () => {
       Script.turn("Done listing.")
     ])))))
 
-  it.live("a 400 invalid_request: the CLI exits 1 after its error result, the stream completes with the result and its API status", () =>
+  it.live("a 400 invalid_request: the stream completes with the error result", () =>
     Effect.gen(function*() {
       let messages: ReadonlyArray<Message> = []
       const { spans } = yield* traced(
@@ -96,7 +96,7 @@ describe("ClaudeCli over the real CLI: how runs end", () => {
       Script.turn("never sent", { failures: [Script.invalidRequest("prompt is too long: 250000 tokens > 200000 maximum")] })
     ])))))
 
-  it.live("killed in the middle of a line over 1 MiB while the consumer is paused: the whole messages, then ProcessExited with SIGKILL and the cut line as cause", () =>
+  it.live("killed mid-line over 1 MiB while paused: ProcessExited with SIGKILL", () =>
     Effect.gen(function*() {
       const server = yield* ScriptedServer.ScriptedServer
       // Paused on its first message, the consumer reads nothing more: the CLI blocks writing the big line.
@@ -120,7 +120,7 @@ describe("ClaudeCli over the real CLI: how runs end", () => {
       assert.isAbove(items.length, 0)
     }).pipe(Effect.provide(spied(Script.make([Script.turn("0123456789abcdef".repeat(96 * 1024))])))))
 
-  it.effect("a caller's Effect.timeout while the CLI waits on the model: the run fails with the timeout and no claude process is left", () =>
+  it.effect("Effect.timeout fails the run and leaves no claude process", () =>
     Effect.gen(function*() {
       const { fiber, pid } = yield* started((arrived) =>
         ClaudeCli.query("hi").pipe(Stream.tap(() => arrived), Stream.runDrain, Effect.timeout("1 minute"))
@@ -131,7 +131,7 @@ describe("ClaudeCli over the real CLI: how runs end", () => {
       assert.isFalse(FaultCli.isAlive(pid))
     }).pipe(Effect.provide(spied(endless))))
 
-  it.effect("a caller's Stream.timeout: the stream ends at the deadline and no claude process is left", () =>
+  it.effect("Stream.timeout ends the stream and leaves no claude process", () =>
     Effect.gen(function*() {
       const { fiber, pid } = yield* started((arrived) =>
         ClaudeCli.query("hi").pipe(Stream.tap(() => arrived), Stream.timeout("1 minute"), Stream.runCollect)
@@ -142,7 +142,7 @@ describe("ClaudeCli over the real CLI: how runs end", () => {
       assert.isFalse(FaultCli.isAlive(pid))
     }).pipe(Effect.provide(spied(endless))))
 
-  it.live("a failure downstream (a failing Stream.mapEffect): the stream fails with it and no claude process is left", () =>
+  it.live("a failure downstream fails the stream, no claude process left", () =>
     Effect.gen(function*() {
       const go = yield* Latch.make(false)
       const { fiber, pid } = yield* started((arrived) =>

@@ -129,7 +129,7 @@ describe("options the SDK names", () => {
     )
   })
 
-  it("file checkpointing and tool configuration are environment variables, as the SDK sets them", () => {
+  it("checkpointing and tool settings are environment variables", () => {
     assert.deepStrictEqual(
       DerivedOptions.environment({ enableFileCheckpointing: true, toolConfig: { askUserQuestion: { previewFormat: "html" } }, env: { A: "1" } }),
       { CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: "true", CLAUDE_CODE_QUESTION_PREVIEW_FORMAT: "html", A: "1" }

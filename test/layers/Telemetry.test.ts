@@ -102,7 +102,7 @@ describe("Telemetry", () => {
     }
   }
 
-  it.effect("without modelUsage (older CLIs), each run's own usage adds up and the cost grows to the running total", () =>
+  it.effect("without modelUsage each run's usage adds up", () =>
     Effect.gen(function*() {
       const file = path.join(fixturesDir, "recorded", "stream_json_session.jsonl")
       const json = readLines(file).map(({ text }) => JSON.parse(text))
@@ -121,7 +121,7 @@ describe("Telemetry", () => {
       assert.strictEqual(yield* counter(Telemetry.costUsd, { model }), results.at(-1).total_cost_usd)
     }))
 
-  it.effect("tool calls have a measured span from tool_use to tool_result; a subagent's calls nest under Task", () =>
+  it.effect("tool call spans; a subagent's calls nest under Task", () =>
     Effect.gen(function*() {
       const file = path.join(fixturesDir, "recorded", "subagent.jsonl")
       const { spans } = yield* traced(Effect.provide(drain, Fixture.layer(file)))
@@ -133,7 +133,7 @@ describe("Telemetry", () => {
       assert.strictEqual(Option.getOrUndefined(task!.parent), querySpans(spans)[0])
     }))
 
-  it.effect("the exit code goes on the query span, for a clean exit and a failed one", () =>
+  it.effect("the exit code goes on the query span", () =>
     Effect.gen(function*() {
       const lines = fs.readFileSync(path.join(fixturesDir, "recorded", "simple_hello.jsonl"), "utf8")
       const run = (reply: FakeSpawner.Reply) =>
@@ -144,7 +144,7 @@ describe("Telemetry", () => {
       assert.strictEqual(querySpans(failed.spans)[0].attributes.get(A.exitCode), 7)
     }))
 
-  it.effect("a run ending in an error result and exit 1 completes: the result's subtype and the exit code go on the span", () =>
+  it.effect("an error result with exit 1 completes; subtype and code on the span", () =>
     Effect.gen(function*() {
       const lines = fs.readFileSync(path.join(fixturesDir, "recorded", "error_max_turns.jsonl"), "utf8")
       const fake = Live.layerWith().pipe(Layer.provide(FakeSpawner.layer({ stdout: lines, exitCode: 1 })))

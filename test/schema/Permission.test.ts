@@ -35,7 +35,7 @@ describe("isRefusalText", () => {
     ["EISDIR: illegal operation on a directory, read", false],
     ["Agent type 'file-existence-checker' not found.", false]
   ]
-  it("knows every wording of a refusal, plan mode included, and takes no failing tool for one", () => {
+  it("knows every refusal wording, and no failing tool is one", () => {
     for (const [text, refusal] of texts) assert.strictEqual(Permission.isRefusalText(text), refusal, text)
   })
 })
@@ -89,7 +89,7 @@ describe("the recorded permission scenarios (CLI 2.1.330)", () => {
     }
   }
 
-  it("a tool result names its tool once the call is known, from tool_result_meta alone", () => {
+  it("a tool result names its tool from tool_result_meta alone", () => {
     const messages = messagesOf(recorded("permission_plan.jsonl"))
     const user = messages.find((message) => message._tag === "UserMessage" && message.toolResults.length > 0)!
     assert.deepStrictEqual(Permission.denials(user).map((denial) => denial.toolName), [undefined])
@@ -97,7 +97,7 @@ describe("the recorded permission scenarios (CLI 2.1.330)", () => {
     assert.deepStrictEqual(Permission.denials(user, calls).map((denial) => denial.toolName), ["Write"])
   })
 
-  it("an error tool result that is not a refusal stays out (a failing command, an unknown tool)", () => {
+  it("an error tool result that is not a refusal stays out", () => {
     for (const name of ["failing_bash.jsonl", "file_listing.jsonl"]) {
       const messages = messagesOf(recorded(name))
       assert.isTrue(messages.some((m) => m._tag === "UserMessage" && m.toolResults.some((block) => block.isError)))

@@ -44,7 +44,7 @@ const generated = [
 
 describe("round trip of values generated from the schemas", () => {
   for (const [name, arbitrary] of generated) {
-    it.prop(`${name}: decodeMessage(encodeMessage(x)) = x; its JSON text decodes and encodes back to itself`, [
+    it.prop(`${name}: decodeMessage round-trips it, as a value and as JSON`, [
       arbitrary
     ], ([value]) => {
       const message = value as Message
@@ -74,7 +74,7 @@ describe("round trip of values generated from the schemas", () => {
     ["Origin", Origin.Origin]
   ] as const
   for (const [name, schema] of nested) {
-    it.prop(`${name}: decode(encode(x)) = x; its JSON text decodes and encodes back to itself`, [schema], ([value]) => {
+    it.prop(`${name}: decode round-trips it, as a value and as JSON`, [schema], ([value]) => {
       const codec = schema as unknown as Schema.Codec<unknown, unknown>
       const encoded = Schema.encodeSync(codec)(value)
       assert.deepStrictEqual(Schema.decodeUnknownSync(codec)(encoded), value)

@@ -704,7 +704,7 @@ describe("values typed against the official SDK", () => {
     it(`${what} decodes to ${tag} and encodes back to the same JSON`, () => assertDecodesTo(tag, value))
   }
 
-  it("every SDK message kind is a case, and every case a distinct kind of ours", () => {
+  it("each SDK message kind is a distinct case of ours", () => {
     expectTypeOf<KeyOf<SDKMessage>>().toExtend<keyof typeof cases>()
     // Our variants that the SDK does not declare: the summary CLI 2.1.154 wrote.
     const covered = new Set(Object.values(cases).map(([tag]) => tag))

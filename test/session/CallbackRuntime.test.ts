@@ -92,7 +92,7 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
     )
   })
 
-  it.effect("ClaudeCli.session on the Live layer runs callbacks with the caller's services too", () => {
+  it.effect("callbacks on the Live layer get the caller's services", () => {
     const fake: FakeCli.Fake = FakeCli.make(FakeCli.serve({
       onUser: (_, io) =>
         Effect.gen(function*() {
@@ -129,7 +129,7 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
     )
   })
 
-  it.effect("past callbackTimeout a callback is interrupted and the CLI gets an answer naming the timeout", () => {
+  it.effect("a callback past callbackTimeout is interrupted", () => {
     const fake = asking()
     const interrupted: Array<string> = []
     const stuck = <A>(name: string) => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => interrupted.push(name)))) as Effect.Effect<A>

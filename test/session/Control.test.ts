@@ -15,7 +15,7 @@ import * as FakeCli from "./support/FakeCli.ts"
 const { requestsOf, responseTo } = FakeCli
 
 describe("Session control (fake CLI)", () => {
-  it.effect("initialize runs first and its response is available; user frames carry the session id", () => {
+  it.effect("initialize runs first; user frames carry the session id", () => {
     const fake = FakeCli.make(FakeCli.serve({ onUser: (_, io) => FakeCli.writeAll(io, FakeCli.helloLines) }))
     return Effect.gen(function*() {
       const session = yield* Session.make()
@@ -33,7 +33,7 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("an initialize answer that does not fit its schema fails the start with InvalidResponse", () => {
+  it.effect("an initialize answer that does not fit fails with InvalidResponse", () => {
     const fake = FakeCli.make(FakeCli.serve({ initialize: { commands: "none", models: [] } }))
     return Effect.gen(function*() {
       const error = yield* Effect.flip(Session.make())
@@ -45,7 +45,7 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("hooks for every event are registered at initialize and called back by id", () => {
+  it.effect("hooks for every event are registered and called back by id", () => {
     const events: ReadonlyArray<Hooks.HookEvent> = [
       "PreToolUse",
       "PostToolUse",
@@ -103,7 +103,7 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("turns from several fibers run one at a time, each getting its own result", () => {
+  it.effect("turns from several fibers run one at a time", () => {
     const fake = FakeCli.make(FakeCli.serve({
       onUser: (frame, io) => FakeCli.writeAll(io, FakeCli.helloAnswering(`echo: ${frame.message.content}`))
     }))
@@ -136,7 +136,7 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("unknown and unreadable requests from the CLI are answered with an error", () => {
+  it.effect("unknown and unreadable requests get an error", () => {
     const fake = FakeCli.make(FakeCli.serve({
       onUser: (_, io) =>
         Effect.gen(function*() {
@@ -170,7 +170,7 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("control_cancel_request stops the permission callback and the request is never answered", () =>
+  it.effect("control_cancel_request stops the permission callback", () =>
     Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
       const interrupted = yield* Deferred.make<void>()
@@ -201,7 +201,7 @@ describe("Session control (fake CLI)", () => {
       }).pipe(Effect.scoped, Effect.provide(fake.layer))
     }))
 
-  it.effect("canUseTool's answer goes back with the tool use id; a defect is a deny with the reason", () => {
+  it.effect("canUseTool's answer carries the tool use id", () => {
     const fake = FakeCli.make(FakeCli.serve({
       onUser: (_, io) =>
         Effect.gen(function*() {
@@ -238,7 +238,7 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("a control request without an answer fails with ControlTimeout and is cancelled", () => {
+  it.effect("an unanswered control request fails with ControlTimeout", () => {
     const fake = FakeCli.make(FakeCli.serve({ onRequest: () => Effect.void }))
     return Effect.gen(function*() {
       const session = yield* Session.make({ controlTimeout: "2 seconds" })
@@ -268,7 +268,7 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("an interrupt the CLI acknowledges but never settles ends the turn by force", () => {
+  it.effect("an interrupt acknowledged but never settled ends by force", () => {
     // Starts the turn, acknowledges the interrupt, and never writes the turn's result.
     const fake = FakeCli.make(FakeCli.serve({ onUser: (_, io) => FakeCli.writeAll(io, FakeCli.helloLines.slice(0, 2)) }))
     return Effect.gen(function*() {
@@ -290,7 +290,7 @@ describe("Session control (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("an interrupt the CLI never answers, with SIGTERM ignored, ends in SIGKILL and a typed error", () => {
+  it.effect("an unanswered interrupt with SIGTERM ignored ends in SIGKILL", () => {
     const fake = FakeCli.make(
       FakeCli.serve({
         onUser: (_, io) => FakeCli.writeAll(io, FakeCli.helloLines.slice(0, 2)),

@@ -43,7 +43,7 @@ const writePlugin = (cwd: string) => {
 }
 
 describe("Session control requests (real CLI)", () => {
-  it.live("mcpServerStatus lists a server and its tools; toggleMcpServer takes its tools from the model", () =>
+  it.live("mcpServerStatus lists a server; toggleMcpServer hides its tools", () =>
     run(Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("one"), Script.turn("two"), Script.turn("three")])
       const session = yield* Session.make({ ...base, mcpServers: [calc] })
@@ -73,7 +73,7 @@ describe("Session control requests (real CLI)", () => {
       assert.include(error.message, "Server not found: nowhere")
     })), 60_000)
 
-  it.live("rewindFiles after a Write restores the file as it was before that message", () =>
+  it.live("rewindFiles restores a file written by Write", () =>
     run(Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Write", { file_path: "notes.txt", content: "rewritten" })),
@@ -140,7 +140,7 @@ describe("Session control requests (real CLI)", () => {
 })
 
 describe("Session initialization kept current (real CLI)", () => {
-  it.live("a project command added later: reloadSkills lists it, and the CLI's commands_changed notice updates initialization", () =>
+  it.live("reloadSkills and commands_changed pick up a new project command", () =>
     run(Effect.gen(function*() {
       const { base, sandbox } = yield* setup([Script.turn("one")])
       const session = yield* Session.make({ ...base, settingSources: ["project"] })
@@ -158,7 +158,7 @@ describe("Session initialization kept current (real CLI)", () => {
 })
 
 describe("Session initialize (real CLI)", () => {
-  it.live("plugins delivered in initialize are loaded; reinitialize answers with the current state", () =>
+  it.live("initialize loads plugins; reinitialize answers the current state", () =>
     run(Effect.gen(function*() {
       const { base, sandbox } = yield* setup([Script.turn("one")])
       const plugin = writePlugin(sandbox.cwd)
@@ -170,7 +170,7 @@ describe("Session initialize (real CLI)", () => {
       assert.strictEqual(session.initialization, again)
     })), 60_000)
 
-  it.live("the initialize-only options are taken: tool aliases route a tool name to another tool", () =>
+  it.live("tool aliases route a tool name to another tool", () =>
     run(Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Scribble", { file_path: "aliased.txt", content: "via alias" })),
@@ -189,7 +189,7 @@ describe("Session initialize (real CLI)", () => {
 })
 
 describe("Session background tasks (real CLI)", () => {
-  it.live("stopTask stops a background subagent: the CLI reports it stopped before it finished", () =>
+  it.live("stopTask stops a background subagent", () =>
     run(Effect.gen(function*() {
       // The subagent would stream for 20 s.
       const slow = Script.turn("c".repeat(40), { eventDelay: "500 millis", chunkSize: 1 })

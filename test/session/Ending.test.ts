@@ -17,7 +17,7 @@ const { helloLines, success } = FakeCli
 const closedReason = (error: unknown) => reasonOf(error, SessionError.SessionError, SessionError.SessionClosed)
 
 describe("Session ending (fake CLI, test clock)", () => {
-  it.effect("closing the scope ends readers in fibers it does not own and fails every pending and later call at once with SessionClosed", () => {
+  it.effect("closing the scope fails pending and later calls with SessionClosed", () => {
     // Starts a turn and never ends it (no init either, so the session id stays unknown); answers interrupts, never
     // set_model.
     const fake = FakeCli.make(FakeCli.serve({
@@ -62,7 +62,7 @@ describe("Session ending (fake CLI, test clock)", () => {
     }).pipe(Effect.provide(fake.layer))
   })
 
-  it.effect("a send waiting for room in stdin (the CLI reads no more) fails with SessionClosed when the scope closes", () => {
+  it.effect("a send blocked on stdin fails with SessionClosed", () => {
     const fake = FakeCli.make(FakeCli.serve({ onStdinEnd: "hang" }), { stdinLines: 1 })
     return Effect.gen(function*() {
       const scope = yield* Scope.make()
@@ -79,7 +79,7 @@ describe("Session ending (fake CLI, test clock)", () => {
     }).pipe(Effect.provide(fake.layer))
   })
 
-  it.effect("the CLI's death ends the session while a reader lags: calls waiting on the CLI fail at once, the reader gets everything, then why", () => {
+  it.effect("the CLI's death: waiting calls fail, a lagging reader gets all", () => {
     // Writes a turn, takes a set_model request, and dies without answering it.
     const dying = FakeCli.make((io) =>
       Effect.gen(function*() {

@@ -24,7 +24,7 @@ const memo = {
 const askName = [Script.turn(Script.toolUse("mcp__memo__ask_name", {})), Script.turn("done")]
 
 describe("external MCP servers (real CLI)", () => {
-  it.live("setMcpServers adds a stdio server; its status, a resource read and a reconnect", () =>
+  it.live("setMcpServers adds a stdio server: status, resource read, reconnect", () =>
     run(Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one")])
       const session = yield* Session.make(base)
@@ -39,7 +39,7 @@ describe("external MCP servers (real CLI)", () => {
       assert.strictEqual((yield* session.mcpServerStatus).find((s) => s.name === "memo")?.status, "connected")
     })), 60_000)
 
-  it.live("an elicitation from the server is answered by onElicitation; its content reaches the tool", () =>
+  it.live("onElicitation answers the server's elicitation", () =>
     run(Effect.gen(function*() {
       const { base } = yield* setup(askName)
       const asked: Array<Dialogs.Elicitation> = []
@@ -58,7 +58,7 @@ describe("external MCP servers (real CLI)", () => {
       assert.include(result.text, "name=Ada")
     })), 60_000)
 
-  it.live("without onElicitation the elicitation is declined, and the server hears so", () =>
+  it.live("without onElicitation the elicitation is declined", () =>
     run(Effect.gen(function*() {
       const { base } = yield* setup(askName)
       const options: Session.Options = {

@@ -101,7 +101,7 @@ describe("hook events (real CLI)", () => {
 })
 
 describe("typed hook outputs (real CLI)", () => {
-  it.live("a PermissionRequest hook allows a Write with an updated input; a PreToolUse hook adds context", () =>
+  it.live("PermissionRequest updates a Write; PreToolUse adds context", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup([
         Script.turn(Script.toolUse("Write", { file_path: "out.txt", content: "from the model" })),

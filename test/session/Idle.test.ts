@@ -19,7 +19,7 @@ const { helloAnswering, helloLines } = FakeCli
 const idleReason = (error: unknown) => reasonOf(error, CliError.ClaudeCliError, CliError.IdleTimeout)
 
 describe("Session idle timeout (fake CLI, test clock)", () => {
-  it.effect("a CLI that hangs mid-turn fails the turn and the output with IdleTimeout, and is ended", () => {
+  it.effect("a CLI hanging mid-turn fails with IdleTimeout and is ended", () => {
     // Starts the turn, then writes nothing more.
     const fake = FakeCli.make(FakeCli.serve({
       onUser: (_, io) => Effect.andThen(FakeCli.writeAll(io, helloLines.slice(0, 2)), Effect.never)
@@ -90,7 +90,7 @@ describe("Session idle timeout (fake CLI, test clock)", () => {
 })
 
 describe("Session idle timeout (real CLI)", () => {
-  it.live("3 s between turns, a 3 s callback and a slow reader do not trip a 1.5 s idleTimeout; a model stalling 4 s does, and the CLI is gone", () =>
+  it.live("only the model stalling trips idleTimeout", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([
         Script.turn("one"),

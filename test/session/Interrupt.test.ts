@@ -56,7 +56,7 @@ const queueing = () => {
 }
 
 describe("Session interrupts (fake CLI, test clock)", () => {
-  it.effect("a reader that interrupts from inside its own stream, the output held behind it, gets the turn's end on time", () => {
+  it.effect("a reader interrupting from its own stream gets the end on time", () => {
     const fake = flooding(200)
     return Effect.gen(function*() {
       const session = yield* Session.make({ bufferSize: 4, interruptTimeout: "10 seconds" })
@@ -76,7 +76,7 @@ describe("Session interrupts (fake CLI, test clock)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("an interrupt from another fiber while a subscription nobody reads holds the output ends the turn on time", () => {
+  it.effect("an interrupt while an unread subscription holds the output", () => {
     const fake = flooding(200)
     return Effect.gen(function*() {
       const session = yield* Session.make({ bufferSize: 4, interruptTimeout: "10 seconds" })
@@ -98,7 +98,7 @@ describe("Session interrupts (fake CLI, test clock)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("an interrupt sent before the CLI takes the prompt up is sent again once it does: the turn ends interrupted", () => {
+  it.effect("an interrupt before the prompt is taken up is sent again", () => {
     const fake = queueing()
     return Effect.gen(function*() {
       const session = yield* Session.make({ interruptTimeout: "10 seconds" })

@@ -18,7 +18,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
 const turnRequests = (server: ScriptedServer.Shape) => Effect.map(server.requests, ScriptedServer.turnRequests)
 
 describe("options (real CLI)", () => {
-  it.live("a preset system prompt with an append, effort, betas and a thinking budget reach the model request", () =>
+  it.live("preset system prompt, effort, betas and thinking reach the request", () =>
     run(Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("one")])
       const session = yield* Session.make({
@@ -39,7 +39,7 @@ describe("options (real CLI)", () => {
       assert.include(String(request.headers["anthropic-beta"]), "context-1m-2025-08-07")
     })), 60_000)
 
-  it.live("a custom system prompt replaces Claude Code's; effort reaches the request", () =>
+  it.live("a custom system prompt replaces Claude Code's", () =>
     run(Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("one")])
       const session = yield* Session.make({

@@ -51,7 +51,7 @@ describe("Session readers (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("with no reader the output is dropped: the CLI is not held and a later turn gets only its own", () => {
+  it.effect("with no reader the output is dropped, the CLI not held", () => {
     const fake = echoing()
     return Effect.gen(function*() {
       const session = yield* Session.make()
@@ -62,7 +62,7 @@ describe("Session readers (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("a turn read slowly paces the CLI through its pipe: the buffer holds bufferSize messages", () => {
+  it.effect("a slow turn reader paces the CLI: bufferSize messages held", () => {
     const fake = flooding(500)
     return Effect.gen(function*() {
       const session = yield* Session.make({ bufferSize: 8 })
@@ -81,7 +81,7 @@ describe("Session readers (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("a messages reader that stops reading holds the CLI; ending its stream lets the turn finish", () => {
+  it.effect("a stalled messages reader holds the CLI until it ends", () => {
     const fake = flooding(100)
     return Effect.gen(function*() {
       const session = yield* Session.make({ bufferSize: 8 })

@@ -34,8 +34,8 @@ const assertClean = (errors: ReadonlyArray<unknown>) => {
   assert.include(text, "<redacted>", "the errors did carry secrets")
 }
 
-describe("Session secrets (fake CLI)", () => {
-  it.effect("a CLI that echoes the secrets to stderr, then in a line that is not JSON: DecodeFailed, and SessionClosed of later calls with the stderr tail, show none", () => {
+describe("errors show no secret (fake CLI)", () => {
+  it.effect("stderr and a non-JSON line: DecodeFailed and SessionClosed", () => {
     const fake = FakeCli.make(FakeCli.serve({
       onUser: (_, io) =>
         Effect.gen(function*() {
@@ -53,7 +53,7 @@ describe("Session secrets (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("a CLI that dies in the middle of a line holding the secrets, after echoing them to stderr: ProcessExited's stderr tail and cut line show none", () => {
+  it.effect("death mid-line: ProcessExited", () => {
     const fake = FakeCli.make((io) =>
       Effect.gen(function*() {
         yield* io.write(success(yield* io.read, { commands: [], models: [] }))
@@ -75,7 +75,7 @@ describe("Session secrets (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("a CLI that answers control requests with the secrets in its error, or in an initialize answer that does not fit: ControlRequestFailed and InvalidResponse show none", () => {
+  it.effect("control answers: ControlRequestFailed and InvalidResponse", () => {
     const refusing = FakeCli.make(FakeCli.serve({
       onRequest: (frame, io) => io.write(FakeCli.failure(frame, `no such model for ${leaked(io)}`))
     }))
@@ -92,7 +92,7 @@ describe("Session secrets (fake CLI)", () => {
     })
   })
 
-  it.effect("a CLI that goes idle after echoing the secrets to stderr: IdleTimeout's stderr tail shows none", () => {
+  it.effect("idle after stderr: IdleTimeout", () => {
     const fake = FakeCli.make(FakeCli.serve({
       onUser: (_, io) =>
         Effect.gen(function*() {
@@ -113,8 +113,8 @@ describe("Session secrets (fake CLI)", () => {
   })
 })
 
-describe("Session secrets (Node spawner)", () => {
-  it.live("a CLI that cannot be started, with the secrets in its environment and among its arguments: SpawnFailed shows none", () =>
+describe("errors show no secret (Node spawner)", () => {
+  it.live("a CLI that cannot start: SpawnFailed", () =>
     Effect.gen(function*() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "session-secrets-"))
       // A file that is not executable: the spawn fails, and Node's error names the command line.

@@ -48,7 +48,7 @@ describe("Session (real CLI)", () => {
       assert.strictEqual(resultOf(second).session_id, id)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("a session resumed by id sees the first conversation; a fork gets a new id", () =>
+  it.live("a resumed session sees the first conversation; a fork gets a new id", () =>
     Effect.gen(function*() {
       const { server, base } = yield* setup([Script.turn("Noted: 7"), Script.turn("It was 7"), Script.turn("Still 7")])
       const first = yield* Effect.scoped(Effect.gen(function*() {
@@ -126,7 +126,7 @@ describe("Session (real CLI)", () => {
       assert.include(JSON.stringify(blocks), "What is this?")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("interrupt ends a turn whose model request is streaming: the turn ends with the CLI's interrupted result", () =>
+  it.live("interrupt ends a turn whose model request is streaming", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup([
         // Would stream for well over a minute.
@@ -145,7 +145,7 @@ describe("Session (real CLI)", () => {
       assert.isTrue(isAlive(session.pid))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("interrupt before the first turn and between turns only tells the CLI; the session goes on", () =>
+  it.live("interrupt outside a turn only tells the CLI", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one"), Script.turn("two")])
       // A deadline the old behaviour (waiting for a turn that never comes) would run into.
@@ -157,7 +157,7 @@ describe("Session (real CLI)", () => {
       assert.isTrue(isAlive(session.pid))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("a messages reader in one fiber and a turn in another each get the whole turn; so does a second reader", () =>
+  it.live("concurrent readers each get the whole turn", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one")])
       const session = yield* Session.make(base)
@@ -171,7 +171,7 @@ describe("Session (real CLI)", () => {
       for (const reader of readers) assert.deepStrictEqual((yield* Fiber.join(reader)).map((m) => m._tag), turn.map((m) => m._tag))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("sends from several fibers at once: each prompt reaches the model once and whole; every turn ends with a result", () =>
+  it.live("concurrent sends: each prompt once and whole, each turn a result", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup(Array.from({ length: 4 }, (_, i) => Script.turn(`answer ${i}`)))
       const session = yield* Session.make(base)
@@ -192,7 +192,7 @@ describe("Session (real CLI)", () => {
       yield* session.interrupt
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("a prompt sent while a turn's Bash command runs joins the turn: one result, the model sees it, the next turn is its own", () =>
+  it.live("a prompt sent during a Bash command joins the turn", () =>
     Effect.gen(function*() {
       const { base, sandbox, server } = yield* setup([
         // Runs until the test creates `go`: the turn is busy until then, whatever the machine's load.
@@ -224,7 +224,7 @@ describe("Session (real CLI)", () => {
       assert.strictEqual(resultOf(yield* collect(session.turn("and now?"))).result, "next")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("a turn whose prompt waits behind a running turn, with another queued before it, starts with its own init", () =>
+  it.live("a queued prompt starts its turn with its own init", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup([
         Script.turn("a".repeat(10), { eventDelay: "300 millis", chunkSize: 1 }),
@@ -242,7 +242,7 @@ describe("Session (real CLI)", () => {
       assert.include(JSON.stringify((yield* turnBodies(server)).at(-1)!.messages), "waiting two")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("an interrupt right after a send, before the CLI takes the prompt up, ends that turn each time", () =>
+  it.live("an interrupt right after a send ends that turn", () =>
     Effect.gen(function*() {
       // Each would stream for 9 s. An interrupted turn may end before its model request, so the last prompt has
       // a conversation of its own.
@@ -263,7 +263,7 @@ describe("Session (real CLI)", () => {
       assert.isTrue(isAlive(session.pid))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("a slow reader that interrupts from inside its own stream: the CLI settles the turn on time, nothing is killed", () =>
+  it.live("a slow reader interrupting from its stream: settled, nothing killed", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("a".repeat(2000), { eventDelay: "2 millis", chunkSize: 1 }), Script.turn("two")])
       const session = yield* Session.make({ ...base, includePartialMessages: true, interruptTimeout: "5 seconds" })
@@ -278,7 +278,7 @@ describe("Session (real CLI)", () => {
       assert.strictEqual(resultOf(yield* collect(session.turn("again"))).result, "two")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("close ends stdin and the CLI exits on its own; the output ends without error", () =>
+  it.live("close ends stdin; the CLI exits and the output ends", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("hi")])
       const session = yield* Session.make(base)
@@ -288,7 +288,7 @@ describe("Session (real CLI)", () => {
       assert.deepStrictEqual(yield* collect(session.messages), [])
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
-  it.live("closing the scope mid-turn ends the process and the callback it waits on", () =>
+  it.live("closing the scope mid-turn ends the process and its callback", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "x.txt", content: "x" })), Script.turn("done")])
       const asked = yield* Deferred.make<void>()

@@ -26,7 +26,7 @@ const environmentOf = (pid: number): Record<string, string> =>
   )
 
 describe("session tracing (real CLI)", () => {
-  it.live("the CLI holds the caller's trace context; turns and tool calls are spans under the caller's", () =>
+  it.live("turns and tool calls are spans under the caller's", () =>
     Effect.gen(function*() {
       const { tracer, spans } = recordingTracer()
       const { base } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "a.txt", content: "x" })), Script.turn("done")])
@@ -48,7 +48,7 @@ describe("session tracing (real CLI)", () => {
       assert.strictEqual(turn.attributes.get(Telemetry.attributes.turns), 2)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
 
-  it.live("with the CLI's own tracing on, its model requests carry the caller's trace id", () =>
+  it.live("the CLI's own model requests carry the caller's trace id", () =>
     Effect.gen(function*() {
       const { tracer, spans } = recordingTracer()
       const { base, server } = yield* setup([Script.turn("one")])

@@ -14,7 +14,7 @@ const { helloAnswering, helloLines, requestsOf, success } = FakeCli
 const resultOf = (text: string, subtype = "success") => ({ ...JSON.parse(helloLines[2]), subtype, result: text })
 
 describe("Session turns and interrupts (fake CLI)", () => {
-  it.effect("interrupt with no turn running sends the request and returns; the session goes on", () => {
+  it.effect("interrupt with no turn running returns at once", () => {
     const fake = FakeCli.make(FakeCli.serve({
       onUser: (frame, io) => FakeCli.writeAll(io, helloAnswering(`echo: ${frame.message.content}`))
     }))
@@ -30,7 +30,7 @@ describe("Session turns and interrupts (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("an idle interrupt the CLI does not answer fails with ControlTimeout and leaves the CLI running", () => {
+  it.effect("an unanswered idle interrupt fails with ControlTimeout", () => {
     const fake = FakeCli.make(FakeCli.serve({ onRequest: () => Effect.void }))
     return Effect.gen(function*() {
       const session = yield* Session.make({ controlTimeout: "3 seconds", interruptTimeout: "1 second" })
@@ -47,7 +47,7 @@ describe("Session turns and interrupts (fake CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 
-  it.effect("after two quick sends, interrupt waits for the running turn's end, not for the next one's", () =>
+  it.effect("interrupt waits for the running turn's end only", () =>
     Effect.gen(function*() {
       const endFirst = yield* Deferred.make<void>()
       const startSecond = yield* Deferred.make<void>()
@@ -95,7 +95,7 @@ describe("Session turns and interrupts (fake CLI)", () => {
       }).pipe(Effect.scoped, Effect.provide(fake.layer))
     }))
 
-  it.effect("a prompt sent while a turn runs joins that turn; no result is owed for it", () => {
+  it.effect("a prompt sent mid-turn joins that turn", () => {
     let running = false
     // Like the CLI: a prompt that arrives mid-turn is replayed at once and answered within the running turn.
     const fake = FakeCli.make(FakeCli.serve({
@@ -134,7 +134,7 @@ describe("Session turns and interrupts (fake CLI)", () => {
   })
 
   for (const taking of ["its started event, before the turn's init (CLI 2.1.330)", "its replay, after the turn's init"]) {
-    it.effect(`a turn whose prompt waits behind a running turn gets its own turn from its init; the CLI tells by ${taking}`, () =>
+    it.effect(`a queued prompt gets its own turn, told by ${taking}`, () =>
       Effect.gen(function*() {
         const endFirst = yield* Deferred.make<void>()
         let waiting: FakeCli.Frame | undefined

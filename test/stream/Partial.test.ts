@@ -107,7 +107,7 @@ describe("Partial.assemble", () => {
         })
       }
 
-      it("a renderer printing deltas and unstreamed messages shows every text exactly once", () => {
+      it("deltas and unstreamed messages show each text once", () => {
         let rendered = ""
         for (const e of events) {
           if (e._tag === "TextDelta") rendered += e.text
@@ -130,11 +130,11 @@ describe("Partial.assemble", () => {
         assert.deepStrictEqual(passed, messages.filter((m) => m._tag !== "StreamEventMessage"))
       })
 
-      it("every event has the shape its Event constructor gives (the same keys, in the same order)", () => {
+      it("every event has its constructor's shape", () => {
         assertConstructed(events)
       })
 
-      it("property: the chunking of the message stream does not change the events", () => {
+      it("property: chunking does not change the events", () => {
         fc.assert(
           fc.property(fc.array(fc.integer({ min: 0, max: messages.length }), { maxLength: 10 }), (cuts) => {
             assert.deepStrictEqual(assembleAll(messages, cuts), events)
@@ -166,7 +166,7 @@ describe("Partial.assemble", () => {
     return exit.value
   }
 
-  it("joins fragments; an empty input is {}; a cut input is ToolCallMalformed", () => {
+  it("joins fragments; empty is {}; cut is ToolCallMalformed", () => {
     const events = run([
       start("m1"),
       toolStart(0, "t0", "Bash"),
@@ -188,7 +188,7 @@ describe("Partial.assemble", () => {
     ])
   })
 
-  it("a tool call cut off by a new message or by the end of the stream is ToolCallMalformed", () => {
+  it("a tool call cut off is ToolCallMalformed", () => {
     const events = run([start("m1"), toolStart(0, "t0", "Bash"), json(0, "{\"a\""), start("m2"), toolStart(0, "t1", "Read")])
     const cut = events.filter(Partial.Event.$is("ToolCallMalformed"))
     assert.deepStrictEqual(cut.map((c) => [c.messageId, c.id, c.json]), [["m1", "t0", "{\"a\""], ["m2", "t1", ""]])
@@ -214,7 +214,7 @@ describe("Partial.assemble", () => {
     ])
   })
 
-  it("passes decode failures of lenient streams through", () => {
+  it("passes in-band decode failures through", () => {
     const events = run(["not json", start("m")])
     assert.strictEqual(events[0]!._tag, "DecodeError")
     assert.strictEqual(events[1]!._tag, "MessageStart")

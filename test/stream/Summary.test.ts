@@ -110,7 +110,7 @@ describe("Summary", () => {
     assert.strictEqual(s.totalCostUsd, 0.5)
   })
 
-  it("counts decode failures of lenient streams", () => {
+  it("counts in-band decode failures", () => {
     const s = summarizeFile(lines(init, "oops", result("done")))
     assert.strictEqual(s.decodeErrorCount, 1)
     assert.strictEqual(s.messageCount, 2)

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
 
 describe("ClaudeSandbox", () => {
-  it.live("creates an isolated home and cwd with the files, an offline env, and removes them with its scope", () =>
+  it.live("creates an isolated, offline home and cwd, removed with its scope", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const sandbox = yield* ClaudeSandbox.make({
@@ -33,7 +33,7 @@ describe("ClaudeSandbox", () => {
       assert.isFalse(fs.existsSync(sandbox.cwd))
     }).pipe(Effect.provide(NodeServices.layer)))
 
-  it.live("fails with a typed error listing where it looked when the executable is missing", () =>
+  it.live("a missing executable fails listing where it looked", () =>
     Effect.gen(function*() {
       const error = yield* ClaudeSandbox.findExecutable("/nonexistent/claude").pipe(Effect.flip)
       assert.strictEqual(error._tag, "SandboxError")

@@ -27,7 +27,7 @@ const sentToolResults = (requests: ReadonlyArray<ScriptedServer.RecordedRequest>
   )
 
 describe("real CLI against the scripted server", () => {
-  it.live("runs a tool loop: Read of a file the test wrote, its content back to the model, final result", () =>
+  it.live("runs a tool loop: Read of a file, its content to the model", () =>
     Effect.gen(function*() {
       const secret = `secret-${Math.random().toString(36).slice(2)}`
       const run = yield* play({
@@ -67,7 +67,7 @@ describe("real CLI against the scripted server", () => {
       assert.include(sent[1][0].text, secret)
     }))
 
-  it.live("retries API errors (529, 429, 500) with api_retry messages, then succeeds", () =>
+  it.live("retries API errors with api_retry messages, then succeeds", () =>
     Effect.gen(function*() {
       const run = yield* play(Scenarios.errorCase)
       assert.strictEqual(run.exitCode, 0, run.stderr)
@@ -101,7 +101,7 @@ describe("real CLI against the scripted server", () => {
       assert.deepStrictEqual(sent[1].map((r) => [r.isError, r.text]), [[true, denial]])
     }))
 
-  it.live("routes a Task subagent's own conversation and tags its messages with parent_tool_use_id", () =>
+  it.live("routes a Task subagent's conversation, tagging its messages", () =>
     Effect.gen(function*() {
       const run = yield* play(Scenarios.subagent)
       assert.strictEqual(run.exitCode, 0, run.stderr)

@@ -15,7 +15,7 @@ const script = Script.make([
 })
 
 describe("Script turn selection", () => {
-  it("picks the main conversation's turn from the number of assistant messages", () => {
+  it("picks the main turn from the count of assistant messages", () => {
     const first = Script.locate(script, request([{ role: "user", content: "hi" }]))
     assert.deepStrictEqual([first.conversation, first.index], ["main", 0])
     assert.strictEqual(first.turn?.content[0].type, "tool_use")
@@ -49,7 +49,7 @@ describe("Script turn selection", () => {
     assert.deepStrictEqual(t.failures.map((e) => e.status), [529, 529, 500])
   })
 
-  it("answers past the end of a conversation with a 400 naming the missing turn", () => {
+  it("past the end of a conversation: a 400 naming the turn", () => {
     const p = Script.locate(script, request([
       { role: "user", content: "a" },
       { role: "assistant", content: "b" },

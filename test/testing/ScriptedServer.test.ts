@@ -27,7 +27,7 @@ const conversation = (assistantTurns: number) =>
   Array.from({ length: assistantTurns * 2 + 1 }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: `m${i}` }))
 
 describe("ScriptedServer", () => {
-  it.live("answers turns over HTTP, fails first attempts, serves side requests without consuming turns", () =>
+  it.live("answers turns, fails first attempts, serves side requests", () =>
     Effect.gen(function*() {
       const server = yield* ScriptedServer.make(script)
       assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/)

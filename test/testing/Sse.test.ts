@@ -17,7 +17,7 @@ const turn = fc.tuple(fc.array(block, { minLength: 1, maxLength: 5 }), fc.option
 const options: Sse.EncodeOptions = { messageId: "msg_1", model: "claude-test", toolUseIdPrefix: "toolu_t" }
 
 describe("Sse", () => {
-  it("round-trips any turn through the wire format and a client's reassembly", () =>
+  it("round-trips any turn through the wire format", () =>
     fc.assert(fc.property(turn, (t) => {
       const wire = Sse.encodeTurn(t, options).map(Sse.format).join("")
       const events = Sse.parse(wire)
@@ -33,7 +33,7 @@ describe("Sse", () => {
       for (const e of events) assert.strictEqual(e.event, e.data.type)
     })))
 
-  it("frames a turn like the Messages API and splits text and tool input into several deltas", () => {
+  it("frames a turn like the Messages API, in several deltas", () => {
     const t = Script.turn([Script.text("Hello there, world"), Script.toolUse("Read", { file_path: "/tmp/a.txt" })])
     const events = Sse.encodeTurn(t, options)
     assert.deepStrictEqual(events.map((e) => e.event), [
