@@ -14,6 +14,22 @@ import * as path from "node:path"
 
 const root = path.resolve(import.meta.dirname, "..")
 
+// ccusage is installed on first use, beside the bench rather than in the project: its native packages are
+// published for some platforms only, which `npm ci` of the project would trip over.
+const ccusageVersion = "20.0.24"
+const ccusageCli = (): string => {
+  const dir = path.join(os.tmpdir(), "effect-claude-code-bench", `ccusage-${ccusageVersion}`)
+  const cli = path.join(dir, "node_modules", "ccusage", "src", "cli.js")
+  if (!fs.existsSync(cli)) {
+    fs.mkdirSync(dir, { recursive: true })
+    const installed = childProcess.spawnSync("npm", ["install", "--no-save", "--prefix", dir, `ccusage@${ccusageVersion}`], {
+      stdio: "inherit"
+    })
+    if (installed.status !== 0) throw new Error(`could not install ccusage@${ccusageVersion} (npm exit ${installed.status})`)
+  }
+  return cli
+}
+
 const flag = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`)
   return i === -1 ? fallback : Number(process.argv[i + 1])
@@ -169,7 +185,7 @@ const main = () => {
       }
     )
     const theirs = measure(
-      [node, path.join(root, "node_modules", "ccusage", "src", "cli.js"), "session", "--json", "--offline"],
+      [node, ccusageCli(), "session", "--json", "--offline"],
       env,
       (stdout) => {
         const t = JSON.parse(stdout).totals
