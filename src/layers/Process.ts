@@ -30,12 +30,17 @@
  *   never blocks the CLI.
  * - **Never reads stdin**: a prompt the CLI does not read (even one larger than the pipe) does not block
  *   the output or change the outcome.
+ * - **Exits while a process it started holds stdout or stderr open** (a tool, a wrapper script's helper):
+ *   once the CLI has exited, each pipe counts as drained when it stays silent for `drainGracePeriod`
+ *   (500 ms), so the run ends as the exit says (a successful run succeeds, also with `idleTimeout`); the rest
+ *   of the CLI's process group is then ended as above.
  *
  * @since 0.1.0
  */
 import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -88,6 +93,16 @@ export interface Config {
  * @category constants
  */
 export const defaultStderrTailBytes = 8 * 1024
+
+/**
+ * How long a run waits, once the CLI has exited, for more output on a pipe before taking it as drained:
+ * 500 ms. A process the CLI started (a tool, a helper of a wrapper script) may keep stdout or stderr open
+ * after the CLI is gone; the run ends all the same, and the rest of the CLI's process group is ended with it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const drainGracePeriod: Duration.Duration = Duration.millis(500)
 
 /**
  * The executable used when none is configured.
@@ -269,7 +284,8 @@ export const spawn = Effect.fnUntraced(function*(
     handle,
     stderrTail,
     redact,
-    finalStderrTail: Effect.map(Fiber.join(stderrFiber), stderrTail),
+    // A descendant may hold stderr open after the CLI exited: the tail then ends at the drain grace period.
+    finalStderrTail: Effect.map(Effect.raceFirst(Fiber.join(stderrFiber), drained(handle)), stderrTail),
     exitStatus: handle.exitCode.pipe(
       Effect.map((code): ExitStatus => ({ exitCode: code, signal: null })),
       Effect.catch((error) => Effect.succeed<ExitStatus>({ exitCode: null, signal: signalOf(error) }))
@@ -277,14 +293,27 @@ export const spawn = Effect.fnUntraced(function*(
   }
 })
 
-// Fails a pull that waits longer than `duration`; time between pulls (a slow consumer) is never counted.
-const failWhenIdle = <A, R>(
+// Completes once the process has exited and then `drainGracePeriod` has passed.
+const drained = (handle: ChildProcessSpawner.ChildProcessHandle): Effect.Effect<void> =>
+  handle.exitCode.pipe(Effect.ignore, Effect.andThen(Effect.sleep(drainGracePeriod)))
+
+// A pull that waits on the pipe ends the stream once the CLI has exited and nothing came for
+// `drainGracePeriod`; with `idle`, it fails when the CLI, still running, wrote nothing for that long. Only time
+// spent waiting counts, never the time between pulls (a slow consumer).
+const endWhenDrained = <A, R>(
   self: Stream.Stream<A, CliError.ClaudeCliError, R>,
-  duration: Duration.Input,
-  onIdle: () => CliError.ClaudeCliError
+  handle: ChildProcessSpawner.ChildProcessHandle,
+  idle: { readonly timeout: Duration.Input; readonly onIdle: () => CliError.ClaudeCliError } | undefined
 ): Stream.Stream<A, CliError.ClaudeCliError, R> =>
-  Stream.transformPull(self, (pull) =>
-    Effect.succeed(pull.pipe(Effect.timeoutOrElse({ duration, orElse: () => Effect.fail(onIdle()) }))))
+  Stream.transformPull(self, (pull) => {
+    const end = Effect.andThen(drained(handle), Cause.done())
+    const idleFail = idle === undefined ? Effect.never : Effect.sleep(idle.timeout).pipe(
+      Effect.andThen(Effect.orElseSucceed(handle.isRunning, () => false)),
+      // Once the CLI has exited, silence is a descendant holding the pipe: the drain ends the stream.
+      Effect.flatMap((running) => running ? Effect.fail(idle.onIdle()) : Effect.never)
+    )
+    return Effect.succeed(Effect.raceAllFirst([pull, end, idleFail]))
+  })
 
 /**
  * The error of a CLI that wrote nothing on stdout for `timeout` (see `Config.idleTimeout`) after line
@@ -319,9 +348,11 @@ export const output = (
       })
     ))
   const timeout = options.idleTimeout
-  const timed = timeout === undefined
-    ? stdout
-    : failWhenIdle(stdout, timeout, () => idleTimeoutError(timeout, lastLine, cli.stderrTail()))
+  const timed = endWhenDrained(
+    stdout,
+    cli.handle,
+    timeout === undefined ? undefined : { timeout, onIdle: () => idleTimeoutError(timeout, lastLine, cli.stderrTail()) }
+  )
   const body = applyStepper(timed, (): Stepper<Uint8Array, Ndjson.Line | DecodeError, never> => {
     const splitter = Ndjson.makeSplitter({ maxLineBytes: options.maxLineBytes, mode: "emit" })
     return {
