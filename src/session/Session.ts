@@ -225,7 +225,8 @@ export interface Session {
   readonly request: Protocol.Protocol["request"]
   /**
    * Ends stdin, waits for the CLI to exit (up to the kill grace period), then terminates it. Calls waiting on
-   * the CLI then fail with `SessionClosed`; readers still get what the CLI wrote before it exited.
+   * the CLI then fail with `SessionClosed`; readers still get what the CLI wrote before it exited, then
+   * `SessionClosed` if the turn was cut short (never the CLI's exit by the signal `close` sent).
    */
   readonly close: Effect.Effect<void>
 }
@@ -308,6 +309,8 @@ const start = Effect.fnUntraced(function*(
   const turns = Turns.make()
   // Set when the session ends the CLI by force, so that the output fails with why.
   let forced: StreamError | undefined
+  // Set once `close` starts.
+  let closing = false
   const forceEnd = <E extends StreamError>(error: E): Effect.Effect<never, E> =>
     Effect.suspend(() => {
       forced ??= error
@@ -389,7 +392,13 @@ const start = Effect.fnUntraced(function*(
     if (Exit.isFailure(read) && forced === undefined) yield* terminate
     exitCode = (yield* cli.exitStatus).exitCode
     yield* shut
-    yield* handover.end(Exit.mapError(forced !== undefined ? Exit.fail(forced) : read, redact))
+    // A CLI that `close` ended (or that failed once closing began) was closed by this side, not failing.
+    const ended = forced !== undefined
+      ? Exit.fail(forced)
+      : closing && Exit.isFailure(read)
+      ? Exit.fail(closedError("read more output"))
+      : read
+    yield* handover.end(Exit.mapError(ended, redact))
   }))
   yield* Effect.forkScoped(Effect.flatMap(Effect.exit(handover.drain(output.publish)), output.end))
   // Added last, so it runs first when the scope closes: readers end with what they have buffered, then
@@ -445,6 +454,7 @@ const start = Effect.fnUntraced(function*(
   })
 
   const close = Effect.gen(function*() {
+    closing = true
     yield* Queue.end(stdin)
     const status = yield* cli.exitStatus.pipe(
       Effect.timeoutOrElse({ duration: killGracePeriod, orElse: () => Effect.andThen(terminate, cli.exitStatus) })
