@@ -47,11 +47,12 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import type * as PlatformError from "effect/PlatformError"
 import * as ChildProcess from "effect/process/ChildProcess"
-import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type { ChildProcessSpawner as Spawner } from "effect/process/ChildProcessSpawner"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as NodeChildProcess from "node:child_process"
 import * as CliError from "../ClaudeCliError.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../Redaction.ts"
@@ -436,11 +437,79 @@ export const lines = (
   }))
 
 /**
- * Node's `ChildProcessSpawner` with the file system and path services it needs.
+ * How long the host-death guard (see {@link guard}) waits between SIGTERM and SIGKILL to a CLI's process
+ * group once the host process has died: 2 seconds. The whole group is gone by then.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const guardGracePeriod: Duration.Duration = Duration.seconds(2)
+
+// Waits for its stdin (a pipe from the host) to close, which happens when the host dies however it dies (the
+// kernel closes the host's end), then ends the CLI's process group: SIGTERM, SIGKILL after the grace period.
+const guardScript = `read -r _; kill -TERM -$1 2>/dev/null || exit 0; sleep $2; kill -KILL -$1 2>/dev/null`
+
+// Starts the watcher of one process group; `undefined` where there is no POSIX shell (Windows).
+const startGuard = (pgid: number): NodeChildProcess.ChildProcess | undefined => {
+  if (process.platform === "win32") return undefined
+  const seconds = String(Math.max(1, Math.ceil(Duration.toSeconds(guardGracePeriod))))
+  const watcher = NodeChildProcess.spawn("/bin/sh", ["-c", guardScript, "guard", String(pgid), seconds], {
+    // Its own session: a terminal's signals to the host's group do not reach it.
+    detached: true,
+    stdio: ["pipe", "ignore", "ignore"]
+  })
+  // A guard that cannot start leaves the CLI as it was without one; the run itself is not affected.
+  watcher.on("error", () => {})
+  watcher.stdin?.on("error", () => {})
+  // Neither the watcher nor its pipe keep the host's event loop alive.
+  watcher.unref()
+  ;(watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.()
+  return watcher
+}
+
+// Ends the watcher when the CLI's scope closes (the group is ended by the spawner then), waiting for its exit.
+const stopGuard = (watcher: NodeChildProcess.ChildProcess): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (watcher.exitCode !== null || watcher.signalCode !== null || watcher.pid === undefined) {
+      watcher.stdin?.destroy()
+      return resume(Effect.void)
+    }
+    watcher.once("exit", () => resume(Effect.void))
+    watcher.kill("SIGKILL")
+    watcher.stdin?.destroy()
+  })
+
+/**
+ * A spawner whose processes end with the host: each process it starts (a CLI, for queries and sessions
+ * alike) is watched by a small `/bin/sh` process holding a pipe from the host. When the host dies (SIGKILL,
+ * SIGHUP, SIGQUIT, a crash: the kernel closes its end of the pipe), the watcher ends the process's whole group
+ * (the spawner starts each process as the leader of its own group): SIGTERM, then SIGKILL after
+ * {@link guardGracePeriod}. Processes that left the group (`setsid`) are not reached. No native module; on
+ * Windows the spawner is returned as it is. {@link nodeSpawner} is guarded.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
+  ChildProcessSpawner.make((command) =>
+    Effect.tap(spawner.spawn(command), (handle) =>
+      Effect.acquireRelease(
+        Effect.sync(() => startGuard(handle.pid)),
+        (watcher) => watcher === undefined ? Effect.void : stopGuard(watcher)
+      ))
+  )
+
+/**
+ * Node's `ChildProcessSpawner` with the file system and path services it needs, guarded (see {@link guard}):
+ * every process it starts ends when the host process dies.
  *
  * @since 0.1.0
  * @category layers
  */
-export const nodeSpawner: Layer.Layer<Spawner> = NodeChildProcessSpawner.layer.pipe(
+export const nodeSpawner: Layer.Layer<Spawner> = Layer.effect(
+  ChildProcessSpawner.ChildProcessSpawner,
+  ChildProcessSpawner.ChildProcessSpawner.useSync(guard)
+).pipe(
+  Layer.provide(NodeChildProcessSpawner.layer),
   Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
 )

@@ -1,0 +1,137 @@
+/**
+ * The defined behaviour when the host process dies or is signalled mid-turn: nothing it started outlives it.
+ * Real processes throughout: a host script using the library (and the bin), a stand-in CLI that started a
+ * tool process, checked by pid. Titles read "<case>: <defined behaviour>"; a script turns them into the
+ * README's reliability table.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
+import type * as Path from "effect/Path"
+import type * as Scope from "effect/Scope"
+import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Process from "../../src/layers/Process.ts"
+import * as FaultCli from "../../src/testing/FaultCli.ts"
+import { awaitGone, fixtureLines } from "./support/faults.ts"
+
+const hello = fixtureLines("simple_hello")
+const root = path.resolve(import.meta.dirname, "../..")
+const pidsIn = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map(Number)
+
+// Within the guard's grace period and what it takes a loaded machine to notice: the bound of every wait here.
+const within = Duration.sum(Process.guardGracePeriod, Duration.seconds(8))
+
+interface Host {
+  readonly child: childProcess.ChildProcess
+  readonly output: () => string
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
+}
+
+// Starts `node <args>` and waits (bounded) until it wrote `ready` on stdout.
+const startHost = (args: ReadonlyArray<string>, ready: (stdout: string) => boolean) =>
+  Effect.acquireRelease(
+    Effect.promise(async (): Promise<Host> => {
+      const child = childProcess.spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk) => (stdout += chunk))
+      child.stderr.on("data", (chunk) => (stderr += chunk))
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once("exit", (code, signal) => resolve({ code, signal }))
+      )
+      const deadline = Date.now() + 30_000
+      while (!ready(stdout) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      if (!ready(stdout)) throw new Error(`the host did not get going: ${stdout}\n${stderr}`)
+      return { child, output: () => stdout + stderr, exited }
+    }),
+    (host) => Effect.sync(() => host.child.kill("SIGKILL"))
+  )
+
+// A stand-in CLI that runs a tool process mid-turn: for queries FaultCli, for sessions a protocol stand-in.
+const standIn = (mode: "query" | "session") =>
+  Effect.tap(standInUnguarded(mode), (cli) =>
+    // Whatever a failed test left running goes with the test.
+    Effect.addFinalizer(() =>
+      Effect.map(cli.pids, ([pids, tools]) => {
+        for (const pid of [...pids, ...tools]) if (FaultCli.isAlive(pid)) process.kill(pid, "SIGKILL")
+      })
+    ))
+
+interface StandIn {
+  readonly executable: string
+  /** The pids of the CLI runs and of the tool processes they started. */
+  readonly pids: Effect.Effect<readonly [ReadonlyArray<number>, ReadonlyArray<number>]>
+}
+
+const standInUnguarded = (mode: "query" | "session") =>
+  Effect.gen(function*(): Effect.fn.Return<StandIn, unknown, Scope.Scope | FileSystem.FileSystem | Path.Path> {
+    if (mode === "query") {
+      const installed = yield* FaultCli.make(FaultCli.plan(FaultCli.child(), FaultCli.lines(hello.slice(0, 2)), FaultCli.hang))
+      return { executable: installed.executable, pids: Effect.zip(installed.pids, installed.children) }
+    }
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "session-cli-"))),
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    const executable = path.join(dir, "claude")
+    const main = path.join(import.meta.dirname, "support", "sessionCli.ts")
+    fs.writeFileSync(executable, `#!/bin/sh\nexec '${process.execPath}' '${main}' '${dir}' "$@"\n`, { mode: 0o755 })
+    return {
+      executable,
+      pids: Effect.sync(() => [pidsIn(path.join(dir, "pids")), pidsIn(path.join(dir, "children"))] as const)
+    }
+  })
+
+const hostScript = path.join(import.meta.dirname, "support", "host.ts")
+const bin = path.join(root, "src", "cli", "main.ts")
+
+describe("Host", () => {
+  it.live("a host process using the library killed mid-turn by SIGKILL, SIGHUP, SIGQUIT or SIGUSR2, for a query and for a session: the CLI and the tool process it started are gone within Process.guardGracePeriod (checked by pid)", () =>
+    Effect.gen(function*() {
+      for (const mode of ["query", "session"] as const) {
+        for (const signal of ["SIGKILL", "SIGHUP", "SIGQUIT", "SIGUSR2"] as const) {
+          yield* Effect.scoped(Effect.gen(function*() {
+            const cli = yield* standIn(mode)
+            const host = yield* startHost([hostScript, mode, cli.executable], (out) => out.includes("ready"))
+            const [pids, tools] = yield* cli.pids
+            assert.strictEqual(pids.length, 1, `${mode}: one CLI`)
+            assert.strictEqual(tools.length, 1, `${mode}: one tool process`)
+            host.child.kill(signal)
+            assert.strictEqual((yield* Effect.promise(() => host.exited)).signal, signal)
+            yield* awaitGone([...pids, ...tools], within)
+          }))
+        }
+      }
+    }).pipe(Effect.provide(NodeServices.layer)), 180_000)
+
+  it.live("the bin (effect-claude-code run) killed mid-turn by SIGKILL: its CLI and the tool process it started are gone within Process.guardGracePeriod", () =>
+    Effect.gen(function*() {
+      const cli = yield* standIn("query")
+      const host = yield* startHost([bin, "run", "--claude", cli.executable, "--format", "jsonl", "hi"], (out) => out.includes("\n"))
+      const [pids, tools] = yield* cli.pids
+      host.child.kill("SIGKILL")
+      yield* Effect.promise(() => host.exited)
+      yield* awaitGone([...pids, ...tools], within)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+  it.live("the bin (effect-claude-code run) sent SIGHUP, SIGQUIT or SIGTERM mid-turn: it ends its CLI and tool process, then exits 129, 131 or 143 (128 + the signal's number)", () =>
+    Effect.gen(function*() {
+      for (const [signal, code] of [["SIGHUP", 129], ["SIGQUIT", 131], ["SIGTERM", 143]] as const) {
+        yield* Effect.scoped(Effect.gen(function*() {
+          const cli = yield* standIn("query")
+          const host = yield* startHost([bin, "run", "--claude", cli.executable, "--format", "jsonl", "hi"], (out) => out.includes("\n"))
+          const [pids, tools] = yield* cli.pids
+          host.child.kill(signal)
+          const exited = yield* Effect.promise(() => host.exited)
+          assert.deepStrictEqual(exited, { code, signal: null }, host.output())
+          // The bin ended them itself, before exiting: no guard needed.
+          assert.deepStrictEqual([...pids, ...tools].filter(FaultCli.isAlive), [])
+        }))
+      }
+    }).pipe(Effect.provide(NodeServices.layer)), 90_000)
+})
