@@ -134,4 +134,51 @@ describe("Host", () => {
         }))
       }
     }).pipe(Effect.provide(NodeServices.layer)), 90_000)
+
+  it.live("view and stats on a FIFO nobody writes to, sent SIGINT or SIGTERM while they wait for a writer: each ends with 130 or 143 instead of hanging in the open (bounded wait)", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fifo-"))
+      const fifo = path.join(dir, "never-written")
+      childProcess.execFileSync("mkfifo", [fifo])
+      try {
+        for (const [command, signal, code] of [["view", "SIGINT", 130], ["stats", "SIGTERM", 143], ["view", "SIGTERM", 143], ["stats", "SIGINT", 130]] as const) {
+          const child = childProcess.spawn(process.execPath, [bin, command, fifo], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+          const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+          yield* Effect.promise(() => waitingOn(child.pid!, fifo))
+          child.kill(signal)
+          const ended = yield* Effect.promise(() => Promise.race([exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 3_000))]))
+          if (ended === "hung") child.kill("SIGKILL")
+          assert.strictEqual(ended, code, `${command} on a FIFO, ${signal}`)
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    }), 90_000)
+
+  it.effect("view and stats on a special file that is neither a file nor a FIFO (a character device, a directory): BadInput (exit 3) naming what it is", () =>
+    Effect.sync(() => {
+      for (const [file, kind] of [["/dev/zero", "a character device"], [os.tmpdir(), "a directory"]] as const) {
+        for (const command of ["view", "stats"]) {
+          const run = childProcess.spawnSync(process.execPath, [bin, command, file], { cwd: root, encoding: "utf8", timeout: 30_000 })
+          assert.strictEqual(run.status, 3, `${command} ${file}: ${run.stderr}`)
+          assert.include(run.stderr, `Cannot read ${file}: it is ${kind}`)
+        }
+      }
+    }), 60_000)
 })
+
+// Resolves once the process holds the FIFO open or has a thread blocked opening it (Linux: /proc), at most after
+// 20 s; elsewhere after 3 s, time enough to get there.
+const waitingOn = async (pid: number, fifo: string): Promise<void> => {
+  const reached = () => {
+    try {
+      const fds = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => { try { return fs.readlinkSync(`/proc/${pid}/fd/${fd}`) } catch { return "" } })
+      const waits = fs.readdirSync(`/proc/${pid}/task`).map((task) => { try { return fs.readFileSync(`/proc/${pid}/task/${task}/wchan`, "utf8") } catch { return "" } })
+      return fds.includes(fifo) || waits.includes("wait_for_partner")
+    } catch {
+      return false
+    }
+  }
+  const deadline = Date.now() + (process.platform === "linux" ? 20_000 : 3_000)
+  while ((process.platform !== "linux" || !reached()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+}
