@@ -12,6 +12,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Control from "../schema/Control.ts"
+import * as Callback from "./internal/callback.ts"
 
 /**
  * The events a hook can be registered for. `SessionStart` and `SessionEnd` are never called back by
@@ -179,5 +180,10 @@ export const run = <R>(
   const callback = registration.callbacks.get(request.callback_id)
   return callback === undefined
     ? Effect.fail(new Error(`unknown hook callback id ${request.callback_id}`))
-    : Effect.suspend(() => callback(request.input, request.tool_use_id))
+    : Effect.suspend(() =>
+      Callback.effectOf<HookOutput>(
+        `the ${request.input.hook_event_name ?? ""} hook`.replace("  ", " "),
+        callback(request.input, request.tool_use_id)
+      )
+    )
 }

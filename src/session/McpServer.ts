@@ -9,6 +9,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import * as Callback from "./internal/callback.ts"
 import { describe } from "./internal/describe.ts"
 
 /**
@@ -32,8 +33,12 @@ export interface Tool<R = never> {
   readonly name: string
   readonly description: string
   readonly inputSchema: Readonly<Record<string, unknown>>
-  /** Decodes the arguments and runs the handler; never fails (errors become `isError` results). */
-  readonly call: (args: unknown) => Effect.Effect<ToolResult, never, R>
+  /**
+   * Decodes the arguments and runs the handler. Its errors become `isError` results; a handler that returns
+   * no Effect, or a result that is neither text nor a {@link ToolResult} or cannot be written as JSON, fails
+   * with {@link InvalidResult}.
+   */
+  readonly call: (args: unknown) => Effect.Effect<ToolResult, InvalidResult, R>
 }
 
 /**
@@ -55,6 +60,42 @@ export interface McpServer<R = never> {
 export type Services<T> = T extends Tool<infer R> ? R : never
 
 const text = (value: string, isError = false): ToolResult => ({ content: [{ type: "text", text: value }], isError })
+
+/**
+ * A tool's handler returned what cannot be a tool result: no Effect, `undefined`, a value that cannot be
+ * written as JSON. The session answers the CLI with an error result naming it and reports it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidResult extends Schema.TaggedError<InvalidResult>()("InvalidResult", {
+  tool: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `the MCP tool "${this.tool}" ${this.detail}`
+  }
+}
+
+// The handler's value as a tool result, or why it cannot be one.
+const toResult = (tool: string, value: unknown): Effect.Effect<ToolResult, InvalidResult> => {
+  if (typeof value === "string") return Effect.succeed(text(value))
+  if (typeof value !== "object" || value === null || !Array.isArray((value as ToolResult).content)) {
+    return Effect.fail(new InvalidResult({ tool, detail: `returned ${Callback.kindOf(value)} where text or a ToolResult is due` }))
+  }
+  const problem = Callback.jsonProblem(value)
+  return problem === undefined
+    ? Effect.succeed(value as ToolResult)
+    : Effect.fail(new InvalidResult({ tool, detail: `returned a result that cannot be written as JSON (${problem})` }))
+}
+
+/**
+ * The `tools/call` answer of a tool that could not answer: an error result the model sees.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const errorResult = (message: string): ToolResult => text(message, true)
 
 /**
  * A tool. The handler returns text or a full {@link ToolResult}; its failures and defects are answered as
@@ -92,16 +133,25 @@ export const tool = <S extends Schema.Codec<any, any, never, never>, R = never>(
         Effect.matchEffect({
           onFailure: (issue) => Effect.succeed(text(`Invalid input for ${name}: ${issue.message}`, true)),
           onSuccess: (value) =>
-            Effect.suspend(() => handler(value)).pipe(
-              Effect.exit,
-              Effect.flatMap((exit) =>
+            Effect.suspend(() => {
+              let returned: unknown
+              try {
+                returned = handler(value)
+              } catch (error) {
+                returned = Effect.die(error)
+              }
+              if (!Effect.isEffect(returned)) {
+                return Effect.fail(
+                  new InvalidResult({ tool: name, detail: `returned ${Callback.kindOf(returned)} where an Effect is due` })
+                )
+              }
+              return Effect.flatMap(Effect.exit(returned as Effect.Effect<unknown, unknown, R>), (exit) =>
                 Exit.isSuccess(exit)
-                  ? Effect.succeed(typeof exit.value === "string" ? text(exit.value) : exit.value)
+                  ? toResult(name, exit.value)
                   : Cause.hasInterruptsOnly(exit.cause)
                   ? Effect.interrupt
-                  : Effect.succeed(text(`${name} failed: ${describe(exit.cause)}`, true))
-              )
-            )
+                  : Effect.succeed(text(`${name} failed: ${describe(exit.cause)}`, true)))
+            })
         })
       )
   }
@@ -134,7 +184,17 @@ export interface JsonRpcMessage {
   readonly params?: Readonly<Record<string, unknown>> | undefined
 }
 
-const reply = (id: JsonRpcMessage["id"], body: Record<string, unknown>) => ({ jsonrpc: "2.0", id: id ?? 0, ...body })
+/**
+ * A JSON-RPC reply to the message with `id`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const reply = (id: JsonRpcMessage["id"], body: Record<string, unknown>): Record<string, unknown> => ({
+  jsonrpc: "2.0",
+  id: id ?? 0,
+  ...body
+})
 
 /**
  * The JSON-RPC reply to one message. Notifications get an empty result, as the CLI expects an answer to every
@@ -143,7 +203,10 @@ const reply = (id: JsonRpcMessage["id"], body: Record<string, unknown>) => ({ js
  * @since 0.1.0
  * @category running
  */
-export const handle = <R>(server: McpServer<R>, message: JsonRpcMessage): Effect.Effect<Record<string, unknown>, never, R> => {
+export const handle = <R>(
+  server: McpServer<R>,
+  message: JsonRpcMessage
+): Effect.Effect<Record<string, unknown>, InvalidResult, R> => {
   switch (message.method) {
     case "initialize":
       return Effect.succeed(reply(message.id, {

@@ -83,6 +83,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
@@ -224,6 +225,13 @@ export interface Session {
   /** Any other control request. */
   readonly request: Protocol.Protocol["request"]
   /**
+   * The errors the session recovered from without ending, as they happen: a callback (`canUseTool`, a hook, an
+   * MCP tool) that failed, timed out, returned the wrong kind of value or an answer that cannot be written as
+   * JSON (`CallbackFailed`). The CLI was answered with a deny or an error for each, so the turn went on. A
+   * reader also gets the last 64 from before it started; the stream ends when the session does.
+   */
+  readonly errors: Stream.Stream<SessionError.SessionError>
+  /**
    * Ends stdin, waits for the CLI to exit (up to the kill grace period), then terminates it. Calls waiting on
    * the CLI then fail with `SessionClosed`; readers still get what the CLI wrote before it exited, then
    * `SessionClosed` if the turn was cut short (never the CLI's exit by the signal `close` sent).
@@ -299,10 +307,17 @@ const start = Effect.fnUntraced(function*(
   const closed = yield* Deferred.make<void>()
 
   const write = (frame: Record<string, unknown>) =>
-    Effect.raceFirst(
-      Queue.offer(stdin, encoder.encode(JSON.stringify(frame) + "\n")),
-      Effect.as(Deferred.await(closed), false)
-    ).pipe(
+    Effect.try({
+      try: () => encoder.encode(JSON.stringify(frame) + "\n"),
+      catch: (error) =>
+        SessionError.make(
+          new SessionError.Unserializable({
+            operation: `write a ${String(frame.type)} frame`,
+            detail: error instanceof Error ? error.message : String(error)
+          })
+        )
+    }).pipe(
+      Effect.flatMap((bytes) => Effect.raceFirst(Queue.offer(stdin, bytes), Effect.as(Deferred.await(closed), false))),
       Effect.flatMap((ok) => ok ? Effect.void : Effect.fail(closedError(`write a ${String(frame.type)} frame`)))
     )
 
@@ -325,18 +340,22 @@ const start = Effect.fnUntraced(function*(
   })
   yield* Effect.forkScoped(idle.run)
 
+  // What the session recovered from without ending; the last ones are replayed to a late reader.
+  const errors = yield* PubSub.sliding<SessionError.SessionError>({ capacity: errorsKept, replay: errorsKept })
+  const report = (error: SessionError.SessionError) => Effect.asVoid(PubSub.publish(errors, SessionError.redact(error, cli.redact)))
   const hooks = Hooks.register(options.hooks)
   const answer = Incoming.handler({
     canUseTool: options.canUseTool,
     hooks,
     mcpServers: options.mcpServers,
     timeout: options.callbackTimeout
-  }, context)
+  }, context, report)
   const protocol = yield* Protocol.make({
     write,
     // While a callback runs the CLI waits for us: that silence is not idleness.
     handler: (request) => idle.holding(answer(request)),
-    defaultTimeout: options.controlTimeout
+    defaultTimeout: options.controlTimeout,
+    report
   })
 
   const output = yield* Hub.make<Item, StreamError>(bufferSize)
@@ -477,6 +496,10 @@ const start = Effect.fnUntraced(function*(
     setPermissionMode: (mode) => Effect.asVoid(request({ subtype: "set_permission_mode", mode })),
     setModel: (model) => Effect.asVoid(request({ subtype: "set_model", model: model ?? "default" })),
     request,
+    errors: Stream.fromPubSub(errors).pipe(Stream.interruptWhen(Deferred.await(closed))),
     close
   }
 })
+
+// How many recovered errors `errors` replays to a reader that comes late.
+const errorsKept = 64
