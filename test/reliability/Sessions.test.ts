@@ -201,4 +201,27 @@ describe("Sessions", () => {
       for (const [i] of cases.entries()) assert.include(errors[i]!.detail, why[i])
       assert.strictEqual(resultOf(yield* collect(session.turn("still there?"))).result, "fine")
     })), 120_000)
+
+  it.live("a canUseTool that cannot be interrupted and runs past callbackTimeout (real CLI): the CLI gets the timeout's deny on time and the turn ends, the session reports CallbackFailed, the callback is left to finish in the background and closing the scope does not wait for it", () =>
+    Effect.gen(function*() {
+      let finished = false
+      const turn = yield* real(Effect.gen(function*() {
+        const { base } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "slow.txt", content: "x" })), Script.turn("done")])
+        const session = yield* Session.make({
+          ...base,
+          callbackTimeout: "1 second",
+          canUseTool: () =>
+            Effect.uninterruptible(Effect.andThen(Effect.sleep("60 seconds"), Effect.sync(() => (finished = true)))).pipe(
+              Effect.as(Permission.allow())
+            )
+        })
+        const messages = yield* collect(session.turn("write slowly"))
+        const errors = yield* reported(session, 1)
+        return { messages, errors }
+      })).pipe(Effect.timeoutOrElse({ duration: "30 seconds", orElse: () => Effect.die(new Error("the turn or the scope waited for the callback")) }))
+      assert.strictEqual(resultOf(turn.messages).result, "done")
+      assert.include(toolResults(turn.messages)[0]!.text, "canUseTool did not answer within 1000 ms")
+      assert.include(turn.errors[0]!.detail, "did not answer within 1000 ms")
+      assert.isFalse(finished, "the session ended before the callback did")
+    }), 60_000)
 })
