@@ -58,8 +58,10 @@ export interface HookOutput {
 }
 
 /**
- * A hook. A failure is answered as an error, which the CLI reports (and treats as a block when the matcher
- * says `onFailure: "block"`). It may use services (`R`), taken from the context `Session.make` ran in.
+ * A hook. A failure (also a return that is no Effect, or output that cannot be written as JSON) is answered
+ * as an error, which the CLI reports (and treats as a block when the matcher says `onFailure: "block"`), and
+ * the session reports it on `Session.errors`. It may use services (`R`), taken from the context
+ * `Session.make` ran in.
  *
  * @since 0.1.0
  * @category models

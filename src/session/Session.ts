@@ -42,8 +42,19 @@
  * The session ends when its scope closes, after `close`, or when the CLI exits. From then on every call
  * fails at once with `SessionClosed`, and so do the calls that were waiting on the CLI, in any fiber;
  * readers get what they had buffered, then the end: normal after `close` or a clean exit, the CLI's error
- * (`ProcessExited`, ...) when it failed, `SessionClosed` when the scope closed under them. Errors carry no
- * secret of the session's environment or options (see `Redaction`).
+ * (`ProcessExited`, ...) when it failed, `SessionClosed` when the scope closed under them or `close` cut a
+ * turn short. Errors carry no secret of the session's environment or options (see `Redaction`). Started
+ * through a guarded spawner (`Process.nodeSpawner`, as the Live layer does), the CLI and everything it started
+ * also end when the host process dies, however it dies (see `Process.guard`).
+ *
+ * ## Callbacks
+ *
+ * Every request the CLI sends gets exactly one answer. A callback that fails, runs past `callbackTimeout`
+ * (also one that cannot be interrupted: it is left to finish in the background), returns a Promise or a plain
+ * value where an Effect is due, or answers with what cannot be written as JSON gets the CLI a deny, a hook
+ * error or an MCP error result, and the session reports a `CallbackFailed` on `errors`; the turn goes on. A
+ * value given to `send`, `turn` or `request` that cannot be written as JSON fails the call with
+ * `Unserializable`.
  *
  * @since 0.1.0
  * @example
