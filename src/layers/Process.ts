@@ -294,9 +294,18 @@ export const spawn = Effect.fnUntraced(function*(
   }
 })
 
+// Completes once the process has exited. `exitCode` also fails early when writing stdin failed (the CLI
+// closed it): the process may still run and write, so its end is then watched for.
+const exited = (handle: ChildProcessSpawner.ChildProcessHandle): Effect.Effect<void> =>
+  handle.exitCode.pipe(
+    Effect.ignore,
+    Effect.andThen(Effect.orElseSucceed(handle.isRunning, () => false)),
+    Effect.flatMap((running) => running ? Effect.andThen(Effect.sleep("50 millis"), exited(handle)) : Effect.void)
+  )
+
 // Completes once the process has exited and then `drainGracePeriod` has passed.
 const drained = (handle: ChildProcessSpawner.ChildProcessHandle): Effect.Effect<void> =>
-  handle.exitCode.pipe(Effect.ignore, Effect.andThen(Effect.sleep(drainGracePeriod)))
+  Effect.andThen(exited(handle), Effect.sleep(drainGracePeriod))
 
 // A pull that waits on the pipe ends the stream once the CLI has exited and nothing came for
 // `drainGracePeriod`; with `idle`, it fails when the CLI, still running, wrote nothing for that long. Only time
@@ -475,6 +484,8 @@ const stopGuard = (watcher: NodeChildProcess.ChildProcess): Effect.Effect<void> 
       return resume(Effect.void)
     }
     watcher.once("exit", () => resume(Effect.void))
+    // Referenced again while the session waits for its exit, or the host could end before the wait does.
+    watcher.ref()
     watcher.kill("SIGKILL")
     watcher.stdin?.destroy()
   })
