@@ -92,12 +92,16 @@ export const handler = <R>(
         return yield* Effect.onExit(restore(answer), () => Effect.sync(() => fiber.interruptUnsafe()))
       })
     )
-  // An answer that cannot be written goes back as the fallback instead.
-  const writable = <A>(callback: string, answer: A, fallback: (detail: string) => A): Effect.Effect<A> => {
+  // An answer that cannot be written is reported and replaced by `fallback`'s (an error answer).
+  const writable = <A, E = never>(
+    callback: string,
+    answer: A,
+    fallback: (detail: string) => Effect.Effect<A, E>
+  ): Effect.Effect<A, E> => {
     const problem = Callback.jsonProblem(answer)
     if (problem === undefined) return Effect.succeed(answer)
     const detail = `its answer cannot be written as JSON (${problem})`
-    return Effect.as(failed(callback, detail), fallback(detail))
+    return Effect.andThen(failed(callback, detail), fallback(detail))
   }
   const { canUseTool, hooks, mcpServers } = callbacks
   return (request) => {
@@ -113,18 +117,15 @@ export const handler = <R>(
             ), request).pipe(
               Effect.flatMap((answer) =>
                 writable("canUseTool", answer, (detail) =>
-                  Permission.toResponse(Permission.deny(`Permission callback failed: ${detail}`), request))
+                  Effect.succeed(Permission.toResponse(Permission.deny(`Permission callback failed: ${detail}`), request)))
               )
             )
       case "HookCallbackRequest": {
         const hook = `the ${request.input.hook_event_name ?? "hook"} hook`.replace("hook hook", "hook")
         return reporting(hook, run(hook, Hooks.run(hooks, request))).pipe(
-          Effect.flatMap((output) => {
-            const problem = Callback.jsonProblem(output)
-            if (problem === undefined) return Effect.succeed(output)
-            const detail = `its output cannot be written as JSON (${problem})`
-            return Effect.andThen(failed(hook, detail), Effect.fail(new Error(`${hook} failed: ${detail}`)))
-          })
+          Effect.flatMap((output) =>
+            writable(hook, output, (detail) => Effect.fail(new Error(`${hook} failed: ${detail}`)))
+          )
         )
       }
       case "McpMessageRequest": {
