@@ -17,6 +17,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Process from "../../src/layers/Process.ts"
 import * as FaultCli from "../../src/testing/FaultCli.ts"
+import * as Tmux from "../cli/support/Tmux.ts"
 import { awaitGone, fixtureLines } from "./support/faults.ts"
 
 const hello = fixtureLines("simple_hello")
@@ -87,6 +88,8 @@ const standInUnguarded = (mode: "query" | "session") =>
     }
   })
 
+const spinnerFrames = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/
+
 const hostScript = path.join(import.meta.dirname, "support", "host.ts")
 const bin = path.join(root, "src", "cli", "main.ts")
 
@@ -134,6 +137,33 @@ describe("Host", () => {
         }))
       }
     }).pipe(Effect.provide(NodeServices.layer)), 90_000)
+
+  it.live("the bin sent SIGHUP while its spinner shows on a terminal (tmux): the spinner's line is erased, then it exits 129", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "spinner-"))),
+        (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const fifo = path.join(dir, "stream")
+      childProcess.execFileSync("mkfifo", [fifo])
+      const recording = path.join(root, "fixtures", "recorded", "demo.jsonl")
+      const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+      // The init line, then a writer that keeps the pipe open: the display waits for the model, spinner up.
+      const script = `(head -n 1 ${q(recording)}; exec sleep 120) > ${q(fifo)} & echo $! > ${q(path.join(dir, "writer"))}; ` +
+        `echo $$ > ${q(path.join(dir, "bin"))}; exec ${q(process.execPath)} ${q(bin)} view ${q(fifo)}`
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          const writer = Number(fs.readFileSync(path.join(dir, "writer"), "utf8"))
+          if (FaultCli.isAlive(writer)) process.kill(writer, "SIGKILL")
+        })
+      )
+      const pane = yield* Tmux.spawn(["sh", "-c", script], { env: { NO_COLOR: "1", TERM: "xterm-256color" } })
+      yield* pane.waitFor("the spinner", (screen) => spinnerFrames.test(screen))
+      process.kill(Number(fs.readFileSync(path.join(dir, "bin"), "utf8")), "SIGHUP")
+      const { code, screen } = yield* pane.exit()
+      assert.strictEqual(code, 129, screen)
+      assert.notMatch(screen, spinnerFrames, "spinner erased")
+    }).pipe(Effect.scoped), 60_000)
 
   it.live("view and stats on a FIFO nobody writes to, sent SIGINT or SIGTERM while they wait for a writer: each ends with 130 or 143 instead of hanging in the open (bounded wait)", () =>
     Effect.gen(function*() {
