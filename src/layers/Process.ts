@@ -34,6 +34,9 @@
  *   once the CLI has exited, each pipe counts as drained when it stays silent for `drainGracePeriod`
  *   (500 ms), so the run ends as the exit says (a successful run succeeds, also with `idleTimeout`); the rest
  *   of the CLI's process group is then ended as above.
+ * - **The host process dies** (SIGKILL, SIGHUP, SIGQUIT, a crash): with a guarded spawner ({@link guard};
+ *   {@link nodeSpawner} and so the Live layer are guarded), the CLI's process group gets SIGTERM at once and
+ *   SIGKILL after `guardGracePeriod` (2 s), for queries and sessions alike.
  *
  * @since 0.1.0
  */
