@@ -2,7 +2,8 @@
  * A fake Claude Code CLI for fault-testing a pipeline: a real process (real pid, real pipes, real signals)
  * that follows a {@link Plan} instead of talking to a model. It can write given lines with given pacing,
  * split lines across writes, stop mid-line, exit with any code, die by a signal, ignore SIGTERM, hang with
- * no output, flood stdout or stderr as fast as the pipe takes it, and never read stdin.
+ * no output, flood stdout or stderr as fast as the pipe takes it, never read stdin, and start a child process
+ * (a tool, a helper) that holds its pipes open.
  *
  * Start it with {@link make} (an executable path to put in `Process.Config.executable`) or {@link layer}
  * (the `ClaudeCli` service running it). Every run writes its pid and a {@link Report} for assertions.
