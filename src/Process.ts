@@ -9,17 +9,19 @@
 import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import type * as PlatformError from "effect/PlatformError"
 import * as ChildProcess from "effect/process/ChildProcess"
-import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type { ChildProcessSpawner as Spawner } from "effect/process/ChildProcessSpawner"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as NodeChildProcess from "node:child_process"
 import * as CliError from "./ClaudeCliError.ts"
 import * as QueryOptions from "./QueryOptions.ts"
 import * as DerivedOptions from "./internal/queryOptions.ts"
@@ -66,6 +68,16 @@ export interface Config {
  * @category constants
  */
 export const defaultStderrTailBytes = 8 * 1024
+
+/**
+ * How long a run waits, once the CLI has exited, for more output on a pipe before taking it as drained:
+ * 500 ms. A process the CLI started (a tool, a helper of a wrapper script) may keep stdout or stderr open
+ * after the CLI is gone; the run ends all the same, and the rest of the CLI's process group is ended with it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const drainGracePeriod: Duration.Duration = Duration.millis(500)
 
 /**
  * The executable used when none is configured.
@@ -281,7 +293,8 @@ export const spawn = Effect.fnUntraced(function*(
     handle,
     stderrTail,
     redact,
-    finalStderrTail: Effect.map(Fiber.join(stderrFiber), stderrTail),
+    // A descendant may hold stderr open after the CLI exited: the tail then ends at the drain grace period.
+    finalStderrTail: Effect.map(Effect.raceFirst(Fiber.join(stderrFiber), drained(handle)), stderrTail),
     exitStatus: handle.exitCode.pipe(
       Effect.map((code): ExitStatus => ({ exitCode: code, signal: null })),
       Effect.catch((error) => Effect.succeed<ExitStatus>({ exitCode: null, signal: signalOf(error) }))
@@ -289,14 +302,36 @@ export const spawn = Effect.fnUntraced(function*(
   }
 })
 
-// Fails a pull that waits longer than `duration`; time between pulls (a slow consumer) is never counted.
-const failWhenIdle = <A, R>(
+// Completes once the process has exited. `exitCode` also fails early when writing stdin failed (the CLI
+// closed it): the process may still run and write, so its end is then watched for.
+const exited = (handle: ChildProcessSpawner.ChildProcessHandle): Effect.Effect<void> =>
+  handle.exitCode.pipe(
+    Effect.ignore,
+    Effect.andThen(Effect.orElseSucceed(handle.isRunning, () => false)),
+    Effect.flatMap((running) => running ? Effect.andThen(Effect.sleep("50 millis"), exited(handle)) : Effect.void)
+  )
+
+// Completes once the process has exited and then `drainGracePeriod` has passed.
+const drained = (handle: ChildProcessSpawner.ChildProcessHandle): Effect.Effect<void> =>
+  Effect.andThen(exited(handle), Effect.sleep(drainGracePeriod))
+
+// A pull that waits on the pipe ends the stream once the CLI has exited and nothing came for
+// `drainGracePeriod`; with `idle`, it fails when the CLI, still running, wrote nothing for that long. Only time
+// spent waiting counts, never the time between pulls (a slow consumer).
+const endWhenDrained = <A, R>(
   self: Stream.Stream<A, CliError.ClaudeCliError, R>,
-  duration: Duration.Input,
-  onIdle: () => CliError.ClaudeCliError
+  handle: ChildProcessSpawner.ChildProcessHandle,
+  idle: { readonly timeout: Duration.Input; readonly onIdle: () => CliError.ClaudeCliError } | undefined
 ): Stream.Stream<A, CliError.ClaudeCliError, R> =>
-  Stream.transformPull(self, (pull) =>
-    Effect.succeed(pull.pipe(Effect.timeoutOrElse({ duration, orElse: () => Effect.fail(onIdle()) }))))
+  Stream.transformPull(self, (pull) => {
+    const end = Effect.andThen(drained(handle), Cause.done())
+    const idleFail = idle === undefined ? Effect.never : Effect.sleep(idle.timeout).pipe(
+      Effect.andThen(Effect.orElseSucceed(handle.isRunning, () => false)),
+      // Once the CLI has exited, silence is a descendant holding the pipe: the drain ends the stream.
+      Effect.flatMap((running) => running ? Effect.fail(idle.onIdle()) : Effect.never)
+    )
+    return Effect.succeed(Effect.raceAllFirst([pull, end, idleFail]))
+  })
 
 /**
  * The error of a CLI that wrote nothing on stdout for `timeout` (see `Config.idleTimeout`) after line
@@ -326,6 +361,10 @@ export const idleTimeoutError = (timeout: Duration.Input, lastLine: number, stde
 //   stays bounded by the buffers plus one line (up to `maxLineBytes`).
 // - Heavy stderr: always drained into a bounded tail, so it never blocks the CLI.
 // - Never reads stdin: an unread prompt (even larger than the pipe) blocks nothing.
+// - Exits while a process it started holds stdout or stderr open: once the CLI has exited, a pipe silent for
+//   `drainGracePeriod` counts as drained, the run ends as the exit says, and the rest of the group is ended.
+// - The host dies (SIGKILL, SIGHUP, SIGQUIT, a crash): with a guarded spawner (`guard`; `nodeSpawner` and so
+//   the Live layer are), the CLI's process group gets SIGTERM at once and SIGKILL after `guardGracePeriod`.
 
 /**
  * The stdout of a started CLI as numbered lines, then its exit as a typed error when it failed.
@@ -349,9 +388,11 @@ export const output = (
       })
     ))
   const timeout = options.idleTimeout
-  const timed = timeout === undefined
-    ? stdout
-    : failWhenIdle(stdout, timeout, () => idleTimeoutError(timeout, lastLine, cli.stderrTail()))
+  const timed = endWhenDrained(
+    stdout,
+    cli.handle,
+    timeout === undefined ? undefined : { timeout, onIdle: () => idleTimeoutError(timeout, lastLine, cli.stderrTail()) }
+  )
   const body = applyStepper(timed, (): Stepper<Uint8Array, Ndjson.Line | DecodeError, never> => {
     const splitter = Ndjson.makeSplitter({ maxLineBytes: options.maxLineBytes, onBadLine: "emit" })
     return {
@@ -441,11 +482,81 @@ export const lines = (
   }))
 
 /**
- * Node's `ChildProcessSpawner` with the file system and path services it needs.
+ * How long the host-death guard (see {@link guard}) waits between SIGTERM and SIGKILL to a CLI's process
+ * group once the host process has died: 2 seconds. The whole group is gone by then.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const guardGracePeriod: Duration.Duration = Duration.seconds(2)
+
+// Waits for its stdin (a pipe from the host) to close, which happens when the host dies however it dies (the
+// kernel closes the host's end), then ends the CLI's process group: SIGTERM, SIGKILL after the grace period.
+const guardScript = `read -r _; kill -TERM -$1 2>/dev/null || exit 0; sleep $2; kill -KILL -$1 2>/dev/null`
+
+// Starts the watcher of one process group; `undefined` where there is no POSIX shell (Windows).
+const startGuard = (pgid: number): NodeChildProcess.ChildProcess | undefined => {
+  if (process.platform === "win32") return undefined
+  const seconds = String(Math.max(1, Math.ceil(Duration.toSeconds(guardGracePeriod))))
+  const watcher = NodeChildProcess.spawn("/bin/sh", ["-c", guardScript, "guard", String(pgid), seconds], {
+    // Its own session: a terminal's signals to the host's group do not reach it.
+    detached: true,
+    stdio: ["pipe", "ignore", "ignore"]
+  })
+  // A guard that cannot start leaves the CLI as it was without one; the run itself is not affected.
+  watcher.on("error", () => {})
+  watcher.stdin?.on("error", () => {})
+  // Neither the watcher nor its pipe keep the host's event loop alive.
+  watcher.unref()
+  ;(watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.()
+  return watcher
+}
+
+// Ends the watcher when the CLI's scope closes (the group is ended by the spawner then), waiting for its exit.
+const stopGuard = (watcher: NodeChildProcess.ChildProcess): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (watcher.exitCode !== null || watcher.signalCode !== null || watcher.pid === undefined) {
+      watcher.stdin?.destroy()
+      return resume(Effect.void)
+    }
+    watcher.once("exit", () => resume(Effect.void))
+    // Referenced again while the session waits for its exit, or the host could end before the wait does.
+    watcher.ref()
+    watcher.kill("SIGKILL")
+    watcher.stdin?.destroy()
+  })
+
+/**
+ * A spawner whose processes end with the host: each process it starts (a CLI, for queries and sessions
+ * alike) is watched by a small `/bin/sh` process holding a pipe from the host. When the host dies (SIGKILL,
+ * SIGHUP, SIGQUIT, a crash: the kernel closes its end of the pipe), the watcher ends the process's whole group
+ * (the spawner starts each process as the leader of its own group): SIGTERM, then SIGKILL after
+ * {@link guardGracePeriod}. Processes that left the group (`setsid`) are not reached. No native module; on
+ * Windows the spawner is returned as it is. {@link nodeSpawner} is guarded.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
+  ChildProcessSpawner.make((command) =>
+    Effect.tap(spawner.spawn(command), (handle) =>
+      Effect.acquireRelease(
+        Effect.sync(() => startGuard(handle.pid)),
+        (watcher) => watcher === undefined ? Effect.void : stopGuard(watcher)
+      ))
+  )
+
+/**
+ * Node's `ChildProcessSpawner` with the file system and path services it needs, guarded (see {@link guard}):
+ * every process it starts ends when the host process dies.
  *
  * @since 0.1.0
  * @category layers
  */
-export const nodeSpawner: Layer.Layer<Spawner> = NodeChildProcessSpawner.layer.pipe(
+export const nodeSpawner: Layer.Layer<Spawner> = Layer.effect(
+  ChildProcessSpawner.ChildProcessSpawner,
+  ChildProcessSpawner.ChildProcessSpawner.useSync(guard)
+).pipe(
+  Layer.provide(NodeChildProcessSpawner.layer),
   Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
 )

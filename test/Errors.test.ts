@@ -87,7 +87,9 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new SessionError.InterruptTimeout({ timeoutMillis: 5 }),
     new SessionError.InvalidResponse({ subtype: "initialize", detail: "commands is not a list" }),
     new SessionError.SessionClosed({ operation: "send", exitCode: 1, stderrTail: "bye" }),
-    new SessionError.InvalidOptions({ description: "canUseTool with a permission prompt tool" })
+    new SessionError.InvalidOptions({ description: "canUseTool with a permission prompt tool" }),
+    new SessionError.CallbackFailed({ callback: "canUseTool", detail: "returned a Promise where an Effect is due" }),
+    new SessionError.Unserializable({ operation: "write a user frame", detail: "Do not know how to serialize a BigInt" })
   ]],
   [DecodeError.DecodeError, [
     new DecodeError.InvalidUtf8({ line: 1, raw: "{\uFFFD}", detail: "the line's 4 bytes are not valid UTF-8" }),

@@ -48,7 +48,7 @@ export const exitCodeHelp: string = [
   "       stats still counts the other files, view --strict stops at the first bad line",
   "  4    the Claude Code CLI was not found or could not be started",
   "  5    the Claude Code CLI failed: non-zero exit, killed, or output cut off",
-  "  130  interrupted"
+  "  130  interrupted (Ctrl-C); on another signal 128 plus its number: 129 SIGHUP, 131 SIGQUIT, 143 SIGTERM"
 ].join("\n")
 
 // What every reason carries: the readable explanation, including what to do about it, and the underlying error.

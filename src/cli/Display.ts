@@ -276,6 +276,15 @@ export const step = <E>(state: State, event: Event<E>): [State, Array<Write<E>>]
 }
 
 /**
+ * What to write when the display is interrupted (a signal): the spinner erased and its line finished, so the
+ * shell's prompt starts on a clean line.
+ *
+ * @since 0.1.0
+ * @category reducers
+ */
+export const interrupted = (state: State): string => screen(state, { _tag: "End" })
+
+/**
  * The writes once the input has ended: the count of bad lines held back, the spinner erased, the `json`
  * summary, and the outcome.
  *

@@ -4,12 +4,15 @@
  *
  * @since 0.1.0
  */
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
+import * as nodeFs from "node:fs"
+import * as net from "node:net"
 import * as Decode from "../stream/Decode.ts"
 import type { DecodeError } from "../stream/DecodeError.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
@@ -61,9 +64,36 @@ export const why = (error: PlatformError.PlatformError): string => {
     : reason.description ?? reason._tag
 }
 
+// What a path is, where it is not a regular file, for messages.
+const kinds: Record<FileSystem.File.Type, string> = {
+  File: "a file",
+  Directory: "a directory",
+  SymbolicLink: "a symbolic link",
+  BlockDevice: "a block device",
+  CharacterDevice: "a character device",
+  FIFO: "a named pipe (FIFO)",
+  Socket: "a socket",
+  Unknown: "a special file of unknown kind"
+}
+
+// A named pipe waits for a writer. Opened without blocking and read through the event loop, so that an
+// interrupt (Ctrl-C, SIGTERM) ends the wait: a blocking open would hold a worker thread, and the process, forever.
+const fifo = (file: string): Stream.Stream<Uint8Array, CliFailure.CliFailure | PlatformError.PlatformError> =>
+  Stream.unwrap(Effect.try({
+    try: () => nodeFs.openSync(file, nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK),
+    catch: (error) => CliFailure.make("BadInput", `Cannot read ${file}: ${(error as Error).message}`, error)
+  }).pipe(Effect.map((fd) =>
+    NodeStream.fromReadable<Uint8Array, CliFailure.CliFailure>({
+      evaluate: () => new net.Socket({ fd, readable: true, writable: false }),
+      onError: (error) => CliFailure.make("BadInput", `Cannot read ${file}: ${(error as Error).message}`, error)
+    })
+  )))
+
 /**
  * The bytes of `file`, or of standard input when `file` is `-`. With `follow`, keeps reading as the file
- * grows (like `tail -f`) until interrupted.
+ * grows (like `tail -f`) until interrupted. A named pipe (FIFO) is read as it is written, until its writers
+ * close it, and waiting for one never blocks an interrupt; other special files (devices, sockets,
+ * directories) fail with `BadInput` naming their kind.
  *
  * @since 0.1.0
  * @category constructors
@@ -80,8 +110,9 @@ export const bytes = (
   return Stream.unwrap(Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const info = yield* fs.stat(file)
-    if (info.type === "Directory") {
-      return yield* CliFailure.make("BadInput", `Cannot read ${file}: it is a directory`)
+    if (info.type === "FIFO") return fifo(file)
+    if (info.type !== "File") {
+      return yield* CliFailure.make("BadInput", `Cannot read ${file}: it is ${kinds[info.type]}, not a file`)
     }
     if (options.follow !== true) return fs.stream(file, { chunkSize })
     const handle = yield* fs.open(file)
@@ -205,6 +236,9 @@ export const detect = (file: string): Effect.Effect<TranscriptDetect.Format, Cli
     ? Effect.succeed("stream-json")
     : Effect.scoped(Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
+      // Only a regular file is sniffed: opening a FIFO here would block on its writer (and the head would be
+      // gone from it); special files are read as stream-json, where `bytes` handles them.
+      if ((yield* fs.stat(file)).type !== "File") return "stream-json"
       const handle = yield* fs.open(file)
       const head = yield* handle.readAlloc(chunkSize)
       return TranscriptDetect.detect(Option.match(head, { onNone: () => "", onSome: (b) => new TextDecoder().decode(b) }))

@@ -89,8 +89,13 @@ export const display = <E, R>(
     const write = (to: Target, text: string) =>
       Stream.run(Stream.make(text), to === "Stdout" ? stdio.stdout() : stdio.stderr())
     let outcome: Display.Outcome | undefined
+    let last = start
     yield* (animate ? Stream.merge(lines, ticks, { haltStrategy: "left" }) : lines).pipe(
-      Stream.mapAccum(() => start, (state, event: Display.Event<E>) => Display.step(state, event), { onHalt: Display.finish }),
+      Stream.mapAccum(() => start, (state, event: Display.Event<E>) => {
+        const next = Display.step(state, event)
+        last = next[0]
+        return next
+      }, { onHalt: Display.finish }),
       Stream.runForEachArray((writes) =>
         Effect.forEach(coalesce(writes), (w): Effect.Effect<void, E | CliFailure.CliFailure | PlatformError.PlatformError> =>
           "to" in w
@@ -100,7 +105,9 @@ export const display = <E, R>(
             : Effect.sync(() => {
               outcome = w.outcome
             }), { discard: true })
-      )
+      ),
+      // Interrupted (Ctrl-C, a signal): the spinner's line is finished before the process exits.
+      Effect.onInterrupt(() => Effect.ignore(write("Stdout", Display.interrupted(last))))
     )
     return outcome!
   })

@@ -191,7 +191,7 @@ export const askUserQuestion = <R>(
     Effect.map((answers) => Permission.allow({ updatedInput: { ...request.input, answers } })),
     (effect) =>
       settle(effect, callbacks.dialogTimeout, (why) => Permission.deny(`The user did not answer: ${why}`)),
-    Effect.map((decision) => Permission.toResponse(decision, request))
+    Effect.flatMap((decision) => Permission.decide(() => Effect.succeed(decision), request))
   )
 
 /**

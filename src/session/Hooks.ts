@@ -18,7 +18,6 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type * as Control from "../schema/Control.ts"
 import type * as HookEvents from "./HookEvents.ts"
 
 /**
@@ -56,9 +55,10 @@ export interface HookOutput {
 }
 
 /**
- * A hook for event `E`, given that event's typed input (see `HookEvents.Input`). A failure is answered as an
- * error, which the CLI reports (and treats as a block when the matcher says `onFailure: "block"`). It may use
- * services (`R`), taken from the context `Session.make` ran in.
+ * A hook for event `E`, given that event's typed input (see `HookEvents.Input`). A failure (also a return that
+ * is no Effect, or output that cannot be written as JSON) is answered as an error, which the CLI reports (and
+ * treats as a block when the matcher says `onFailure: "block"`), and the session reports it on
+ * `Session.errors`. It may use services (`R`), taken from the context `Session.make` ran in.
  *
  * @since 0.1.0
  * @category models
@@ -164,20 +164,4 @@ export const register = <R>(hooks: Hooks<R> | undefined): Registration<R> => {
     }))
   ]))
   return { wire, callbacks }
-}
-
-/**
- * Runs the hook a `hook_callback` request names; an unknown callback id is an error answered to the CLI.
- *
- * @since 0.1.0
- * @category running
- */
-export const run = <R>(
-  registration: Registration<R>,
-  request: Control.HookCallbackRequest
-): Effect.Effect<HookOutput | HookEvents.Output, unknown, R> => {
-  const callback = registration.callbacks.get(request.callback_id)
-  return callback === undefined
-    ? Effect.fail(new Error(`unknown hook callback id ${request.callback_id}`))
-    : Effect.suspend(() => callback(request.input as HookEvents.Input, request.tool_use_id))
 }

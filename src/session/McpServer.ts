@@ -28,6 +28,7 @@ import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import * as RpcServer from "effect/rpc/RpcServer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Callback from "./internal/callback.ts"
 import { describe } from "./internal/describe.ts"
 
 /**
@@ -51,8 +52,12 @@ export interface Tool<R = never> {
   readonly name: string
   readonly description: string
   readonly inputSchema: Readonly<Record<string, unknown>>
-  /** Decodes the arguments and runs the handler; never fails (errors become `isError` results). */
-  readonly call: (args: unknown) => Effect.Effect<ToolResult, never, R>
+  /**
+   * Decodes the arguments and runs the handler. Its errors become `isError` results; a handler that returns
+   * no Effect, or a result that is neither text nor a {@link ToolResult} or cannot be written as JSON, fails
+   * with `InvalidResult`, which the server answers with an error result.
+   */
+  readonly call: (args: unknown) => Effect.Effect<ToolResult, Callback.InvalidResult, R>
 }
 
 /**
@@ -77,6 +82,24 @@ export interface McpServer<R = never> {
 export type Services<T> = T extends Tool<infer R> ? R : never
 
 const text = (value: string, isError = false): ToolResult => ({ content: [{ type: "text", text: value }], isError })
+
+// The handler's value as a tool result, or why it cannot be one.
+const toResult = (tool: string, value: unknown): Effect.Effect<ToolResult, Callback.InvalidResult> => {
+  if (typeof value === "string") return Effect.succeed(text(value))
+  if (typeof value !== "object" || value === null || !Array.isArray((value as ToolResult).content)) {
+    return Effect.fail(new Callback.InvalidResult({ tool, detail: `returned ${Callback.kindOf(value)} where text or a ToolResult is due` }))
+  }
+  const problem = Callback.jsonProblem(value)
+  return problem === undefined
+    ? Effect.succeed(value as ToolResult)
+    : Effect.fail(new Callback.InvalidResult({ tool, detail: `returned a result that cannot be written as JSON (${problem})` }))
+}
+
+// Where a connection reports a tool that could not answer; nowhere unless `connect` is given a `report`.
+const Report = Context.Reference<(error: Callback.InvalidResult) => Effect.Effect<void>>(
+  "effect-claude-code/session/McpServer/Report",
+  { defaultValue: () => () => Effect.void }
+)
 
 /**
  * A tool. The handler returns text or a full {@link ToolResult}; its failures and defects are answered as
@@ -114,16 +137,25 @@ export const tool = <S extends Schema.Codec<any, any, never, never>, R = never>(
         Effect.matchEffect({
           onFailure: (issue) => Effect.succeed(text(`Invalid input for ${name}: ${issue.message}`, true)),
           onSuccess: (value) =>
-            Effect.suspend(() => handler(value)).pipe(
-              Effect.exit,
-              Effect.flatMap((exit) =>
+            Effect.suspend(() => {
+              let returned: unknown
+              try {
+                returned = handler(value)
+              } catch (error) {
+                returned = Effect.die(error)
+              }
+              if (!Effect.isEffect(returned)) {
+                return Effect.fail(
+                  new Callback.InvalidResult({ tool: name, detail: `returned ${Callback.kindOf(returned)} where an Effect is due` })
+                )
+              }
+              return Effect.flatMap(Effect.exit(returned as Effect.Effect<unknown, unknown, R>), (exit) =>
                 Exit.isSuccess(exit)
-                  ? Effect.succeed(typeof exit.value === "string" ? text(exit.value) : exit.value)
+                  ? toResult(name, exit.value)
                   : Cause.hasInterruptsOnly(exit.cause)
                   ? Effect.interrupt
-                  : Effect.succeed(text(`${name} failed: ${describe(exit.cause)}`, true))
-              )
-            )
+                  : Effect.succeed(text(`${name} failed: ${describe(exit.cause)}`, true)))
+            })
         })
       )
   }
@@ -134,6 +166,7 @@ const register = <R>(tools: ReadonlyArray<Tool<R>>): Layer.Layer<never, never, R
   Layer.effectDiscard(Effect.gen(function*() {
     const registry = yield* AiMcpServer.McpServer
     const context = yield* Effect.context<R>()
+    const report = yield* Report
     for (const t of tools) {
       yield* registry.addTool({
         tool: new AiMcpSchema.Tool({
@@ -143,9 +176,10 @@ const register = <R>(tools: ReadonlyArray<Tool<R>>): Layer.Layer<never, never, R
         }),
         annotations: Context.empty(),
         handle: (payload) =>
-          Effect.map(
-            Effect.provideContext(t.call(payload ?? {}), context),
-            (result) => new AiMcpSchema.CallToolResult(result as typeof AiMcpSchema.CallToolResult.Type)
+          Effect.provideContext(t.call(payload ?? {}), context).pipe(
+            // A tool that could not answer: the model gets an error result naming why, the session a report.
+            Effect.catch((invalid) => Effect.as(report(invalid), text(invalid.message, true))),
+            Effect.map((result) => new AiMcpSchema.CallToolResult(result as typeof AiMcpSchema.CallToolResult.Type))
           )
       })
     }
@@ -260,12 +294,17 @@ const replies = (encoded: string): ReadonlyArray<Record<string, unknown>> => {
 /**
  * Starts `effect/ai`'s `McpServer` with the server's registrations over an in-process transport; it runs
  * until the Scope closes. Replies the server sends on its own (notifications, requests to the client) have
- * no way back through the control protocol and are dropped.
+ * no way back through the control protocol and are dropped. A {@link tool} whose handler returns no Effect,
+ * `undefined` or a result that cannot be written as JSON is answered with an error result the model sees, and
+ * given to `report` (a session reports it as `CallbackFailed` on `Session.errors`).
  *
  * @since 0.1.0
  * @category running
  */
-export const connect = <R>(server: McpServer<R>): Effect.Effect<Connection, never, Scope.Scope | R> =>
+export const connect = <R>(
+  server: McpServer<R>,
+  report: (error: Callback.InvalidResult) => Effect.Effect<void> = () => Effect.void
+): Effect.Effect<Connection, never, Scope.Scope | R> =>
   Effect.gen(function*() {
     const incoming = yield* Queue.unbounded<string>()
     const waiting = new Map<string, Deferred.Deferred<Record<string, unknown>>>()
@@ -313,7 +352,7 @@ export const connect = <R>(server: McpServer<R>): Effect.Effect<Connection, neve
         protocols,
         registrations: server.registrations as Layer.Layer<never, never, AiMcpServer.McpServer>
       }).pipe(Layer.provide(Layer.effect(RpcServer.Protocol, transport)))
-    ).pipe(Effect.orDie)
+    ).pipe(Effect.provideService(Report, report), Effect.orDie)
     const notify = (message: JsonRpcMessage) => Queue.offer(incoming, JSON.stringify(message))
     const request = (message: JsonRpcMessage): Effect.Effect<Record<string, unknown>> => {
       const key = keyOf(message.id)

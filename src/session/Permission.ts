@@ -107,13 +107,8 @@ export const deny = (message: string, options: { readonly interrupt?: boolean | 
  */
 export type Request = Control.CanUseToolRequest
 
-/**
- * The wire answer for a decision. An allow always carries the input to run with: the CLI uses it verbatim.
- *
- * @since 0.1.0
- * @category conversions
- */
-export const toResponse = (decision: Decision, request: Request): Record<string, unknown> =>
+// The wire answer for a decision. An allow always carries the input to run with: the CLI uses it verbatim.
+const toResponse = (decision: Decision, request: Request): Record<string, unknown> =>
   decision._tag === "Allow"
     ? {
       behavior: "allow",

@@ -80,6 +80,8 @@ export const make = Effect.fnUntraced(function*(options: {
   readonly write: (frame: Record<string, unknown>) => Effect.Effect<void, SessionError.SessionError>
   readonly handler: Handler
   readonly defaultTimeout?: Duration.Input | undefined
+  /** Told when an answer to an incoming request could not be written as it was (see `answer`). */
+  readonly report?: ((error: SessionError.SessionError) => Effect.Effect<void>) | undefined
 }): Effect.fn.Return<Protocol, never, Scope.Scope> {
   const pending = new Map<string, Pending>()
   let counter = 0
@@ -124,14 +126,29 @@ export const make = Effect.fnUntraced(function*(options: {
       )
     })
 
+  const report = options.report ?? (() => Effect.void)
   const respond = (id: string, body: Record<string, unknown>) =>
-    options.write({ type: "control_response", response: { request_id: id, ...body } }).pipe(Effect.ignore)
+    options.write({ type: "control_response", response: { request_id: id, ...body } })
 
-  const reject = (id: string, error: string) => respond(id, { subtype: "error", error })
+  const reject = (id: string, error: string) => Effect.ignore(respond(id, { subtype: "error", error }))
 
-  const answer = (id: string, exit: Exit.Exit<unknown, unknown>) =>
+  // An answer that cannot be written (it is not JSON) goes back as an error, so that the CLI never waits on
+  // it; either way the failure is reported.
+  const succeed = (id: string, subtype: string, response: unknown) =>
+    respond(id, { subtype: "success", response: response ?? {} }).pipe(
+      Effect.catch((error) =>
+        Effect.andThen(
+          report(SessionError.make(
+            new SessionError.CallbackFailed({ callback: `the answer to "${subtype}"`, detail: error.message })
+          )),
+          error.reason._tag === "SessionClosed" ? Effect.void : reject(id, `the answer could not be written: ${error.message}`)
+        )
+      )
+    )
+
+  const answer = (id: string, subtype: string, exit: Exit.Exit<unknown, unknown>) =>
     Exit.isSuccess(exit)
-      ? respond(id, { subtype: "success", response: exit.value ?? {} })
+      ? succeed(id, subtype, exit.value)
       // Interrupted: cancelled by the CLI (it wants no answer) or the session is ending.
       : Cause.hasInterruptsOnly(exit.cause)
       ? Effect.void
@@ -164,7 +181,7 @@ export const make = Effect.fnUntraced(function*(options: {
           id,
           Effect.suspend(() => options.handler(frame.request)).pipe(
             Effect.exit,
-            Effect.flatMap((exit) => answer(id, exit))
+            Effect.flatMap((exit) => answer(id, frame.request.subtype, exit))
           )
         ).pipe(Effect.asVoid)
       }

@@ -42,8 +42,19 @@
  * The session ends when its scope closes, after `close`, or when the CLI exits. From then on every call
  * fails at once with `SessionClosed`, and so do the calls that were waiting on the CLI, in any fiber;
  * readers get what they had buffered, then the end: normal after `close` or a clean exit, the CLI's error
- * (`ProcessExited`, ...) when it failed, `SessionClosed` when the scope closed under them. Errors carry no
- * secret of the session's environment or options (see `Redaction`).
+ * (`ProcessExited`, ...) when it failed, `SessionClosed` when the scope closed under them or `close` cut a
+ * turn short. Errors carry no secret of the session's environment or options (see `Redaction`). Started
+ * through a guarded spawner (`Process.nodeSpawner`, as the Live layer does), the CLI and everything it started
+ * also end when the host process dies, however it dies (see `Process.guard`).
+ *
+ * ## Callbacks
+ *
+ * Every request the CLI sends gets exactly one answer. A callback that fails, runs past `callbackTimeout`
+ * (also one that cannot be interrupted: it is left to finish in the background), returns a Promise or a plain
+ * value where an Effect is due, or answers with what cannot be written as JSON gets the CLI a deny, a hook
+ * error or an MCP error result, and the session reports a `CallbackFailed` on `errors`; the turn goes on. A
+ * value given to `send`, `turn` or `request` that cannot be written as JSON fails the call with
+ * `Unserializable`.
  *
  * @since 0.1.0
  * @example
@@ -83,6 +94,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
@@ -248,8 +260,16 @@ export interface Session extends Controls.Controls {
   /** Any other control request. */
   readonly request: Protocol.Protocol["request"]
   /**
+   * The errors the session recovered from without ending, as they happen: a callback (`canUseTool`, a hook, an
+   * MCP tool) that failed, timed out, returned the wrong kind of value or an answer that cannot be written as
+   * JSON (`CallbackFailed`). The CLI was answered with a deny or an error for each, so the turn went on. A
+   * reader also gets the last 64 from before it started; the stream ends when the session does.
+   */
+  readonly errors: Stream.Stream<SessionError.SessionError>
+  /**
    * Ends stdin, waits for the CLI to exit (up to the kill grace period), then terminates it. Calls waiting on
-   * the CLI then fail with `SessionClosed`; readers still get what the CLI wrote before it exited.
+   * the CLI then fail with `SessionClosed`; readers still get what the CLI wrote before it exited, then
+   * `SessionClosed` if the turn was cut short (never the CLI's exit by the signal `close` sent).
    */
   readonly close: Effect.Effect<void>
 }
@@ -323,16 +343,25 @@ const start = Effect.fnUntraced(function*(
   const closed = yield* Deferred.make<void>()
 
   const write = (frame: Record<string, unknown>) =>
-    Effect.raceFirst(
-      Queue.offer(stdin, encoder.encode(JSON.stringify(frame) + "\n")),
-      Effect.as(Deferred.await(closed), false)
-    ).pipe(
+    Effect.try({
+      try: () => encoder.encode(JSON.stringify(frame) + "\n"),
+      catch: (error) =>
+        SessionError.make(
+          new SessionError.Unserializable({
+            operation: `write a ${String(frame.type)} frame`,
+            detail: error instanceof Error ? error.message : String(error)
+          })
+        )
+    }).pipe(
+      Effect.flatMap((bytes) => Effect.raceFirst(Queue.offer(stdin, bytes), Effect.as(Deferred.await(closed), false))),
       Effect.flatMap((ok) => ok ? Effect.void : Effect.fail(closedError(`write a ${String(frame.type)} frame`)))
     )
 
   const turns = Turns.make()
   // Set when the session ends the CLI by force, so that the output fails with why.
   let forced: StreamError | undefined
+  // Set once `close` starts.
+  let closing = false
   const forceEnd = <E extends StreamError>(error: E): Effect.Effect<never, E> =>
     Effect.suspend(() => {
       forced ??= error
@@ -347,10 +376,20 @@ const start = Effect.fnUntraced(function*(
   })
   yield* Effect.forkScoped(idle.run)
 
+  // What the session recovered from without ending; the last ones are replayed to a late reader.
+  const errors = yield* PubSub.sliding<SessionError.SessionError>({ capacity: errorsKept, replay: errorsKept })
+  const report = (error: SessionError.SessionError) => Effect.asVoid(PubSub.publish(errors, SessionError.redact(error, cli.redact)))
   const hooks = Hooks.register(options.hooks)
   const mcpServers = yield* Effect.forEach(
     options.mcpServers ?? [],
-    (server) => Effect.provideContext(McpServer.connect(server), context)
+    (server) =>
+      Effect.provideContext(
+        McpServer.connect(server, (invalid) =>
+          report(SessionError.make(
+            new SessionError.CallbackFailed({ callback: `the MCP server "${server.name}"`, detail: invalid.message })
+          ))),
+        context
+      )
   )
   const answer = Incoming.handler({
     canUseTool: options.canUseTool,
@@ -358,12 +397,13 @@ const start = Effect.fnUntraced(function*(
     mcpServers,
     timeout: options.callbackTimeout,
     dialogs: options
-  }, context)
+  }, context, report)
   const protocol = yield* Protocol.make({
     write,
     // While a callback runs the CLI waits for us: that silence is not idleness.
     handler: (request) => idle.holding(answer(request)),
-    defaultTimeout: options.controlTimeout
+    defaultTimeout: options.controlTimeout,
+    report
   })
 
   const output = yield* Hub.make<Item, StreamError>(bufferSize)
@@ -425,7 +465,13 @@ const start = Effect.fnUntraced(function*(
     if (Exit.isFailure(read) && forced === undefined) yield* terminate
     exitCode = (yield* cli.exitStatus).exitCode
     yield* shut
-    yield* handover.end(Exit.mapError(forced !== undefined ? Exit.fail(forced) : read, redact))
+    // A CLI that `close` ended (or that failed once closing began) was closed by this side, not failing.
+    const ended = forced !== undefined
+      ? Exit.fail(forced)
+      : closing && Exit.isFailure(read)
+      ? Exit.fail(closedError("read more output"))
+      : read
+    yield* handover.end(Exit.mapError(ended, redact))
   }))
   yield* Effect.forkScoped(Effect.flatMap(Effect.exit(handover.drain(output.publish)), output.end))
   // Added last, so it runs first when the scope closes: readers end with what they have buffered, then
@@ -490,6 +536,7 @@ const start = Effect.fnUntraced(function*(
   })
 
   const close = Effect.gen(function*() {
+    closing = true
     yield* Queue.end(stdin)
     const status = yield* cli.exitStatus.pipe(
       Effect.timeoutOrElse({ duration: killGracePeriod, orElse: () => Effect.andThen(terminate, cli.exitStatus) })
@@ -519,6 +566,10 @@ const start = Effect.fnUntraced(function*(
     setPermissionMode: (mode) => Effect.asVoid(request({ subtype: "set_permission_mode", mode })),
     setModel: (model) => Effect.asVoid(request({ subtype: "set_model", model: model ?? "default" })),
     request,
+    errors: Stream.fromPubSub(errors).pipe(Stream.interruptWhen(Deferred.await(closed))),
     close
   }
 })
+
+// How many recovered errors `errors` replays to a reader that comes late.
+const errorsKept = 64

@@ -102,6 +102,44 @@ export class InvalidOptions extends Schema.TaggedError<InvalidOptions>()("Invali
 }
 
 /**
+ * A callback (`canUseTool`, a hook, an MCP tool) failed, timed out, returned the wrong kind of value (a
+ * Promise or a plain value where an Effect is due, `undefined` where a result is due) or an answer that cannot
+ * be written as JSON, or its answer could not be written. The CLI got an error answer instead (a deny, a hook
+ * error, an MCP error result), so the turn goes on; the session reports this on `Session.errors`.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class CallbackFailed extends Schema.TaggedError<CallbackFailed>()("CallbackFailed", {
+  /** Which callback: `canUseTool`, `the PreToolUse hook`, `the MCP tool "add" of server "calc"`. */
+  callback: Schema.String,
+  /** What went wrong, in a few words. */
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `${this.callback} failed and the CLI was answered with an error: ${this.detail}`
+  }
+}
+
+/**
+ * A value given to the session (a message's content, a control request) cannot be written as JSON: a
+ * BigInt, a cyclic object, ... Nothing was written.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class Unserializable extends Schema.TaggedError<Unserializable>()("Unserializable", {
+  /** What was attempted. */
+  operation: Schema.String,
+  /** Why JSON refuses it. */
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot ${this.operation}: it cannot be written as JSON (${this.detail})`
+  }
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -111,7 +149,9 @@ export const Reason = Schema.Union([
   InterruptTimeout,
   InvalidResponse,
   SessionClosed,
-  InvalidOptions
+  InvalidOptions,
+  CallbackFailed,
+  Unserializable
 ])
 
 /**
@@ -153,9 +193,14 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
       const stderrTail = reason.stderrTail === undefined ? undefined : Redaction.redactTail(reason.stderrTail, redact)
       return stderrTail === reason.stderrTail ? reason : new SessionClosed({ ...reason, stderrTail })
     }
+    case "CallbackFailed": {
+      const detail = redact(reason.detail)
+      return detail === reason.detail ? reason : new CallbackFailed({ callback: reason.callback, detail })
+    }
     case "ControlTimeout":
     case "InterruptTimeout":
     case "InvalidOptions":
+    case "Unserializable":
       return reason
   }
 }

@@ -63,6 +63,12 @@ describe("Display", () => {
     assert.isFalse(state.screen.spinnerShown)
   })
 
+  it("interrupted (a signal): the spinner erased, its line left clean", () => {
+    const state = waiting()
+    assert.strictEqual(Display.interrupted(state), clear)
+    assert.isFalse(state.screen.spinnerShown)
+  })
+
   it("strict: the first bad line stops the display with the spinner erased", () => {
     const strict = Display.initial({ format: "pretty", strict: true }, { style: Style.plain, animate: true, now: 0 })
     Display.step(strict, { _tag: "Record", record: demo[0]!, now: 0 })

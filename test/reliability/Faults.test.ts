@@ -15,7 +15,7 @@ import * as Summary from "../../src/stream/Summary.ts"
 import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
 import * as fs from "node:fs"
-import { assertNoneLeft, decodeText, expectReason, fixtureLines, type Item, layer, run, runWith } from "./support/faults.ts"
+import { assertNoneLeft, awaitGone, decodeText, expectReason, fixtureLines, type Item, layer, run, runWith } from "./support/faults.ts"
 
 // system init, assistant text, result
 const hello = fixtureLines("simple_hello")
@@ -310,6 +310,12 @@ describe("Faults", () => {
       assertNoneLeft(outcome.pids)
     }))
 
+  it.live("exits 0 after its result while a child it started holds stdout and stderr open, with and without idleTimeout: the run ends successfully once the pipes are drained for Process.drainGracePeriod; the child is ended with the CLI's process group", () =>
+    endsOnceDrained(FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.child(["stdout", "stderr"]), FaultCli.lines(hello.slice(2)), FaultCli.exit(0))), 60_000)
+
+  it.live("exits 0 after its result while a child it started holds only stderr open, with and without idleTimeout: the run ends successfully, its stderr tail read up to the exit; the child is ended with the CLI's process group", () =>
+    endsOnceDrained(FaultCli.plan(FaultCli.child(["stderr"]), FaultCli.lines(hello), FaultCli.exit(0))), 60_000)
+
   it.effect("never reads stdin (a 4 MiB prompt): the output and the exit are unaffected, nothing hangs", () =>
     Effect.gen(function*() {
       const outcome = yield* run(FaultCli.neverReadStdin(FaultCli.plan(FaultCli.lines(hello))), {
@@ -331,4 +337,19 @@ const untilDone = <A, E>(fiber: Fiber.Fiber<A, E>, step: `${number} seconds`, ar
       yield* realPause(20)
     }
     return yield* Fiber.join(fiber)
+  })
+
+// A run of `plan` (whose CLI leaves a child holding a pipe) ends with every message and no error, with and
+// without idleTimeout, and nothing of it is left running.
+const endsOnceDrained = (plan: FaultCli.Plan) =>
+  Effect.gen(function*() {
+    for (const config of [{}, { idleTimeout: "5 seconds" as const }]) {
+      const outcome = yield* run(plan, { config }).pipe(
+        Effect.timeoutOrElse({ duration: "20 seconds", orElse: () => Effect.die(new Error("the run hung")) })
+      )
+      assert.isTrue(Exit.isSuccess(outcome.exit), Exit.isFailure(outcome.exit) ? String(outcome.exit.cause) : "")
+      assert.deepStrictEqual(outcome.items, yield* expected(hello))
+      assert.strictEqual(outcome.children.length, 1)
+      yield* awaitGone([...outcome.pids, ...outcome.children], "5 seconds")
+    }
   })

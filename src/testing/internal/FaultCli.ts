@@ -2,7 +2,8 @@
  * A fake Claude Code CLI for fault-testing a pipeline: a real process (real pid, real pipes, real signals)
  * that follows a {@link Plan} instead of talking to a model. It can write given lines with given pacing,
  * split lines across writes, stop mid-line, exit with any code, die by a signal, ignore SIGTERM, hang with
- * no output, flood stdout or stderr as fast as the pipe takes it, and never read stdin.
+ * no output, flood stdout or stderr as fast as the pipe takes it, never read stdin, and start a child process
+ * (a tool, a helper) that holds its pipes open.
  *
  * Start it with {@link make} (an executable path to put in `Process.Config.executable`) or {@link layer}
  * (the `ClaudeCli` service running it). Every run writes its pid and a {@link Report} for assertions.
@@ -61,6 +62,8 @@ export type Step =
   | { readonly _tag: "Hang" }
   | { readonly _tag: "Exit"; readonly code: number }
   | { readonly _tag: "Kill"; readonly signal: NodeJS.Signals }
+  /** Starts a child process (`sleep`) that holds the given pipes open, and goes on without waiting for it. */
+  | { readonly _tag: "Child"; readonly holds: ReadonlyArray<Fd> }
 
 /**
  * @since 0.1.0
@@ -204,6 +207,16 @@ export const kill = (signal: NodeJS.Signals = "SIGKILL"): Step => ({ _tag: "Kill
 export const hang: Step = { _tag: "Hang" }
 
 /**
+ * Starts a child process, as a tool or a background helper would, that inherits the pipes in `holds` (none:
+ * a tool with no output) and outlives the fake CLI unless something ends it. Its pid is in
+ * `Installed.children`.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const child = (holds: ReadonlyArray<Fd> = []): Step => ({ _tag: "Child", holds })
+
+/**
  * An installed fake CLI.
  *
  * @since 0.1.0
@@ -216,6 +229,8 @@ export interface Installed {
   readonly pids: Effect.Effect<ReadonlyArray<number>>
   /** The report of a run, `undefined` before it wrote one. */
   readonly report: (pid: number) => Effect.Effect<Report | undefined>
+  /** The pids of every child started by a {@link child} step, in start order. */
+  readonly children: Effect.Effect<ReadonlyArray<number>>
 }
 
 // The runner sits next to this module: `.ts` in the sources, `.js` once built.
@@ -239,11 +254,13 @@ export const make = Effect.fnUntraced(function*(self: Plan): Effect.fn.Return<
   const path = yield* Path.Path
   const dir = yield* fs.makeTempDirectoryScoped({ prefix: "fault-cli-" })
   const pidFile = path.join(dir, "pids")
+  const childFile = path.join(dir, "children")
   const reportPrefix = path.join(dir, "report-")
   const planFile = path.join(dir, "plan.json")
   const executable = path.join(dir, "claude")
   yield* fs.writeFileString(pidFile, "")
-  yield* fs.writeFileString(planFile, JSON.stringify({ ...self, pidFile, reportPrefix }))
+  yield* fs.writeFileString(childFile, "")
+  yield* fs.writeFileString(planFile, JSON.stringify({ ...self, pidFile, childFile, reportPrefix }))
   // `exec` keeps the pid, so the pid the spawner signals is the runner's own.
   yield* fs.writeFileString(
     executable,
@@ -251,12 +268,12 @@ export const make = Effect.fnUntraced(function*(self: Plan): Effect.fn.Return<
   )
   yield* fs.chmod(executable, 0o755)
   const orNone = <A>(effect: Effect.Effect<A, unknown>, none: A) => Effect.orElseSucceed(effect, () => none)
+  const pidsIn = (file: string) =>
+    orNone(Effect.map(fs.readFileString(file), (text) => text.split("\n").filter((l) => l !== "").map(Number)), [])
   return {
     executable,
-    pids: orNone(
-      Effect.map(fs.readFileString(pidFile), (text) => text.split("\n").filter((l) => l !== "").map(Number)),
-      []
-    ),
+    pids: pidsIn(pidFile),
+    children: pidsIn(childFile),
     report: (pid) =>
       orNone(Effect.map(fs.readFileString(`${reportPrefix}${pid}.json`), (text) => JSON.parse(text) as Report), undefined)
   }

@@ -4,11 +4,12 @@
  *
  * @internal
  */
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import type { Plan, Report, Step } from "./FaultCli.ts"
 
 // `FaultCli.make` adds where to write the pid and the reports.
-const plan: Plan & { readonly pidFile: string; readonly reportPrefix: string } = JSON.parse(fs.readFileSync(process.argv[2]!, "utf8"))
+const plan: Plan & { readonly pidFile: string; readonly childFile: string; readonly reportPrefix: string } = JSON.parse(fs.readFileSync(process.argv[2]!, "utf8"))
 const report: { stdoutBytes: number; stderrBytes: number; sigterms: number; stdin: string } = {
   stdoutBytes: 0,
   stderrBytes: 0,
@@ -63,6 +64,13 @@ const run = async (step: Step): Promise<void> => {
       await flushed()
       save()
       return process.exit(step.code)
+    case "Child": {
+      const holds = (fd: "stdout" | "stderr") => step.holds.includes(fd) ? "inherit" : "ignore"
+      const started = childProcess.spawn("sleep", ["300"], { stdio: ["ignore", holds("stdout"), holds("stderr")] })
+      started.unref()
+      fs.appendFileSync(plan.childFile, `${started.pid}\n`)
+      return
+    }
     case "Kill":
       await flushed()
       save()

@@ -3,6 +3,7 @@
  * consumer saw: every item before the end, the exit, the pids of the fake CLI and their reports.
  */
 import { assert } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
@@ -39,6 +40,8 @@ export interface Outcome {
   readonly items: ReadonlyArray<Item>
   readonly exit: Exit.Exit<void, CliError.ClaudeCliError>
   readonly pids: ReadonlyArray<number>
+  /** The children the fake CLI started (`FaultCli.child`). */
+  readonly children: ReadonlyArray<number>
   readonly reports: ReadonlyArray<FaultCli.Report | undefined>
 }
 
@@ -71,7 +74,7 @@ export const runWith = (
     )
     const pids = yield* fault.pids
     const reports = yield* Effect.forEach(pids, fault.report)
-    return { items, exit, pids, reports }
+    return { items, exit, pids, children: yield* fault.children, reports }
   })
 
 /** The fake CLI of `plan` as `ClaudeCli`, with a short kill grace period. */
@@ -99,6 +102,18 @@ export const expectReason = <Tag extends CliError.Reason["_tag"]>(
   assert.strictEqual(reason._tag, tag, reason.message)
   return reason as Extract<CliError.Reason, { readonly _tag: Tag }>
 }
+
+/** Polls (every 20 ms, for at most `within`) until none of `pids` runs; fails naming those still running. */
+export const awaitGone = (pids: ReadonlyArray<number>, within: Duration.Input): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + Duration.toMillis(Duration.fromInputUnsafe(within))
+    let left = pids.filter(FaultCli.isAlive)
+    while (left.length > 0 && Date.now() < deadline) {
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      left = left.filter(FaultCli.isAlive)
+    }
+    assert.deepStrictEqual(left, [], "processes still running")
+  })
 
 /** Every fake CLI run started, and none of them still running. */
 export const assertNoneLeft = (pids: ReadonlyArray<number>, runs = 1): void => {

@@ -16,6 +16,8 @@ export const suites = [
   { category: "Faults", file: "test/reliability/Faults.test.ts" },
   { category: "Bad input", file: "test/reliability/BadInput.test.ts" },
   { category: "Load", file: "test/reliability/Load.test.ts" },
+  { category: "Sessions", file: "test/reliability/Sessions.test.ts" },
+  { category: "Host", file: "test/reliability/Host.test.ts" },
   { category: "Secrets", file: "test/reliability/Secrets.test.ts" }
 ] as const
 

@@ -1,0 +1,214 @@
+/**
+ * The defined behaviour when the host process dies or is signalled mid-turn: nothing it started outlives it.
+ * Real processes throughout: a host script using the library (and the bin), a stand-in CLI that started a
+ * tool process, checked by pid. Titles read "<case>: <defined behaviour>"; a script turns them into the
+ * README's reliability table.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
+import type * as Path from "effect/Path"
+import type * as Scope from "effect/Scope"
+import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Process from "../../src/Process.ts"
+import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
+import * as Tmux from "../cli/support/Tmux.ts"
+import { awaitGone, fixtureLines } from "./support/faults.ts"
+
+const hello = fixtureLines("simple_hello")
+const root = path.resolve(import.meta.dirname, "../..")
+const pidsIn = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map(Number)
+
+// Within the guard's grace period and what it takes a loaded machine to notice: the bound of every wait here.
+const within = Duration.sum(Process.guardGracePeriod, Duration.seconds(8))
+
+interface Host {
+  readonly child: childProcess.ChildProcess
+  readonly output: () => string
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
+}
+
+// Starts `node <args>` and waits (bounded) until it wrote `ready` on stdout.
+const startHost = (args: ReadonlyArray<string>, ready: (stdout: string) => boolean) =>
+  Effect.acquireRelease(
+    Effect.promise(async (): Promise<Host> => {
+      const child = childProcess.spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk) => (stdout += chunk))
+      child.stderr.on("data", (chunk) => (stderr += chunk))
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once("exit", (code, signal) => resolve({ code, signal }))
+      )
+      const deadline = Date.now() + 30_000
+      while (!ready(stdout) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      if (!ready(stdout)) throw new Error(`the host did not get going: ${stdout}\n${stderr}`)
+      return { child, output: () => stdout + stderr, exited }
+    }),
+    (host) => Effect.sync(() => host.child.kill("SIGKILL"))
+  )
+
+// A stand-in CLI that runs a tool process mid-turn: for queries FaultCli, for sessions a protocol stand-in.
+const standIn = (mode: "query" | "session") =>
+  Effect.tap(standInUnguarded(mode), (cli) =>
+    // Whatever a failed test left running goes with the test.
+    Effect.addFinalizer(() =>
+      Effect.map(cli.pids, ([pids, tools]) => {
+        for (const pid of [...pids, ...tools]) if (FaultCli.isAlive(pid)) process.kill(pid, "SIGKILL")
+      })
+    ))
+
+interface StandIn {
+  readonly executable: string
+  /** The pids of the CLI runs and of the tool processes they started. */
+  readonly pids: Effect.Effect<readonly [ReadonlyArray<number>, ReadonlyArray<number>]>
+}
+
+const standInUnguarded = (mode: "query" | "session") =>
+  Effect.gen(function*(): Effect.fn.Return<StandIn, unknown, Scope.Scope | FileSystem.FileSystem | Path.Path> {
+    if (mode === "query") {
+      const installed = yield* FaultCli.make(FaultCli.plan(FaultCli.child(), FaultCli.lines(hello.slice(0, 2)), FaultCli.hang))
+      return { executable: installed.executable, pids: Effect.zip(installed.pids, installed.children) }
+    }
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "session-cli-"))),
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    const executable = path.join(dir, "claude")
+    const main = path.join(import.meta.dirname, "support", "sessionCli.ts")
+    fs.writeFileSync(executable, `#!/bin/sh\nexec '${process.execPath}' '${main}' '${dir}' "$@"\n`, { mode: 0o755 })
+    return {
+      executable,
+      pids: Effect.sync(() => [pidsIn(path.join(dir, "pids")), pidsIn(path.join(dir, "children"))] as const)
+    }
+  })
+
+const spinnerFrames = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/
+
+const hostScript = path.join(import.meta.dirname, "support", "host.ts")
+const bin = path.join(root, "src", "cli", "main.ts")
+
+describe("Host", () => {
+  it.live("a host process using the library killed mid-turn by SIGKILL, SIGHUP, SIGQUIT or SIGUSR2, for a query and for a session: the CLI and the tool process it started are gone within Process.guardGracePeriod (checked by pid)", () =>
+    Effect.gen(function*() {
+      for (const mode of ["query", "session"] as const) {
+        for (const signal of ["SIGKILL", "SIGHUP", "SIGQUIT", "SIGUSR2"] as const) {
+          yield* Effect.scoped(Effect.gen(function*() {
+            const cli = yield* standIn(mode)
+            const host = yield* startHost([hostScript, mode, cli.executable], (out) => out.includes("ready"))
+            const [pids, tools] = yield* cli.pids
+            assert.strictEqual(pids.length, 1, `${mode}: one CLI`)
+            assert.strictEqual(tools.length, 1, `${mode}: one tool process`)
+            host.child.kill(signal)
+            assert.strictEqual((yield* Effect.promise(() => host.exited)).signal, signal)
+            yield* awaitGone([...pids, ...tools], within)
+          }))
+        }
+      }
+    }).pipe(Effect.provide(NodeServices.layer)), 180_000)
+
+  it.live("the bin (effect-claude-code run) killed mid-turn by SIGKILL: its CLI and the tool process it started are gone within Process.guardGracePeriod", () =>
+    Effect.gen(function*() {
+      const cli = yield* standIn("query")
+      const host = yield* startHost([bin, "run", "--claude", cli.executable, "--format", "jsonl", "hi"], (out) => out.includes("\n"))
+      const [pids, tools] = yield* cli.pids
+      host.child.kill("SIGKILL")
+      yield* Effect.promise(() => host.exited)
+      yield* awaitGone([...pids, ...tools], within)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+  it.live("the bin (effect-claude-code run) sent SIGHUP, SIGQUIT or SIGTERM mid-turn: it ends its CLI and tool process, then exits 129, 131 or 143 (128 + the signal's number)", () =>
+    Effect.gen(function*() {
+      for (const [signal, code] of [["SIGHUP", 129], ["SIGQUIT", 131], ["SIGTERM", 143]] as const) {
+        yield* Effect.scoped(Effect.gen(function*() {
+          const cli = yield* standIn("query")
+          const host = yield* startHost([bin, "run", "--claude", cli.executable, "--format", "jsonl", "hi"], (out) => out.includes("\n"))
+          const [pids, tools] = yield* cli.pids
+          host.child.kill(signal)
+          const exited = yield* Effect.promise(() => host.exited)
+          assert.deepStrictEqual(exited, { code, signal: null }, host.output())
+          // The bin ended them itself, before exiting: no guard needed.
+          assert.deepStrictEqual([...pids, ...tools].filter(FaultCli.isAlive), [])
+        }))
+      }
+    }).pipe(Effect.provide(NodeServices.layer)), 90_000)
+
+  it.live("the bin sent SIGHUP while its spinner shows on a terminal (tmux): the spinner's line is erased, then it exits 129", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "spinner-"))),
+        (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const fifo = path.join(dir, "stream")
+      childProcess.execFileSync("mkfifo", [fifo])
+      const recording = path.join(root, "fixtures", "recorded", "demo.jsonl")
+      const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+      // The init line, then a writer that keeps the pipe open: the display waits for the model, spinner up.
+      const script = `(head -n 1 ${q(recording)}; exec sleep 120) > ${q(fifo)} & echo $! > ${q(path.join(dir, "writer"))}; ` +
+        `echo $$ > ${q(path.join(dir, "bin"))}; exec ${q(process.execPath)} ${q(bin)} view ${q(fifo)}`
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          const writer = Number(fs.readFileSync(path.join(dir, "writer"), "utf8"))
+          if (FaultCli.isAlive(writer)) process.kill(writer, "SIGKILL")
+        })
+      )
+      const pane = yield* Tmux.spawn(["sh", "-c", script], { env: { NO_COLOR: "1", TERM: "xterm-256color" } })
+      yield* pane.waitFor("the spinner", (screen) => spinnerFrames.test(screen))
+      process.kill(Number(fs.readFileSync(path.join(dir, "bin"), "utf8")), "SIGHUP")
+      const { code, screen } = yield* pane.exit()
+      assert.strictEqual(code, 129, screen)
+      assert.notMatch(screen, spinnerFrames, "spinner erased")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("view and stats on a FIFO nobody writes to, sent SIGINT or SIGTERM while they wait for a writer: each ends with 130 or 143 instead of hanging in the open (bounded wait)", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fifo-"))
+      const fifo = path.join(dir, "never-written")
+      childProcess.execFileSync("mkfifo", [fifo])
+      try {
+        for (const [command, signal, code] of [["view", "SIGINT", 130], ["stats", "SIGTERM", 143], ["view", "SIGTERM", 143], ["stats", "SIGINT", 130]] as const) {
+          const child = childProcess.spawn(process.execPath, [bin, command, fifo], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+          const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+          yield* Effect.promise(() => waitingOn(child.pid!, fifo))
+          child.kill(signal)
+          const ended = yield* Effect.promise(() => Promise.race([exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 3_000))]))
+          if (ended === "hung") child.kill("SIGKILL")
+          assert.strictEqual(ended, code, `${command} on a FIFO, ${signal}`)
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    }), 90_000)
+
+  it.effect("view and stats on a special file that is neither a file nor a FIFO (a character device, a directory): BadInput (exit 3) naming what it is", () =>
+    Effect.sync(() => {
+      for (const [file, kind] of [["/dev/zero", "a character device"], [os.tmpdir(), "a directory"]] as const) {
+        for (const command of ["view", "stats"]) {
+          const run = childProcess.spawnSync(process.execPath, [bin, command, file], { cwd: root, encoding: "utf8", timeout: 30_000 })
+          assert.strictEqual(run.status, 3, `${command} ${file}: ${run.stderr}`)
+          assert.include(run.stderr, `Cannot read ${file}: it is ${kind}`)
+        }
+      }
+    }), 60_000)
+})
+
+// Resolves once the process holds the FIFO open or has a thread blocked opening it (Linux: /proc), at most after
+// 20 s; elsewhere after 3 s, time enough to get there.
+const waitingOn = async (pid: number, fifo: string): Promise<void> => {
+  const reached = () => {
+    try {
+      const fds = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => { try { return fs.readlinkSync(`/proc/${pid}/fd/${fd}`) } catch { return "" } })
+      const waits = fs.readdirSync(`/proc/${pid}/task`).map((task) => { try { return fs.readFileSync(`/proc/${pid}/task/${task}/wchan`, "utf8") } catch { return "" } })
+      return fds.includes(fifo) || waits.includes("wait_for_partner")
+    } catch {
+      return false
+    }
+  }
+  const deadline = Date.now() + (process.platform === "linux" ? 20_000 : 3_000)
+  while ((process.platform !== "linux" || !reached()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+}
