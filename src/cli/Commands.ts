@@ -152,15 +152,25 @@ const stats = Command.make(
   Effect.fnUntraced(function*({ files, format }) {
     const stdio = yield* Stdio.Stdio
     // Every file is counted, or said to be unreadable: one that cannot be read does not hide the others.
-    const expanded = yield* Effect.forEach(files, (file) => Input.expand(file).pipe(Effect.orElseSucceed(() => [file])))
-    const counted = yield* Effect.forEach(expanded.flat(), (file) =>
-      Input.detect(file).pipe(
-        Effect.flatMap((format) =>
-          format === "transcript"
-            ? Input.bytes(file).pipe(TranscriptDecode.records({ onBadLine: "emit" }), Stream.run(Stats.transcriptSink(file)))
-            : Input.bytes(file).pipe(Decode.records({ onBadLine: "emit" }), Stream.run(Stats.sink(Input.nameOf(file))))
-        ),
-        Effect.result
+    const expanded = yield* Effect.forEach(files, (file) => Effect.result(Input.expand(file)))
+    const named = expanded.flatMap((r): ReadonlyArray<Result.Result<string, CliFailure.CliFailure>> =>
+      Result.isSuccess(r) ? r.success.map((file) => Result.succeed(file)) : [Result.fail(r.failure)]
+    )
+    const counted = yield* Effect.forEach(named, (file) =>
+      Effect.result(
+        Result.isFailure(file) ? Effect.fail(file.failure) : Input.detect(file.success).pipe(
+          Effect.flatMap((format) =>
+            format === "transcript"
+              ? Input.bytes(file.success).pipe(
+                TranscriptDecode.records({ onBadLine: "emit" }),
+                Stream.run(Stats.transcriptSink(file.success))
+              )
+              : Input.bytes(file.success).pipe(
+                Decode.records({ onBadLine: "emit" }),
+                Stream.run(Stats.sink(Input.nameOf(file.success)))
+              )
+          )
+        )
       ))
     const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success] : [])
     // Several files: their sum too, the quick overview of a whole corpus.

@@ -187,7 +187,9 @@ describe("Host", () => {
 
   it.effect("view and stats on a special file that is neither a file nor a FIFO (a character device, a directory): BadInput (exit 3) naming what it is", () =>
     Effect.sync(() => {
-      for (const [file, kind] of [["/dev/zero", "a character device"], [os.tmpdir(), "a directory"]] as const) {
+      // A directory is read as a tree of transcripts: one without any is named as such.
+      const empty = fs.mkdtempSync(path.join(os.tmpdir(), "no-transcripts-"))
+      for (const [file, kind] of [["/dev/zero", "a character device"], [empty, "a directory with no .jsonl file"]] as const) {
         for (const command of ["view", "stats"]) {
           const run = childProcess.spawnSync(process.execPath, [bin, command, file], { cwd: root, encoding: "utf8", timeout: 30_000 })
           assert.strictEqual(run.status, 3, `${command} ${file}: ${run.stderr}`)
