@@ -38,7 +38,7 @@ const commit = git("rev-parse", "--short", "HEAD")
 const dirty = git("status", "--porcelain", "--", "src", "test/reliability") === "" ? "" : " plus uncommitted changes"
 const generated = `at commit ${commit}${dirty} on ${new Date().toISOString().slice(0, 10)}`
 const rows = Table.rows()
-const body = Table.section(rows, (row) => outcomes.get(`${row.category} ${row.title}`) ?? "not run", generated)
+const body = Table.section(rows, (row) => outcomes.get(Table.keyOf(row)) ?? "not run", generated)
 fs.writeFileSync(Table.readmePath, Table.replaceSection(fs.readFileSync(Table.readmePath, "utf8"), body))
-const failed = rows.filter((row) => outcomes.get(`${row.category} ${row.title}`) === "failed").length
+const failed = rows.filter((row) => outcomes.get(Table.keyOf(row)) === "failed").length
 console.log(`README.md: ${rows.length} rows, ${failed} failed (${generated})`)

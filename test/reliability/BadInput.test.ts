@@ -95,236 +95,279 @@ const messagesOf = (name: string): Array<Message> =>
 const ownKeys = (o: object) => Object.getOwnPropertyNames(o).sort()
 
 describe("Bad input", () => {
-  it.effect("committed bad-input files: byte for byte what scripts/bad-input.ts generates, every file described in expected.json and the README", () =>
-    Effect.sync(() => {
-      const readme = fs.readFileSync(path.join(Hostile.badInputDir, "README.md"), "utf8")
-      for (const [name, cases] of Object.entries(Hostile.committed)) {
-        const onDisk = fs.readFileSync(path.join(Hostile.badInputDir, `${name}.ndjson`))
-        assert.isTrue(Buffer.from(Hostile.fileBytes(cases)).equals(onDisk), `${name}.ndjson is stale: run node scripts/bad-input.ts`)
-        assert.include(readme, `${name}.ndjson`)
-      }
-      assert.strictEqual(fs.readFileSync(Hostile.expectedFile, "utf8"), Hostile.expectedJson())
-      assert.deepStrictEqual(
-        fs.readdirSync(Hostile.badInputDir).filter((f) => f.endsWith(".ndjson")).sort(),
-        Object.keys(Hostile.committed).map((n) => `${n}.ndjson`).sort()
-      )
-    }))
-
-  it.effect("truncated lines (cut in a string, after a colon, in an escape; a lost newline; a plain-text warning), inside every corpus and fixture file: InvalidJson naming each line with a raw cut; every other line decodes as without them", () =>
-    insertEverywhere("truncated"))
-
-  it.effect("invalid UTF-8 (lone continuation, overlong, cut sequence, surrogate, above U+10FFFF, 0xFF, Latin-1), inside every corpus and fixture file: InvalidUtf8 naming each line with a lossy raw cut; valid multi-byte text decodes; every other line as without them", () =>
-    insertEverywhere("invalid-utf8"))
-
-  it.effect("NUL bytes (in a string, alone, before or after the object, 1000 in a row), inside every corpus and fixture file: InvalidJson naming the line; an escaped \\u0000 decodes; every other line as without them", () =>
-    insertEverywhere("nul-bytes"))
-
-  it.effect("numbers out of range (1e400, -1e400, 1e-400, beyond 2^53, -0): ±1e400 (±Infinity to JSON.parse) are SchemaMismatch, a message's numbers being finite; the others decode as JSON.parse reads them (0, nearest double, -0); NaN, Infinity, hex and leading-zero literals are InvalidJson; a number as a string is SchemaMismatch", () =>
-    Effect.gen(function*() {
-      yield* insertEverywhere("numbers")
-      const figures = messagesOf("numbers").map((m) =>
-        m._tag === "ResultSuccess" ? [m.total_cost_usd, m.duration_ms, m.duration_api_ms, m.num_turns] : []
-      )
-      assert.deepStrictEqual(figures.map((f) => f.length), [4, 4, 4])
-      assert.strictEqual(figures[0][2], 0)
-      assert.strictEqual(figures[1][3], 123456789012345678901234567890)
-      assert.isTrue(Object.is(figures[2][3], -0))
-    }))
-
-  it.effect("duplicate keys, inside every corpus and fixture file: the last one wins as in JSON.parse (an unknown type gives UnknownMessage, a wrong-typed field SchemaMismatch)", () =>
-    Effect.gen(function*() {
-      yield* insertEverywhere("duplicate-keys")
-      const [unknown, assistant, error, result] = messagesOf("duplicate-keys")
-      assert.strictEqual(unknown._tag === "UnknownMessage" && unknown.type, "banana")
-      assert.strictEqual(assistant._tag, "AssistantMessage")
-      assert.strictEqual(error._tag === "ResultError" && error.subtype, "error_during_execution")
-      assert.strictEqual(result._tag === "ResultSuccess" && result.session_id, "second")
-    }))
-
-  it.effect("prototype-pollution keys (__proto__, constructor, prototype as keys, types and model names), inside every corpus and fixture file: kept as own data or ignored, Object.prototype untouched", () =>
-    Effect.gen(function*() {
-      const before = [ownKeys(Object.prototype), ownKeys(Array.prototype), ownKeys(Function.prototype)]
-      yield* insertEverywhere("prototype-pollution")
-      const messages = messagesOf("prototype-pollution")
-      assert.deepStrictEqual([ownKeys(Object.prototype), ownKeys(Array.prototype), ownKeys(Function.prototype)], before)
-      assert.isUndefined(({} as Record<string, unknown>).polluted)
-      const input = (messages[2] as Extract<Message, { _tag: "AssistantMessage" }>).toolUses[0]!.input
-      assert.isTrue(Object.hasOwn(input, "__proto__"), "__proto__ stays an own key of the tool input")
-      assert.strictEqual(Object.getPrototypeOf(input), Object.prototype, "and does not become its prototype")
-      assert.isUndefined((input as Record<string, unknown>).polluted)
-      const result = messages[messages.length - 1]
-      assert.strictEqual(result._tag, "ResultSuccess")
-      const usage = (result as Extract<Message, { _tag: "ResultSuccess" }>).modelUsage ?? {}
-      assert.isTrue(Object.hasOwn(usage, "__proto__"), "a model named __proto__ is an own key")
-      assert.strictEqual(Object.getPrototypeOf(usage), Object.prototype)
-    }))
-
-  it.effect("a line cut at the end of the input (no newline), after every corpus and fixture file: InvalidJson naming the last line; strict fails there after every line before", () =>
-    Effect.gen(function*() {
-      for (const file of allStreamJsonFiles) {
-        const bytes = fs.readFileSync(file)
-        const pieces = splitLines(bytes)
-        const whole = pieces[pieces.length - 1]!.length === 0 ? pieces.slice(0, -1) : pieces
-        const cut = utf8(Hostile.helloLines.assistant.slice(0, 100))
-        const decoded = yield* decodeBoth(() => chunked(joinLines([...whole, cut]), chunkBytes))
-        const expectedOutlines = [...yield* baseOf(file, bytes), { line: whole.length + 1, reason: "InvalidJson" as const }]
-        assert.deepStrictEqual(decoded.lenient, expectedOutlines, path.basename(file))
-        assertStrictIsLenientPrefix(decoded)
-      }
-    }))
-
-  it.effect("100k levels of nesting (in a tool input, an unknown message, an extra field, at the top, where a string belongs, unclosed): a message or a typed error naming the line, never a stack overflow", () =>
-    Effect.gen(function*() {
-      const cases = Hostile.deepCases(100_000)
-      const lines = [Hostile.helloLines.init, ...cases.map((c) => c.bytes), Hostile.helloLines.result].map((l) =>
-        typeof l === "string" ? utf8(l) : l
-      )
-      const decoded = yield* decodeBoth(() => chunked(joinLines([...lines, new Uint8Array(0)]), 64 * 1024))
-      assert.deepStrictEqual(decoded.lenient.map(kindOf), ["SystemInit", ...cases.map((c) => c.expect), "ResultSuccess"])
-      assert.deepStrictEqual(decoded.lenient.map((o) => o.line), lines.map((_, i) => i + 1))
-      assertStrictIsLenientPrefix(decoded)
-      for (const error of decoded.errors) assertRawCut(error, lines[error.line - 1]!)
-    }))
-
-  it.effect("10^6 tiny lines (every 1000th invalid, every 7th unknown): strict fails at line 1000 after 999 messages; lenient gives exactly one item per line, 1000 InvalidJson at the multiples of 1000", () =>
-    Effect.gen(function*() {
-      const count = 1_000_000
-      const tally = { keep: 0, unknown: 0, errors: 0, errorLinesOk: true, lastLine: 0 }
-      yield* Stream.fromIterable(Hostile.tinyLines(count, 1000, 7)).pipe(
-        Decode.records({ onBadLine: "emit" }),
-        Stream.runForEach((item) =>
-          Effect.sync(() => {
-            tally.lastLine = item.line
-            if (item instanceof DecodeError) {
-              tally.errors++
-              tally.errorLinesOk &&= item.line % 1000 === 0 && item.reason._tag === "InvalidJson"
-            } else if (item.message._tag === "KeepAlive") tally.keep++
-            else if (item.message._tag === "UnknownMessage") tally.unknown++
-          })
+  describe("committed bad-input files", () => {
+    // Every file is described in expected.json and the README.
+    it.effect("byte for byte what scripts/bad-input.ts generates, all described", () =>
+      Effect.sync(() => {
+        const readme = fs.readFileSync(path.join(Hostile.badInputDir, "README.md"), "utf8")
+        for (const [name, cases] of Object.entries(Hostile.committed)) {
+          const onDisk = fs.readFileSync(path.join(Hostile.badInputDir, `${name}.ndjson`))
+          assert.isTrue(Buffer.from(Hostile.fileBytes(cases)).equals(onDisk), `${name}.ndjson is stale: run node scripts/bad-input.ts`)
+          assert.include(readme, `${name}.ndjson`)
+        }
+        assert.strictEqual(fs.readFileSync(Hostile.expectedFile, "utf8"), Hostile.expectedJson())
+        assert.deepStrictEqual(
+          fs.readdirSync(Hostile.badInputDir).filter((f) => f.endsWith(".ndjson")).sort(),
+          Object.keys(Hostile.committed).map((n) => `${n}.ndjson`).sort()
         )
-      )
-      // Counted independently of the decoder: multiples of 7 that are not multiples of 1000.
-      const unknown = Math.floor(count / 7) - Math.floor(count / 7000)
-      assert.deepStrictEqual(tally, { keep: count - 1000 - unknown, unknown, errors: 1000, errorLinesOk: true, lastLine: count })
-      let strictCount = 0
-      const exit = yield* Stream.fromIterable(Hostile.tinyLines(count, 1000, 7)).pipe(
-        Decode.messages(),
-        Stream.runForEach(() => Effect.sync(() => void strictCount++)),
-        Effect.exit
-      )
-      assertNoDefect(exit, "strict")
-      assert.strictEqual(strictCount, 999)
-      const error = exit._tag === "Failure" ? exit.cause.reasons[0] : undefined
-      assert.isTrue(error?._tag === "Fail" && error.error.line === 1000 && error.error.reason._tag === "InvalidJson")
-    }))
+      }))
+  })
 
-  it.effect("a 100 MiB line over the default 64 MiB limit, between good lines: LineTooLong naming the line with a raw cut; strict fails there after the lines before, lenient decodes the lines after", () =>
-    Effect.gen(function*() {
-      const around = [Hostile.helloLines.init, Hostile.helloLines.assistant].map(utf8)
-      const chunks = function*() {
-        yield joinLines([...around, new Uint8Array(0)])
-        yield* Hostile.bigLine(100 * 1024 * 1024)
-        yield joinLines([new Uint8Array(0), utf8(Hostile.helloLines.result), new Uint8Array(0)])
-      }
-      const decoded = yield* decodeBoth(chunks)
-      assert.deepStrictEqual(decoded.lenient.map((o) => [o.line, kindOf(o)]), [
-        [1, "SystemInit"],
-        [2, "AssistantMessage"],
-        [3, "LineTooLong"],
-        [4, "ResultSuccess"]
-      ])
-      assertStrictIsLenientPrefix(decoded)
-      const [error] = decoded.errors
-      assert.strictEqual(error.reason._tag, "LineTooLong")
-      assert.strictEqual((error.reason as LineTooLong).maxLineBytes, defaultMaxLineBytes)
-      assertRawCut(error, utf8(`{"type":"keep_alive","pad":"      `))
-    }))
+  describe("truncated lines (every corpus and fixture file)", () => {
+    // Cut in a string, after a colon, in an escape; a lost newline; a plain-text warning. Each error carries the line's raw cut.
+    it.effect("InvalidJson per cut line; other lines unaffected", () =>
+      insertEverywhere("truncated"))
+  })
 
-  it.effect("a line over a lowered maxLineBytes (2 MiB over 1 MiB), through ClaudeCli on the Fixture layer: strict fails with LineTooLong naming the line and the limit; lenient gives the error in-band and every other message", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir("bad-input-")
-      const file = path.join(dir, "big.jsonl")
-      const big = Buffer.concat(Array.from(Hostile.bigLine(2 * 1024 * 1024)))
-      fs.writeFileSync(file, Buffer.concat([
-        utf8(Hostile.helloLines.init + "\n"),
-        big,
-        utf8(`\n${Hostile.helloLines.assistant}\n${Hostile.helloLines.result}\n`)
-      ]))
-      const layer = Fixture.layer(file, { maxLineBytes: 1024 * 1024 })
-      const strict = yield* runToEnd(Stream.provide(ClaudeCli.query("q"), layer))
-      assertNoDefect(strict.exit, "strict")
-      assert.deepStrictEqual(strict.items.map((m) => m._tag), ["SystemInit"])
-      const reason = reasonOf(strict.exit)
-      assert.deepStrictEqual(reason._tag === "LineTooLong" && [reason.line, reason.limit], [2, 1024 * 1024])
-      const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("q", { onBadLine: "emit" }), layer))
-      assertNoDefect(lenient.exit, "lenient")
-      assert.strictEqual(lenient.exit._tag, "Success")
-      assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? `${m.reason._tag}@${m.line}` : m._tag), [
-        "SystemInit",
-        "LineTooLong@2",
-        "AssistantMessage",
-        "ResultSuccess"
-      ])
-    }).pipe(Effect.scoped))
+  describe("invalid UTF-8 (every corpus and fixture file)", () => {
+    // Lone continuation, overlong, cut sequence, surrogate, above U+10FFFF, 0xFF, Latin-1. Valid multi-byte text decodes.
+    it.effect("InvalidUtf8 per bad line; other lines unaffected", () =>
+      insertEverywhere("invalid-utf8"))
+  })
 
-  it.effect("the committed bad-input files through ClaudeCli on the Fixture layer: strict fails with DecodeFailed naming the first bad line after the messages before it; lenient yields every line and completes with the result", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir("bad-input-")
-      for (const name of Object.keys(Hostile.committed)) {
-        const file = path.join(dir, `${name}.jsonl`)
-        const hostile = committedLines(name)
-        const expects = expected[`${name}.ndjson`].map((e) => e.expect)
-        fs.writeFileSync(file, joinLines([utf8(Hostile.helloLines.init), ...hostile, utf8(Hostile.helloLines.result), new Uint8Array(0)]))
-        const layer = Fixture.layer(file)
-        const kinds = ["SystemInit", ...expects, "ResultSuccess"]
-        const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("q", { onBadLine: "emit" }), layer))
-        assertNoDefect(lenient.exit, name)
-        assert.strictEqual(lenient.exit._tag, "Success", name)
-        assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? m.reason._tag : m._tag), kinds, name)
-        const strict = yield* runToEnd(Stream.provide(ClaudeCli.query("q"), layer))
-        assertNoDefect(strict.exit, name)
-        const firstBad = kinds.findIndex((k) => ["InvalidJson", "InvalidUtf8", "SchemaMismatch", "LineTooLong"].includes(k))
-        assert.deepStrictEqual(strict.items.map((m) => m._tag), kinds.slice(0, firstBad), name)
-        const reason = reasonOf(strict.exit)
-        assert.deepStrictEqual(reason._tag === "DecodeFailed" && reason.line, firstBad + 1, name)
-      }
-    }).pipe(Effect.scoped))
+  describe("NUL bytes (every corpus and fixture file)", () => {
+    // In a string, alone, before or after the object, 1000 in a row; other lines unaffected.
+    it.effect("InvalidJson per line; escaped \\u0000 decodes", () =>
+      insertEverywhere("nul-bytes"))
+  })
 
-  it.effect("wrong types in every field of every known message (every corpus and fixture file): SchemaMismatch naming the line and the field's path, or an opaque value kept as written; the good lines around them decode", () =>
-    Effect.gen(function*() {
-      let failed = 0
-      for (const file of allStreamJsonFiles) {
-        const lines = fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "")
-        const all = mutations(lines)
-        if (all.length === 0) continue
-        // Each mutated line follows its own source line, which must decode as alone.
-        const text = all.flatMap((m) => [lines[m.source]!, m.text]).join("\n") + "\n"
-        const records = Decode.decodeAll(text)
-        assert.strictEqual(records.length, 2 * all.length)
-        const decoded = yield* decodeBoth(() => chunked(utf8(text), 64 * 1024))
+  describe("numbers out of range", () => {
+    // 1e400, -1e400, 1e-400, beyond 2^53, -0: ±1e400 (±Infinity to JSON.parse) are SchemaMismatch, the others decode as
+    // JSON.parse reads them (0, nearest double, -0). NaN, Infinity, hex and leading zeros are InvalidJson; a number as a
+    // string is SchemaMismatch.
+    it.effect("non-finite numbers are SchemaMismatch, others as JSON.parse, non-JSON literals InvalidJson", () =>
+      Effect.gen(function*() {
+        yield* insertEverywhere("numbers")
+        const figures = messagesOf("numbers").map((m) =>
+          m._tag === "ResultSuccess" ? [m.total_cost_usd, m.duration_ms, m.duration_api_ms, m.num_turns] : []
+        )
+        assert.deepStrictEqual(figures.map((f) => f.length), [4, 4, 4])
+        assert.strictEqual(figures[0][2], 0)
+        assert.strictEqual(figures[1][3], 123456789012345678901234567890)
+        assert.isTrue(Object.is(figures[2][3], -0))
+      }))
+  })
+
+  describe("duplicate keys (every corpus and fixture file)", () => {
+    // An unknown type gives UnknownMessage, a wrong-typed field SchemaMismatch.
+    it.effect("the last one wins, as in JSON.parse", () =>
+      Effect.gen(function*() {
+        yield* insertEverywhere("duplicate-keys")
+        const [unknown, assistant, error, result] = messagesOf("duplicate-keys")
+        assert.strictEqual(unknown._tag === "UnknownMessage" && unknown.type, "banana")
+        assert.strictEqual(assistant._tag, "AssistantMessage")
+        assert.strictEqual(error._tag === "ResultError" && error.subtype, "error_during_execution")
+        assert.strictEqual(result._tag === "ResultSuccess" && result.session_id, "second")
+      }))
+  })
+
+  describe("prototype-pollution keys (every corpus and fixture file)", () => {
+    // __proto__, constructor, prototype as keys, types and model names.
+    it.effect("own data or ignored, Object.prototype untouched", () =>
+      Effect.gen(function*() {
+        const before = [ownKeys(Object.prototype), ownKeys(Array.prototype), ownKeys(Function.prototype)]
+        yield* insertEverywhere("prototype-pollution")
+        const messages = messagesOf("prototype-pollution")
+        assert.deepStrictEqual([ownKeys(Object.prototype), ownKeys(Array.prototype), ownKeys(Function.prototype)], before)
+        assert.isUndefined(({} as Record<string, unknown>).polluted)
+        const input = (messages[2] as Extract<Message, { _tag: "AssistantMessage" }>).toolUses[0]!.input
+        assert.isTrue(Object.hasOwn(input, "__proto__"), "__proto__ stays an own key of the tool input")
+        assert.strictEqual(Object.getPrototypeOf(input), Object.prototype, "and does not become its prototype")
+        assert.isUndefined((input as Record<string, unknown>).polluted)
+        const result = messages[messages.length - 1]
+        assert.strictEqual(result._tag, "ResultSuccess")
+        const usage = (result as Extract<Message, { _tag: "ResultSuccess" }>).modelUsage ?? {}
+        assert.isTrue(Object.hasOwn(usage, "__proto__"), "a model named __proto__ is an own key")
+        assert.strictEqual(Object.getPrototypeOf(usage), Object.prototype)
+      }))
+  })
+
+  describe("a last line without newline (every corpus and fixture file)", () => {
+    it.effect("InvalidJson naming it, after every line before", () =>
+      Effect.gen(function*() {
+        for (const file of allStreamJsonFiles) {
+          const bytes = fs.readFileSync(file)
+          const pieces = splitLines(bytes)
+          const whole = pieces[pieces.length - 1]!.length === 0 ? pieces.slice(0, -1) : pieces
+          const cut = utf8(Hostile.helloLines.assistant.slice(0, 100))
+          const decoded = yield* decodeBoth(() => chunked(joinLines([...whole, cut]), chunkBytes))
+          const expectedOutlines = [...yield* baseOf(file, bytes), { line: whole.length + 1, reason: "InvalidJson" as const }]
+          assert.deepStrictEqual(decoded.lenient, expectedOutlines, path.basename(file))
+          assertStrictIsLenientPrefix(decoded)
+        }
+      }))
+  })
+
+  describe("100k levels of nesting", () => {
+    // In a tool input, an unknown message, an extra field, at the top, where a string belongs, unclosed.
+    it.effect("a message or a typed error, never a stack overflow", () =>
+      Effect.gen(function*() {
+        const cases = Hostile.deepCases(100_000)
+        const lines = [Hostile.helloLines.init, ...cases.map((c) => c.bytes), Hostile.helloLines.result].map((l) =>
+          typeof l === "string" ? utf8(l) : l
+        )
+        const decoded = yield* decodeBoth(() => chunked(joinLines([...lines, new Uint8Array(0)]), 64 * 1024))
+        assert.deepStrictEqual(decoded.lenient.map(kindOf), ["SystemInit", ...cases.map((c) => c.expect), "ResultSuccess"])
+        assert.deepStrictEqual(decoded.lenient.map((o) => o.line), lines.map((_, i) => i + 1))
         assertStrictIsLenientPrefix(decoded)
-        all.forEach((mutation, i) => {
-          const good = records[2 * i]!
-          const bad = records[2 * i + 1]!
-          const where = `${path.basename(file)}:${mutation.source + 1} at ${formatPath(mutation.path)}`
-          assert.isFalse(good instanceof DecodeError, `the good line before ${where}`)
-          assert.strictEqual(bad.line, 2 * i + 2)
-          if (bad instanceof DecodeError) {
-            failed++
-            assert.strictEqual(bad.reason._tag, "SchemaMismatch", where)
-            const named = formatPath(mutation.path)
-            const paths = issuePaths(bad.detail)
-            const top = mutation.path.length === 1 && (mutation.path[0] === "type" || mutation.path[0] === "subtype")
-            assert.isTrue(
-              top ? bad.detail.includes(`"${mutation.path[0]}"`) : paths.some((p) => named.startsWith(p)),
-              `${where}: the error names the path: ${bad.detail}`
-            )
-          } else {
-            assert.notStrictEqual(bad.message._tag, "UnknownMessage", where)
-            assert.isTrue(keptOpaque(bad.message, mutation), `${where}: decoded, so the value must be opaque or ignored`)
-          }
-        })
-      }
-      assert.isAbove(failed, 10_000, "most mutations break a checked field")
-    }))
+        for (const error of decoded.errors) assertRawCut(error, lines[error.line - 1]!)
+      }))
+  })
+
+  describe("10^6 tiny lines, some invalid or unknown", () => {
+    // Every 1000th line invalid, every 7th unknown: "fail" stops at line 1000 after 999 messages; "emit" gives 1000 InvalidJson.
+    it.effect("fail at the first bad line; emit one item per line", () =>
+      Effect.gen(function*() {
+        const count = 1_000_000
+        const tally = { keep: 0, unknown: 0, errors: 0, errorLinesOk: true, lastLine: 0 }
+        yield* Stream.fromIterable(Hostile.tinyLines(count, 1000, 7)).pipe(
+          Decode.records({ onBadLine: "emit" }),
+          Stream.runForEach((item) =>
+            Effect.sync(() => {
+              tally.lastLine = item.line
+              if (item instanceof DecodeError) {
+                tally.errors++
+                tally.errorLinesOk &&= item.line % 1000 === 0 && item.reason._tag === "InvalidJson"
+              } else if (item.message._tag === "KeepAlive") tally.keep++
+              else if (item.message._tag === "UnknownMessage") tally.unknown++
+            })
+          )
+        )
+        // Counted independently of the decoder: multiples of 7 that are not multiples of 1000.
+        const unknown = Math.floor(count / 7) - Math.floor(count / 7000)
+        assert.deepStrictEqual(tally, { keep: count - 1000 - unknown, unknown, errors: 1000, errorLinesOk: true, lastLine: count })
+        let strictCount = 0
+        const exit = yield* Stream.fromIterable(Hostile.tinyLines(count, 1000, 7)).pipe(
+          Decode.messages(),
+          Stream.runForEach(() => Effect.sync(() => void strictCount++)),
+          Effect.exit
+        )
+        assertNoDefect(exit, "strict")
+        assert.strictEqual(strictCount, 999)
+        const error = exit._tag === "Failure" ? exit.cause.reasons[0] : undefined
+        assert.isTrue(error?._tag === "Fail" && error.error.line === 1000 && error.error.reason._tag === "InvalidJson")
+      }))
+  })
+
+  describe("a 100 MiB line over the 64 MiB limit", () => {
+    // The error carries a raw cut; "fail" stops there after the lines before.
+    it.effect("LineTooLong naming the line; emit decodes the lines after", () =>
+      Effect.gen(function*() {
+        const around = [Hostile.helloLines.init, Hostile.helloLines.assistant].map(utf8)
+        const chunks = function*() {
+          yield joinLines([...around, new Uint8Array(0)])
+          yield* Hostile.bigLine(100 * 1024 * 1024)
+          yield joinLines([new Uint8Array(0), utf8(Hostile.helloLines.result), new Uint8Array(0)])
+        }
+        const decoded = yield* decodeBoth(chunks)
+        assert.deepStrictEqual(decoded.lenient.map((o) => [o.line, kindOf(o)]), [
+          [1, "SystemInit"],
+          [2, "AssistantMessage"],
+          [3, "LineTooLong"],
+          [4, "ResultSuccess"]
+        ])
+        assertStrictIsLenientPrefix(decoded)
+        const [error] = decoded.errors
+        assert.strictEqual(error.reason._tag, "LineTooLong")
+        assert.strictEqual((error.reason as LineTooLong).maxLineBytes, defaultMaxLineBytes)
+        assertRawCut(error, utf8(`{"type":"keep_alive","pad":"      `))
+      }))
+  })
+
+  describe("a line over a lowered maxLineBytes, through ClaudeCli", () => {
+    // 2 MiB over 1 MiB, on the Fixture layer.
+    it.effect("LineTooLong naming line and limit; emit keeps every other message", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("bad-input-")
+        const file = path.join(dir, "big.jsonl")
+        const big = Buffer.concat(Array.from(Hostile.bigLine(2 * 1024 * 1024)))
+        fs.writeFileSync(file, Buffer.concat([
+          utf8(Hostile.helloLines.init + "\n"),
+          big,
+          utf8(`\n${Hostile.helloLines.assistant}\n${Hostile.helloLines.result}\n`)
+        ]))
+        const layer = Fixture.layer(file, { maxLineBytes: 1024 * 1024 })
+        const strict = yield* runToEnd(Stream.provide(ClaudeCli.query("q"), layer))
+        assertNoDefect(strict.exit, "strict")
+        assert.deepStrictEqual(strict.items.map((m) => m._tag), ["SystemInit"])
+        const reason = reasonOf(strict.exit)
+        assert.deepStrictEqual(reason._tag === "LineTooLong" && [reason.line, reason.limit], [2, 1024 * 1024])
+        const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("q", { onBadLine: "emit" }), layer))
+        assertNoDefect(lenient.exit, "lenient")
+        assert.strictEqual(lenient.exit._tag, "Success")
+        assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? `${m.reason._tag}@${m.line}` : m._tag), [
+          "SystemInit",
+          "LineTooLong@2",
+          "AssistantMessage",
+          "ResultSuccess"
+        ])
+      }).pipe(Effect.scoped))
+  })
+
+  describe("the committed bad-input files through ClaudeCli", () => {
+    // On the Fixture layer: "fail" gives DecodeFailed after the messages before the bad line.
+    it.effect("fail at the first bad line; emit yields every line and the result", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("bad-input-")
+        for (const name of Object.keys(Hostile.committed)) {
+          const file = path.join(dir, `${name}.jsonl`)
+          const hostile = committedLines(name)
+          const expects = expected[`${name}.ndjson`].map((e) => e.expect)
+          fs.writeFileSync(file, joinLines([utf8(Hostile.helloLines.init), ...hostile, utf8(Hostile.helloLines.result), new Uint8Array(0)]))
+          const layer = Fixture.layer(file)
+          const kinds = ["SystemInit", ...expects, "ResultSuccess"]
+          const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("q", { onBadLine: "emit" }), layer))
+          assertNoDefect(lenient.exit, name)
+          assert.strictEqual(lenient.exit._tag, "Success", name)
+          assert.deepStrictEqual(lenient.items.map((m) => m instanceof DecodeError ? m.reason._tag : m._tag), kinds, name)
+          const strict = yield* runToEnd(Stream.provide(ClaudeCli.query("q"), layer))
+          assertNoDefect(strict.exit, name)
+          const firstBad = kinds.findIndex((k) => ["InvalidJson", "InvalidUtf8", "SchemaMismatch", "LineTooLong"].includes(k))
+          assert.deepStrictEqual(strict.items.map((m) => m._tag), kinds.slice(0, firstBad), name)
+          const reason = reasonOf(strict.exit)
+          assert.deepStrictEqual(reason._tag === "DecodeFailed" && reason.line, firstBad + 1, name)
+        }
+      }).pipe(Effect.scoped))
+  })
+
+  describe("wrong types in every field (every corpus and fixture file)", () => {
+    // Every known message; an opaque value is kept as written, and the good lines around decode.
+    it.effect("SchemaMismatch naming line and path, or kept opaque", () =>
+      Effect.gen(function*() {
+        let failed = 0
+        for (const file of allStreamJsonFiles) {
+          const lines = fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "")
+          const all = mutations(lines)
+          if (all.length === 0) continue
+          // Each mutated line follows its own source line, which must decode as alone.
+          const text = all.flatMap((m) => [lines[m.source]!, m.text]).join("\n") + "\n"
+          const records = Decode.decodeAll(text)
+          assert.strictEqual(records.length, 2 * all.length)
+          const decoded = yield* decodeBoth(() => chunked(utf8(text), 64 * 1024))
+          assertStrictIsLenientPrefix(decoded)
+          all.forEach((mutation, i) => {
+            const good = records[2 * i]!
+            const bad = records[2 * i + 1]!
+            const where = `${path.basename(file)}:${mutation.source + 1} at ${formatPath(mutation.path)}`
+            assert.isFalse(good instanceof DecodeError, `the good line before ${where}`)
+            assert.strictEqual(bad.line, 2 * i + 2)
+            if (bad instanceof DecodeError) {
+              failed++
+              assert.strictEqual(bad.reason._tag, "SchemaMismatch", where)
+              const named = formatPath(mutation.path)
+              const paths = issuePaths(bad.detail)
+              const top = mutation.path.length === 1 && (mutation.path[0] === "type" || mutation.path[0] === "subtype")
+              assert.isTrue(
+                top ? bad.detail.includes(`"${mutation.path[0]}"`) : paths.some((p) => named.startsWith(p)),
+                `${where}: the error names the path: ${bad.detail}`
+              )
+            } else {
+              assert.notStrictEqual(bad.message._tag, "UnknownMessage", where)
+              assert.isTrue(keptOpaque(bad.message, mutation), `${where}: decoded, so the value must be opaque or ignored`)
+            }
+          })
+        }
+        assert.isAbove(failed, 10_000, "most mutations break a checked field")
+      }))
+  })
 })

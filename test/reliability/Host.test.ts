@@ -94,109 +94,127 @@ const hostScript = path.join(import.meta.dirname, "support", "host.ts")
 const bin = path.join(root, "src", "cli", "main.ts")
 
 describe("Host", () => {
-  it.live("a host process using the library killed mid-turn by SIGKILL, SIGHUP, SIGQUIT or SIGUSR2, for a query and for a session: the CLI and the tool process it started are gone within Process.guardGracePeriod (checked by pid)", () =>
-    Effect.gen(function*() {
-      for (const mode of ["query", "session"] as const) {
-        for (const signal of ["SIGKILL", "SIGHUP", "SIGQUIT", "SIGUSR2"] as const) {
+  describe("a host killed mid-turn by a signal", () => {
+    // SIGKILL, SIGHUP, SIGQUIT or SIGUSR2, for a query and for a session; checked by pid.
+    it.live("its CLI and tool processes gone within Process.guardGracePeriod", () =>
+      Effect.gen(function*() {
+        for (const mode of ["query", "session"] as const) {
+          for (const signal of ["SIGKILL", "SIGHUP", "SIGQUIT", "SIGUSR2"] as const) {
+            yield* Effect.scoped(Effect.gen(function*() {
+              const cli = yield* standIn(mode)
+              const host = yield* startHost([hostScript, mode, cli.executable], (out) => out.includes("ready"))
+              const [pids, tools] = yield* cli.pids
+              assert.strictEqual(pids.length, 1, `${mode}: one CLI`)
+              assert.strictEqual(tools.length, 1, `${mode}: one tool process`)
+              host.child.kill(signal)
+              assert.strictEqual((yield* Effect.promise(() => host.exited)).signal, signal)
+              yield* awaitGone([...pids, ...tools], within)
+            }))
+          }
+        }
+      }).pipe(Effect.provide(NodeServices.layer)), 180_000)
+  })
+
+  describe("the bin killed mid-turn by SIGKILL", () => {
+    // The bin is effect-claude-code run.
+    it.live("its CLI and tool processes gone within Process.guardGracePeriod", () =>
+      Effect.gen(function*() {
+        const cli = yield* standIn("query")
+        const host = yield* startHost([bin, "run", "--claude", cli.executable, "--format", "jsonl", "hi"], (out) => out.includes("\n"))
+        const [pids, tools] = yield* cli.pids
+        host.child.kill("SIGKILL")
+        yield* Effect.promise(() => host.exited)
+        yield* awaitGone([...pids, ...tools], within)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+  })
+
+  describe("the bin sent SIGHUP, SIGQUIT or SIGTERM mid-turn", () => {
+    // Exits 129, 131 or 143.
+    it.live("ends its CLI and tools, exits 128 + the signal", () =>
+      Effect.gen(function*() {
+        for (const [signal, code] of [["SIGHUP", 129], ["SIGQUIT", 131], ["SIGTERM", 143]] as const) {
           yield* Effect.scoped(Effect.gen(function*() {
-            const cli = yield* standIn(mode)
-            const host = yield* startHost([hostScript, mode, cli.executable], (out) => out.includes("ready"))
+            const cli = yield* standIn("query")
+            const host = yield* startHost([bin, "run", "--claude", cli.executable, "--format", "jsonl", "hi"], (out) => out.includes("\n"))
             const [pids, tools] = yield* cli.pids
-            assert.strictEqual(pids.length, 1, `${mode}: one CLI`)
-            assert.strictEqual(tools.length, 1, `${mode}: one tool process`)
             host.child.kill(signal)
-            assert.strictEqual((yield* Effect.promise(() => host.exited)).signal, signal)
-            yield* awaitGone([...pids, ...tools], within)
+            const exited = yield* Effect.promise(() => host.exited)
+            assert.deepStrictEqual(exited, { code, signal: null }, host.output())
+            // The bin ended them itself, before exiting: no guard needed.
+            assert.deepStrictEqual([...pids, ...tools].filter(FaultCli.isAlive), [])
           }))
         }
-      }
-    }).pipe(Effect.provide(NodeServices.layer)), 180_000)
+      }).pipe(Effect.provide(NodeServices.layer)), 90_000)
+  })
 
-  it.live("the bin (effect-claude-code run) killed mid-turn by SIGKILL: its CLI and the tool process it started are gone within Process.guardGracePeriod", () =>
-    Effect.gen(function*() {
-      const cli = yield* standIn("query")
-      const host = yield* startHost([bin, "run", "--claude", cli.executable, "--format", "jsonl", "hi"], (out) => out.includes("\n"))
-      const [pids, tools] = yield* cli.pids
-      host.child.kill("SIGKILL")
-      yield* Effect.promise(() => host.exited)
-      yield* awaitGone([...pids, ...tools], within)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+  describe("the bin sent SIGHUP while its spinner shows", () => {
+    // The spinner is on a terminal (tmux).
+    it.live("erases the spinner's line, exits 129", () =>
+      Effect.gen(function*() {
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "spinner-"))),
+          (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+        )
+        const fifo = path.join(dir, "stream")
+        childProcess.execFileSync("mkfifo", [fifo])
+        const recording = path.join(root, "fixtures", "recorded", "demo.jsonl")
+        const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+        // The init line, then a writer that keeps the pipe open: the display waits for the model, spinner up.
+        const script = `(head -n 1 ${q(recording)}; exec sleep 120) > ${q(fifo)} & echo $! > ${q(path.join(dir, "writer"))}; ` +
+          `echo $$ > ${q(path.join(dir, "bin"))}; exec ${q(process.execPath)} ${q(bin)} view ${q(fifo)}`
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            const writer = Number(fs.readFileSync(path.join(dir, "writer"), "utf8"))
+            if (FaultCli.isAlive(writer)) process.kill(writer, "SIGKILL")
+          })
+        )
+        const pane = yield* Tmux.spawn(["sh", "-c", script], { env: { NO_COLOR: "1", TERM: "xterm-256color" } })
+        yield* pane.waitFor("the spinner", (screen) => spinnerFrames.test(screen))
+        process.kill(Number(fs.readFileSync(path.join(dir, "bin"), "utf8")), "SIGHUP")
+        const { code, screen } = yield* pane.exit()
+        assert.strictEqual(code, 129, screen)
+        assert.notMatch(screen, spinnerFrames, "spinner erased")
+      }).pipe(Effect.scoped), 60_000)
+  })
 
-  it.live("the bin (effect-claude-code run) sent SIGHUP, SIGQUIT or SIGTERM mid-turn: it ends its CLI and tool process, then exits 129, 131 or 143 (128 + the signal's number)", () =>
-    Effect.gen(function*() {
-      for (const [signal, code] of [["SIGHUP", 129], ["SIGQUIT", 131], ["SIGTERM", 143]] as const) {
-        yield* Effect.scoped(Effect.gen(function*() {
-          const cli = yield* standIn("query")
-          const host = yield* startHost([bin, "run", "--claude", cli.executable, "--format", "jsonl", "hi"], (out) => out.includes("\n"))
-          const [pids, tools] = yield* cli.pids
-          host.child.kill(signal)
-          const exited = yield* Effect.promise(() => host.exited)
-          assert.deepStrictEqual(exited, { code, signal: null }, host.output())
-          // The bin ended them itself, before exiting: no guard needed.
-          assert.deepStrictEqual([...pids, ...tools].filter(FaultCli.isAlive), [])
-        }))
-      }
-    }).pipe(Effect.provide(NodeServices.layer)), 90_000)
-
-  it.live("the bin sent SIGHUP while its spinner shows on a terminal (tmux): the spinner's line is erased, then it exits 129", () =>
-    Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "spinner-"))),
-        (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-      )
-      const fifo = path.join(dir, "stream")
-      childProcess.execFileSync("mkfifo", [fifo])
-      const recording = path.join(root, "fixtures", "recorded", "demo.jsonl")
-      const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
-      // The init line, then a writer that keeps the pipe open: the display waits for the model, spinner up.
-      const script = `(head -n 1 ${q(recording)}; exec sleep 120) > ${q(fifo)} & echo $! > ${q(path.join(dir, "writer"))}; ` +
-        `echo $$ > ${q(path.join(dir, "bin"))}; exec ${q(process.execPath)} ${q(bin)} view ${q(fifo)}`
-      yield* Effect.addFinalizer(() =>
-        Effect.sync(() => {
-          const writer = Number(fs.readFileSync(path.join(dir, "writer"), "utf8"))
-          if (FaultCli.isAlive(writer)) process.kill(writer, "SIGKILL")
-        })
-      )
-      const pane = yield* Tmux.spawn(["sh", "-c", script], { env: { NO_COLOR: "1", TERM: "xterm-256color" } })
-      yield* pane.waitFor("the spinner", (screen) => spinnerFrames.test(screen))
-      process.kill(Number(fs.readFileSync(path.join(dir, "bin"), "utf8")), "SIGHUP")
-      const { code, screen } = yield* pane.exit()
-      assert.strictEqual(code, 129, screen)
-      assert.notMatch(screen, spinnerFrames, "spinner erased")
-    }).pipe(Effect.scoped), 60_000)
-
-  it.live("view and stats on a FIFO nobody writes to, sent SIGINT or SIGTERM while they wait for a writer: each ends with 130 or 143 instead of hanging in the open (bounded wait)", () =>
-    Effect.gen(function*() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fifo-"))
-      const fifo = path.join(dir, "never-written")
-      childProcess.execFileSync("mkfifo", [fifo])
-      try {
-        for (const [command, signal, code] of [["view", "SIGINT", 130], ["stats", "SIGTERM", 143], ["view", "SIGTERM", 143], ["stats", "SIGINT", 130]] as const) {
-          const child = childProcess.spawn(process.execPath, [bin, command, fifo], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-          const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-          yield* Effect.promise(() => waitingOn(child.pid!, fifo))
-          child.kill(signal)
-          const ended = yield* Effect.promise(() => Promise.race([exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 3_000))]))
-          if (ended === "hung") child.kill("SIGKILL")
-          assert.strictEqual(ended, code, `${command} on a FIFO, ${signal}`)
+  describe("view and stats waiting on a FIFO, sent SIGINT or SIGTERM", () => {
+    // A FIFO nobody writes to: the wait for a writer is bounded.
+    it.live("exit 130 or 143, no hang", () =>
+      Effect.gen(function*() {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fifo-"))
+        const fifo = path.join(dir, "never-written")
+        childProcess.execFileSync("mkfifo", [fifo])
+        try {
+          for (const [command, signal, code] of [["view", "SIGINT", 130], ["stats", "SIGTERM", 143], ["view", "SIGTERM", 143], ["stats", "SIGINT", 130]] as const) {
+            const child = childProcess.spawn(process.execPath, [bin, command, fifo], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+            const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+            yield* Effect.promise(() => waitingOn(child.pid!, fifo))
+            child.kill(signal)
+            const ended = yield* Effect.promise(() => Promise.race([exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 3_000))]))
+            if (ended === "hung") child.kill("SIGKILL")
+            assert.strictEqual(ended, code, `${command} on a FIFO, ${signal}`)
+          }
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true })
         }
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true })
-      }
-    }), 90_000)
+      }), 90_000)
+  })
 
-  it.effect("view and stats on a special file that is neither a file nor a FIFO (a character device, a directory): BadInput (exit 3) naming what it is", () =>
-    Effect.sync(() => {
-      // A directory is read as a tree of transcripts: one without any is named as such.
-      const empty = fs.mkdtempSync(path.join(os.tmpdir(), "no-transcripts-"))
-      for (const [file, kind] of [["/dev/zero", "a character device"], [empty, "a directory with no .jsonl file"]] as const) {
-        for (const command of ["view", "stats"]) {
-          const run = childProcess.spawnSync(process.execPath, [bin, command, file], { cwd: root, encoding: "utf8", timeout: 30_000 })
-          assert.strictEqual(run.status, 3, `${command} ${file}: ${run.stderr}`)
-          assert.include(run.stderr, `Cannot read ${file}: it is ${kind}`)
+  describe("view and stats on a device or a directory", () => {
+    // A character device, a directory.
+    it.effect("BadInput (exit 3) naming what it is", () =>
+      Effect.sync(() => {
+        // A directory is read as a tree of transcripts: one without any is named as such.
+        const empty = fs.mkdtempSync(path.join(os.tmpdir(), "no-transcripts-"))
+        for (const [file, kind] of [["/dev/zero", "a character device"], [empty, "a directory with no .jsonl file"]] as const) {
+          for (const command of ["view", "stats"]) {
+            const run = childProcess.spawnSync(process.execPath, [bin, command, file], { cwd: root, encoding: "utf8", timeout: 30_000 })
+            assert.strictEqual(run.status, 3, `${command} ${file}: ${run.stderr}`)
+            assert.include(run.stderr, `Cannot read ${file}: it is ${kind}`)
+          }
         }
-      }
-    }), 60_000)
+      }), 60_000)
+  })
 })
 
 // Resolves once the process holds the FIFO open or has a thread blocked opening it (Linux: /proc), at most after

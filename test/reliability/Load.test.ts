@@ -113,96 +113,105 @@ const recorded = fs.readdirSync(path.join(fixturesDir, "recorded")).filter((f) =
 const linesOf = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "")
 
 describe("Load", () => {
-  it.effect("100 concurrent queries on the Fixture layer (every recorded fixture, in turn; queries, not sessions, which that layer refuses): each completes with the summary its transcript gives; no fiber left running, no file descriptor left open", () =>
-    Effect.gen(function*() {
-      const files = Array.from({ length: 100 }, (_, i) => recorded[i % recorded.length]!)
-      const run = allAtOnce(100, (i) => Stream.provide(ClaudeCli.query(`query ${i}`), Fixture.layer(files[i]!)))
-      yield* run // warm-up: modules and lazily opened handles
-      const fdsBefore = openFds()
-      const [outputs, fibers] = yield* tracked(run)
-      assert.strictEqual(openFds(), fdsBefore, "open file descriptors")
-      assert.isAtLeast(fibers.started, 100, "the fibers of the runs were counted")
-      assert.strictEqual(fibers.active, 0, "fibers still running")
-      outputs.forEach((messages, i) => {
-        const expected = expectedSummary(linesOf(files[i]!))
-        assert.isTrue(expected.completed, files[i])
-        assert.deepStrictEqual(actualSummary(messages, expected.finalText !== undefined), expected, files[i])
-      })
-    }))
-
-  it.effect("100 concurrent sessions, each over a fake CLI at the ChildProcessSpawner seam replaying the recorded stream-json session (three prompts, each answered with its recorded turn): every turn ends with its recorded result and each session summarizes as its transcript; no fiber left running", () =>
-    Effect.gen(function*() {
-      const file = path.join(fixturesDir, "recorded", "stream_json_session.jsonl")
-      const lines = linesOf(file)
-      // The recording cut after each result: turn k's lines.
-      const turns = lines.reduce<Array<Array<string>>>((all, line) => {
-        all.at(-1)!.push(line)
-        if (JSON.parse(line).type === "result") all.push([])
-        return all
-      }, [[]]).filter((turn) => turn.length > 0)
-      assert.strictEqual(turns.length, 3)
-      const prompts = ["first", "second", "third"]
-      const run = allAtOnce(100, () => {
-        let answered = 0
-        const fake = FakeCli.make(FakeCli.serve({ onUser: (_, io) => FakeCli.writeAll(io, turns[answered++]!) }))
-        return Stream.unwrap(Effect.map(Session.make(), (session) =>
-          Stream.flatMap(Stream.fromIterable(prompts), (prompt) => session.turn(prompt))
-        )).pipe(Stream.provide(fake.layer))
-      })
-      yield* run // warm-up
-      const [outputs, fibers] = yield* tracked(run)
-      assert.isAtLeast(fibers.started, 100, "the fibers of the sessions were counted")
-      assert.strictEqual(fibers.active, 0, "fibers still running")
-      const expected = expectedSummary(lines)
-      for (const messages of outputs) {
-        const results = messages.filter((m) => m._tag === "ResultSuccess")
-        assert.deepStrictEqual(results.map((r) => r.total_cost_usd), turns.map((t) => JSON.parse(t.at(-1)!).total_cost_usd))
-        assert.deepStrictEqual(actualSummary(messages, expected.finalText !== undefined), expected)
-      }
-    }))
-
-  it.live("8 concurrent real CLI processes on one scripted server (a Read tool loop each): each completes with its own answer, tool result and summary; every pid gone, no child process, fiber or file descriptor left", () =>
-    Effect.gen(function*() {
-      const count = 8
-      const script = ({ cwd }: { readonly cwd: string }) =>
-        Script.make([], {
-          subagents: Array.from({ length: count }, (_, k) =>
-            Script.conversation(`run-${k}`, MessagesRequest.firstUserTextIncludes(`load run ${k}.`), [
-              Script.turn([Script.text(`Reading f${k}.txt.`), Script.toolUse("Read", { file_path: `${cwd}/f${k}.txt` })]),
-              Script.turn(`answer ${k}`)
-            ]))
+  describe("100 concurrent queries on the Fixture layer", () => {
+    // Every recorded fixture in turn; queries only, as the Fixture layer refuses sessions.
+    it.effect("each summary as its transcript; no fiber or fd left", () =>
+      Effect.gen(function*() {
+        const files = Array.from({ length: 100 }, (_, i) => recorded[i % recorded.length]!)
+        const run = allAtOnce(100, (i) => Stream.provide(ClaudeCli.query(`query ${i}`), Fixture.layer(files[i]!)))
+        yield* run // warm-up: modules and lazily opened handles
+        const fdsBefore = openFds()
+        const [outputs, fibers] = yield* tracked(run)
+        assert.strictEqual(openFds(), fdsBefore, "open file descriptors")
+        assert.isAtLeast(fibers.started, 100, "the fibers of the runs were counted")
+        assert.strictEqual(fibers.active, 0, "fibers still running")
+        outputs.forEach((messages, i) => {
+          const expected = expectedSummary(linesOf(files[i]!))
+          assert.isTrue(expected.completed, files[i])
+          assert.deepStrictEqual(actualSummary(messages, expected.finalText !== undefined), expected, files[i])
         })
-      const files = Object.fromEntries(Array.from({ length: count }, (_, k) => [`f${k}.txt`, `content of file ${k}\n`]))
-      const layer = Scripted.layerWith(script, { files }).pipe(
-        Layer.provideMerge(FakeSpawner.spy),
-        Layer.provide(NodeServices.layer)
-      )
-      const childrenBefore = childPids()
-      const fdsBefore = openFds()
-      const [[outputs, spawned], fibers] = yield* tracked(
-        Effect.gen(function*() {
-          const outputs = yield* allAtOnce(count, (k) => ClaudeCli.query(`This is load run ${k}. Read the file.`))
-          return [outputs, yield* FakeSpawner.spawned] as const
-        }).pipe(Effect.provide(layer))
-      )
-      assert.strictEqual(spawned.length, count)
-      for (const { pid } of spawned) assert.isFalse(FaultCli.isAlive(pid), `pid ${pid} is still running`)
-      assert.deepStrictEqual(childPids().filter((pid) => !childrenBefore.includes(pid)), [], "child processes left")
-      assert.strictEqual(openFds(), fdsBefore, "open file descriptors")
-      assert.isAbove(fibers.started, count, "the fibers of the runs were counted")
-      assert.strictEqual(fibers.active, 0, "fibers still running")
-      outputs.forEach((messages, k) => {
-        const summary = Summary.summarize(messages)
-        assert.deepStrictEqual(
-          [summary.completed, summary.success, summary.finalText, summary.numTurns, summary.decodeErrorCount],
-          [true, true, `answer ${k}`, 2, 0],
-          `run ${k}`
+      }))
+  })
+
+  describe("100 concurrent sessions over a replaying fake CLI", () => {
+    // A fake CLI at the ChildProcessSpawner seam replays the recorded session: three prompts, each its recorded turn.
+    it.effect("each turn's recorded result; no fiber left", () =>
+      Effect.gen(function*() {
+        const file = path.join(fixturesDir, "recorded", "stream_json_session.jsonl")
+        const lines = linesOf(file)
+        // The recording cut after each result: turn k's lines.
+        const turns = lines.reduce<Array<Array<string>>>((all, line) => {
+          all.at(-1)!.push(line)
+          if (JSON.parse(line).type === "result") all.push([])
+          return all
+        }, [[]]).filter((turn) => turn.length > 0)
+        assert.strictEqual(turns.length, 3)
+        const prompts = ["first", "second", "third"]
+        const run = allAtOnce(100, () => {
+          let answered = 0
+          const fake = FakeCli.make(FakeCli.serve({ onUser: (_, io) => FakeCli.writeAll(io, turns[answered++]!) }))
+          return Stream.unwrap(Effect.map(Session.make(), (session) =>
+            Stream.flatMap(Stream.fromIterable(prompts), (prompt) => session.turn(prompt))
+          )).pipe(Stream.provide(fake.layer))
+        })
+        yield* run // warm-up
+        const [outputs, fibers] = yield* tracked(run)
+        assert.isAtLeast(fibers.started, 100, "the fibers of the sessions were counted")
+        assert.strictEqual(fibers.active, 0, "fibers still running")
+        const expected = expectedSummary(lines)
+        for (const messages of outputs) {
+          const results = messages.filter((m) => m._tag === "ResultSuccess")
+          assert.deepStrictEqual(results.map((r) => r.total_cost_usd), turns.map((t) => JSON.parse(t.at(-1)!).total_cost_usd))
+          assert.deepStrictEqual(actualSummary(messages, expected.finalText !== undefined), expected)
+        }
+      }))
+  })
+
+  describe("8 concurrent real CLI processes, one scripted server", () => {
+    // A Read tool loop each: its own answer, tool result and summary; every pid gone, no child process.
+    it.live("each its own answer; no pid, fiber or fd left", () =>
+      Effect.gen(function*() {
+        const count = 8
+        const script = ({ cwd }: { readonly cwd: string }) =>
+          Script.make([], {
+            subagents: Array.from({ length: count }, (_, k) =>
+              Script.conversation(`run-${k}`, MessagesRequest.firstUserTextIncludes(`load run ${k}.`), [
+                Script.turn([Script.text(`Reading f${k}.txt.`), Script.toolUse("Read", { file_path: `${cwd}/f${k}.txt` })]),
+                Script.turn(`answer ${k}`)
+              ]))
+          })
+        const files = Object.fromEntries(Array.from({ length: count }, (_, k) => [`f${k}.txt`, `content of file ${k}\n`]))
+        const layer = Scripted.layerWith(script, { files }).pipe(
+          Layer.provideMerge(FakeSpawner.spy),
+          Layer.provide(NodeServices.layer)
         )
-        const results = messages.flatMap((m) => m._tag === "UserMessage" ? m.toolResults : [])
-        assert.strictEqual(results.length, 1, `run ${k}: one tool result`)
-        assert.include(JSON.stringify(results[0]!.content), `content of file ${k}`)
-        assert.notInclude(JSON.stringify(messages), `content of file ${(k + 1) % count}`, `run ${k} saw another run's file`)
-      })
-      assert.strictEqual(new Set(outputs.map((m) => Summary.summarize(m).sessionId)).size, count, "one session per run")
-    }))
+        const childrenBefore = childPids()
+        const fdsBefore = openFds()
+        const [[outputs, spawned], fibers] = yield* tracked(
+          Effect.gen(function*() {
+            const outputs = yield* allAtOnce(count, (k) => ClaudeCli.query(`This is load run ${k}. Read the file.`))
+            return [outputs, yield* FakeSpawner.spawned] as const
+          }).pipe(Effect.provide(layer))
+        )
+        assert.strictEqual(spawned.length, count)
+        for (const { pid } of spawned) assert.isFalse(FaultCli.isAlive(pid), `pid ${pid} is still running`)
+        assert.deepStrictEqual(childPids().filter((pid) => !childrenBefore.includes(pid)), [], "child processes left")
+        assert.strictEqual(openFds(), fdsBefore, "open file descriptors")
+        assert.isAbove(fibers.started, count, "the fibers of the runs were counted")
+        assert.strictEqual(fibers.active, 0, "fibers still running")
+        outputs.forEach((messages, k) => {
+          const summary = Summary.summarize(messages)
+          assert.deepStrictEqual(
+            [summary.completed, summary.success, summary.finalText, summary.numTurns, summary.decodeErrorCount],
+            [true, true, `answer ${k}`, 2, 0],
+            `run ${k}`
+          )
+          const results = messages.flatMap((m) => m._tag === "UserMessage" ? m.toolResults : [])
+          assert.strictEqual(results.length, 1, `run ${k}: one tool result`)
+          assert.include(JSON.stringify(results[0]!.content), `content of file ${k}`)
+          assert.notInclude(JSON.stringify(messages), `content of file ${(k + 1) % count}`, `run ${k} saw another run's file`)
+        })
+        assert.strictEqual(new Set(outputs.map((m) => Summary.summarize(m).sessionId)).size, count, "one session per run")
+      }))
+  })
 })

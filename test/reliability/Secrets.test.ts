@@ -99,315 +99,369 @@ const withParentEnv = <A, E, R>(vars: Readonly<Record<string, string>>, effect: 
 describe("Secrets", () => {
   afterAll(Secrets.removeAll)
 
-  it.live("secrets in the query's env (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) echoed by the CLI to stdout and stderr: no error (stderr tail, raw cut, cut line), in-band DecodeError, log or span contains them", () =>
-    Effect.gen(function*() {
-      assertClean(yield* leak({}, { env: Secrets.known }, names), "the run")
-    }))
+  describe("credentials in the query's env, echoed by the CLI", () => {
+    // ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN on stdout
+    // and stderr: in no stderr tail, raw cut, cut line, in-band DecodeError, log or span.
+    it.live("in no error, log or span", () =>
+      Effect.gen(function*() {
+        assertClean(yield* leak({}, { env: Secrets.known }, names), "the run")
+      }))
+  })
 
-  it.live("secrets in the layer's env as Redacted values, echoed by the CLI: redacted the same", () =>
-    Effect.gen(function*() {
-      const env = Object.fromEntries(names.map((n) => [n, Redacted.make(Secrets.known[n])]))
-      assertClean(yield* leak({ env }, {}, names), "the run")
-    }))
+  describe("secrets in the layer's env as Redacted values, echoed", () => {
+    it.live("redacted the same", () =>
+      Effect.gen(function*() {
+        const env = Object.fromEntries(names.map((n) => [n, Redacted.make(Secrets.known[n])]))
+        assertClean(yield* leak({ env }, {}, names), "the run")
+      }))
+  })
 
-  it.live("secrets inherited from the parent's environment (envMode merge), echoed by the CLI: redacted the same", () =>
-    Effect.gen(function*() {
-      assertClean(yield* withParentEnv(Secrets.known, leak({}, {}, names)), "the run")
-    }))
+  describe("secrets inherited from the parent's environment, echoed", () => {
+    // envMode merge.
+    it.live("redacted the same", () =>
+      Effect.gen(function*() {
+        assertClean(yield* withParentEnv(Secrets.known, leak({}, {}, names)), "the run")
+      }))
+  })
 
-  it.live("a key-shaped value (sk-ant-...) under a name that does not look secret, echoed by the CLI: redacted all the same", () =>
-    Effect.gen(function*() {
-      const text = yield* leak({}, { env: { [Secrets.shaped.name]: Secrets.shaped.value } }, [Secrets.shaped.name])
-      assertClean(text, "the run")
-      assert.strictEqual(Redaction.redactText(`key ${Secrets.shaped.value}.`, []), "key <redacted>.")
-    }))
+  describe("a key-shaped value under a plain name, echoed", () => {
+    // sk-ant-... under a name that does not look secret.
+    it.live("redacted the same", () =>
+      Effect.gen(function*() {
+        const text = yield* leak({}, { env: { [Secrets.shaped.name]: Secrets.shaped.value } }, [Secrets.shaped.name])
+        assertClean(text, "the run")
+        assert.strictEqual(Redaction.redactText(`key ${Secrets.shaped.value}.`, []), "key <redacted>.")
+      }))
+  })
 
-  it.live("credentials known only by their variable's name (numeric passwords such as DB_PASSWORD=83746192017, a passphrase, DB_PASS, MYSQL_PWD, a DATABASE_URL's password, a SENTRY_DSN's key) echoed by the CLI to stdout and stderr: no error, in-band DecodeError, log or span contains them", () =>
-    Effect.gen(function*() {
-      assertClean(yield* leak({}, { env: Secrets.credentials }, credentialNames), "the run")
-    }))
+  describe("credentials known only by their variable's name, echoed", () => {
+    // Numeric passwords (DB_PASSWORD=83746192017), a passphrase, DB_PASS, MYSQL_PWD, a DATABASE_URL's password, a
+    // SENTRY_DSN's key; on stdout and stderr, also as in-band DecodeErrors.
+    it.live("in no error, log or span", () =>
+      Effect.gen(function*() {
+        assertClean(yield* leak({}, { env: Secrets.credentials }, credentialNames), "the run")
+      }))
+  })
 
-  it.live("the real CLI on the scripted server running env in a Bash tool with those credentials and settings under secret words (APP_MAX_TOKENS=1024, APP_DISABLE_AUTH=true) set, recorded: no credential is in the recording, its metadata, an error, a log or a span; the settings show as they are", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir("secrets-env-")
-      const file = path.join(dir, "run.jsonl")
-      const layer = Scripted.layer(
-        Script.make([Script.turn(Script.toolUse("Bash", { command: "env | sort" })), Script.turn("Done.")]),
-        { env: { ...Secrets.credentials, ...Secrets.settings } }
-      )
-      const [run, log] = yield* observed(
-        runToEnd(ClaudeCli.query("Show the environment", { onBadLine: "emit", allowedTools: ["Bash"] })).pipe(
-          Effect.provide(Recording.layer(file)(layer)),
-          Effect.orDie
+  describe("the real CLI echoing credentials and settings in a Bash tool, recorded", () => {
+    // On the scripted server, running env; settings under secret words (APP_MAX_TOKENS=1024, APP_DISABLE_AUTH=true) show
+    // as they are; no credential in the recording, its metadata, an error, a log or a span.
+    it.live("no credential anywhere; settings shown as they are", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("secrets-env-")
+        const file = path.join(dir, "run.jsonl")
+        const layer = Scripted.layer(
+          Script.make([Script.turn(Script.toolUse("Bash", { command: "env | sort" })), Script.turn("Done.")]),
+          { env: { ...Secrets.credentials, ...Secrets.settings } }
         )
-      )
-      assert.strictEqual(run.exit._tag, "Success", exitText(run.exit))
-      const recorded = fs.readFileSync(file, "utf8")
-      assert.include(recorded, "DB_PASSWORD=<redacted>", "the Bash tool printed the environment")
-      assert.include(recorded, "DATABASE_URL=postgres://app:<redacted>@db:5432/x")
-      assert.include(recorded, "APP_MAX_TOKENS=1024")
-      assert.include(recorded, "APP_DISABLE_AUTH=true")
-      assertClean(recorded, "the recording")
-      assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
-      assert.isNotEmpty(Secrets.foundIn(JSON.stringify(run.items)), "the messages (the user's own data) hold them")
-      assertClean(log, "logs and spans")
-    }).pipe(Effect.scoped))
-
-  it.live("a CLI that cannot be started (not executable) with the API key in the env and in an MCP header, for a query and for a session: the error (message, description, cause chain as printed) holds no secret", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir("secrets-spawn-")
-      const executable = path.join(dir, "claude")
-      fs.writeFileSync(executable, "#!/bin/sh\n", { mode: 0o644 })
-      const header = "zq81KdL0p9Vw3xY7tR2mAb4C"
-      const server = (key: string) => ({ mcpServers: { api: { type: "http", url: "https://mcp.example", headers: { "x-api-key": key } } } })
-      const layer = Live.layer({ executable })
-      const query = yield* runToEnd(Stream.provide(
-        ClaudeCli.query("hi", { env: { ANTHROPIC_API_KEY: apiKey }, mcpConfig: [server(apiKey), server(header)] }),
-        layer
-      ))
-      const session = yield* ClaudeCli.session({ env: { ANTHROPIC_API_KEY: apiKey }, mcpConfig: [server(apiKey), server(header)] }).pipe(
-        Effect.scoped,
-        Effect.flip,
-        Effect.provide(layer)
-      )
-      for (const [what, text] of [["query", exitText(query.exit)], ["session", errorText(session)]] as const) {
-        assert.include(text, "SpawnFailed", what)
-        assert.include(text, "<redacted>", `${what}: the arguments are shown, redacted`)
-        assertClean(text, what)
-        assert.notInclude(text, header, what)
-      }
-    }).pipe(Effect.scoped))
-
-  it.effect("every reason of ClaudeCliError with a secret in each text it carries and in its cause (an Error chain holding the arguments, a DecodeError, a cut line): ClaudeCliError.redact leaves none and keeps the cause's type; an error without one is returned as it is", () =>
-    Effect.sync(() => {
-      const secret = Secrets.credentials.DB_PASS
-      const redact = Redaction.redactor([secret])
-      const spawnError = Object.assign(new Error(`spawn /bin/claude --api-key ${secret} EACCES`), {
-        spawnargs: ["--api-key", secret],
-        cause: new Error(`inner ${secret}`)
-      })
-      const badLine = decodeError(new InvalidJson({ line: 2, raw: `pw ${secret}`, detail: "not JSON" }))
-      const reasons: ReadonlyArray<CliError.Reason> = [
-        new CliError.ExecutableNotFound({ executable: `/opt/${secret}/claude` }),
-        new CliError.SpawnFailed({ executable: "claude", description: `EACCES ${secret}`, cause: spawnError }),
-        new CliError.ProcessExited({ exitCode: 3, signal: null, stderrTail: `…${secret.slice(4)} failed`, cause: `line 2 was cut by the exit: {"pw":"${secret.slice(0, 5)}` }),
-        new CliError.DecodeFailed({ line: 2, raw: `pw ${secret.slice(0, 6)}… (40 more chars)`, issue: `at ${secret}`, cause: badLine }),
-        new CliError.LineTooLong({ line: 2, limit: 10, raw: `pw ${secret}`, cause: badLine }),
-        new CliError.MissingResult({ messages: 1, stderrTail: `login ${secret}` }),
-        new CliError.IdleTimeout({ timeoutMillis: 5, lastLine: 1, stderrTail: `login ${secret}` }),
-        new CliError.FixtureUnreadable({ path: `/f/${secret}`, description: secret, cause: spawnError }),
-        new CliError.RecordingFailed({ path: `/f/${secret}`, description: secret, cause: spawnError })
-      ]
-      for (const reason of reasons) {
-        const redacted = CliErrorRedaction.redact(CliError.make(reason), redact)
-        const text = errorText(redacted)
-        assert.notInclude(text, secret.slice(0, 5), reason._tag)
-        assert.notInclude(text, secret.slice(4), reason._tag)
-        assert.include(text, "<redacted>", reason._tag)
-        assert.strictEqual(redacted.reason._tag, reason._tag)
-        const cause = (redacted.reason as { readonly cause?: unknown }).cause
-        if (cause instanceof Error) assert.strictEqual(Object.getPrototypeOf(cause), Object.getPrototypeOf((reason as { readonly cause?: unknown }).cause))
-      }
-      const clean = CliError.make(new CliError.SpawnFailed({ executable: "claude", description: "EACCES", cause: new Error("no secret") }))
-      assert.strictEqual(CliErrorRedaction.redact(clean, redact), clean)
-    }))
-
-  it.live("a CLI writing secrets with other JSON escapes (\\/ in an AWS secret, \\u0073 starting a key) in a message, a schema mismatch and a plain-text line, recorded: no error, strict or lenient, nor the recording shows them in any spelling, and the recording replays the same", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir("secrets-escaped-")
-      const file = path.join(dir, "run.jsonl")
-      const slashes = aws.replaceAll("/", "\\/")
-      const unicode = "\\u0073" + apiKey.slice(1)
-      const assistant = JSON.parse(Hostile.helloLines.assistant)
-      const message = JSON.stringify({ ...assistant, message: { ...assistant.message, content: [{ type: "text", text: "KEYS" }] } })
-        .replace("KEYS", `${slashes} ${unicode}`)
-      const mismatch = `{"type":"result","subtype":"success","is_error":"nope","result":"${slashes} ${unicode}"}`
-      const plain = `{"warn":"${slashes} ${unicode}"`
-      const lines = [Hostile.helloLines.init, message, mismatch, plain, Hostile.helloLines.result]
-      const env = { AWS_SECRET_ACCESS_KEY: aws, ANTHROPIC_API_KEY: apiKey }
-      const layer = FaultCli.layer(FaultCli.plan(FaultCli.lines(lines), FaultCli.exit(0))).pipe(Layer.orDie)
-      const [strict, strictLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { env }), layer)))
-      const [live, liveLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit", env }), layer.pipe(Recording.layer(file)))))
-      assert.strictEqual(reasonOf(strict.exit)._tag, "DecodeFailed")
-      const inBand = live.items.filter((item) => item instanceof DecodeError)
-      assert.deepStrictEqual(inBand.map((e) => [e.reason._tag, e.line]), [["SchemaMismatch", 3], ["InvalidJson", 4]])
-      assertClean([exitText(strict.exit), ...inBand.map(errorText), strictLog, liveLog].join("\n"), "the errors")
-      const recorded = fs.readFileSync(file, "utf8")
-      assertClean(recorded, "the recording")
-      assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
-      const json = recorded.trimEnd().split("\n").filter((_, i) => i !== 3)
-      assert.strictEqual(json.length, 4)
-      for (const line of json) assert.doesNotThrow(() => JSON.parse(line), undefined, undefined, "a JSON line stays JSON")
-      const replay = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit" }), Fixture.layer(file)))
-      assert.deepStrictEqual(
-        replay.items.map((m) => m instanceof DecodeError ? `${m.reason._tag} ${m.line}` : m._tag),
-        ["SystemInit", "AssistantMessage", "SchemaMismatch 3", "InvalidJson 4", "ResultSuccess"]
-      )
-    }).pipe(Effect.scoped))
-
-  it.live("a recording of a query whose options hold secrets (MCP headers Authorization and x-api-key, settings.env, --api-key in extraArgs, a URL's password) run by a CLI echoing its arguments to stdout and stderr: neither file nor the run's errors hold one; the options' other values are kept", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir("secrets-options-")
-      const file = path.join(dir, "run.jsonl")
-      const planted = ["zq81KdL0p9Vw3xY7tR2m", "Kq93-apikey-value", "Hunter2-Hunter2", "Zk93jdLq0PaQ7vB", "Tr0ub4dor-and-3"]
-      const options: QueryOptions.QueryOptions = {
-        mcpConfig: [{
-          mcpServers: {
-            api: { type: "http", url: "https://mcp.example/x", headers: { Authorization: `Bearer ${planted[0]}`, "x-api-key": planted[1] } },
-            db: { command: "db-mcp", args: ["postgres://app:Tr0ub4dor-and-3@db/x"] }
-          }
-        }],
-        settings: { env: { DB_PASSWORD: planted[2] }, model: "sonnet" },
-        extraArgs: ["--api-key", planted[3]]
-      }
-      const layer = Live.layer({ executable: Secrets.argsCli("exit 3") }).pipe(Recording.layer(file))
-      const [run, log] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { ...options, onBadLine: "emit" }), layer)))
-      const reason = reasonOf(run.exit)
-      assert.strictEqual(reason._tag, "ProcessExited")
-      assert.include(reason.message, "auth failed for -p --output-format stream-json", "the CLI echoed its arguments")
-      const meta = fs.readFileSync(Recording.metadataPath(file), "utf8")
-      assert.include(fs.readFileSync(file, "utf8"), "Warning: using credentials -p --output-format stream-json")
-      const texts = { errors: exitText(run.exit), inBand: run.items.filter((m) => m instanceof DecodeError).map(errorText).join("\n"), log, recording: fs.readFileSync(file, "utf8"), meta }
-      for (const [where, text] of Object.entries(texts)) {
-        for (const secret of planted) assert.notInclude(text, secret, where)
-      }
-      const recordedOptions = (JSON.parse(meta) as Recording.Metadata).options as any
-      assert.strictEqual(recordedOptions.settings.model, "sonnet")
-      assert.strictEqual(recordedOptions.mcpConfig[0].mcpServers.api.url, "https://mcp.example/x")
-      assert.deepStrictEqual(recordedOptions.mcpConfig[0].mcpServers.api.headers, { Authorization: "<redacted>", "x-api-key": "<redacted>" })
-    }).pipe(Effect.scoped))
-
-  it.live("recordings (Recording layer) of a CLI that echoes secrets from the query, the layer and the parent: neither the .jsonl nor the .meta.json contains one; the recording replays through the Fixture layer", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir("secrets-rec-")
-      const file = path.join(dir, "run.jsonl")
-      const [fromQuery, fromLayer, fromParent] = [names.slice(0, 2), names.slice(2, 4), names.slice(4)]
-      const layer = Live.layer({
-        executable: Secrets.leakyCli("exit 0", [...names, Secrets.shaped.name]),
-        env: Object.fromEntries(fromLayer.map((n) => [n, Redacted.make(Secrets.known[n])]))
-      }).pipe(Recording.layer(file))
-      const env = { ...Object.fromEntries(fromQuery.map((n) => [n, Secrets.known[n]])), [Secrets.shaped.name]: Secrets.shaped.value }
-      const parent = Object.fromEntries(fromParent.map((n) => [n, Secrets.known[n]]))
-      const run = yield* withParentEnv(parent, runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit", env }), layer)))
-      assert.strictEqual(run.exit._tag, "Success")
-      assert.isNotEmpty(Secrets.foundIn(JSON.stringify(run.items[0])), "the CLI did echo the values")
-      assertClean(fs.readFileSync(file, "utf8"), "the recording")
-      assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
-      const replay = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit" }), Fixture.layer(file)))
-      assert.deepStrictEqual(
-        replay.items.map((m) => m instanceof DecodeError ? m.reason._tag : m._tag),
-        ["SystemInit", "InvalidJson", "ResultSuccess"],
-        "the redacted recording replays the same lines"
-      )
-    }).pipe(Effect.scoped))
-
-  it.live("the real CLI on the scripted server with ANTHROPIC_API_KEY set, a Bash tool echoing it, recorded: the key is in no error, log, span or recording", () =>
-    Effect.gen(function*() {
-      const key = Secrets.known.ANTHROPIC_API_KEY
-      const dir = yield* tempDir("secrets-real-")
-      const file = path.join(dir, "run.jsonl")
-      const layer = Scripted.layer(
-        Script.make([
-          Script.turn(Script.toolUse("Bash", { command: "echo key=$ANTHROPIC_API_KEY; echo key=$ANTHROPIC_API_KEY >&2" })),
-          Script.turn("Done.")
-        ]),
-        { env: { ANTHROPIC_API_KEY: key } }
-      )
-      const [run, log] = yield* observed(
-        runToEnd(ClaudeCli.query("Run it", { onBadLine: "emit", allowedTools: ["Bash"] })).pipe(
-          Effect.provide(Recording.layer(file)(layer)),
-          Effect.orDie
+        const [run, log] = yield* observed(
+          runToEnd(ClaudeCli.query("Show the environment", { onBadLine: "emit", allowedTools: ["Bash"] })).pipe(
+            Effect.provide(Recording.layer(file)(layer)),
+            Effect.orDie
+          )
         )
-      )
-      assert.strictEqual(run.exit._tag, "Success", exitText(run.exit))
-      const bashResult = JSON.stringify(run.items.filter((m) => !(m instanceof DecodeError) && m._tag === "UserMessage"))
-      assert.include(bashResult, "key=", "the Bash tool ran")
-      assertClean(log, "logs and spans")
-      assertClean(run.items.filter((m) => m instanceof DecodeError).map(errorText).join("\n"), "in-band errors")
-      assertClean(fs.readFileSync(file, "utf8"), "the recording")
-      assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
-    }).pipe(Effect.scoped))
+        assert.strictEqual(run.exit._tag, "Success", exitText(run.exit))
+        const recorded = fs.readFileSync(file, "utf8")
+        assert.include(recorded, "DB_PASSWORD=<redacted>", "the Bash tool printed the environment")
+        assert.include(recorded, "DATABASE_URL=postgres://app:<redacted>@db:5432/x")
+        assert.include(recorded, "APP_MAX_TOKENS=1024")
+        assert.include(recorded, "APP_DISABLE_AUTH=true")
+        assertClean(recorded, "the recording")
+        assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
+        assert.isNotEmpty(Secrets.foundIn(JSON.stringify(run.items)), "the messages (the user's own data) hold them")
+        assertClean(log, "logs and spans")
+      }).pipe(Effect.scoped))
+  })
 
-  it.effect("a secret straddling every cut (stderr tail start, also where redaction lets the held text show whole; a bad line's raw cut, a line too long, a line cut by the exit, also in \\u and \\/ escapes; a JSON syntax error's quote), cut at every character, and a last line cut by an exit, a kill or a clean exit at every byte of a secret of multi-byte characters: no error, strict or lenient, shows a piece of it", () =>
-    Effect.gen(function*() {
-      let checked = 0
-      for (const [name, secret] of straddled) {
-        // A key known only by its shape is recognised from its head "sk-" on; shorter cuts show no secret.
-        const from = name === Secrets.shaped.name ? 3 : 1
-        const cuts = Array.from({ length: secret.length - from }, (_, i) => Straddle.cases(secret, i + from))
-        const bytes = Array.from({ length: Buffer.byteLength(secret) - 1 }, (_, b) => Straddle.byteCases(secret, b + 1) ?? [])
-        const all = [Straddle.syntaxQuote(secret), ...cuts.flat(), ...(name === Secrets.shaped.name ? [] : bytes.flat())]
-        for (const c of all) {
-          const text = yield* Straddle.errorsOf(c, name, secret)
-          assert.notInclude(text, secret, `${name}: ${c.name}`)
-          assert.notInclude(text, c.leak, `${name}: ${c.name}, ${JSON.stringify(c.leak)}`)
-          checked++
+  describe("a CLI that cannot be started, secrets in env and MCP header", () => {
+    // Not executable; the API key in the env and an MCP header, for a query and a session; message, description and cause chain.
+    it.live("the error holds no secret", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("secrets-spawn-")
+        const executable = path.join(dir, "claude")
+        fs.writeFileSync(executable, "#!/bin/sh\n", { mode: 0o644 })
+        const header = "zq81KdL0p9Vw3xY7tR2mAb4C"
+        const server = (key: string) => ({ mcpServers: { api: { type: "http", url: "https://mcp.example", headers: { "x-api-key": key } } } })
+        const layer = Live.layer({ executable })
+        const query = yield* runToEnd(Stream.provide(
+          ClaudeCli.query("hi", { env: { ANTHROPIC_API_KEY: apiKey }, mcpConfig: [server(apiKey), server(header)] }),
+          layer
+        ))
+        const session = yield* ClaudeCli.session({ env: { ANTHROPIC_API_KEY: apiKey }, mcpConfig: [server(apiKey), server(header)] }).pipe(
+          Effect.scoped,
+          Effect.flip,
+          Effect.provide(layer)
+        )
+        for (const [what, text] of [["query", exitText(query.exit)], ["session", errorText(session)]] as const) {
+          assert.include(text, "SpawnFailed", what)
+          assert.include(text, "<redacted>", `${what}: the arguments are shown, redacted`)
+          assertClean(text, what)
+          assert.notInclude(text, header, what)
         }
-      }
-      assert.isAbove(checked, 1500)
-    }), 180_000)
+      }).pipe(Effect.scoped))
+  })
 
-  it.live("a recording of a CLI echoing a password with a quote and a backslash (JSON-escaped in its lines), with MAX_THINKING_TOKENS=1024 set: every line stays the same JSON with its numbers, the password is in neither file, and the recording replays to the same messages", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir("secrets-json-")
-      const file = path.join(dir, "run.jsonl")
-      const password = "p\"w\\Secret-Value-123"
-      const assistant = JSON.parse(Hostile.helloLines.assistant)
-      assistant.message.content = [{ type: "text", text: `the password is ${password}` }]
-      const result = JSON.parse(Hostile.helloLines.result)
-      result.usage = { ...result.usage, output_tokens: 1024 }
-      const lines = [Hostile.helloLines.init, JSON.stringify(assistant), JSON.stringify(result)]
-      const env = { DB_PASSWORD: password, MAX_THINKING_TOKENS: "1024" }
-      const layer = FaultCli.layer(FaultCli.plan(FaultCli.lines(lines), FaultCli.exit(0))).pipe(Recording.layer(file), Layer.orDie)
-      const live = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { env }), layer))
-      assert.strictEqual(live.exit._tag, "Success")
-      const recorded = fs.readFileSync(file, "utf8").trimEnd().split("\n")
-      assert.strictEqual(recorded.length, 3)
-      const parsed = recorded.map((line) => JSON.parse(line))
-      assert.strictEqual(parsed[2].usage.output_tokens, 1024, "numbers are kept")
-      assert.strictEqual(parsed[1].message.content[0].text, "the password is <redacted>")
-      for (const text of [fs.readFileSync(file, "utf8"), fs.readFileSync(Recording.metadataPath(file), "utf8")]) {
-        assert.notInclude(text, password)
-        assert.notInclude(text, JSON.stringify(password).slice(1, -1))
-      }
-      const meta = JSON.parse(fs.readFileSync(Recording.metadataPath(file), "utf8")) as Recording.Metadata
-      assert.deepStrictEqual(meta.options.env, { DB_PASSWORD: "<redacted>", MAX_THINKING_TOKENS: "1024" })
-      const replay = yield* runToEnd(Stream.provide(ClaudeCli.query("hi"), Fixture.layer(file)))
-      assert.strictEqual(replay.exit._tag, "Success")
-      assert.deepStrictEqual(replay.items.slice(0, 1), live.items.slice(0, 1))
-      assert.deepStrictEqual(replay.items[2], live.items[2])
-    }).pipe(Effect.scoped))
+  describe("every reason of ClaudeCliError holding secrets", () => {
+    // Secrets in each text and in the cause (an Error chain, a DecodeError, a cut line); an error without one is returned as it is.
+    it.effect("ClaudeCliError.redact leaves none, keeps the cause's type", () =>
+      Effect.sync(() => {
+        const secret = Secrets.credentials.DB_PASS
+        const redact = Redaction.redactor([secret])
+        const spawnError = Object.assign(new Error(`spawn /bin/claude --api-key ${secret} EACCES`), {
+          spawnargs: ["--api-key", secret],
+          cause: new Error(`inner ${secret}`)
+        })
+        const badLine = decodeError(new InvalidJson({ line: 2, raw: `pw ${secret}`, detail: "not JSON" }))
+        const reasons: ReadonlyArray<CliError.Reason> = [
+          new CliError.ExecutableNotFound({ executable: `/opt/${secret}/claude` }),
+          new CliError.SpawnFailed({ executable: "claude", description: `EACCES ${secret}`, cause: spawnError }),
+          new CliError.ProcessExited({ exitCode: 3, signal: null, stderrTail: `…${secret.slice(4)} failed`, cause: `line 2 was cut by the exit: {"pw":"${secret.slice(0, 5)}` }),
+          new CliError.DecodeFailed({ line: 2, raw: `pw ${secret.slice(0, 6)}… (40 more chars)`, issue: `at ${secret}`, cause: badLine }),
+          new CliError.LineTooLong({ line: 2, limit: 10, raw: `pw ${secret}`, cause: badLine }),
+          new CliError.MissingResult({ messages: 1, stderrTail: `login ${secret}` }),
+          new CliError.IdleTimeout({ timeoutMillis: 5, lastLine: 1, stderrTail: `login ${secret}` }),
+          new CliError.FixtureUnreadable({ path: `/f/${secret}`, description: secret, cause: spawnError }),
+          new CliError.RecordingFailed({ path: `/f/${secret}`, description: secret, cause: spawnError })
+        ]
+        for (const reason of reasons) {
+          const redacted = CliErrorRedaction.redact(CliError.make(reason), redact)
+          const text = errorText(redacted)
+          assert.notInclude(text, secret.slice(0, 5), reason._tag)
+          assert.notInclude(text, secret.slice(4), reason._tag)
+          assert.include(text, "<redacted>", reason._tag)
+          assert.strictEqual(redacted.reason._tag, reason._tag)
+          const cause = (redacted.reason as { readonly cause?: unknown }).cause
+          if (cause instanceof Error) assert.strictEqual(Object.getPrototypeOf(cause), Object.getPrototypeOf((reason as { readonly cause?: unknown }).cause))
+        }
+        const clean = CliError.make(new CliError.SpawnFailed({ executable: "claude", description: "EACCES", cause: new Error("no secret") }))
+        assert.strictEqual(CliErrorRedaction.redact(clean, redact), clean)
+      }))
+  })
 
-  it.effect("permission bypass is never a default: QueryOptions.toArgs and session args for no options, and for any options that do not name it, hold no --dangerously-skip-permissions and no bypassPermissions", () =>
-    Effect.gen(function*() {
-      const dangerous = (args: ReadonlyArray<string>) =>
-        args.some((a) => a.includes("dangerously-skip-permissions") || a.includes("bypassPermissions"))
-      assert.isFalse(dangerous(QueryOptions.toArgs()))
-      assert.isFalse(dangerous(QueryOptions.toArgs({})))
-      assert.isFalse(dangerous(yield* SessionArgs.toArgs({})))
-      const modes = fc.constantFrom<QueryOptions.PermissionMode | undefined>(undefined, "acceptEdits", "auto", "manual", "plan")
-      const text = fc.string().filter((s) => !s.includes("bypassPermissions") && !s.includes("dangerously"))
-      fc.assert(fc.property(
-        fc.record({
-          permissionMode: modes,
-          model: fc.option(text, { nil: undefined }),
-          allowedTools: fc.option(fc.array(text), { nil: undefined }),
-          settings: fc.option(fc.dictionary(text, text), { nil: undefined }),
-          extraArgs: fc.option(fc.array(text), { nil: undefined }),
-          maxTurns: fc.option(fc.nat(), { nil: undefined })
-        }),
-        (options) => !dangerous(QueryOptions.toArgs(options))
-      ))
-    }))
+  describe("secrets in other JSON escapes, recorded", () => {
+    // \/ in an AWS secret, \u0073 starting a key, in a message, a schema mismatch and a plain-text line; with either onBadLine.
+    it.live("in no error or recording; the recording replays the same", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("secrets-escaped-")
+        const file = path.join(dir, "run.jsonl")
+        const slashes = aws.replaceAll("/", "\\/")
+        const unicode = "\\u0073" + apiKey.slice(1)
+        const assistant = JSON.parse(Hostile.helloLines.assistant)
+        const message = JSON.stringify({ ...assistant, message: { ...assistant.message, content: [{ type: "text", text: "KEYS" }] } })
+          .replace("KEYS", `${slashes} ${unicode}`)
+        const mismatch = `{"type":"result","subtype":"success","is_error":"nope","result":"${slashes} ${unicode}"}`
+        const plain = `{"warn":"${slashes} ${unicode}"`
+        const lines = [Hostile.helloLines.init, message, mismatch, plain, Hostile.helloLines.result]
+        const env = { AWS_SECRET_ACCESS_KEY: aws, ANTHROPIC_API_KEY: apiKey }
+        const layer = FaultCli.layer(FaultCli.plan(FaultCli.lines(lines), FaultCli.exit(0))).pipe(Layer.orDie)
+        const [strict, strictLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { env }), layer)))
+        const [live, liveLog] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit", env }), layer.pipe(Recording.layer(file)))))
+        assert.strictEqual(reasonOf(strict.exit)._tag, "DecodeFailed")
+        const inBand = live.items.filter((item) => item instanceof DecodeError)
+        assert.deepStrictEqual(inBand.map((e) => [e.reason._tag, e.line]), [["SchemaMismatch", 3], ["InvalidJson", 4]])
+        assertClean([exitText(strict.exit), ...inBand.map(errorText), strictLog, liveLog].join("\n"), "the errors")
+        const recorded = fs.readFileSync(file, "utf8")
+        assertClean(recorded, "the recording")
+        assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
+        const json = recorded.trimEnd().split("\n").filter((_, i) => i !== 3)
+        assert.strictEqual(json.length, 4)
+        for (const line of json) assert.doesNotThrow(() => JSON.parse(line), undefined, undefined, "a JSON line stays JSON")
+        const replay = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit" }), Fixture.layer(file)))
+        assert.deepStrictEqual(
+          replay.items.map((m) => m instanceof DecodeError ? `${m.reason._tag} ${m.line}` : m._tag),
+          ["SystemInit", "AssistantMessage", "SchemaMismatch 3", "InvalidJson 4", "ResultSuccess"]
+        )
+      }).pipe(Effect.scoped))
+  })
 
-  it.effect("permission bypass asked for by name (permissionMode \"bypassPermissions\", or the flag written into extraArgs): passed exactly as named, once, and nothing else is added", () =>
-    Effect.sync(() => {
-      const base = QueryOptions.toArgs()
-      assert.deepStrictEqual(QueryOptions.toArgs({ permissionMode: "bypassPermissions" }), [...base, "--permission-mode", "bypassPermissions"])
-      // extraArgs is the explicit escape hatch: what is written there is passed as written, never rewritten or dropped.
-      assert.deepStrictEqual(
-        QueryOptions.toArgs({ extraArgs: ["--dangerously-skip-permissions"] }),
-        [...base, "--dangerously-skip-permissions"]
-      )
-    }))
+  describe("secrets in a recorded query's options", () => {
+    // MCP headers Authorization and x-api-key, settings.env, --api-key in extraArgs, a URL's password; the CLI echoes its
+    // arguments to stdout and stderr.
+    it.live("in neither file nor the errors; other values kept", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("secrets-options-")
+        const file = path.join(dir, "run.jsonl")
+        const planted = ["zq81KdL0p9Vw3xY7tR2m", "Kq93-apikey-value", "Hunter2-Hunter2", "Zk93jdLq0PaQ7vB", "Tr0ub4dor-and-3"]
+        const options: QueryOptions.QueryOptions = {
+          mcpConfig: [{
+            mcpServers: {
+              api: { type: "http", url: "https://mcp.example/x", headers: { Authorization: `Bearer ${planted[0]}`, "x-api-key": planted[1] } },
+              db: { command: "db-mcp", args: ["postgres://app:Tr0ub4dor-and-3@db/x"] }
+            }
+          }],
+          settings: { env: { DB_PASSWORD: planted[2] }, model: "sonnet" },
+          extraArgs: ["--api-key", planted[3]]
+        }
+        const layer = Live.layer({ executable: Secrets.argsCli("exit 3") }).pipe(Recording.layer(file))
+        const [run, log] = yield* observed(runToEnd(Stream.provide(ClaudeCli.query("hi", { ...options, onBadLine: "emit" }), layer)))
+        const reason = reasonOf(run.exit)
+        assert.strictEqual(reason._tag, "ProcessExited")
+        assert.include(reason.message, "auth failed for -p --output-format stream-json", "the CLI echoed its arguments")
+        const meta = fs.readFileSync(Recording.metadataPath(file), "utf8")
+        assert.include(fs.readFileSync(file, "utf8"), "Warning: using credentials -p --output-format stream-json")
+        const texts = { errors: exitText(run.exit), inBand: run.items.filter((m) => m instanceof DecodeError).map(errorText).join("\n"), log, recording: fs.readFileSync(file, "utf8"), meta }
+        for (const [where, text] of Object.entries(texts)) {
+          for (const secret of planted) assert.notInclude(text, secret, where)
+        }
+        const recordedOptions = (JSON.parse(meta) as Recording.Metadata).options as any
+        assert.strictEqual(recordedOptions.settings.model, "sonnet")
+        assert.strictEqual(recordedOptions.mcpConfig[0].mcpServers.api.url, "https://mcp.example/x")
+        assert.deepStrictEqual(recordedOptions.mcpConfig[0].mcpServers.api.headers, { Authorization: "<redacted>", "x-api-key": "<redacted>" })
+      }).pipe(Effect.scoped))
+  })
+
+  describe("recordings of a CLI echoing secrets", () => {
+    // The Recording layer; secrets from the query, the layer and the parent; in neither .jsonl nor .meta.json; replays
+    // through the Fixture layer.
+    it.live("in neither file; the recording replays", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("secrets-rec-")
+        const file = path.join(dir, "run.jsonl")
+        const [fromQuery, fromLayer, fromParent] = [names.slice(0, 2), names.slice(2, 4), names.slice(4)]
+        const layer = Live.layer({
+          executable: Secrets.leakyCli("exit 0", [...names, Secrets.shaped.name]),
+          env: Object.fromEntries(fromLayer.map((n) => [n, Redacted.make(Secrets.known[n])]))
+        }).pipe(Recording.layer(file))
+        const env = { ...Object.fromEntries(fromQuery.map((n) => [n, Secrets.known[n]])), [Secrets.shaped.name]: Secrets.shaped.value }
+        const parent = Object.fromEntries(fromParent.map((n) => [n, Secrets.known[n]]))
+        const run = yield* withParentEnv(parent, runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit", env }), layer)))
+        assert.strictEqual(run.exit._tag, "Success")
+        assert.isNotEmpty(Secrets.foundIn(JSON.stringify(run.items[0])), "the CLI did echo the values")
+        assertClean(fs.readFileSync(file, "utf8"), "the recording")
+        assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
+        const replay = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { onBadLine: "emit" }), Fixture.layer(file)))
+        assert.deepStrictEqual(
+          replay.items.map((m) => m instanceof DecodeError ? m.reason._tag : m._tag),
+          ["SystemInit", "InvalidJson", "ResultSuccess"],
+          "the redacted recording replays the same lines"
+        )
+      }).pipe(Effect.scoped))
+  })
+
+  describe("the real CLI echoing ANTHROPIC_API_KEY, recorded", () => {
+    // On the scripted server, a Bash tool echoing the key.
+    it.live("in no error, log, span or recording", () =>
+      Effect.gen(function*() {
+        const key = Secrets.known.ANTHROPIC_API_KEY
+        const dir = yield* tempDir("secrets-real-")
+        const file = path.join(dir, "run.jsonl")
+        const layer = Scripted.layer(
+          Script.make([
+            Script.turn(Script.toolUse("Bash", { command: "echo key=$ANTHROPIC_API_KEY; echo key=$ANTHROPIC_API_KEY >&2" })),
+            Script.turn("Done.")
+          ]),
+          { env: { ANTHROPIC_API_KEY: key } }
+        )
+        const [run, log] = yield* observed(
+          runToEnd(ClaudeCli.query("Run it", { onBadLine: "emit", allowedTools: ["Bash"] })).pipe(
+            Effect.provide(Recording.layer(file)(layer)),
+            Effect.orDie
+          )
+        )
+        assert.strictEqual(run.exit._tag, "Success", exitText(run.exit))
+        const bashResult = JSON.stringify(run.items.filter((m) => !(m instanceof DecodeError) && m._tag === "UserMessage"))
+        assert.include(bashResult, "key=", "the Bash tool ran")
+        assertClean(log, "logs and spans")
+        assertClean(run.items.filter((m) => m instanceof DecodeError).map(errorText).join("\n"), "in-band errors")
+        assertClean(fs.readFileSync(file, "utf8"), "the recording")
+        assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
+      }).pipe(Effect.scoped))
+  })
+
+  describe("a secret straddling every cut", () => {
+    // Cuts: the stderr tail's start (also where redaction shows the held text whole), a bad line's raw cut, a line too long,
+    // a line cut by the exit (also in \u and \/ escapes), a JSON syntax error's quote; at every character. Also a last
+    // line cut by an exit, a kill or a clean exit at every byte of a multi-byte secret; with either onBadLine.
+    it.effect("no error shows a piece of it", () =>
+      Effect.gen(function*() {
+        let checked = 0
+        for (const [name, secret] of straddled) {
+          // A key known only by its shape is recognised from its head "sk-" on; shorter cuts show no secret.
+          const from = name === Secrets.shaped.name ? 3 : 1
+          const cuts = Array.from({ length: secret.length - from }, (_, i) => Straddle.cases(secret, i + from))
+          const bytes = Array.from({ length: Buffer.byteLength(secret) - 1 }, (_, b) => Straddle.byteCases(secret, b + 1) ?? [])
+          const all = [Straddle.syntaxQuote(secret), ...cuts.flat(), ...(name === Secrets.shaped.name ? [] : bytes.flat())]
+          for (const c of all) {
+            const text = yield* Straddle.errorsOf(c, name, secret)
+            assert.notInclude(text, secret, `${name}: ${c.name}`)
+            assert.notInclude(text, c.leak, `${name}: ${c.name}, ${JSON.stringify(c.leak)}`)
+            checked++
+          }
+        }
+        assert.isAbove(checked, 1500)
+      }), 180_000)
+  })
+
+  describe("a recorded password with a quote and a backslash", () => {
+    // JSON-escaped in its lines, with MAX_THINKING_TOKENS=1024 set: every line stays the same JSON with its numbers.
+    it.live("same JSON lines without it; the recording replays", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("secrets-json-")
+        const file = path.join(dir, "run.jsonl")
+        const password = "p\"w\\Secret-Value-123"
+        const assistant = JSON.parse(Hostile.helloLines.assistant)
+        assistant.message.content = [{ type: "text", text: `the password is ${password}` }]
+        const result = JSON.parse(Hostile.helloLines.result)
+        result.usage = { ...result.usage, output_tokens: 1024 }
+        const lines = [Hostile.helloLines.init, JSON.stringify(assistant), JSON.stringify(result)]
+        const env = { DB_PASSWORD: password, MAX_THINKING_TOKENS: "1024" }
+        const layer = FaultCli.layer(FaultCli.plan(FaultCli.lines(lines), FaultCli.exit(0))).pipe(Recording.layer(file), Layer.orDie)
+        const live = yield* runToEnd(Stream.provide(ClaudeCli.query("hi", { env }), layer))
+        assert.strictEqual(live.exit._tag, "Success")
+        const recorded = fs.readFileSync(file, "utf8").trimEnd().split("\n")
+        assert.strictEqual(recorded.length, 3)
+        const parsed = recorded.map((line) => JSON.parse(line))
+        assert.strictEqual(parsed[2].usage.output_tokens, 1024, "numbers are kept")
+        assert.strictEqual(parsed[1].message.content[0].text, "the password is <redacted>")
+        for (const text of [fs.readFileSync(file, "utf8"), fs.readFileSync(Recording.metadataPath(file), "utf8")]) {
+          assert.notInclude(text, password)
+          assert.notInclude(text, JSON.stringify(password).slice(1, -1))
+        }
+        const meta = JSON.parse(fs.readFileSync(Recording.metadataPath(file), "utf8")) as Recording.Metadata
+        assert.deepStrictEqual(meta.options.env, { DB_PASSWORD: "<redacted>", MAX_THINKING_TOKENS: "1024" })
+        const replay = yield* runToEnd(Stream.provide(ClaudeCli.query("hi"), Fixture.layer(file)))
+        assert.strictEqual(replay.exit._tag, "Success")
+        assert.deepStrictEqual(replay.items.slice(0, 1), live.items.slice(0, 1))
+        assert.deepStrictEqual(replay.items[2], live.items[2])
+      }).pipe(Effect.scoped))
+  })
+
+  describe("permission bypass is never a default", () => {
+    // QueryOptions.toArgs and session args: no --dangerously-skip-permissions, no bypassPermissions.
+    it.effect("no bypass flag or mode unless asked for", () =>
+      Effect.gen(function*() {
+        const dangerous = (args: ReadonlyArray<string>) =>
+          args.some((a) => a.includes("dangerously-skip-permissions") || a.includes("bypassPermissions"))
+        assert.isFalse(dangerous(QueryOptions.toArgs()))
+        assert.isFalse(dangerous(QueryOptions.toArgs({})))
+        assert.isFalse(dangerous(yield* SessionArgs.toArgs({})))
+        const modes = fc.constantFrom<QueryOptions.PermissionMode | undefined>(undefined, "acceptEdits", "auto", "manual", "plan")
+        const text = fc.string().filter((s) => !s.includes("bypassPermissions") && !s.includes("dangerously"))
+        fc.assert(fc.property(
+          fc.record({
+            permissionMode: modes,
+            model: fc.option(text, { nil: undefined }),
+            allowedTools: fc.option(fc.array(text), { nil: undefined }),
+            settings: fc.option(fc.dictionary(text, text), { nil: undefined }),
+            extraArgs: fc.option(fc.array(text), { nil: undefined }),
+            maxTurns: fc.option(fc.nat(), { nil: undefined })
+          }),
+          (options) => !dangerous(QueryOptions.toArgs(options))
+        ))
+      }))
+  })
+
+  describe("permission bypass asked for by name", () => {
+    // permissionMode "bypassPermissions", or the flag in extraArgs.
+    it.effect("passed as named, once, nothing added", () =>
+      Effect.sync(() => {
+        const base = QueryOptions.toArgs()
+        assert.deepStrictEqual(QueryOptions.toArgs({ permissionMode: "bypassPermissions" }), [...base, "--permission-mode", "bypassPermissions"])
+        // extraArgs is the explicit escape hatch: what is written there is passed as written, never rewritten or dropped.
+        assert.deepStrictEqual(
+          QueryOptions.toArgs({ extraArgs: ["--dangerously-skip-permissions"] }),
+          [...base, "--dangerously-skip-permissions"]
+        )
+      }))
+  })
 })

@@ -41,187 +41,205 @@ const reported = (session: Session.Session, count: number) =>
     }))
 
 describe("Sessions", () => {
-  it.effect("close during a streaming turn, the CLI terminated after the grace period: the turn's reader gets what was written, then SessionClosed (not ProcessExited 143)", () => {
-    // Starts the turn and never finishes it; reads on after stdin ends, so close has to terminate it.
-    const fake = FakeCli.make(FakeCli.serve({
-      onUser: (_, io) => FakeCli.writeAll(io, FakeCli.helloLines.slice(0, 2)),
-      onStdinEnd: "hang"
-    }))
-    return Effect.gen(function*() {
-      const session = yield* Session.make({ killGracePeriod: "2 seconds" })
-      const turn = yield* Effect.forkChild(Effect.flip(collect(session.turn("hello"))))
-      yield* settle
-      const close = yield* Effect.forkChild(session.close)
-      yield* settle
-      yield* TestClock.adjust("2 seconds")
-      yield* Fiber.join(close)
-      assert.deepStrictEqual(fake.signals, ["SIGTERM"])
-      const closed = reasonOf(yield* Fiber.join(turn), SessionError.SessionError, SessionError.SessionClosed)
-      assert.strictEqual(closed.exitCode, 143)
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+  describe("close during a streaming turn", () => {
+    // The CLI is terminated after the grace period; the reader sees SessionClosed, not ProcessExited 143.
+    it.effect("the reader gets what was written, then SessionClosed", () => {
+      // Starts the turn and never finishes it; reads on after stdin ends, so close has to terminate it.
+      const fake = FakeCli.make(FakeCli.serve({
+        onUser: (_, io) => FakeCli.writeAll(io, FakeCli.helloLines.slice(0, 2)),
+        onStdinEnd: "hang"
+      }))
+      return Effect.gen(function*() {
+        const session = yield* Session.make({ killGracePeriod: "2 seconds" })
+        const turn = yield* Effect.forkChild(Effect.flip(collect(session.turn("hello"))))
+        yield* settle
+        const close = yield* Effect.forkChild(session.close)
+        yield* settle
+        yield* TestClock.adjust("2 seconds")
+        yield* Fiber.join(close)
+        assert.deepStrictEqual(fake.signals, ["SIGTERM"])
+        const closed = reasonOf(yield* Fiber.join(turn), SessionError.SessionError, SessionError.SessionClosed)
+        assert.strictEqual(closed.exitCode, 143)
+      }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    })
   })
 
-  it.live("canUseTool answering with what cannot be written as JSON (a BigInt, a cyclic object in updatedInput), or returning a Promise or a plain value where an Effect is due (real CLI): each turn ends, the model sees a deny naming why, the session reports CallbackFailed, the next turn works", () =>
-    real(Effect.gen(function*() {
-      const cases = ["bigint", "cyclic", "promise", "plain"] as const
-      const { base, sandbox, server } = yield* setup([
-        ...cases.flatMap((name, i) => [Script.turn(Script.toolUse("Write", { file_path: `${name}.txt`, content: "x" })), Script.turn(`done ${i}`)]),
-        Script.turn(Script.toolUse("Write", { file_path: "fine.txt", content: "x" })),
-        Script.turn("fine")
-      ])
-      const session = yield* Session.make({
-        ...base,
-        canUseTool: (_tool, input): any => {
-          const name = path.basename(String(input.file_path), ".txt")
-          return name === "bigint"
-            ? Effect.succeed(Permission.allow({ updatedInput: { ...input, size: 1n } }))
-            : name === "cyclic"
-            ? Effect.succeed(Permission.allow({ updatedInput: cyclic() }))
-            : name === "promise"
-            ? Promise.resolve(Permission.allow())
-            : name === "plain"
-            ? Permission.allow()
-            : Effect.succeed(Permission.allow())
-        }
-      })
-      const why = ["BigInt", "circular", "returned a Promise", "returned a plain object"]
-      for (const [i, name] of cases.entries()) {
-        const messages = yield* collect(session.turn(`write ${name}`))
-        assert.strictEqual(resultOf(messages).result, `done ${i}`)
-        const [denied] = toolResults(messages)
-        assert.isTrue(denied.isError, name)
-        assert.include(denied.text, why[i], name)
-        assert.isFalse(fs.existsSync(path.join(sandbox.cwd, `${name}.txt`)), name)
-      }
-      // The model got each deny with its tool result.
-      const bodies = yield* turnBodies(server)
-      for (const [i] of cases.entries()) assert.include(JSON.stringify(bodies[2 * i + 1]!.messages), why[i])
-      const errors = yield* reported(session, cases.length)
-      assert.deepStrictEqual(errors.map((e) => e.callback), cases.map(() => "canUseTool"))
-      for (const [i] of cases.entries()) assert.include(errors[i]!.detail, why[i])
-      assert.strictEqual(resultOf(yield* collect(session.turn("write fine"))).result, "fine")
-      assert.isTrue(fs.existsSync(path.join(sandbox.cwd, "fine.txt")))
-    })), 120_000)
-
-  it.live("send, turn and request with a value that cannot be written as JSON (a BigInt, a cyclic object) (real CLI): each fails with Unserializable naming what it tried, nothing is written, the session goes on", () =>
-    real(Effect.gen(function*() {
-      const { base } = yield* setup([Script.turn("still here")])
-      const session = yield* Session.make(base)
-      const block = (extra: unknown) => [{ type: "text", text: "hi", extra }]
-      const failures = [
-        yield* Effect.flip(session.send(block(1n))),
-        yield* Effect.flip(collect(session.turn(block(cyclic())))),
-        yield* Effect.flip(session.request({ subtype: "set_model", model: 1n }))
-      ]
-      for (const failure of failures) {
-        const reason = reasonOf(failure, SessionError.SessionError, SessionError.Unserializable)
-        assert.match(reason.operation, /^write a (user|control_request) frame$/)
-        assert.match(reason.detail, /BigInt|circular/)
-      }
-      assert.strictEqual(resultOf(yield* collect(session.turn("are you there?"))).result, "still here")
-    })), 60_000)
-
-  it.live("an MCP tool answering with what cannot be written as JSON (a BigInt, a cyclic object), with undefined, or returning undefined where an Effect is due (real CLI): the turn ends, the model sees an error result naming why, the session reports CallbackFailed, the next turn works", () =>
-    real(Effect.gen(function*() {
-      const cases = ["bigint", "cyclic", "nothing", "noEffect"] as const
-      const { base, server } = yield* setup([
-        ...cases.map((name) => Script.turn(Script.toolUse("mcp__odd__answer", { case: name }))),
-        Script.turn("done"),
-        Script.turn(Script.toolUse("mcp__odd__answer", { case: "fine" })),
-        Script.turn("fine")
-      ])
-      const odd = McpServer.make("odd", [
-        McpServer.tool("answer", "Answers oddly", Schema.Struct({ case: Schema.String }), (input): any =>
-          input.case === "bigint"
-            ? Effect.succeed({ content: [{ type: "text", text: "n", n: 1n }] })
-            : input.case === "cyclic"
-            ? Effect.succeed({ content: [cyclic()] })
-            : input.case === "nothing"
-            ? Effect.succeed(undefined)
-            : input.case === "noEffect"
-            ? undefined
-            : Effect.succeed("fine result"))
-      ])
-      const session = yield* Session.make({ ...base, mcpServers: [odd], allowedTools: ["mcp__odd__answer"] })
-      const messages = yield* collect(session.turn("call them"))
-      assert.strictEqual(resultOf(messages).result, "done")
-      const why = ["BigInt", "circular", "returned undefined where text or a ToolResult is due", "returned undefined where an Effect is due"]
-      const results = toolResults(messages)
-      assert.deepStrictEqual(results.map((r) => r.isError), cases.map(() => true))
-      for (const [i] of cases.entries()) assert.include(results[i]!.text, why[i])
-      const bodies = yield* turnBodies(server)
-      for (const [i] of cases.entries()) assert.include(JSON.stringify(bodies[i + 1]!.messages), why[i])
-      const errors = yield* reported(session, cases.length)
-      assert.deepStrictEqual(errors.map((e) => e.callback), cases.map(() => `the MCP server "odd"`))
-      for (const [i] of cases.entries()) assert.include(errors[i]!.detail, why[i])
-      const fine = yield* collect(session.turn("call the fine one"))
-      assert.strictEqual(resultOf(fine).result, "fine")
-      assert.include(toolResults(fine)[0]!.text, "fine result")
-    })), 120_000)
-
-  it.live("a PreToolUse hook (onFailure block) answering with output that cannot be written as JSON (a BigInt, a cyclic object) or returning a Promise where an Effect is due (real CLI): each turn ends, the tool is blocked and the model sees the hook error, the session reports CallbackFailed naming why, the next turn works", () =>
-    real(Effect.gen(function*() {
-      const cases = ["bigint", "cyclic", "promise"] as const
-      const { base, server, sandbox } = yield* setup([
-        ...cases.flatMap((name, i) => [Script.turn(Script.toolUse("Write", { file_path: `${name}.txt`, content: "x" })), Script.turn(`done ${i}`)]),
-        Script.turn("fine")
-      ])
-      const session = yield* Session.make({
-        ...base,
-        allowedTools: ["Write"],
-        hooks: {
-          PreToolUse: [{
-            matcher: "Write",
-            onFailure: "block",
-            hooks: [(input): any => {
-              const name = path.basename(String((input.tool_input as { file_path: string }).file_path), ".txt")
-              return name === "bigint"
-                ? Effect.succeed({ ...Hooks.proceed, systemMessage: 1n })
-                : name === "cyclic"
-                ? Effect.succeed({ hookSpecificOutput: cyclic() })
-                : Promise.resolve(Hooks.proceed)
-            }]
-          }]
-        }
-      })
-      const why = ["BigInt", "circular", "returned a Promise"]
-      for (const [i, name] of cases.entries()) {
-        const messages = yield* collect(session.turn(`write ${name}`))
-        assert.strictEqual(resultOf(messages).result, `done ${i}`)
-        // The CLI reports the failed hook in the tool's result; with onFailure "block" the tool does not run.
-        const [blocked] = toolResults(messages)
-        assert.isTrue(blocked.isError, name)
-        assert.include(blocked.text, "PreToolUse:Write hook error", name)
-        assert.isFalse(fs.existsSync(path.join(sandbox.cwd, `${name}.txt`)), name)
-      }
-      const bodies = yield* turnBodies(server)
-      for (const [i] of cases.entries()) assert.include(JSON.stringify(bodies[2 * i + 1]!.messages), "PreToolUse:Write hook error")
-      const errors = yield* reported(session, cases.length)
-      assert.deepStrictEqual(errors.map((e) => e.callback), cases.map(() => "the PreToolUse hook"))
-      for (const [i] of cases.entries()) assert.include(errors[i]!.detail, why[i])
-      assert.strictEqual(resultOf(yield* collect(session.turn("still there?"))).result, "fine")
-    })), 120_000)
-
-  it.live("a canUseTool that cannot be interrupted and runs past callbackTimeout (real CLI): the CLI gets the timeout's deny on time and the turn ends, the session reports CallbackFailed, the callback is left to finish in the background and closing the scope does not wait for it", () =>
-    Effect.gen(function*() {
-      let finished = false
-      const turn = yield* real(Effect.gen(function*() {
-        const { base } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "slow.txt", content: "x" })), Script.turn("done")])
+  describe("canUseTool answering what is not JSON or not an Effect (real CLI)", () => {
+    // A BigInt, a cyclic object in updatedInput, a Promise, a plain value: each turn ends with the model seeing the deny.
+    it.live("a deny naming why, CallbackFailed, next turn works", () =>
+      real(Effect.gen(function*() {
+        const cases = ["bigint", "cyclic", "promise", "plain"] as const
+        const { base, sandbox, server } = yield* setup([
+          ...cases.flatMap((name, i) => [Script.turn(Script.toolUse("Write", { file_path: `${name}.txt`, content: "x" })), Script.turn(`done ${i}`)]),
+          Script.turn(Script.toolUse("Write", { file_path: "fine.txt", content: "x" })),
+          Script.turn("fine")
+        ])
         const session = yield* Session.make({
           ...base,
-          callbackTimeout: "1 second",
-          canUseTool: () =>
-            Effect.uninterruptible(Effect.andThen(Effect.sleep("60 seconds"), Effect.sync(() => (finished = true)))).pipe(
-              Effect.as(Permission.allow())
-            )
+          canUseTool: (_tool, input): any => {
+            const name = path.basename(String(input.file_path), ".txt")
+            return name === "bigint"
+              ? Effect.succeed(Permission.allow({ updatedInput: { ...input, size: 1n } }))
+              : name === "cyclic"
+              ? Effect.succeed(Permission.allow({ updatedInput: cyclic() }))
+              : name === "promise"
+              ? Promise.resolve(Permission.allow())
+              : name === "plain"
+              ? Permission.allow()
+              : Effect.succeed(Permission.allow())
+          }
         })
-        const messages = yield* collect(session.turn("write slowly"))
-        const errors = yield* reported(session, 1)
-        return { messages, errors }
-      })).pipe(Effect.timeoutOrElse({ duration: "30 seconds", orElse: () => Effect.die(new Error("the turn or the scope waited for the callback")) }))
-      assert.strictEqual(resultOf(turn.messages).result, "done")
-      assert.include(toolResults(turn.messages)[0]!.text, "canUseTool did not answer within 1000 ms")
-      assert.include(turn.errors[0]!.detail, "did not answer within 1000 ms")
-      assert.isFalse(finished, "the session ended before the callback did")
-    }), 60_000)
+        const why = ["BigInt", "circular", "returned a Promise", "returned a plain object"]
+        for (const [i, name] of cases.entries()) {
+          const messages = yield* collect(session.turn(`write ${name}`))
+          assert.strictEqual(resultOf(messages).result, `done ${i}`)
+          const [denied] = toolResults(messages)
+          assert.isTrue(denied.isError, name)
+          assert.include(denied.text, why[i], name)
+          assert.isFalse(fs.existsSync(path.join(sandbox.cwd, `${name}.txt`)), name)
+        }
+        // The model got each deny with its tool result.
+        const bodies = yield* turnBodies(server)
+        for (const [i] of cases.entries()) assert.include(JSON.stringify(bodies[2 * i + 1]!.messages), why[i])
+        const errors = yield* reported(session, cases.length)
+        assert.deepStrictEqual(errors.map((e) => e.callback), cases.map(() => "canUseTool"))
+        for (const [i] of cases.entries()) assert.include(errors[i]!.detail, why[i])
+        assert.strictEqual(resultOf(yield* collect(session.turn("write fine"))).result, "fine")
+        assert.isTrue(fs.existsSync(path.join(sandbox.cwd, "fine.txt")))
+      })), 120_000)
+  })
+
+  describe("send, turn or request with a value that is not JSON (real CLI)", () => {
+    // A BigInt, a cyclic object: the error names what the call tried.
+    it.live("Unserializable, nothing written, session goes on", () =>
+      real(Effect.gen(function*() {
+        const { base } = yield* setup([Script.turn("still here")])
+        const session = yield* Session.make(base)
+        const block = (extra: unknown) => [{ type: "text", text: "hi", extra }]
+        const failures = [
+          yield* Effect.flip(session.send(block(1n))),
+          yield* Effect.flip(collect(session.turn(block(cyclic())))),
+          yield* Effect.flip(session.request({ subtype: "set_model", model: 1n }))
+        ]
+        for (const failure of failures) {
+          const reason = reasonOf(failure, SessionError.SessionError, SessionError.Unserializable)
+          assert.match(reason.operation, /^write a (user|control_request) frame$/)
+          assert.match(reason.detail, /BigInt|circular/)
+        }
+        assert.strictEqual(resultOf(yield* collect(session.turn("are you there?"))).result, "still here")
+      })), 60_000)
+  })
+
+  describe("an MCP tool answering what is not JSON or not an Effect (real CLI)", () => {
+    // A BigInt, a cyclic object, undefined, or undefined where an Effect is due: the turn ends.
+    it.live("an error result naming why, CallbackFailed, next turn works", () =>
+      real(Effect.gen(function*() {
+        const cases = ["bigint", "cyclic", "nothing", "noEffect"] as const
+        const { base, server } = yield* setup([
+          ...cases.map((name) => Script.turn(Script.toolUse("mcp__odd__answer", { case: name }))),
+          Script.turn("done"),
+          Script.turn(Script.toolUse("mcp__odd__answer", { case: "fine" })),
+          Script.turn("fine")
+        ])
+        const odd = McpServer.make("odd", [
+          McpServer.tool("answer", "Answers oddly", Schema.Struct({ case: Schema.String }), (input): any =>
+            input.case === "bigint"
+              ? Effect.succeed({ content: [{ type: "text", text: "n", n: 1n }] })
+              : input.case === "cyclic"
+              ? Effect.succeed({ content: [cyclic()] })
+              : input.case === "nothing"
+              ? Effect.succeed(undefined)
+              : input.case === "noEffect"
+              ? undefined
+              : Effect.succeed("fine result"))
+        ])
+        const session = yield* Session.make({ ...base, mcpServers: [odd], allowedTools: ["mcp__odd__answer"] })
+        const messages = yield* collect(session.turn("call them"))
+        assert.strictEqual(resultOf(messages).result, "done")
+        const why = ["BigInt", "circular", "returned undefined where text or a ToolResult is due", "returned undefined where an Effect is due"]
+        const results = toolResults(messages)
+        assert.deepStrictEqual(results.map((r) => r.isError), cases.map(() => true))
+        for (const [i] of cases.entries()) assert.include(results[i]!.text, why[i])
+        const bodies = yield* turnBodies(server)
+        for (const [i] of cases.entries()) assert.include(JSON.stringify(bodies[i + 1]!.messages), why[i])
+        const errors = yield* reported(session, cases.length)
+        assert.deepStrictEqual(errors.map((e) => e.callback), cases.map(() => `the MCP server "odd"`))
+        for (const [i] of cases.entries()) assert.include(errors[i]!.detail, why[i])
+        const fine = yield* collect(session.turn("call the fine one"))
+        assert.strictEqual(resultOf(fine).result, "fine")
+        assert.include(toolResults(fine)[0]!.text, "fine result")
+      })), 120_000)
+  })
+
+  describe("a PreToolUse hook answering what is not JSON or not an Effect (real CLI)", () => {
+    // The hook has onFailure block; a BigInt, a cyclic object, or a Promise: the model sees the hook error.
+    it.live("the tool is blocked, CallbackFailed, next turn works", () =>
+      real(Effect.gen(function*() {
+        const cases = ["bigint", "cyclic", "promise"] as const
+        const { base, server, sandbox } = yield* setup([
+          ...cases.flatMap((name, i) => [Script.turn(Script.toolUse("Write", { file_path: `${name}.txt`, content: "x" })), Script.turn(`done ${i}`)]),
+          Script.turn("fine")
+        ])
+        const session = yield* Session.make({
+          ...base,
+          allowedTools: ["Write"],
+          hooks: {
+            PreToolUse: [{
+              matcher: "Write",
+              onFailure: "block",
+              hooks: [(input): any => {
+                const name = path.basename(String((input.tool_input as { file_path: string }).file_path), ".txt")
+                return name === "bigint"
+                  ? Effect.succeed({ ...Hooks.proceed, systemMessage: 1n })
+                  : name === "cyclic"
+                  ? Effect.succeed({ hookSpecificOutput: cyclic() })
+                  : Promise.resolve(Hooks.proceed)
+              }]
+            }]
+          }
+        })
+        const why = ["BigInt", "circular", "returned a Promise"]
+        for (const [i, name] of cases.entries()) {
+          const messages = yield* collect(session.turn(`write ${name}`))
+          assert.strictEqual(resultOf(messages).result, `done ${i}`)
+          // The CLI reports the failed hook in the tool's result; with onFailure "block" the tool does not run.
+          const [blocked] = toolResults(messages)
+          assert.isTrue(blocked.isError, name)
+          assert.include(blocked.text, "PreToolUse:Write hook error", name)
+          assert.isFalse(fs.existsSync(path.join(sandbox.cwd, `${name}.txt`)), name)
+        }
+        const bodies = yield* turnBodies(server)
+        for (const [i] of cases.entries()) assert.include(JSON.stringify(bodies[2 * i + 1]!.messages), "PreToolUse:Write hook error")
+        const errors = yield* reported(session, cases.length)
+        assert.deepStrictEqual(errors.map((e) => e.callback), cases.map(() => "the PreToolUse hook"))
+        for (const [i] of cases.entries()) assert.include(errors[i]!.detail, why[i])
+        assert.strictEqual(resultOf(yield* collect(session.turn("still there?"))).result, "fine")
+      })), 120_000)
+  })
+
+  describe("an uninterruptible canUseTool past callbackTimeout (real CLI)", () => {
+    // The callback is left to finish in the background.
+    it.live("a deny on time, CallbackFailed, closing does not wait for it", () =>
+      Effect.gen(function*() {
+        let finished = false
+        const turn = yield* real(Effect.gen(function*() {
+          const { base } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "slow.txt", content: "x" })), Script.turn("done")])
+          const session = yield* Session.make({
+            ...base,
+            callbackTimeout: "1 second",
+            canUseTool: () =>
+              Effect.uninterruptible(Effect.andThen(Effect.sleep("60 seconds"), Effect.sync(() => (finished = true)))).pipe(
+                Effect.as(Permission.allow())
+              )
+          })
+          const messages = yield* collect(session.turn("write slowly"))
+          const errors = yield* reported(session, 1)
+          return { messages, errors }
+        })).pipe(Effect.timeoutOrElse({ duration: "30 seconds", orElse: () => Effect.die(new Error("the turn or the scope waited for the callback")) }))
+        assert.strictEqual(resultOf(turn.messages).result, "done")
+        assert.include(toolResults(turn.messages)[0]!.text, "canUseTool did not answer within 1000 ms")
+        assert.include(turn.errors[0]!.detail, "did not answer within 1000 ms")
+        assert.isFalse(finished, "the session ended before the callback did")
+      }), 60_000)
+  })
 })

@@ -1,6 +1,6 @@
 /**
  * The README's reliability table: its rows come from the titles of the reliability suites, read from their
- * sources (`describe("<category>")`, `it.*("<case>: <defined behaviour>")`), and their outcomes from a
+ * sources (`describe("<category>")` > `describe("<case>")` > `it.*("<defined behaviour>")`), and their outcomes from a
  * vitest JSON report. `scripts/reliability-table.ts` writes it; a test checks the README against the titles.
  */
 import * as fs from "node:fs"
@@ -23,7 +23,6 @@ export const suites = [
 
 export interface Row {
   readonly category: string
-  readonly title: string
   readonly case: string
   readonly behaviour: string
 }
@@ -32,48 +31,46 @@ export type Outcome = "passed" | "failed" | "skipped" | "not run"
 
 const testCallee = /^it(\.(effect|live|scoped|scopedLive|prop))?$/
 
-/** The `it` titles under each top-level `describe` of a suite's source, in order. */
-export const titlesOf = (file: string): Array<{ readonly category: string; readonly title: string }> => {
+/** The rows of a suite's source: `describe("<category>")` > `describe("<case>")` > `it("<behaviour>")`. */
+export const rowsOf = (file: string): Array<Row> => {
   const source = ts.createSourceFile(file, fs.readFileSync(path.join(root, file), "utf8"), ts.ScriptTarget.Latest)
-  const out: Array<{ category: string; title: string }> = []
+  const out: Array<Row> = []
   const literal = (node: ts.Node | undefined) =>
     node !== undefined && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : undefined
-  const visit = (node: ts.Node, category: string | undefined): void => {
+  const visit = (node: ts.Node, titles: ReadonlyArray<string>): void => {
     if (ts.isCallExpression(node)) {
       const callee = node.expression.getText(source)
       const title = literal(node.arguments[0])
-      if (callee === "describe" && title !== undefined && category === undefined) {
-        return node.arguments.forEach((arg) => visit(arg, title))
+      if (callee === "describe" && titles.length < 2) {
+        if (title === undefined) throw new Error(`${file}: a describe title that is not a plain string`)
+        return node.arguments.forEach((arg) => visit(arg, [...titles, title]))
       }
-      if (testCallee.test(callee) && category !== undefined) {
+      if (testCallee.test(callee) && titles.length > 0) {
         if (title === undefined) throw new Error(`${file}: a test title that is not a plain string`)
-        out.push({ category, title })
+        if (titles.length !== 2) throw new Error(`${file}: "${title}" is not inside a describe("<case>")`)
+        out.push({ category: titles[0]!, case: titles[1]!, behaviour: title })
         return
       }
     }
-    ts.forEachChild(node, (child) => visit(child, category))
+    ts.forEachChild(node, (child) => visit(child, titles))
   }
-  visit(source, undefined)
+  visit(source, [])
   return out
-}
-
-/** Splits a title at its first ": " into the case and its defined behaviour. */
-export const rowOf = (category: string, title: string): Row => {
-  const at = title.indexOf(": ")
-  if (at === -1) throw new Error(`the title "${title}" does not read "<case>: <defined behaviour>"`)
-  return { category, title, case: title.slice(0, at), behaviour: title.slice(at + 2) }
 }
 
 /** Every row, from the sources. */
 export const rows = (): Array<Row> =>
   suites.flatMap(({ category, file }) =>
-    titlesOf(file).map((t) => {
-      if (t.category !== category) throw new Error(`${file}: top-level describe "${t.category}", expected "${category}"`)
-      return rowOf(t.category, t.title)
+    rowsOf(file).map((row) => {
+      if (row.category !== category) throw new Error(`${file}: top-level describe "${row.category}", expected "${category}"`)
+      return row
     })
   )
 
-/** Outcomes by "<category> <title>" from a vitest JSON report. */
+/** The key of a row's outcome: its describe titles and its test title. */
+export const keyOf = (row: Row): string => [row.category, row.case, row.behaviour].join(" > ")
+
+/** Outcomes by {@link keyOf} from a vitest JSON report. */
 export const outcomesOf = (report: {
   readonly testResults: ReadonlyArray<{
     readonly assertionResults: ReadonlyArray<{ readonly ancestorTitles: ReadonlyArray<string>; readonly title: string; readonly status: string }>
@@ -81,7 +78,7 @@ export const outcomesOf = (report: {
 }): Map<string, Outcome> =>
   new Map(report.testResults.flatMap((file) =>
     file.assertionResults.map((r) => [
-      `${r.ancestorTitles[0]} ${r.title}`,
+      [...r.ancestorTitles, r.title].join(" > "),
       r.status === "passed" || r.status === "failed" ? r.status : "skipped"
     ] as const)
   ))
@@ -102,8 +99,9 @@ export const section = (all: ReadonlyArray<Row>, outcome: (row: Row) => Outcome,
   const count = (o: Outcome) => all.filter((r) => outcome(r) === o).length
   return [
     "How the library behaves under faults of the CLI process, hostile input, load, and with secrets around. Each",
-    "row is one test of `test/reliability` (the category is its suite, the case and behaviour its title); the",
-    "outcome is from the last run of the suite.",
+    "row is one test of `test/reliability` (the category is its suite, the case its `describe`, the behaviour its",
+    "title); the outcome is from the last run of the suite. \"fail\" and \"emit\" are the two `onBadLine` modes: fail",
+    "at the first bad line, or report bad lines in-band and go on. Each test's comment has the details.",
     "",
     "Secrets are never shown in errors, logs, spans or recordings. A secret is a `Redacted` value; the value of a",
     "variable, JSON key or flag whose name has a secret word (KEY, TOKEN, SECRET, PASSWORD, PASS, PWD,",
