@@ -1,12 +1,8 @@
 /**
  * What `run`, `view` and `demo` show, as one fold: decoded lines and clock ticks in, writes to standard output
- * and standard error out. `Live.display` runs it as a `Stream.mapAccum` (this module's {@link step}, with
- * {@link finish} when the input ends); the state is made per display by {@link initial}.
- *
- * Every line is flattened into typed {@link Item.Item}s and, with a filter, only the selected items are shown:
- * pretty (through {@link Pretty.render} and the spinner of {@link Screen}), `jsonl` (the lines as written, or
- * with a filter one JSON object per selected item) or one `json` summary at the end. Lines that fail to decode
- * are reported on standard error, with the spinner out of the way, and the display goes on (unless `strict`).
+ * and standard error out. Start from {@link initial}, feed each input to {@link step} and end with {@link finish}
+ * (`Live.display` does so as a `Stream.mapAccum`). The formats are pretty, `jsonl` and one `json` summary; a
+ * filter selects the items shown.
  *
  * @since 0.1.0
  */
@@ -232,6 +228,7 @@ const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: 
   // Counts the line: decoded (messageCount) or not (decodeErrorCount).
   state.run = Summary.step(state.run, message)
   const { messageCount, decodeErrorCount } = state.run
+  // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
     if (messageCount === 0 && decodeErrorCount > reportedBeforeDecoding) state.held++
     else writes.push(...aside(state, `${state.style.red("✗")} ${failureText(record)}\n`, now))

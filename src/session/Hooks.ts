@@ -3,17 +3,7 @@
  * input. They are registered in the `initialize` request under generated callback ids, and the CLI calls them
  * back with `hook_callback` requests.
  *
- * In a session, Claude Code 2.1.330 fires `UserPromptSubmit`, `UserPromptExpansion`, `PreToolUse`,
- * `PermissionRequest`, `PostToolUse`, `PostToolUseFailure`, `PostToolBatch`, `SubagentStart`, `SubagentStop`,
- * `MessageDisplay`, `Stop`, `PreCompact`, `PostCompact`, `SessionStart` (after a compaction),
- * `PreModelSwitch`, `PostModelSwitch` and `InstructionsLoaded`; the others belong to features a session on
- * its own does not use (teams, worktrees, file watches, auto mode's classifier, `--init`).
- *
- * `SessionStart` and `SessionEnd` hooks can be registered, but Claude Code 2.1.330 never calls them back
- * in this mode (stream-json input, hooks from `initialize`): a known upstream limitation,
- * https://github.com/anthropics/claude-agent-sdk-typescript/issues/465. Put context for the start of a
- * session in `appendSystemPrompt` or the first prompt, and run clean-up after `close` or the Scope instead;
- * command hooks in settings files (`settingSources`) are run by the CLI itself.
+ * Which events Claude Code fires in a session: the README's "Sessions in detail".
  *
  * @since 0.1.0
  */
@@ -21,8 +11,8 @@ import * as Effect from "effect/Effect"
 import type * as HookEvents from "./HookEvents.ts"
 
 /**
- * The events a hook can be registered for: all of `HookEvents.events`. `SessionStart` and `SessionEnd` are
- * never called back by Claude Code 2.1.330 in a session (see the module documentation).
+ * The events a hook can be registered for: all of `HookEvents.events`. Claude Code 2.1.330 never calls back
+ * `SessionStart` or `SessionEnd` in a session (an upstream limitation, see the README's "Sessions in detail").
  *
  * @since 0.1.0
  * @category models

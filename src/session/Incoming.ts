@@ -1,10 +1,7 @@
 /**
  * Answers the requests the CLI sends a session: `can_use_tool` through the permission callback,
- * `hook_callback` through the registered hooks, `mcp_message` through the in-process MCP servers. Any other
- * request (or one for a callback or server that does not exist) is answered with an error, never ignored.
- *
- * Callbacks run with the services of the context the session was made in, and under an optional deadline:
- * past it the CLI gets a deny (permissions) or an error answer (hooks, MCP) that names the timeout.
+ * `hook_callback` through the hooks, `mcp_message` through the in-process MCP servers, and any other request
+ * with an error. Build the answering function with {@link handler}.
  *
  * @since 0.1.0
  */

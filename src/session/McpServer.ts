@@ -3,11 +3,8 @@
  * `mcp_message` requests, like the official SDKs' `createSdkMcpServer`. The model calls its tools as
  * `mcp__<server>__<tool>`.
  *
- * The server is `effect/ai`'s own `McpServer`: its registrations (an `effect/ai` `Toolkit` through
- * {@link fromToolkit}, the tools of {@link tool}, or any `McpServer` registration layer) are served over an
- * in-process transport that a session feeds with the JSON-RPC messages of the CLI's `mcp_message` requests
- * and answers from the server's replies, so the protocol (handshake, `tools/list`, `tools/call`, errors) is
- * `effect/ai`'s, not written here.
+ * Register an `effect/ai` `Toolkit` with {@link fromToolkit}, or tools made by {@link tool}, and pass the server
+ * in the session's `mcpServers`.
  *
  * @since 0.1.0
  */

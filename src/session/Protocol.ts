@@ -1,10 +1,7 @@
 /**
- * The control protocol over any transport that writes one JSON frame per line: outgoing requests with ids,
- * correlation of responses, per-request timeouts (withdrawn with `control_cancel_request`), errors from the CLI
- * as typed errors, and incoming requests dispatched to a handler, each answered exactly once (unknown ones with
- * an error, never ignored) unless the CLI cancels it first.
- *
- * Frames are the typed classes of `effect-claude-code/schema` `Control`, as `decodeMessage` gives them.
+ * The control protocol over any transport that writes one JSON frame per line: requests out with ids and
+ * timeouts, their responses as values or typed errors, and the CLI's requests dispatched to a handler, each
+ * answered exactly once unless the CLI cancels it. Frames are the `Control` classes of `effect-claude-code/schema`.
  *
  * @since 0.1.0
  */

@@ -2,59 +2,8 @@
  * A long-lived CLI process driven over stream-json stdin: several turns, interrupts, permission callbacks,
  * hooks and in-process MCP tools through the control protocol. The process ends with the session's Scope.
  *
- * Output is decoded, failing at a bad line, into the library's typed `Message`s; control frames stay inside the session, and
- * so do the CLI's acknowledgements of the session's own user messages (their replays and `command_lifecycle`
- * events, which the session asks for to know which turn each message went to). A line that does not decode
- * ends the session: the output fails with a `ClaudeCliError` (`DecodeFailed`, `LineTooLong`) and the CLI is
- * terminated, since nothing after it could be trusted.
- *
- * ## Readers, buffers and pacing
- *
- * The output is published to every reader: each `messages` stream and each running `turn` has its own
- * buffer of `bufferSize` messages and gets everything written after it subscribed (`messages` subscribes
- * when it starts running; `subscribe` does so at once, which avoids missing what a `send` causes). Nothing
- * is kept for readers that are not there: with no reader the output is dropped, and memory stays bounded.
- * A reader that falls `bufferSize` messages behind holds the others and the CLI, which then blocks on its
- * stdout pipe until that reader catches up or its stream ends: a subscription that is never read stalls
- * the session. Only while the session waits for the CLI (an interrupt, a control request's answer) does it
- * read ahead of the readers, holding what it reads for them, so that the answer is never stuck behind a
- * slow reader, even one that makes the call from inside its own stream.
- *
- * ## Turns
- *
- * `turn` runs one at a time and a session can be shared by several fibers; `send` may be called from any of
- * them and writes each message whole. What becomes of a message sent while a turn runs is the CLI's
- * choice: the CLI hands waiting messages to the model at the turn's next step (after tool results, with its
- * next model request), so such a message joins the turn and gets no result of its own; one that arrives
- * after the turn's last step (while the model writes its final answer) waits in the CLI's queue and runs as
- * the next turn, with its own result (messages queued together may run as one turn). A `turn`
- * gives the turn its prompt went to, up to that turn's result: from the turn's `system/init` when the
- * prompt starts it, from the prompt's arrival when it joins a running one.
- *
- * `interrupt` ends the running turn, or the one a prompt the CLI has not taken up yet will start (the CLI
- * ignores an interrupt that finds the prompt still queued, so the session sends it again once the turn
- * takes the prompt up); with no turn running or owed, it only tells the CLI. With `idleTimeout`, a CLI that
- * owes output (a turn runs, no callback is pending) and writes nothing for that long is terminated and the
- * output fails with `IdleTimeout`; silence between turns never counts.
- *
- * ## Ending
- *
- * The session ends when its scope closes, after `close`, or when the CLI exits. From then on every call
- * fails at once with `SessionClosed`, and so do the calls that were waiting on the CLI, in any fiber;
- * readers get what they had buffered, then the end: normal after `close` or a clean exit, the CLI's error
- * (`ProcessExited`, ...) when it failed, `SessionClosed` when the scope closed under them or `close` cut a
- * turn short. Errors carry no secret of the session's environment or options (see `Redaction`). Started
- * through a guarded spawner (`Process.nodeSpawner`, as the Live layer does), the CLI and everything it started
- * also end when the host process dies, however it dies (see `Process.guard`).
- *
- * ## Callbacks
- *
- * Every request the CLI sends gets exactly one answer. A callback that fails, runs past `callbackTimeout`
- * (also one that cannot be interrupted: it is left to finish in the background), returns a Promise or a plain
- * value where an Effect is due, or answers with what cannot be written as JSON gets the CLI a deny, a hook
- * error or an MCP error result, and the session reports a `CallbackFailed` on `errors`; the turn goes on. A
- * value given to `send`, `turn` or `request` that cannot be written as JSON fails the call with
- * `Unserializable`.
+ * Every operation may be used from several fibers. How readers, turns, interrupts, callbacks and the end
+ * behave: the README's "Sessions in detail".
  *
  * @since 0.1.0
  * @example

@@ -1,12 +1,10 @@
 /**
  * stream-json decoding: bytes (or numbered lines) to typed `Message`s.
  *
- * Framing, `JSON.parse` and the schema's synchronous `decodeMessage` run fused
- * in one stage, per chunk, with no Effect allocated per line. By default the
- * first {@link DecodeError} fails the stream (after every message before it);
- * with `onBadLine: "emit"` it is emitted in-band and decoding goes on. The
- * `records` variants keep each line's raw text beside its message, for
- * lossless recordings.
+ * By default the first {@link DecodeError} fails the stream (after every
+ * message before it); with `onBadLine: "emit"` it is emitted in-band and
+ * decoding goes on. The `records` variants keep each line's raw text beside
+ * its message, for lossless recordings.
  *
  * @since 0.1.0
  */
@@ -70,6 +68,8 @@ export const decodeLineMessage: (line: Ndjson.Line) => Message | DecodeError = d
 
 type Output = "record" | "message"
 
+// Framing, `JSON.parse` and the schema's synchronous decoding run fused in one stage, per chunk, with no
+// Effect allocated per line: this is the hot path.
 // Appends the decoded lines of `lines` to `out`; unless `emit`, returns the first error.
 const decodeInto = (
   lines: ReadonlyArray<Ndjson.Line | DecodeError>,
