@@ -4,16 +4,11 @@
  * transcripts under `<session id>/subagents/`), as one tagged union with a
  * fast synchronous decoder.
  *
- * Conversation entries (`user`, `assistant`, `system`, `attachment`) share an
- * envelope (`uuid`, `parentUuid`, `isSidechain`, `sessionId`, `cwd`,
- * `version`, `gitBranch`, `timestamp`, ...); their `message` is the same
- * Messages API payload as in stream-json ({@link AssistantApiMessage},
- * {@link UserApiMessage}). The other entries are session metadata (titles,
- * summaries, the prompt queue, file-history snapshots, request records).
- *
- * An entry whose `type` (or system `subtype`) is unknown decodes to
- * {@link UnknownEntry}, keeping the raw object; a known `type` with broken
- * fields is a {@link TranscriptEntryError}. Unknown extra fields are ignored.
+ * Conversation entries (`user`, `assistant`, `system`, `attachment`) carry
+ * the same Messages API payload as stream-json; the others are session
+ * metadata. An unknown `type` decodes to {@link UnknownEntry}; a known one
+ * with broken fields is a {@link TranscriptEntryError}; unknown extra fields
+ * are ignored.
  *
  * @since 0.1.0
  */

@@ -2,12 +2,10 @@
  * Session transcript decoding: bytes of a `<session id>.jsonl` file to typed
  * {@link Transcript.Entry} values.
  *
- * Framing, `JSON.parse` and the schema's synchronous `decodeEntry` run fused
- * per chunk, as in stream-json decoding, so a transcript of any size is read
- * in memory bounded by its longest line. A bad line (not JSON, not UTF-8, a
- * known entry type with broken fields) fails the stream (`onBadLine: "fail"`,
- * the default) after every entry before it, or is emitted in-band as a
- * {@link DecodeError} (`onBadLine: "emit"`).
+ * A bad line (not JSON, not UTF-8, a known entry type with broken fields)
+ * fails the stream (`onBadLine: "fail"`, the default) after every entry
+ * before it, or is emitted in-band as a {@link DecodeError}
+ * (`onBadLine: "emit"`).
  *
  * @since 0.1.0
  */
@@ -50,6 +48,8 @@ export const decodeLine: (line: Ndjson.Line) => Transcript.Entry | DecodeError =
 
 type Output = "record" | "entry"
 
+// Framing, `JSON.parse` and the schema's synchronous `decodeEntry` run fused per chunk, as in stream-json
+// decoding, so a transcript of any size is read in memory bounded by its longest line.
 const stepper = (options: Options | undefined, output: Output): Stepper<Uint8Array, unknown, DecodeError> => {
   const mode = options?.onBadLine ?? "fail"
   const splitter = Ndjson.makeSplitter({ maxLineBytes: options?.maxLineBytes, onBadLine: mode })

@@ -5,9 +5,6 @@
  * `view` and `stats`) works on a person's saved history. Other entries (metadata, attachments, system notes)
  * have no stream-json counterpart and give no message.
  *
- * Sidechain entries (a subagent's) get a `parent_tool_use_id`, so that `subagent` and `main` select as in a
- * live stream: the `Task` call's id when known (`toolUseId`), else `agent-<agentId>`.
- *
  * @since 0.1.0
  */
 import * as Result from "effect/Result"
@@ -27,6 +24,8 @@ export interface Options {
   readonly toolUseId?: string | undefined
 }
 
+// A sidechain entry (a subagent's) gets a `parent_tool_use_id`, so that `subagent` and `main` select as in a
+// live stream: the `Task` call's id when known, else `agent-<agentId>`.
 const parentOf = (entry: Transcript.MessageEntry, options: Options): string | null =>
   entry.isSidechain !== true
     ? null
