@@ -47,7 +47,8 @@ describe("Screen: Pause and Resume", () => {
 })
 
 describe("Display", () => {
-  it("a bad line while the spinner shows: spinner erased, the report on stderr, spinner redrawn", () => {
+  // The spinner is erased, the report goes to stderr, then the spinner is redrawn.
+  it("a bad line goes around the spinner", () => {
     const [, writes] = Display.step(waiting(), { _tag: "Record", record: badLine, now: 700 })
     const texts = writes.filter((w) => w._tag === "Stdout" ? w.text !== "" : true)
     assert.deepStrictEqual(texts.map((w) => w._tag), ["Stdout", "Stderr", "Stdout"])
@@ -106,7 +107,8 @@ const bash = (id: string, command: string) => ({ type: "tool_use", id, name: "Ba
 const result = (id: string, text: string) => ({ type: "tool_result", tool_use_id: id, content: text })
 
 describe("Pretty: subagent output named after its Task", () => {
-  it("a header when a subagent's output follows someone else's, none right under its Task or its own output", () => {
+  // None right under its Task or its own output.
+  it("a header where someone else's output came between", () => {
     const messages = [
       assistant(null, "m1", [task("A", "Count files"), task("B", "Find TODOs")]),
       assistant("A", "a1", [bash("a-ls", "ls | wc -l")]),
@@ -173,7 +175,8 @@ describe("Pretty: tool lines and the closing line", () => {
     return out.split("\n").find((l) => l.includes("Bash("))!
   }
 
-  it("on a terminal a tool line fills its width, never more; off one the argument is cut at a fixed length", () => {
+  // Off a terminal the argument is cut at a fixed length.
+  it("a tool line fills the terminal's width, never more", () => {
     assert.strictEqual(at(undefined), `● Bash(${long.slice(0, ToolLine.maxArgument - 1)}…)`)
     for (const width of [60, 120, 200]) {
       assert.strictEqual(at(width).length, width, `${width} columns`)
@@ -185,7 +188,8 @@ describe("Pretty: tool lines and the closing line", () => {
     assert.strictEqual(at(10), `● Bash(${long.slice(0, Pretty.minArgument - 1)}…)`)
   })
 
-  it("a session's later runs show their own API time and cost, and the session's; totals that start over are a new start", () => {
+  // Totals that start over are a new start.
+  it("a later run shows its own API time and cost, and the session's", () => {
     const run = (api: number, cost: number) =>
       decode({
         type: "result",
@@ -208,7 +212,7 @@ describe("Pretty: tool lines and the closing line", () => {
     ])
   })
 
-  it("an error result's reason is not repeated when the text just above said it", () => {
+  it("an error's reason is not repeated after text that said it", () => {
     const errorResult = (text: string) =>
       decode({
         type: "result",
