@@ -176,7 +176,7 @@ describe("Session callbacks (real CLI)", () => {
         yield* collect(session.turn("hello"))
         yield* session.close
       }))
-      // When this fails, the CLI calls them: update the Hooks module documentation.
+      // When this fails, the CLI calls them: update the README's "Sessions in detail".
       assert.deepStrictEqual(calls, ["Stop"])
     })))
 
