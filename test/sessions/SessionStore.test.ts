@@ -5,7 +5,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as FileSystem from "effect/FileSystem"
@@ -43,8 +43,9 @@ const stores: ReadonlyArray<{
     make: Effect.gen(function*() {
       const fsx = yield* FileSystem.FileSystem
       const dir = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
-      const context = yield* Layer.build(SqliteClient.layer({ filename: path.join(dir, "sessions.db") }))
-      return yield* Effect.provide(Effect.service(SessionStore.SessionStore), SqlSessionStore.layer().pipe(Layer.provide(Layer.succeedContext(context))))
+      // Built in the test's scope: the database stays open until the test ends.
+      const context = yield* Layer.build(SqlSessionStore.layerSqlite({ filename: path.join(dir, "sessions.db") }))
+      return Context.get(context, SessionStore.SessionStore)
     })
   },
   {
