@@ -30,6 +30,4 @@ export * as ToolInput from "./ToolInput.ts"
 /** @since 0.1.0 */
 export * as ToolUseResult from "./ToolUseResult.ts"
 /** @since 0.1.0 */
-export * as Transcript from "./Transcript.ts"
-/** @since 0.1.0 */
 export * as Usage from "./Usage.ts"

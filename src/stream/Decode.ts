@@ -12,11 +12,10 @@
  */
 import type * as Arr from "effect/Array"
 import { dual } from "effect/Function"
-import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { decodeMessage, type Message } from "../schema/Message.ts"
-import { DecodeError, InvalidJson, isDecodeError, make as decodeError, SchemaMismatch } from "./DecodeError.ts"
-import { cutRaw } from "./internal/cut.ts"
+import { DecodeError, isDecodeError } from "./DecodeError.ts"
+import { decodeLineWith } from "./internal/decodeLine.ts"
 import { applyStepper, noFlush, type Stepper } from "./internal/stepper.ts"
 import * as Ndjson from "./Ndjson.ts"
 
@@ -58,39 +57,6 @@ export const toRecord = (line: Ndjson.Line, message: Message): DecodedLine => ({
 export const decodeLine = (line: Ndjson.Line): DecodedLine | DecodeError => {
   const message = decodeLineMessage(line)
   return isDecodeError(message) ? message : toRecord(line, message)
-}
-
-// V8 quotes up to 10 characters around the error (`..."x":wJalrXUtnF"...`): a quote cut at both ends may hold
-// part of a secret that no redaction can recognise, and the raw cut shows the line anyway.
-const quoted = /, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s
-
-const syntaxError = (cause: unknown): SyntaxError =>
-  new SyntaxError(cause instanceof Error ? cause.message.replace(quoted, " in JSON") : String(cause))
-
-/**
- * Decodes one line's text with `decode` after `JSON.parse`: a line that is not JSON is an `InvalidJson`
- * error, one that `decode` rejects a `SchemaMismatch` error (its failure as the cause). Synchronous, never
- * throws; for other line formats (session transcripts).
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decodeLineWith = <A, E extends { readonly message: string }>(
-  decode: (json: unknown) => Result.Result<A, E>
-) =>
-(line: Ndjson.Line): A | DecodeError => {
-  let json: unknown
-  try {
-    json = JSON.parse(line.text)
-  } catch (thrown) {
-    const cause = syntaxError(thrown)
-    return decodeError(new InvalidJson({ line: line.line, raw: cutRaw(line.text), detail: cause.message, cause }))
-  }
-  const result = decode(json)
-  if (Result.isSuccess(result)) return result.success
-  return decodeError(
-    new SchemaMismatch({ line: line.line, raw: cutRaw(line.text), detail: result.failure.message, cause: result.failure })
-  )
 }
 
 /**

@@ -1,9 +1,12 @@
 /**
- * Claude Code's session transcripts (`~/.claude/projects/<project key>/<session id>.jsonl`): decoding.
+ * Claude Code's session transcripts (`~/.claude/projects/<project key>/<session id>.jsonl`): the entry
+ * schemas and decoding.
  *
  * @since 0.1.0
  */
 
+/** @since 0.1.0 */
+export * as Transcript from "../schema/Transcript.ts"
 /** @since 0.1.0 */
 export * as TranscriptDecode from "./Decode.ts"
 /** @since 0.1.0 */
