@@ -72,4 +72,14 @@ describe("SessionMirror", () => {
       const server = yield* ScriptedServer.ScriptedServer
       assert.deepStrictEqual(yield* server.requests, [])
     }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
+
+  it.live("a store with persistSession: false is InvalidOptions", () =>
+    Effect.gen(function*() {
+      const error = yield* ClaudeCli.query("Hello", { sessionStore: SessionStore.makeMemory(), persistSession: false }).pipe(
+        Stream.runDrain,
+        Effect.flip
+      )
+      assert.strictEqual(error.reason._tag, "InvalidOptions")
+      assert.include(error.message, "persistSession")
+    }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
 })
