@@ -119,13 +119,23 @@ export const target = (options: {
   }
 }
 
-/** A `transcript_mirror` frame. */
+/**
+ * A `transcript_mirror` frame: the lines the CLI saved to one transcript file.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Frame {
   readonly filePath: string
   readonly entries: ReadonlyArray<SessionStore.Entry>
 }
 
-/** The frame a message is, when it is a `transcript_mirror` frame. */
+/**
+ * The frame a message is, when it is a `transcript_mirror` frame.
+ *
+ * @since 0.1.0
+ * @category mirroring
+ */
 export const frameOf = (message: unknown): Frame | undefined => {
   if (!(message instanceof Message.UnknownMessage) || message.raw.type !== "transcript_mirror") return undefined
   const { filePath, entries } = message.raw
