@@ -6,6 +6,7 @@
  */
 import * as Schema from "effect/Schema"
 import { installCli } from "./internal/installCli.ts"
+import * as SessionStore from "./sessions/SessionStore.ts"
 
 /**
  * The CLI executable could not be found.
@@ -263,7 +264,9 @@ export const Reason = Schema.Union([
   SessionUnavailable,
   InvalidOptions,
   FixtureUnreadable,
-  RecordingFailed
+  RecordingFailed,
+  // The `sessionStore` option's store failed before the CLI started (reading the session to resume).
+  SessionStore.SessionStoreError
 ])
 
 /**

@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
 import * as Redaction from "./internal/redaction.ts"
+import type * as SessionStore from "./sessions/SessionStore.ts"
 import { open, optionalBoolean, optionalNumber, optionalString, optionalStrings } from "./schema/internal/fields.ts"
 
 /**
@@ -224,6 +226,16 @@ export interface QueryOptions {
   } | undefined
   /** Resume the session with this id (or name). */
   readonly resume?: string | undefined
+  /**
+   * Mirror the session's transcript into a store besides the config directory, and with `resume` resume
+   * from the store (see `effect-claude-code/sessions`: `SessionStore`, `SessionMirror`). Failed appends are
+   * `mirror_error` messages; the run goes on.
+   */
+  readonly sessionStore?: SessionStore.Shape | SessionStore.StoreOptions | undefined
+  /** With `sessionStore`: `"batched"` (default) or `"eager"` appends (see `SessionMirror.Flush`). */
+  readonly sessionStoreFlush?: "batched" | "eager" | undefined
+  /** With `sessionStore` and `resume`: how long each store read of the resume may take (default 60 seconds). */
+  readonly loadTimeout?: Duration.Input | undefined
   /** Continue the most recent conversation in `cwd`. */
   readonly continue?: boolean | undefined
   /** With `resume` / `continue`: start a new session id instead of reusing the original. */
@@ -372,6 +384,7 @@ export const toArgs = (options: QueryOptions = {}): ReadonlyArray<string> => [
   ...flag("--session-id", options.sessionId),
   ...flag("--name", options.title),
   ...switchFlag("--no-session-persistence", options.persistSession === false),
+  ...switchFlag("--session-mirror", options.sessionStore !== undefined),
   ...flag("--json-schema", options.jsonSchema === undefined ? undefined : json(options.jsonSchema)),
   ...(options.debugFile !== undefined
     ? ["--debug-file", options.debugFile]

@@ -8,9 +8,12 @@ import * as CliError from "../src/ClaudeCliError.ts"
 import * as AgentSession from "../src/cluster/AgentSession.ts"
 import * as Syntax from "../src/filter/Syntax.ts"
 import * as Message from "../src/schema/Message.ts"
+import * as Transcript from "../src/schema/Transcript.ts"
 import * as Incoming from "../src/session/Incoming.ts"
 import * as Protocol from "../src/session/Protocol.ts"
 import * as SessionError from "../src/session/SessionError.ts"
+import * as SessionFilesError from "../src/sessions/SessionFilesError.ts"
+import * as SessionStore from "../src/sessions/SessionStore.ts"
 import * as DecodeError from "../src/stream/DecodeError.ts"
 import * as ClaudeSandbox from "../src/testing/ClaudeSandbox.ts"
 import * as ScriptedServer from "../src/testing/ScriptedServer.ts"
@@ -79,7 +82,19 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new CliError.SessionUnavailable({ layer: "Fixture" }),
     new CliError.InvalidOptions({ description: "resume and continue exclude each other" }),
     new CliError.FixtureUnreadable({ path: "/f.jsonl", description: "ENOENT" }),
-    new CliError.RecordingFailed({ path: "/f.jsonl", description: "EROFS" })
+    new CliError.RecordingFailed({ path: "/f.jsonl", description: "EROFS" }),
+    new SessionStore.SessionStoreError({ operation: "load", key: "-work-app/s1", cause: new Error("timeout") })
+  ]],
+  [SessionFilesError.SessionFilesError, [
+    new SessionFilesError.SessionNotFound({ sessionId: "s1", searched: ["/home/me/.claude/projects"] }),
+    new SessionFilesError.InvalidSessionId({ sessionId: "../x" }),
+    new SessionFilesError.MessageNotFound({ sessionId: "s1", uuid: "u1" }),
+    new SessionFilesError.BadTranscript({ path: "/s1.jsonl", error: new Error("bad line") }),
+    new SessionFilesError.FileSystemFailed({ path: "/s1.jsonl", cause: new Error("EACCES") })
+  ]],
+  [Transcript.TranscriptEntryError, [
+    new Transcript.NotAnEntry({ detail: "not an object" }),
+    new Transcript.InvalidFields({ entryType: "user", detail: "message is missing" })
   ]],
   [SessionError.SessionError, [
     new SessionError.ControlRequestFailed({ subtype: "set_model", error: "no" }),

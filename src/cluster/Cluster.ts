@@ -30,7 +30,7 @@ import * as Digest from "effect/crypto/Digest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as SqlClient from "effect/sql/SqlClient"
-import * as Sqlite from "./internal/sqlite.ts"
+import * as Sqlite from "../internal/sqlite.ts"
 import * as TurnLog from "./TurnLog.ts"
 
 /**

@@ -20,6 +20,7 @@ import {
 } from "../ClaudeCliError.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 import { redactCutAtEnd, redactDecodeError, redactRaw, withFields } from "../stream/internal/cut.ts"
+import { SessionStoreError } from "../sessions/SessionStore.ts"
 import * as Redaction from "./redaction.ts"
 
 // A copy of an error, array or plain object with every string redacted; other values are kept.
@@ -112,6 +113,8 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
       return reason
     case "InvalidOptions":
       return new InvalidOptions({ description: redact(reason.description) })
+    case "SessionStoreError":
+      return new SessionStoreError({ ...reason, key: redact(reason.key), cause: redactCause(reason.cause, redact) })
   }
 }
 

@@ -24,6 +24,10 @@ export const invalid = (options: QueryOptions): string | undefined => {
     const fallbacks = typeof options.fallbackModel === "string" ? [options.fallbackModel] : options.fallbackModel
     if (fallbacks.includes(options.model)) return `fallbackModel cannot be the main model "${options.model}"`
   }
+  // The CLI mirrors the lines it has saved: with nothing saved, nothing would reach the store.
+  if (options.sessionStore !== undefined && options.persistSession === false) {
+    return "sessionStore needs the session saved: it cannot be combined with persistSession: false"
+  }
   if (options.thinking !== undefined && options.maxThinkingTokens !== undefined) {
     return "thinking and maxThinkingTokens exclude each other"
   }
@@ -68,7 +72,8 @@ export const environment = (options: QueryOptions = {}): Redaction.Environment |
  * other spelling of them, URL credentials and key-shaped values (see `Redaction`).
  */
 export const redact = (options: QueryOptions = {}): Record<string, unknown> => {
-  const { env, stderr: _stderr, ...rest } = options
+  // A store is a live object, not data.
+  const { env, stderr: _stderr, sessionStore: _sessionStore, ...rest } = options
   const redactor = Redaction.redactor(Redaction.optionSecrets(options))
   const out: Record<string, unknown> = JSON.parse(Redaction.redactJson(JSON.stringify(rest), redactor))
   if (env !== undefined) {

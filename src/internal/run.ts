@@ -14,6 +14,7 @@ import * as Decode from "../stream/Decode.ts"
 import { DecodeError } from "../stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
+import * as SessionMirror from "../sessions/SessionMirror.ts"
 import * as Telemetry from "../Telemetry.ts"
 import { fromRedacted, redactDecodeError, redactKeys, redactLineError } from "./badLine.ts"
 
@@ -40,6 +41,8 @@ export interface Run {
    * key-shaped values are (see `Redaction.keyPattern`).
    */
   readonly redact?: Redaction.Redact | undefined
+  /** Where the `sessionStore` option mirrors the run, its config directory resolved by the runner. */
+  readonly mirror?: SessionMirror.Target | undefined
 }
 
 /**
@@ -164,7 +167,14 @@ export const make = (run: Runner, session: StartSession): Service => {
   const query = (prompt: string, options?: QueryOptionsWith) => {
     const { onBadLine = "fail", ...queryOptions } = options ?? {}
     return Telemetry.observe(
-      Stream.unwrap(Effect.map(run(prompt, queryOptions), (started) => decodeRun(started, onBadLine))),
+      Stream.unwrap(Effect.gen(function*() {
+        const started = yield* run(prompt, queryOptions)
+        const decoded = decodeRun(started, onBadLine)
+        if (started.mirror === undefined) return decoded
+        // Before the process starts (it does when `lines` is read): the session to resume, from the store.
+        yield* Effect.mapError(SessionMirror.restore(started.mirror, queryOptions.resume), CliError.make)
+        return SessionMirror.mirror(started.mirror)(decoded)
+      })),
       queryOptions
     )
   }

@@ -13,6 +13,7 @@ import * as CliRun from "../internal/run.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../internal/redaction.ts"
 import * as Session from "../session/Session.ts"
+import * as SessionMirror from "../sessions/SessionMirror.ts"
 import * as Process from "../Process.ts"
 import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
 
@@ -82,7 +83,8 @@ const runner = (
     // Every error of the run leaves it redacted here too, whichever stage made it: a safety net for those
     // the process does not redact itself (a failed read of stdout).
     const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own, redact), CliErrorRedaction.redact(redact))
-    return { lines, ended: watched.ended, redact }
+    const mirror = SessionMirror.target({ ...own, env: mergeEnv(config.env, own.env), envMode: own.envMode ?? config.envMode })
+    return { lines, ended: watched.ended, redact, mirror }
   })
 
 /**

@@ -234,7 +234,7 @@ const record = Effect.fnUntraced(function*(path: string) {
         // Only lines that did not reach their end are still unfinished here.
         Stream.onExit((exit) => Effect.ignore(finish(stopped(exit))))
       )
-      return { lines, ended: run.ended, redact: run.redact }
+      return { lines, ended: run.ended, redact: run.redact, mirror: run.mirror }
     })
 })
 

@@ -50,6 +50,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../Process.ts"
+import * as SessionMirror from "../sessions/SessionMirror.ts"
 import * as Telemetry from "../Telemetry.ts"
 import * as QueryOptions from "../QueryOptions.ts"
 import * as DerivedOptions from "../internal/queryOptions.ts"
@@ -252,6 +253,9 @@ export const make = <O extends Options<any>>(options?: O): Effect.Effect<
 
 const encoder = new TextEncoder()
 
+// How long closing a mirrored session waits for the CLI to end and its last frames to be stored.
+const mirrorCloseTimeout = Duration.seconds(30)
+
 type Item = Route.Item
 
 const start = Effect.fnUntraced(function*(
@@ -263,6 +267,9 @@ const start = Effect.fnUntraced(function*(
   Scope.Scope | ChildProcessSpawner.ChildProcessSpawner
 > {
   const args = yield* Args.toArgs(options)
+  const mirrorTarget = SessionMirror.target(options)
+  // Before the CLI starts: the session to resume, from the store.
+  if (mirrorTarget !== undefined) yield* Effect.mapError(SessionMirror.restore(mirrorTarget, options.resume), CliError.make)
   const showReplays = Args.asksForReplays(options)
   const executable = options.executable ?? Process.defaultExecutable
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
@@ -384,6 +391,20 @@ const start = Effect.fnUntraced(function*(
     ], { discard: true })
   })
 
+  // The `sessionStore` option: frames go to the store, not to readers; a failed append is a message of the
+  // turn that was last seen.
+  let lastTurn = 0
+  const mirroring = mirrorTarget === undefined ? undefined : yield* SessionMirror.start(mirrorTarget, (error) =>
+    handover.offer({
+      turn: lastTurn,
+      replayOf: undefined,
+      takes: undefined,
+      acknowledgement: false,
+      ends: false,
+      message: error,
+      visible: true
+    }))
+
   const route = Route.make({
     protocol,
     turns,
@@ -398,7 +419,11 @@ const start = Effect.fnUntraced(function*(
       sessionId = message.session_id
       Deferred.doneUnsafe(sessionIdKnown, Exit.succeed(sessionId))
     },
-    publish: handover.offer
+    publish: (item) => {
+      lastTurn = item.turn
+      const frame = mirroring === undefined ? undefined : SessionMirror.frameOf(item.message)
+      return frame === undefined ? handover.offer(item) : mirroring!.offer(frame)
+    }
   })
 
   yield* Effect.forkScoped(Effect.gen(function*() {
@@ -413,6 +438,7 @@ const start = Effect.fnUntraced(function*(
     // Output that cannot be read (a bad line) leaves nothing to drive the CLI with.
     if (Exit.isFailure(read) && forced === undefined) yield* terminate
     exitCode = (yield* cli.exitStatus).exitCode
+    if (mirroring !== undefined) yield* mirroring.end
     yield* shut
     // A CLI that `close` ended (or that failed once closing began) was closed by this side, not failing.
     const ended = forced !== undefined
@@ -494,6 +520,13 @@ const start = Effect.fnUntraced(function*(
     // The CLI is gone: what waits on it fails now, even while readers still read what it wrote.
     yield* shut
   })
+
+  // Runs before the session's other finalizers: the CLI ends, its last frames are stored (for a while at most).
+  if (mirroring !== undefined) {
+    yield* Effect.addFinalizer(() =>
+      close.pipe(Effect.andThen(mirroring.done), Effect.timeout(mirrorCloseTimeout), Effect.ignore)
+    )
+  }
 
   return {
     ...controls,

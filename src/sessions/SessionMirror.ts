@@ -1,33 +1,35 @@
 /**
- * Mirrors a running session into a {@link SessionStore.Shape}: with `--session-mirror` the CLI writes each
- * batch of transcript lines it saves as a `transcript_mirror` frame on stdout (`{ filePath, entries }`);
- * {@link mirror} takes those frames out of the message stream and appends them to the store in the
- * background, batched per transcript, retried with backoff. The stream never waits for the store; an append
- * that still fails becomes a {@link MirrorError} in the stream, and the run goes on.
+ * Mirrors a running session into a {@link SessionStore.Shape}, as the `sessionStore` option of queries and
+ * sessions asks: with `--session-mirror` the CLI writes each batch of transcript lines it saves as a
+ * `transcript_mirror` frame on stdout (`{ filePath, entries }`); the frames are taken out of the output and
+ * appended to the store in the background, retried with backoff. The output never waits for the store; an
+ * append that still fails becomes a `mirror_error` message (`SystemMirrorError`), and the run goes on. With
+ * `resume`, the stored session is first written into the CLI's config directory, so that a machine that never
+ * saw it resumes it.
  *
  * @since 0.1.0
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
-import type * as FileSystem from "effect/FileSystem"
-import type * as Path from "effect/Path"
 import type * as Scope from "effect/Scope"
-import * as ClaudeCli from "../ClaudeCli.ts"
-import type * as ClaudeCliError from "../ClaudeCliError.ts"
-import type * as QueryOptions from "../QueryOptions.ts"
-import type * as Message from "../schema/Message.ts"
-import type * as Session from "../session/Session.ts"
-import type * as SessionError from "../session/SessionError.ts"
+import * as Stream from "effect/Stream"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import type * as Redaction from "../internal/redaction.ts"
+import * as Message from "../schema/Message.ts"
+import * as System from "../schema/System.ts"
 import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionStore from "./SessionStore.ts"
 
 /**
- * The flag that makes the CLI write `transcript_mirror` frames (pass it in `extraArgs`).
+ * The flag that makes the CLI write `transcript_mirror` frames (the `sessionStore` option passes it).
  *
  * @since 0.1.0
  * @category constants
@@ -35,34 +37,33 @@ import * as SessionStore from "./SessionStore.ts"
 export const flag = "--session-mirror"
 
 /**
- * A batch of transcript lines the store did not take after every retry (the SDK's `mirror_error`).
+ * How often entries reach the store: `"batched"` (the default) appends what has queued up, one append per
+ * transcript; `"eager"` appends each frame as it comes, one append each.
  *
  * @since 0.1.0
  * @category models
  */
-export class MirrorError extends Schema.Class<MirrorError>("effect-claude-code/MirrorError")({
-  _tag: Schema.tag("MirrorError"),
-  type: Schema.Literal("system"),
-  subtype: Schema.Literal("mirror_error"),
-  error: Schema.String,
-  key: Schema.Struct({
-    projectKey: Schema.String,
-    sessionId: Schema.String,
-    subpath: Schema.optionalKey(Schema.String)
-  }),
-  /** How many entries were not stored. */
-  entries: Schema.Number
-}) {}
+export type Flush = "batched" | "eager"
 
 /**
+ * Where and how a run is mirrored, its config directory and working directory resolved.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** The CLI's config directory (`CLAUDE_CONFIG_DIR`): frames name files under its `projects/`. */
+export interface Target {
+  readonly store: SessionStore.Shape
+  /** The CLI's config directory: frames name files under its `projects/`. */
   readonly configDir: string
+  /** The directory the CLI runs in: its sessions' project key. */
+  readonly cwd: string
+  /** The store's project key of the session to resume (default: `cwd`'s). */
+  readonly projectKey?: string | undefined
   /** Retries after a failed append (default 2: three attempts, as the SDK). */
   readonly retries?: number | undefined
+  readonly flush?: Flush | undefined
+  /** How long each `load` / `listSubkeys` of a resume may take (default 60 seconds, as the SDK). */
+  readonly loadTimeout?: Duration.Input | undefined
 }
 
 /**
@@ -82,167 +83,171 @@ export const keyOf = (filePath: string, configDir: string): SessionStore.Session
   return undefined
 }
 
-interface Frame {
+
+/**
+ * The mirroring that options ask for (`sessionStore`, `sessionStoreFlush`, `loadTimeout`), with the config
+ * directory from `sessionStore.configDir`, else the run's `CLAUDE_CONFIG_DIR` (its own environment, then the
+ * inherited one unless `envMode` is `"replace"`), else `~/.claude`; `undefined` without a store.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const target = (options: {
+  readonly sessionStore?: SessionStore.Shape | SessionStore.StoreOptions | undefined
+  readonly sessionStoreFlush?: Flush | undefined
+  readonly loadTimeout?: Duration.Input | undefined
+  readonly cwd?: string | undefined
+  readonly env?: Redaction.Environment | undefined
+  readonly envMode?: "merge" | "replace" | undefined
+}): Target | undefined => {
+  const option = options.sessionStore
+  if (option === undefined) return undefined
+  const given = "store" in option ? option : { store: option }
+  const fromEnv = options.env?.CLAUDE_CONFIG_DIR
+  const configDir = given.configDir ??
+    (typeof fromEnv === "string" ? fromEnv : undefined) ??
+    (options.envMode === "replace" ? undefined : process.env.CLAUDE_CONFIG_DIR) ??
+    nodePath.join(os.homedir(), ".claude")
+  return {
+    store: given.store,
+    configDir,
+    cwd: options.cwd ?? process.cwd(),
+    projectKey: given.projectKey,
+    retries: given.retries,
+    flush: options.sessionStoreFlush,
+    loadTimeout: options.loadTimeout
+  }
+}
+
+/**
+ * A `transcript_mirror` frame: the lines the CLI saved to one transcript file.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Frame {
   readonly filePath: string
   readonly entries: ReadonlyArray<SessionStore.Entry>
 }
 
-const frameOf = (message: Message.Message): Frame | undefined => {
-  if (message._tag !== "UnknownMessage" || message.raw.type !== "transcript_mirror") return undefined
-  const { filePath, entries } = message.raw
-  return typeof filePath === "string" && Array.isArray(entries) ? { filePath, entries } : undefined
-}
-
 /**
- * Takes the `transcript_mirror` frames out of a message stream and appends their entries to `store`.
- *
- * @example
- * ```ts
- * import { ClaudeCli } from "effect-claude-code"
- * import { SessionMirror, SessionStore } from "effect-claude-code/sessions"
- * declare const store: SessionStore.Shape
- * const messages = ClaudeCli.query("Hello", { extraArgs: [SessionMirror.flag] }).pipe(
- *   SessionMirror.mirror(store, { configDir: "/home/me/.claude" })
- * )
- * ```
+ * The frame a message is, when it is a `transcript_mirror` frame.
  *
  * @since 0.1.0
  * @category mirroring
  */
-export const mirror = (store: SessionStore.Shape, options: Options) =>
-<E, R>(self: Stream.Stream<Message.Message, E, R>): Stream.Stream<Message.Message | MirrorError, E, R> =>
-  Stream.unwrap(Effect.gen(function*() {
-    const frames = yield* Queue.unbounded<Frame, Cause.Done>()
-    const errors = yield* Queue.unbounded<MirrorError, Cause.Done>()
-    const append = (key: SessionStore.SessionKey, entries: ReadonlyArray<SessionStore.Entry>) =>
-      store.append(key, entries).pipe(
-        Effect.retry({ times: options.retries ?? 2, schedule: Schedule.exponential("20 millis") }),
-        Effect.catch((error) => Queue.offer(errors, new MirrorError({ type: "system", subtype: "mirror_error", error: error.message, key, entries: entries.length })))
-      )
-    // Everything queued so far, one append per transcript (in order), until the stream has ended.
-    const worker = Effect.gen(function*() {
-      while (true) {
-        const batch = yield* Queue.takeAll(frames)
-        const byFile = new Map<string, Array<SessionStore.Entry>>()
-        for (const frame of batch) {
-          const entries = byFile.get(frame.filePath) ?? byFile.set(frame.filePath, []).get(frame.filePath)!
-          entries.push(...frame.entries)
-        }
-        for (const [filePath, entries] of byFile) {
-          const key = keyOf(filePath, options.configDir)
-          if (key === undefined) {
-            yield* Queue.offer(errors, new MirrorError({
-              type: "system",
-              subtype: "mirror_error",
-              error: `${filePath} is not under ${options.configDir}/projects: the CLI's config directory differs`,
-              key: { projectKey: "", sessionId: "" },
-              entries: entries.length
-            }))
-          } else {
-            yield* append(key, entries)
-          }
-        }
+export const frameOf = (message: unknown): Frame | undefined => {
+  if (!(message instanceof Message.UnknownMessage) || message.raw.type !== "transcript_mirror") return undefined
+  const { filePath, entries } = message.raw
+  return typeof filePath === "string" && Array.isArray(entries) ? { filePath, entries } : undefined
+}
+
+const mirrorError = (error: string, key: SessionStore.SessionKey) =>
+  new System.SystemMirrorError({ type: "system", subtype: "mirror_error", error, key, session_id: key.sessionId })
+
+/**
+ * Starts appending frames to the target's store in the background, in the scope: `offer` queues a frame and
+ * never waits for the store; `end` says no more will come; `done` completes once every queued frame was
+ * appended or reported to `onError`.
+ *
+ * @since 0.1.0
+ * @category mirroring
+ */
+export const start = Effect.fnUntraced(function*(
+  target: Target,
+  onError: (error: System.SystemMirrorError) => Effect.Effect<void>
+): Effect.fn.Return<{
+  readonly offer: (frame: Frame) => Effect.Effect<void>
+  readonly end: Effect.Effect<void>
+  readonly done: Effect.Effect<void>
+}, never, Scope.Scope> {
+  const frames = yield* Queue.unbounded<Frame, Cause.Done>()
+  const append = (filePath: string, entries: ReadonlyArray<SessionStore.Entry>) => {
+    const key = keyOf(filePath, target.configDir)
+    if (key === undefined) {
+      return onError(mirrorError(
+        `${filePath} is not under ${target.configDir}/projects: the CLI's config directory differs (${entries.length} entries not stored)`,
+        { projectKey: "", sessionId: "" }
+      ))
+    }
+    return target.store.append(key, entries).pipe(
+      Effect.retry({ times: target.retries ?? 2, schedule: Schedule.exponential("20 millis") }),
+      Effect.catch((error) => onError(mirrorError(`${error.message} (${entries.length} entries not stored)`, key)))
+    )
+  }
+  // Batched: everything queued so far, one append per transcript, in order. Eager: one append per frame.
+  const step = target.flush === "eager"
+    ? Effect.flatMap(Queue.take(frames), (frame) => append(frame.filePath, frame.entries))
+    : Effect.flatMap(Queue.takeAll(frames), (batch) => {
+      const byFile = new Map<string, Array<SessionStore.Entry>>()
+      for (const frame of batch) {
+        const entries = byFile.get(frame.filePath) ?? byFile.set(frame.filePath, []).get(frame.filePath)!
+        entries.push(...frame.entries)
       }
-    }).pipe(Effect.catchIf(Cause.isDone, () => Effect.void), Effect.ensuring(Queue.end(errors)))
-    yield* Effect.forkScoped(worker)
+      return Effect.forEach(byFile, ([filePath, entries]) => append(filePath, entries), { discard: true })
+    })
+  const worker = yield* Effect.forever(step).pipe(Effect.catchIf(Cause.isDone, () => Effect.void), Effect.forkScoped)
+  return {
+    offer: (frame: Frame) => Effect.asVoid(Queue.offer(frames, frame)),
+    end: Effect.asVoid(Queue.end(frames)),
+    done: Effect.asVoid(Effect.exit(Fiber.join(worker)))
+  }
+})
+
+/**
+ * Takes the `transcript_mirror` frames out of a message stream and appends their entries to the target's
+ * store; the appends that fail after every retry are `mirror_error` messages of the stream.
+ *
+ * @since 0.1.0
+ * @category mirroring
+ */
+export const mirror = (target: Target) =>
+<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A | System.SystemMirrorError, E, R> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const errors = yield* Queue.unbounded<System.SystemMirrorError, Cause.Done>()
+    const mirroring = yield* start(target, (error) => Effect.asVoid(Queue.offer(errors, error)))
+    yield* Effect.forkScoped(Effect.andThen(mirroring.done, Queue.end(errors)))
     const messages = self.pipe(
       Stream.filterEffect((message) => {
         const frame = frameOf(message)
-        return frame === undefined ? Effect.succeed(true) : Effect.as(Queue.offer(frames, frame), false)
+        return frame === undefined ? Effect.succeed(true) : Effect.as(mirroring.offer(frame), false)
       }),
-      Stream.ensuring(Queue.end(frames))
+      Stream.ensuring(mirroring.end)
     )
     return Stream.merge(messages, Stream.fromQueue(errors))
   }))
 
 /**
- * Where a query keeps its session besides the CLI's config directory.
+ * With `resume`: the stored session written into the target's config directory, under the project key of its
+ * `cwd`, each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI.
  *
  * @since 0.1.0
- * @category models
+ * @category resume
  */
-export interface StoreOptions {
-  readonly store: SessionStore.Shape
-  /** The CLI's config directory (`CLAUDE_CONFIG_DIR`, else `~/.claude`). */
-  readonly configDir: string
-  /** The directory the CLI runs in: its sessions' project key. */
-  readonly cwd: string
-  /** The store's project key of the session to resume, when it ran in another directory (default: `cwd`'s). */
-  readonly projectKey?: string | undefined
-  readonly retries?: number | undefined
-}
-
-/**
- * A query whose session is mirrored into a store: with `resume`, the stored session is first written into
- * the config directory (so that a machine that never saw it resumes it); then the CLI runs with
- * {@link flag} and its frames go to the store (see {@link mirror}).
- *
- * @since 0.1.0
- * @category mirroring
- */
-export const query = (
-  prompt: string,
-  options: QueryOptions.QueryOptions & { readonly sessionStore: StoreOptions }
-): Stream.Stream<
-  Message.Message | MirrorError,
-  ClaudeCliError.ClaudeCliError | SessionStore.SessionStoreError,
-  ClaudeCli.ClaudeCli | FileSystem.FileSystem | Path.Path
-> =>
-  Stream.unwrap(Effect.gen(function*() {
-    const { sessionStore, ...queryOptions } = options
-    yield* restore(sessionStore, queryOptions.resume)
-    return ClaudeCli.query(prompt, { ...queryOptions, extraArgs: [...(queryOptions.extraArgs ?? []), flag] }).pipe(
-      mirror(sessionStore.store, { configDir: sessionStore.configDir, retries: sessionStore.retries })
-    )
-  }))
-
-// With `resume`: the stored session written into the config directory, under the project key of `cwd`.
-const restore = (options: StoreOptions, resume: string | undefined) => {
+export const restore = (target: Target, resume: string | undefined): Effect.Effect<void, SessionStore.SessionStoreError> => {
   if (resume === undefined) return Effect.void
-  const projectKey = ProjectKey.fromPath(options.cwd)
-  return Effect.asVoid(SessionStore.materialize(
-    options.store,
-    { projectKey: options.projectKey ?? projectKey, sessionId: resume },
-    { configDir: options.configDir, projectKey }
-  ))
+  const projectKey = ProjectKey.fromPath(target.cwd)
+  const key = { projectKey: target.projectKey ?? projectKey, sessionId: resume }
+  const timeout = target.loadTimeout ?? Duration.seconds(60)
+  const bounded: SessionStore.Shape = {
+    ...target.store,
+    load: (k) => target.store.load(k).pipe(within(timeout, "load", k)),
+    listSubkeys: (k) => target.store.listSubkeys(k).pipe(within(timeout, "listSubkeys", k))
+  }
+  return SessionStore.materialize(bounded, key, { configDir: target.configDir, projectKey }).pipe(
+    Effect.asVoid,
+    Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
+  )
 }
 
-// How long closing a mirrored session waits for the CLI to end and its last frames to be stored.
-const closeTimeout = "30 seconds"
-
-/**
- * A session whose transcript is mirrored into a store, as {@link query} does for one prompt: the
- * `transcript_mirror` frames still reach the session's readers (as unknown messages); the appends that
- * failed after every retry come out of `mirrorErrors`. Closing the scope closes the session and waits (up to
- * 30 seconds) for its last frames to be stored.
- *
- * @since 0.1.0
- * @category mirroring
- */
-export const session = (
-  options: Session.Options & { readonly sessionStore: StoreOptions }
-): Effect.Effect<
-  { readonly session: Session.Session; readonly mirrorErrors: Stream.Stream<MirrorError> },
-  ClaudeCliError.ClaudeCliError | SessionError.SessionError | SessionStore.SessionStoreError,
-  ClaudeCli.ClaudeCli | FileSystem.FileSystem | Path.Path | Scope.Scope
-> =>
-  Effect.gen(function*() {
-    const { sessionStore, ...sessionOptions } = options
-    yield* restore(sessionStore, sessionOptions.resume)
-    const session = yield* ClaudeCli.session({ ...sessionOptions, extraArgs: [...(sessionOptions.extraArgs ?? []), flag] })
-    // Subscribed before any prompt is sent: no frame is missed.
-    const output = yield* session.subscribe
-    const errors = yield* Queue.unbounded<MirrorError, Cause.Done>()
-    const mirroring = yield* output.pipe(
-      mirror(sessionStore.store, { configDir: sessionStore.configDir, retries: sessionStore.retries }),
-      Stream.runForEach((message) => message._tag === "MirrorError" ? Queue.offer(errors, message) : Effect.void),
-      Effect.ignore,
-      Effect.ensuring(Queue.end(errors)),
-      Effect.forkScoped
-    )
-    // Runs before the scope stops the fibers above: the CLI ends, its last frames are stored, then the scope goes on.
-    yield* Effect.addFinalizer(() =>
-      session.close.pipe(Effect.andThen(Fiber.join(mirroring)), Effect.timeout(closeTimeout), Effect.ignore)
-    )
-    return { session, mirrorErrors: Stream.fromQueue(errors) }
+const within = (timeout: Duration.Input, operation: "load" | "listSubkeys", key: SessionStore.SessionKey) =>
+<A>(self: Effect.Effect<A, SessionStore.SessionStoreError>) =>
+  Effect.timeoutOrElse(self, {
+    duration: timeout,
+    orElse: () =>
+      Effect.fail(new SessionStore.SessionStoreError({
+        operation,
+        key: SessionStore.keyString(key),
+        cause: new Error(`no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))} (loadTimeout)`)
+      }))
   })

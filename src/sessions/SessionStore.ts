@@ -240,6 +240,22 @@ export const layerDirectory = (root: string): Layer.Layer<SessionStore, never, F
   Layer.effect(SessionStore, makeDirectory(root))
 
 /**
+ * A store with where its sessions come from, for the `sessionStore` option of queries and sessions.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoreOptions {
+  readonly store: Shape
+  /** The CLI's config directory (default: the run's `CLAUDE_CONFIG_DIR`, else `~/.claude`). */
+  readonly configDir?: string | undefined
+  /** The store's project key of the session to resume, when it ran in another directory (default: `cwd`'s). */
+  readonly projectKey?: string | undefined
+  /** Retries after a failed append (default 2: three attempts, as the SDK). */
+  readonly retries?: number | undefined
+}
+
+/**
  * Writes a stored session (and its subpaths) into a CLI config directory, under the project key of the
  * directory the CLI will run in, so that `--resume <sessionId>` finds it. Returns whether the store held it.
  *

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Sqlite from "../internal/sqlite.ts"
 import * as SessionStore from "./SessionStore.ts"
 
 /**
@@ -112,3 +113,19 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
  */
 export const layer = (options: Options = {}): Layer.Layer<SessionStore.SessionStore, never, SqlClient.SqlClient> =>
   Layer.effect(SessionStore.SessionStore, make(options))
+
+/**
+ * The store in an SQLite file (created when missing) through Node's built-in `node:sqlite`: the embedded
+ * SQL default, no server and no native build. The file is closed with the layer.
+ *
+ * @example
+ * ```ts
+ * import { SqlSessionStore } from "effect-claude-code/sessions"
+ * const StoreLive = SqlSessionStore.layerSqlite({ filename: "sessions.db" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSqlite = (options: Options & { readonly filename: string }): Layer.Layer<SessionStore.SessionStore> =>
+  layer(options).pipe(Layer.provide(Sqlite.layer(options.filename)))

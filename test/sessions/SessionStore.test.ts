@@ -5,7 +5,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as FileSystem from "effect/FileSystem"
@@ -13,10 +13,10 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
-import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
@@ -43,8 +43,9 @@ const stores: ReadonlyArray<{
     make: Effect.gen(function*() {
       const fsx = yield* FileSystem.FileSystem
       const dir = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
-      const context = yield* Layer.build(SqliteClient.layer({ filename: path.join(dir, "sessions.db") }))
-      return yield* Effect.provide(Effect.service(SessionStore.SessionStore), SqlSessionStore.layer().pipe(Layer.provide(Layer.succeedContext(context))))
+      // Built in the test's scope: the database stays open until the test ends.
+      const context = yield* Layer.build(SqlSessionStore.layerSqlite({ filename: path.join(dir, "sessions.db") }))
+      return Context.get(context, SessionStore.SessionStore)
     })
   },
   {
@@ -75,10 +76,8 @@ const mirrored = (store: SessionStore.Shape, prompt: string, options: QueryOptio
   Effect.gen(function*() {
     const sandbox = yield* Scripted.Sandbox
     const { projectKey, ...query } = options
-    const out = yield* SessionMirror.query(prompt, {
-      ...query,
-      sessionStore: { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR!, cwd: sandbox.cwd, projectKey }
-    }).pipe(Stream.runCollect)
+    // The config directory comes from the layer's environment, the project from the sandbox's cwd.
+    const out = yield* ClaudeCli.query(prompt, { ...query, sessionStore: projectKey === undefined ? store : { store, projectKey } }).pipe(Stream.runCollect)
     const sessionId = out.flatMap((m) => m._tag === "SystemInit" ? [m.session_id] : [])[0]!
     return { out, sessionId, sandbox }
   })
@@ -117,7 +116,7 @@ describe("SessionStore", () => {
             const first = yield* mirrored(s, "My name is Ada.")
             const second = yield* mirrored(s, "What is 2 + 2?", { resume: first.sessionId })
             assert.strictEqual(second.sessionId, first.sessionId)
-            assert.deepStrictEqual([...first.out, ...second.out].filter((m) => m._tag === "MirrorError"), [])
+            assert.deepStrictEqual([...first.out, ...second.out].filter((m) => m._tag === "SystemMirrorError"), [])
             assert.isFalse([...first.out, ...second.out].some((m) => m._tag === "UnknownMessage" && m.raw.type === "transcript_mirror"))
             const projectKey = ProjectKey.fromPath(first.sandbox.cwd)
             const local = rawEntries(path.join(first.sandbox.env.CLAUDE_CONFIG_DIR!, "projects", projectKey, `${first.sessionId}.jsonl`))
@@ -162,15 +161,14 @@ describe("SessionStore", () => {
       const store = SessionStore.makeMemory()
       const stored = yield* Effect.gen(function*() {
         const sandbox = yield* Scripted.Sandbox
-        const sessionStore = { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR!, cwd: sandbox.cwd }
-        const { sessionId, mirrorErrors } = yield* Effect.scoped(Effect.gen(function*() {
-          const { session, mirrorErrors } = yield* SessionMirror.session({ sessionStore })
-          yield* Stream.runDrain(session.turn("My name is Ada."))
-          yield* Stream.runDrain(session.turn("What is 2 + 2?"))
-          return { sessionId: yield* session.sessionId, mirrorErrors }
+        const { sessionId, seen } = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* ClaudeCli.session({ sessionStore: store })
+          const seen = [...yield* Stream.runCollect(session.turn("My name is Ada.")), ...yield* Stream.runCollect(session.turn("What is 2 + 2?"))]
+          return { sessionId: yield* session.sessionId, seen }
         }))
-        // The session's scope is closed: the errors stream has ended, with none.
-        assert.deepStrictEqual(yield* Stream.runCollect(mirrorErrors), [])
+        // No append failed, and the frames went to the store, not to the session's readers.
+        assert.deepStrictEqual(seen.filter((m) => m._tag === "SystemMirrorError"), [])
+        assert.isFalse(seen.some((m) => m._tag === "UnknownMessage" && m.raw.type === "transcript_mirror"))
         const projectKey = ProjectKey.fromPath(sandbox.cwd)
         const local = rawEntries(path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", projectKey, `${sessionId}.jsonl`))
         const loaded = Option.getOrThrow(yield* store.load({ projectKey, sessionId }))
@@ -188,7 +186,7 @@ describe("SessionStore", () => {
   it.live("a store that fails gives mirror_error events and the run goes on", () =>
     Effect.gen(function*() {
       const { out } = yield* mirrored(failing, "Hello")
-      const errors = out.filter((m): m is SessionMirror.MirrorError => m._tag === "MirrorError")
+      const errors = out.filter((m) => m._tag === "SystemMirrorError")
       assert.isAbove(errors.length, 0)
       assert.include(errors[0].error, "disk on fire")
       assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Hi."))

@@ -7,8 +7,31 @@ import * as path from "node:path"
 
 const root = path.resolve(import.meta.dirname, "..", "..")
 
-/** `../shared/corpus/public` beside the checkout, where the shared corpus lives (it may grow). */
-export const sharedCorpusDir = path.resolve(root, "..", "shared", "corpus", "public")
+/**
+ * The shared corpus (it may grow): `../shared` beside the checkout, where CI clones it; else `/work/shared`,
+ * for a checkout that has no `../shared` (a worktree on the development machine). Neither is an error: the
+ * suites would otherwise test less than the corpus without saying so.
+ */
+const sharedRoot = ((): string => {
+  const candidates = [path.resolve(root, "..", "shared"), "/work/shared"]
+  const found = candidates.find((dir) => fs.existsSync(dir))
+  if (found === undefined) {
+    throw new Error(`The shared corpus is missing: neither ${candidates.join(" nor ")} exists (clone it beside the checkout as ../shared)`)
+  }
+  return found
+})()
+
+const sharedDir = (name: string): string => {
+  const dir = path.join(sharedRoot, "corpus", name)
+  if (!fs.existsSync(dir)) throw new Error(`The shared corpus has no ${name}/: ${dir} is missing`)
+  return dir
+}
+
+/** `corpus/public` of the shared corpus: stream-json captures. */
+export const sharedCorpusDir = sharedDir("public")
+
+/** `corpus/transcripts` of the shared corpus: real session transcripts (see its README). */
+export const sharedTranscriptsDir = sharedDir("transcripts")
 
 /** The committed copy of the corpus (see fixtures/corpus/README.md), so a clean clone tests the same files. */
 export const corpusDir = path.resolve(root, "fixtures", "corpus")
@@ -54,8 +77,20 @@ export const corpusFiles: ReadonlyArray<string> = [
 export const nameOf = (file: string): string =>
   path.basename(file, ".jsonl") + (staleCopies.some((s) => s.shared === file) ? "@shared" : "")
 
-/** Session transcripts (not stream-json): the transcript suites read them (test/transcript/support.ts). */
-const transcriptsDir = path.resolve(root, "fixtures", "transcripts")
+/** The committed copy of the transcript corpus (real transcripts from public repositories; see its README). */
+export const transcriptsDir = path.resolve(root, "fixtures", "transcripts")
+
+const committedTranscripts = listJsonl(transcriptsDir)
+const transcriptNames = new Set(committedTranscripts.map((file) => path.basename(file)))
+
+/** Every file of the transcript corpus: the committed copy, plus shared files it lacks or holds other bytes of. */
+export const transcriptFiles: ReadonlyArray<string> = [
+  ...committedTranscripts,
+  ...listJsonl(sharedTranscriptsDir).filter((file) => {
+    const name = path.basename(file)
+    return !transcriptNames.has(name) || !fs.readFileSync(file).equals(fs.readFileSync(path.join(transcriptsDir, name)))
+  })
+]
 
 /** Every `.jsonl` file under `fixtures/` (recursively) that is not part of the corpus copy nor a transcript. */
 export const fixtureFiles: ReadonlyArray<string> = listJsonl(fixturesDir).filter((file) =>

@@ -24,7 +24,10 @@ const binDir = (): string => {
   const versions = fs.existsSync("/usr/lib/postgresql") ? fs.readdirSync("/usr/lib/postgresql").sort() : []
   const found = versions.map((v) => path.join("/usr/lib/postgresql", v, "bin")).find((dir) => fs.existsSync(path.join(dir, "pg_ctl")))
   if (found === undefined) {
-    throw new Error("PostgreSQL not found: install it (apt-get install postgresql) to run the PostgreSQL store tests")
+    throw new Error(
+      "PostgreSQL not found (no pg_ctl on PATH nor under /usr/lib/postgresql): `npm test` installs it first where it can " +
+        "(scripts/ensure-postgres.sh, as root or with password-less sudo); else install it (apt-get install postgresql)"
+    )
   }
   return found
 }
@@ -47,7 +50,13 @@ export const start = Effect.acquireRelease(
     const port = yield* freePort()
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "pg-test-"))
     const asRoot = process.getuid?.() === 0
-    if (asRoot) fs.chownSync(root, Number(spawnSync("id", ["-u", "postgres"]).stdout.toString().trim()), Number(spawnSync("id", ["-g", "postgres"]).stdout.toString().trim()))
+    if (asRoot) {
+      const [uid, gid] = ["-u", "-g"].map((flag) => spawnSync("id", [flag, "postgres"], { encoding: "utf8" }))
+      if (uid.status !== 0 || gid.status !== 0) {
+        throw new Error("PostgreSQL refuses to run as root and there is no `postgres` user to run it as (the postgresql package creates one)")
+      }
+      fs.chownSync(root, Number(uid.stdout.trim()), Number(gid.stdout.trim()))
+    }
     const run = (command: string, args: ReadonlyArray<string>) => {
       const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", path.join(bin, command), ...args]] : [path.join(bin, command), args]
       const result = spawnSync(file, argv as Array<string>, { encoding: "utf8", timeout: 60_000 })

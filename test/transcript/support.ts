@@ -10,15 +10,9 @@ import * as Scenario from "../../src/testing/Scenario.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
 
-const root = path.resolve(import.meta.dirname, "..", "..")
 
-/** The committed copy of the transcript corpus (real transcripts from public repositories; see its README). */
-export const transcriptCorpusDir = path.resolve(root, "fixtures", "transcripts")
-
-/** The shared corpus, beside the checkout or beside its parent (worktrees), where it may grow. */
-const sharedDirs = [path.resolve(root, "..", "shared"), path.resolve(root, "..", "..", "shared")].map((dir) =>
-  path.join(dir, "corpus", "transcripts")
-)
+/** The committed copy of the transcript corpus, and every file of it and of the shared one (see Corpus.ts). */
+export { transcriptFiles as transcriptCorpusFiles, transcriptsDir as transcriptCorpusDir } from "../support/Corpus.ts"
 
 /** Every `.jsonl` file under a directory, sorted. */
 export const jsonlFiles = (dir: string): ReadonlyArray<string> =>
@@ -26,18 +20,6 @@ export const jsonlFiles = (dir: string): ReadonlyArray<string> =>
     ? fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".jsonl")).sort()
       .map((name) => path.join(dir, name))
     : []
-
-const committed = jsonlFiles(transcriptCorpusDir)
-const names = new Set(committed.map((file) => path.basename(file)))
-
-/** Every file of the transcript corpus: the committed copy, plus shared files it lacks or holds other bytes of. */
-export const transcriptCorpusFiles: ReadonlyArray<string> = [
-  ...committed,
-  ...sharedDirs.flatMap(jsonlFiles).filter((file) => {
-    const name = path.basename(file)
-    return !names.has(name) || !fs.readFileSync(file).equals(fs.readFileSync(path.join(transcriptCorpusDir, name)))
-  })
-]
 
 /** The non-blank lines of a file parsed with `JSON.parse` alone: the independent count the tests compare with. */
 export const rawEntries = (file: string): ReadonlyArray<Record<string, any>> =>

@@ -1,8 +1,6 @@
 /**
  * An `effect/sql` client on Node's built-in `node:sqlite`: one connection, statements serialized, WAL on.
- * `@effect/sql-sqlite-node` (4.0.0-beta.102, its only 4.x release) imports `effect/unstable/sql` and
- * `effect/unstable/reactivity`, which effect 4.1 moved to `effect/sql` and `effect/reactivity`, so it cannot
- * load beside effect 4.1; this is the part of it the cluster needs.
+ * The cluster's runner storage and `SqlSessionStore.layerSqlite` use it.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -16,6 +14,10 @@ import * as SqlError from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
 import { DatabaseSync } from "node:sqlite"
+
+// Why not `@effect/sql-sqlite-node`: its only Effect 4 release (4.0.0-beta.102) imports
+// `effect/unstable/sql` and `effect/unstable/reactivity`, which effect 4.1 has as `effect/sql` and
+// `effect/reactivity`, so it cannot load beside effect 4.1. Swap it in here once it has an effect 4.1 release.
 
 const failure = (operation: string) => (cause: unknown) =>
   new SqlError.SqlError({

@@ -1,0 +1,85 @@
+/**
+ * SessionMirror: how frames reach the store (`sessionStoreFlush`), and a resume whose store does not answer
+ * (`loadTimeout`).
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
+import * as Message from "../../src/schema/Message.ts"
+import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
+import * as SessionStore from "../../src/sessions/SessionStore.ts"
+import * as Script from "../../src/testing/Script.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+
+const configDir = "/home/me/.claude"
+const file = `${configDir}/projects/-work-app/5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11.jsonl`
+const frame = (uuids: ReadonlyArray<string>) =>
+  new Message.UnknownMessage({
+    raw: { type: "transcript_mirror", filePath: file, entries: uuids.map((uuid) => ({ type: "user", uuid })) }
+  })
+
+// A memory store that records the uuids of each append call.
+const recording = () => {
+  const calls: Array<ReadonlyArray<unknown>> = []
+  const memory = SessionStore.makeMemory()
+  const store: SessionStore.Shape = {
+    ...memory,
+    append: (key, entries) => Effect.andThen(Effect.sync(() => calls.push(entries.map((e) => e.uuid))), memory.append(key, entries))
+  }
+  return { store, calls }
+}
+
+describe("SessionMirror", () => {
+  it.effect("eager: one append per frame, in order; frames never reach the output", () =>
+    Effect.gen(function*() {
+      const { store, calls } = recording()
+      const out = yield* Stream.make(frame(["a", "b"]), frame(["c"]), frame(["d", "e"])).pipe(
+        SessionMirror.mirror({ store, configDir, cwd: "/work/app", flush: "eager" }),
+        Stream.runCollect
+      )
+      assert.deepStrictEqual(out, [])
+      assert.deepStrictEqual(calls, [["a", "b"], ["c"], ["d", "e"]])
+    }))
+
+  it.effect("batched: the entries of every frame, in order, in at most as many appends", () =>
+    Effect.gen(function*() {
+      const { store, calls } = recording()
+      yield* Stream.make(frame(["a", "b"]), frame(["c"]), frame(["d", "e"])).pipe(
+        SessionMirror.mirror({ store, configDir, cwd: "/work/app" }),
+        Stream.runDrain
+      )
+      assert.deepStrictEqual(calls.flat(), ["a", "b", "c", "d", "e"])
+      assert.isAtMost(calls.length, 3)
+      const stored = Option.getOrThrow(yield* store.load({ projectKey: "-work-app", sessionId: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11" }))
+      assert.deepStrictEqual(stored.map((e) => e.uuid), ["a", "b", "c", "d", "e"])
+    }))
+
+  it.live("a resume whose store does not answer within loadTimeout fails before the CLI starts", () =>
+    Effect.gen(function*() {
+      const hanging: SessionStore.Shape = { ...SessionStore.makeMemory(), load: () => Effect.never }
+      const error = yield* ClaudeCli.query("Hello", {
+        resume: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11",
+        sessionStore: hanging,
+        loadTimeout: "50 millis"
+      }).pipe(Stream.runDrain, Effect.flip)
+      assert.strictEqual(error.reason._tag, "SessionStoreError")
+      assert.include(error.message, "loadTimeout")
+      // The CLI never asked the model anything.
+      const server = yield* ScriptedServer.ScriptedServer
+      assert.deepStrictEqual(yield* server.requests, [])
+    }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
+
+  it.live("a store with persistSession: false is InvalidOptions", () =>
+    Effect.gen(function*() {
+      const error = yield* ClaudeCli.query("Hello", { sessionStore: SessionStore.makeMemory(), persistSession: false }).pipe(
+        Stream.runDrain,
+        Effect.flip
+      )
+      assert.strictEqual(error.reason._tag, "InvalidOptions")
+      assert.include(error.message, "persistSession")
+    }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
+})
