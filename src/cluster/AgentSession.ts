@@ -34,7 +34,10 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as SessionMirror from "../sessions/SessionMirror.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SparePool from "./SparePool.ts"
@@ -241,19 +244,26 @@ export const client = AgentSession.client
 export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | "sessionId" | "continue"> {
   /** How long an entity (and its CLI) stays without requests before it is closed. Default: the cluster's. */
   readonly maxIdleTime?: Duration.Input | undefined
+  /**
+   * Where the conversations are kept besides the CLI's config directory: each CLI's transcript is mirrored
+   * into the store and written back before a resume, so that a runner that never saw a session (another
+   * machine, after a failover) continues it. Needs `FileSystem` and `Path` in context.
+   */
+  readonly sessionStore?: SessionMirror.StoreOptions | undefined
 }
 
 const failed = (operation: string) => (error: { readonly message: string }) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, detail: error.message }) })
 
 const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
-  const { maxIdleTime: _, ...sessionOptions } = options
+  const { maxIdleTime: _, sessionStore, ...sessionOptions } = options
   const entityId = (yield* Entity.CurrentAddress).entityId
   const entityScope = yield* Effect.scope
   const context = yield* Effect.context<R>()
   const log = yield* TurnLog.TurnLog
   const cli = yield* ClaudeCli.ClaudeCli
   const pool = yield* Effect.serviceOption(SparePool.SparePool)
+  const files = yield* Effect.all([Effect.serviceOption(FileSystem.FileSystem), Effect.serviceOption(Path.Path)])
   const starting = yield* Semaphore.make(1)
   const turns = yield* Semaphore.make(1)
   let model: string | undefined = options.model
@@ -270,6 +280,8 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
       const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
         ? Effect.map(pool.value.session({ cwd, model, permissionMode }), (claimed) => claimed.session)
+        : sessionStore !== undefined
+        ? mirrored({ ...sessionOptions, model, permissionMode, resume } as Session.Options, sessionStore)
         : cli.session({ ...sessionOptions, model, permissionMode, resume } as Session.Options<R>)
       const started = yield* start.pipe(
         Scope.provide(scope),
@@ -281,6 +293,23 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       return started
     }) as Effect.Effect<Session.Session, AgentSessionError>
   }))
+
+  // A session whose transcript goes to the store (and comes back from it before a resume).
+  const mirrored = (
+    options: Session.Options,
+    store: SessionMirror.StoreOptions
+  ): Effect.Effect<Session.Session, { readonly message: string }, Scope.Scope> => {
+    const [fs, path] = files
+    if (fs._tag === "None" || path._tag === "None") {
+      return Effect.fail(new SessionFailed({ operation: "start", detail: "a session store needs FileSystem and Path" }))
+    }
+    return SessionMirror.session({ ...options, sessionStore: store }).pipe(
+      Effect.map(({ session }) => session),
+      Effect.provideService(ClaudeCli.ClaudeCli, cli),
+      Effect.provideService(FileSystem.FileSystem, fs.value),
+      Effect.provideService(Path.Path, path.value)
+    )
+  }
 
   const close = starting.withPermit(Effect.suspend(() => {
     const current = live
@@ -295,6 +324,8 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
         Stream.concat(
           current.turn(prompt).pipe(
+            // The store's frames are the mirror's business, not the turn's.
+            Stream.filter((message) => !(message._tag === "UnknownMessage" && message.raw.type === "transcript_mirror")),
             Stream.tap((message) => {
               messages.push(message)
               // Kept at once, so that a turn cut short by a crash still resumes this conversation.
