@@ -25,6 +25,7 @@
  * // Provide AgentSession.layer({ maxIdleTime: "5 minutes" }), TurnLog.layerMemory, a ClaudeCli layer and a runner.
  * ```
  */
+import * as ClusterSchema from "effect/cluster/ClusterSchema"
 import * as Entity from "effect/cluster/Entity"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -35,6 +36,7 @@ import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as SessionMirror from "../sessions/SessionMirror.ts"
@@ -139,6 +141,8 @@ const PermissionMode = Schema.Literals(["default", "acceptEdits", "auto", "bypas
  */
 export class SessionInfo extends Schema.Class<SessionInfo>("effect-claude-code/cluster/SessionInfo")({
   entityId: Schema.String,
+  /** The runner holding the entity now (`host:port`); `null` on a runner without an address (tests). */
+  runner: Schema.NullOr(Schema.String),
   /** The CLI session id the conversation continues, once there is one. */
   sessionId: Schema.NullOr(Schema.String),
   /** The CLI process serving the entity now; `null` when none runs (before the first request, after Close). */
@@ -156,7 +160,7 @@ export const Turn = Rpc.make("Turn", {
   success: TurnEvent,
   error: AgentSessionError,
   stream: true
-})
+}).annotate(ClusterSchema.Persisted, true)
 
 /**
  * Writes a user message without waiting for a turn (see `Session.send`).
@@ -264,6 +268,10 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
   const cli = yield* ClaudeCli.ClaudeCli
   const pool = yield* Effect.serviceOption(SparePool.SparePool)
   const files = yield* Effect.all([Effect.serviceOption(FileSystem.FileSystem), Effect.serviceOption(Path.Path)])
+  const runner = Option.match(yield* Effect.serviceOption(Entity.CurrentRunnerAddress), {
+    onNone: () => null,
+    onSome: (address) => `${address.host}:${address.port}`
+  })
   const starting = yield* Semaphore.make(1)
   const turns = yield* Semaphore.make(1)
   let model: string | undefined = options.model
@@ -371,6 +379,7 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       Effect.map(log.sessionId(entityId), (sessionId) =>
         new SessionInfo({
           entityId,
+          runner,
           sessionId: sessionId ?? null,
           pid: live?.session.pid ?? null,
           model: model ?? null,

@@ -160,29 +160,31 @@ export const layerPostgres = (
 }
 
 /**
- * {@link layerPostgres} from `Config`: `CLAUDE_CLUSTER_PG_URL` (the database), `CLAUDE_CLUSTER_RUNNER_HOST`
- * and `CLAUDE_CLUSTER_RUNNER_PORT` (this runner's address; without a host the layer is a client only),
- * `CLAUDE_CLUSTER_SERIALIZATION` (`ndjson` or `binary`). The sharding configuration's other settings come
- * from the environment as `ShardingConfig.layerFromEnv` reads them.
+ * The options of {@link layerPostgres} from `Config`: `CLAUDE_CLUSTER_PG_URL` (the database),
+ * `CLAUDE_CLUSTER_RUNNER_HOST` and `CLAUDE_CLUSTER_RUNNER_PORT` (this runner's address, default port 34431;
+ * without a host the layer is a client only), `CLAUDE_CLUSTER_SERIALIZATION` (`ndjson` or `binary`).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const postgresConfig: Config.Config<PostgresOptions> = Config.all({
+  url: Config.Redacted("CLAUDE_CLUSTER_PG_URL"),
+  host: Config.option(Config.String("CLAUDE_CLUSTER_RUNNER_HOST")),
+  port: Config.Int("CLAUDE_CLUSTER_RUNNER_PORT").pipe(Config.withDefault(34431)),
+  serialization: Config.Literals(["ndjson", "binary"], "CLAUDE_CLUSTER_SERIALIZATION").pipe(
+    Config.withDefault("ndjson" as const)
+  )
+}).pipe(Config.map(({ host, port, serialization, url }) => ({
+  url,
+  serialization,
+  runnerAddress: Option.match(host, { onNone: () => undefined, onSome: (host) => ({ host, port }) })
+})))
+
+/**
+ * {@link layerPostgres} with its options from {@link postgresConfig}; the sharding configuration's other
+ * settings come from the environment as `ShardingConfig.layerFromEnv` reads them.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerPostgresConfig = Layer.unwrap(
-  Effect.map(
-    Config.all({
-      url: Config.Redacted("CLAUDE_CLUSTER_PG_URL"),
-      host: Config.option(Config.String("CLAUDE_CLUSTER_RUNNER_HOST")),
-      port: Config.Int("CLAUDE_CLUSTER_RUNNER_PORT").pipe(Config.withDefault(34431)),
-      serialization: Config.Literals(["ndjson", "binary"], "CLAUDE_CLUSTER_SERIALIZATION").pipe(
-        Config.withDefault("ndjson" as const)
-      )
-    }),
-    ({ host, port, serialization, url }) =>
-      layerPostgres({
-        url,
-        serialization,
-        runnerAddress: Option.match(host, { onNone: () => undefined, onSome: (host) => ({ host, port }) })
-      })
-  )
-)
+export const layerPostgresConfig = Layer.unwrap(Effect.map(postgresConfig, layerPostgres))

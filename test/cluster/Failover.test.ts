@@ -1,0 +1,146 @@
+/**
+ * Two runner processes on one real PostgreSQL, the real CLI on one scripted model: entities spread over both;
+ * one runner SIGKILLed while a turn streams; its entities continue on the other with their history.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Cluster from "../../src/cluster/Cluster.ts"
+import * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
+import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
+import * as Script from "../../src/testing/Script.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { shardingConfig } from "../../examples/cluster-runner.ts"
+import { waitUntil } from "../session/support/Real.ts"
+import * as Postgres from "../support/Postgres.ts"
+import * as Runners from "./support/Runners.ts"
+
+// Conversations named after their entities; each entity's first turn is quick, its second streams for seconds.
+const names = Array.from({ length: 12 }, (_, i) => `agent${String.fromCharCode(97 + i)}`)
+const first = (name: string) => `${name} one.`
+const second = (name: string) => `${name} two: ` + "z".repeat(90)
+const script: Script.Script = {
+  conversations: names.map((name) =>
+    Script.conversation(name, MessagesRequest.firstUserTextIncludes(`${name}:`), [
+      Script.turn(first(name)),
+      Script.turn(second(name), { eventDelay: "120 millis", chunkSize: 3 })
+    ])
+  ),
+  sideReply: "Scripted session"
+}
+
+// The host-death guard's grace between SIGTERM and SIGKILL to a CLI's process group, and time to spare.
+const guardDeadline = Duration.seconds(2 + 15)
+
+const collect = (entityId: string, turnId: string, prompt: string) =>
+  Effect.flatMap(AgentSession.client, (client) => Stream.runCollect(client(entityId).Turn({ turnId, prompt })))
+
+const resultText = (events: ReadonlyArray<AgentSession.TurnEvent>) => {
+  const last = events.at(-1)
+  return last?._tag === "TurnMessage" && last.message._tag === "ResultSuccess" ? last.message.result : `no result: ${last?._tag}`
+}
+
+describe("Cluster.layerPostgres: failover between two runner processes", () => {
+  it.live("a runner SIGKILLed mid-turn: its entities continue on the other with their history", () =>
+    Effect.gen(function*() {
+      const pg = yield* Postgres.start
+      const url = `postgres://${pg.username}@${pg.host}:${pg.port}/${pg.database}`
+      const server = yield* ScriptedServer.make(script)
+      const sandboxA = yield* ClaudeSandbox.make({ baseUrl: server.url })
+      // Its own home (config dir, transcripts), the same working directory: only the store carries a conversation.
+      const sandboxB = { ...(yield* ClaudeSandbox.make({ baseUrl: server.url })), cwd: sandboxA.cwd }
+      const ports = [pg.port + 1 + Math.floor(Math.random() * 1000), pg.port + 1101 + Math.floor(Math.random() * 1000)]
+      const runners = [
+        Runners.start({ name: "A", url, port: ports[0]!, sandbox: sandboxA }),
+        Runners.start({ name: "B", url, port: ports[1]!, sandbox: sandboxB })
+      ]
+      for (const runner of runners) yield* Effect.addFinalizer(() => Runners.stop(runner))
+      yield* Effect.all(runners.map(Runners.ready), { concurrency: 2 }).pipe(Effect.timeout("60 seconds"))
+      const address = (runner: Runners.Runner) => `127.0.0.1:${runner.port}`
+      yield* scenario(server, runners as [Runners.Runner, Runners.Runner], address).pipe(
+        Effect.provide(Cluster.layerPostgres({ url: Redacted.make(url), shardingConfig }))
+      )
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 300_000)
+})
+
+const scenario = (
+  server: ScriptedServer.Shape,
+  runners: readonly [Runners.Runner, Runners.Runner],
+  address: (runner: Runners.Runner) => string
+) =>
+    Effect.gen(function*() {
+
+      // Where each entity lives, asked until the shards are spread over both runners.
+      const client = yield* AgentSession.client
+      const placement = Effect.forEach(names, (name) => Effect.map(client(name).Info(), (info) => [name, info.runner] as const), { concurrency: 4 })
+      let placed: ReadonlyArray<readonly [string, string | null]> = []
+      yield* waitUntil(Effect.map(Effect.orElseSucceed(placement, () => []), (all) => {
+        placed = all
+        return runners.every((runner) => all.filter(([, at]) => at === address(runner)).length >= 2)
+      })).pipe(Effect.timeout("60 seconds"))
+      const on = (runner: Runners.Runner) => placed.filter(([, at]) => at === address(runner)).slice(0, 2).map(([name]) => name)
+      const [victim, survivor] = runners
+      const moving = on(victim)
+      const staying = on(survivor)
+      const entities = [...moving, ...staying]
+
+      // First turns everywhere.
+      const firsts = yield* Effect.forEach(entities, (name) => collect(name, `${name}-1`, `${name}: first`), { concurrency: 4 })
+      assert.deepStrictEqual(firsts.map(resultText), entities.map(first))
+      const infos = yield* Effect.forEach(entities, (name) => client(name).Info())
+      assert.deepStrictEqual(infos.map((info) => info.runner), [...moving.map(() => address(victim)), ...staying.map(() => address(survivor))])
+      for (const [i, name] of moving.entries()) assert.include(victim.spawned(), infos[i]!.pid, name)
+
+      // The second turn of one moving entity streams when its runner is killed.
+      const [inFlight, finished] = moving as [string, string]
+      const running = yield* Effect.forkChild(collect(inFlight, `${inFlight}-2`, `${inFlight}: second`))
+      yield* waitUntil(Effect.map(server.requests, (requests) =>
+        ScriptedServer.turnRequests(requests).some((r) => r.conversation === inFlight && r.turn === 1)
+      )).pipe(Effect.timeout("60 seconds"))
+      victim.process.kill("SIGKILL")
+      yield* Effect.promise(() => victim.exited)
+
+      // The in-flight turn is run again on the survivor, once, and says so.
+      const retried = yield* Fiber.join(running).pipe(Effect.timeout("120 seconds"))
+      const starts = retried.filter((e) => e._tag === "TurnStarted")
+      assert.deepStrictEqual(starts.at(-1), new AgentSession.TurnStarted({ turnId: `${inFlight}-2`, attempt: 2 }))
+      assert.strictEqual(resultText(retried), second(inFlight))
+
+      // The other moved entity continues its conversation there; its first turn, asked again, comes from the log.
+      const replayed = yield* collect(finished, `${finished}-1`, `${finished}: first`)
+      assert.deepStrictEqual(replayed[0], new AgentSession.TurnReplayed({ turnId: `${finished}-1` }))
+      const next = yield* collect(finished, `${finished}-2`, `${finished}: second`)
+      assert.strictEqual(resultText(next), second(finished))
+      for (const name of moving) {
+        const info = yield* client(name).Info()
+        assert.strictEqual(info.runner, address(survivor), name)
+        assert.include(survivor.spawned(), info.pid, name)
+      }
+
+      // What the model was sent after the move: each conversation's earlier turn with the new prompt.
+      const requests = ScriptedServer.turnRequests(yield* server.requests)
+      for (const name of moving) {
+        const last = requests.filter((r) => r.conversation === name && r.turn === 1).at(-1)!
+        const body = JSON.stringify(last.body)
+        assert.include(body, `${name}: first`, name)
+        assert.include(body, first(name), name)
+        assert.include(body, `${name}: second`, name)
+      }
+      // Every finished turn reached the model once; the in-flight one twice (its retry).
+      const count = (name: string, turn: number) => requests.filter((r) => r.conversation === name && r.turn === turn).length
+      assert.deepStrictEqual(entities.map((name) => count(name, 0)), entities.map(() => 1))
+      assert.strictEqual(count(inFlight, 1), 2)
+      assert.strictEqual(count(finished, 1), 1)
+
+      // The killed runner's CLIs and their tools are gone once the host-death guard has had its time.
+      yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
+        Effect.timeout(guardDeadline),
+        Effect.catchTag("TimeoutError", () => Effect.void)
+      )
+      assert.deepStrictEqual(Runners.leftBehind(victim), [])
+    })
