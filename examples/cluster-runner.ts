@@ -17,7 +17,6 @@ import * as Process from "../src/Process.ts"
 import * as SessionStore from "../src/sessions/SessionStore.ts"
 import type * as ClaudeSandbox from "../src/testing/ClaudeSandbox.ts"
 
-const sandbox: ClaudeSandbox.Sandbox = JSON.parse(process.env.RUNNER_SANDBOX!)
 const say = (line: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(line) + "\n"))
 
 /**
@@ -42,13 +41,14 @@ const announcingSpawner = Layer.effect(
   )
 ).pipe(Layer.provide(Process.nodeSpawner))
 
-const entities = Layer.unwrap(Effect.map(Effect.service(SessionStore.SessionStore), (store) =>
+const runner = (sandbox: ClaudeSandbox.Sandbox) => {
+  const entities = Layer.unwrap(Effect.map(Effect.service(SessionStore.SessionStore), (store) =>
   AgentSession.layer({
     cwd: sandbox.cwd,
     sessionStore: { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR!, cwd: sandbox.cwd }
   })))
 
-const runner = entities.pipe(
+  return entities.pipe(
   Layer.provideMerge(Layer.unwrap(Effect.map(Cluster.postgresConfig, (options) =>
     Cluster.layerPostgres({ ...options, shardingConfig })))),
   Layer.provideMerge(
@@ -57,9 +57,11 @@ const runner = entities.pipe(
     )
   )
 )
+}
 
 if (import.meta.main) {
-  Layer.launch(Layer.merge(runner, Layer.effectDiscard(say({ ready: Number(process.env.CLAUDE_CLUSTER_RUNNER_PORT) })))).pipe(
+  const sandbox: ClaudeSandbox.Sandbox = JSON.parse(process.env.RUNNER_SANDBOX!)
+  Layer.launch(Layer.merge(runner(sandbox), Layer.effectDiscard(say({ ready: Number(process.env.CLAUDE_CLUSTER_RUNNER_PORT) })))).pipe(
     NodeRuntime.runMain
   )
 }

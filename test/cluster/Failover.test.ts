@@ -60,7 +60,10 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
         Runners.start({ name: "B", url, port: ports[1]!, sandbox: sandboxB })
       ]
       for (const runner of runners) yield* Effect.addFinalizer(() => Runners.stop(runner))
-      yield* Effect.all(runners.map(Runners.ready), { concurrency: 2 }).pipe(Effect.timeout("60 seconds"))
+      yield* Effect.all(runners.map(Runners.ready), { concurrency: 2 }).pipe(
+        Effect.timeout("60 seconds"),
+        Effect.mapError((e) => new Error(`runners not ready: ${e.message}\n${runners.map((r) => r.stderr()).join("\n")}`))
+      )
       const address = (runner: Runners.Runner) => `127.0.0.1:${runner.port}`
       yield* scenario(server, runners as [Runners.Runner, Runners.Runner], address).pipe(
         Effect.provide(Cluster.layerPostgres({ url: Redacted.make(url), shardingConfig }))
@@ -82,7 +85,10 @@ const scenario = (
       yield* waitUntil(Effect.map(Effect.orElseSucceed(placement, () => []), (all) => {
         placed = all
         return runners.every((runner) => all.filter(([, at]) => at === address(runner)).length >= 2)
-      })).pipe(Effect.timeout("60 seconds"))
+      })).pipe(
+        Effect.timeout("60 seconds"),
+        Effect.mapError(() => new Error(`entities not spread: ${JSON.stringify(placed)}\n${runners.map((r) => r.stderr()).join("\n")}`))
+      )
       const on = (runner: Runners.Runner) => placed.filter(([, at]) => at === address(runner)).slice(0, 2).map(([name]) => name)
       const [victim, survivor] = runners
       const moving = on(victim)
@@ -107,6 +113,8 @@ const scenario = (
 
       // The in-flight turn is run again on the survivor, once, and says so.
       const retried = yield* Fiber.join(running).pipe(Effect.timeout("120 seconds"))
+      const dump = ScriptedServer.turnRequests(yield* server.requests).filter((r) => r.conversation === inFlight)
+      console.log(JSON.stringify(dump.map((r) => [r.turn, r.attempt, (r.body as any).messages]), null, 1).slice(0, 8000))
       const starts = retried.filter((e) => e._tag === "TurnStarted")
       assert.deepStrictEqual(starts.at(-1), new AgentSession.TurnStarted({ turnId: `${inFlight}-2`, attempt: 2 }))
       assert.strictEqual(resultText(retried), second(inFlight))
