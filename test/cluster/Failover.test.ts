@@ -8,6 +8,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
@@ -60,16 +61,22 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
         Runners.start({ name: "B", url, port: ports[1]!, sandbox: sandboxB })
       ]
       for (const runner of runners) yield* Effect.addFinalizer(() => Runners.stop(runner))
-      yield* Effect.all(runners.map(Runners.ready), { concurrency: 2 }).pipe(
-        Effect.timeout("60 seconds"),
-        Effect.mapError((e) => new Error(`runners not ready: ${e.message}\n${runners.map((r) => r.stderr()).join("\n")}`))
-      )
+      yield* Effect.all(runners.map(Runners.ready), { concurrency: 2 }).pipe(within("60 seconds", "runners ready", runners))
       const address = (runner: Runners.Runner) => `127.0.0.1:${runner.port}`
       yield* scenario(server, runners as [Runners.Runner, Runners.Runner], address).pipe(
         Effect.provide(Cluster.layerPostgres({ url: Redacted.make(url), shardingConfig }))
       )
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 300_000)
 })
+
+// A bounded wait; on timeout, what was awaited and what the runners wrote to stderr.
+const within = (duration: Duration.Input, what: string | (() => string), runners: ReadonlyArray<Runners.Runner>) =>
+<A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.timeoutOrElse(self, {
+    duration,
+    orElse: () =>
+      Effect.fail(new Error(`timed out waiting for ${typeof what === "string" ? what : what()}\n${runners.map((r) => `${r.name}: ${r.stderr()}`).join("\n")}`))
+  })
 
 const scenario = (
   server: ScriptedServer.Shape,
@@ -78,6 +85,15 @@ const scenario = (
 ) =>
     Effect.gen(function*() {
 
+      // Both runners registered before any entity is placed, so that the shards are spread from the start.
+      const sql = yield* SqlClient.SqlClient
+      yield* waitUntil(
+        sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM cluster_runners WHERE healthy`.pipe(
+          Effect.map((rows) => rows[0]?.n === 2),
+          Effect.orElseSucceed(() => false)
+        )
+      ).pipe(within("60 seconds", "both runners registered", runners))
+
       // Where each entity lives, asked until the shards are spread over both runners.
       const client = yield* AgentSession.client
       const placement = Effect.forEach(names, (name) => Effect.map(client(name).Info(), (info) => [name, info.runner] as const), { concurrency: 4 })
@@ -85,10 +101,7 @@ const scenario = (
       yield* waitUntil(Effect.map(Effect.orElseSucceed(placement, () => []), (all) => {
         placed = all
         return runners.every((runner) => all.filter(([, at]) => at === address(runner)).length >= 2)
-      })).pipe(
-        Effect.timeout("60 seconds"),
-        Effect.mapError(() => new Error(`entities not spread: ${JSON.stringify(placed)}\n${runners.map((r) => r.stderr()).join("\n")}`))
-      )
+      })).pipe(within("60 seconds", () => `entities spread: ${JSON.stringify(placed)}`, runners))
       const on = (runner: Runners.Runner) => placed.filter(([, at]) => at === address(runner)).slice(0, 2).map(([name]) => name)
       const [victim, survivor] = runners
       const moving = on(victim)
@@ -107,14 +120,12 @@ const scenario = (
       const running = yield* Effect.forkChild(collect(inFlight, `${inFlight}-2`, `${inFlight}: second`))
       yield* waitUntil(Effect.map(server.requests, (requests) =>
         ScriptedServer.turnRequests(requests).some((r) => r.conversation === inFlight && r.turn === 1)
-      )).pipe(Effect.timeout("60 seconds"))
+      )).pipe(within("60 seconds", "the in-flight turn reached the model", runners))
       victim.process.kill("SIGKILL")
       yield* Effect.promise(() => victim.exited)
 
       // The in-flight turn is run again on the survivor, once, and says so.
-      const retried = yield* Fiber.join(running).pipe(Effect.timeout("120 seconds"))
-      const dump = ScriptedServer.turnRequests(yield* server.requests).filter((r) => r.conversation === inFlight)
-      console.log(JSON.stringify(dump.map((r) => [r.turn, r.attempt, (r.body as any).messages]), null, 1).slice(0, 8000))
+      const retried = yield* Fiber.join(running).pipe(within("120 seconds", "the retried turn", runners))
       const starts = retried.filter((e) => e._tag === "TurnStarted")
       assert.deepStrictEqual(starts.at(-1), new AgentSession.TurnStarted({ turnId: `${inFlight}-2`, attempt: 2 }))
       assert.strictEqual(resultText(retried), second(inFlight))
