@@ -32,6 +32,7 @@ import * as SingleRunner from "effect/cluster/SingleRunner"
 import * as TestRunner from "effect/cluster/TestRunner"
 import * as Config from "effect/Config"
 import type { ConfigError } from "effect/Config"
+import * as Context from "effect/Context"
 import * as Digest from "effect/crypto/Digest"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
@@ -41,7 +42,7 @@ import type * as Path from "effect/Path"
 import type * as Redacted from "effect/Redacted"
 import type * as SocketServer from "effect/socket/SocketServer"
 import type * as SqlError from "effect/sql/SqlError"
-import type * as SqlClient from "effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as SessionStore from "../sessions/SessionStore.ts"
 import * as SqlSessionStore from "../sessions/SqlSessionStore.ts"
 import * as Sqlite from "./internal/sqlite.ts"
@@ -109,6 +110,19 @@ export const layerSqliteConfig: Layer.Layer<Services | SqlClient.SqlClient, Conf
   )
 )
 
+// The turn log and the session store, their tables created under a lock: runners starting together would
+// otherwise race in `CREATE TABLE IF NOT EXISTS`, which PostgreSQL does not make atomic.
+const tables = Layer.effectContext(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [log, store] = yield* sql.withTransaction(
+    Effect.andThen(sql`SELECT pg_advisory_xact_lock(${tablesLock})`, Effect.all([TurnLog.makeSql(), SqlSessionStore.make()]))
+  )
+  return Context.make(TurnLog.TurnLog, log).pipe(Context.add(SessionStore.SessionStore, store))
+}))
+
+// An advisory lock key of this library's own ("ecc" and a version).
+const tablesLock = 0x65636301
+
 /**
  * @since 0.1.0
  * @category models
@@ -154,7 +168,7 @@ export const layerPostgres = (
     options.runnerAddress === undefined
       ? NodeClusterSocket.layer({ clientOnly: true, storage: "sql", serialization: options.serialization ?? "ndjson", shardingConfig })
       : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "ndjson", shardingConfig })
-  return Layer.mergeAll(sharding, TurnLog.layerSql(), SqlSessionStore.layer(), NodeFileSystem.layer, NodePath.layer).pipe(
+  return Layer.mergeAll(sharding, tables, NodeFileSystem.layer, NodePath.layer).pipe(
     Layer.provideMerge(PgClient.layer({ url: options.url }))
   )
 }
