@@ -163,6 +163,20 @@ export const Turn = Rpc.make("Turn", {
 }).annotate(ClusterSchema.Persisted, true)
 
 /**
+ * `Turn` without the cluster's persistence: for a caller that is durable itself (a workflow activity, re-run
+ * after a crash), where a request persisted from inside a persisted workflow would not be delivered.
+ *
+ * @since 0.1.0
+ * @category rpcs
+ */
+export const ActivityTurn = Rpc.make("ActivityTurn", {
+  payload: Turn.payloadSchema,
+  success: TurnEvent,
+  error: AgentSessionError,
+  stream: true
+})
+
+/**
  * Writes a user message without waiting for a turn (see `Session.send`).
  *
  * @since 0.1.0
@@ -222,6 +236,7 @@ export const SetPermissionMode = Rpc.make("SetPermissionMode", {
  */
 export const AgentSession = Entity.make("AgentSession", [
   Turn,
+  ActivityTurn,
   Send,
   Interrupt,
   Close,
@@ -353,24 +368,27 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       )
     }))
 
+  const turn = (turnId: string, prompt: string) =>
+    Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
+      yield* Effect.acquireRelease(turns.take(1), () => turns.release(1))
+      const begun = yield* log.begin(entityId, turnId)
+      if (begun._tag === "Done") {
+        return Stream.make(
+          new TurnReplayed({ turnId }),
+          ...begun.messages.map((message) => new TurnMessage({ message }))
+        )
+      }
+      if (begun.attempt > 2) {
+        return Stream.fail(
+          new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts: begun.attempt }) })
+        )
+      }
+      return run(turnId, prompt, begun.attempt)
+    }))
+
   return AgentSession.of({
-    Turn: ({ payload: { prompt, turnId } }) =>
-      Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
-        yield* Effect.acquireRelease(turns.take(1), () => turns.release(1))
-        const begun = yield* log.begin(entityId, turnId)
-        if (begun._tag === "Done") {
-          return Stream.make(
-            new TurnReplayed({ turnId }),
-            ...begun.messages.map((message) => new TurnMessage({ message }))
-          )
-        }
-        if (begun.attempt > 2) {
-          return Stream.fail(
-            new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts: begun.attempt }) })
-          )
-        }
-        return run(turnId, prompt, begun.attempt)
-      })),
+    Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
+    ActivityTurn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     Send: ({ payload: { prompt } }) => Effect.flatMap(session, (s) => Effect.mapError(Effect.asVoid(s.send(prompt)), failed("send"))),
     Interrupt: () =>
       Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(live.session.interrupt, failed("interrupt"))),
