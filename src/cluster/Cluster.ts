@@ -22,7 +22,6 @@
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import * as MessageStorage from "effect/cluster/MessageStorage"
 import type * as Runners from "effect/cluster/Runners"
 import type * as Sharding from "effect/cluster/Sharding"
@@ -110,6 +109,10 @@ export const layerSqliteConfig: Layer.Layer<Services | SqlClient.SqlClient, Conf
   )
 )
 
+// Imported when used: `@effect/sql-pg` is an optional peer dependency, needed by this layer only.
+const pgClient = (url: Redacted.Redacted) =>
+  Layer.unwrap(Effect.map(Effect.promise(() => import("@effect/sql-pg/PgClient")), (PgClient) => PgClient.layer({ url })))
+
 // The turn log and the session store, their tables created under a lock: runners starting together would
 // otherwise race in `CREATE TABLE IF NOT EXISTS`, which PostgreSQL does not make atomic.
 const tables = Layer.effectContext(Effect.gen(function*() {
@@ -169,7 +172,7 @@ export const layerPostgres = (
       ? NodeClusterSocket.layer({ clientOnly: true, storage: "sql", serialization: options.serialization ?? "ndjson", shardingConfig })
       : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "ndjson", shardingConfig })
   return Layer.mergeAll(sharding, tables, NodeFileSystem.layer, NodePath.layer).pipe(
-    Layer.provideMerge(PgClient.layer({ url: options.url }))
+    Layer.provideMerge(pgClient(options.url))
   )
 }
 
