@@ -181,10 +181,9 @@ export const withCluster = <A, E, R>(body: (world: World) => Effect.Effect<A, E,
     const server = yield* ScriptedServer.make(script)
     const sandboxA = yield* ClaudeSandbox.make({ baseUrl: server.url })
     const sandboxB = { ...(yield* ClaudeSandbox.make({ baseUrl: server.url })), cwd: sandboxA.cwd }
-    const base = pg.port + 1 + Math.floor(Math.random() * 1000)
     const runners = [
-      start({ name: "A", url, port: base, sandbox: sandboxA }),
-      start({ name: "B", url, port: base + 1001, sandbox: sandboxB })
+      start({ name: "A", url, port: yield* Postgres.freePort(), sandbox: sandboxA }),
+      start({ name: "B", url, port: yield* Postgres.freePort(), sandbox: sandboxB })
     ] as const
     for (const runner of runners) yield* Effect.addFinalizer(() => stop(runner))
     yield* Effect.all(runners.map(ready), { concurrency: 2 }).pipe(within("60 seconds", "runners ready", runners))
