@@ -147,7 +147,8 @@ export interface PostgresOptions {
  * Many machines: socket runners (`NodeClusterSocket`) whose messages, runner registry and shard locks live
  * in one PostgreSQL (`SqlMessageStorage`, `SqlRunnerStorage` through `@effect/sql-pg`), with the turn log and
  * a {@link SessionStore.SessionStore} (the SQL store) in the same database. When a runner dies, its shard
- * locks expire (`shardLockExpiration`), the others take its shards and re-deliver its unfinished requests;
+ * locks go (PostgreSQL's advisory locks end with its connection; otherwise after `shardLockExpiration`), the
+ * others take its shards and re-deliver its unfinished (persisted) requests, such as a `Turn` in flight;
  * entities given the store as their `sessionStore` resume their conversations there. Without a
  * `runnerAddress` the layer is a client only: it sends requests and runs no entities. Also provides
  * `FileSystem` and `Path` (for the session mirror) and the `SqlClient`.
