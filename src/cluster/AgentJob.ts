@@ -68,7 +68,7 @@ export const turn = (jobId: string, index: number, prompt: string) =>
     error: AgentSession.AgentSessionError,
     execute: Effect.gen(function*() {
       const client = yield* AgentSession.client
-      const events = yield* client(jobId).Turn({ turnId: `${jobId}/${index}`, prompt }).pipe(
+      const events = yield* client(jobId).ActivityTurn({ turnId: `${jobId}/${index}`, prompt }).pipe(
         Stream.runCollect,
         Effect.mapError((error) => error._tag === "AgentSessionError" ? error : undelivered(error))
       )

@@ -25,6 +25,7 @@
  * // Provide AgentSession.layer({ maxIdleTime: "5 minutes" }), TurnLog.layerMemory, a ClaudeCli layer and a runner.
  * ```
  */
+import * as ClusterSchema from "effect/cluster/ClusterSchema"
 import * as Entity from "effect/cluster/Entity"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -34,6 +35,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
+import * as Option from "effect/Option"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
@@ -136,6 +138,8 @@ const PermissionMode = Schema.Literals(["default", "acceptEdits", "auto", "bypas
  */
 export class SessionInfo extends Schema.Class<SessionInfo>("effect-claude-code/cluster/SessionInfo")({
   entityId: Schema.String,
+  /** The runner holding the entity now (`host:port`); `null` on a runner without an address (tests). */
+  runner: Schema.NullOr(Schema.String),
   /** The CLI session id the conversation continues, once there is one. */
   sessionId: Schema.NullOr(Schema.String),
   /** The CLI process serving the entity now; `null` when none runs (before the first request, after Close). */
@@ -150,6 +154,20 @@ export class SessionInfo extends Schema.Class<SessionInfo>("effect-claude-code/c
  */
 export const Turn = Rpc.make("Turn", {
   payload: { turnId: Schema.String, prompt: Schema.String },
+  success: TurnEvent,
+  error: AgentSessionError,
+  stream: true
+}).annotate(ClusterSchema.Persisted, true)
+
+/**
+ * `Turn` without the cluster's persistence: for a caller that is durable itself (a workflow activity, re-run
+ * after a crash), where a request persisted from inside a persisted workflow would not be delivered.
+ *
+ * @since 0.1.0
+ * @category rpcs
+ */
+export const ActivityTurn = Rpc.make("ActivityTurn", {
+  payload: Turn.payloadSchema,
   success: TurnEvent,
   error: AgentSessionError,
   stream: true
@@ -215,6 +233,7 @@ export const SetPermissionMode = Rpc.make("SetPermissionMode", {
  */
 export const AgentSession = Entity.make("AgentSession", [
   Turn,
+  ActivityTurn,
   Send,
   Interrupt,
   Close,
@@ -254,6 +273,10 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
   const log = yield* TurnLog.TurnLog
   const cli = yield* ClaudeCli.ClaudeCli
   const pool = yield* Effect.serviceOption(SparePool.SparePool)
+  const runner = Option.match(yield* Effect.serviceOption(Entity.CurrentRunnerAddress), {
+    onNone: () => null,
+    onSome: (address) => `${address.host}:${address.port}`
+  })
   const starting = yield* Semaphore.make(1)
   const turns = yield* Semaphore.make(1)
   let model: string | undefined = options.model
@@ -295,6 +318,8 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
         Stream.concat(
           current.turn(prompt).pipe(
+            // The store's frames are the mirror's business, not the turn's.
+            Stream.filter((message) => !(message._tag === "UnknownMessage" && message.raw.type === "transcript_mirror")),
             Stream.tap((message) => {
               messages.push(message)
               // Kept at once, so that a turn cut short by a crash still resumes this conversation.
@@ -314,24 +339,27 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       )
     }))
 
+  const turn = (turnId: string, prompt: string) =>
+    Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
+      yield* Effect.acquireRelease(turns.take(1), () => turns.release(1))
+      const begun = yield* log.begin(entityId, turnId)
+      if (begun._tag === "Done") {
+        return Stream.make(
+          new TurnReplayed({ turnId }),
+          ...begun.messages.map((message) => new TurnMessage({ message }))
+        )
+      }
+      if (begun.attempt > 2) {
+        return Stream.fail(
+          new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts: begun.attempt }) })
+        )
+      }
+      return run(turnId, prompt, begun.attempt)
+    }))
+
   return AgentSession.of({
-    Turn: ({ payload: { prompt, turnId } }) =>
-      Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
-        yield* Effect.acquireRelease(turns.take(1), () => turns.release(1))
-        const begun = yield* log.begin(entityId, turnId)
-        if (begun._tag === "Done") {
-          return Stream.make(
-            new TurnReplayed({ turnId }),
-            ...begun.messages.map((message) => new TurnMessage({ message }))
-          )
-        }
-        if (begun.attempt > 2) {
-          return Stream.fail(
-            new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts: begun.attempt }) })
-          )
-        }
-        return run(turnId, prompt, begun.attempt)
-      })),
+    Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
+    ActivityTurn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     Send: ({ payload: { prompt } }) => Effect.flatMap(session, (s) => Effect.mapError(Effect.asVoid(s.send(prompt)), failed("send"))),
     Interrupt: () =>
       Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(live.session.interrupt, failed("interrupt"))),
@@ -340,6 +368,7 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       Effect.map(log.sessionId(entityId), (sessionId) =>
         new SessionInfo({
           entityId,
+          runner,
           sessionId: sessionId ?? null,
           pid: live?.session.pid ?? null,
           model: model ?? null,

@@ -1,6 +1,7 @@
 /**
- * Runners for agent session entities, by size: in memory for tests, and one machine that survives restarts
- * (`SingleRunner` on an SQLite file through Node's `node:sqlite`, the embedded default: no server). Each
+ * Runners for agent session entities, by size: in memory for tests, one machine that survives restarts
+ * (`SingleRunner` on an SQLite file through Node's `node:sqlite`, the embedded default: no server), and many
+ * machines (socket runners sharing one PostgreSQL, with failover between them). Each
  * layer also provides the {@link TurnLog.TurnLog} the entities keep their turns and session ids in, in the same
  * storage as the cluster's messages.
  *
@@ -18,19 +19,32 @@
  * )
  * ```
  */
+import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as MessageStorage from "effect/cluster/MessageStorage"
 import type * as Runners from "effect/cluster/Runners"
 import type * as Sharding from "effect/cluster/Sharding"
+import * as RunnerAddress from "effect/cluster/RunnerAddress"
 import type * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as SingleRunner from "effect/cluster/SingleRunner"
 import * as TestRunner from "effect/cluster/TestRunner"
 import * as Config from "effect/Config"
 import type { ConfigError } from "effect/Config"
+import * as Context from "effect/Context"
 import * as Digest from "effect/crypto/Digest"
 import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
-import type * as SqlClient from "effect/sql/SqlClient"
+import * as Option from "effect/Option"
+import type * as Path from "effect/Path"
+import type * as Redacted from "effect/Redacted"
+import type * as SocketServer from "effect/socket/SocketServer"
+import type * as SqlError from "effect/sql/SqlError"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Sqlite from "../internal/sqlite.ts"
+import * as SessionStore from "../sessions/SessionStore.ts"
+import * as SqlSessionStore from "../sessions/SqlSessionStore.ts"
 import * as TurnLog from "./TurnLog.ts"
 
 /**
@@ -94,3 +108,101 @@ export const layerSqliteConfig: Layer.Layer<Services | SqlClient.SqlClient, Conf
     (filename) => layerSqlite({ filename })
   )
 )
+
+// Imported when used: `@effect/sql-pg` is an optional peer dependency, needed by this layer only.
+const pgClient = (url: Redacted.Redacted) =>
+  Layer.unwrap(Effect.map(Effect.promise(() => import("@effect/sql-pg/PgClient")), (PgClient) => PgClient.layer({ url })))
+
+// The turn log and the session store, their tables created under a lock: runners starting together would
+// otherwise race in `CREATE TABLE IF NOT EXISTS`, which PostgreSQL does not make atomic.
+const tables = Layer.effectContext(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [log, store] = yield* sql.withTransaction(
+    Effect.andThen(sql`SELECT pg_advisory_xact_lock(${tablesLock})`, Effect.all([TurnLog.makeSql(), SqlSessionStore.make()]))
+  )
+  return Context.make(TurnLog.TurnLog, log).pipe(Context.add(SessionStore.SessionStore, store))
+}))
+
+// An advisory lock key of this library's own ("ecc" and a version).
+const tablesLock = 0x65636301
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface PostgresOptions {
+  /** The database every runner (and client) of the cluster shares. */
+  readonly url: Redacted.Redacted
+  /** Where the other runners reach this one; omitted for a client that runs no entities. */
+  readonly runnerAddress?: { readonly host: string; readonly port: number } | undefined
+  /** The address to listen on when it differs from `runnerAddress` (behind NAT, in containers). */
+  readonly listenAddress?: { readonly host: string; readonly port: number } | undefined
+  /** How RPCs are serialized between runners. Default `"ndjson"` (see `Wire` for why both work). */
+  readonly serialization?: "ndjson" | "binary" | undefined
+  /** Overrides of the sharding configuration (lock expiry, poll intervals, ...). */
+  readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
+}
+
+/**
+ * Many machines: socket runners (`NodeClusterSocket`) whose messages, runner registry and shard locks live
+ * in one PostgreSQL (`SqlMessageStorage`, `SqlRunnerStorage` through `@effect/sql-pg`), with the turn log and
+ * a {@link SessionStore.SessionStore} (the SQL store) in the same database. When a runner dies, its shard
+ * locks go (PostgreSQL's advisory locks end with its connection; otherwise after `shardLockExpiration`), the
+ * others take its shards and re-deliver its unfinished (persisted) requests, such as a `Turn` in flight;
+ * entities given the store as their `sessionStore` resume their conversations there. Without a
+ * `runnerAddress` the layer is a client only: it sends requests and runs no entities. Also provides
+ * `FileSystem` and `Path` (for the session mirror) and the `SqlClient`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPostgres = (
+  options: PostgresOptions
+): Layer.Layer<
+  Services | SessionStore.SessionStore | SqlClient.SqlClient | FileSystem.FileSystem | Path.Path,
+  ConfigError | SocketServer.SocketServerError | SqlError.SqlError
+> => {
+  const address = (a: { readonly host: string; readonly port: number }) => RunnerAddress.make(a.host, a.port)
+  const shardingConfig: Partial<ShardingConfig.ShardingConfig["Service"]> = {
+    ...options.shardingConfig,
+    runnerAddress: options.runnerAddress === undefined ? Option.none() : Option.some(address(options.runnerAddress)),
+    ...(options.listenAddress === undefined ? {} : { runnerListenAddress: Option.some(address(options.listenAddress)) })
+  }
+  const sharding: Layer.Layer<Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage, any, SqlClient.SqlClient> =
+    options.runnerAddress === undefined
+      ? NodeClusterSocket.layer({ clientOnly: true, storage: "sql", serialization: options.serialization ?? "ndjson", shardingConfig })
+      : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "ndjson", shardingConfig })
+  return Layer.mergeAll(sharding, tables, NodeFileSystem.layer, NodePath.layer).pipe(
+    Layer.provideMerge(pgClient(options.url))
+  )
+}
+
+/**
+ * The options of {@link layerPostgres} from `Config`: `CLAUDE_CLUSTER_PG_URL` (the database),
+ * `CLAUDE_CLUSTER_RUNNER_HOST` and `CLAUDE_CLUSTER_RUNNER_PORT` (this runner's address, default port 34431;
+ * without a host the layer is a client only), `CLAUDE_CLUSTER_SERIALIZATION` (`ndjson` or `binary`).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const postgresConfig: Config.Config<PostgresOptions> = Config.all({
+  url: Config.Redacted("CLAUDE_CLUSTER_PG_URL"),
+  host: Config.option(Config.String("CLAUDE_CLUSTER_RUNNER_HOST")),
+  port: Config.Int("CLAUDE_CLUSTER_RUNNER_PORT").pipe(Config.withDefault(34431)),
+  serialization: Config.Literals(["ndjson", "binary"], "CLAUDE_CLUSTER_SERIALIZATION").pipe(
+    Config.withDefault("ndjson" as const)
+  )
+}).pipe(Config.map(({ host, port, serialization, url }) => ({
+  url,
+  serialization,
+  runnerAddress: Option.match(host, { onNone: () => undefined, onSome: (host) => ({ host, port }) })
+})))
+
+/**
+ * {@link layerPostgres} with its options from {@link postgresConfig}; the sharding configuration's other
+ * settings come from the environment as `ShardingConfig.layerFromEnv` reads them.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPostgresConfig = Layer.unwrap(Effect.map(postgresConfig, layerPostgres))

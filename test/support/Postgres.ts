@@ -32,7 +32,8 @@ const binDir = (): string => {
   return found
 }
 
-const freePort = () =>
+/** A port nothing listens on now, on loopback. */
+export const freePort = () =>
   Effect.promise(() =>
     new Promise<number>((resolve, reject) => {
       const server = net.createServer()

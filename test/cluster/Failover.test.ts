@@ -1,0 +1,86 @@
+/**
+ * Two runner processes on one real PostgreSQL, the real CLI on one scripted model: entities spread over both;
+ * one runner SIGKILLed while a turn streams; its entities continue on the other with their history.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { waitUntil } from "../session/support/Real.ts"
+import * as Runners from "./support/Runners.ts"
+
+const { collect, first, resultText, second, within } = Runners
+
+describe("Cluster.layerPostgres: failover between two runner processes", () => {
+  it.live("a runner SIGKILLed mid-turn: its entities continue on the other with their history", () =>
+    Runners.withCluster(({ address, moving, runners, server, staying, survivor, victim }) =>
+      Effect.gen(function*() {
+        const client = yield* AgentSession.client
+        const entities = [...moving, ...staying]
+
+        // First turns everywhere, each on the runner Info named.
+        const firsts = yield* Effect.forEach(entities, (name) => collect(name, `${name}-1`, `${name}: first`), {
+          concurrency: 4
+        })
+        assert.deepStrictEqual(firsts.map(resultText), entities.map(first))
+        const infos = yield* Effect.forEach(entities, (name) => client(name).Info())
+        assert.deepStrictEqual(
+          infos.map((info) => info.runner),
+          [address(victim), address(victim), address(survivor), address(survivor)]
+        )
+        assert.includeMembers([...victim.spawned()], [infos[0]!.pid!, infos[1]!.pid!])
+        assert.includeMembers([...survivor.spawned()], [infos[2]!.pid!, infos[3]!.pid!])
+
+        // The second turn of one moving entity streams when its runner is killed.
+        const [inFlight, finished] = moving
+        const running = yield* Effect.forkChild(collect(inFlight, `${inFlight}-2`, `${inFlight}: second`))
+        yield* waitUntil(Effect.map(server.requests, (requests) =>
+          ScriptedServer.turnRequests(requests).some((r) => r.conversation === inFlight && r.turn === 1)
+        )).pipe(within("60 seconds", "the in-flight turn reached the model", runners))
+        victim.process.kill("SIGKILL")
+        yield* Effect.promise(() => victim.exited)
+
+        // The client's stream sees the turn started, then started again on the survivor (marked), then its end.
+        const retried = yield* Fiber.join(running).pipe(within("120 seconds", "the retried turn", runners))
+        const starts = retried.filter((e) => e._tag === "TurnStarted")
+        assert.deepStrictEqual(starts.at(-1), new AgentSession.TurnStarted({ turnId: `${inFlight}-2`, attempt: 2 }))
+        assert.strictEqual(resultText(retried), second(inFlight))
+
+        // The other moved entity continues there; its first turn, asked again, comes from the log.
+        const replayed = yield* collect(finished, `${finished}-1`, `${finished}: first`)
+        assert.deepStrictEqual(replayed[0], new AgentSession.TurnReplayed({ turnId: `${finished}-1` }))
+        assert.strictEqual(resultText(replayed), first(finished))
+        const next = yield* collect(finished, `${finished}-2`, `${finished}: second`)
+        assert.strictEqual(resultText(next), second(finished))
+        for (const name of moving) {
+          const info = yield* client(name).Info()
+          assert.strictEqual(info.runner, address(survivor), name)
+          assert.include(survivor.spawned(), info.pid, name)
+        }
+
+        // What the model was sent after the move: the conversation's earlier turn with the new prompt.
+        const requests = ScriptedServer.turnRequests(yield* server.requests)
+        for (const name of moving) {
+          const body = JSON.stringify(requests.filter((r) => r.conversation === name && r.turn! >= 1).at(-1)!.body)
+          assert.include(body, `${name}: first`, name)
+          assert.include(body, first(name), name)
+          assert.include(body, `${name}: second`, name)
+        }
+        // Every finished turn reached the model once; the in-flight one twice (its retry).
+        const count = (name: string, later: boolean) =>
+          requests.filter((r) => r.conversation === name && (later ? r.turn! >= 1 : r.turn === 0)).length
+        assert.deepStrictEqual(entities.map((name) => count(name, false)), [1, 1, 1, 1])
+        assert.strictEqual(count(inFlight, true), 2)
+        assert.strictEqual(count(finished, true), 1)
+
+        // The killed runner's CLIs and their tools are gone once the host-death guard has had its time.
+        yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
+          Effect.timeout(Runners.guardDeadline),
+          Effect.ignore
+        )
+        assert.deepStrictEqual(Runners.leftBehind(victim), [])
+      })
+    ).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 300_000)
+})
