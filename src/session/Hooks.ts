@@ -34,13 +34,7 @@ export type HookInput = Readonly<Record<string, unknown>> & { readonly hook_even
  * @since 0.1.0
  * @category models
  */
-export interface HookOutput {
-  readonly continue?: boolean | undefined
-  readonly suppressOutput?: boolean | undefined
-  readonly stopReason?: string | undefined
-  readonly decision?: "approve" | "block" | undefined
-  readonly reason?: string | undefined
-  readonly systemMessage?: string | undefined
+export interface HookOutput extends Omit<HookEvents.Output, "hookSpecificOutput"> {
   readonly hookSpecificOutput?: Readonly<Record<string, unknown>> | undefined
 }
 
