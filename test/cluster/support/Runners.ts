@@ -1,5 +1,5 @@
 /**
- * Runner processes of a cluster on one machine (`examples/cluster-runner.ts`), for the failover test and the
+ * Runner processes of a cluster on one machine (`scripts/cluster/runner.ts`), for the failover test and the
  * cluster demo: started as children of this process, their JSON lines collected, the processes they left
  * behind found in the process table.
  */
@@ -10,7 +10,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import * as child from "node:child_process"
 import * as path from "node:path"
-import { shardingConfig } from "../../../examples/cluster-runner.ts"
+import { shardingConfig } from "../../../scripts/cluster/runner.ts"
 import * as AgentSession from "../../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../../src/cluster/Cluster.ts"
 import * as ClaudeSandbox from "../../../src/testing/ClaudeSandbox.ts"
@@ -20,7 +20,7 @@ import * as ScriptedServer from "../../../src/testing/ScriptedServer.ts"
 import { waitUntil } from "../../session/support/Real.ts"
 import * as Postgres from "../../support/Postgres.ts"
 
-export const runnerScript = path.join(import.meta.dirname, "..", "..", "..", "examples", "cluster-runner.ts")
+export const runnerScript = path.join(import.meta.dirname, "..", "..", "..", "scripts", "cluster", "runner.ts")
 
 export interface Runner {
   readonly name: string

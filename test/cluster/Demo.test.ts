@@ -6,7 +6,7 @@ import * as child from "node:child_process"
 import * as path from "node:path"
 
 // On timeout SIGTERM: the demo then stops its runners and its PostgreSQL as it ends.
-const demo = path.join(import.meta.dirname, "cluster-demo.ts")
+const demo = path.join(import.meta.dirname, "..", "..", "scripts", "cluster", "demo.ts")
 
 describe("cluster demo", () => {
   it("prints the failover as it happens and ends with the honest counts", async () => {

@@ -10,12 +10,12 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
-import * as AgentSession from "../src/cluster/AgentSession.ts"
-import * as Cluster from "../src/cluster/Cluster.ts"
-import * as Live from "../src/layers/Live.ts"
-import * as Process from "../src/Process.ts"
-import * as SessionStore from "../src/sessions/SessionStore.ts"
-import type * as ClaudeSandbox from "../src/testing/ClaudeSandbox.ts"
+import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Cluster from "../../src/cluster/Cluster.ts"
+import * as Live from "../../src/layers/Live.ts"
+import * as Process from "../../src/Process.ts"
+import * as SessionStore from "../../src/sessions/SessionStore.ts"
+import type * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
 
 const say = (line: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(line) + "\n"))
 

@@ -1,6 +1,6 @@
 /**
  * Agent sessions on a cluster, on one machine: a PostgreSQL (started by the test kit), two runner processes
- * (`examples/cluster-runner.ts`) and this process as their client, the real CLI against a scripted model,
+ * (`scripts/cluster/runner.ts`) and this process as their client, the real CLI against a scripted model,
  * offline. Sessions spread over both runners; one runner is SIGKILLed while a turn streams; its conversations
  * continue on the other. Prints what happens, then one JSON line of what it counted:
  * `{"runners","sessions","killed","resumed","retriedTurns","duplicateModelRequests","orphans","historyKept"}`.
@@ -12,10 +12,10 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as AgentSession from "../src/cluster/AgentSession.ts"
-import * as ScriptedServer from "../src/testing/ScriptedServer.ts"
-import { waitUntil } from "../test/session/support/Real.ts"
-import * as Runners from "../test/cluster/support/Runners.ts"
+import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { waitUntil } from "../../test/session/support/Real.ts"
+import * as Runners from "../../test/cluster/support/Runners.ts"
 
 const { collect, resultText, within } = Runners
 const short = (text: string) => text.length > 32 ? `${text.slice(0, 32)}...` : text
