@@ -5,54 +5,16 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as child from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
-import { isAlive, waitUntil } from "../session/support/Real.ts"
+import { waitUntil } from "../session/support/Real.ts"
+import * as Child from "./support/Child.ts"
 
 const runnerScript = path.join(import.meta.dirname, "support", "job.ts")
-
-interface Runner {
-  readonly process: child.ChildProcess
-  readonly lines: Array<any>
-  readonly exited: Promise<number | null>
-}
-
-// A runner process; its JSON lines are collected as they come.
-const start = (env: Record<string, string>): Runner => {
-  const proc = child.spawn(process.execPath, [runnerScript], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  const lines: Array<any> = []
-  let pending = ""
-  proc.stdout!.on("data", (chunk: Buffer) => {
-    pending += chunk.toString("utf8")
-    const parts = pending.split("\n")
-    pending = parts.pop()!
-    for (const part of parts) if (part.startsWith("{")) lines.push(JSON.parse(part))
-  })
-  proc.stderr!.resume()
-  return { process: proc, lines, exited: new Promise((resolve) => proc.on("exit", (code) => resolve(code))) }
-}
-
-// The CLIs a killed runner started run on in their own process groups: end them by their ids.
-const killSpawned = (runner: Runner) =>
-  Effect.sync(() => {
-    for (const line of runner.lines) {
-      if (typeof line.spawned === "number" && isAlive(line.spawned)) {
-        try {
-          process.kill(-line.spawned, "SIGKILL")
-        } catch {
-          process.kill(line.spawned, "SIGKILL")
-        }
-      }
-    }
-  })
 
 const script = Script.make([
   Script.turn("One."),
@@ -74,19 +36,18 @@ describe("AgentJob on the SQL workflow engine", () => {
       const turnsRequested = Effect.map(server.requests, (requests) =>
         ScriptedServer.turnRequests(requests).filter((r) => r.kind === "turn").map((r) => r.turn))
 
-      const first = start(env)
-      yield* Effect.addFinalizer(() => Effect.sync(() => first.process.kill("SIGKILL")).pipe(Effect.andThen(killSpawned(first))))
+      const first = Child.spawn(runnerScript, env)
+      yield* Effect.addFinalizer(() => Child.stop(first))
       yield* waitUntil(Effect.map(turnsRequested, (turns) => turns.includes(2))).pipe(Effect.timeout("60 seconds"))
       // The runner and its CLI together, as a host dying takes both: a CLI left running would finish the turn
       // into the transcript the next runner resumes.
-      first.process.kill("SIGKILL")
-      yield* killSpawned(first)
+      yield* Child.stop(first)
       yield* Effect.promise(() => first.exited)
       assert.isFalse(first.lines.some((line) => "results" in line))
       assert.deepStrictEqual(yield* turnsRequested, [0, 1, 2])
 
-      const second = start(env)
-      yield* Effect.addFinalizer(() => Effect.sync(() => second.process.kill("SIGKILL")).pipe(Effect.andThen(killSpawned(second))))
+      const second = Child.spawn(runnerScript, env)
+      yield* Effect.addFinalizer(() => Child.stop(second))
       const code = yield* Effect.promise(() => second.exited).pipe(Effect.timeout("60 seconds"))
       assert.strictEqual(code, 0)
       const results = second.lines.find((line) => "results" in line)?.results

@@ -8,7 +8,6 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
-import * as child from "node:child_process"
 import * as path from "node:path"
 import { shardingConfig } from "../../../scripts/cluster/runner.ts"
 import * as AgentSession from "../../../src/cluster/AgentSession.ts"
@@ -19,19 +18,13 @@ import * as Script from "../../../src/testing/Script.ts"
 import * as ScriptedServer from "../../../src/testing/ScriptedServer.ts"
 import { waitUntil } from "../../session/support/Real.ts"
 import * as Postgres from "../../support/Postgres.ts"
+import * as Child from "./Child.ts"
 
 export const runnerScript = path.join(import.meta.dirname, "..", "..", "..", "scripts", "cluster", "runner.ts")
 
-export interface Runner {
+export interface Runner extends Child.JsonChild {
   readonly name: string
   readonly port: number
-  readonly process: child.ChildProcess
-  /** The JSON lines written so far. */
-  readonly lines: Array<any>
-  /** The CLI processes it started, by pid. */
-  readonly spawned: () => ReadonlyArray<number>
-  readonly stderr: () => string
-  readonly exited: Promise<number | null>
 }
 
 /** A runner process on the database `url`, listening on `port`, running the CLI in `sandbox`. */
@@ -40,39 +33,16 @@ export const start = (options: {
   readonly url: string
   readonly port: number
   readonly sandbox: ClaudeSandbox.Sandbox
-}): Runner => {
-  const proc = child.spawn(process.execPath, [runnerScript], {
-    env: {
-      ...process.env,
-      CLAUDE_CLUSTER_PG_URL: options.url,
-      CLAUDE_CLUSTER_RUNNER_HOST: "127.0.0.1",
-      CLAUDE_CLUSTER_RUNNER_PORT: String(options.port),
-      RUNNER_SANDBOX: JSON.stringify(options.sandbox)
-    },
-    stdio: ["ignore", "pipe", "pipe"]
+}): Runner => ({
+  name: options.name,
+  port: options.port,
+  ...Child.spawn(runnerScript, {
+    CLAUDE_CLUSTER_PG_URL: options.url,
+    CLAUDE_CLUSTER_RUNNER_HOST: "127.0.0.1",
+    CLAUDE_CLUSTER_RUNNER_PORT: String(options.port),
+    RUNNER_SANDBOX: JSON.stringify(options.sandbox)
   })
-  const lines: Array<any> = []
-  let pending = ""
-  let stderr = ""
-  proc.stdout!.on("data", (chunk: Buffer) => {
-    pending += chunk.toString("utf8")
-    const parts = pending.split("\n")
-    pending = parts.pop()!
-    for (const part of parts) if (part.startsWith("{")) lines.push(JSON.parse(part))
-  })
-  proc.stderr!.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString("utf8")).slice(-4000)
-  })
-  return {
-    name: options.name,
-    port: options.port,
-    process: proc,
-    lines,
-    spawned: () => lines.flatMap((line) => typeof line.spawned === "number" ? [line.spawned] : []),
-    stderr: () => stderr,
-    exited: new Promise((resolve) => proc.on("exit", (code) => resolve(code)))
-  }
-}
+})
 
 /** Waits until the runner serves; fails with its stderr when it exits first. */
 export const ready = (runner: Runner) =>
@@ -89,35 +59,7 @@ export const ready = (runner: Runner) =>
     return Effect.sync(() => clearInterval(timer))
   })
 
-/**
- * The live processes a runner's CLIs leave: each CLI (by pid) and every process in its process group (its
- * tools), read from the process table.
- */
-export const leftBehind = (runner: Runner): ReadonlyArray<{ readonly pid: number; readonly cmd: string }> => {
-  const groups = new Set(runner.spawned())
-  const table = child.execFileSync("ps", ["-eo", "pid=,pgid=,stat=,args="], { encoding: "utf8" })
-  return table.split("\n").flatMap((line) => {
-    const match = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line)
-    if (match === null) return []
-    const [pid, pgid, stat] = [Number(match[1]), Number(match[2]), match[3]!]
-    // A zombie has ended; it waits only for its parent to read its status.
-    if (stat.startsWith("Z")) return []
-    return groups.has(pid) || groups.has(pgid) ? [{ pid, cmd: match[4]! }] : []
-  })
-}
-
-/** Ends a runner and whatever its CLIs left (their process groups), as a test's cleanup. */
-export const stop = (runner: Runner) =>
-  Effect.sync(() => {
-    if (runner.process.exitCode === null && runner.process.signalCode === null) runner.process.kill("SIGKILL")
-    for (const { pid } of leftBehind(runner)) {
-      try {
-        process.kill(pid, "SIGKILL")
-      } catch {
-        // Gone meanwhile.
-      }
-    }
-  })
+export const { leftBehind, stop } = Child
 
 // Conversations named after their entities; each entity's first turn is quick, its second streams for seconds.
 // A conversation resumed after a crash may carry the CLI's note of the interrupted turn (one more assistant
