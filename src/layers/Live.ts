@@ -69,21 +69,19 @@ const runner = (
 (prompt, options = {}) =>
   Effect.sync(() => {
     const own = { ...options, cwd: options.cwd ?? config.cwd }
+    // The run's environment as the process gets it: the layer's and the query's.
+    const env = { env: mergeEnv(config.env, own.env), envMode: own.envMode ?? config.envMode }
     // One redactor for the run and its process, which would otherwise build its own (reading the environment
     // again): the secrets of both.
     const redact = Redaction.redactor([
-      ...Process.secrets({
-        env: mergeEnv(config.env, own.env),
-        envMode: own.envMode ?? config.envMode,
-        args: QueryOptions.toArgs(own)
-      }),
+      ...Process.secrets({ ...env, args: QueryOptions.toArgs(own) }),
       ...Redaction.optionSecrets(own)
     ])
     const watched = watch(spawner, redact, config.stderrTailBytes ?? Process.defaultStderrTailBytes)
     // Every error of the run leaves it redacted here too, whichever stage made it: a safety net for those
     // the process does not redact itself (a failed read of stdout).
     const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own, redact), CliErrorRedaction.redact(redact))
-    const mirror = SessionMirror.target({ ...own, env: mergeEnv(config.env, own.env), envMode: own.envMode ?? config.envMode })
+    const mirror = SessionMirror.target({ ...own, ...env })
     return { lines, ended: watched.ended, redact, mirror }
   })
 
