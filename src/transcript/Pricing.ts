@@ -1,7 +1,7 @@
 /**
  * List prices of Claude models (USD per million tokens), for the cost of a transcript, which records tokens
- * but no cost. Cache writes (5 minutes) cost 1.25 times the input price, cache reads 0.1 times. A model not
- * listed has no price: its cost is unknown, never 0.
+ * but no cost. The table is the model catalog of the pinned CLI (2.1.330), the prices its own `total_cost_usd`
+ * uses. A model not listed has no price: its cost is unknown, never 0.
  *
  * @since 0.1.0
  */
@@ -13,6 +13,11 @@
 export interface Price {
   readonly input: number
   readonly output: number
+  readonly cacheRead: number
+  /** Cache writes; a transcript's usage does not always say which were 1-hour writes, so all are priced at the 5-minute rate. */
+  readonly cacheWrite: number
+  /** The higher price of a request whose prompt (input, cache reads and writes) is above `abovePromptTokens`. */
+  readonly longPrompt?: { readonly abovePromptTokens: number; readonly price: Price } | undefined
 }
 
 /**
@@ -26,19 +31,50 @@ export interface Tokens {
   readonly cacheCreationInputTokens: number
 }
 
-// Model id prefixes, most specific first.
-const table: ReadonlyArray<readonly [string, Price]> = [
-  ["claude-opus-4-5", { input: 5, output: 25 }],
-  ["claude-opus-4-1", { input: 15, output: 75 }],
-  ["claude-opus-4-20", { input: 15, output: 75 }],
-  ["claude-sonnet-4", { input: 3, output: 15 }],
-  ["claude-haiku-4-5", { input: 1, output: 5 }],
-  ["claude-3-7-sonnet", { input: 3, output: 15 }],
-  ["claude-3-5-sonnet", { input: 3, output: 15 }],
-  ["claude-3-5-haiku", { input: 0.8, output: 4 }],
-  ["claude-3-opus", { input: 15, output: 75 }],
-  ["claude-3-haiku", { input: 0.25, output: 1.25 }]
-]
+const tier = (input: number, output: number, cacheRead = input / 10): Price =>
+  ({ input, output, cacheRead, cacheWrite: input * 1.25 })
+
+// The catalog's pricing tiers.
+const tier3_15 = tier(3, 15)
+const tier5_25 = tier(5, 25)
+const tier15_75 = tier(15, 75)
+
+// Catalog ids (a model's dated or provider spellings are reduced to these by `catalogId`).
+const table: ReadonlyMap<string, Price> = new Map([
+  ["claude-3-haiku", tier(0.25, 1.25)],
+  ["claude-3-5-haiku", tier(0.8, 4)],
+  ["claude-haiku-4-5", tier(1, 5)],
+  ["claude-haiku-5-5", { ...tier(0.1, 0.5), longPrompt: { abovePromptTokens: 100_000, price: tier(0.5, 2.5) } }],
+  ["claude-3-5-sonnet", tier3_15],
+  ["claude-3-7-sonnet", tier3_15],
+  ["claude-sonnet-4", tier3_15],
+  ["claude-sonnet-4-0", tier3_15],
+  ["claude-sonnet-4-5", tier3_15],
+  ["claude-sonnet-4-6", tier3_15],
+  ["claude-sonnet-5", tier(2, 10)],
+  ["claude-sonnet-5-5", tier(2, 10, 0.1)],
+  ["claude-3-opus", tier15_75],
+  ["claude-opus-4", tier15_75],
+  ["claude-opus-4-0", tier15_75],
+  ["claude-opus-4-1", tier15_75],
+  ["claude-opus-4-5", tier5_25],
+  ["claude-opus-4-6", tier5_25],
+  ["claude-opus-4-7", tier5_25],
+  ["claude-opus-4-8", tier5_25],
+  ["claude-opus-5", tier5_25],
+  ["claude-opus-5-5", tier(4, 20, 0.2)],
+  ["claude-fable-5", tier(10, 50)],
+  ["claude-fable-5-1", tier(10, 50, 0.25)],
+  ["claude-fable-5-2", tier(8, 40, 0.2)],
+  ["claude-mythos-5", tier(10, 50)],
+  ["claude-mythos-5-1", tier(10, 50, 0.25)],
+  ["claude-mythos-5-2", tier(8, 40, 0.2)]
+])
+
+// "claude-sonnet-4-5-20250929", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5@20250929"
+// and "claude-opus-4-6[1m]" are all spellings of one catalog id.
+const catalogId = (model: string): string | undefined =>
+  /claude-[a-z0-9-]*[a-z0-9]/.exec(model)?.[0].replace(/-v\d+$/, "").replace(/-\d{8}$/, "")
 
 /**
  * The price of a model, by its id; `undefined` when not listed.
@@ -46,7 +82,10 @@ const table: ReadonlyArray<readonly [string, Price]> = [
  * @since 0.1.0
  * @category pricing
  */
-export const priceOf = (model: string): Price | undefined => table.find(([prefix]) => model.startsWith(prefix))?.[1]
+export const priceOf = (model: string): Price | undefined => {
+  const id = catalogId(model)
+  return id === undefined ? undefined : table.get(id)
+}
 
 /**
  * What tokens of a model cost, in USD; `undefined` for a model without a price.
@@ -55,8 +94,12 @@ export const priceOf = (model: string): Price | undefined => table.find(([prefix
  * @category pricing
  */
 export const costOf = (model: string, tokens: Tokens): number | undefined => {
-  const price = priceOf(model)
-  if (price === undefined) return undefined
+  const listed = priceOf(model)
+  if (listed === undefined) return undefined
+  const prompt = tokens.inputTokens + tokens.cacheReadInputTokens + tokens.cacheCreationInputTokens
+  const price = listed.longPrompt !== undefined && prompt > listed.longPrompt.abovePromptTokens
+    ? listed.longPrompt.price
+    : listed
   return (tokens.inputTokens * price.input + tokens.outputTokens * price.output +
-    tokens.cacheCreationInputTokens * price.input * 1.25 + tokens.cacheReadInputTokens * price.input * 0.1) / 1e6
+    tokens.cacheCreationInputTokens * price.cacheWrite + tokens.cacheReadInputTokens * price.cacheRead) / 1e6
 }

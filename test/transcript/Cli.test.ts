@@ -43,8 +43,11 @@ const knownSystem = new Set(["compact_boundary", "api_error", "local_command", "
 const kindOf = (e: any) => e.subtype === undefined || typeof e.subtype !== "string" ? e.type : `${e.type}/${e.subtype}`
 const isKnown = (e: any) => e.type === "system" ? knownSystem.has(e.subtype) : knownTypes.has(e.type)
 
-// List prices (USD per million input and output tokens) of the models in these transcripts; others have none.
-const listPrices: Record<string, readonly [number, number]> = {
+// List prices (USD per million input, output and cache-read tokens; cache reads a tenth of input unless
+// given) of the models in these transcripts; others have none.
+const listPrices: Record<string, readonly [number, number, number?]> = {
+  "claude-opus-4-6": [5, 25],
+  "claude-opus-5-5": [4, 20, 0.2],
   "claude-opus-4-20250514": [15, 75],
   "claude-opus-4-1-20250805": [15, 75],
   "claude-sonnet-4-20250514": [3, 15],
@@ -70,7 +73,7 @@ const expected = (entries: ReadonlyArray<any>) => {
     into.outputTokens += m.usage.output_tokens
     if (price !== undefined) {
       into.costUsd! += (m.usage.input_tokens * price[0] + m.usage.output_tokens * price[1] +
-        (m.usage.cache_creation_input_tokens ?? 0) * price[0] * 1.25 + (m.usage.cache_read_input_tokens ?? 0) * price[0] * 0.1) / 1e6
+        (m.usage.cache_creation_input_tokens ?? 0) * price[0] * 1.25 + (m.usage.cache_read_input_tokens ?? 0) * (price[2] ?? price[0] * 0.1)) / 1e6
     }
   }
   for (const m of Object.values(models)) if (m.costUsd !== null) m.costUsd = round(m.costUsd)
