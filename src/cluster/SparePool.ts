@@ -29,9 +29,11 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import type * as CliError from "../ClaudeCliError.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
+import type * as Message from "../schema/Message.ts"
 import type * as Session from "../session/Session.ts"
 import type * as SessionError from "../session/SessionError.ts"
 
@@ -73,6 +75,16 @@ export interface Pool {
     CliError.ClaudeCliError | SessionError.SessionError,
     Scope.Scope
   >
+  /**
+   * A one-turn query on a session from the pool: the messages of the prompt's turn up to its result; the
+   * session ends with the stream.
+   */
+  readonly query: (prompt: string, claim: Claim) => Stream.Stream<
+    Message.Message,
+    CliError.ClaudeCliError | SessionError.SessionError
+  >
+  /** Claims spares answered since the pool started (warm starts). */
+  readonly claimed: Effect.Effect<number>
   /** Claims refused since the pool started (each answered by a cold start). */
   readonly refused: Effect.Effect<number>
   /** Spares parked now. */
@@ -107,6 +119,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Effect.flatMap(Queue.clear(spares), (left) => Effect.forEach(left, (spare) => Scope.close(spare.scope, Exit.void)))
   )
   let refused = 0
+  let warmStarts = 0
 
   const park = Effect.gen(function*() {
     const scope = yield* Scope.fork(poolScope)
@@ -141,11 +154,21 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         yield* Scope.close(scope, Exit.void)
         return yield* cold(claim)
       }
+      warmStarts++
       if (claim.model !== undefined) yield* session.setModel(claim.model)
       return { session, warm: true }
     })
 
-  return SparePool.of({ session, refused: Effect.sync(() => refused), parked: Queue.size(spares) })
+  const query = (prompt: string, claim: Claim) =>
+    Stream.unwrap(Effect.map(session(claim), ({ session }) => session.turn(prompt)))
+
+  return SparePool.of({
+    session,
+    query,
+    claimed: Effect.sync(() => warmStarts),
+    refused: Effect.sync(() => refused),
+    parked: Queue.size(spares)
+  })
 })
 
 /**

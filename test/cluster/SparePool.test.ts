@@ -27,12 +27,25 @@ describe("SparePool", () => {
       yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
       const { session, warm } = yield* pool.session({ cwd: sandbox.cwd })
       assert.isTrue(warm)
+      assert.strictEqual(yield* pool.claimed, 1)
       const messages = yield* Stream.runCollect(session.turn("hello"))
       assert.strictEqual(resultOf(messages), "Hi warm.")
       const init = messages.find((m) => m._tag === "SystemInit")
       assert.strictEqual(init?._tag === "SystemInit" ? init.cwd : undefined, sandbox.cwd)
       yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
       assert.strictEqual(yield* pool.refused, 0)
+    }).pipe(Effect.scoped, Effect.provide(env())))
+
+  it.live("a query runs its turn on a claimed spare", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const pool = yield* SparePool.make({ size: 1 })
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      const messages = yield* Stream.runCollect(pool.query("hello", { cwd: sandbox.cwd }))
+      assert.strictEqual(resultOf(messages), "Hi warm.")
+      assert.strictEqual(yield* pool.claimed, 1)
+      const init = messages.find((m) => m._tag === "SystemInit")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.cwd : undefined, sandbox.cwd)
     }).pipe(Effect.scoped, Effect.provide(env())))
 
   it.live("a refused claim falls back to a cold start", () =>
@@ -44,6 +57,7 @@ describe("SparePool", () => {
       const { session, warm } = yield* pool.session({ cwd: sandbox.cwd })
       assert.isFalse(warm)
       assert.strictEqual(yield* pool.refused, 1)
+      assert.strictEqual(yield* pool.claimed, 0)
       const messages = yield* Stream.runCollect(session.turn("hello"))
       assert.strictEqual(resultOf(messages), "Hi warm.")
       assert.isTrue(isAlive(session.pid))
