@@ -10,6 +10,8 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Message from "../../src/schema/Message.ts"
+import * as fs from "node:fs"
+import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
 import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -81,5 +83,22 @@ describe("SessionMirror", () => {
       )
       assert.strictEqual(error.reason._tag, "InvalidOptions")
       assert.include(error.message, "persistSession")
+    }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
+
+  it.live("options are checked before a resume writes the stored session into the config directory", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const store = SessionStore.makeMemory()
+      const projectKey = ProjectKey.fromPath(sandbox.cwd)
+      const sessionId = "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11"
+      yield* store.append({ projectKey, sessionId }, [{ type: "user", uuid: "u1", message: { role: "user", content: "Hi" } }])
+      const configDir = sandbox.env.CLAUDE_CONFIG_DIR!
+      const before = fs.readdirSync(configDir, { recursive: true })
+      const error = yield* ClaudeCli.query("Hello", { resume: sessionId, sessionStore: store, persistSession: false }).pipe(
+        Stream.runDrain,
+        Effect.flip
+      )
+      assert.strictEqual(error.reason._tag, "InvalidOptions")
+      assert.deepStrictEqual(fs.readdirSync(configDir, { recursive: true }), before)
     }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
 })
