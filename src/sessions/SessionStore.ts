@@ -20,6 +20,7 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
 import * as Info from "./internal/info.ts"
 
@@ -54,7 +55,7 @@ export interface Entry {
  * @category errors
  */
 export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("SessionStoreError", {
-  operation: Schema.Literals(["append", "load", "listSessions", "listSessionSummaries", "listSubkeys", "delete"]),
+  operation: Schema.Literals(["append", "load", "listSessions", "listSessionSummaries", "listSubkeys", "delete", "import"]),
   key: Schema.String,
   cause: Schema.Defect()
 }) {
@@ -423,6 +424,51 @@ export const materialize = Effect.fnUntraced(function*(
     if (Option.isSome(entries)) yield* write(path.join(dir, key.sessionId, `${subpath}.jsonl`), entries.value)
   }
   return true
+})
+
+/**
+ * Copies a session of a CLI config directory into a store, as the SDK's `importSessionToStore`: its main
+ * transcript and, unless `includeSubagents` is `false`, the transcripts under it, each read as a stream and
+ * appended `batchSize` entries at a time (default 500). The store's key is `source`'s unless `projectKey`
+ * says otherwise. Appends are idempotent by uuid: importing again adds only the entries without one.
+ *
+ * @since 0.1.0
+ * @category resume
+ */
+export const importSession = Effect.fnUntraced(function*(
+  store: Shape,
+  source: { readonly configDir: string; readonly projectKey: string; readonly sessionId: string },
+  options: {
+    readonly projectKey?: string | undefined
+    readonly includeSubagents?: boolean | undefined
+    readonly batchSize?: number | undefined
+  } = {}
+) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const key = { projectKey: options.projectKey ?? source.projectKey, sessionId: source.sessionId }
+  const dir = path.join(source.configDir, "projects", source.projectKey)
+  const failed = (cause: unknown) => new SessionStoreError({ operation: "import", key: keyString(key), cause })
+  const copy = (file: string, subpath: string | undefined) =>
+    fs.stream(file).pipe(
+      Stream.decodeText,
+      Stream.splitLines,
+      Stream.filter((line) => line.trim() !== ""),
+      Stream.mapEffect((line) => Effect.try({ try: () => JSON.parse(line) as Entry, catch: failed })),
+      Stream.grouped(Math.max(1, options.batchSize ?? 500)),
+      Stream.runForEach((batch) => store.append({ ...key, subpath }, batch)),
+      Effect.catchTag("PlatformError", (cause) => Effect.fail(failed(cause)))
+    )
+  yield* copy(path.join(dir, `${source.sessionId}.jsonl`), undefined)
+  if (options.includeSubagents === false) return
+  const under = path.join(dir, source.sessionId)
+  const names = yield* fs.readDirectory(under, { recursive: true }).pipe(
+    Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeed([] as Array<string>)),
+    Effect.mapError(failed)
+  )
+  for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
+    yield* copy(path.join(under, name), name.slice(0, -".jsonl".length).split(path.sep).join("/"))
+  }
 })
 
 /**

@@ -25,7 +25,7 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import * as Postgres from "../support/Postgres.ts"
-import { rawEntries } from "../transcript/support.ts"
+import { rawEntries, transcriptCorpusFiles } from "../transcript/support.ts"
 
 const stores: ReadonlyArray<{
   readonly name: string
@@ -180,6 +180,28 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(yield* s.listSessionSummaries(key.projectKey), [])
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+      it.effect("imports a session of a config directory in batches, with its subagents", () =>
+        Effect.gen(function*() {
+          const s = yield* store.make
+          const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+          const dir = path.join(configDir, "projects", key.projectKey)
+          const main = path.join(dir, `${key.sessionId}.jsonl`)
+          const agent = path.join(dir, key.sessionId, "subagents", "agent-acompact-e1f845.jsonl")
+          fs.mkdirSync(path.dirname(agent), { recursive: true })
+          fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("entireio__cli__24"))!, main)
+          fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("agent-acompact"))!, agent)
+          yield* SessionStore.importSession(s, { configDir, ...key }, { batchSize: 7 })
+          assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)), rawEntries(main))
+          assert.deepStrictEqual(yield* s.listSubkeys(key), ["subagents/agent-acompact-e1f845"])
+          assert.deepStrictEqual(Option.getOrThrow(yield* s.load({ ...key, subpath: "subagents/agent-acompact-e1f845" })), rawEntries(agent))
+          const [summary] = yield* s.listSessionSummaries(key.projectKey)
+          assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, rawEntries(main) as ReadonlyArray<SessionStore.Entry>))
+          // Again: the entries with a uuid are there once.
+          yield* SessionStore.importSession(s, { configDir, ...key }, { includeSubagents: false })
+          const uuids = (es: ReadonlyArray<SessionStore.Entry>) => es.flatMap((e) => e.uuid === undefined ? [] : [e.uuid])
+          assert.deepStrictEqual(uuids(Option.getOrThrow(yield* s.load(key))), uuids(rawEntries(main) as ReadonlyArray<SessionStore.Entry>))
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
       it.live("mirrors a two-turn session of the real CLI; a new process resumes it from the store alone", () =>
         Effect.gen(function*() {
           const s = yield* store.make
@@ -227,6 +249,18 @@ describe("SessionStore", () => {
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 180_000)
     })
   }
+
+  it.effect("every corpus transcript appended in batches has the summary of the whole", () =>
+    Effect.gen(function*() {
+      for (const file of transcriptCorpusFiles) {
+        const entries = rawEntries(file) as ReadonlyArray<SessionStore.Entry>
+        const s = SessionStore.makeMemory()
+        for (let i = 0; i < entries.length; i += 5) yield* s.append(key, entries.slice(i, i + 5))
+        const stored = Option.getOrThrow(yield* s.load(key))
+        const summaries = yield* s.listSessionSummaries(key.projectKey)
+        assert.deepStrictEqual(summaries.map((x) => x.data), [SessionStore.foldSummary(undefined, stored)], file)
+      }
+    }))
 
   describe("listing reads the summaries, not the entries", () => {
     // Appends the conversation, spoils the entries behind the store's back, and lists again.
