@@ -15,7 +15,8 @@
  * takes it (`FOR UPDATE` on PostgreSQL; SQLite writes one transaction at a time), inserts the entries, and
  * folds the ones the database took (`RETURNING uuid`) into the summary. Concurrent appends to a session thus
  * fold one after the other, and a replayed append changes nothing. `listSessions` and
- * `listSessionSummaries` read the summaries table only.
+ * `listSessionSummaries` read the summaries table only. A database written before the summaries table
+ * existed has its sessions summarized once, when the store is made.
  *
  * @since 0.1.0
  */
@@ -163,6 +164,21 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       Effect.asVoid,
       Effect.mapError(fail("delete", SessionStore.keyString(key)))
     )
+
+  // Sessions appended before the summaries table existed get their summary here, once.
+  const unsummarized = yield* sql<{ readonly project_key: string; readonly session_id: string; readonly mtime: number | string }>`
+    SELECT e.project_key, e.session_id, MAX(e.written_at) AS mtime FROM ${table} e
+    WHERE e.subpath = '' AND NOT EXISTS (
+      SELECT 1 FROM ${summaries} s WHERE s.project_key = e.project_key AND s.session_id = e.session_id
+    )
+    GROUP BY e.project_key, e.session_id`.pipe(Effect.orDie)
+  for (const row of unsummarized) {
+    const entries = yield* Effect.orDie(load({ projectKey: row.project_key, sessionId: row.session_id }))
+    const data = SessionStore.foldSummary(undefined, Option.getOrElse(entries, (): ReadonlyArray<SessionStore.Entry> => []))
+    yield* sql`INSERT INTO ${summaries} ${
+      sql.insert({ project_key: row.project_key, session_id: row.session_id, mtime: Number(row.mtime), data: JSON.stringify(data) })
+    } ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
+  }
 
   return { append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove } satisfies SessionStore.Shape
 })

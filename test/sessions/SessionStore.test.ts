@@ -262,7 +262,7 @@ describe("SessionStore", () => {
       }
     }))
 
-  describe("listing reads the summaries, not the entries", () => {
+  describe("where summaries are kept: listing reads them, not the entries", () => {
     // Appends the conversation, spoils the entries behind the store's back, and lists again.
     const unchangedWithout = (s: SessionStore.Shape, spoil: Effect.Effect<void>) =>
       Effect.gen(function*() {
@@ -319,6 +319,18 @@ describe("SessionStore", () => {
           const sql = Context.get(context, SqlClient.SqlClient)
           const s = yield* Effect.provide(SqlSessionStore.make(), context)
           yield* unchangedWithout(s, Effect.orDie(sql`DROP TABLE claude_session_entries`))
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+      it.effect(`${name}: sessions stored before the summaries table are summarized when the store is made`, () =>
+        Effect.gen(function*() {
+          const context = yield* client
+          const sql = Context.get(context, SqlClient.SqlClient)
+          const before = yield* Effect.provide(SqlSessionStore.make(), context)
+          for (const batch of conversation()) yield* before.append(key, batch)
+          const summaries = yield* before.listSessionSummaries(key.projectKey)
+          yield* Effect.orDie(sql`DROP TABLE claude_session_summaries`)
+          const after = yield* Effect.provide(SqlSessionStore.make(), context)
+          assert.deepStrictEqual(yield* after.listSessionSummaries(key.projectKey), summaries)
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
     }
   })
