@@ -55,7 +55,7 @@ export interface Entry {
  * @category errors
  */
 export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("SessionStoreError", {
-  operation: Schema.Literals(["append", "load", "listSessions", "listSessionSummaries", "listSubkeys", "delete", "import"]),
+  operation: Schema.Literals(["append", "load", "listSessions", "listSessionSummaries", "listSubkeys", "delete", "import", "fork"]),
   key: Schema.String,
   cause: Schema.Defect()
 }) {
@@ -180,10 +180,10 @@ export const makeMemory = (): Shape => {
       Effect.sync(() => {
         const id = keyString(key)
         const held = transcripts.get(id) ?? { key, entries: [], uuids: new Set<string>(), mtime: 0, summary: undefined }
-        transcripts.set(id, held)
         // Stored as JSON round-trips them: a caller's later mutation does not reach the store.
         const added = fresh(held.uuids, entries).map((e) => JSON.parse(JSON.stringify(e)) as Entry)
         if (added.length === 0) return
+        transcripts.set(id, held)
         held.entries.push(...added)
         held.mtime = Date.now()
         if (key.subpath === undefined) held.summary = foldSummary(held.summary, added)
@@ -247,12 +247,17 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
   const summaryFileOf = (projectKey: string, sessionId: string) => path.join(root, projectKey, `${sessionId}.summary.json`)
   const fail = (operation: SessionStoreError["operation"], key: SessionKey | string) => (cause: unknown) =>
     new SessionStoreError({ operation, key: typeof key === "string" ? key : keyString(key), cause })
-  const parse = (text: string): Array<Entry> =>
-    text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Entry)
+  // A line that is not JSON fails the operation (its SessionStoreError's cause says which).
+  const parse = (text: string) =>
+    Effect.try({
+      try: () => text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Entry),
+      catch: (cause) => cause
+    })
   const notFound = <A>(orElse: A) => <B, R>(self: Effect.Effect<B, PlatformError.PlatformError, R>) =>
     Effect.catchIf(self, (e) => e.reason._tag === "NotFound", () => Effect.succeed(orElse))
   const readText = (file: string) => fs.readFileString(file).pipe(Effect.map(Option.some), notFound(Option.none<string>()))
-  const read = (file: string) => Effect.map(readText(file), Option.map(parse))
+  const read = (file: string) =>
+    Effect.flatMap(readText(file), Option.match({ onNone: () => Effect.succeedNone, onSome: (text) => Effect.asSome(parse(text)) }))
   const mtimeOf = (file: string) =>
     Effect.map(fs.stat(file), (info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Math.floor(d.getTime()) }))
   // A summary file that cannot be read or parsed is as good as none: the transcript is folded again.
@@ -271,7 +276,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       const known = states.get(file)
       if (known !== undefined) return known
       const text = Option.getOrElse(yield* readText(file), () => "")
-      const entries = parse(text)
+      const entries = yield* parse(text)
       const uuids = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
       let summary: SummaryData | undefined
       if (key.subpath === undefined && entries.length > 0) {
@@ -319,7 +324,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
     Effect.flatMap(sessionFiles(projectKey), (ids) =>
       Effect.forEach(ids, (sessionId) =>
         Effect.flatMap(readSummary(projectKey, sessionId), Option.match({
-          onSome: (summary): Effect.Effect<Array<SessionSummary>, PlatformError.PlatformError> =>
+          onSome: (summary): Effect.Effect<Array<SessionSummary>, unknown> =>
             Effect.succeed([{ sessionId, ...summary }]),
           onNone: () => {
             const file = fileOf({ projectKey, sessionId })

@@ -137,7 +137,7 @@ export const forkSession = Effect.fnUntraced(function*(
 ) {
   const fs = yield* FileSystem.FileSystem
   const configDir = yield* fs.makeTempDirectoryScoped({ prefix: "claude-fork-" }).pipe(
-    Effect.mapError((cause) => new SessionStore.SessionStoreError({ operation: "import", key: SessionStore.keyString(key), cause }))
+    Effect.mapError((cause) => new SessionStore.SessionStoreError({ operation: "fork", key: SessionStore.keyString(key), cause }))
   )
   yield* SessionStore.materialize(store, key, { configDir, projectKey: key.projectKey })
   const files = yield* SessionFiles.make({ configDir })

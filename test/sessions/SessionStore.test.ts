@@ -283,6 +283,10 @@ describe("SessionStore", () => {
         const transcript = path.join(root, key.projectKey, `${key.sessionId}.jsonl`)
         yield* unchangedWithout(s, Effect.sync(() => fs.writeFileSync(transcript, "not a transcript\n")))
         assert.isTrue(fs.existsSync(path.join(root, key.projectKey, `${key.sessionId}.summary.json`)))
+        // Reading the spoiled entries is a typed error.
+        const error = yield* Effect.flip(s.load(key))
+        assert.strictEqual(error.operation, "load")
+        assert.instanceOf(error.cause, SyntaxError)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
     it.effect("directory: a summary that missed a write is folded again from the transcript", () =>
