@@ -262,6 +262,15 @@ describe("SessionStore", () => {
       }
     }))
 
+  it.effect("a relocated session is listed where it moved to", () =>
+    Effect.gen(function*() {
+      const s = SessionStore.makeMemory()
+      for (const batch of conversation()) yield* s.append(key, batch)
+      assert.strictEqual((yield* SessionStore.listSessionInfo(s, key.projectKey))[0].cwd, "/work/app")
+      yield* s.append(key, [{ type: "relocated", relocatedCwd: "/work/moved", sessionId: key.sessionId }])
+      assert.strictEqual((yield* SessionStore.listSessionInfo(s, key.projectKey))[0].cwd, "/work/moved")
+    }))
+
   describe("where summaries are kept: listing reads them, not the entries", () => {
     // Appends the conversation, spoils the entries behind the store's back, and lists again.
     const unchangedWithout = (s: SessionStore.Shape, spoil: Effect.Effect<void>) =>

@@ -110,6 +110,8 @@ export interface Summary {
   /** The first entry's timestamp, as written. */
   readonly createdAt?: string
   readonly cwd?: string
+  /** Where a `relocated` entry says the session moved to: it wins over `cwd`. */
+  readonly relocatedCwd?: string
   readonly firstPrompt?: string
   readonly customTitle?: string
   readonly aiTitle?: string
@@ -125,8 +127,8 @@ export const empty: Summary = {}
 type Fields = { -readonly [K in keyof Summary]: Summary[K] }
 
 /**
- * `entries` folded into `summary`. A file read as two windows folds its head as `"head"` (no last prompt nor
- * summary: those are read at the end; the first git branch only) then its tail as `"tail"` (nothing set once);
+ * `entries` folded into `summary`. A file read as two windows folds its head as `"head"` (no last prompt,
+ * summary nor relocation: those are read at the end; the first git branch only) then its tail as `"tail"` (nothing set once);
  * everything else, a whole transcript or a batch appended to a store, folds as `"whole"`.
  *
  * @internal
@@ -153,6 +155,7 @@ export const fold = (
     if (part !== "head") {
       latest("lastPrompt", entry._tag === "LastPromptEntry" ? entry.lastPrompt : undefined)
       latest("summaryHint", entry._tag === "SummaryEntry" ? entry.summary : undefined)
+      if (entry._tag === "UnknownEntry" && entry.raw.type === "relocated") latest("relocatedCwd", stringField(entry, "relocatedCwd"))
     }
     ;(part === "head" ? once : latest)("gitBranch", stringField(entry, "gitBranch"))
     latest("customTitle", entry._tag === "CustomTitleEntry" ? entry.customTitle : undefined)
@@ -189,7 +192,7 @@ export const toInfo = (summary: Summary, input: {
     customTitle,
     firstPrompt,
     gitBranch: summary.gitBranch,
-    cwd: summary.cwd,
+    cwd: summary.relocatedCwd ?? summary.cwd,
     tag: nonEmpty(summary.tag),
     createdAt: createdAt === undefined || Number.isNaN(createdAt) ? undefined : createdAt
   }
