@@ -1,7 +1,8 @@
 /**
  * The SDK's session functions given a `sessionStore`, over a {@link SessionStore.Shape}: a session's info,
- * its messages and its subagents' in conversation order, read from the store instead of a config directory,
- * and a fork into the store. Listing is `SessionStore.listSessionInfo`, deleting the store's `delete`.
+ * its messages and its subagents' in conversation order, read from the store instead of a config directory;
+ * a fork into the store; a title and a tag appended as the CLI writes them. Listing is
+ * `SessionStore.listSessionInfo`, deleting the store's `delete`.
  *
  * @since 0.1.0
  */
@@ -147,3 +148,37 @@ export const forkSession = Effect.fnUntraced(function*(
   })
   return fork
 }, Effect.scoped)
+
+// A title or tag entry as the CLI writes one; a blank text is refused before anything is appended.
+const appendMarker = (
+  store: SessionStore.Shape,
+  key: Key,
+  entry: { readonly type: "custom-title"; readonly customTitle: string } | { readonly type: "tag"; readonly tag: string },
+  blank: string | undefined
+): Effect.Effect<void, SessionStore.SessionStoreError> =>
+  blank !== undefined
+    ? Effect.fail(new SessionStore.SessionStoreError({ operation: "append", key: SessionStore.keyString(key), cause: new Error(blank) }))
+    : store.append(key, [{ ...entry, sessionId: key.sessionId, uuid: crypto.randomUUID(), timestamp: new Date().toISOString() }])
+
+/**
+ * Gives a stored session a title (a `custom-title` entry), which its listing shows from then on.
+ *
+ * @since 0.1.0
+ * @category mutations
+ */
+export const renameSession = (store: SessionStore.Shape, key: Key, title: string): Effect.Effect<void, SessionStore.SessionStoreError> =>
+  appendMarker(store, key, { type: "custom-title", customTitle: title.trim() }, title.trim() === "" ? "a session title cannot be blank" : undefined)
+
+/**
+ * Tags a stored session (a `tag` entry); `null` clears its tag.
+ *
+ * @since 0.1.0
+ * @category mutations
+ */
+export const tagSession = (store: SessionStore.Shape, key: Key, tag: string | null): Effect.Effect<void, SessionStore.SessionStoreError> =>
+  appendMarker(
+    store,
+    key,
+    { type: "tag", tag: tag?.trim() ?? "" },
+    tag !== null && tag.trim() === "" ? "a tag cannot be blank (null clears the tag)" : undefined
+  )

@@ -71,4 +71,18 @@ describe("StoredSessions", () => {
       const missing = yield* Effect.flip(StoredSessions.forkSession(store, { ...key, sessionId: "6c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11" }))
       assert.strictEqual(missing._tag === "SessionFilesError" ? missing.reason._tag : missing._tag, "SessionNotFound")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.effect("renames and tags a stored session", () =>
+    Effect.gen(function*() {
+      const { store } = yield* imported
+      const info = () => Effect.map(StoredSessions.getSessionInfo(store, key), Option.getOrThrow)
+      yield* StoredSessions.renameSession(store, key, "  Release notes ")
+      yield* StoredSessions.tagSession(store, key, "docs")
+      assert.deepInclude(yield* info(), { summary: "Release notes", customTitle: "Release notes", tag: "docs" })
+      yield* StoredSessions.tagSession(store, key, null)
+      assert.isUndefined((yield* info()).tag)
+      const blank = yield* Effect.flip(StoredSessions.renameSession(store, key, " "))
+      assert.include(blank.message, "blank")
+      assert.strictEqual((yield* info()).summary, "Release notes")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 })
