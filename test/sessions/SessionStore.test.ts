@@ -180,6 +180,23 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(yield* s.listSessionSummaries(key.projectKey), [])
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+      it.effect("concurrent appends to a session fold one after the other", () =>
+        Effect.gen(function*() {
+          const s = yield* store.make
+          const [[prompt]] = conversation()
+          // Twelve batches at once, each sharing a uuid with the next, each with a uuid-less entry.
+          const batch = (i: number): ReadonlyArray<SessionStore.Entry> => [
+            { ...prompt, uuid: `c${i}`, message: { role: "user", content: `prompt ${i}` } },
+            { ...prompt, uuid: `c${i + 1}`, message: { role: "user", content: `prompt ${i + 1}` } },
+            { type: "last-prompt", lastPrompt: `prompt ${i}`, sessionId: key.sessionId }
+          ]
+          yield* Effect.forEach(Array.from({ length: 12 }, (_, i) => i), (i) => s.append(key, batch(i)), { concurrency: "unbounded" })
+          const stored = Option.getOrThrow(yield* s.load(key))
+          assert.strictEqual(stored.filter((e) => e.uuid !== undefined).length, 13)
+          const [summary] = yield* s.listSessionSummaries(key.projectKey)
+          assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, stored))
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
       it.effect("imports a session of a config directory in batches, with its subagents", () =>
         Effect.gen(function*() {
           const s = yield* store.make
