@@ -168,5 +168,9 @@ describe("SessionMirror", () => {
       )
       assert.strictEqual(error.reason._tag, "InvalidOptions")
       assert.deepStrictEqual(fs.readdirSync(configDir, { recursive: true }), before)
+      // A session too.
+      const refused = yield* Effect.flip(Effect.scoped(ClaudeCli.session({ resume: sessionId, sessionStore: store, persistSession: false })))
+      assert.strictEqual(refused.reason._tag, "InvalidOptions")
+      assert.deepStrictEqual(fs.readdirSync(configDir, { recursive: true }), before)
     }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
 })
