@@ -157,7 +157,9 @@ export const fold = (
       latest("summaryHint", entry._tag === "SummaryEntry" ? entry.summary : undefined)
       if (entry._tag === "UnknownEntry" && entry.raw.type === "relocated") latest("relocatedCwd", stringField(entry, "relocatedCwd"))
     }
-    ;(part === "head" ? once : latest)("gitBranch", stringField(entry, "gitBranch"))
+    const gitBranch = stringField(entry, "gitBranch")
+    if (part === "head") once("gitBranch", gitBranch)
+    else latest("gitBranch", gitBranch)
     latest("customTitle", entry._tag === "CustomTitleEntry" ? entry.customTitle : undefined)
     latest("aiTitle", entry._tag === "AiTitleEntry" ? entry.aiTitle : undefined)
     latest("tag", entry._tag === "TagEntry" ? entry.tag : undefined)
