@@ -8,6 +8,7 @@ import * as Stream from "effect/Stream"
 import type { QueryOptions as QueryOptionsWith, Service, StartSession } from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
+import * as DerivedOptions from "./queryOptions.ts"
 import type * as Redaction from "./redaction.ts"
 import { type Message, UnknownMessage } from "../schema/Message.ts"
 import * as Decode from "../stream/Decode.ts"
@@ -171,6 +172,9 @@ export const make = (run: Runner, session: StartSession): Service => {
         const started = yield* run(prompt, queryOptions)
         const decoded = decodeRun(started, onBadLine)
         if (started.mirror === undefined) return decoded
+        // Options the process would refuse are refused before the store writes into the config directory.
+        const problem = DerivedOptions.invalid(queryOptions)
+        if (problem !== undefined) return yield* Effect.fail(CliError.make(new CliError.InvalidOptions({ description: problem })))
         // Before the process starts (it does when `lines` is read): the session to resume, from the store.
         yield* Effect.mapError(SessionMirror.restore(started.mirror, queryOptions.resume), CliError.make)
         return SessionMirror.mirror(started.mirror)(decoded)

@@ -1,7 +1,9 @@
 /**
  * Replays a stream-json recording (a corpus file, or a file made by `Recording`) as the `ClaudeCli` service,
  * through the same framing and decoding as the real CLI. With its metadata, a replay ends as the recorded
- * run did: the same bad lines at the same line numbers, the same exit, stderr tail or failure.
+ * run did: the same bad lines at the same line numbers, the same exit, stderr tail or failure. With the
+ * `sessionStore` option, the recording's `transcript_mirror` frames go to the store as a live run's do (see
+ * `SessionMirror.replay`; a recording without frames says so with a `mirror_error`).
  *
  * @since 0.1.0
  */
@@ -18,6 +20,7 @@ import * as CliRun from "../internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as DecodeError from "../stream/DecodeError.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
+import * as SessionMirror from "../sessions/SessionMirror.ts"
 import { type Metadata, MetadataJson, metadataPath, type Rejected } from "./Recording.ts"
 
 /**
@@ -101,10 +104,10 @@ const withRejected = (
 }
 
 /**
- * Every run replays `path` (prompt and options are ignored), read as a stream, and ends as its metadata
- * says; a missing or unreadable file is `FixtureUnreadable`.
+ * Every run replays `path` (the prompt and options are ignored but for `sessionStore`), read as a stream, and
+ * ends as its metadata says; a missing or unreadable file is `FixtureUnreadable`.
  */
-const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}): CliRun.Runner => () =>
+const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}): CliRun.Runner => (_, query = {}) =>
   Effect.map(readMetadata(fs, path), (meta): CliRun.Run => {
     const framed = withRejected(
       fs.stream(path).pipe(
@@ -123,7 +126,8 @@ const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}):
         exit?._tag === "Success" && exit.exitCode !== undefined
           ? { exitCode: exit.exitCode, stderrTail: exit.stderrTail ?? "" }
           : undefined
-      )
+      ),
+      mirror: SessionMirror.replay(query)
     }
   })
 

@@ -157,15 +157,6 @@ const fsFailed = (path: string) => (cause: PlatformError.PlatformError) =>
 const isNotFound = (error: PlatformError.PlatformError) =>
   error.reason._tag === "NotFound"
 
-const isTurnOrSystem = (includeSystem: boolean) => (entry: Transcript.Entry): entry is SessionMessage =>
-  entry._tag === "AssistantEntry" || (entry._tag === "UserEntry" && entry.isMeta !== true) ||
-  (includeSystem && Transcript.isSystem(entry))
-
-const page = <A, E, R>(stream: Stream.Stream<A, E, R>, options: { readonly limit?: number | undefined; readonly offset?: number | undefined }) => {
-  const dropped = options.offset !== undefined && options.offset > 0 ? Stream.drop(stream, options.offset) : stream
-  return options.limit !== undefined ? Stream.take(dropped, options.limit) : dropped
-}
-
 /**
  * Builds the service over the `FileSystem` and `Path` in context.
  *
@@ -261,17 +252,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     })
 
   const conversation = (file: string, sidechains: boolean, options: MessagesOptions) =>
-    Stream.unwrap(
-      Chain.build(records(file), sidechains).pipe(
-        Effect.map((chain) =>
-          Chain.select(records(file), chain).pipe(
-            Stream.map((record) => record.entry),
-            Stream.filter(isTurnOrSystem(options.includeSystemMessages === true)),
-            (s) => page(s, options)
-          )
-        )
-      )
-    )
+    Chain.conversation(records(file), sidechains, options)
 
   const subagentsDir = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId)
 

@@ -5,7 +5,8 @@
  * appended to the store in the background, retried with backoff. The output never waits for the store; an
  * append that still fails becomes a `mirror_error` message (`SystemMirrorError`), and the run goes on. With
  * `resume`, the stored session is first written into the CLI's config directory, so that a machine that never
- * saw it resumes it.
+ * saw it resumes it. A replayed recording (`Fixture`) is mirrored from the frames it recorded, under the keys
+ * the recorded run had (see {@link replay}).
  *
  * @since 0.1.0
  */
@@ -64,6 +65,8 @@ export interface Target {
   readonly flush?: Flush | undefined
   /** How long each `load` / `listSubkeys` of a resume may take (default 60 seconds, as the SDK). */
   readonly loadTimeout?: Duration.Input | undefined
+  /** The frames come from a recording, not a CLI: see {@link replay}. */
+  readonly replay?: boolean | undefined
 }
 
 /**
@@ -83,6 +86,21 @@ export const keyOf = (filePath: string, configDir: string): SessionStore.Session
   return undefined
 }
 
+/**
+ * The store key of a transcript file under any config directory's `projects/` (the last such directory of
+ * the path that gives a key): a recorded frame names a file of the machine that recorded it.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const recordedKeyOf = (filePath: string): SessionStore.SessionKey | undefined => {
+  for (let at = filePath.lastIndexOf("/projects/"); at >= 0; at = filePath.lastIndexOf("/projects/", at - 1)) {
+    const key = keyOf(filePath, filePath.slice(0, at))
+    if (key !== undefined) return key
+    if (at === 0) break
+  }
+  return undefined
+}
 
 /**
  * The mirroring that options ask for (`sessionStore`, `sessionStoreFlush`, `loadTimeout`), with the config
@@ -120,6 +138,21 @@ export const target = (options: {
 }
 
 /**
+ * The mirroring of a replayed recording that options ask for (`Fixture` with `sessionStore`): the recorded
+ * `transcript_mirror` frames are appended to the store as a live run appends them, each under the key of the
+ * file it names in the recording (whatever config directory the recorded run had). Nothing is restored for
+ * `resume`, since no CLI resumes anything. A recording made without a store has no frames: the replay then
+ * ends with one `mirror_error` saying so, and the store is left as it was.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const replay = (options: Parameters<typeof target>[0]): Target | undefined => {
+  const given = target(options)
+  return given === undefined ? undefined : { ...given, replay: true }
+}
+
+/**
  * A `transcript_mirror` frame: the lines the CLI saved to one transcript file.
  *
  * @since 0.1.0
@@ -142,6 +175,9 @@ export const frameOf = (message: unknown): Frame | undefined => {
   return typeof filePath === "string" && Array.isArray(entries) ? { filePath, entries } : undefined
 }
 
+// The key of an error no transcript is known for.
+const noKey: SessionStore.SessionKey = { projectKey: "", sessionId: "" }
+
 const mirrorError = (error: string, key: SessionStore.SessionKey) =>
   new System.SystemMirrorError({ type: "system", subtype: "mirror_error", error, key, session_id: key.sessionId })
 
@@ -162,12 +198,15 @@ export const start = Effect.fnUntraced(function*(
   readonly done: Effect.Effect<void>
 }, never, Scope.Scope> {
   const frames = yield* Queue.unbounded<Frame, Cause.Done>()
+  let offered = 0
   const append = (filePath: string, entries: ReadonlyArray<SessionStore.Entry>) => {
-    const key = keyOf(filePath, target.configDir)
+    const key = target.replay === true ? recordedKeyOf(filePath) : keyOf(filePath, target.configDir)
     if (key === undefined) {
       return onError(mirrorError(
-        `${filePath} is not under ${target.configDir}/projects: the CLI's config directory differs (${entries.length} entries not stored)`,
-        { projectKey: "", sessionId: "" }
+        target.replay === true
+          ? `${filePath} is not a transcript under a projects directory (${entries.length} entries not stored)`
+          : `${filePath} is not under ${target.configDir}/projects: the CLI's config directory differs (${entries.length} entries not stored)`,
+        noKey
       ))
     }
     return target.store.append(key, entries).pipe(
@@ -186,9 +225,20 @@ export const start = Effect.fnUntraced(function*(
       }
       return Effect.forEach(byFile, ([filePath, entries]) => append(filePath, entries), { discard: true })
     })
-  const worker = yield* Effect.forever(step).pipe(Effect.catchIf(Cause.isDone, () => Effect.void), Effect.forkScoped)
+  const ended = Effect.suspend(() =>
+    target.replay === true && offered === 0
+      ? onError(mirrorError(
+        "the recording has no transcript_mirror frames (it was made without a sessionStore): nothing was stored",
+        noKey
+      ))
+      : Effect.void
+  )
+  const worker = yield* Effect.forever(step).pipe(Effect.catchIf(Cause.isDone, () => ended), Effect.forkScoped)
   return {
-    offer: (frame: Frame) => Effect.asVoid(Queue.offer(frames, frame)),
+    offer: (frame: Frame) => Effect.suspend(() => {
+      offered++
+      return Effect.asVoid(Queue.offer(frames, frame))
+    }),
     end: Effect.asVoid(Queue.end(frames)),
     done: Effect.asVoid(Effect.exit(Fiber.join(worker)))
   }
@@ -219,13 +269,14 @@ export const mirror = (target: Target) =>
 
 /**
  * With `resume`: the stored session written into the target's config directory, under the project key of its
- * `cwd`, each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI.
+ * `cwd`, each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI; a
+ * replay restores nothing.
  *
  * @since 0.1.0
  * @category resume
  */
 export const restore = (target: Target, resume: string | undefined): Effect.Effect<void, SessionStore.SessionStoreError> => {
-  if (resume === undefined) return Effect.void
+  if (resume === undefined || target.replay === true) return Effect.void
   const projectKey = ProjectKey.fromPath(target.cwd)
   const key = { projectKey: target.projectKey ?? projectKey, sessionId: resume }
   const timeout = target.loadTimeout ?? Duration.seconds(60)

@@ -1,9 +1,12 @@
 /**
  * Where session transcripts are kept besides the CLI's config directory, with the official SDK's
- * `SessionStore` contract: `append` (idempotent by entry `uuid`), `load`, `listSessions`, `listSubkeys`,
- * `delete`. Entries are transcript lines as JSON objects, kept as written. Two stores here: in memory (tests)
- * and a directory of JSONL files (the embedded default); {@link materialize} writes a stored session into a
- * config directory, so that the CLI resumes a session it has never seen.
+ * `SessionStore` contract: `append` (idempotent by entry `uuid`), `load`, `listSessions`,
+ * `listSessionSummaries`, `listSubkeys`, `delete`. Entries are transcript lines as JSON objects, kept as
+ * written. Each store keeps a summary per session (what listing it shows: title, first prompt, cwd, branch,
+ * times, size), folded by {@link foldSummary} from the entries each append adds, so listing reads one summary
+ * per session and never the entries. Two stores here: in memory (tests) and a directory of JSONL files (the
+ * embedded default); {@link materialize} writes a stored session into a config directory, so that the CLI
+ * resumes a session it has never seen.
  *
  * @since 0.1.0
  */
@@ -13,9 +16,11 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import type * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
 import * as Info from "./internal/info.ts"
 
@@ -50,7 +55,7 @@ export interface Entry {
  * @category errors
  */
 export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("SessionStoreError", {
-  operation: Schema.Literals(["append", "load", "listSessions", "listSubkeys", "delete"]),
+  operation: Schema.Literals(["append", "load", "listSessions", "listSessionSummaries", "listSubkeys", "delete", "import", "fork"]),
   key: Schema.String,
   cause: Schema.Defect()
 }) {
@@ -75,10 +80,34 @@ export interface Shape {
   readonly listSessions: (
     projectKey: string
   ) => Effect.Effect<ReadonlyArray<{ readonly sessionId: string; readonly mtime: number }>, SessionStoreError>
+  /** The summaries of a project's sessions, kept up to date by `append`: one read per session, no entry read. */
+  readonly listSessionSummaries: (projectKey: string) => Effect.Effect<ReadonlyArray<SessionSummary>, SessionStoreError>
   /** The subpaths stored under a session (subagent transcripts). */
   readonly listSubkeys: (key: Omit<SessionKey, "subpath">) => Effect.Effect<ReadonlyArray<string>, SessionStoreError>
   /** Removes a session and everything under it. */
   readonly delete: (key: SessionKey) => Effect.Effect<void, SessionStoreError>
+}
+
+/**
+ * What listing a session needs, folded from its entries (see {@link foldSummary}): JSON-safe, a store keeps
+ * it as it is. `bytes` is the size of the entries as JSON lines.
+ *
+ * @since 0.1.0
+ * @category summaries
+ */
+export type SummaryData = Info.Summary & { readonly bytes: number }
+
+/**
+ * A session's summary in a store. `mtime` is the store's time of the append that last changed it, the same
+ * clock (and, after that append, the same value) as `listSessions`' `mtime`.
+ *
+ * @since 0.1.0
+ * @category summaries
+ */
+export interface SessionSummary {
+  readonly sessionId: string
+  readonly mtime: number
+  readonly data: SummaryData
 }
 
 /**
@@ -96,6 +125,25 @@ export class SessionStore extends Context.Service<SessionStore, Shape>()("effect
 export const keyString = (key: SessionKey): string =>
   `${key.projectKey}/${key.sessionId}${key.subpath === undefined ? "" : `/${key.subpath}`}`
 
+/**
+ * A session's summary with `entries` (those an append added to its main transcript, never a replayed one)
+ * folded in; `undefined` for a session without one yet. Pure: a store calls it inside `append`, serialized
+ * per session. Entries that are not transcript entries count in `bytes` only.
+ *
+ * @since 0.1.0
+ * @category summaries
+ */
+export const foldSummary = (summary: SummaryData | undefined, entries: ReadonlyArray<Entry>): SummaryData => {
+  let bytes = summary?.bytes ?? 0
+  const decoded: Array<Transcript.Entry> = []
+  for (const entry of entries) {
+    bytes += Buffer.byteLength(JSON.stringify(entry)) + 1
+    const result = Transcript.decodeEntry(entry)
+    if (Result.isSuccess(result)) decoded.push(result.success)
+  }
+  return { ...Info.fold(summary ?? Info.empty, decoded, "whole"), bytes }
+}
+
 // The entries of `entries` to append: those whose uuid is not yet held (nor earlier in the batch).
 const fresh = (held: Set<string>, entries: ReadonlyArray<Entry>): Array<Entry> =>
   entries.filter((entry) => {
@@ -106,28 +154,53 @@ const fresh = (held: Set<string>, entries: ReadonlyArray<Entry>): Array<Entry> =
   })
 
 /**
+ * A batch without the entries whose uuid came earlier in it; entries without a uuid are all kept.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const distinct = (entries: ReadonlyArray<Entry>): Array<Entry> => fresh(new Set(), entries)
+
+/**
  * A store in memory, for tests and short-lived processes.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const makeMemory = (): Shape => {
-  const transcripts = new Map<string, { readonly key: SessionKey; entries: Array<Entry>; uuids: Set<string>; mtime: number }>()
+  const transcripts = new Map<string, {
+    readonly key: SessionKey
+    entries: Array<Entry>
+    uuids: Set<string>
+    mtime: number
+    summary: SummaryData | undefined
+  }>()
   return {
     append: (key, entries) =>
       Effect.sync(() => {
         const id = keyString(key)
-        const held = transcripts.get(id) ?? { key, entries: [], uuids: new Set<string>(), mtime: 0 }
-        transcripts.set(id, held)
+        const held = transcripts.get(id) ?? { key, entries: [], uuids: new Set<string>(), mtime: 0, summary: undefined }
         // Stored as JSON round-trips them: a caller's later mutation does not reach the store.
-        held.entries.push(...fresh(held.uuids, entries).map((e) => JSON.parse(JSON.stringify(e)) as Entry))
+        const added = fresh(held.uuids, entries).map((e) => JSON.parse(JSON.stringify(e)) as Entry)
+        if (added.length === 0) return
+        transcripts.set(id, held)
+        held.entries.push(...added)
         held.mtime = Date.now()
+        if (key.subpath === undefined) held.summary = foldSummary(held.summary, added)
       }),
     load: (key) => Effect.sync(() => Option.map(Option.fromUndefinedOr(transcripts.get(keyString(key))), (t) => [...t.entries])),
     listSessions: (projectKey) =>
       Effect.sync(() =>
         [...transcripts.values()].filter((t) => t.key.projectKey === projectKey && t.key.subpath === undefined)
           .map((t) => ({ sessionId: t.key.sessionId, mtime: t.mtime }))
+      ),
+    listSessionSummaries: (projectKey) =>
+      Effect.sync(() =>
+        [...transcripts.values()].flatMap((t) =>
+          t.key.projectKey === projectKey && t.summary !== undefined
+            ? [{ sessionId: t.key.sessionId, mtime: t.mtime, data: t.summary }]
+            : []
+        )
       ),
     listSubkeys: (key) =>
       Effect.sync(() =>
@@ -147,9 +220,18 @@ export const makeMemory = (): Shape => {
 }
 
 /**
- * A store in a directory, laid out as the CLI's projects directory: `<root>/<projectKey>/<sessionId>.jsonl`,
- * subpaths under `<root>/<projectKey>/<sessionId>/`. Appends from this process are serialized; the uuids a
- * transcript holds are read once, at its first append.
+ * A store in a directory, laid out as the CLI's projects directory, plus one summary file per session:
+ *
+ * - `<root>/<projectKey>/<sessionId>.jsonl`: the main transcript, one entry per line, in append order;
+ * - `<root>/<projectKey>/<sessionId>/<subpath>.jsonl`: the transcripts under it (subagents);
+ * - `<root>/<projectKey>/<sessionId>.summary.json`: `{ "mtime", "data" }`, the session's {@link SessionSummary}
+ *   without its id, replaced (written aside, then renamed) after each append that adds to the main transcript;
+ *   its `mtime` is the transcript file's after that append.
+ *
+ * Appends from this process are serialized; a transcript's uuids and summary are read once, at its first
+ * append, the summary folded again from the transcript when its `bytes` do not match the file's size (a write
+ * the summary missed). Listing reads the summary files only; a transcript without one (copied in by hand) is
+ * folded from its entries.
  *
  * @since 0.1.0
  * @category constructors
@@ -158,65 +240,127 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const lock = yield* Semaphore.make(1)
-  const uuids = new Map<string, Set<string>>()
+  // Per transcript file: the uuids it holds and, for a main transcript, its summary.
+  const states = new Map<string, { readonly uuids: Set<string>; summary: SummaryData | undefined }>()
   const fileOf = (key: SessionKey) =>
     path.join(root, key.projectKey, key.subpath === undefined ? `${key.sessionId}.jsonl` : path.join(key.sessionId, `${key.subpath}.jsonl`))
+  const summaryFileOf = (projectKey: string, sessionId: string) => path.join(root, projectKey, `${sessionId}.summary.json`)
   const fail = (operation: SessionStoreError["operation"], key: SessionKey | string) => (cause: unknown) =>
     new SessionStoreError({ operation, key: typeof key === "string" ? key : keyString(key), cause })
-  const parse = (text: string): Array<Entry> =>
-    text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Entry)
+  // A line that is not JSON fails the operation (its SessionStoreError's cause says which).
+  const parse = (text: string) =>
+    Effect.try({
+      try: () => text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Entry),
+      catch: (cause) => cause
+    })
+  const notFound = <A>(orElse: A) => <B, R>(self: Effect.Effect<B, PlatformError.PlatformError, R>) =>
+    Effect.catchIf(self, (e) => e.reason._tag === "NotFound", () => Effect.succeed(orElse))
+  const readText = (file: string) => fs.readFileString(file).pipe(Effect.map(Option.some), notFound(Option.none<string>()))
   const read = (file: string) =>
-    fs.readFileString(file).pipe(
-      Effect.map((text) => Option.some(parse(text))),
-      Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone)
+    Effect.flatMap(readText(file), Option.match({ onNone: () => Effect.succeedNone, onSome: (text) => Effect.asSome(parse(text)) }))
+  const mtimeOf = (file: string) =>
+    Effect.map(fs.stat(file), (info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Math.floor(d.getTime()) }))
+  // A summary file that cannot be read or parsed is as good as none: the transcript is folded again.
+  const readSummary = (projectKey: string, sessionId: string) =>
+    readText(summaryFileOf(projectKey, sessionId)).pipe(
+      Effect.map(Option.flatMap((text) => Option.liftThrowable(() => JSON.parse(text) as Omit<SessionSummary, "sessionId">)())),
+      Effect.map(Option.filter((s) => typeof s.mtime === "number" && typeof s.data?.bytes === "number"))
     )
-  const entriesOrEmpty = (file: string) => Effect.map(read(file), Option.getOrElse((): ReadonlyArray<Entry> => []))
+  const writeSummary = (projectKey: string, sessionId: string, summary: Omit<SessionSummary, "sessionId">) => {
+    const file = summaryFileOf(projectKey, sessionId)
+    return fs.writeFileString(`${file}.tmp`, JSON.stringify(summary)).pipe(Effect.andThen(fs.rename(`${file}.tmp`, file)))
+  }
 
-  const append = (key: SessionKey, entries: ReadonlyArray<Entry>) =>
-    lock.withPermits(1)(Effect.gen(function*() {
-      const file = fileOf(key)
-      let held = uuids.get(file)
-      if (held === undefined) {
-        held = new Set((yield* entriesOrEmpty(file)).flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
-        uuids.set(file, held)
+  const stateOf = (key: SessionKey, file: string) =>
+    Effect.gen(function*() {
+      const known = states.get(file)
+      if (known !== undefined) return known
+      const text = Option.getOrElse(yield* readText(file), () => "")
+      const entries = yield* parse(text)
+      const uuids = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
+      let summary: SummaryData | undefined
+      if (key.subpath === undefined && entries.length > 0) {
+        const stored = yield* readSummary(key.projectKey, key.sessionId)
+        summary = Option.isSome(stored) && stored.value.data.bytes === Buffer.byteLength(text)
+          ? stored.value.data
+          : foldSummary(undefined, entries)
       }
-      const lines = fresh(held, entries).map((e) => JSON.stringify(e) + "\n").join("")
+      const state = { uuids, summary }
+      states.set(file, state)
+      return state
+    })
+
+  const append = (key: SessionKey, entries: ReadonlyArray<Entry>) => {
+    const file = fileOf(key)
+    return lock.withPermits(1)(Effect.gen(function*() {
+      const state = yield* stateOf(key, file)
+      const added = fresh(state.uuids, entries)
+      if (added.length === 0) return
       yield* fs.makeDirectory(path.dirname(file), { recursive: true })
-      yield* fs.writeFileString(file, lines, { flag: "a" })
-    })).pipe(Effect.mapError(fail("append", key)))
+      yield* fs.writeFileString(file, added.map((e) => JSON.stringify(e) + "\n").join(""), { flag: "a" })
+      if (key.subpath !== undefined) return
+      state.summary = foldSummary(state.summary, added)
+      yield* writeSummary(key.projectKey, key.sessionId, { mtime: yield* mtimeOf(file), data: state.summary })
+    }).pipe(
+      // After a failed write the file is read again: what it holds is not known here.
+      Effect.onError(() => Effect.sync(() => states.delete(file)))
+    )).pipe(Effect.mapError(fail("append", key)))
+  }
+
+  const sessionFiles = (projectKey: string) =>
+    fs.readDirectory(path.join(root, projectKey)).pipe(
+      notFound([] as Array<string>),
+      Effect.map((names) => names.filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -".jsonl".length)))
+    )
 
   const listSessions = (projectKey: string) =>
-    Effect.gen(function*() {
-      const dir = path.join(root, projectKey)
-      const names = yield* fs.readDirectory(dir).pipe(
-        Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeed([] as Array<string>))
+    Effect.flatMap(sessionFiles(projectKey), (ids) =>
+      Effect.forEach(ids, (sessionId) =>
+        Effect.map(mtimeOf(fileOf({ projectKey, sessionId })), (mtime) => ({ sessionId, mtime })))).pipe(
+        Effect.mapError(fail("listSessions", projectKey))
       )
-      return yield* Effect.forEach(names.filter((n) => n.endsWith(".jsonl")), (name) =>
-        Effect.map(fs.stat(path.join(dir, name)), (info) => ({
-          sessionId: name.slice(0, -".jsonl".length),
-          mtime: Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Math.floor(d.getTime()) })
-        })))
-    }).pipe(Effect.mapError(fail("listSessions", projectKey)))
+
+  const listSessionSummaries = (projectKey: string) =>
+    Effect.flatMap(sessionFiles(projectKey), (ids) =>
+      Effect.forEach(ids, (sessionId) =>
+        Effect.flatMap(readSummary(projectKey, sessionId), Option.match({
+          onSome: (summary): Effect.Effect<Array<SessionSummary>, unknown> =>
+            Effect.succeed([{ sessionId, ...summary }]),
+          onNone: () => {
+            const file = fileOf({ projectKey, sessionId })
+            return Effect.all([read(file), mtimeOf(file)]).pipe(Effect.map(([entries, mtime]) =>
+              Option.isSome(entries) && entries.value.length > 0
+                ? [{ sessionId, mtime, data: foldSummary(undefined, entries.value) }]
+                : []
+            ))
+          }
+        })))).pipe(
+        Effect.map((lists) => lists.flat()),
+        Effect.mapError(fail("listSessionSummaries", projectKey))
+      )
 
   const listSubkeys = (key: Omit<SessionKey, "subpath">) =>
     fs.readDirectory(path.join(root, key.projectKey, key.sessionId), { recursive: true }).pipe(
       Effect.map((names) => names.filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -".jsonl".length)).sort()),
-      Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeed([] as Array<string>)),
+      notFound([] as Array<string>),
       Effect.mapError(fail("listSubkeys", keyString(key)))
     )
 
   const remove = (key: SessionKey) =>
     lock.withPermits(1)(Effect.gen(function*() {
-      for (const target of [fileOf({ ...key, subpath: undefined }), path.join(root, key.projectKey, key.sessionId)]) {
-        yield* fs.remove(target, { recursive: true }).pipe(Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.void))
-        for (const file of uuids.keys()) if (file.startsWith(target)) uuids.delete(file)
+      const main = fileOf({ ...key, subpath: undefined })
+      const dir = path.join(root, key.projectKey, key.sessionId)
+      for (const target of [main, summaryFileOf(key.projectKey, key.sessionId), dir]) {
+        yield* fs.remove(target, { recursive: true }).pipe(notFound(undefined))
       }
+      for (const file of states.keys()) if (file === main || file.startsWith(dir + path.sep)) states.delete(file)
     })).pipe(Effect.mapError(fail("delete", key)))
 
   return {
     append,
     load: (key) => read(fileOf(key)).pipe(Effect.mapError(fail("load", key))),
     listSessions,
+    listSessionSummaries,
     listSubkeys,
     delete: remove
   } satisfies Shape
@@ -288,30 +432,66 @@ export const materialize = Effect.fnUntraced(function*(
 })
 
 /**
+ * Copies a session of a CLI config directory into a store, as the SDK's `importSessionToStore`: its main
+ * transcript and, unless `includeSubagents` is `false`, the transcripts under it, each read as a stream and
+ * appended `batchSize` entries at a time (default 500). The store's key is `source`'s unless `projectKey`
+ * says otherwise. Appends are idempotent by uuid: importing again adds only the entries without one.
+ *
+ * @since 0.1.0
+ * @category resume
+ */
+export const importSession = Effect.fnUntraced(function*(
+  store: Shape,
+  source: { readonly configDir: string; readonly projectKey: string; readonly sessionId: string },
+  options: {
+    readonly projectKey?: string | undefined
+    readonly includeSubagents?: boolean | undefined
+    readonly batchSize?: number | undefined
+  } = {}
+) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const key = { projectKey: options.projectKey ?? source.projectKey, sessionId: source.sessionId }
+  const dir = path.join(source.configDir, "projects", source.projectKey)
+  const failed = (cause: unknown) => new SessionStoreError({ operation: "import", key: keyString(key), cause })
+  const copy = (file: string, subpath: string | undefined) =>
+    fs.stream(file).pipe(
+      Stream.decodeText,
+      Stream.splitLines,
+      Stream.filter((line) => line.trim() !== ""),
+      Stream.mapEffect((line) => Effect.try({ try: () => JSON.parse(line) as Entry, catch: failed })),
+      Stream.grouped(Math.max(1, options.batchSize ?? 500)),
+      Stream.runForEach((batch) => store.append({ ...key, subpath }, batch)),
+      Effect.catchTag("PlatformError", (cause) => Effect.fail(failed(cause)))
+    )
+  yield* copy(path.join(dir, `${source.sessionId}.jsonl`), undefined)
+  if (options.includeSubagents === false) return
+  const under = path.join(dir, source.sessionId)
+  const names = yield* fs.readDirectory(under, { recursive: true }).pipe(
+    Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeed([] as Array<string>)),
+    Effect.mapError(failed)
+  )
+  for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
+    yield* copy(path.join(under, name), name.slice(0, -".jsonl".length).split(path.sep).join("/"))
+  }
+})
+
+/**
  * The sessions of a project in a store, as `listSessions` gives them for files (title, first prompt, cwd,
- * branch, times; `fileSize` is the size of the entries as JSON lines), most recent first. Each session is
- * loaded once.
+ * branch, times; `fileSize` is the size of the entries as JSON lines), most recent first: from the store's
+ * summaries, no entry read.
  *
  * @since 0.1.0
  * @category summaries
  */
-export const listSessionInfo = Effect.fnUntraced(function*(store: Shape, projectKey: string) {
-  const out: Array<Info.SessionInfo> = []
-  for (const { sessionId, mtime } of yield* store.listSessions(projectKey)) {
-    const entries = Option.getOrElse(yield* store.load({ projectKey, sessionId }), (): ReadonlyArray<Entry> => [])
-    const decoded = entries.flatMap((entry) => {
-      const result = Transcript.decodeEntry(entry)
-      return Result.isSuccess(result) ? [result.success] : []
-    })
-    const info = Info.fromEntries({
-      sessionId,
-      projectKey,
-      head: decoded,
-      tail: decoded,
-      lastModified: mtime,
-      fileSize: entries.reduce((n, e) => n + new TextEncoder().encode(JSON.stringify(e)).length + 1, 0)
-    })
-    if (info !== undefined) out.push(info)
-  }
-  return out.sort((a, b) => b.lastModified - a.lastModified)
-})
+export const listSessionInfo = (store: Shape, projectKey: string): Effect.Effect<Array<Info.SessionInfo>, SessionStoreError> =>
+  Effect.map(store.listSessionSummaries(projectKey), (summaries) =>
+    summaries.flatMap((summary) => {
+      const info = Info.toInfo(summary.data, {
+        sessionId: summary.sessionId,
+        projectKey,
+        lastModified: summary.mtime,
+        fileSize: summary.data.bytes
+      })
+      return info === undefined ? [] : [info]
+    }).sort((a, b) => b.lastModified - a.lastModified))

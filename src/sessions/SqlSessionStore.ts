@@ -1,9 +1,22 @@
 /**
- * A {@link SessionStore.Shape} in a SQL database, over `effect/sql`'s `SqlClient` (SQLite, PostgreSQL, ...):
- * one table of entries, one row each, in append order. The idempotency of `append` is the table's unique key
- * on (project, session, subpath, uuid): a replayed entry is skipped by the database (`ON CONFLICT DO
- * NOTHING`), entries without a uuid (NULL) are always appended, as the SDK's contract says. Entries are kept
- * as their JSON text, so `load` gives back what was appended.
+ * A {@link SessionStore.Shape} in a SQL database, over `effect/sql`'s `SqlClient` (SQLite, PostgreSQL, ...),
+ * in two tables (created when missing):
+ *
+ * - entries (`claude_session_entries`): `seq` (append order), `project_key`, `session_id`, `subpath` (`''` for
+ *   the main transcript), `uuid` (NULL when the entry has none), `entry` (its JSON text, so `load` gives back
+ *   what was appended), `written_at` (ms); unique on (project, session, subpath, uuid). A replayed entry is
+ *   skipped by the database (`ON CONFLICT DO NOTHING`); entries without a uuid are always appended, as the
+ *   SDK's contract says.
+ * - summaries (`claude_session_summaries`): one row per session, `project_key`, `session_id`, `mtime` (ms, the
+ *   `written_at` of the last append that added to the main transcript), `data` (the
+ *   {@link SessionStore.SummaryData} as JSON text); primary key (project, session).
+ *
+ * An append to a main transcript runs in one transaction: it makes sure the session's summary row exists and
+ * takes it (`FOR UPDATE` on PostgreSQL; SQLite writes one transaction at a time), inserts the entries, and
+ * folds the ones the database took (`RETURNING uuid`) into the summary. Concurrent appends to a session thus
+ * fold one after the other, and a replayed append changes nothing. `listSessions` and
+ * `listSessionSummaries` read the summaries table only. A database written before the summaries table
+ * existed has its sessions summarized once, when the store is made.
  *
  * @since 0.1.0
  */
@@ -20,12 +33,14 @@ import * as SessionStore from "./SessionStore.ts"
  * @category models
  */
 export interface Options {
-  /** The table's name (created when missing). Default `claude_session_entries`. */
+  /** The entries table's name. Default `claude_session_entries`. */
   readonly table?: string | undefined
+  /** The summaries table's name. Default `claude_session_summaries`, or `<table>_summaries` for a given `table`. */
+  readonly summaryTable?: string | undefined
 }
 
 /**
- * The store over the `SqlClient` in context; creates its table when missing.
+ * The store over the `SqlClient` in context; creates its tables when missing.
  *
  * @since 0.1.0
  * @category constructors
@@ -33,10 +48,12 @@ export interface Options {
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const sql = yield* SqlClient.SqlClient
   const table = sql(options.table ?? "claude_session_entries")
+  const summaries = sql(options.summaryTable ?? (options.table === undefined ? "claude_session_summaries" : `${options.table}_summaries`))
   const seq = sql.onDialectOrElse({
     pg: () => sql.literal("BIGSERIAL PRIMARY KEY"),
     orElse: () => sql.literal("INTEGER PRIMARY KEY AUTOINCREMENT")
   })
+  const forUpdate = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE"), orElse: () => sql.literal("") })
   yield* sql`CREATE TABLE IF NOT EXISTS ${table} (
     seq ${seq},
     project_key TEXT NOT NULL,
@@ -47,24 +64,57 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     written_at BIGINT NOT NULL,
     UNIQUE (project_key, session_id, subpath, uuid)
   )`.pipe(Effect.orDie)
+  yield* sql`CREATE TABLE IF NOT EXISTS ${summaries} (
+    project_key TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    mtime BIGINT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (project_key, session_id)
+  )`.pipe(Effect.orDie)
 
   const fail = (operation: SessionStore.SessionStoreError["operation"], key: string) => (cause: unknown) =>
     new SessionStore.SessionStoreError({ operation, key, cause })
   const where = (key: SessionStore.SessionKey) =>
     sql`project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath = ${key.subpath ?? ""}`
+  const session = (key: Omit<SessionStore.SessionKey, "subpath">) =>
+    sql`project_key = ${key.projectKey} AND session_id = ${key.sessionId}`
+
+  // The entries the database took: those without a uuid, and those whose uuid it returned.
+  const insert = (key: SessionStore.SessionKey, entries: Arr.NonEmptyReadonlyArray<SessionStore.Entry>, writtenAt: number) =>
+    Effect.map(
+      sql<{ readonly uuid: string | null }>`INSERT INTO ${table} ${
+        sql.insert(Arr.map(entries, (entry) => ({
+          project_key: key.projectKey,
+          session_id: key.sessionId,
+          subpath: key.subpath ?? "",
+          uuid: typeof entry.uuid === "string" ? entry.uuid : null,
+          entry: JSON.stringify(entry),
+          written_at: writtenAt
+        })))
+      } ON CONFLICT DO NOTHING RETURNING uuid`,
+      (rows) => {
+        const taken = new Set(rows.flatMap((row) => row.uuid === null ? [] : [row.uuid]))
+        return entries.filter((entry) => typeof entry.uuid !== "string" || taken.has(entry.uuid))
+      }
+    )
 
   const append = (key: SessionStore.SessionKey, entries: ReadonlyArray<SessionStore.Entry>) => {
-    if (!Arr.isReadonlyArrayNonEmpty(entries)) return Effect.void
+    // A uuid twice in one batch: the first is the one kept, as across batches.
+    const batch = SessionStore.distinct(entries)
+    if (!Arr.isReadonlyArrayNonEmpty(batch)) return Effect.void
     const writtenAt = Date.now()
-    const rows = Arr.map(entries, (entry) => ({
-      project_key: key.projectKey,
-      session_id: key.sessionId,
-      subpath: key.subpath ?? "",
-      uuid: typeof entry.uuid === "string" ? entry.uuid : null,
-      entry: JSON.stringify(entry),
-      written_at: writtenAt
-    }))
-    return sql`INSERT INTO ${table} ${sql.insert(rows)} ON CONFLICT DO NOTHING`.pipe(
+    const main = key.subpath === undefined
+    return Effect.gen(function*() {
+      if (!main) return yield* insert(key, batch, writtenAt)
+      yield* sql`INSERT INTO ${summaries} ${
+        sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime: 0, data: "" })
+      } ON CONFLICT DO NOTHING`
+      const [held] = yield* sql<{ readonly data: string }>`SELECT data FROM ${summaries} WHERE ${session(key)} ${forUpdate}`
+      const added = yield* insert(key, batch, writtenAt)
+      if (added.length === 0) return
+      const data = SessionStore.foldSummary(held === undefined || held.data === "" ? undefined : JSON.parse(held.data), added)
+      yield* sql`UPDATE ${summaries} SET mtime = ${writtenAt}, data = ${JSON.stringify(data)} WHERE ${session(key)}`
+    }).pipe(
       sql.withTransaction,
       Effect.asVoid,
       Effect.mapError(fail("append", SessionStore.keyString(key)))
@@ -79,30 +129,58 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       Effect.mapError(fail("load", SessionStore.keyString(key)))
     )
 
-  const listSessions = (projectKey: string) =>
-    sql<{ readonly session_id: string; readonly mtime: number | string }>`
-      SELECT session_id, MAX(written_at) AS mtime FROM ${table}
-      WHERE project_key = ${projectKey} AND subpath = '' GROUP BY session_id`.pipe(
+  // A row still without data belongs to an append that has not committed.
+  const summaryRows = (projectKey: string) =>
+    sql<{ readonly session_id: string; readonly mtime: number | string; readonly data: string }>`
+      SELECT session_id, mtime, data FROM ${summaries} WHERE project_key = ${projectKey} AND data <> ''`.pipe(
       // PostgreSQL gives a BIGINT as a string.
-      Effect.map((rows) => rows.map((row) => ({ sessionId: row.session_id, mtime: Number(row.mtime) }))),
+      Effect.map((rows) => rows.map((row) => ({ sessionId: row.session_id, mtime: Number(row.mtime), data: row.data })))
+    )
+
+  const listSessions = (projectKey: string) =>
+    summaryRows(projectKey).pipe(
+      Effect.map((rows) => rows.map(({ mtime, sessionId }) => ({ sessionId, mtime }))),
       Effect.mapError(fail("listSessions", projectKey))
+    )
+
+  const listSessionSummaries = (projectKey: string) =>
+    summaryRows(projectKey).pipe(
+      Effect.map((rows) =>
+        rows.map((row): SessionStore.SessionSummary => ({ ...row, data: JSON.parse(row.data) as SessionStore.SummaryData }))
+      ),
+      Effect.mapError(fail("listSessionSummaries", projectKey))
     )
 
   const listSubkeys = (key: Omit<SessionStore.SessionKey, "subpath">) =>
     sql<{ readonly subpath: string }>`
-      SELECT DISTINCT subpath FROM ${table}
-      WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath <> '' ORDER BY subpath`.pipe(
+      SELECT DISTINCT subpath FROM ${table} WHERE ${session(key)} AND subpath <> '' ORDER BY subpath`.pipe(
       Effect.map((rows) => rows.map((row) => row.subpath)),
       Effect.mapError(fail("listSubkeys", SessionStore.keyString(key)))
     )
 
   const remove = (key: SessionStore.SessionKey) =>
-    sql`DELETE FROM ${table} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId}`.pipe(
+    Effect.all([sql`DELETE FROM ${table} WHERE ${session(key)}`, sql`DELETE FROM ${summaries} WHERE ${session(key)}`]).pipe(
+      sql.withTransaction,
       Effect.asVoid,
       Effect.mapError(fail("delete", SessionStore.keyString(key)))
     )
 
-  return { append, load, listSessions, listSubkeys, delete: remove } satisfies SessionStore.Shape
+  // Sessions appended before the summaries table existed get their summary here, once.
+  const unsummarized = yield* sql<{ readonly project_key: string; readonly session_id: string; readonly mtime: number | string }>`
+    SELECT e.project_key, e.session_id, MAX(e.written_at) AS mtime FROM ${table} e
+    WHERE e.subpath = '' AND NOT EXISTS (
+      SELECT 1 FROM ${summaries} s WHERE s.project_key = e.project_key AND s.session_id = e.session_id
+    )
+    GROUP BY e.project_key, e.session_id`.pipe(Effect.orDie)
+  for (const row of unsummarized) {
+    const entries = yield* Effect.orDie(load({ projectKey: row.project_key, sessionId: row.session_id }))
+    const data = SessionStore.foldSummary(undefined, Option.getOrElse(entries, (): ReadonlyArray<SessionStore.Entry> => []))
+    yield* sql`INSERT INTO ${summaries} ${
+      sql.insert({ project_key: row.project_key, session_id: row.session_id, mtime: Number(row.mtime), data: JSON.stringify(data) })
+    } ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
+  }
+
+  return { append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove } satisfies SessionStore.Shape
 })
 
 /**

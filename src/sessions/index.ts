@@ -16,3 +16,5 @@ export * as SessionMirror from "./SessionMirror.ts"
 export * as SessionStore from "./SessionStore.ts"
 /** @since 0.1.0 */
 export * as SqlSessionStore from "./SqlSessionStore.ts"
+/** @since 0.1.0 */
+export * as StoredSessions from "./StoredSessions.ts"

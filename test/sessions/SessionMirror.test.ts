@@ -10,6 +10,15 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Message from "../../src/schema/Message.ts"
+import * as Context from "effect/Context"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Fixture from "../../src/layers/Fixture.ts"
+import * as Recording from "../../src/layers/Recording.ts"
+import { fixturesDir } from "../support/Corpus.ts"
+import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
 import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -81,5 +90,87 @@ describe("SessionMirror", () => {
       )
       assert.strictEqual(error.reason._tag, "InvalidOptions")
       assert.include(error.message, "persistSession")
+    }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
+
+  describe("a replayed recording (Fixture)", () => {
+    it.live("mirrors its frames into the store as the live run did", () =>
+      Effect.gen(function*() {
+        const dir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "replay-" })))
+        const file = path.join(dir, "run.jsonl")
+        const live = SessionStore.makeMemory()
+        const scripted = yield* Layer.build(Scripted.layer(Script.make([Script.turn("Hi.")])))
+        const sandbox = Context.get(scripted, Scripted.Sandbox)
+        const recorded = yield* ClaudeCli.query("Hello", { sessionStore: live }).pipe(
+          Stream.runCollect,
+          Effect.provide(Recording.layer(file)(Layer.succeedContext(scripted)))
+        )
+        const sessionId = recorded.flatMap((m) => m._tag === "SystemInit" ? [m.session_id] : [])[0]!
+        const key = { projectKey: ProjectKey.fromPath(sandbox.cwd), sessionId }
+        const stored = Option.getOrThrow(yield* live.load(key))
+        assert.isAbove(stored.length, 1)
+
+        // Replayed elsewhere (no sandbox, another config directory): the same entries under the same key.
+        const replayed = SessionStore.makeMemory()
+        const out = yield* ClaudeCli.query("Hello", { sessionStore: replayed, resume: sessionId }).pipe(
+          Stream.runCollect,
+          Effect.provide(Fixture.layer(file))
+        )
+        assert.deepStrictEqual(out.filter((m) => m._tag === "SystemMirrorError"), [])
+        assert.isFalse(out.some((m) => m._tag === "UnknownMessage" && m.raw.type === "transcript_mirror"))
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Hi."))
+        assert.deepStrictEqual(Option.getOrThrow(yield* replayed.load(key)), stored)
+        assert.deepStrictEqual(
+          (yield* replayed.listSessionSummaries(key.projectKey)).map((x) => x.data),
+          (yield* live.listSessionSummaries(key.projectKey)).map((x) => x.data)
+        )
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+
+    it.effect("without frames ends with one mirror_error, and the store is left alone", () =>
+      Effect.gen(function*() {
+        const { store, calls } = recording()
+        const out = yield* ClaudeCli.query("Hello", { sessionStore: store }).pipe(
+          Stream.runCollect,
+          Effect.provide(Fixture.layer(path.join(fixturesDir, "recorded", "simple_hello.jsonl")))
+        )
+        const errors = out.filter((m) => m._tag === "SystemMirrorError")
+        assert.strictEqual(errors.length, 1)
+        assert.include(errors[0].error, "no transcript_mirror frames")
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess"))
+        assert.deepStrictEqual(calls, [])
+      }))
+
+    it("keys a recorded frame by its path under projects/", () => {
+      assert.deepStrictEqual(SessionMirror.recordedKeyOf("/tmp/sandbox/projects/x/config/projects/-work-app/s1.jsonl"), {
+        projectKey: "-work-app",
+        sessionId: "s1"
+      })
+      assert.deepStrictEqual(SessionMirror.recordedKeyOf("/c/projects/-work-app/s1/subagents/agent-a.jsonl"), {
+        projectKey: "-work-app",
+        sessionId: "s1",
+        subpath: "subagents/agent-a"
+      })
+      assert.isUndefined(SessionMirror.recordedKeyOf("/tmp/elsewhere/s1.jsonl"))
+    })
+  })
+
+  it.live("options are checked before a resume writes the stored session into the config directory", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const store = SessionStore.makeMemory()
+      const projectKey = ProjectKey.fromPath(sandbox.cwd)
+      const sessionId = "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11"
+      yield* store.append({ projectKey, sessionId }, [{ type: "user", uuid: "u1", message: { role: "user", content: "Hi" } }])
+      const configDir = sandbox.env.CLAUDE_CONFIG_DIR!
+      const before = fs.readdirSync(configDir, { recursive: true })
+      const error = yield* ClaudeCli.query("Hello", { resume: sessionId, sessionStore: store, persistSession: false }).pipe(
+        Stream.runDrain,
+        Effect.flip
+      )
+      assert.strictEqual(error.reason._tag, "InvalidOptions")
+      assert.deepStrictEqual(fs.readdirSync(configDir, { recursive: true }), before)
+      // A session too.
+      const refused = yield* Effect.flip(Effect.scoped(ClaudeCli.session({ resume: sessionId, sessionStore: store, persistSession: false })))
+      assert.strictEqual(refused.reason._tag, "InvalidOptions")
+      assert.deepStrictEqual(fs.readdirSync(configDir, { recursive: true }), before)
     }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
 })

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -19,11 +20,12 @@ import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
+import * as Sqlite from "../../src/internal/sqlite.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import * as Postgres from "../support/Postgres.ts"
-import { rawEntries } from "../transcript/support.ts"
+import { rawEntries, transcriptCorpusFiles } from "../transcript/support.ts"
 
 const stores: ReadonlyArray<{
   readonly name: string
@@ -60,6 +62,35 @@ const stores: ReadonlyArray<{
 
 const key = { projectKey: "-work-app", sessionId: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11" }
 const entry = (uuid: string | undefined, text: string): SessionStore.Entry => ({ type: uuid === undefined ? "last-prompt" : "user", ...(uuid && { uuid }), text })
+
+// A session as the CLI writes it, in three batches: prompts, replies, a model title, the last prompt, a tag.
+const conversation = (): ReadonlyArray<ReadonlyArray<SessionStore.Entry>> => {
+  const at = (second: number) => `2026-01-02T03:04:${String(second).padStart(2, "0")}.000Z`
+  const envelope = (uuid: string, parentUuid: string | null, second: number, gitBranch: string) =>
+    ({ uuid, parentUuid, sessionId: key.sessionId, cwd: "/work/app", gitBranch, timestamp: at(second), isSidechain: false })
+  const user = (uuid: string, parent: string | null, second: number, gitBranch: string, text: string) =>
+    ({ type: "user", ...envelope(uuid, parent, second, gitBranch), message: { role: "user", content: text } })
+  const assistant = (uuid: string, parent: string, second: number, gitBranch: string, text: string) => ({
+    type: "assistant",
+    ...envelope(uuid, parent, second, gitBranch),
+    message: {
+      id: `msg_${uuid}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text }],
+      stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 10, output_tokens: 2 }
+    }
+  })
+  return [
+    [user("u1", null, 1, "main", "Rename the module."), assistant("a1", "u1", 2, "main", "Renamed.")],
+    [
+      { type: "ai-title", aiTitle: "Module renaming", sessionId: key.sessionId },
+      user("u2", "a1", 3, "feature", "Now run the tests."),
+      assistant("a2", "u2", 4, "feature", "They pass.")
+    ],
+    [
+      { type: "last-prompt", lastPrompt: "Now run the tests.", sessionId: key.sessionId },
+      { type: "tag", tag: "wip", sessionId: key.sessionId }
+    ]
+  ]
+}
 
 const script = Script.make([Script.turn("Hi.")], {
   subagents: [
@@ -108,6 +139,86 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(yield* s.listSubkeys(key), [])
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+      it.effect("summaries follow the appends: batches and replays give the summary of the stored entries", () =>
+        Effect.gen(function*() {
+          const s = yield* store.make
+          const batches = conversation()
+          for (const batch of batches) yield* s.append(key, batch)
+          const [summary, ...others] = yield* s.listSessionSummaries(key.projectKey)
+          assert.deepStrictEqual(others, [])
+          const stored = Option.getOrThrow(yield* s.load(key))
+          assert.deepStrictEqual(summary, { sessionId: key.sessionId, mtime: summary.mtime, data: SessionStore.foldSummary(undefined, stored) })
+          // The same clock as listSessions'.
+          assert.deepStrictEqual(yield* s.listSessions(key.projectKey), [{ sessionId: key.sessionId, mtime: summary.mtime }])
+          // What a listing shows, counted here from the lines themselves.
+          const bytes = batches.flat().reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)) + 1, 0)
+          assert.deepStrictEqual(yield* SessionStore.listSessionInfo(s, key.projectKey), [{
+            sessionId: key.sessionId,
+            projectKey: key.projectKey,
+            summary: "Module renaming",
+            lastModified: summary.mtime,
+            fileSize: bytes,
+            customTitle: undefined,
+            firstPrompt: "Rename the module.",
+            gitBranch: "feature",
+            cwd: "/work/app",
+            tag: "wip",
+            createdAt: Date.parse("2026-01-02T03:04:01.000Z")
+          }])
+          // Replayed entries with uuids change nothing, not even the time.
+          yield* s.append(key, batches.flat().filter((e) => e.uuid !== undefined))
+          assert.deepStrictEqual(yield* s.listSessionSummaries(key.projectKey), [summary])
+          // A replay with uuid-less entries appends those again; the summary follows what is stored.
+          yield* s.append(key, batches[2])
+          const [again] = yield* s.listSessionSummaries(key.projectKey)
+          assert.deepStrictEqual(again.data, SessionStore.foldSummary(undefined, Option.getOrThrow(yield* s.load(key))))
+          assert.strictEqual(again.data.bytes, bytes + batches[2].reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)) + 1, 0))
+          // A subagent's transcript has no summary of its own, and leaves the session's alone.
+          yield* s.append({ ...key, subpath: "subagents/agent-a1" }, [{ ...batches[0][0], uuid: "s1", isSidechain: true }])
+          assert.deepStrictEqual(yield* s.listSessionSummaries(key.projectKey), [again])
+          yield* s.delete(key)
+          assert.deepStrictEqual(yield* s.listSessionSummaries(key.projectKey), [])
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+      it.effect("concurrent appends to a session fold one after the other", () =>
+        Effect.gen(function*() {
+          const s = yield* store.make
+          const [[prompt]] = conversation()
+          // Twelve batches at once, each sharing a uuid with the next, each with a uuid-less entry.
+          const batch = (i: number): ReadonlyArray<SessionStore.Entry> => [
+            { ...prompt, uuid: `c${i}`, message: { role: "user", content: `prompt ${i}` } },
+            { ...prompt, uuid: `c${i + 1}`, message: { role: "user", content: `prompt ${i + 1}` } },
+            { type: "last-prompt", lastPrompt: `prompt ${i}`, sessionId: key.sessionId }
+          ]
+          yield* Effect.forEach(Array.from({ length: 12 }, (_, i) => i), (i) => s.append(key, batch(i)), { concurrency: "unbounded" })
+          const stored = Option.getOrThrow(yield* s.load(key))
+          assert.strictEqual(stored.filter((e) => e.uuid !== undefined).length, 13)
+          const [summary] = yield* s.listSessionSummaries(key.projectKey)
+          assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, stored))
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+      it.effect("imports a session of a config directory in batches, with its subagents", () =>
+        Effect.gen(function*() {
+          const s = yield* store.make
+          const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+          const dir = path.join(configDir, "projects", key.projectKey)
+          const main = path.join(dir, `${key.sessionId}.jsonl`)
+          const agent = path.join(dir, key.sessionId, "subagents", "agent-acompact-e1f845.jsonl")
+          fs.mkdirSync(path.dirname(agent), { recursive: true })
+          fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("entireio__cli__24"))!, main)
+          fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("agent-acompact"))!, agent)
+          yield* SessionStore.importSession(s, { configDir, ...key }, { batchSize: 7 })
+          assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)), rawEntries(main))
+          assert.deepStrictEqual(yield* s.listSubkeys(key), ["subagents/agent-acompact-e1f845"])
+          assert.deepStrictEqual(Option.getOrThrow(yield* s.load({ ...key, subpath: "subagents/agent-acompact-e1f845" })), rawEntries(agent))
+          const [summary] = yield* s.listSessionSummaries(key.projectKey)
+          assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, rawEntries(main) as ReadonlyArray<SessionStore.Entry>))
+          // Again: the entries with a uuid are there once.
+          yield* SessionStore.importSession(s, { configDir, ...key }, { includeSubagents: false })
+          const uuids = (es: ReadonlyArray<SessionStore.Entry>) => es.flatMap((e) => e.uuid === undefined ? [] : [e.uuid])
+          assert.deepStrictEqual(uuids(Option.getOrThrow(yield* s.load(key))), uuids(rawEntries(main) as ReadonlyArray<SessionStore.Entry>))
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
       it.live("mirrors a two-turn session of the real CLI; a new process resumes it from the store alone", () =>
         Effect.gen(function*() {
           const s = yield* store.make
@@ -155,6 +266,104 @@ describe("SessionStore", () => {
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 180_000)
     })
   }
+
+  it.effect("every corpus transcript appended in batches has the summary of the whole", () =>
+    Effect.gen(function*() {
+      for (const file of transcriptCorpusFiles) {
+        const entries = rawEntries(file) as ReadonlyArray<SessionStore.Entry>
+        const s = SessionStore.makeMemory()
+        for (let i = 0; i < entries.length; i += 5) yield* s.append(key, entries.slice(i, i + 5))
+        const stored = Option.getOrThrow(yield* s.load(key))
+        const summaries = yield* s.listSessionSummaries(key.projectKey)
+        assert.deepStrictEqual(summaries.map((x) => x.data), [SessionStore.foldSummary(undefined, stored)], file)
+      }
+    }))
+
+  it.effect("a relocated session is listed where it moved to", () =>
+    Effect.gen(function*() {
+      const s = SessionStore.makeMemory()
+      for (const batch of conversation()) yield* s.append(key, batch)
+      assert.strictEqual((yield* SessionStore.listSessionInfo(s, key.projectKey))[0].cwd, "/work/app")
+      yield* s.append(key, [{ type: "relocated", relocatedCwd: "/work/moved", sessionId: key.sessionId }])
+      assert.strictEqual((yield* SessionStore.listSessionInfo(s, key.projectKey))[0].cwd, "/work/moved")
+    }))
+
+  describe("where summaries are kept: listing reads them, not the entries", () => {
+    // Appends the conversation, spoils the entries behind the store's back, and lists again.
+    const unchangedWithout = (s: SessionStore.Shape, spoil: Effect.Effect<void>) =>
+      Effect.gen(function*() {
+        for (const batch of conversation()) yield* s.append(key, batch)
+        const summaries = yield* s.listSessionSummaries(key.projectKey)
+        const infos = yield* SessionStore.listSessionInfo(s, key.projectKey)
+        assert.strictEqual(infos[0].summary, "Module renaming")
+        yield* spoil
+        assert.deepStrictEqual(yield* s.listSessionSummaries(key.projectKey), summaries)
+        assert.deepStrictEqual(yield* SessionStore.listSessionInfo(s, key.projectKey), infos)
+        assert.deepStrictEqual((yield* s.listSessions(key.projectKey)).map((x) => x.sessionId), [key.sessionId])
+      })
+
+    it.effect("directory: one summary file per session", () =>
+      Effect.gen(function*() {
+        const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
+        const s = yield* SessionStore.makeDirectory(root)
+        const transcript = path.join(root, key.projectKey, `${key.sessionId}.jsonl`)
+        yield* unchangedWithout(s, Effect.sync(() => fs.writeFileSync(transcript, "not a transcript\n")))
+        assert.isTrue(fs.existsSync(path.join(root, key.projectKey, `${key.sessionId}.summary.json`)))
+        // Reading the spoiled entries is a typed error.
+        const error = yield* Effect.flip(s.load(key))
+        assert.strictEqual(error.operation, "load")
+        assert.instanceOf(error.cause, SyntaxError)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("directory: a summary that missed a write is folded again from the transcript", () =>
+      Effect.gen(function*() {
+        const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
+        const [first, second, third] = conversation()
+        yield* Effect.flatMap(SessionStore.makeDirectory(root), (s) => s.append(key, first))
+        // Lines written by another hand: the summary file does not know them.
+        const transcript = path.join(root, key.projectKey, `${key.sessionId}.jsonl`)
+        fs.appendFileSync(transcript, second.map((e) => JSON.stringify(e) + "\n").join(""))
+        const s = yield* SessionStore.makeDirectory(root)
+        yield* s.append(key, third)
+        const [summary] = yield* s.listSessionSummaries(key.projectKey)
+        assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, [...first, ...second, ...third]))
+        // A transcript without a summary file is listed from its entries.
+        fs.rmSync(path.join(root, key.projectKey, `${key.sessionId}.summary.json`))
+        assert.deepStrictEqual((yield* s.listSessionSummaries(key.projectKey))[0].data, summary.data)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    const sqlStores = [
+      {
+        name: "SQLite",
+        client: Effect.gen(function*() {
+          const dir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
+          return yield* Layer.build(Sqlite.layer(path.join(dir, "sessions.db")))
+        })
+      },
+      { name: "PostgreSQL", client: Effect.flatMap(Postgres.start, (server) => Effect.orDie(Layer.build(PgClient.layer(server)))) }
+    ]
+    for (const { client, name } of sqlStores) {
+      it.effect(`${name}: the summaries table`, () =>
+        Effect.gen(function*() {
+          const context = yield* client
+          const sql = Context.get(context, SqlClient.SqlClient)
+          const s = yield* Effect.provide(SqlSessionStore.make(), context)
+          yield* unchangedWithout(s, Effect.orDie(sql`DROP TABLE claude_session_entries`))
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+      it.effect(`${name}: sessions stored before the summaries table are summarized when the store is made`, () =>
+        Effect.gen(function*() {
+          const context = yield* client
+          const sql = Context.get(context, SqlClient.SqlClient)
+          const before = yield* Effect.provide(SqlSessionStore.make(), context)
+          for (const batch of conversation()) yield* before.append(key, batch)
+          const summaries = yield* before.listSessionSummaries(key.projectKey)
+          yield* Effect.orDie(sql`DROP TABLE claude_session_summaries`)
+          const after = yield* Effect.provide(SqlSessionStore.make(), context)
+          assert.deepStrictEqual(yield* after.listSessionSummaries(key.projectKey), summaries)
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }
+  })
 
   it.live("a multi-turn session mirrored into a store resumes elsewhere from it", () =>
     Effect.gen(function*() {

@@ -101,3 +101,31 @@ export const select = <E, R>(
     )
   )
 }
+
+/**
+ * The messages of a transcript in conversation order (user and assistant entries, system ones when asked
+ * for), a page of them: both passes over `records`, which is read twice.
+ *
+ * @internal
+ */
+export const conversation = <E, R>(
+  records: Stream.Stream<TranscriptDecode.DecodedEntry, E, R>,
+  sidechains: boolean,
+  options: {
+    readonly limit?: number | undefined
+    readonly offset?: number | undefined
+    readonly includeSystemMessages?: boolean | undefined
+  }
+): Stream.Stream<Transcript.MessageEntry | Transcript.SystemEntry, E, R> =>
+  Stream.unwrap(Effect.map(build(records, sidechains), (chain) => {
+    const includeSystem = options.includeSystemMessages === true
+    const messages = select(records, chain).pipe(
+      Stream.map((record) => record.entry),
+      Stream.filter((entry): entry is Transcript.MessageEntry | Transcript.SystemEntry =>
+        entry._tag === "AssistantEntry" || (entry._tag === "UserEntry" && entry.isMeta !== true) ||
+        (includeSystem && Transcript.isSystem(entry))
+      )
+    )
+    const dropped = options.offset !== undefined && options.offset > 0 ? Stream.drop(messages, options.offset) : messages
+    return options.limit !== undefined ? Stream.take(dropped, options.limit) : dropped
+  }))

@@ -1,7 +1,8 @@
 /**
- * A session's metadata from the first and last 64 KiB of its transcript, as the SDK's `listSessions` reads
- * it: the title entries and the last prompt sit at the end, the first prompt, cwd and creation time at the
- * start; the middle is never read.
+ * A session's metadata, folded from its entries into a {@link Summary}: from the first and last 64 KiB of a
+ * transcript file, as the SDK's `listSessions` reads it (the title entries and the last prompt sit at the end,
+ * the first prompt, cwd and creation time at the start; the middle is never read), or batch by batch as a
+ * store appends them.
  *
  * @internal
  */
@@ -54,22 +55,6 @@ const entriesOf = (text: string, cut: "head" | "tail" | "none"): Array<Transcrip
   return out
 }
 
-const last = <A>(entries: ReadonlyArray<Transcript.Entry>, pick: (entry: Transcript.Entry) => A | undefined) => {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const value = pick(entries[i]!)
-    if (value !== undefined) return value
-  }
-  return undefined
-}
-
-const first = <A>(entries: ReadonlyArray<Transcript.Entry>, pick: (entry: Transcript.Entry) => A | undefined) => {
-  for (const entry of entries) {
-    const value = pick(entry)
-    if (value !== undefined) return value
-  }
-  return undefined
-}
-
 const promptLength = 200
 
 /** The text of a user entry that is a person's prompt (not a tool result, a meta note or a compaction summary). */
@@ -106,47 +91,111 @@ export const fromWindows = (input: {
   readonly fileSize: number
 }): SessionInfo | undefined => {
   const head = entriesOf(input.head, input.whole ? "none" : "head")
-  return fromEntries({ ...input, head, tail: input.whole ? head : entriesOf(input.tail, "tail") })
+  const summary = input.whole
+    ? fold(empty, head, "whole")
+    : fold(fold(empty, head, "head"), entriesOf(input.tail, "tail"), "tail")
+  return toInfo(summary, input)
 }
 
 /**
- * The info of a session from its first and last entries (all of them, for a session held whole).
+ * What listing a session needs of its entries, folded one batch at a time: the first prompt, cwd, creation
+ * time and sidechain flag freeze at their first appearance; titles, tag, last prompt, summary and git branch
+ * follow the latest. JSON-safe (fields absent, never `undefined`), so a store keeps it as it is.
  *
  * @internal
  */
-export const fromEntries = (input: {
+export interface Summary {
+  /** Whether the first user or assistant entry is a sidechain's (a subagent transcript). */
+  readonly isSidechain?: boolean
+  /** The first entry's timestamp, as written. */
+  readonly createdAt?: string
+  readonly cwd?: string
+  /** Where a `relocated` entry says the session moved to: it wins over `cwd`. */
+  readonly relocatedCwd?: string
+  readonly firstPrompt?: string
+  readonly customTitle?: string
+  readonly aiTitle?: string
+  readonly lastPrompt?: string
+  readonly summaryHint?: string
+  readonly gitBranch?: string
+  readonly tag?: string
+}
+
+/** @internal */
+export const empty: Summary = {}
+
+type Fields = { -readonly [K in keyof Summary]: Summary[K] }
+
+/**
+ * `entries` folded into `summary`. A file read as two windows folds its head as `"head"` (no last prompt,
+ * summary nor relocation: those are read at the end; the first git branch only) then its tail as `"tail"` (nothing set once);
+ * everything else, a whole transcript or a batch appended to a store, folds as `"whole"`.
+ *
+ * @internal
+ */
+export const fold = (
+  summary: Summary,
+  entries: ReadonlyArray<Transcript.Entry>,
+  part: "whole" | "head" | "tail"
+): Summary => {
+  const out: Fields = { ...summary }
+  const once = <K extends keyof Fields>(key: K, value: Fields[K] | undefined) => {
+    if (value !== undefined && out[key] === undefined) out[key] = value
+  }
+  const latest = <K extends keyof Fields>(key: K, value: Fields[K] | undefined) => {
+    if (value !== undefined) out[key] = value
+  }
+  for (const entry of entries) {
+    if (part !== "tail") {
+      if (Transcript.isConversation(entry)) once("isSidechain", entry.isSidechain === true)
+      once("createdAt", stringField(entry, "timestamp"))
+      once("cwd", stringField(entry, "cwd"))
+      once("firstPrompt", promptText(entry))
+    }
+    if (part !== "head") {
+      latest("lastPrompt", entry._tag === "LastPromptEntry" ? entry.lastPrompt : undefined)
+      latest("summaryHint", entry._tag === "SummaryEntry" ? entry.summary : undefined)
+      if (entry._tag === "UnknownEntry" && entry.raw.type === "relocated") latest("relocatedCwd", stringField(entry, "relocatedCwd"))
+    }
+    const gitBranch = stringField(entry, "gitBranch")
+    if (part === "head") once("gitBranch", gitBranch)
+    else latest("gitBranch", gitBranch)
+    latest("customTitle", entry._tag === "CustomTitleEntry" ? entry.customTitle : undefined)
+    latest("aiTitle", entry._tag === "AiTitleEntry" ? entry.aiTitle : undefined)
+    latest("tag", entry._tag === "TagEntry" ? entry.tag : undefined)
+  }
+  return out
+}
+
+/**
+ * The info a summary gives; `undefined` for a sidechain transcript or one with nothing to show.
+ *
+ * @internal
+ */
+export const toInfo = (summary: Summary, input: {
   readonly sessionId: string
   readonly projectKey: string
-  readonly head: ReadonlyArray<Transcript.Entry>
-  readonly tail: ReadonlyArray<Transcript.Entry>
   readonly lastModified: number
   readonly fileSize: number
 }): SessionInfo | undefined => {
-  const { head, tail } = input
-  const firstMessage = first(head, (e) => Transcript.isConversation(e) ? e : undefined)
-  if (firstMessage?.isSidechain === true) return undefined
-  const titled = (pick: (e: Transcript.Entry) => string | undefined) => nonEmpty(last(tail, pick) ?? last(head, pick))
-  const customTitle = titled((e) => e._tag === "CustomTitleEntry" ? e.customTitle : undefined)
-  const aiTitle = titled((e) => e._tag === "AiTitleEntry" ? e.aiTitle : undefined)
-  const firstPrompt = first(head, promptText)
-  const summary = customTitle ?? aiTitle ??
-    nonEmpty(last(tail, (e) => e._tag === "LastPromptEntry" ? e.lastPrompt : undefined)) ??
-    nonEmpty(last(tail, (e) => e._tag === "SummaryEntry" ? e.summary : undefined)) ?? firstPrompt
-  if (summary === undefined) return undefined
-  const field = (name: "gitBranch" | "cwd" | "timestamp") => (e: Transcript.Entry) => stringField(e, name)
-  const created = first(head, field("timestamp"))
-  const createdAt = created === undefined ? undefined : Date.parse(created)
+  if (summary.isSidechain === true) return undefined
+  const customTitle = nonEmpty(summary.customTitle)
+  const firstPrompt = summary.firstPrompt
+  const title = customTitle ?? nonEmpty(summary.aiTitle) ?? nonEmpty(summary.lastPrompt) ??
+    nonEmpty(summary.summaryHint) ?? firstPrompt
+  if (title === undefined) return undefined
+  const createdAt = summary.createdAt === undefined ? undefined : Date.parse(summary.createdAt)
   return {
     sessionId: input.sessionId,
     projectKey: input.projectKey,
-    summary,
+    summary: title,
     lastModified: input.lastModified,
     fileSize: input.fileSize,
     customTitle,
     firstPrompt,
-    gitBranch: last(tail, field("gitBranch")) ?? first(head, field("gitBranch")),
-    cwd: first(head, field("cwd")),
-    tag: titled((e) => e._tag === "TagEntry" ? e.tag : undefined),
+    gitBranch: summary.gitBranch,
+    cwd: summary.relocatedCwd ?? summary.cwd,
+    tag: nonEmpty(summary.tag),
     createdAt: createdAt === undefined || Number.isNaN(createdAt) ? undefined : createdAt
   }
 }

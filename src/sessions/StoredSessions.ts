@@ -1,0 +1,184 @@
+/**
+ * The SDK's session functions given a `sessionStore`, over a {@link SessionStore.Shape}: a session's info,
+ * its messages and its subagents' in conversation order, read from the store instead of a config directory;
+ * a fork into the store; a title and a tag appended as the CLI writes them. Listing is
+ * `SessionStore.listSessionInfo`, deleting the store's `delete`.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import * as Transcript from "../schema/Transcript.ts"
+import type * as TranscriptDecode from "../transcript/Decode.ts"
+import * as Chain from "./internal/chain.ts"
+import * as SessionFiles from "./SessionFiles.ts"
+import * as SessionStore from "./SessionStore.ts"
+
+/**
+ * A message of a session (see `SessionFiles.SessionMessage`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SessionMessage = SessionFiles.SessionMessage
+
+/**
+ * A session in a store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Key = Omit<SessionStore.SessionKey, "subpath">
+
+/**
+ * A session's info as `listSessionInfo` gives it, from its summary; `None` for a session the store does not
+ * hold or one with nothing to show.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const getSessionInfo = (
+  store: SessionStore.Shape,
+  key: Key
+): Effect.Effect<Option.Option<SessionFiles.SessionInfo>, SessionStore.SessionStoreError> =>
+  Effect.map(SessionStore.listSessionInfo(store, key.projectKey), (infos) =>
+    Option.fromUndefinedOr(infos.find((info) => info.sessionId === key.sessionId)))
+
+// A stored transcript as decoded lines (line = position in the store); an entry the transcript schemas
+// reject fails the read, as a bad line of a file does.
+const records = (store: SessionStore.Shape, key: SessionStore.SessionKey) =>
+  Stream.unwrap(Effect.map(store.load(key), (loaded) =>
+    Stream.fromIterable(Option.getOrElse(loaded, (): ReadonlyArray<SessionStore.Entry> => [])).pipe(
+      Stream.zipWithIndex,
+      Stream.mapEffect(([entry, index]): Effect.Effect<TranscriptDecode.DecodedEntry, SessionStore.SessionStoreError> => {
+        const decoded = Transcript.decodeEntry(entry)
+        return Result.isSuccess(decoded)
+          ? Effect.succeed({ line: index + 1, raw: JSON.stringify(entry), entry: decoded.success })
+          : Effect.fail(new SessionStore.SessionStoreError({ operation: "load", key: SessionStore.keyString(key), cause: decoded.failure }))
+      })
+    )))
+
+/**
+ * A stored session's messages in conversation order (following `parentUuid` from the last message,
+ * sidechains apart), as `SessionFiles.messages` reads a file. The session is loaded twice (once to find the
+ * chain, once to read it); a session the store does not hold has none.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const messages = (
+  store: SessionStore.Shape,
+  key: Key,
+  options: SessionFiles.MessagesOptions = {}
+): Stream.Stream<SessionMessage, SessionStore.SessionStoreError> =>
+  Chain.conversation(records(store, key), false, options)
+
+/**
+ * A stored subagent transcript: its agent id and subpath (`subagents/agent-<id>`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoredSubagent {
+  readonly agentId: string
+  readonly subpath: string
+}
+
+/**
+ * The subagent transcripts stored under a session, by subpath.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const listSubagents = (
+  store: SessionStore.Shape,
+  key: Key
+): Effect.Effect<ReadonlyArray<StoredSubagent>, SessionStore.SessionStoreError> =>
+  Effect.map(store.listSubkeys(key), (subpaths) =>
+    subpaths.flatMap((subpath) => {
+      const match = /(?:^|\/)agent-([^/]+)$/.exec(subpath)
+      return match === null ? [] : [{ agentId: match[1]!, subpath }]
+    }))
+
+/**
+ * A stored subagent's messages in conversation order; none for an agent the store does not hold.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const subagentMessages = (
+  store: SessionStore.Shape,
+  key: Key,
+  agentId: string,
+  options: SessionFiles.MessagesOptions = {}
+): Stream.Stream<SessionMessage, SessionStore.SessionStoreError> =>
+  Stream.unwrap(Effect.map(listSubagents(store, key), (agents) => {
+    const agent = agents.find((a) => a.agentId === agentId)
+    return agent === undefined
+      ? Stream.empty
+      : Chain.conversation(records(store, { ...key, subpath: agent.subpath }), true, options)
+  }))
+
+/**
+ * Forks a stored session into a new session of the same project in the store, as `SessionFiles.forkSession`
+ * forks a file (fresh uuids, the conversation up to `upToMessageId`, a title): the session is materialized
+ * into a temporary config directory, forked there, and the fork appended to the store. A session the store
+ * does not hold is `SessionNotFound`.
+ *
+ * @since 0.1.0
+ * @category forking
+ */
+export const forkSession = Effect.fnUntraced(function*(
+  store: SessionStore.Shape,
+  key: Key,
+  options: Omit<SessionFiles.ForkOptions, "dir"> = {}
+) {
+  const fs = yield* FileSystem.FileSystem
+  const configDir = yield* fs.makeTempDirectoryScoped({ prefix: "claude-fork-" }).pipe(
+    Effect.mapError((cause) => new SessionStore.SessionStoreError({ operation: "fork", key: SessionStore.keyString(key), cause }))
+  )
+  yield* SessionStore.materialize(store, key, { configDir, projectKey: key.projectKey })
+  const files = yield* SessionFiles.make({ configDir })
+  const fork = yield* files.forkSession(key.sessionId, options)
+  yield* SessionStore.importSession(store, { configDir, projectKey: key.projectKey, sessionId: fork.sessionId }, {
+    includeSubagents: false
+  })
+  return fork
+}, Effect.scoped)
+
+// A title or tag entry as the CLI writes one; a blank text is refused before anything is appended.
+const appendMarker = (
+  store: SessionStore.Shape,
+  key: Key,
+  entry: { readonly type: "custom-title"; readonly customTitle: string } | { readonly type: "tag"; readonly tag: string },
+  blank: string | undefined
+): Effect.Effect<void, SessionStore.SessionStoreError> =>
+  blank !== undefined
+    ? Effect.fail(new SessionStore.SessionStoreError({ operation: "append", key: SessionStore.keyString(key), cause: new Error(blank) }))
+    : store.append(key, [{ ...entry, sessionId: key.sessionId, uuid: crypto.randomUUID(), timestamp: new Date().toISOString() }])
+
+/**
+ * Gives a stored session a title (a `custom-title` entry), which its listing shows from then on.
+ *
+ * @since 0.1.0
+ * @category mutations
+ */
+export const renameSession = (store: SessionStore.Shape, key: Key, title: string): Effect.Effect<void, SessionStore.SessionStoreError> =>
+  appendMarker(store, key, { type: "custom-title", customTitle: title.trim() }, title.trim() === "" ? "a session title cannot be blank" : undefined)
+
+/**
+ * Tags a stored session (a `tag` entry); `null` clears its tag.
+ *
+ * @since 0.1.0
+ * @category mutations
+ */
+export const tagSession = (store: SessionStore.Shape, key: Key, tag: string | null): Effect.Effect<void, SessionStore.SessionStoreError> =>
+  appendMarker(
+    store,
+    key,
+    { type: "tag", tag: tag?.trim() ?? "" },
+    tag !== null && tag.trim() === "" ? "a tag cannot be blank (null clears the tag)" : undefined
+  )
