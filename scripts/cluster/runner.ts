@@ -45,6 +45,8 @@ const runner = (sandbox: ClaudeSandbox.Sandbox) => {
   const entities = Layer.unwrap(Effect.map(Effect.service(SessionStore.SessionStore), (store) =>
   AgentSession.layer({
     cwd: sandbox.cwd,
+    // The scripted model may run a shell command (a tool the failover test watches end with its runner).
+    allowedTools: ["Bash"],
     sessionStore: { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR! }
   })))
 

@@ -6,6 +6,8 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { waitUntil } from "../session/support/Real.ts"
@@ -15,7 +17,7 @@ const { collect, first, resultText, second, within } = Runners
 
 describe("Cluster.layerPostgres: failover between two runner processes", () => {
   it.live("a runner SIGKILLed mid-turn: its entities continue on the other with their history", () =>
-    Runners.withCluster(({ address, moving, runners, server, staying, survivor, victim }) =>
+    Runners.withCluster(({ address, cwd, moving, runners, server, staying, survivor, victim }) =>
       Effect.gen(function*() {
         const client = yield* AgentSession.client
         const entities = [...moving, ...staying]
@@ -33,19 +35,34 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
         assert.includeMembers([...victim.spawned()], [infos[0]!.pid!, infos[1]!.pid!])
         assert.includeMembers([...survivor.spawned()], [infos[2]!.pid!, infos[3]!.pid!])
 
-        // The second turn of one moving entity streams when its runner is killed.
+        // The second turn of one moving entity runs a tool (a shell command that sleeps) when its runner is killed.
         const [inFlight, finished] = moving
-        const running = yield* Effect.forkChild(collect(inFlight, `${inFlight}-2`, `${inFlight}: second`))
-        yield* waitUntil(Effect.map(server.requests, (requests) =>
-          ScriptedServer.turnRequests(requests).some((r) => r.conversation === inFlight && r.turn === 1)
-        )).pipe(within("60 seconds", "the in-flight turn reached the model", runners))
+        const cli = infos[0]!.pid!
+        const pidFile = path.join(cwd, Runners.toolPidFile(inFlight))
+        const running = yield* Effect.forkChild(collect(inFlight, `${inFlight}-2`, Runners.toolPrompt(inFlight)))
+        yield* waitUntil(Effect.sync(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").endsWith("\n")))
+          .pipe(within("60 seconds", "the in-flight turn's tool", runners))
+        const tool = Number(fs.readFileSync(pidFile, "utf8"))
+        // The tool runs in a session of its own, out of the CLI's process group, yet in the runner's tree.
+        const tree = Runners.leftBehind(victim).map((p) => p.pid)
+        assert.includeMembers(tree, [cli, tool])
+        assert.notStrictEqual(Runners.processGroup(tool), Runners.processGroup(cli))
         victim.process.kill("SIGKILL")
         yield* Effect.promise(() => victim.exited)
+
+        // The CLI, its tool and every other process of the killed runner's tree end with the host-death guard,
+        // while the turn is being retried elsewhere.
+        yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
+          Effect.timeout(Runners.guardDeadline),
+          Effect.ignore
+        )
+        assert.deepStrictEqual(Runners.leftBehind(victim), [])
+        assert.deepStrictEqual([cli, tool, ...tree].filter(Runners.isRunning), [])
 
         // The client's stream sees the turn started, then started again on the survivor (marked), then its end.
         const retried = yield* Fiber.join(running).pipe(within("120 seconds", "the retried turn", runners))
         const starts = retried.filter((e) => e._tag === "TurnStarted")
-        assert.deepStrictEqual(starts.at(-1), new AgentSession.TurnStarted({ turnId: `${inFlight}-2`, attempt: 2 }))
+        assert.deepStrictEqual(starts, [1, 2].map((attempt) => new AgentSession.TurnStarted({ turnId: `${inFlight}-2`, attempt })))
         assert.strictEqual(resultText(retried), second(inFlight))
 
         // The other moved entity continues there; its first turn, asked again, comes from the log.
@@ -75,12 +92,6 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
         assert.strictEqual(count(inFlight, true), 2)
         assert.strictEqual(count(finished, true), 1)
 
-        // The killed runner's CLIs and their tools are gone once the host-death guard has had its time.
-        yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
-          Effect.timeout(Runners.guardDeadline),
-          Effect.ignore
-        )
-        assert.deepStrictEqual(Runners.leftBehind(victim), [])
       })
     ).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 300_000)
 })

@@ -33,16 +33,20 @@ export const start = (options: {
   readonly url: string
   readonly port: number
   readonly sandbox: ClaudeSandbox.Sandbox
-}): Runner => ({
-  name: options.name,
-  port: options.port,
-  ...Child.spawn(runnerScript, {
-    CLAUDE_CLUSTER_PG_URL: options.url,
-    CLAUDE_CLUSTER_RUNNER_HOST: "127.0.0.1",
-    CLAUDE_CLUSTER_RUNNER_PORT: String(options.port),
-    RUNNER_SANDBOX: JSON.stringify(options.sandbox)
-  })
-})
+}): Runner => {
+  // The CLIs run in the sandbox's environment alone: the mark goes there too, so that their tools carry it.
+  const mark = Child.newMark()
+  return {
+    name: options.name,
+    port: options.port,
+    ...Child.spawn(runnerScript, {
+      CLAUDE_CLUSTER_PG_URL: options.url,
+      CLAUDE_CLUSTER_RUNNER_HOST: "127.0.0.1",
+      CLAUDE_CLUSTER_RUNNER_PORT: String(options.port),
+      RUNNER_SANDBOX: JSON.stringify({ ...options.sandbox, env: Child.withMark(options.sandbox.env, mark) })
+    }, mark)
+  }
+}
 
 /** Waits until the runner serves; fails with its stderr when it exits first. */
 export const ready = (runner: Runner) =>
@@ -59,7 +63,7 @@ export const ready = (runner: Runner) =>
     return Effect.sync(() => clearInterval(timer))
   })
 
-export const { leftBehind, stop } = Child
+export const { isRunning, leftBehind, processGroup, stop } = Child
 
 // Conversations named after their entities; each entity's first turn is quick, its second streams for seconds.
 // A conversation resumed after a crash may carry the CLI's note of the interrupted turn (one more assistant
@@ -67,14 +71,33 @@ export const { leftBehind, stop } = Child
 const names = Array.from({ length: 12 }, (_, i) => `agent${String.fromCharCode(97 + i)}`)
 export const first = (name: string) => `${name} one.`
 export const second = (name: string) => `${name} two: ` + "z".repeat(90)
+
+/** The prompt of a second turn that runs a tool: a Bash command that writes its pid to {@link toolPidFile}, then sleeps. */
+export const toolPrompt = (name: string) => `${name}: second, with a tool`
+/** Where the tool of {@link toolPrompt} writes its pid, in the runners' working directory. */
+export const toolPidFile = (name: string) => `${name}.tool.pid`
+// Runs once per conversation: a retry asked for the tool again finds its pid file and goes on at once.
+const toolCommand = (name: string) =>
+  `test -e ${toolPidFile(name)} || sh -c 'echo $$ > ${toolPidFile(name)}; exec sleep 300'`
+const asksForTool = (name: string) => (request: MessagesRequest.MessagesRequest) =>
+  MessagesRequest.firstUserTextIncludes(`${name}:`)(request) && JSON.stringify(request.messages).includes(toolPrompt(name))
+
 const script: Script.Script = {
-  conversations: names.map((name) =>
+  conversations: names.flatMap((name) => [
+    // The same conversation once the tool prompt is in it: the second turn calls the tool.
+    Script.conversation(name, asksForTool(name), [
+      Script.turn(first(name)),
+      Script.turn([Script.text("Running it."), Script.toolUse("Bash", { command: toolCommand(name) })]),
+      Script.turn(second(name)),
+      Script.turn(second(name)),
+      Script.turn(second(name))
+    ]),
     Script.conversation(name, MessagesRequest.firstUserTextIncludes(`${name}:`), [
       Script.turn(first(name)),
       Script.turn(second(name), { eventDelay: "120 millis", chunkSize: 3 }),
       Script.turn(second(name))
     ])
-  ),
+  ]),
   sideReply: "Scripted session"
 }
 
@@ -109,6 +132,8 @@ export interface World {
   readonly moving: readonly [string, string]
   readonly staying: readonly [string, string]
   readonly address: (runner: Runner) => string
+  /** The working directory both runners' CLIs share. */
+  readonly cwd: string
 }
 
 /**
@@ -154,6 +179,6 @@ export const withCluster = <A, E, R>(body: (world: World) => Effect.Effect<A, E,
       })).pipe(within("60 seconds", () => `entities spread: ${JSON.stringify(placed)}`, runners))
       const on = (runner: Runner) => placed.filter(([, at]) => at === address(runner)).slice(0, 2).map(([name]) => name) as [string, string]
       const [victim, survivor] = runners
-      return yield* body({ server, runners, victim, survivor, moving: on(victim), staying: on(survivor), address })
+      return yield* body({ server, runners, victim, survivor, moving: on(victim), staying: on(survivor), address, cwd: sandboxA.cwd })
     }).pipe(Effect.provide(Cluster.layerPostgres({ url: Redacted.make(url), shardingConfig })))
   })
