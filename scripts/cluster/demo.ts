@@ -20,7 +20,7 @@ import * as Runners from "../../test/cluster/support/Runners.ts"
 const { collect, resultText, within } = Runners
 const short = (text: string) => text.length > 32 ? `${text.slice(0, 32)}...` : text
 
-export const demo = Runners.withCluster(({ address, moving, runners, server, staying, survivor, victim }) =>
+export const demo = Runners.withCluster("ndjson", ({ address, moving, runners, server, staying, survivor, victim }) =>
   Effect.gen(function*() {
     const client = yield* AgentSession.client
     const sessions = [...moving, ...staying]

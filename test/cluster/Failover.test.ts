@@ -17,7 +17,7 @@ const { collect, first, resultText, second, within } = Runners
 
 describe("Cluster.layerPostgres: failover between two runner processes", () => {
   it.live("a runner SIGKILLed mid-turn: its entities continue on the other with their history", () =>
-    Runners.withCluster(({ address, cwd, moving, runners, server, staying, survivor, victim }) =>
+    Runners.withCluster("binary", ({ address, cwd, moving, runners, server, staying, survivor, victim }) =>
       Effect.gen(function*() {
         const client = yield* AgentSession.client
         const entities = [...moving, ...staying]

@@ -27,12 +27,16 @@ export interface Runner extends Child.JsonChild {
   readonly port: number
 }
 
+/** How the runners and their client serialize RPCs between them. */
+export type Serialization = NonNullable<Cluster.PostgresOptions["serialization"]>
+
 /** A runner process on the database `url`, listening on `port`, running the CLI in `sandbox`. */
 export const start = (options: {
   readonly name: string
   readonly url: string
   readonly port: number
   readonly sandbox: ClaudeSandbox.Sandbox
+  readonly serialization: Serialization
 }): Runner => {
   // The CLIs run in the sandbox's environment alone: the mark goes there too, so that their tools carry it.
   const mark = Child.newMark()
@@ -43,6 +47,7 @@ export const start = (options: {
       CLAUDE_CLUSTER_PG_URL: options.url,
       CLAUDE_CLUSTER_RUNNER_HOST: "127.0.0.1",
       CLAUDE_CLUSTER_RUNNER_PORT: String(options.port),
+      CLAUDE_CLUSTER_SERIALIZATION: options.serialization,
       RUNNER_SANDBOX: JSON.stringify({ ...options.sandbox, env: Child.withMark(options.sandbox.env, mark) })
     }, mark)
   }
@@ -138,10 +143,10 @@ export interface World {
 
 /**
  * A PostgreSQL, one scripted model, two runner processes (each its own CLI home, one working directory: only
- * the store carries a conversation between them) and this process as their client; `body` runs once both
- * runners are registered and two entities are placed on each.
+ * the store carries a conversation between them) and this process as their client, all serializing RPCs as
+ * `serialization` says; `body` runs once both runners are registered and two entities are placed on each.
  */
-export const withCluster = <A, E, R>(body: (world: World) => Effect.Effect<A, E, R>) =>
+export const withCluster = <A, E, R>(serialization: Serialization, body: (world: World) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const pg = yield* Postgres.start
     const url = `postgres://${pg.username}@${pg.host}:${pg.port}/${pg.database}`
@@ -149,8 +154,8 @@ export const withCluster = <A, E, R>(body: (world: World) => Effect.Effect<A, E,
     const sandboxA = yield* ClaudeSandbox.make({ baseUrl: server.url })
     const sandboxB = { ...(yield* ClaudeSandbox.make({ baseUrl: server.url })), cwd: sandboxA.cwd }
     const runners = [
-      start({ name: "A", url, port: yield* Postgres.freePort(), sandbox: sandboxA }),
-      start({ name: "B", url, port: yield* Postgres.freePort(), sandbox: sandboxB })
+      start({ name: "A", url, port: yield* Postgres.freePort(), sandbox: sandboxA, serialization }),
+      start({ name: "B", url, port: yield* Postgres.freePort(), sandbox: sandboxB, serialization })
     ] as const
     for (const runner of runners) yield* Effect.addFinalizer(() => stop(runner))
     yield* Effect.all(runners.map(ready), { concurrency: 2 }).pipe(within("60 seconds", "runners ready", runners))
@@ -180,5 +185,5 @@ export const withCluster = <A, E, R>(body: (world: World) => Effect.Effect<A, E,
       const on = (runner: Runner) => placed.filter(([, at]) => at === address(runner)).slice(0, 2).map(([name]) => name) as [string, string]
       const [victim, survivor] = runners
       return yield* body({ server, runners, victim, survivor, moving: on(victim), staying: on(survivor), address, cwd: sandboxA.cwd })
-    }).pipe(Effect.provide(Cluster.layerPostgres({ url: Redacted.make(url), shardingConfig })))
+    }).pipe(Effect.provide(Cluster.layerPostgres({ url: Redacted.make(url), serialization, shardingConfig })))
   })
