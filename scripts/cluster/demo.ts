@@ -20,12 +20,16 @@ import * as Runners from "../../test/cluster/support/Runners.ts"
 const { collect, resultText, within } = Runners
 const short = (text: string) => text.length > 32 ? `${text.slice(0, 32)}...` : text
 
-export const demo = Runners.withCluster("ndjson", ({ address, moving, runners, server, staying, survivor, victim }) =>
+// The library's default, unless CLAUDE_CLUSTER_SERIALIZATION says ndjson (as the runners read it too).
+const serialization = process.env.CLAUDE_CLUSTER_SERIALIZATION === "ndjson" ? "ndjson" : "binary"
+
+export const demo = Runners.withCluster(serialization, ({ address, moving, runners, server, staying, survivor, victim }) =>
   Effect.gen(function*() {
     const client = yield* AgentSession.client
     const sessions = [...moving, ...staying]
     const where = (runner: string | null) => runners.find((r) => address(r) === runner)?.name ?? "?"
     for (const runner of runners) yield* Console.log(`runner ${runner.name}: pid ${runner.process.pid}, at ${address(runner)}`)
+    yield* Console.log(`RPCs between them and this client: ${serialization}`)
 
     const starts: Array<AgentSession.TurnStarted> = []
     const turn = (name: string, n: number, prompt: string) =>

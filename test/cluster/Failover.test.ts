@@ -1,6 +1,8 @@
 /**
  * Two runner processes on one real PostgreSQL, the real CLI on one scripted model: entities spread over both;
- * one runner SIGKILLed while a turn streams; its entities continue on the other with their history.
+ * one runner SIGKILLed while a turn runs a tool; its entities continue on the other with their history. The
+ * runners and their client serialize RPCs as binary (the default), so the typed messages cross the runners
+ * through the binary codec (`Wire`); the demo's test runs the same cluster on ndjson.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
