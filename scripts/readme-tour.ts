@@ -14,7 +14,10 @@ export const steps = [
   { title: "Run Claude Code, keep the tool activity", file: "examples/tool-activity.ts" },
   { title: "Test it offline: the real CLI against a scripted model, and a recording", file: "examples/tool-activity.test.ts" },
   { title: "Sessions: several turns, a permission callback, a tool of your own", file: "examples/session.ts" },
-  { title: "Effect AI: Claude Code as a LanguageModel, your toolkits as its tools", file: "examples/language-model.ts" }
+  { title: "Effect AI: Claude Code as a LanguageModel, your toolkits as its tools", file: "examples/language-model.ts" },
+  { title: "Agent services across machines: a runner", file: "examples/cluster-runner.ts" },
+  { title: "Agent services across machines: a runner killed mid-turn (npm run demo:cluster)", file: "examples/cluster.ts" },
+  { title: "Agent services across machines: one machine playing the cluster", file: "examples/cluster-kit.ts" }
 ] as const
 
 const commandLine = [
