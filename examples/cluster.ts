@@ -56,7 +56,7 @@ export const demo = Kit.withCluster(serialization, ({ cwd, moving, runners, serv
     const orphans = Kit.leftBehind(victim)
     yield* Console.log(`  left running: ${orphans.length === 0 ? "nothing" : orphans.map((p) => `${p.pid} ${short(p.cmd)}`).join("; ")}`)
 
-    const retried = yield* Fiber.join(running).pipe(Effect.result)
+    const retried = yield* Fiber.join(running).pipe(Kit.within("120 seconds", "the retried turn", runners), Effect.result)
     const marks = retried._tag === "Success" ? retried.success.filter((e) => e._tag === "TurnStarted") : []
     yield* Console.log(
       `  ${inFlight}: ${marks.map((m) => `started (attempt ${m.attempt})`).join(", ")}, then ` +
