@@ -4,7 +4,7 @@
  * carries the runner's mark in its environment (its CLIs and their tools too, which run in sessions of their
  * own), so that what a killed runner left running is found in the process table.
  */
-import { Duration, Effect, Redacted, Stream } from "effect"
+import { Duration, Effect, Redacted, Schedule, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import * as child from "node:child_process"
 import * as fs from "node:fs"
@@ -190,17 +190,23 @@ export const withCluster = <A, E, R>(serialization: "binary" | "ndjson", body: (
         Effect.orElseSucceed(() => false)
       )
       yield* waitUntil(healthy).pipe(within("60 seconds", "both runners registered", runners))
-      // Where each entity lives (Info starts no CLI), asked until both runners hold two.
+      // Where each entity lives (Info starts no CLI), asked until both runners hold two and nothing moved for
+      // three seconds: the first runner hands the second its share of the shards over a while.
       const client = yield* AgentSession.client
       let placed: ReadonlyArray<readonly [string, string | null]> = []
+      let unchanged = 0
       const placement = Effect.forEach(names, (name) => Effect.map(client(name).Info(), (info) => [name, info.runner] as const), {
         concurrency: 4
       })
       const on = (runner: Runner) => placed.filter(([, at]) => at === runner.address).slice(0, 2).map(([name]) => name) as [string, string]
-      yield* waitUntil(Effect.map(Effect.orElseSucceed(placement, () => []), (all) => {
+      const settled = Effect.map(Effect.orElseSucceed(placement, () => []), (all) => {
+        unchanged = JSON.stringify(all) === JSON.stringify(placed) ? unchanged + 1 : 0
         placed = all
-        return runners.every((runner) => on(runner).length === 2)
-      })).pipe(within("60 seconds", () => `entities spread: ${JSON.stringify(placed)}`, runners))
+        return unchanged >= 3 && runners.every((runner) => on(runner).length === 2)
+      })
+      yield* Effect.repeat(settled, { until: (done) => done, schedule: Schedule.spaced("1 second") }).pipe(
+        within("90 seconds", () => `entities spread: ${JSON.stringify(placed)}`, runners)
+      )
       const [victim, survivor] = runners
       return yield* body({ server, runners, victim, survivor, moving: on(victim), staying: on(survivor), cwd: sandbox.cwd })
     }).pipe(Effect.provide(Cluster.layerPostgres({ url: Redacted.make(url), serialization, shardingConfig })))
