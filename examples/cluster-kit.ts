@@ -94,7 +94,8 @@ export const carries = (pid: number, mark: string): boolean => {
 /** Ends a child and whatever of its tree is left, as a dying machine would. */
 export const stop = (of: Pick<Child, "process" | "mark">) =>
   Effect.sync(() => {
-    for (const pid of [of.process.pid!, ...leftBehind(of).map((p) => p.pid)]) {
+    if (of.process.exitCode === null && of.process.signalCode === null) of.process.kill("SIGKILL")
+    for (const { pid } of leftBehind(of)) {
       try {
         process.kill(pid, "SIGKILL")
       } catch {
