@@ -15,7 +15,9 @@ export const steps = [
   { title: "Test it offline: the real CLI against a scripted model, and a recording", file: "examples/tool-activity.test.ts" },
   { title: "Sessions: several turns, a permission callback, a tool of your own", file: "examples/session.ts" },
   { title: "Effect AI: Claude Code as a LanguageModel, your toolkits as its tools", file: "examples/language-model.ts" },
-  { title: "Durable sessions: go on anywhere from a store, read what the CLI kept", file: "examples/durable-sessions.ts" }
+  { title: "Durable sessions: go on anywhere from a store, read what the CLI kept", file: "examples/durable-sessions.ts" },
+  { title: "Agent services across machines: a runner", file: "examples/cluster-runner.ts" },
+  { title: "Agent services across machines: a runner killed mid-turn (npm run demo:cluster)", file: "examples/cluster.ts" }
 ] as const
 
 const commandLine = [

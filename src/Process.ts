@@ -364,7 +364,8 @@ export const idleTimeoutError = (timeout: Duration.Input, lastLine: number, stde
 // - Exits while a process it started holds stdout or stderr open: once the CLI has exited, a pipe silent for
 //   `drainGracePeriod` counts as drained, the run ends as the exit says, and the rest of the group is ended.
 // - The host dies (SIGKILL, SIGHUP, SIGQUIT, a crash): with a guarded spawner (`guard`; `nodeSpawner` and so
-//   the Live layer are), the CLI's process group gets SIGTERM at once and SIGKILL after `guardGracePeriod`.
+//   the Live layer are), the CLI's process group and its descendants in groups of their own (tools) get
+//   SIGTERM at once and SIGKILL after `guardGracePeriod`.
 
 /**
  * The stdout of a started CLI as numbered lines, then its exit as a typed error when it failed.
@@ -491,8 +492,20 @@ export const lines = (
 export const guardGracePeriod: Duration.Duration = Duration.seconds(2)
 
 // Waits for its stdin (a pipe from the host) to close, which happens when the host dies however it dies (the
-// kernel closes the host's end), then ends the CLI's process group: SIGTERM, SIGKILL after the grace period.
-const guardScript = `read -r _; kill -TERM -$1 2>/dev/null || exit 0; sleep $2; kill -KILL -$1 2>/dev/null`
+// kernel closes the host's end), then ends the CLI's process group and every descendant of the CLI with the
+// groups they lead: SIGTERM, SIGKILL after the grace period. The descendants are read from the process table
+// while the CLI still runs (once it is gone they are no longer its): the CLI starts its tools in sessions of
+// their own, out of its group's reach. Without `ps`, only the group is ended.
+const guardScript = [
+  "read -r _",
+  `tree=$(ps -A -o pid= -o ppid= -o pgid= 2>/dev/null | awk -v root="$1" '` +
+  `{ up[$1] = $2; leads[$1] = $1 == $3 } ` +
+  `END { for (p in up) { q = up[p]; while (q in up && q != root) q = up[q]; ` +
+  `if (q == root) { print p; if (leads[p]) print "-" p } } }')`,
+  "kill -TERM -$1 $tree 2>/dev/null",
+  "sleep $2",
+  "kill -KILL -$1 $tree 2>/dev/null"
+].join("\n")
 
 // Starts the watcher of one process group; `undefined` where there is no POSIX shell (Windows).
 const startGuard = (pgid: number): NodeChildProcess.ChildProcess | undefined => {
@@ -530,9 +543,10 @@ const stopGuard = (watcher: NodeChildProcess.ChildProcess): Effect.Effect<void> 
  * A spawner whose processes end with the host: each process it starts (a CLI, for queries and sessions
  * alike) is watched by a small `/bin/sh` process holding a pipe from the host. When the host dies (SIGKILL,
  * SIGHUP, SIGQUIT, a crash: the kernel closes its end of the pipe), the watcher ends the process's whole group
- * (the spawner starts each process as the leader of its own group): SIGTERM, then SIGKILL after
- * {@link guardGracePeriod}. Processes that left the group (`setsid`) are not reached. No native module; on
- * Windows the spawner is returned as it is. {@link nodeSpawner} is guarded.
+ * (the spawner starts each process as the leader of its own group) and the process's descendants that left it
+ * (the CLI runs its tools in sessions of their own, `setsid`), with the groups they lead: SIGTERM, then
+ * SIGKILL after {@link guardGracePeriod}. A descendant that was orphaned before the host died (a daemon) is
+ * not reached. Needs `/bin/sh`, `ps` and `awk`; no native module; on Windows the spawner is returned as it is. {@link nodeSpawner} is guarded.
  *
  * @since 0.1.0
  * @category constructors

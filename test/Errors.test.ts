@@ -6,6 +6,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as CliError from "../src/ClaudeCliError.ts"
 import * as AgentSession from "../src/cluster/AgentSession.ts"
+import * as LocalPostgres from "../src/cluster/LocalPostgres.ts"
 import * as Syntax from "../src/filter/Syntax.ts"
 import * as Message from "../src/schema/Message.ts"
 import * as Transcript from "../src/schema/Transcript.ts"
@@ -142,6 +143,11 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
   [AgentSession.AgentSessionError, [
     new AgentSession.SessionFailed({ operation: "turn", detail: "the CLI exited" }),
     new AgentSession.TurnRetriesExhausted({ turnId: "t-1", attempts: 3 })
+  ]],
+  [LocalPostgres.LocalPostgresError, [
+    new LocalPostgres.NotInstalled({ searched: ["PATH", "/usr/lib/postgresql/*/bin"] }),
+    new LocalPostgres.NoPostgresUser(),
+    new LocalPostgres.CommandFailed({ command: "initdb", exit: "1", stderr: "initdb: error: directory exists", log: "" })
   ]]
 ]
 

@@ -32,10 +32,16 @@ describe("README tour", () => {
     assert.throws(() => Tour.asPublished("examples/x.ts", `import { x } from "../src/stream/internal/stepper.ts"`), /no entry point/)
   })
 
-  it("has a step for every example program (their tests need not be shown)", () => {
+  it("has a step for every example program (their tests and kits need not be shown)", () => {
     const shown = new Set<string>(Tour.steps.map((step) => step.file))
-    const programs = fs.readdirSync(`${Readme.root}/examples`).filter((name) => !name.endsWith(".test.ts"))
+    const names = fs.readdirSync(`${Readme.root}/examples`)
+    const programs = names.filter((name) => !name.endsWith(".test.ts") && !name.endsWith("-kit.ts"))
     assert.isAbove(programs.length, 1)
     assert.deepStrictEqual(programs.map((name) => `examples/${name}`).filter((file) => !shown.has(file)), [])
+    // A kit is the plumbing of a shown program (starting processes, reading the process table), not an example.
+    for (const kit of names.filter((name) => name.endsWith("-kit.ts"))) {
+      const users = [...shown].filter((file) => fs.readFileSync(`${Readme.root}/${file}`, "utf8").includes(`from "./${kit}"`))
+      assert.isAbove(users.length, 0, `examples/${kit} is imported by no example the tour shows`)
+    }
   })
 })

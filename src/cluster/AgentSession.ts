@@ -6,8 +6,8 @@
  * Requests run concurrently, so `Interrupt`, `Info` and the setters reach a session while a `Turn` streams;
  * turns themselves run one at a time. A `Turn` carries an id: one whose messages are in the log is answered
  * from there (a `TurnReplayed` event, then the stored messages) without reaching the model; one that was
- * started and never finished (a re-delivery after a crash) runs once more, its `TurnStarted` event saying
- * `attempt: 2`; a third start fails with `TurnRetriesExhausted`.
+ * started and never finished (a re-delivery after a crash) runs once more, after {@link takeoverDelay}, its
+ * `TurnStarted` event saying `attempt: 2`; a third start fails with `TurnRetriesExhausted`.
  *
  * With a {@link SparePool.SparePool} in context and a `cwd` in the options, a new conversation claims a parked
  * CLI instead of starting one; the pool's host options must then be the entity type's (callbacks included).
@@ -27,7 +27,7 @@
  */
 import * as ClusterSchema from "effect/cluster/ClusterSchema"
 import * as Entity from "effect/cluster/Entity"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Rpc from "effect/rpc/Rpc"
@@ -37,6 +37,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Option from "effect/Option"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as Process from "../Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SparePool from "./SparePool.ts"
@@ -251,6 +252,17 @@ export const AgentSession = Entity.make("AgentSession", [
 export const client = AgentSession.client
 
 /**
+ * How long a re-delivered turn waits before it starts: {@link Process.guardGracePeriod} and a second to spare.
+ * The attempt before was cut short by its runner's death (a runner that lets a shard go ends its turns and
+ * CLIs first); that host's guard ends the CLI and its tools within the grace period of the death, which came
+ * before the re-delivery. So two CLIs never write one session.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const takeoverDelay: Duration.Duration = Duration.sum(Process.guardGracePeriod, Duration.seconds(1))
+
+/**
  * How the sessions of the entity type run: the session options (callbacks included: `canUseTool`, `hooks`,
  * `mcpServers`, run on whichever runner holds the entity) and the entity's idle time.
  *
@@ -354,6 +366,7 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
           new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts: begun.attempt }) })
         )
       }
+      if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
       return run(turnId, prompt, begun.attempt)
     }))
 

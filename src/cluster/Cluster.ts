@@ -137,7 +137,11 @@ export interface PostgresOptions {
   readonly runnerAddress?: { readonly host: string; readonly port: number } | undefined
   /** The address to listen on when it differs from `runnerAddress` (behind NAT, in containers). */
   readonly listenAddress?: { readonly host: string; readonly port: number } | undefined
-  /** How RPCs are serialized between runners. Default `"ndjson"` (see `Wire` for why both work). */
+  /**
+   * How RPCs are serialized between runners and clients: `"binary"` (default, as Effect's socket runners
+   * default to: compact frames, every message type has a binary layout through `Wire`) or `"ndjson"` (frames
+   * a person can read on the wire). Every runner and client of one cluster must use the same.
+   */
   readonly serialization?: "ndjson" | "binary" | undefined
   /** Overrides of the sharding configuration (lock expiry, poll intervals, ...). */
   readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
@@ -170,8 +174,8 @@ export const layerPostgres = (
   }
   const sharding: Layer.Layer<Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage, any, SqlClient.SqlClient> =
     options.runnerAddress === undefined
-      ? NodeClusterSocket.layer({ clientOnly: true, storage: "sql", serialization: options.serialization ?? "ndjson", shardingConfig })
-      : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "ndjson", shardingConfig })
+      ? NodeClusterSocket.layer({ clientOnly: true, storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })
+      : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })
   return Layer.mergeAll(sharding, tables, NodeFileSystem.layer, NodePath.layer).pipe(
     Layer.provideMerge(pgClient(options.url))
   )
@@ -180,7 +184,7 @@ export const layerPostgres = (
 /**
  * The options of {@link layerPostgres} from `Config`: `CLAUDE_CLUSTER_PG_URL` (the database),
  * `CLAUDE_CLUSTER_RUNNER_HOST` and `CLAUDE_CLUSTER_RUNNER_PORT` (this runner's address, default port 34431;
- * without a host the layer is a client only), `CLAUDE_CLUSTER_SERIALIZATION` (`ndjson` or `binary`).
+ * without a host the layer is a client only), `CLAUDE_CLUSTER_SERIALIZATION` (`binary`, the default, or `ndjson`).
  *
  * @since 0.1.0
  * @category config
@@ -189,8 +193,8 @@ export const postgresConfig: Config.Config<PostgresOptions> = Config.all({
   url: Config.Redacted("CLAUDE_CLUSTER_PG_URL"),
   host: Config.option(Config.String("CLAUDE_CLUSTER_RUNNER_HOST")),
   port: Config.Int("CLAUDE_CLUSTER_RUNNER_PORT").pipe(Config.withDefault(34431)),
-  serialization: Config.Literals(["ndjson", "binary"], "CLAUDE_CLUSTER_SERIALIZATION").pipe(
-    Config.withDefault("ndjson" as const)
+  serialization: Config.Literals(["binary", "ndjson"], "CLAUDE_CLUSTER_SERIALIZATION").pipe(
+    Config.withDefault("binary" as const)
   )
 }).pipe(Config.map(({ host, port, serialization, url }) => ({
   url,

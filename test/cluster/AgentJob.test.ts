@@ -32,11 +32,12 @@ describe("AgentJob on the SQL workflow engine", () => {
     return Effect.gen(function*() {
       const server = yield* ScriptedServer.make(script)
       const sandbox = yield* ClaudeSandbox.make({ baseUrl: server.url })
-      const env = { JOB_SANDBOX: JSON.stringify(sandbox), JOB_DB: path.join(dir, "jobs.db"), JOB_ID: "job-1" }
+      const env = { JOB_DB: path.join(dir, "jobs.db"), JOB_ID: "job-1" }
+      const marked = { variable: "JOB_SANDBOX", value: sandbox }
       const turnsRequested = Effect.map(server.requests, (requests) =>
         ScriptedServer.turnRequests(requests).filter((r) => r.kind === "turn").map((r) => r.turn))
 
-      const first = Child.spawn(runnerScript, env)
+      const first = Child.spawn(runnerScript, env, marked)
       yield* Effect.addFinalizer(() => Child.stop(first))
       yield* waitUntil(Effect.map(turnsRequested, (turns) => turns.includes(2))).pipe(Effect.timeout("60 seconds"))
       // The runner and its CLI together, as a host dying takes both: a CLI left running would finish the turn
@@ -46,7 +47,7 @@ describe("AgentJob on the SQL workflow engine", () => {
       assert.isFalse(first.lines.some((line) => "results" in line))
       assert.deepStrictEqual(yield* turnsRequested, [0, 1, 2])
 
-      const second = Child.spawn(runnerScript, env)
+      const second = Child.spawn(runnerScript, env, marked)
       yield* Effect.addFinalizer(() => Child.stop(second))
       const code = yield* Effect.promise(() => second.exited).pipe(Effect.timeout("60 seconds"))
       assert.strictEqual(code, 0)

@@ -2,6 +2,7 @@
  * The agent session entity on a test runner, with the real CLI on the scripted model.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -137,8 +138,11 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       // A start that never finished, as a runner that died mid-turn leaves it.
       const log = yield* TurnLog.TurnLog
       yield* log.begin("e", "e-2")
+      const delivered = Date.now()
       const retried = yield* turn("e", "e-2", "echo: two")
       assert.deepStrictEqual(retried[0], new AgentSession.TurnStarted({ turnId: "e-2", attempt: 2 }))
+      // Not before the dead runner's guard has ended what it ran.
+      assert.isAtLeast(Date.now() - delivered, Duration.toMillis(AgentSession.takeoverDelay))
       assert.strictEqual(resultText(retried), "Echo two.")
 
       yield* log.begin("e", "e-3")

@@ -1,11 +1,15 @@
 /**
  * Two runner processes on one real PostgreSQL, the real CLI on one scripted model: entities spread over both;
- * one runner SIGKILLed while a turn streams; its entities continue on the other with their history.
+ * one runner SIGKILLed while a turn runs a tool; its entities continue on the other with their history. The
+ * runners and their client serialize RPCs as binary (the default), so the typed messages cross the runners
+ * through the binary codec (`Wire`); the demo's test runs the same cluster on ndjson.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { waitUntil } from "../session/support/Real.ts"
@@ -15,7 +19,7 @@ const { collect, first, resultText, second, within } = Runners
 
 describe("Cluster.layerPostgres: failover between two runner processes", () => {
   it.live("a runner SIGKILLed mid-turn: its entities continue on the other with their history", () =>
-    Runners.withCluster(({ address, moving, runners, server, staying, survivor, victim }) =>
+    Runners.withCluster("binary", ({ cwd, moving, runners, server, staying, survivor, victim }) =>
       Effect.gen(function*() {
         const client = yield* AgentSession.client
         const entities = [...moving, ...staying]
@@ -28,24 +32,42 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
         const infos = yield* Effect.forEach(entities, (name) => client(name).Info())
         assert.deepStrictEqual(
           infos.map((info) => info.runner),
-          [address(victim), address(victim), address(survivor), address(survivor)]
+          [victim.address, victim.address, survivor.address, survivor.address]
         )
-        assert.includeMembers([...victim.spawned()], [infos[0]!.pid!, infos[1]!.pid!])
-        assert.includeMembers([...survivor.spawned()], [infos[2]!.pid!, infos[3]!.pid!])
+        // Each CLI in the tree of the runner Info named.
+        assert.deepStrictEqual(
+          infos.map((info) => [Runners.carries(info.pid!, victim.mark), Runners.carries(info.pid!, survivor.mark)]),
+          [[true, false], [true, false], [false, true], [false, true]]
+        )
 
-        // The second turn of one moving entity streams when its runner is killed.
+        // The second turn of one moving entity runs a tool (a shell command that sleeps) when its runner is killed.
         const [inFlight, finished] = moving
-        const running = yield* Effect.forkChild(collect(inFlight, `${inFlight}-2`, `${inFlight}: second`))
-        yield* waitUntil(Effect.map(server.requests, (requests) =>
-          ScriptedServer.turnRequests(requests).some((r) => r.conversation === inFlight && r.turn === 1)
-        )).pipe(within("60 seconds", "the in-flight turn reached the model", runners))
+        const cli = infos[0]!.pid!
+        const pidFile = path.join(cwd, Runners.toolPidFile(inFlight))
+        const running = yield* Effect.forkChild(collect(inFlight, `${inFlight}-2`, Runners.toolPrompt(inFlight)))
+        yield* waitUntil(Effect.sync(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").endsWith("\n")))
+          .pipe(within("60 seconds", "the in-flight turn's tool", runners))
+        const tool = Number(fs.readFileSync(pidFile, "utf8"))
+        // The tool runs in a session of its own, out of the CLI's process group, yet in the runner's tree.
+        const tree = Runners.leftBehind(victim).map((p) => p.pid)
+        assert.includeMembers(tree, [cli, tool])
+        assert.notStrictEqual(Runners.processGroup(tool), Runners.processGroup(cli))
         victim.process.kill("SIGKILL")
         yield* Effect.promise(() => victim.exited)
+
+        // The CLI, its tool and every other process of the killed runner's tree end with the host-death guard,
+        // while the turn is being retried elsewhere.
+        yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
+          Effect.timeout(Runners.guardDeadline),
+          Effect.ignore
+        )
+        assert.deepStrictEqual(Runners.leftBehind(victim), [])
+        assert.deepStrictEqual([cli, tool, ...tree].filter(Runners.isRunning), [])
 
         // The client's stream sees the turn started, then started again on the survivor (marked), then its end.
         const retried = yield* Fiber.join(running).pipe(within("120 seconds", "the retried turn", runners))
         const starts = retried.filter((e) => e._tag === "TurnStarted")
-        assert.deepStrictEqual(starts.at(-1), new AgentSession.TurnStarted({ turnId: `${inFlight}-2`, attempt: 2 }))
+        assert.deepStrictEqual(starts, [1, 2].map((attempt) => new AgentSession.TurnStarted({ turnId: `${inFlight}-2`, attempt })))
         assert.strictEqual(resultText(retried), second(inFlight))
 
         // The other moved entity continues there; its first turn, asked again, comes from the log.
@@ -56,8 +78,8 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
         assert.strictEqual(resultText(next), second(finished))
         for (const name of moving) {
           const info = yield* client(name).Info()
-          assert.strictEqual(info.runner, address(survivor), name)
-          assert.include(survivor.spawned(), info.pid, name)
+          assert.strictEqual(info.runner, survivor.address, name)
+          assert.isTrue(Runners.carries(info.pid!, survivor.mark), name)
         }
 
         // What the model was sent after the move: the conversation's earlier turn with the new prompt.
@@ -75,12 +97,6 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
         assert.strictEqual(count(inFlight, true), 2)
         assert.strictEqual(count(finished, true), 1)
 
-        // The killed runner's CLIs and their tools are gone once the host-death guard has had its time.
-        yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
-          Effect.timeout(Runners.guardDeadline),
-          Effect.ignore
-        )
-        assert.deepStrictEqual(Runners.leftBehind(victim), [])
       })
     ).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 300_000)
 })

@@ -115,6 +115,29 @@ describe("Host", () => {
       }).pipe(Effect.provide(NodeServices.layer)), 180_000)
   })
 
+  describe("a host killed mid-turn, its CLI deaf to SIGTERM with a tool in a session of its own", () => {
+    // The real CLI starts its Bash tool with setsid: the tool is out of the CLI's process group.
+    it.live("the CLI and the tool gone within Process.guardGracePeriod", () =>
+      Effect.gen(function*() {
+        const tool = FaultCli.child([], { ownSession: true })
+        const installed = yield* FaultCli.make(
+          FaultCli.ignoreSigterm(FaultCli.plan(tool, FaultCli.lines(hello.slice(0, 2)), FaultCli.hang))
+        )
+        yield* Effect.addFinalizer(() =>
+          Effect.map(Effect.zip(installed.pids, installed.children), ([pids, tools]) => {
+            for (const pid of [...pids, ...tools]) if (FaultCli.isAlive(pid)) process.kill(pid, "SIGKILL")
+          })
+        )
+        const host = yield* startHost([hostScript, "query", installed.executable], (out) => out.includes("ready"))
+        const [[cli], [started]] = yield* Effect.zip(installed.pids, installed.children)
+        const groupOf = (pid: number) => Number(childProcess.execFileSync("ps", ["-o", "pgid=", "-p", String(pid)], { encoding: "utf8" }))
+        assert.notStrictEqual(groupOf(started!), groupOf(cli!), "the tool left the CLI's group")
+        host.child.kill("SIGKILL")
+        yield* Effect.promise(() => host.exited)
+        yield* awaitGone([cli!, started!], within)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+  })
+
   describe("the bin killed mid-turn by SIGKILL", () => {
     // The bin is effect-claude-code run.
     it.live("its CLI and tool processes gone within Process.guardGracePeriod", () =>

@@ -54,7 +54,8 @@ const stores: ReadonlyArray<{
     name: "PostgreSQL",
     make: Effect.gen(function*() {
       const server = yield* Postgres.start
-      const context = yield* Layer.build(PgClient.layer(server)).pipe(Effect.orDie)
+      const { database, host, port, username } = server
+      const context = yield* Layer.build(PgClient.layer({ host, port, username, database })).pipe(Effect.orDie)
       return yield* SqlSessionStore.make().pipe(Effect.provide(context))
     })
   }

@@ -62,8 +62,11 @@ export type Step =
   | { readonly _tag: "Hang" }
   | { readonly _tag: "Exit"; readonly code: number }
   | { readonly _tag: "Kill"; readonly signal: NodeJS.Signals }
-  /** Starts a child process (`sleep`) that holds the given pipes open, and goes on without waiting for it. */
-  | { readonly _tag: "Child"; readonly holds: ReadonlyArray<Fd> }
+  /**
+   * Starts a child process (`sleep`) that holds the given pipes open, and goes on without waiting for it;
+   * with `ownSession`, in a session (and process group) of its own, as the real CLI starts its tools.
+   */
+  | { readonly _tag: "Child"; readonly holds: ReadonlyArray<Fd>; readonly ownSession?: boolean | undefined }
 
 /**
  * @since 0.1.0
@@ -209,12 +212,17 @@ export const hang: Step = { _tag: "Hang" }
 /**
  * Starts a child process, as a tool or a background helper would, that inherits the pipes in `holds` (none:
  * a tool with no output) and outlives the fake CLI unless something ends it. Its pid is in
- * `Installed.children`.
+ * `Installed.children`. With `ownSession` it leaves the CLI's process group (`setsid`), as the real CLI's
+ * Bash tool does.
  *
  * @since 0.1.0
  * @category steps
  */
-export const child = (holds: ReadonlyArray<Fd> = []): Step => ({ _tag: "Child", holds })
+export const child = (holds: ReadonlyArray<Fd> = [], options: { readonly ownSession?: boolean } = {}): Step => ({
+  _tag: "Child",
+  holds,
+  ownSession: options.ownSession ?? false
+})
 
 /**
  * An installed fake CLI.

@@ -66,7 +66,10 @@ const run = async (step: Step): Promise<void> => {
       return process.exit(step.code)
     case "Child": {
       const holds = (fd: "stdout" | "stderr") => step.holds.includes(fd) ? "inherit" : "ignore"
-      const started = childProcess.spawn("sleep", ["300"], { stdio: ["ignore", holds("stdout"), holds("stderr")] })
+      const started = childProcess.spawn("sleep", ["300"], {
+        stdio: ["ignore", holds("stdout"), holds("stderr")],
+        detached: step.ownSession === true
+      })
       started.unref()
       fs.appendFileSync(plan.childFile, `${started.pid}\n`)
       return

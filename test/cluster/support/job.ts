@@ -1,30 +1,20 @@
 /**
  * A runner process for the durable job test: a SingleRunner on the SQLite file `JOB_DB` with the workflow
- * engine, running the job `JOB_ID` (three turns) on the CLI sandbox `JOB_SANDBOX` (JSON). Writes one JSON line
- * per CLI it spawns (`{"spawned": pid}`, so the test can end what a killed runner leaves) and one with the
- * job's results (`{"results": [...]}`) when the job ends.
+ * engine, running the job `JOB_ID` (three turns) on the CLI sandbox `JOB_SANDBOX` (JSON). Writes a JSON line
+ * with the job's results (`{"results": [...]}`) when the job ends.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as AgentJob from "../../../src/cluster/AgentJob.ts"
 import * as AgentSession from "../../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../../src/cluster/Cluster.ts"
 import * as Live from "../../../src/layers/Live.ts"
-import * as Process from "../../../src/Process.ts"
 import type * as ClaudeSandbox from "../../../src/testing/ClaudeSandbox.ts"
 
 const sandbox: ClaudeSandbox.Sandbox = JSON.parse(process.env.JOB_SANDBOX!)
 const say = (line: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(line) + "\n"))
-
-const announcingSpawner = Layer.effect(
-  ChildProcessSpawner.ChildProcessSpawner,
-  ChildProcessSpawner.ChildProcessSpawner.useSync((node) =>
-    ChildProcessSpawner.make((command) => Effect.tap(node.spawn(command), (handle) => say({ spawned: handle.pid })))
-  )
-).pipe(Layer.provide(Process.nodeSpawner))
 
 export const Job = AgentJob.make("ThreeTurns")
 
@@ -33,9 +23,7 @@ const layer = AgentJob.layer(Job).pipe(
   Layer.provideMerge(ClusterWorkflowEngine.layer),
   Layer.provideMerge(Cluster.layerSqlite({ filename: process.env.JOB_DB! })),
   Layer.provideMerge(
-    Live.layerWith({ executable: sandbox.executable, env: sandbox.env, envMode: "replace", cwd: sandbox.cwd }).pipe(
-      Layer.provide(announcingSpawner)
-    )
+    Live.layer({ executable: sandbox.executable, env: sandbox.env, envMode: "replace", cwd: sandbox.cwd })
   )
 )
 
