@@ -341,7 +341,11 @@ describe("SessionStore", () => {
           return yield* Layer.build(Sqlite.layer(path.join(dir, "sessions.db")))
         })
       },
-      { name: "PostgreSQL", client: Effect.flatMap(Postgres.start, (server) => Effect.orDie(Layer.build(PgClient.layer(server)))) }
+      {
+        name: "PostgreSQL",
+        client: Effect.flatMap(Postgres.start, ({ database, host, port, username }) =>
+          Effect.orDie(Layer.build(PgClient.layer({ host, port, username, database }))))
+      }
     ]
     for (const { client, name } of sqlStores) {
       it.effect(`${name}: the summaries table`, () =>
