@@ -16,7 +16,6 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Filter from "../filter/Filter.ts"
 import * as Decode from "../stream/Decode.ts"
-import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Demo from "./Demo.ts"
 import * as Display from "./Display.ts"
@@ -131,6 +130,10 @@ const view = Command.make(
   )
 )
 
+// Files counted at once by `stats`: their reads overlap (one file's wait on the disk is another's decoding),
+// in memory bounded by this many files' chunks and counters. Results keep the order of the files.
+const readConcurrency = 4
+
 const stats = Command.make(
   "stats",
   {
@@ -161,17 +164,14 @@ const stats = Command.make(
         Result.isFailure(file) ? Effect.fail(file.failure) : Input.detect(file.success).pipe(
           Effect.flatMap((format) =>
             format === "transcript"
-              ? Input.bytes(file.success).pipe(
-                TranscriptDecode.records({ onBadLine: "emit" }),
-                Stream.run(Stats.transcriptSink(file.success))
-              )
+              ? Stats.transcriptFile(file.success).pipe(Effect.mapError(Input.unreadable(file.success)))
               : Input.bytes(file.success).pipe(
                 Decode.records({ onBadLine: "emit" }),
                 Stream.run(Stats.sink(Input.nameOf(file.success)))
               )
           )
         )
-      ))
+      ), { concurrency: readConcurrency })
     const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success] : [])
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined

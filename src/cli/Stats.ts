@@ -5,6 +5,9 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import type * as PlatformError from "effect/PlatformError"
 import * as Sink from "effect/Sink"
 import * as Item from "../filter/Item.ts"
 import type * as Message from "../schema/Message.ts"
@@ -13,7 +16,7 @@ import type * as Usage from "../schema/Usage.ts"
 import * as ToolUseResult from "../schema/ToolUseResult.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
-import type * as TranscriptDecode from "../transcript/Decode.ts"
+import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as TranscriptMessages from "../transcript/Messages.ts"
 import * as Pricing from "../transcript/Pricing.ts"
 import * as Pretty from "./Pretty.ts"
@@ -434,6 +437,45 @@ export const transcriptSink = (
     }),
     (counter) => counter.done()
   )
+
+// Reads of a transcript file: large, into a buffer reused from file to file (the decoder keeps no chunk), so that
+// a directory of transcripts is read in a few round trips per file and without a fresh allocation per read.
+const readBytes = 1024 * 1024
+const spareBuffers: Array<Uint8Array> = []
+
+/**
+ * Counts a session transcript file: the figures {@link transcriptSink} gives over its bytes, read in
+ * large chunks straight into the decoder (no stream between them), in memory bounded by a chunk and the
+ * longest line.
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const transcriptFile = (path: string): Effect.Effect<FileStats, PlatformError.PlatformError, FileSystem.FileSystem> =>
+  Effect.scoped(Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const handle = yield* fs.open(path)
+    const buffer = yield* Effect.acquireRelease(
+      Effect.sync(() => spareBuffers.pop() ?? new Uint8Array(readBytes)),
+      (b) => Effect.sync(() => spareBuffers.push(b))
+    )
+    const counter = makeCounter(path, Pricing.costOf)
+    const decoder = TranscriptDecode.decoder()
+    const out: Array<TranscriptDecode.DecodedEntry | Decode.DecodeError> = []
+    const count = () => {
+      for (let i = 0; i < out.length; i++) counter.pushEntry(out[i]!)
+      out.length = 0
+    }
+    while (true) {
+      const read = yield* handle.read(buffer)
+      if (read === 0) break
+      decoder.push(buffer.subarray(0, read), out)
+      count()
+    }
+    decoder.end(out)
+    count()
+    return counter.done()
+  }))
 
 /**
  * The figures of several files added up (`path` names the set).
