@@ -10,6 +10,7 @@ import * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import * as Sink from "effect/Sink"
 import * as Item from "../filter/Item.ts"
+import * as Permission from "../schema/Permission.ts"
 import type * as Message from "../schema/Message.ts"
 import type * as ResultMessage from "../schema/Result.ts"
 import type * as Usage from "../schema/Usage.ts"
@@ -137,11 +138,16 @@ const kindOf = (message: Message.Message): string => {
   return typeof fields.subtype === "string" ? `${String(fields.type)}/${fields.subtype}` : String(fields.type)
 }
 
-const timestampOf = (message: Message.Message): number | undefined => {
-  const t = (message as { readonly timestamp?: unknown }).timestamp
+// A transcript entry's kind: `type`, or `type/subtype`.
+const kindOfRaw = (raw: { readonly type: string; readonly subtype?: unknown }): string =>
+  typeof raw.subtype === "string" ? `${raw.type}/${raw.subtype}` : raw.type
+
+const timeOf = (t: unknown): number | undefined => {
   const ms = typeof t === "string" ? Date.parse(t) : NaN
   return Number.isNaN(ms) ? undefined : ms
 }
+
+const timestampOf = (message: Message.Message): number | undefined => timeOf((message as { readonly timestamp?: unknown }).timestamp)
 
 // The duration the CLI reports in a tool's structured result, when it does.
 const reportedDuration = (meta: unknown): number | undefined => {
@@ -263,6 +269,7 @@ const fromUsage = (usage: Usage.Usage): Figures => ({
 interface Counter {
   readonly push: (entry: Decode.DecodedLine | Decode.DecodeError) => void
   readonly pushEntry: (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => void
+  readonly pushTranscriptEntry: (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => void
   readonly done: () => FileStats
 }
 
@@ -273,7 +280,12 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
   const calledAt = new Map<string, number | undefined>()
   // Per session, the usage of each assistant message: the CLI writes one line per content block, all with the
   // same message id and usage, so a message counts once (its last line, the most complete).
-  const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly usage: Usage.Usage }>>()
+  // Kept as figures, not as the usage object: a long transcript holds many messages.
+  const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly figures: Figures }>>()
+  const countUsage = (session: string, id: string, model: string, usage: Usage.Usage) => {
+    const messages = assistantUsage.get(session) ?? assistantUsage.set(session, new Map()).get(session)!
+    messages.set(id, { model, figures: fromUsage(usage) })
+  }
   // Per session, the running totals of its results (see SessionTotals).
   const sessions = new Map<string, SessionTotals>()
   // The main agent's error results since the last result line, by tool use id: their tool and whether they
@@ -318,17 +330,51 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
   // A transcript line: counted by its entry's type, its message (if it stands for one) as in stream-json.
   const pushEntry = (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError): void => {
     if (pushLine(entry)) return
-    const raw = entry.entry._tag === "UnknownEntry" ? entry.entry.raw : entry.entry as { readonly type: string; readonly subtype?: unknown }
-    pushKind(typeof raw.subtype === "string" ? `${raw.type}/${raw.subtype}` : raw.type, entry.entry._tag === "UnknownEntry")
+    pushKind(kindOfRaw(entry.entry._tag === "UnknownEntry" ? entry.entry.raw : entry.entry), entry.entry._tag === "UnknownEntry")
     const message = TranscriptMessages.toMessage(entry.entry)
     if (message !== undefined) pushMessage(message)
   }
 
+  // A transcript line counted from its entry: the figures pushEntry finds through the entry's stream-json
+  // message and its items, without building either. Only what a transcript can hold matters here: tool
+  // calls and results, their durations, unknown blocks and usage (no results, stream events or system lines).
+  const calls = new Map<string, { readonly name: string; readonly at: number | undefined }>()
+  const pushTranscriptEntry = (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError): void => {
+    if (pushLine(entry)) return
+    const e = entry.entry
+    if (e._tag === "UnknownEntry") return pushKind(kindOfRaw(e.raw), true)
+    pushKind(kindOfRaw(e), false)
+    if (e._tag !== "UserEntry" && e._tag !== "AssistantEntry") return
+    if (e._tag === "AssistantEntry") countUsage(e.sessionId ?? "", e.message.id, e.message.model, e.message.usage)
+    const content = e.message.content
+    // Text alone (a prompt) holds nothing counted.
+    if (typeof content === "string") return
+    const time = timeOf(e.timestamp)
+    for (const block of content) {
+      if (block._tag === "ToolUseBlock") {
+        toolOf(stats, block.name).calls++
+        calls.set(block.id, { name: block.name, at: time })
+      } else if (block._tag === "ToolResultBlock") {
+        const call = calls.get(block.tool_use_id)
+        const tool = toolOf(stats, call?.name ?? "(unknown tool)")
+        if (block.is_error === true) {
+          tool.errors++
+          stats.errorResults++
+        }
+        // A transcript's messages carry no tool_result_meta: the wording of the result decides.
+        if (Permission.isPermissionDenied(block)) tool.denied++
+        const measured = time !== undefined && call?.at !== undefined ? time - call.at : undefined
+        const structured = e._tag === "UserEntry" ? reportedDuration(e.toolUseResult) : undefined
+        tool.durationMs += structured ?? measured ?? 0
+      } else if (block._tag === "UnknownBlock") {
+        bump(stats.unknownTypes, `${e.type} block ${block.type}`)
+      }
+    }
+  }
+
   const pushMessage = (message: Message.Message): void => {
     if (message._tag === "AssistantMessage") {
-      const session = message.session_id ?? ""
-      const messages = assistantUsage.get(session) ?? assistantUsage.set(session, new Map()).get(session)!
-      messages.set(message.message.id, { model: message.message.model, usage: message.message.usage })
+      countUsage(message.session_id ?? "", message.message.id, message.message.model, message.message.usage)
     }
     const time = timestampOf(message)
     for (const item of flattener.push(message)) {
@@ -388,8 +434,7 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     }
     for (const [session, messages] of assistantUsage) {
       if (covered.has(session)) continue
-      for (const { model, usage } of messages.values()) {
-        const figures = fromUsage(usage)
+      for (const { figures, model } of messages.values()) {
         const cost = price?.(model, figures)
         addModel(stats, model, "assistant", cost === undefined ? figures : { ...figures, costUsd: cost }, cost !== undefined)
       }
@@ -400,7 +445,7 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     return stats
   }
 
-  return { push, pushEntry, done }
+  return { push, pushEntry, pushTranscriptEntry, done }
 }
 
 /**
@@ -463,7 +508,7 @@ export const transcriptFile = (path: string): Effect.Effect<FileStats, PlatformE
     const decoder = TranscriptDecode.decoder()
     const out: Array<TranscriptDecode.DecodedEntry | Decode.DecodeError> = []
     const count = () => {
-      for (let i = 0; i < out.length; i++) counter.pushEntry(out[i]!)
+      for (let i = 0; i < out.length; i++) counter.pushTranscriptEntry(out[i]!)
       out.length = 0
     }
     while (true) {
