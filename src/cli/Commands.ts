@@ -17,13 +17,16 @@ import * as Flag from "effect/cli/Flag"
 import * as Filter from "../filter/Filter.ts"
 import * as Decode from "../stream/Decode.ts"
 import * as CliFailure from "./CliFailure.ts"
-import * as Demo from "./Demo.ts"
 import * as Display from "./Display.ts"
 import * as Input from "./Input.ts"
 import * as Live from "./Live.ts"
 import * as RunOptions from "./RunOptions.ts"
-import * as Session from "./Session.ts"
 import * as Stats from "./Stats.ts"
+
+// `run` and `demo` need the machinery of a claude process (and `demo` the scripted model): loaded when one of them
+// runs, so that `view` and `stats` start without it.
+const loadSession = Effect.promise(() => import("./Session.ts"))
+const loadDemo = Effect.promise(() => import("./Demo.ts"))
 
 const format = Flag.Literals("format", ["pretty", "jsonl", "json"]).pipe(
   Flag.withDescription(
@@ -207,6 +210,7 @@ const run = Command.make(
   },
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
+    const Session = yield* loadSession
     const outcome = yield* Session.show({
       executable: yield* RunOptions.executable(options.claude),
       prompt: options.prompt,
@@ -217,7 +221,7 @@ const run = Command.make(
   })
 ).pipe(describe("Run claude -p and show the session live"))
 
-const demo = Command.make("demo", {}, () => Demo.run).pipe(
+const demo = Command.make("demo", {}, () => Effect.flatMap(loadDemo, (Demo) => Demo.run)).pipe(
   describe("The real CLI against a scripted model on loopback (no network, no API key), or the bundled recording")
 )
 
