@@ -149,8 +149,12 @@ const timeOf = (t: unknown): number | undefined => {
 
 const timestampOf = (message: Message.Message): number | undefined => timeOf((message as { readonly timestamp?: unknown }).timestamp)
 
-// The duration the CLI reports in a tool's structured result, when it does.
+// The duration the CLI reports in a tool's structured result, when it does. Only the shapes with one of these
+// keys give one: a result without them (most are) is not worth classifying.
 const reportedDuration = (meta: unknown): number | undefined => {
+  if (typeof meta !== "object" || meta === null || !("durationMs" in meta || "durationSeconds" in meta || "totalDurationMs" in meta)) {
+    return undefined
+  }
   const c = ToolUseResult.classify(meta)
   switch (c._tag) {
     case "Glob":
