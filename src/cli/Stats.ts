@@ -517,9 +517,12 @@ export const transcriptFile = (path: string): Effect.Effect<FileStats, PlatformE
     }
     while (true) {
       const read = yield* handle.read(buffer)
-      if (read === 0) break
-      decoder.push(buffer.subarray(0, read), out)
-      count()
+      if (read > 0) {
+        decoder.push(buffer.subarray(0, read), out)
+        count()
+      }
+      // A short read is the end of a regular file (as far as it is written): no read more to learn it.
+      if (read < buffer.length) break
     }
     decoder.end(out)
     count()
