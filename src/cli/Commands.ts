@@ -137,6 +137,18 @@ const view = Command.make(
 // in memory bounded by this many files' chunks and counters. Results keep the order of the files.
 const readConcurrency = 4
 
+// One file's figures: a transcript counted from its entries, anything else (standard input, a special file, a
+// file of stream-json) as stream-json.
+const countFile = (file: string) =>
+  (file === "-" ? Effect.succeed(undefined) : Stats.transcriptFile(file).pipe(Effect.mapError(Input.unreadable(file)))).pipe(
+    Effect.flatMap((stats) =>
+      stats !== undefined ? Effect.succeed(stats) : Input.bytes(file).pipe(
+        Decode.records({ onBadLine: "emit" }),
+        Stream.run(Stats.sink(Input.nameOf(file)))
+      )
+    )
+  )
+
 const stats = Command.make(
   "stats",
   {
@@ -162,19 +174,11 @@ const stats = Command.make(
     const named = expanded.flatMap((r): ReadonlyArray<Result.Result<string, CliFailure.CliFailure>> =>
       Result.isSuccess(r) ? r.success.map((file) => Result.succeed(file)) : [Result.fail(r.failure)]
     )
-    const counted = yield* Effect.forEach(named, (file) =>
-      Effect.result(
-        Result.isFailure(file) ? Effect.fail(file.failure) : Input.detect(file.success).pipe(
-          Effect.flatMap((format) =>
-            format === "transcript"
-              ? Stats.transcriptFile(file.success).pipe(Effect.mapError(Input.unreadable(file.success)))
-              : Input.bytes(file.success).pipe(
-                Decode.records({ onBadLine: "emit" }),
-                Stream.run(Stats.sink(Input.nameOf(file.success)))
-              )
-          )
-        )
-      ), { concurrency: readConcurrency })
+    const counted = yield* Effect.forEach(
+      named,
+      (file) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success)),
+      { concurrency: readConcurrency }
+    )
     const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success] : [])
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined

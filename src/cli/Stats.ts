@@ -20,6 +20,7 @@ import { isDecodeError } from "../stream/DecodeError.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as TranscriptMessages from "../transcript/Messages.ts"
 import * as Pricing from "../transcript/Pricing.ts"
+import * as Input from "./Input.ts"
 import * as Pretty from "./Pretty.ts"
 import * as Style from "./Style.ts"
 import * as ToolLine from "./ToolLine.ts"
@@ -493,21 +494,28 @@ const readBytes = 1024 * 1024
 const spareBuffers: Array<Uint8Array> = []
 
 /**
- * Counts a session transcript file: the figures {@link transcriptSink} gives over its bytes, read in
- * large chunks straight into the decoder (no stream between them), in memory bounded by a chunk and the
- * longest line.
+ * Counts a file when it is a session transcript (as {@link Input.detect} tells, from the same first read):
+ * the figures {@link transcriptSink} gives over its bytes, read in large chunks straight into the decoder (no
+ * stream between them), in memory bounded by a chunk and the longest line. `undefined` for a file that is
+ * not a transcript, or not a regular file: the caller reads it as stream-json.
  *
  * @since 0.1.0
  * @category counting
  */
-export const transcriptFile = (path: string): Effect.Effect<FileStats, PlatformError.PlatformError, FileSystem.FileSystem> =>
+export const transcriptFile = (
+  path: string
+): Effect.Effect<FileStats | undefined, PlatformError.PlatformError, FileSystem.FileSystem> =>
   Effect.scoped(Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
+    // Opening a named pipe would wait for its writer: special files are not sniffed (as in Input.detect).
+    if ((yield* fs.stat(path)).type !== "File") return undefined
     const handle = yield* fs.open(path)
     const buffer = yield* Effect.acquireRelease(
       Effect.sync(() => spareBuffers.pop() ?? new Uint8Array(readBytes)),
       (b) => Effect.sync(() => spareBuffers.push(b))
     )
+    let read = yield* handle.read(buffer)
+    if (Input.formatOf(buffer.subarray(0, read)) !== "transcript") return undefined
     const counter = makeCounter(path, Pricing.costOf)
     const decoder = TranscriptDecode.decoder()
     const out: Array<TranscriptDecode.DecodedEntry | Decode.DecodeError> = []
@@ -516,13 +524,13 @@ export const transcriptFile = (path: string): Effect.Effect<FileStats, PlatformE
       out.length = 0
     }
     while (true) {
-      const read = yield* handle.read(buffer)
       if (read > 0) {
         decoder.push(buffer.subarray(0, read), out)
         count()
       }
       // A short read is the end of a regular file (as far as it is written): no read more to learn it.
       if (read < buffer.length) break
+      read = yield* handle.read(buffer)
     }
     decoder.end(out)
     count()

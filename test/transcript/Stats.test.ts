@@ -21,6 +21,7 @@ const both = (file: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const direct = yield* Stats.transcriptFile(file)
+    if (direct === undefined) return assert.fail(`${file} is not read as a transcript`)
     const viaMessages = yield* fs.stream(file).pipe(
       TranscriptDecode.records({ onBadLine: "emit" }),
       Stream.run(Stats.transcriptSink(file))
