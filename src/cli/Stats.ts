@@ -490,6 +490,8 @@ export const transcriptSink = (
 
 // Reads of a transcript file: large, into a buffer reused from file to file (the decoder keeps no chunk), so that
 // a directory of transcripts is read in a few round trips per file and without a fresh allocation per read.
+// A Node Buffer, not a bare Uint8Array: the line splitter's `indexOf` is then Buffer's (memchr), several times
+// faster on long lines.
 const readBytes = 1024 * 1024
 const spareBuffers: Array<Uint8Array> = []
 
@@ -511,7 +513,7 @@ export const transcriptFile = (
     if ((yield* fs.stat(path)).type !== "File") return undefined
     const handle = yield* fs.open(path)
     const buffer = yield* Effect.acquireRelease(
-      Effect.sync(() => spareBuffers.pop() ?? new Uint8Array(readBytes)),
+      Effect.sync(() => spareBuffers.pop() ?? Buffer.allocUnsafeSlow(readBytes)),
       (b) => Effect.sync(() => spareBuffers.push(b))
     )
     let read = yield* handle.read(buffer)
