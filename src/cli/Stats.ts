@@ -1,7 +1,9 @@
 /**
  * `stats`: what a stream-json file holds. Counting over the decoder's output with bad lines in-band, flattened into typed
  * {@link Item.Item}s (so tool results know their tool's name), line by line as the file is read (a
- * {@link sink}), so the same figures come out of a test, the command and a library user.
+ * {@link sink}), so the same figures come out of a test, the command and a library user. A session transcript
+ * file is counted from its typed entries directly ({@link transcriptFile}), to the figures its entries give
+ * as stream-json messages ({@link transcriptSink}).
  *
  * @since 0.1.0
  */
@@ -493,7 +495,7 @@ export const transcriptSink = (
 // A Node Buffer, not a bare Uint8Array: the line splitter's `indexOf` is then Buffer's (memchr), several times
 // faster on long lines.
 const readBytes = 1024 * 1024
-const spareBuffers: Array<Uint8Array> = []
+const spareBuffers: Array<Buffer> = []
 
 /**
  * Counts a file when it is a session transcript (as {@link Input.detect} tells, from the same first read):
