@@ -2,7 +2,9 @@
  * `node bench/transcripts.ts [--sessions N] [--mb M]`: a config directory of N generated session transcripts
  * (M MB in all, over ten projects), then, each in a process of its own, timed with its peak RSS:
  * - `effect-claude-code stats --format json` against `ccusage session --json --offline` (the tool most
- *   people use for this): the same token and cost totals, our time and peak memory as ratios of theirs;
+ *   people use for this): the same token and cost totals, our time and peak memory as ratios of theirs. Each
+ *   runs as installed: ccusage its published executable, ours the bin as the package ships it (`dist/cli/main.js`,
+ *   built here first), not the sources through Node's type stripping;
  * - listing every session and reading one session's messages with `SessionFiles` against the official
  *   SDK's `listSessions` / `getSessionMessages`: the same counts, the same ratios.
  * Fails when the figures differ. Prints a table and the ratios (below 1: we are faster / smaller).
@@ -28,6 +30,16 @@ const ccusageCli = (): string => {
     if (installed.status !== 0) throw new Error(`could not install ccusage@${ccusageVersion} (npm exit ${installed.status})`)
   }
   return cli
+}
+
+// The package's bin as it ships: compiled by the build (`tsc -p tsconfig.build.json`) into dist/.
+const builtBin = (): string => {
+  const built = childProcess.spawnSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
+    cwd: root,
+    stdio: "inherit"
+  })
+  if (built.status !== 0) throw new Error(`the build failed (tsc exit ${built.status})`)
+  return path.join(root, "dist", "cli", "main.js")
 }
 
 const flag = (name: string, fallback: number): number => {
@@ -164,11 +176,12 @@ const main = () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-transcripts-"))
   try {
     const configDir = path.join(work, ".claude")
+    const bin = builtBin()
     generate(configDir, sessions, mb * 1024 * 1024)
     const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir }
     const node = process.execPath
     const ours = measure(
-      [node, path.join(root, "src", "cli", "main.ts"), "stats", "--format", "json", path.join(configDir, "projects")],
+      [node, bin, "stats", "--format", "json", path.join(configDir, "projects")],
       env,
       (stdout) => {
         const models = Object.values((JSON.parse(stdout).total.models ?? {}) as Record<string, any>)

@@ -16,15 +16,17 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Filter from "../filter/Filter.ts"
 import * as Decode from "../stream/Decode.ts"
-import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as CliFailure from "./CliFailure.ts"
-import * as Demo from "./Demo.ts"
 import * as Display from "./Display.ts"
 import * as Input from "./Input.ts"
 import * as Live from "./Live.ts"
 import * as RunOptions from "./RunOptions.ts"
-import * as Session from "./Session.ts"
 import * as Stats from "./Stats.ts"
+
+// `run` and `demo` need the machinery of a claude process (and `demo` the scripted model): loaded when one of them
+// runs, so that `view` and `stats` start without it.
+const loadSession = Effect.promise(() => import("./Session.ts"))
+const loadDemo = Effect.promise(() => import("./Demo.ts"))
 
 const format = Flag.Literals("format", ["pretty", "jsonl", "json"]).pipe(
   Flag.withDescription(
@@ -131,6 +133,22 @@ const view = Command.make(
   )
 )
 
+// Files counted at once by `stats`: their reads overlap (one file's wait on the disk is another's decoding),
+// in memory bounded by this many files' chunks and counters. Results keep the order of the files.
+const readConcurrency = 4
+
+// One file's figures: a transcript counted from its entries, anything else (standard input, a special file, a
+// file of stream-json) as stream-json.
+const countFile = (file: string) =>
+  (file === "-" ? Effect.succeed(undefined) : Stats.transcriptFile(file).pipe(Effect.mapError(Input.unreadable(file)))).pipe(
+    Effect.flatMap((stats) =>
+      stats !== undefined ? Effect.succeed(stats) : Input.bytes(file).pipe(
+        Decode.records({ onBadLine: "emit" }),
+        Stream.run(Stats.sink(Input.nameOf(file)))
+      )
+    )
+  )
+
 const stats = Command.make(
   "stats",
   {
@@ -156,22 +174,11 @@ const stats = Command.make(
     const named = expanded.flatMap((r): ReadonlyArray<Result.Result<string, CliFailure.CliFailure>> =>
       Result.isSuccess(r) ? r.success.map((file) => Result.succeed(file)) : [Result.fail(r.failure)]
     )
-    const counted = yield* Effect.forEach(named, (file) =>
-      Effect.result(
-        Result.isFailure(file) ? Effect.fail(file.failure) : Input.detect(file.success).pipe(
-          Effect.flatMap((format) =>
-            format === "transcript"
-              ? Input.bytes(file.success).pipe(
-                TranscriptDecode.records({ onBadLine: "emit" }),
-                Stream.run(Stats.transcriptSink(file.success))
-              )
-              : Input.bytes(file.success).pipe(
-                Decode.records({ onBadLine: "emit" }),
-                Stream.run(Stats.sink(Input.nameOf(file.success)))
-              )
-          )
-        )
-      ))
+    const counted = yield* Effect.forEach(
+      named,
+      (file) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success)),
+      { concurrency: readConcurrency }
+    )
     const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success] : [])
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined
@@ -207,6 +214,7 @@ const run = Command.make(
   },
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
+    const Session = yield* loadSession
     const outcome = yield* Session.show({
       executable: yield* RunOptions.executable(options.claude),
       prompt: options.prompt,
@@ -217,7 +225,7 @@ const run = Command.make(
   })
 ).pipe(describe("Run claude -p and show the session live"))
 
-const demo = Command.make("demo", {}, () => Demo.run).pipe(
+const demo = Command.make("demo", {}, () => Effect.flatMap(loadDemo, (Demo) => Demo.run)).pipe(
   describe("The real CLI against a scripted model on loopback (no network, no API key), or the bundled recording")
 )
 

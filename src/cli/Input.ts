@@ -225,6 +225,23 @@ export const expand = (file: string): Effect.Effect<ReadonlyArray<string>, CliFa
     }).pipe(Effect.mapError((e) => CliFailure.isCliFailure(e) ? e : unreadable(file)(e)))
 
 /**
+ * How much of a file {@link detect} looks at.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const detectBytes = chunkSize
+
+/**
+ * The format of a file from its first bytes (only the first {@link detectBytes} of them count).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const formatOf = (head: Uint8Array): TranscriptDetect.Format =>
+  TranscriptDetect.detect(new TextDecoder().decode(head.length > detectBytes ? head.subarray(0, detectBytes) : head))
+
+/**
  * Whether a file holds stream-json or a session transcript, from its first 64 KiB (standard input is
  * stream-json).
  *
@@ -240,8 +257,8 @@ export const detect = (file: string): Effect.Effect<TranscriptDetect.Format, Cli
       // gone from it); special files are read as stream-json, where `bytes` handles them.
       if ((yield* fs.stat(file)).type !== "File") return "stream-json"
       const handle = yield* fs.open(file)
-      const head = yield* handle.readAlloc(chunkSize)
-      return TranscriptDetect.detect(Option.match(head, { onNone: () => "", onSome: (b) => new TextDecoder().decode(b) }))
+      const head = yield* handle.readAlloc(detectBytes)
+      return Option.match(head, { onNone: () => TranscriptDetect.detect(""), onSome: formatOf })
     })).pipe(Effect.mapError(unreadable(file)))
 
 /**

@@ -1,21 +1,28 @@
 /**
  * `stats`: what a stream-json file holds. Counting over the decoder's output with bad lines in-band, flattened into typed
  * {@link Item.Item}s (so tool results know their tool's name), line by line as the file is read (a
- * {@link sink}), so the same figures come out of a test, the command and a library user.
+ * {@link sink}), so the same figures come out of a test, the command and a library user. A session transcript
+ * file is counted from its typed entries directly ({@link transcriptFile}), to the figures its entries give
+ * as stream-json messages ({@link transcriptSink}).
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import type * as PlatformError from "effect/PlatformError"
 import * as Sink from "effect/Sink"
 import * as Item from "../filter/Item.ts"
+import * as Permission from "../schema/Permission.ts"
 import type * as Message from "../schema/Message.ts"
 import type * as ResultMessage from "../schema/Result.ts"
 import type * as Usage from "../schema/Usage.ts"
 import * as ToolUseResult from "../schema/ToolUseResult.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
-import type * as TranscriptDecode from "../transcript/Decode.ts"
+import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as TranscriptMessages from "../transcript/Messages.ts"
 import * as Pricing from "../transcript/Pricing.ts"
+import * as Input from "./Input.ts"
 import * as Pretty from "./Pretty.ts"
 import * as Style from "./Style.ts"
 import * as ToolLine from "./ToolLine.ts"
@@ -134,14 +141,23 @@ const kindOf = (message: Message.Message): string => {
   return typeof fields.subtype === "string" ? `${String(fields.type)}/${fields.subtype}` : String(fields.type)
 }
 
-const timestampOf = (message: Message.Message): number | undefined => {
-  const t = (message as { readonly timestamp?: unknown }).timestamp
+// A transcript entry's kind: `type`, or `type/subtype`.
+const kindOfRaw = (raw: { readonly type: string; readonly subtype?: unknown }): string =>
+  typeof raw.subtype === "string" ? `${raw.type}/${raw.subtype}` : raw.type
+
+const timeOf = (t: unknown): number | undefined => {
   const ms = typeof t === "string" ? Date.parse(t) : NaN
   return Number.isNaN(ms) ? undefined : ms
 }
 
-// The duration the CLI reports in a tool's structured result, when it does.
+const timestampOf = (message: Message.Message): number | undefined => timeOf((message as { readonly timestamp?: unknown }).timestamp)
+
+// The duration the CLI reports in a tool's structured result, when it does. Only the shapes with one of these
+// keys give one: a result without them (most are) is not worth classifying.
 const reportedDuration = (meta: unknown): number | undefined => {
+  if (typeof meta !== "object" || meta === null || !("durationMs" in meta || "durationSeconds" in meta || "totalDurationMs" in meta)) {
+    return undefined
+  }
   const c = ToolUseResult.classify(meta)
   switch (c._tag) {
     case "Glob":
@@ -260,6 +276,7 @@ const fromUsage = (usage: Usage.Usage): Figures => ({
 interface Counter {
   readonly push: (entry: Decode.DecodedLine | Decode.DecodeError) => void
   readonly pushEntry: (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => void
+  readonly pushTranscriptEntry: (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => void
   readonly done: () => FileStats
 }
 
@@ -270,7 +287,12 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
   const calledAt = new Map<string, number | undefined>()
   // Per session, the usage of each assistant message: the CLI writes one line per content block, all with the
   // same message id and usage, so a message counts once (its last line, the most complete).
-  const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly usage: Usage.Usage }>>()
+  // Kept as figures, not as the usage object: a long transcript holds many messages.
+  const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly figures: Figures }>>()
+  const countUsage = (session: string, id: string, model: string, usage: Usage.Usage) => {
+    const messages = assistantUsage.get(session) ?? assistantUsage.set(session, new Map()).get(session)!
+    messages.set(id, { model, figures: fromUsage(usage) })
+  }
   // Per session, the running totals of its results (see SessionTotals).
   const sessions = new Map<string, SessionTotals>()
   // The main agent's error results since the last result line, by tool use id: their tool and whether they
@@ -315,17 +337,51 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
   // A transcript line: counted by its entry's type, its message (if it stands for one) as in stream-json.
   const pushEntry = (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError): void => {
     if (pushLine(entry)) return
-    const raw = entry.entry._tag === "UnknownEntry" ? entry.entry.raw : entry.entry as { readonly type: string; readonly subtype?: unknown }
-    pushKind(typeof raw.subtype === "string" ? `${raw.type}/${raw.subtype}` : raw.type, entry.entry._tag === "UnknownEntry")
+    pushKind(kindOfRaw(entry.entry._tag === "UnknownEntry" ? entry.entry.raw : entry.entry), entry.entry._tag === "UnknownEntry")
     const message = TranscriptMessages.toMessage(entry.entry)
     if (message !== undefined) pushMessage(message)
   }
 
+  // A transcript line counted from its entry: the figures pushEntry finds through the entry's stream-json
+  // message and its items, without building either. Only what a transcript can hold matters here: tool
+  // calls and results, their durations, unknown blocks and usage (no results, stream events or system lines).
+  const calls = new Map<string, { readonly name: string; readonly at: number | undefined }>()
+  const pushTranscriptEntry = (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError): void => {
+    if (pushLine(entry)) return
+    const e = entry.entry
+    if (e._tag === "UnknownEntry") return pushKind(kindOfRaw(e.raw), true)
+    pushKind(kindOfRaw(e), false)
+    if (e._tag !== "UserEntry" && e._tag !== "AssistantEntry") return
+    if (e._tag === "AssistantEntry") countUsage(e.sessionId ?? "", e.message.id, e.message.model, e.message.usage)
+    const content = e.message.content
+    // Text alone (a prompt) holds nothing counted.
+    if (typeof content === "string") return
+    const time = timeOf(e.timestamp)
+    for (const block of content) {
+      if (block._tag === "ToolUseBlock") {
+        toolOf(stats, block.name).calls++
+        calls.set(block.id, { name: block.name, at: time })
+      } else if (block._tag === "ToolResultBlock") {
+        const call = calls.get(block.tool_use_id)
+        const tool = toolOf(stats, call?.name ?? "(unknown tool)")
+        if (block.is_error === true) {
+          tool.errors++
+          stats.errorResults++
+        }
+        // A transcript's messages carry no tool_result_meta: the wording of the result decides.
+        if (Permission.isPermissionDenied(block)) tool.denied++
+        const measured = time !== undefined && call?.at !== undefined ? time - call.at : undefined
+        const structured = e._tag === "UserEntry" ? reportedDuration(e.toolUseResult) : undefined
+        tool.durationMs += structured ?? measured ?? 0
+      } else if (block._tag === "UnknownBlock") {
+        bump(stats.unknownTypes, `${e.type} block ${block.type}`)
+      }
+    }
+  }
+
   const pushMessage = (message: Message.Message): void => {
     if (message._tag === "AssistantMessage") {
-      const session = message.session_id ?? ""
-      const messages = assistantUsage.get(session) ?? assistantUsage.set(session, new Map()).get(session)!
-      messages.set(message.message.id, { model: message.message.model, usage: message.message.usage })
+      countUsage(message.session_id ?? "", message.message.id, message.message.model, message.message.usage)
     }
     const time = timestampOf(message)
     for (const item of flattener.push(message)) {
@@ -385,8 +441,7 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     }
     for (const [session, messages] of assistantUsage) {
       if (covered.has(session)) continue
-      for (const { model, usage } of messages.values()) {
-        const figures = fromUsage(usage)
+      for (const { figures, model } of messages.values()) {
         const cost = price?.(model, figures)
         addModel(stats, model, "assistant", cost === undefined ? figures : { ...figures, costUsd: cost }, cost !== undefined)
       }
@@ -397,7 +452,7 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     return stats
   }
 
-  return { push, pushEntry, done }
+  return { push, pushEntry, pushTranscriptEntry, done }
 }
 
 /**
@@ -434,6 +489,57 @@ export const transcriptSink = (
     }),
     (counter) => counter.done()
   )
+
+// Reads of a transcript file: large, into a buffer reused from file to file (the decoder keeps no chunk), so that
+// a directory of transcripts is read in a few round trips per file and without a fresh allocation per read.
+// A Node Buffer, not a bare Uint8Array: the line splitter's `indexOf` is then Buffer's (memchr), several times
+// faster on long lines.
+const readBytes = 1024 * 1024
+const spareBuffers: Array<Buffer> = []
+
+/**
+ * Counts a file when it is a session transcript (as {@link Input.detect} tells, from the same first read):
+ * the figures {@link transcriptSink} gives over its bytes, read in large chunks straight into the decoder (no
+ * stream between them), in memory bounded by a chunk and the longest line. `undefined` for a file that is
+ * not a transcript, or not a regular file: the caller reads it as stream-json.
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const transcriptFile = (
+  path: string
+): Effect.Effect<FileStats | undefined, PlatformError.PlatformError, FileSystem.FileSystem> =>
+  Effect.scoped(Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    // Opening a named pipe would wait for its writer: special files are not sniffed (as in Input.detect).
+    if ((yield* fs.stat(path)).type !== "File") return undefined
+    const handle = yield* fs.open(path)
+    const buffer = yield* Effect.acquireRelease(
+      Effect.sync(() => spareBuffers.pop() ?? Buffer.allocUnsafeSlow(readBytes)),
+      (b) => Effect.sync(() => spareBuffers.push(b))
+    )
+    let read = yield* handle.read(buffer)
+    if (Input.formatOf(buffer.subarray(0, read)) !== "transcript") return undefined
+    const counter = makeCounter(path, Pricing.costOf)
+    const decoder = TranscriptDecode.decoder()
+    const out: Array<TranscriptDecode.DecodedEntry | Decode.DecodeError> = []
+    const count = () => {
+      for (let i = 0; i < out.length; i++) counter.pushTranscriptEntry(out[i]!)
+      out.length = 0
+    }
+    while (true) {
+      if (read > 0) {
+        decoder.push(buffer.subarray(0, read), out)
+        count()
+      }
+      // A short read is the end of a regular file (as far as it is written): no read more to learn it.
+      if (read < buffer.length) break
+      read = yield* handle.read(buffer)
+    }
+    decoder.end(out)
+    count()
+    return counter.done()
+  }))
 
 /**
  * The figures of several files added up (`path` names the set).

@@ -140,6 +140,39 @@ export const records: {
 ) as never
 
 /**
+ * An incremental decoder without Effect, bad lines in-band: {@link Decoder.push} each chunk of a transcript as
+ * it is read, then {@link Decoder.end}. The entries are those {@link records} gives for the same bytes, in
+ * memory bounded by the longest line; a chunk is not kept after `push` returns (its buffer may be reused).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Decoder {
+  /** Appends the lines that `bytes` completes, decoded, to `out`. */
+  readonly push: (bytes: Uint8Array, out: Array<DecodedEntry | DecodeError>) => void
+  /** Appends the last line (one without a final newline), if any, to `out`. */
+  readonly end: (out: Array<DecodedEntry | DecodeError>) => void
+}
+
+/**
+ * A new {@link Decoder}.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decoder = (options?: Ndjson.Options): Decoder => {
+  const s = stepper({ ...options, onBadLine: "emit" }, "record")
+  return {
+    push: (bytes, out) => {
+      if (bytes.length > 0) s.step([bytes], out)
+    },
+    end: (out) => {
+      s.flush(out)
+    }
+  }
+}
+
+/**
  * Decodes a whole buffer at once, bad lines in-band, without Effect: every
  * line in order. Handy for tests and tools that hold a file.
  *
@@ -147,10 +180,9 @@ export const records: {
  * @category decoding
  */
 export const decodeAll = (input: Uint8Array | string, options?: Ndjson.Options): Array<DecodedEntry | DecodeError> => {
-  const s = stepper({ ...options, onBadLine: "emit" }, "record")
-  const out: Array<unknown> = []
-  const bytes = typeof input === "string" ? new TextEncoder().encode(input) : input
-  if (bytes.length > 0) s.step([bytes], out)
-  s.flush(out)
-  return out as Array<DecodedEntry | DecodeError>
+  const d = decoder(options)
+  const out: Array<DecodedEntry | DecodeError> = []
+  d.push(typeof input === "string" ? new TextEncoder().encode(input) : input, out)
+  d.end(out)
+  return out
 }
