@@ -13,7 +13,7 @@ import type * as SqlConnection from "effect/sql/SqlConnection"
 import * as SqlError from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
-import { DatabaseSync } from "node:sqlite"
+import type * as NodeSqlite from "node:sqlite"
 
 // Why not `@effect/sql-sqlite-node`: its only Effect 4 release (4.0.0-beta.102) imports
 // `effect/unstable/sql` and `effect/unstable/reactivity`, which effect 4.1 has as `effect/sql` and
@@ -26,6 +26,9 @@ const failure = (operation: string) => (cause: unknown) =>
 
 const make = (filename: string) =>
   Effect.gen(function*() {
+    // Loaded here, not at import: Node warns that `node:sqlite` is experimental when it loads, and users of the
+    // entry points that never build an SQLite layer should not see that.
+    const { DatabaseSync }: typeof NodeSqlite = yield* Effect.promise(() => import("node:sqlite"))
     const db = new DatabaseSync(filename)
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
     db.exec("PRAGMA journal_mode = WAL")

@@ -6,9 +6,11 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as child from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
@@ -68,5 +70,15 @@ describe("Cluster.layerSqlite", () => {
       )),
       Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
     )
+  })
+})
+
+describe("entry points", () => {
+  it("importing the cluster and sessions entry points writes nothing to stderr (node:sqlite loads when used)", () => {
+    const entries = ["cluster", "sessions"].map((name) => path.join(import.meta.dirname, "..", "..", "src", name, "index.ts"))
+    const script = entries.map((entry) => `await import(${JSON.stringify(pathToFileURL(entry).href)})`).join("\n")
+    const result = child.spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 })
+    assert.strictEqual(result.status, 0, result.stderr)
+    assert.strictEqual(result.stderr, "")
   })
 })
