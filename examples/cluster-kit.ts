@@ -4,7 +4,7 @@
  * carries the runner's mark in its environment (its CLIs and their tools too, which run in sessions of their
  * own), so that what a killed runner left running is found in the process table.
  */
-import { Duration, Effect, Redacted, Schedule, Stream } from "effect"
+import { Duration, Effect, Option, Redacted, Schedule, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import * as child from "node:child_process"
 import * as fs from "node:fs"
@@ -38,6 +38,36 @@ const script: Script.Script = {
     ])
   ]),
   sideReply: "Scripted session"
+}
+
+// The prompt a request asks about: the last text of the last user message that is not a tool result (the CLI
+// may put a system reminder before it). A request that ends with tool results continues that prompt's turn.
+const promptOf = (request: MessagesRequest.MessagesRequest): string | undefined => {
+  const blocks = (m: MessagesRequest.Message) => typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content
+  const prompt = request.messages.findLast((m) => m.role === "user" && !blocks(m).some((b) => b.type === "tool_result"))
+  return prompt === undefined ? undefined : String(blocks(prompt).findLast((b) => b.type === "text")?.text ?? "")
+}
+
+/**
+ * Model requests that re-send a turn the model already answered: a request whose conversation and prompt are
+ * those of an earlier request that the model answered with the turn's end (a reply, not a tool call). Such a
+ * re-send is the model being asked again what it answered, whether the whole request is repeated or the
+ * prompt is sent anew after the answer (a finished turn re-run on a resumed conversation). A tool round trip
+ * (two requests, one turn) is no re-send, nor is the retry of a turn that stopped at a tool call (its reply
+ * did not end the turn). The demo's prompts are all different, so a repeated prompt is a repeated turn.
+ */
+export const duplicateModelRequests = (requests: ReadonlyArray<ScriptedServer.RecordedRequest>): number => {
+  const finished = new Set<string>()
+  let duplicates = 0
+  for (const recorded of ScriptedServer.turnRequests(requests)) {
+    const request = MessagesRequest.decode(recorded.body)
+    if (Option.isNone(request)) continue
+    const key = JSON.stringify([recorded.conversation, promptOf(request.value)])
+    if (finished.has(key)) duplicates++
+    const answer = Script.locate(script, request.value).turn
+    if (recorded.kind === "turn" && answer !== undefined && answer.stopReason !== "tool_use") finished.add(key)
+  }
+  return duplicates
 }
 
 /** The variable marking a runner's process tree. */

@@ -4,7 +4,8 @@
  * runners; one runner is SIGKILLed while a turn runs a tool; its conversations continue on the other, the turn
  * in flight retried once and marked, the finished ones answered from the turn log. It prints what happens,
  * then one JSON line of what it counted, not asserted: the orphans from the process table, the duplicate model
- * requests from the scripted server's log, the history from what the model was sent after the move.
+ * requests from the scripted server's log (requests that ask the model again for a turn it already answered
+ * to its end: the same conversation and prompt), the history from what the model was sent after the move.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Effect, Fiber } from "effect"
@@ -25,7 +26,7 @@ export const demo = Kit.withCluster(serialization, ({ cwd, moving, runners, serv
     const where = (address: string | null) => runners.find((r) => r.address === address)?.name ?? "?"
     for (const r of runners) yield* Console.log(`runner ${r.name}: pid ${r.process.pid}, at ${r.address}, RPCs in ${serialization}`)
 
-    // Every TurnStarted the client saw: a model request per start is expected, anything more is a duplicate.
+    // Every TurnStarted the client saw, for the retried turns.
     const starts: Array<AgentSession.TurnStarted> = []
     const turn = (name: string, n: number, prompt: string) =>
       Kit.collect(name, `${name}-${n}`, prompt).pipe(
@@ -84,7 +85,7 @@ export const demo = Kit.withCluster(serialization, ({ cwd, moving, runners, serv
       killed: 1,
       resumed: resumed.length,
       retriedTurns: starts.filter((s) => s.attempt > 1).length,
-      duplicateModelRequests: Math.max(0, requests.length - starts.length),
+      duplicateModelRequests: Kit.duplicateModelRequests(requests),
       orphans: orphans.length,
       historyKept
     }))
