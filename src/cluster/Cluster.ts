@@ -139,7 +139,7 @@ export interface PostgresOptions {
   readonly listenAddress?: { readonly host: string; readonly port: number } | undefined
   /**
    * How RPCs are serialized between runners and clients: `"binary"` (default, as Effect's socket runners
-   * default to: compact frames, every message type has a binary layout through `Wire`) or `"ndjson"` (frames
+   * default to: compact frames, in which the CLI's messages are JSON text, see `Wire`) or `"ndjson"` (frames
    * a person can read on the wire). Every runner and client of one cluster must use the same.
    */
   readonly serialization?: "ndjson" | "binary" | undefined
