@@ -6,6 +6,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as CliError from "../src/ClaudeCliError.ts"
 import * as AgentSession from "../src/cluster/AgentSession.ts"
+import * as Cluster from "../src/cluster/Cluster.ts"
 import * as LocalPostgres from "../src/cluster/LocalPostgres.ts"
 import * as Syntax from "../src/filter/Syntax.ts"
 import * as Message from "../src/schema/Message.ts"
@@ -143,6 +144,13 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
   [AgentSession.AgentSessionError, [
     new AgentSession.SessionFailed({ operation: "turn", detail: "the CLI exited" }),
     new AgentSession.TurnRetriesExhausted({ turnId: "t-1", attempts: 3 })
+  ]],
+  [Cluster.ClusterError, [
+    new Cluster.PostgresDriverMissing({
+      module: "@effect/sql-pg/PgClient",
+      description: "Cannot find package '@effect/sql-pg'",
+      cause: new Error("Cannot find package '@effect/sql-pg'")
+    })
   ]],
   [LocalPostgres.LocalPostgresError, [
     new LocalPostgres.NotInstalled({ searched: ["PATH", "/usr/lib/postgresql/*/bin"] }),

@@ -39,6 +39,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Path from "effect/Path"
 import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import type * as SocketServer from "effect/socket/SocketServer"
 import type * as SqlError from "effect/sql/SqlError"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -109,9 +110,53 @@ export const layerSqliteConfig: Layer.Layer<Services | SqlClient.SqlClient, Conf
   )
 )
 
+/**
+ * `@effect/sql-pg`, which {@link layerPostgres} runs on, could not be loaded: it is an optional peer
+ * dependency, installed by those who use PostgreSQL.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class PostgresDriverMissing extends Schema.TaggedError<PostgresDriverMissing>()("PostgresDriverMissing", {
+  /** The module that was imported. */
+  module: Schema.String,
+  description: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {
+  override get message(): string {
+    return `Cluster.layerPostgres runs on @effect/sql-pg, an optional peer dependency, and ${this.module} could not ` +
+      `be loaded (${this.description}): install it with \`npm install @effect/sql-pg\``
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export class ClusterError extends Schema.TaggedError<ClusterError>()("ClusterError", {
+  reason: Schema.Union([PostgresDriverMissing])
+}) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
 // Imported when used: `@effect/sql-pg` is an optional peer dependency, needed by this layer only.
 const pgClient = (url: Redacted.Redacted) =>
-  Layer.unwrap(Effect.map(Effect.promise(() => import("@effect/sql-pg/PgClient")), (PgClient) => PgClient.layer({ url })))
+  Layer.unwrap(Effect.map(
+    Effect.tryPromise({
+      try: () => import("@effect/sql-pg/PgClient"),
+      catch: (cause) =>
+        new ClusterError({
+          reason: new PostgresDriverMissing({
+            module: "@effect/sql-pg/PgClient",
+            description: cause instanceof Error ? cause.message : String(cause),
+            cause
+          })
+        })
+    }),
+    (PgClient) => PgClient.layer({ url })
+  ))
 
 // The turn log and the session store, their tables created under a lock: runners starting together would
 // otherwise race in `CREATE TABLE IF NOT EXISTS`, which PostgreSQL does not make atomic.
@@ -155,7 +200,8 @@ export interface PostgresOptions {
  * others take its shards and re-deliver its unfinished (persisted) requests, such as a `Turn` in flight;
  * entities given the store as their `sessionStore` resume their conversations there. Without a
  * `runnerAddress` the layer is a client only: it sends requests and runs no entities. Also provides
- * `FileSystem` and `Path` (for the session mirror) and the `SqlClient`.
+ * `FileSystem` and `Path` (for the session mirror) and the `SqlClient`. Without `@effect/sql-pg` installed it
+ * fails with a {@link ClusterError} (`PostgresDriverMissing`).
  *
  * @since 0.1.0
  * @category layers
@@ -164,7 +210,7 @@ export const layerPostgres = (
   options: PostgresOptions
 ): Layer.Layer<
   Services | SessionStore.SessionStore | SqlClient.SqlClient | FileSystem.FileSystem | Path.Path,
-  ConfigError | SocketServer.SocketServerError | SqlError.SqlError
+  ConfigError | SocketServer.SocketServerError | SqlError.SqlError | ClusterError
 > => {
   const address = (a: { readonly host: string; readonly port: number }) => RunnerAddress.make(a.host, a.port)
   const shardingConfig: Partial<ShardingConfig.ShardingConfig["Service"]> = {
@@ -172,7 +218,11 @@ export const layerPostgres = (
     runnerAddress: options.runnerAddress === undefined ? Option.none() : Option.some(address(options.runnerAddress)),
     ...(options.listenAddress === undefined ? {} : { runnerListenAddress: Option.some(address(options.listenAddress)) })
   }
-  const sharding: Layer.Layer<Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage, any, SqlClient.SqlClient> =
+  const sharding: Layer.Layer<
+    Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage,
+    ConfigError | SocketServer.SocketServerError,
+    SqlClient.SqlClient
+  > =
     options.runnerAddress === undefined
       ? NodeClusterSocket.layer({ clientOnly: true, storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })
       : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })

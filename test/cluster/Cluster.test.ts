@@ -73,12 +73,43 @@ describe("Cluster.layerSqlite", () => {
   })
 })
 
+const root = path.join(import.meta.dirname, "..", "..")
+const entry = (name: string) => JSON.stringify(pathToFileURL(path.join(root, "src", name, "index.ts")).href)
+
+// Runs an ES module script in a new Node process, in the repository.
+const runScript = (script: string) =>
+  child.spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8", timeout: 60_000 })
+
 describe("entry points", () => {
   it("importing the cluster and sessions entry points writes nothing to stderr (node:sqlite loads when used)", () => {
-    const entries = ["cluster", "sessions"].map((name) => path.join(import.meta.dirname, "..", "..", "src", name, "index.ts"))
-    const script = entries.map((entry) => `await import(${JSON.stringify(pathToFileURL(entry).href)})`).join("\n")
-    const result = child.spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 })
+    const result = runScript(`await import(${entry("cluster")})\nawait import(${entry("sessions")})`)
     assert.strictEqual(result.status, 0, result.stderr)
     assert.strictEqual(result.stderr, "")
+  })
+})
+
+describe("Cluster.layerPostgres", () => {
+  it("without @effect/sql-pg installed fails with PostgresDriverMissing, saying how to install it", () => {
+    // A process in which @effect/sql-pg cannot be found, as when the optional peer is not installed.
+    const result = runScript(`
+      import { registerHooks } from "node:module"
+      registerHooks({
+        resolve: (specifier, context, next) => {
+          if (!specifier.startsWith("@effect/sql-pg")) return next(specifier, context)
+          throw Object.assign(new Error("Cannot find package '" + specifier + "'"), { code: "ERR_MODULE_NOT_FOUND" })
+        }
+      })
+      const { Effect, Layer, Redacted } = await import("effect")
+      const { Cluster } = await import(${entry("cluster")})
+      const layer = Cluster.layerPostgres({ url: Redacted.make("postgres://test@127.0.0.1:1/postgres") })
+      const error = await Effect.runPromise(Effect.flip(Effect.scoped(Layer.build(layer))))
+      console.log(JSON.stringify({ tag: error._tag, reason: error.reason?._tag, message: error.message }))
+    `)
+    assert.strictEqual(result.status, 0, result.stderr)
+    const error = JSON.parse(result.stdout)
+    assert.strictEqual(error.tag, "ClusterError")
+    assert.strictEqual(error.reason, "PostgresDriverMissing")
+    assert.include(error.message, "npm install @effect/sql-pg")
+    assert.include(error.message, "Cannot find package '@effect/sql-pg/PgClient'")
   })
 })
