@@ -16,10 +16,17 @@
  * }).pipe(Effect.scoped)
  * ```
  */
+import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as PlatformError from "effect/PlatformError"
+import * as ChildProcess from "effect/process/ChildProcess"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { spawnSync } from "node:child_process"
+import * as Stream from "effect/Stream"
+import * as child from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -107,12 +114,56 @@ const binDir = (): Effect.Effect<string, LocalPostgresError> => {
   return found === undefined ? fail(new NotInstalled({ searched: ["PATH", "/usr/lib/postgresql/*/bin"] })) : Effect.succeed(found)
 }
 
+// Node's own spawner: the one in context, if any, may be a test double or one that guards the CLI's processes.
+const spawner = NodeChildProcessSpawner.layer.pipe(Layer.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer)))
+
+interface Exited {
+  readonly exitCode: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+// Runs a command to its end without blocking the event loop; at most a minute (pg_ctl waits 30 s at most).
+const exec = (file: string, args: ReadonlyArray<string>): Effect.Effect<Exited, string> =>
+  Effect.scoped(Effect.gen(function*() {
+    const handle = yield* ChildProcess.make(file, args, { stdin: "ignore", forceKillAfter: "2 seconds" })
+    const text = (stream: Stream.Stream<Uint8Array, PlatformError.PlatformError>) => Stream.mkString(Stream.decodeText(stream))
+    const [stdout, stderr, exitCode] = yield* Effect.all([text(handle.stdout), text(handle.stderr), handle.exitCode], {
+      concurrency: "unbounded"
+    })
+    return { exitCode, stdout, stderr }
+  })).pipe(
+    Effect.provide(spawner),
+    Effect.mapError((error) => error.message),
+    Effect.timeoutOrElse({ duration: "60 seconds", orElse: () => Effect.fail("timed out after 60 seconds") })
+  )
+
 // As root: the uid and gid of the `postgres` user.
-const postgresUser = (): Effect.Effect<readonly [number, number], LocalPostgresError> => {
-  const [uid, gid] = ["-u", "-g"].map((flag) => spawnSync("id", [flag, "postgres"], { encoding: "utf8" }))
-  return uid!.status !== 0 || gid!.status !== 0
-    ? fail(new NoPostgresUser())
-    : Effect.succeed([Number(uid!.stdout.trim()), Number(gid!.stdout.trim())] as const)
+const postgresUser = (): Effect.Effect<readonly [number, number], LocalPostgresError> =>
+  Effect.all(["-u", "-g"].map((flag) => exec("id", [flag, "postgres"]))).pipe(
+    Effect.flatMap(([uid, gid]) =>
+      uid!.exitCode !== 0 || gid!.exitCode !== 0
+        ? fail(new NoPostgresUser())
+        : Effect.succeed([Number(uid!.stdout.trim()), Number(gid!.stdout.trim())] as const)
+    ),
+    Effect.catch((error) => typeof error === "string" ? fail(new NoPostgresUser()) : Effect.fail(error))
+  )
+
+// A process that stops the server when this one dies before the scope closes, as the server (a daemon started
+// by pg_ctl) would otherwise outlive it: it holds a pipe from this process, whose end the kernel closes
+// however this process dies, then runs `stop` and removes `root`. Its own session, so that a terminal's
+// signals to this process's group do not reach it first.
+const startWatcher = (stop: ReadonlyArray<string>, root: string): child.ChildProcess => {
+  const watcher = child.spawn("/bin/sh", ["-c", "read -r _; \"$@\" >/dev/null 2>&1; rm -rf \"$0\"", root, ...stop], {
+    detached: true,
+    stdio: ["pipe", "ignore", "ignore"]
+  })
+  watcher.on("error", () => {})
+  watcher.stdin?.on("error", () => {})
+  // Neither the watcher nor its pipe keep this process's event loop alive.
+  watcher.unref()
+  ;(watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.()
+  return watcher
 }
 
 /**
@@ -133,7 +184,9 @@ export const freePort: Effect.Effect<number> = Effect.promise(() =>
 )
 
 /**
- * Starts a server, stopped (`pg_ctl stop -m fast`) and its directory removed when the scope closes.
+ * Starts a server, stopped (`pg_ctl stop -m fast`) and its directory removed when the scope closes, or when
+ * this process dies first (SIGKILL included: a watcher process then stops it, `-m immediate`). Starting
+ * does not block the event loop.
  *
  * @since 0.1.0
  * @category constructors
@@ -145,31 +198,41 @@ export const make: Effect.Effect<Server, LocalPostgresError, Scope.Scope> = Effe
     const owner = process.getuid?.() === 0 ? yield* postgresUser() : undefined
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "pg-local-"))
     if (owner !== undefined) fs.chownSync(root, owner[0], owner[1])
-    const run = (command: string, args: ReadonlyArray<string>): Effect.Effect<void, LocalPostgresError> => {
-      const [file, argv] = owner === undefined
+    const logFile = path.join(root, "log")
+    const argv = (command: string, args: ReadonlyArray<string>): readonly [string, ReadonlyArray<string>] =>
+      owner === undefined
         ? [path.join(bin, command), args]
         : ["runuser", ["-u", "postgres", "--", path.join(bin, command), ...args]]
-      const result = spawnSync(file, argv as Array<string>, { encoding: "utf8", timeout: 60_000 })
-      if (result.status === 0) return Effect.void
-      const logFile = path.join(root, "log")
-      return fail(new CommandFailed({
-        command,
-        exit: result.error !== undefined ? result.error.message : String(result.status ?? result.signal),
-        stderr: result.stderr ?? "",
-        log: fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").slice(-2000) : ""
-      }))
-    }
+    const run = (command: string, args: ReadonlyArray<string>): Effect.Effect<void, LocalPostgresError> =>
+      exec(...argv(command, args)).pipe(
+        Effect.map((exited) => exited.exitCode === 0 ? undefined : exited),
+        Effect.catch((description) => Effect.succeed({ exitCode: description, stderr: "" })),
+        Effect.flatMap((failed) =>
+          failed === undefined ? Effect.void : fail(new CommandFailed({
+            command,
+            exit: String(failed.exitCode),
+            stderr: failed.stderr,
+            log: fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").slice(-2000) : ""
+          }))
+        )
+      )
     const data = path.join(root, "data")
     const started = Effect.andThen(
       run("initdb", ["-D", data, "-U", "test", "--auth=trust", "-E", "UTF8"]),
-      run("pg_ctl", ["-D", data, "-l", path.join(root, "log"), "-w", "-t", "30", "-o", `-p ${port} -k ${root} -c listen_addresses=127.0.0.1`, "start"])
+      run("pg_ctl", ["-D", data, "-l", logFile, "-w", "-t", "30", "-o", `-p ${port} -k ${root} -c listen_addresses=127.0.0.1`, "start"])
     )
     yield* Effect.onError(started, () => Effect.sync(() => fs.rmSync(root, { recursive: true, force: true })))
+    const [file, args] = argv("pg_ctl", ["-D", data, "-m", "immediate", "stop"])
+    const watcher = startWatcher([file, ...args], root)
     const server: Server = { host: "127.0.0.1", port, username: "test", database: "postgres", url: `postgres://test@127.0.0.1:${port}/postgres` }
-    return { root, data, run, server }
+    return { root, data, run, server, watcher }
   }),
-  ({ data, root, run }) =>
-    run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]).pipe(
+  ({ data, root, run, watcher }) =>
+    Effect.sync(() => {
+      watcher.kill("SIGKILL")
+      watcher.stdin?.destroy()
+    }).pipe(
+      Effect.andThen(run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])),
       Effect.ignore,
       Effect.ensuring(Effect.sync(() => fs.rmSync(root, { recursive: true, force: true })))
     )
