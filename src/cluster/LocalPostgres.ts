@@ -203,19 +203,18 @@ export const make: Effect.Effect<Server, LocalPostgresError, Scope.Scope> = Effe
       owner === undefined
         ? [path.join(bin, command), args]
         : ["runuser", ["-u", "postgres", "--", path.join(bin, command), ...args]]
+    const failed = (command: string, exit: string, stderr: string) =>
+      fail(new CommandFailed({
+        command,
+        exit,
+        stderr,
+        log: fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").slice(-2000) : ""
+      }))
     const run = (command: string, args: ReadonlyArray<string>): Effect.Effect<void, LocalPostgresError> =>
-      exec(...argv(command, args)).pipe(
-        Effect.map((exited) => exited.exitCode === 0 ? undefined : exited),
-        Effect.catch((description) => Effect.succeed({ exitCode: description, stderr: "" })),
-        Effect.flatMap((failed) =>
-          failed === undefined ? Effect.void : fail(new CommandFailed({
-            command,
-            exit: String(failed.exitCode),
-            stderr: failed.stderr,
-            log: fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").slice(-2000) : ""
-          }))
-        )
-      )
+      exec(...argv(command, args)).pipe(Effect.matchEffect({
+        onFailure: (description) => failed(command, description, ""),
+        onSuccess: (exited) => exited.exitCode === 0 ? Effect.void : failed(command, String(exited.exitCode), exited.stderr)
+      }))
     const data = path.join(root, "data")
     const started = Effect.andThen(
       run("initdb", ["-D", data, "-U", "test", "--auth=trust", "-E", "UTF8"]),
