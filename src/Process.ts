@@ -26,6 +26,7 @@ import * as CliError from "./ClaudeCliError.ts"
 import * as QueryOptions from "./QueryOptions.ts"
 import * as DerivedOptions from "./internal/queryOptions.ts"
 import * as Redaction from "./internal/redaction.ts"
+import * as Watcher from "./internal/watcher.ts"
 import { isJson } from "./stream/internal/json.ts"
 import { type DecodeError, isDecodeError } from "./stream/DecodeError.ts"
 import { cutRaw, redactCutAtEnd, withFields } from "./stream/internal/cut.ts"
@@ -511,18 +512,8 @@ const guardScript = [
 const startGuard = (pgid: number): NodeChildProcess.ChildProcess | undefined => {
   if (process.platform === "win32") return undefined
   const seconds = String(Math.max(1, Math.ceil(Duration.toSeconds(guardGracePeriod))))
-  const watcher = NodeChildProcess.spawn("/bin/sh", ["-c", guardScript, "guard", String(pgid), seconds], {
-    // Its own session: a terminal's signals to the host's group do not reach it.
-    detached: true,
-    stdio: ["pipe", "ignore", "ignore"]
-  })
   // A guard that cannot start leaves the CLI as it was without one; the run itself is not affected.
-  watcher.on("error", () => {})
-  watcher.stdin?.on("error", () => {})
-  // Neither the watcher nor its pipe keep the host's event loop alive.
-  watcher.unref()
-  ;(watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.()
-  return watcher
+  return Watcher.start(guardScript, ["guard", String(pgid), seconds])
 }
 
 // Ends the watcher when the CLI's scope closes (the group is ended by the spawner then), waiting for its exit.

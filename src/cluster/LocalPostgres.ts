@@ -26,11 +26,11 @@ import * as ChildProcess from "effect/process/ChildProcess"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as child from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Watcher from "../internal/watcher.ts"
 
 /**
  * No `pg_ctl` on `PATH` nor under `/usr/lib/postgresql`.
@@ -149,22 +149,10 @@ const postgresUser = (): Effect.Effect<readonly [number, number], LocalPostgresE
     Effect.catch((error) => typeof error === "string" ? fail(new NoPostgresUser()) : Effect.fail(error))
   )
 
-// A process that stops the server when this one dies before the scope closes, as the server (a daemon started
-// by pg_ctl) would otherwise outlive it: it holds a pipe from this process, whose end the kernel closes
-// however this process dies, then runs `stop` and removes `root`. Its own session, so that a terminal's
-// signals to this process's group do not reach it first.
-const startWatcher = (stop: ReadonlyArray<string>, root: string): child.ChildProcess => {
-  const watcher = child.spawn("/bin/sh", ["-c", "read -r _; \"$@\" >/dev/null 2>&1; rm -rf \"$0\"", root, ...stop], {
-    detached: true,
-    stdio: ["pipe", "ignore", "ignore"]
-  })
-  watcher.on("error", () => {})
-  watcher.stdin?.on("error", () => {})
-  // Neither the watcher nor its pipe keep this process's event loop alive.
-  watcher.unref()
-  ;(watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.()
-  return watcher
-}
+// Stops the server and removes `root` when this process dies before the scope closes, as the server (a
+// daemon started by pg_ctl) would otherwise outlive it.
+const startWatcher = (stop: ReadonlyArray<string>, root: string) =>
+  Watcher.start("read -r _; \"$@\" >/dev/null 2>&1; rm -rf \"$0\"", [root, ...stop])
 
 /**
  * A port nothing listens on now, on loopback.
