@@ -15,7 +15,7 @@ import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
 import type * as NodeSqlite from "node:sqlite"
 
-// Why not `@effect/sql-sqlite-node`: its only Effect 4 release (4.0.0-beta.102) imports
+// Why not `@effect/sql-sqlite-node`: its newest release (4.0.0-beta.102; `latest` is for effect 3) imports
 // `effect/unstable/sql` and `effect/unstable/reactivity`, which effect 4.1 has as `effect/sql` and
 // `effect/reactivity`, so it cannot load beside effect 4.1. Swap it in here once it has an effect 4.1 release.
 
