@@ -190,21 +190,22 @@ export class ApiErrorEntry extends Schema.Class<ApiErrorEntry>("effect-claude-co
  * (`local_command`), a notice (`informational`), a turn's duration
  * (`turn_duration`), the stop hooks' summary (`stop_hook_summary`), a
  * micro-compaction (`microcompact_boundary`); only the shared fields are
- * typed, the rest is kept in `raw` by the transcript decoder's record.
+ * typed, the rest is kept in `raw` by the transcript decoder's record. CLI
+ * 1.0.x wrote its notes (a model fallback warning, ...) with no `subtype`.
  *
  * @since 0.1.0
  * @category schemas
  */
 export class SystemNoteEntry extends Schema.Class<SystemNoteEntry>("effect-claude-code/Transcript/SystemNoteEntry")({
   _tag: Schema.tagDefaultOmit("SystemNoteEntry"),
-  subtype: Schema.Literals([
+  subtype: Schema.optionalKey(Schema.Literals([
     "local_command",
     "informational",
     "turn_duration",
     "stop_hook_summary",
     "microcompact_boundary",
     "away_summary"
-  ]),
+  ])),
   durationMs: optionalNumber,
   ...systemFields
 }) {}
@@ -607,6 +608,9 @@ for (const variant of variants) {
   else byType.set(type, decode)
 }
 
+// A system entry without a subtype (CLI 1.0.x) is a note.
+const systemNote = FastDecode.decodeUnknownResult(SystemNoteEntry) as Decoder
+
 /**
  * Whether `type` (and, for `system`, `subtype`) name a known entry.
  *
@@ -614,7 +618,7 @@ for (const variant of variants) {
  * @category guards
  */
 export const isKnownType = (type: string, subtype?: string): boolean =>
-  type === "system" ? subtype !== undefined && systemBySubtype.has(subtype) : byType.has(type)
+  type === "system" ? subtype === undefined || systemBySubtype.has(subtype) : byType.has(type)
 
 const describe = (input: unknown): string =>
   input === null ? "null" : Array.isArray(input) ? "an array" : typeof input
@@ -638,11 +642,14 @@ export const decodeEntry = (input: unknown): Result.Result<Entry, TranscriptEntr
   let subtype: string | undefined
   let decode: Decoder | undefined
   if (type === "system") {
-    if (typeof raw.subtype !== "string") {
+    if (raw.subtype === undefined) {
+      decode = systemNote
+    } else if (typeof raw.subtype !== "string") {
       return notAnEntry(`expected a string "subtype" on a system entry, got ${describe(raw.subtype)}`)
+    } else {
+      subtype = raw.subtype
+      decode = systemBySubtype.get(subtype)
     }
-    subtype = raw.subtype
-    decode = systemBySubtype.get(subtype)
   } else {
     decode = byType.get(type)
   }

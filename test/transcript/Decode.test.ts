@@ -124,4 +124,35 @@ describe("transcript decoding", () => {
         assert.strictEqual(entries.length, rawEntries(file).length)
       }).pipe(Effect.provide(NodeServices.layer)))
   })
+
+  describe("older CLIs", () => {
+    it("a 1.0.x system entry without a subtype is a note", () => {
+      const line = {
+        parentUuid: null,
+        isSidechain: false,
+        sessionId: "test-session",
+        version: "1.0.56",
+        type: "system",
+        content: "Claude Opus 4 limit reached, now using Sonnet 4",
+        isMeta: false,
+        timestamp: "2025-07-20T22:57:25.000Z",
+        uuid: "system-warning-1",
+        level: "warning"
+      }
+      const [record] = TranscriptDecode.decodeAll(JSON.stringify(line) + "\n")
+      assert.isFalse(record instanceof DecodeError, String(record))
+      const entry = (record as TranscriptDecode.DecodedEntry).entry
+      assert.strictEqual(entry._tag, "SystemNoteEntry")
+      assert.isTrue(Transcript.isSystem(entry) && Transcript.isConversation(entry))
+      assert.strictEqual((entry as Transcript.SystemNoteEntry).content, line.content)
+      assert.strictEqual((entry as Transcript.SystemNoteEntry).level, "warning")
+      assert.isUndefined((entry as Transcript.SystemNoteEntry).subtype)
+      assert.isTrue(Transcript.isKnownType("system"))
+    })
+
+    it("a system entry with a subtype that is not a string is still an error", () => {
+      const result = Transcript.decodeEntry({ type: "system", subtype: 3, uuid: "u" })
+      assert.isTrue(Result.isFailure(result))
+    })
+  })
 })
