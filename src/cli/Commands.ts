@@ -15,6 +15,7 @@ import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Filter from "../filter/Filter.ts"
+import * as FilterKinds from "../filter/internal/kinds.ts"
 import * as Decode from "../stream/Decode.ts"
 import type * as TranscriptDetect from "../transcript/Detect.ts"
 import * as CliFailure from "./CliFailure.ts"
@@ -50,13 +51,21 @@ const filter = Flag.String("filter").pipe(
   Flag.optional
 )
 
-// A filter that does not parse is a usage error that points at the column.
-const parseFilter = (text: Option.Option<string>): Effect.Effect<Filter.Filter | undefined, CliFailure.CliFailure> =>
+// A filter that does not parse is a usage error that points at the column; one that can select nothing is
+// said so on standard error (the display then shows nothing).
+const parseFilter = (text: Option.Option<string>): Effect.Effect<Filter.Filter | undefined, CliFailure.CliFailure, Stdio.Stdio> =>
   Option.match(text, {
     onNone: () => Effect.succeed(undefined),
     onSome: (t) =>
       Result.match(Filter.parseResult(t), {
-        onSuccess: Effect.succeed,
+        onSuccess: (selected) => {
+          const warning = FilterKinds.warning(selected.ast)
+          return warning === undefined ? Effect.succeed(selected) : Stdio.Stdio.pipe(
+            Effect.flatMap((stdio) => Stream.run(Stream.make(`--filter ${t}: ${warning}\n`), stdio.stderr())),
+            Effect.orElseSucceed(() => undefined),
+            Effect.as(selected)
+          )
+        },
         onFailure: (e) => Effect.fail(CliFailure.make("Usage", `--filter: ${e.message}`, e))
       })
   })
