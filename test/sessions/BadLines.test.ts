@@ -88,6 +88,15 @@ describe("SessionFiles.messages with bad lines", () => {
       assert.deepStrictEqual(got, ["question 1", "answer 1", "question 2", "bad line 4", "question 3", "answer 3"])
     }))
 
+  it.effect("a lost parent not written right after a bad line still ends the conversation", () =>
+    Effect.gen(function*() {
+      const dangling = turns[4]!.replace("\"parentUuid\":\"00000000-0000-4000-8000-000000000004\"", "\"parentUuid\":\"elsewhere\"")
+      assert.notStrictEqual(dangling, turns[4])
+      const lines = [turns[0]!, turns[1]!, "{\"type\":\"user\",", turns[3]!, dangling, turns[5]!]
+      const { got } = yield* read(configWith(lines), "emit")
+      assert.deepStrictEqual(got, ["bad line 3", "question 3", "answer 3"])
+    }))
+
   it.effect("paging counts messages only", () =>
     Effect.gen(function*() {
       const files = yield* SessionFiles.make({ configDir: configWith(torn) })

@@ -68,9 +68,11 @@ export const build = <E, R>(
 ): Effect.Effect<Chain, E, R> =>
   Effect.gen(function*() {
     const nodes = new Map<string, Node>()
-    // The uuid of the last node before each bad line, to bridge a parent lost on it.
-    const before = new Map<number, string | undefined>()
+    // An entry written right after bad lines (no entry of the graph between) whose parent is lost on one of
+    // them goes on from the entry written before them.
+    const bridges = new Map<string, string>()
     let last: string | undefined
+    let afterBad = false
     let leaf: string | undefined
     let stop: number | undefined
     yield* Stream.runForEachWhile(records, (record) =>
@@ -80,21 +82,18 @@ export const build = <E, R>(
             stop = record.line
             return false
           }
-          before.set(record.line, last)
+          afterBad = true
           return true
         }
         const l = link(record.entry)
         if (l === undefined || (l.sidechain && !sidechains)) return true
+        if (afterBad && last !== undefined && l.parent !== undefined && !nodes.has(l.parent)) bridges.set(l.uuid, last)
+        afterBad = false
         nodes.set(l.uuid, { parent: l.parent, line: record.line })
         last = l.uuid
         if (isTurn(record.entry)) leaf = l.uuid
         return true
       }))
-    const bridge = (line: number): string | undefined => {
-      let found: string | undefined
-      for (const [bad, uuid] of before) if (bad < line) found = uuid
-      return found
-    }
     const lines: Array<number> = []
     const seen = new Set<string>()
     for (let uuid = leaf; uuid !== undefined && !seen.has(uuid);) {
@@ -102,7 +101,7 @@ export const build = <E, R>(
       const node = nodes.get(uuid)
       if (node === undefined) break
       lines.push(node.line)
-      uuid = node.parent !== undefined && !nodes.has(node.parent) && before.size > 0 ? bridge(node.line) : node.parent
+      uuid = node.parent !== undefined && !nodes.has(node.parent) ? bridges.get(uuid) : node.parent
     }
     lines.reverse()
     const parents = new Map<string, string | undefined>()
