@@ -4,8 +4,9 @@
  * transcripts under `<session id>/subagents/`), as one tagged union with a
  * fast synchronous decoder.
  *
- * Conversation entries (`user`, `assistant`, `system`, `attachment`) carry
- * the same Messages API payload as stream-json; the others are session
+ * Conversation entries (`user`, `assistant`, `system`, `attachment`,
+ * `progress`) link the conversation by `parentUuid`, the messages with the
+ * same Messages API payload as stream-json; the others are session
  * metadata. An unknown `type` decodes to {@link UnknownEntry}; a known one
  * with broken fields is a {@link TranscriptEntryError}; unknown extra fields
  * are ignored.
