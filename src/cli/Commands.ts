@@ -15,7 +15,9 @@ import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Filter from "../filter/Filter.ts"
+import * as FilterKinds from "../filter/internal/kinds.ts"
 import * as Decode from "../stream/Decode.ts"
+import type * as TranscriptDetect from "../transcript/Detect.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Display from "./Display.ts"
 import * as Input from "./Input.ts"
@@ -49,13 +51,21 @@ const filter = Flag.String("filter").pipe(
   Flag.optional
 )
 
-// A filter that does not parse is a usage error that points at the column.
-const parseFilter = (text: Option.Option<string>): Effect.Effect<Filter.Filter | undefined, CliFailure.CliFailure> =>
+// A filter that does not parse is a usage error that points at the column; one that can select nothing is
+// said so on standard error (the display then shows nothing).
+const parseFilter = (text: Option.Option<string>): Effect.Effect<Filter.Filter | undefined, CliFailure.CliFailure, Stdio.Stdio> =>
   Option.match(text, {
     onNone: () => Effect.succeed(undefined),
     onSome: (t) =>
       Result.match(Filter.parseResult(t), {
-        onSuccess: Effect.succeed,
+        onSuccess: (selected) => {
+          const warning = FilterKinds.warning(selected.ast)
+          return warning === undefined ? Effect.succeed(selected) : Stdio.Stdio.pipe(
+            Effect.flatMap((stdio) => Stream.run(Stream.make(`--filter ${t}: ${warning}\n`), stdio.stderr())),
+            Effect.orElseSucceed(() => undefined),
+            Effect.as(selected)
+          )
+        },
         onFailure: (e) => Effect.fail(CliFailure.make("Usage", `--filter: ${e.message}`, e))
       })
   })
@@ -69,9 +79,13 @@ const describe = (text: string) => <Name extends string, Input, E, R, ContextInp
     Command.withShortDescription(text)
   )
 
-// `view` and `stats` alike: input in which no line decodes (none at all, or only bad ones) is not stream-json.
-const notStreamJson = (name: string, failed: number): CliFailure.CliFailure =>
-  CliFailure.make("BadInput", `${name} is not stream-json: ${failed === 0 ? "it is empty" : "no line decoded"}`)
+// `view` and `stats` alike: input in which no line decodes (none at all, or only bad ones) is not what it
+// was read as.
+const notDecoded = (name: string, failed: number, format: TranscriptDetect.Format = "stream-json"): CliFailure.CliFailure =>
+  CliFailure.make(
+    "BadInput",
+    `${name} is not ${format === "transcript" ? "a session transcript" : "stream-json"}: ${failed === 0 ? "it is empty" : "no line decoded"}`
+  )
 
 const exitFor = (outcome: Display.Outcome): Effect.Effect<void, CliFailure.SilentExit> =>
   Display.isProblem(outcome) ? Effect.fail(new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })) : Effect.void
@@ -123,7 +137,7 @@ const view = Command.make(
     // A transcript may hold no messages (a summary-only session file); empty stream-json is a mistake.
     const formats = yield* Effect.forEach(files, Input.detect)
     if (outcome.lines === 0 && formats.every((f) => f === "stream-json")) {
-      return yield* notStreamJson(Input.nameOf(file), outcome.failed)
+      return yield* notDecoded(Input.nameOf(file), outcome.failed)
     }
     yield* exitFor(outcome)
   })
@@ -139,12 +153,20 @@ const readConcurrency = 4
 
 // One file's figures: a transcript counted from its entries, anything else (standard input, a special file, a
 // file of stream-json) as stream-json.
-const countFile = (file: string) =>
+// A file's figures and the format it was read as.
+const countFile = (
+  file: string
+): Effect.Effect<
+  { readonly stats: Stats.FileStats; readonly format: TranscriptDetect.Format },
+  CliFailure.CliFailure,
+  FileSystem.FileSystem | Stdio.Stdio
+> =>
   (file === "-" ? Effect.succeed(undefined) : Stats.transcriptFile(file).pipe(Effect.mapError(Input.unreadable(file)))).pipe(
     Effect.flatMap((stats) =>
-      stats !== undefined ? Effect.succeed(stats) : Input.bytes(file).pipe(
+      stats !== undefined ? Effect.succeed({ stats, format: "transcript" as TranscriptDetect.Format }) : Input.bytes(file).pipe(
         Decode.records({ onBadLine: "emit" }),
-        Stream.run(Stats.sink(Input.nameOf(file)))
+        Stream.run(Stats.sink(Input.nameOf(file))),
+        Effect.map((stats) => ({ stats, format: "stream-json" as TranscriptDetect.Format }))
       )
     )
   )
@@ -179,7 +201,7 @@ const stats = Command.make(
       (file) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success)),
       { concurrency: readConcurrency }
     )
-    const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success] : [])
+    const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success.stats] : [])
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined
     const text = format === "json"
@@ -187,7 +209,11 @@ const stats = Command.make(
       : [...all, ...(total === undefined ? [] : [total])].map(Stats.toText).join("\n")
     yield* Stream.run(Stream.make(text), stdio.stdout())
     const problems = counted.flatMap((r) =>
-      Result.isFailure(r) ? [r.failure.detail] : r.success.decoded === 0 ? [notStreamJson(r.success.path, r.success.failed).detail] : []
+      Result.isFailure(r)
+        ? [r.failure.detail]
+        : r.success.stats.decoded === 0
+        ? [notDecoded(r.success.stats.path, r.success.stats.failed, r.success.format).detail]
+        : []
     )
     if (problems.length > 0) return yield* CliFailure.make("BadInput", problems.join("\n"))
     if (all.some((s) => s.failed > 0)) {

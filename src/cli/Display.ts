@@ -13,6 +13,7 @@ import type * as Decode from "../stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import * as Summary from "../stream/Summary.ts"
 import * as CliFailure from "./CliFailure.ts"
+import * as Input from "./Input.ts"
 import * as Pretty from "./Pretty.ts"
 import * as Screen from "./Screen.ts"
 import * as Style from "./Style.ts"
@@ -180,7 +181,7 @@ export const failureText = (error: DecodeError): string => {
   const [first = "", ...more] = error.detail.split("\n")
   // Bytes that are not UTF-8 (a binary file) are shown escaped, never as the characters they happen to decode to.
   const found = error.reason._tag === "InvalidUtf8" ? Style.ascii(error.raw) : Style.printable(error.raw)
-  return `line ${error.line}: not a stream-json message (${Style.printable(first)}); found: ${found}` +
+  return `line ${error.line}: not ${Input.expected(error)} (${Style.printable(first)}); found: ${found}` +
     more.map((line) => `\n  ${Style.printable(line)}`).join("")
 }
 
@@ -221,7 +222,8 @@ const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: 
   const { filter, format, strict } = state.options
   const writes: Array<Write<E>> = []
   if (isDecodeError(record) && strict === true) {
-    const failure = CliFailure.make("BadInput", `Not stream-json: ${failureText(record)}`)
+    const what = Input.expected(record) === "a transcript entry" ? "a session transcript" : "stream-json"
+    const failure = CliFailure.make("BadInput", `Not ${what}: ${failureText(record)}`)
     return [stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
   }
   const message = isDecodeError(record) ? record : record.message

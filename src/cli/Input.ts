@@ -14,7 +14,7 @@ import * as Stream from "effect/Stream"
 import * as nodeFs from "node:fs"
 import * as net from "node:net"
 import * as Decode from "../stream/Decode.ts"
-import type { DecodeError } from "../stream/DecodeError.ts"
+import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as TranscriptDetect from "../transcript/Detect.ts"
 import * as TranscriptMessages from "../transcript/Messages.ts"
@@ -274,5 +274,21 @@ export const records = (
 ): Stream.Stream<Decode.DecodedLine | DecodeError, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> =>
   Stream.unwrap(Effect.map(detect(file), (format) =>
     format === "transcript"
-      ? bytes(file, options).pipe(TranscriptDecode.records({ onBadLine: "emit" }), TranscriptMessages.records())
+      ? bytes(file, options).pipe(
+        TranscriptDecode.records({ onBadLine: "emit" }),
+        TranscriptMessages.records(),
+        Stream.tap((record) => Effect.sync(() => isDecodeError(record) && transcriptLines.add(record)))
+      )
       : bytes(file, options).pipe(giveUpUnlessJson(nameOf(file)), Decode.records({ onBadLine: "emit" }))))
+
+// The bad lines {@link records} read from transcripts, so that they are told as such.
+const transcriptLines = new WeakSet<DecodeError>()
+
+/**
+ * What a bad line from {@link records} failed to be: a transcript entry or a stream-json message.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const expected = (error: DecodeError): string =>
+  transcriptLines.has(error) ? "a transcript entry" : "a stream-json message"

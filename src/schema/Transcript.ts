@@ -4,8 +4,9 @@
  * transcripts under `<session id>/subagents/`), as one tagged union with a
  * fast synchronous decoder.
  *
- * Conversation entries (`user`, `assistant`, `system`, `attachment`) carry
- * the same Messages API payload as stream-json; the others are session
+ * Conversation entries (`user`, `assistant`, `system`, `attachment`,
+ * `progress`) link the conversation by `parentUuid`, the messages with the
+ * same Messages API payload as stream-json; the others are session
  * metadata. An unknown `type` decodes to {@link UnknownEntry}; a known one
  * with broken fields is a {@link TranscriptEntryError}; unknown extra fields
  * are ignored.
@@ -30,6 +31,19 @@ import {
   rawObject
 } from "./internal/fields.ts"
 import * as ToolUseResult from "./ToolUseResult.ts"
+import {
+  RelocatedEntry,
+  ContentReplacementEntry,
+  ModeEntry,
+  PermissionModeEntry,
+  PrLinkEntry,
+  WorktreeStateEntry,
+  AgentNameEntry,
+  AgentColorEntry,
+  AgentSettingEntry,
+  FrameLinkEntry,
+  MemoryModeEntry
+} from "./internal/transcriptState.ts"
 
 /**
  * The fields every conversation entry carries. Older CLIs leave some out
@@ -190,21 +204,22 @@ export class ApiErrorEntry extends Schema.Class<ApiErrorEntry>("effect-claude-co
  * (`local_command`), a notice (`informational`), a turn's duration
  * (`turn_duration`), the stop hooks' summary (`stop_hook_summary`), a
  * micro-compaction (`microcompact_boundary`); only the shared fields are
- * typed, the rest is kept in `raw` by the transcript decoder's record.
+ * typed, the rest is kept in `raw` by the transcript decoder's record. CLI
+ * 1.0.x wrote its notes (a model fallback warning, ...) with no `subtype`.
  *
  * @since 0.1.0
  * @category schemas
  */
 export class SystemNoteEntry extends Schema.Class<SystemNoteEntry>("effect-claude-code/Transcript/SystemNoteEntry")({
   _tag: Schema.tagDefaultOmit("SystemNoteEntry"),
-  subtype: Schema.Literals([
+  subtype: Schema.optionalKey(Schema.Literals([
     "local_command",
     "informational",
     "turn_duration",
     "stop_hook_summary",
     "microcompact_boundary",
     "away_summary"
-  ]),
+  ])),
   durationMs: optionalNumber,
   ...systemFields
 }) {}
@@ -438,6 +453,47 @@ export class ApiRequestEntry extends Schema.Class<ApiRequestEntry>("effect-claud
 }) {}
 
 /**
+ * A tool's or hook's progress while it runs (`data.type`: `bash_progress`, `hook_progress`,
+ * `agent_progress`, ...); it links the conversation like a message.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ProgressEntry extends Schema.Class<ProgressEntry>("effect-claude-code/Transcript/ProgressEntry")({
+  _tag: Schema.tagDefaultOmit("ProgressEntry"),
+  type: Schema.tag("progress"),
+  data: rawObject("type"),
+  toolUseID: optionalString,
+  parentToolUseID: optionalString,
+  ...envelope
+}) {}
+
+export {
+  /** @since 0.1.0 */
+  RelocatedEntry,
+  /** @since 0.1.0 */
+  ContentReplacementEntry,
+  /** @since 0.1.0 */
+  ModeEntry,
+  /** @since 0.1.0 */
+  PermissionModeEntry,
+  /** @since 0.1.0 */
+  PrLinkEntry,
+  /** @since 0.1.0 */
+  WorktreeStateEntry,
+  /** @since 0.1.0 */
+  AgentNameEntry,
+  /** @since 0.1.0 */
+  AgentColorEntry,
+  /** @since 0.1.0 */
+  AgentSettingEntry,
+  /** @since 0.1.0 */
+  FrameLinkEntry,
+  /** @since 0.1.0 */
+  MemoryModeEntry
+} from "./internal/transcriptState.ts"
+
+/**
  * An entry whose `type` (or system `subtype`) this version does not know.
  * `raw` is the object as written.
  *
@@ -493,7 +549,19 @@ export const variants = [
   AtisLatchEntry,
   ApiRequestShapeEntry,
   ApiRequestBlobEntry,
-  ApiRequestEntry
+  ApiRequestEntry,
+  ProgressEntry,
+  RelocatedEntry,
+  ContentReplacementEntry,
+  ModeEntry,
+  PermissionModeEntry,
+  PrLinkEntry,
+  WorktreeStateEntry,
+  AgentNameEntry,
+  AgentColorEntry,
+  AgentSettingEntry,
+  FrameLinkEntry,
+  MemoryModeEntry
 ] as const
 
 /**
@@ -607,6 +675,9 @@ for (const variant of variants) {
   else byType.set(type, decode)
 }
 
+// A system entry without a subtype (CLI 1.0.x) is a note.
+const systemNote = FastDecode.decodeUnknownResult(SystemNoteEntry) as Decoder
+
 /**
  * Whether `type` (and, for `system`, `subtype`) name a known entry.
  *
@@ -614,7 +685,7 @@ for (const variant of variants) {
  * @category guards
  */
 export const isKnownType = (type: string, subtype?: string): boolean =>
-  type === "system" ? subtype !== undefined && systemBySubtype.has(subtype) : byType.has(type)
+  type === "system" ? subtype === undefined || systemBySubtype.has(subtype) : byType.has(type)
 
 const describe = (input: unknown): string =>
   input === null ? "null" : Array.isArray(input) ? "an array" : typeof input
@@ -638,11 +709,14 @@ export const decodeEntry = (input: unknown): Result.Result<Entry, TranscriptEntr
   let subtype: string | undefined
   let decode: Decoder | undefined
   if (type === "system") {
-    if (typeof raw.subtype !== "string") {
+    if (raw.subtype === undefined) {
+      decode = systemNote
+    } else if (typeof raw.subtype !== "string") {
       return notAnEntry(`expected a string "subtype" on a system entry, got ${describe(raw.subtype)}`)
+    } else {
+      subtype = raw.subtype
+      decode = systemBySubtype.get(subtype)
     }
-    subtype = raw.subtype
-    decode = systemBySubtype.get(subtype)
   } else {
     decode = byType.get(type)
   }
@@ -685,7 +759,7 @@ export const isSystem = (entry: Entry): entry is SystemEntry =>
  * @since 0.1.0
  * @category models
  */
-export type ConversationEntry = MessageEntry | SystemEntry | AttachmentEntry
+export type ConversationEntry = MessageEntry | SystemEntry | AttachmentEntry | ProgressEntry
 
 /**
  * Whether an entry is part of the conversation graph.
@@ -694,4 +768,4 @@ export type ConversationEntry = MessageEntry | SystemEntry | AttachmentEntry
  * @category guards
  */
 export const isConversation = (entry: Entry): entry is ConversationEntry =>
-  isMessage(entry) || isSystem(entry) || entry._tag === "AttachmentEntry"
+  isMessage(entry) || isSystem(entry) || entry._tag === "AttachmentEntry" || entry._tag === "ProgressEntry"

@@ -17,7 +17,8 @@ import * as Path from "effect/Path"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
-import type { DecodeError } from "../stream/DecodeError.ts"
+import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import type * as Ndjson from "../stream/Ndjson.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as Chain from "./internal/chain.ts"
 import * as Info from "./internal/info.ts"
@@ -58,6 +59,12 @@ export interface MessagesOptions extends LookupOptions {
   readonly offset?: number | undefined
   /** Also the system entries on the conversation (compaction boundaries, API errors, notes). */
   readonly includeSystemMessages?: boolean | undefined
+  /**
+   * What a bad line of a transcript file does (a torn last line is what a crash leaves). `"fail"` (default):
+   * the messages written before it come first, then the read fails with `BadTranscript`; `"emit"`: it is
+   * left out of the conversation and passed on in-band as a {@link DecodeError}, and reading goes on.
+   */
+  readonly onBadLine?: Ndjson.OnBadLine | undefined
 }
 
 /**
@@ -116,17 +123,28 @@ export interface Shape {
     options?: LookupOptions
   ) => Stream.Stream<TranscriptDecode.DecodedEntry, SessionFilesError.SessionFilesError>
   /** A session's messages in conversation order (following `parentUuid` from the last message). */
-  readonly messages: (sessionId: string, options?: MessagesOptions) => Stream.Stream<SessionMessage, SessionFilesError.SessionFilesError>
+  readonly messages: {
+    (sessionId: string, options: MessagesOptions & { readonly onBadLine: "emit" }): Stream.Stream<
+      SessionMessage | DecodeError,
+      SessionFilesError.SessionFilesError
+    >
+    (sessionId: string, options?: MessagesOptions): Stream.Stream<SessionMessage, SessionFilesError.SessionFilesError>
+  }
   readonly listSubagents: (
     sessionId: string,
     options?: LookupOptions
   ) => Effect.Effect<ReadonlyArray<SubagentInfo>, SessionFilesError.SessionFilesError>
   /** A subagent's messages in conversation order. */
-  readonly subagentMessages: (
-    sessionId: string,
-    agentId: string,
-    options?: MessagesOptions
-  ) => Stream.Stream<SessionMessage, SessionFilesError.SessionFilesError>
+  readonly subagentMessages: {
+    (sessionId: string, agentId: string, options: MessagesOptions & { readonly onBadLine: "emit" }): Stream.Stream<
+      SessionMessage | DecodeError,
+      SessionFilesError.SessionFilesError
+    >
+    (sessionId: string, agentId: string, options?: MessagesOptions): Stream.Stream<
+      SessionMessage,
+      SessionFilesError.SessionFilesError
+    >
+  }
   /** Copies a session's conversation into a new session (fresh uuids, same project) the CLI can resume. */
   readonly forkSession: (
     sessionId: string,
@@ -198,13 +216,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       )
     })
 
+  const badTranscript = (file: string) => (error: DecodeError) => fail(new SessionFilesError.BadTranscript({ path: file, error }))
+
   const records = (file: string): Stream.Stream<TranscriptDecode.DecodedEntry, SessionFilesError.SessionFilesError> =>
     fs.stream(file).pipe(
       Stream.mapError(fsFailed(file)),
       TranscriptDecode.records(),
-      Stream.mapError((error) =>
-        error._tag === "SessionFilesError" ? error : fail(new SessionFilesError.BadTranscript({ path: file, error: error as DecodeError }))
-      )
+      Stream.mapError((error) => error._tag === "SessionFilesError" ? error : badTranscript(file)(error as DecodeError))
     )
 
   const infoOf = (projectKey: string, sessionId: string, file: string) =>
@@ -251,8 +269,18 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       return infos.slice(offset, options.limit === undefined ? undefined : offset + options.limit)
     })
 
-  const conversation = (file: string, sidechains: boolean, options: MessagesOptions) =>
-    Chain.conversation(records(file), sidechains, options)
+  // Bad lines are read in-band, so that the chain written before one is not lost with it.
+  const conversation = (
+    file: string,
+    sidechains: boolean,
+    options: MessagesOptions
+  ): Stream.Stream<SessionMessage | DecodeError, SessionFilesError.SessionFilesError> => {
+    const all = fs.stream(file).pipe(Stream.mapError(fsFailed(file)), TranscriptDecode.records({ onBadLine: "emit" }))
+    const messages = Chain.conversation(all, sidechains, options)
+    return options.onBadLine === "emit"
+      ? messages
+      : Stream.mapEffect(messages, (item) => isDecodeError(item) ? Effect.fail(badTranscript(file)(item)) : Effect.succeed(item))
+  }
 
   const subagentsDir = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId)
 
@@ -385,10 +413,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       ),
     entries: (sessionId, options = {}) =>
       Stream.unwrap(Effect.map(locate(sessionId, options.dir), ({ file }) => records(file))),
-    messages: (sessionId, options = {}) =>
-      Stream.unwrap(Effect.map(locate(sessionId, options.dir), ({ file }) => conversation(file, false, options))),
+    // One implementation for both overloads: bad lines are in-band only with `onBadLine: "emit"`.
+    messages: ((sessionId: string, options: MessagesOptions = {}) =>
+      Stream.unwrap(Effect.map(locate(sessionId, options.dir), ({ file }) => conversation(file, false, options)))) as Shape["messages"],
     listSubagents,
-    subagentMessages,
+    subagentMessages: subagentMessages as Shape["subagentMessages"],
     forkSession,
     deleteSession
   })

@@ -67,7 +67,7 @@ export const toMessage = (entry: Transcript.Entry, options: Options = {}): Messa
  * @example
  * ```ts
  * import { Stream } from "effect"
- * import { Filter, Item } from "effect-claude-code"
+ * import { Filter, Item } from "effect-claude-code/filter"
  * import { TranscriptDecode, TranscriptMessages } from "effect-claude-code/transcript"
  * declare const file: Stream.Stream<Uint8Array>
  * const bashCalls = file.pipe(TranscriptDecode.entries(), TranscriptMessages.messages(), Item.select(Filter.toolUse("Bash")))

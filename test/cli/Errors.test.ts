@@ -101,6 +101,20 @@ describe("errors", () => {
     expect(run.stderr).not.toMatch(noStack)
   })
 
+  it("a transcript's bad lines are told as transcript lines", () => {
+    const file = tempFile("session.jsonl", "{\"type\":\"summary\",\"summary\":42}\n{not json\n")
+    const view = Run.cli(["view", file])
+    expect(view.stderr).toContain("line 1: not a transcript entry (Invalid \"summary\" transcript entry")
+    expect(view.stderr).toContain("line 2: not a transcript entry (")
+    expect(view.stderr).not.toContain("stream-json")
+    const strict = Run.cli(["view", "--strict", file])
+    expect(strict.status).toBe(ExitCode.BadInput)
+    expect(strict.stderr).toContain("Not a session transcript: line 1: not a transcript entry")
+    const stats = Run.cli(["stats", file])
+    expect(stats.status).toBe(ExitCode.BadInput)
+    expect(stats.stderr).toContain(`${file} is not a session transcript: no line decoded`)
+  })
+
   it("broken fields: the reason's lines under the report", () => {
     const lines = fs.readFileSync(demo, "utf8").trim().split("\n")
     const file = tempFile("broken.jsonl", [lines[0], "{\"type\":\"result\",\"subtype\":\"success\"}", ...lines.slice(1)].join("\n"))

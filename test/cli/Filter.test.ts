@@ -158,4 +158,45 @@ describe("--filter", () => {
         fs.rmSync(dir, { recursive: true, force: true })
       }
     }))
+
+  it("a filter that can select nothing is said so, with what to write instead", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-filter-"))
+    try {
+      const envelope = (uuid: string, parentUuid: string | null) => ({ uuid, parentUuid, isSidechain: false, sessionId: "s" })
+      const lines: Array<any> = [
+        { type: "user", ...envelope("u1", null), message: { role: "user", content: "list" } },
+        {
+          type: "assistant",
+          ...envelope("a1", "u1"),
+          message: {
+            id: "m1", type: "message", role: "assistant", model: "claude-sonnet-4-5",
+            content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "ls /nope" } }],
+            usage: { input_tokens: 1, output_tokens: 1 }
+          }
+        },
+        {
+          type: "user",
+          ...envelope("u2", "a1"),
+          message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", is_error: true, content: "No such file" }] }
+        }
+      ]
+      const file = path.join(dir, "session.jsonl")
+      fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+      const failedResults = lines.flatMap((l) => Array.isArray(l.message.content) ? l.message.content : [])
+        .filter((b: any) => b.type === "tool_result" && b.is_error === true).length
+      expect(failedResults).toBe(1)
+
+      const calls = Run.cli(["view", "--format", "jsonl", "--filter", "tool:Bash & error", file])
+      expect(calls.stdout).toBe("")
+      expect(calls.stderr).toContain("--filter tool:Bash & error: it selects only tool_use items of API error messages")
+      expect(calls.stderr).toContain("(result:Bash & error)")
+      const results = Run.cli(["view", "--format", "jsonl", "--filter", "result:Bash & error", file])
+      expect(results.stdout.trim().split("\n").filter((l) => l !== "")).toHaveLength(failedResults)
+      expect(results.stderr).not.toContain("--filter")
+      const contradiction = Run.cli(["view", "--format", "jsonl", "--filter", "tool:Bash & result:Bash", file])
+      expect(contradiction.stderr).toContain("it selects nothing: its parts ask for items of different kinds")
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })

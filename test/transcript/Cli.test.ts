@@ -36,12 +36,14 @@ const cases: ReadonlyArray<{ readonly filter: string; readonly count: (entries: 
 const knownTypes = new Set([
   "user", "assistant", "attachment", "summary", "file-history-snapshot", "queue-operation", "last-prompt",
   "custom-title", "ai-title", "tag", "derived-from", "cost-state", "tools-used", "atis-latch",
-  "api-request-shape", "api-request-blob", "api-request"
+  "api-request-shape", "api-request-blob", "api-request", "progress", "relocated", "content-replacement", "mode",
+  "permission-mode", "pr-link", "worktree-state", "agent-name", "agent-color", "agent-setting", "frame-link", "memory-mode"
 ])
 const knownSystem = new Set(["compact_boundary", "api_error", "local_command", "informational", "turn_duration",
   "stop_hook_summary", "microcompact_boundary", "away_summary"])
 const kindOf = (e: any) => e.subtype === undefined || typeof e.subtype !== "string" ? e.type : `${e.type}/${e.subtype}`
-const isKnown = (e: any) => e.type === "system" ? knownSystem.has(e.subtype) : knownTypes.has(e.type)
+// A system entry without a subtype is an older CLI's note.
+const isKnown = (e: any) => e.type === "system" ? e.subtype === undefined || knownSystem.has(e.subtype) : knownTypes.has(e.type)
 
 // List prices (USD per million input, output and cache-read tokens; cache reads a tenth of input unless
 // given) of the models in these transcripts; others have none.

@@ -124,4 +124,80 @@ describe("transcript decoding", () => {
         assert.strictEqual(entries.length, rawEntries(file).length)
       }).pipe(Effect.provide(NodeServices.layer)))
   })
+
+  describe("older CLIs", () => {
+    it("a 1.0.x system entry without a subtype is a note", () => {
+      const line = {
+        parentUuid: null,
+        isSidechain: false,
+        sessionId: "test-session",
+        version: "1.0.56",
+        type: "system",
+        content: "Claude Opus 4 limit reached, now using Sonnet 4",
+        isMeta: false,
+        timestamp: "2025-07-20T22:57:25.000Z",
+        uuid: "system-warning-1",
+        level: "warning"
+      }
+      const [record] = TranscriptDecode.decodeAll(JSON.stringify(line) + "\n")
+      assert.isFalse(record instanceof DecodeError, String(record))
+      const entry = (record as TranscriptDecode.DecodedEntry).entry
+      assert.strictEqual(entry._tag, "SystemNoteEntry")
+      assert.isTrue(Transcript.isSystem(entry) && Transcript.isConversation(entry))
+      assert.strictEqual((entry as Transcript.SystemNoteEntry).content, line.content)
+      assert.strictEqual((entry as Transcript.SystemNoteEntry).level, "warning")
+      assert.isUndefined((entry as Transcript.SystemNoteEntry).subtype)
+      assert.isTrue(Transcript.isKnownType("system"))
+    })
+
+    it("a system entry with a subtype that is not a string is still an error", () => {
+      const result = Transcript.decodeEntry({ type: "system", subtype: 3, uuid: "u" })
+      assert.isTrue(Result.isFailure(result))
+    })
+  })
+
+  describe("entry types of the pinned CLI", () => {
+    const envelope = { uuid: "u2", parentUuid: "u1", isSidechain: false, sessionId: "s", timestamp: "2026-01-01T00:00:00Z" }
+    const state = { sessionId: "s" }
+    // One line of each, as the CLI builds them, with a field this version does not know.
+    const lines: ReadonlyArray<readonly [Record<string, unknown>, string, string, unknown]> = [
+      [{ type: "progress", ...envelope, toolUseID: "t1", parentToolUseID: "t1", data: { type: "bash_progress", output: "x" } }, "ProgressEntry", "toolUseID", "t1"],
+      [{ type: "relocated", ...state, relocatedCwd: "/work/moved" }, "RelocatedEntry", "relocatedCwd", "/work/moved"],
+      [{ type: "content-replacement", ...state, agentId: "a1", replacements: [{ toolUseId: "t1" }] }, "ContentReplacementEntry", "agentId", "a1"],
+      [{ type: "mode", ...state, mode: "coordinator" }, "ModeEntry", "mode", "coordinator"],
+      [{ type: "permission-mode", ...state, permissionMode: "plan" }, "PermissionModeEntry", "permissionMode", "plan"],
+      [{ type: "pr-link", ...state, prNumber: 12, prUrl: "https://github.com/o/r/pull/12", prRepository: "o/r", timestamp: "t" }, "PrLinkEntry", "prNumber", 12],
+      [{ type: "worktree-state", ...state, worktreeSession: { worktreePath: "/w/t" } }, "WorktreeStateEntry", "worktreeSession", { worktreePath: "/w/t" }],
+      [{ type: "worktree-state", ...state, worktreeSession: null }, "WorktreeStateEntry", "worktreeSession", null],
+      [{ type: "agent-name", ...state, agentName: "reviewer" }, "AgentNameEntry", "agentName", "reviewer"],
+      [{ type: "agent-color", ...state, agentColor: "blue" }, "AgentColorEntry", "agentColor", "blue"],
+      [{ type: "agent-setting", ...state, agentSetting: "reviewer" }, "AgentSettingEntry", "agentSetting", "reviewer"],
+      [{ type: "frame-link", ...state, path: "p", frameUrl: "u", title: "T", artifactCount: 2, timestamp: "t" }, "FrameLinkEntry", "artifactCount", 2],
+      [{ type: "memory-mode", ...state, mode: "auto", afterUuid: "u1", timestamp: "t", reason: "switch" }, "MemoryModeEntry", "afterUuid", "u1"]
+    ]
+
+    for (const [line, tag, field, value] of lines) {
+      it(`${line.type} ${field === "worktreeSession" && value === null ? "(left)" : ""}`.trim(), () => {
+        const result = Transcript.decodeEntry({ ...line, addedLater: 1 })
+        assert.isTrue(Result.isSuccess(result), String(Result.isFailure(result) && result.failure.message))
+        const entry = (result as Result.Success<Transcript.Entry, never>).success as unknown as Record<string, unknown>
+        assert.strictEqual(entry._tag, tag)
+        assert.deepStrictEqual(entry[field], value)
+        assert.isTrue(Transcript.isKnownType(line.type as string))
+      })
+    }
+
+    it("a broken one is a typed error naming its field", () => {
+      const result = Transcript.decodeEntry({ type: "pr-link", prNumber: "12", prUrl: "u", prRepository: "o/r" })
+      assert.isTrue(Result.isFailure(result))
+      const error = (result as Result.Failure<never, Transcript.TranscriptEntryError>).failure
+      assert.strictEqual(error.reason._tag, "InvalidFields")
+      assert.include(error.message, "prNumber")
+    })
+
+    it("a progress entry links the conversation", () => {
+      const entry = Transcript.decodeEntry(lines[0]![0])
+      assert.isTrue(Result.isSuccess(entry) && Transcript.isConversation(entry.success))
+    })
+  })
 })

@@ -1,6 +1,7 @@
 /**
  * The item kinds a filter can select, read from its tree: what lets a fused
- * flattening build no item that the filter would drop anyway.
+ * flattening build no item that the filter would drop anyway, and what tells
+ * a filter that can select nothing.
  *
  * @internal
  */
@@ -15,6 +16,14 @@ import type * as Ast from "../Ast.ts"
  * @internal
  */
 export const errorKinds = ["tool_result", "result", "system", "decode_failure", "text", "thinking", "tool_use", "block"] as const
+
+/**
+ * The kinds whose error is a failure of the item itself (a failed tool result, an error result, an API
+ * retry, a bad line); the other error kinds are errors only as part of an API error message.
+ *
+ * @internal
+ */
+export const failureKinds = ["tool_result", "result", "system", "decode_failure"] as const
 
 // Each atom's kinds, as `evaluate` tests them; an atom not listed can select any kind.
 const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<string> } = {
@@ -34,16 +43,16 @@ const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<string> } = {
  * The kinds of the items `ast` can select, or `undefined` when it can select
  * any kind: `Or` is the union of its operands', `And` their intersection,
  * `Not` and code predicates on items any kind. A superset: a kind listed may
- * still select nothing.
+ * still select nothing. `errors`: the kinds the `Error` atom stands for.
  *
  * @internal
  */
-export const kindsOf = (ast: Ast.Ast): ReadonlySet<string> | undefined => {
+export const kindsOf = (ast: Ast.Ast, errors: ReadonlyArray<string> = errorKinds): ReadonlySet<string> | undefined => {
   switch (ast._tag) {
     case "Or": {
       const union = new Set<string>()
       for (const operand of ast.filters) {
-        const kinds = kindsOf(operand)
+        const kinds = kindsOf(operand, errors)
         if (kinds === undefined) return undefined
         for (const kind of kinds) union.add(kind)
       }
@@ -52,7 +61,7 @@ export const kindsOf = (ast: Ast.Ast): ReadonlySet<string> | undefined => {
     case "And": {
       let intersection: Set<string> | undefined
       for (const operand of ast.filters) {
-        const kinds = kindsOf(operand)
+        const kinds = kindsOf(operand, errors)
         if (kinds === undefined) continue
         intersection = intersection === undefined
           ? new Set(kinds)
@@ -63,8 +72,34 @@ export const kindsOf = (ast: Ast.Ast): ReadonlySet<string> | undefined => {
     case "Where":
       return ast.on === "input" ? new Set(["tool_use"]) : undefined
     default: {
-      const kinds = atoms[ast._tag]
+      const kinds = ast._tag === "Error" ? errors : atoms[ast._tag]
       return kinds === undefined ? undefined : new Set(kinds)
     }
   }
+}
+
+// The tool names a filter's `tool:` atoms ask for.
+const toolNames = (ast: Ast.Ast): Array<string> =>
+  ast._tag === "ToolUse"
+    ? [ast.name ?? ""]
+    : ast._tag === "And" || ast._tag === "Or"
+    ? ast.filters.flatMap(toolNames)
+    : []
+
+/**
+ * Why a filter selects nothing whatever it reads, or `undefined`: its parts ask for items of different
+ * kinds (`tool:Read & result:Read`), or for errors of items that are errors only as part of an API error
+ * message (`tool:Bash & error`: a call's failure shows on its result, `result:Bash & error`).
+ *
+ * @internal
+ */
+export const warning = (ast: Ast.Ast): string | undefined => {
+  const kinds = kindsOf(ast)
+  if (kinds === undefined) return undefined
+  if (kinds.size === 0) return "it selects nothing: its parts ask for items of different kinds"
+  if (kindsOf(ast, failureKinds)?.size !== 0) return undefined
+  const names = [...new Set(toolNames(ast))]
+  const suggestion = names.length === 0 ? "result & error" : names.map((n) => n === "" ? "result & error" : `result:${n} & error`).join(" | ")
+  return `it selects only ${[...kinds].join(", ")} items of API error messages: ` +
+    `a tool call that failed shows as an error on its result (${suggestion})`
 }

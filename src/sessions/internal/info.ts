@@ -155,7 +155,7 @@ export const fold = (
     if (part !== "head") {
       latest("lastPrompt", entry._tag === "LastPromptEntry" ? entry.lastPrompt : undefined)
       latest("summaryHint", entry._tag === "SummaryEntry" ? entry.summary : undefined)
-      if (entry._tag === "UnknownEntry" && entry.raw.type === "relocated") latest("relocatedCwd", stringField(entry, "relocatedCwd"))
+      if (entry._tag === "RelocatedEntry") latest("relocatedCwd", nonEmpty(entry.relocatedCwd))
     }
     const gitBranch = stringField(entry, "gitBranch")
     if (part === "head") once("gitBranch", gitBranch)

@@ -1,0 +1,167 @@
+/**
+ * The session state entries of a transcript: what the CLI restores on a resume (where the session moved,
+ * its modes, agent, pull request, worktree, replaced tool results, frames, memory mode), one entry per
+ * change, written by Claude Code 2.1.
+ *
+ * @internal
+ */
+import * as Schema from "effect/Schema"
+import { JsonObject, Num, optionalNullableString, optionalString, optionalUnknown } from "./fields.ts"
+
+const stateFields = { sessionId: optionalString, timestamp: optionalString } as const
+
+/**
+ * The directory the session moved to (`cd` out of its project).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class RelocatedEntry extends Schema.Class<RelocatedEntry>("effect-claude-code/Transcript/RelocatedEntry")({
+  _tag: Schema.tagDefaultOmit("RelocatedEntry"),
+  type: Schema.tag("relocated"),
+  relocatedCwd: Schema.String,
+  ...stateFields
+}) {}
+
+/**
+ * Tool results the CLI replaced in the context (with a file reference or a summary), for a resume to
+ * replace them again; `agentId` names a subagent's.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ContentReplacementEntry
+  extends Schema.Class<ContentReplacementEntry>("effect-claude-code/Transcript/ContentReplacementEntry")({
+    _tag: Schema.tagDefaultOmit("ContentReplacementEntry"),
+    type: Schema.tag("content-replacement"),
+    replacements: Schema.Array(Schema.Unknown),
+    agentId: optionalString,
+    ...stateFields
+  })
+{}
+
+/**
+ * The session's mode.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ModeEntry extends Schema.Class<ModeEntry>("effect-claude-code/Transcript/ModeEntry")({
+  _tag: Schema.tagDefaultOmit("ModeEntry"),
+  type: Schema.tag("mode"),
+  mode: Schema.String,
+  ...stateFields
+}) {}
+
+/**
+ * The session's permission mode (`default`, `plan`, `acceptEdits`, ...).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class PermissionModeEntry extends Schema.Class<PermissionModeEntry>("effect-claude-code/Transcript/PermissionModeEntry")({
+  _tag: Schema.tagDefaultOmit("PermissionModeEntry"),
+  type: Schema.tag("permission-mode"),
+  permissionMode: Schema.String,
+  ...stateFields
+}) {}
+
+/**
+ * The pull request the session is linked to.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class PrLinkEntry extends Schema.Class<PrLinkEntry>("effect-claude-code/Transcript/PrLinkEntry")({
+  _tag: Schema.tagDefaultOmit("PrLinkEntry"),
+  type: Schema.tag("pr-link"),
+  prNumber: Num,
+  prUrl: Schema.String,
+  prRepository: Schema.String,
+  ...stateFields
+}) {}
+
+/**
+ * The git worktree the session works in (`null` once it left it); its fields are kept as written.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class WorktreeStateEntry extends Schema.Class<WorktreeStateEntry>("effect-claude-code/Transcript/WorktreeStateEntry")({
+  _tag: Schema.tagDefaultOmit("WorktreeStateEntry"),
+  type: Schema.tag("worktree-state"),
+  worktreeSession: Schema.NullOr(JsonObject),
+  ...stateFields
+}) {}
+
+/**
+ * The name given to the session's agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class AgentNameEntry extends Schema.Class<AgentNameEntry>("effect-claude-code/Transcript/AgentNameEntry")({
+  _tag: Schema.tagDefaultOmit("AgentNameEntry"),
+  type: Schema.tag("agent-name"),
+  agentName: Schema.String,
+  ...stateFields
+}) {}
+
+/**
+ * The color given to the session's agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class AgentColorEntry extends Schema.Class<AgentColorEntry>("effect-claude-code/Transcript/AgentColorEntry")({
+  _tag: Schema.tagDefaultOmit("AgentColorEntry"),
+  type: Schema.tag("agent-color"),
+  agentColor: Schema.String,
+  ...stateFields
+}) {}
+
+/**
+ * The agent definition the session runs as (`--agent`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class AgentSettingEntry extends Schema.Class<AgentSettingEntry>("effect-claude-code/Transcript/AgentSettingEntry")({
+  _tag: Schema.tagDefaultOmit("AgentSettingEntry"),
+  type: Schema.tag("agent-setting"),
+  agentSetting: Schema.String,
+  ...stateFields
+}) {}
+
+/**
+ * A frame (an artifact the session made) linked to the session, and how many there are.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class FrameLinkEntry extends Schema.Class<FrameLinkEntry>("effect-claude-code/Transcript/FrameLinkEntry")({
+  _tag: Schema.tagDefaultOmit("FrameLinkEntry"),
+  type: Schema.tag("frame-link"),
+  artifactCount: Num,
+  path: optionalString,
+  frameUrl: optionalString,
+  title: optionalString,
+  ...stateFields
+}) {}
+
+/**
+ * The memory mode from the message `afterUuid` on.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class MemoryModeEntry extends Schema.Class<MemoryModeEntry>("effect-claude-code/Transcript/MemoryModeEntry")({
+  _tag: Schema.tagDefaultOmit("MemoryModeEntry"),
+  type: Schema.tag("memory-mode"),
+  mode: Schema.String,
+  afterUuid: optionalNullableString,
+  reason: optionalUnknown,
+  account: optionalUnknown,
+  accountChoice: optionalUnknown,
+  ...stateFields
+}) {}
