@@ -14,7 +14,8 @@
  * import { Effect, Stream } from "effect"
  * import { readFileSync } from "node:fs"
  * import { ClaudeCli } from "effect-claude-code"
- * import { FaultCli } from "effect-claude-code/testing"
+ * // Internal to the test kit (not published): the library's own tests import it by path.
+ * import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
  *
  * // A recorded run cut before its last line, which is half written when the CLI is SIGKILLed:
  * // the stream gives every earlier message, then fails with ProcessExited (signal "SIGKILL").
