@@ -9,8 +9,9 @@
  * started and never finished (a re-delivery after a crash) runs once more, after {@link takeoverDelay}, its
  * `TurnStarted` event saying `attempt: 2`; a third start fails with `TurnRetriesExhausted`.
  *
- * With a {@link SparePool.SparePool} in context and a `cwd` in the options, a new conversation claims a parked
- * CLI instead of starting one; the pool's host options must then be the entity type's (callbacks included).
+ * With `spares` and a `cwd` in the options, the runner keeps CLIs parked with the entity type's own options
+ * (callbacks included) and a new conversation claims one instead of starting a CLI; a refused claim starts
+ * cold with the same options.
  *
  * @since 0.1.0
  * @example
@@ -25,11 +26,13 @@
  * // Provide AgentSession.layer({ maxIdleTime: "5 minutes" }), TurnLog.layerMemory, a ClaudeCli layer and a runner.
  * ```
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as ClusterSchema from "effect/cluster/ClusterSchema"
 import * as Entity from "effect/cluster/Entity"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Rpc from "effect/rpc/Rpc"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
@@ -272,19 +275,23 @@ export const takeoverDelay: Duration.Duration = Duration.sum(Process.guardGraceP
 export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | "sessionId" | "continue"> {
   /** How long an entity (and its CLI) stays without requests before it is closed. Default: the cluster's. */
   readonly maxIdleTime?: Duration.Input | undefined
+  /**
+   * CLIs each runner keeps parked for new conversations (a {@link SparePool} started with these options, so
+   * warm and cold starts run the same callbacks). Needs `cwd`. Default 0.
+   */
+  readonly spares?: number | undefined
 }
 
 const failed = (operation: string) => (error: { readonly message: string }) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, detail: error.message }) })
 
-const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
-  const { maxIdleTime: _, ...sessionOptions } = options
+const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Option.Option<SparePool.Pool>) {
+  const { maxIdleTime: _, spares: __, ...sessionOptions } = options
   const entityId = (yield* Entity.CurrentAddress).entityId
   const entityScope = yield* Effect.scope
   const context = yield* Effect.context<R>()
   const log = yield* TurnLog.TurnLog
   const cli = yield* ClaudeCli.ClaudeCli
-  const pool = yield* Effect.serviceOption(SparePool.SparePool)
   const runner = Option.match(yield* Effect.serviceOption(Entity.CurrentRunnerAddress), {
     onNone: () => null,
     onSome: (address) => `${address.host}:${address.port}`
@@ -410,5 +417,14 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
  * @category layers
  */
 export const layer = <R = never>(options: Options<R> = {}) =>
-  AgentSession.toLayer(handlers(options), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
+  Layer.unwrap(Effect.map(spares(options), (pool) =>
+    AgentSession.toLayer(handlers(options, pool), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })))
+
+// The runner's parked CLIs: started with the entity type's options but the claim's.
+const spares = <R>(options: Options<R>) => {
+  const { maxIdleTime: _, spares: size = 0, cwd, model: __, permissionMode: ___, ...host } = options
+  if (size <= 0) return Effect.succeedNone
+  if (cwd === undefined) return Effect.die(new Error("AgentSession.layer: `spares` needs a `cwd` for the claims"))
+  return SparePool.make<R>({ size, host }).pipe(Effect.map(Option.some), Effect.provide(NodeFileSystem.layer))
+}
 

@@ -5,14 +5,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
-import * as SparePool from "../../src/cluster/SparePool.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Permission from "../../src/session/Permission.ts"
@@ -189,22 +187,27 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       canUseTool: (tool) => Effect.sync(() => asked.push(tool)).pipe(Effect.as(Permission.deny("not here")))
     }))))
 
-  it.live("with a SparePool, a new conversation claims a parked CLI", () =>
+  const askedWarm: Array<string> = []
+  it.live("with spares, a new conversation claims a parked CLI that runs the entity type's canUseTool", () =>
     Effect.gen(function*() {
-      const pool = yield* SparePool.SparePool
-      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
-      const events = yield* turn("w", "w-1", "alpha: warm")
-      assert.strictEqual(resultText(events), "Alpha one.")
+      const sandbox = yield* Scripted.Sandbox
+      const events = yield* turn("w", "w-1", "tool: write a file")
       const pid = (yield* info("w")).pid!
+      // A claimed spare: started parked, not cold.
       assert.include(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0"), "--await-claim")
-      assert.strictEqual(yield* pool.refused, 0)
+      assert.strictEqual(resultText(events), "Not written.")
+      assert.deepStrictEqual(askedWarm, ["Write"])
+      assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "out.txt")))
     }).pipe(Effect.provide(
-      Layer.unwrap(Effect.map(Scripted.Sandbox, (sandbox) => AgentSession.layer({ cwd: sandbox.cwd }))).pipe(
-        Layer.provideMerge(SparePool.layer()),
-        Layer.provideMerge(Cluster.layerTest),
-        Layer.provideMerge(Scripted.layer(script)),
-        Layer.provideMerge(NodeServices.layer)
-      )
+      Layer.unwrap(Effect.map(Scripted.Sandbox, (sandbox) =>
+        AgentSession.layer({
+          cwd: sandbox.cwd,
+          spares: 1,
+          canUseTool: (tool) => Effect.sync(() => askedWarm.push(tool)).pipe(Effect.as(Permission.deny("not here")))
+        }))).pipe(
+          Layer.provideMerge(Cluster.layerTest),
+          Layer.provideMerge(Scripted.layer(script))
+        )
     )))
 
   it.live("a turn on a CLI that died fails typed; its retry starts another CLI, resumes, and is marked", () =>
