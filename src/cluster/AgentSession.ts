@@ -186,7 +186,8 @@ export const ActivityTurn = Rpc.make("ActivityTurn", {
 export const Send = Rpc.make("Send", { payload: { prompt: Schema.String }, error: AgentSessionError })
 
 /**
- * Ends the running turn (if any): its `Turn` stream ends with the CLI's interrupted result.
+ * Ends the running turn (if any): its `Turn` stream ends with the CLI's interrupted result. A turn that has not
+ * reached the CLI yet (the CLI still starting, a retry waiting) is interrupted as soon as it does.
  *
  * @since 0.1.0
  * @category rpcs
@@ -208,7 +209,8 @@ export const Close = Rpc.make("Close")
 export const Info = Rpc.make("Info", { success: SessionInfo })
 
 /**
- * `null` resets to the default model. Kept for the sessions the entity starts later.
+ * `null` resets to the default model. Applies to the entity's CLI (once started, when it is starting) and is
+ * kept for the CLIs the entity starts later.
  *
  * @since 0.1.0
  * @category rpcs
@@ -219,7 +221,8 @@ export const SetModel = Rpc.make("SetModel", {
 })
 
 /**
- * Kept for the sessions the entity starts later.
+ * Applies to the entity's CLI (once started, when it is starting) and is kept for the CLIs the entity starts
+ * later.
  *
  * @since 0.1.0
  * @category rpcs
@@ -285,6 +288,13 @@ export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | 
 const failed = (operation: string) => (error: { readonly message: string }) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, detail: error.message }) })
 
+// The turn holding the CLI: `streaming` once its first message came. An `Interrupt` that arrives before then
+// (the CLI still starting, the prompt not yet taken up) is owed, and sent on that first message.
+interface TurnState {
+  streaming: boolean
+  interruptOwed: boolean
+}
+
 const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Option.Option<SparePool.Pool>) {
   const { maxIdleTime: _, spares: __, ...sessionOptions } = options
   const entityId = (yield* Entity.CurrentAddress).entityId
@@ -301,6 +311,7 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
   let model: string | undefined = options.model
   let permissionMode: QueryOptions.PermissionMode | undefined = options.permissionMode
   let live: { readonly session: Session.Session; readonly scope: Scope.Closeable } | undefined
+  let active: TurnState | undefined
 
   // The CLI session of this activation, started on first use and resumed from the log's session id.
   const session = starting.withPermit(Effect.suspend(() => {
@@ -330,10 +341,16 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
     return current === undefined ? Effect.void : Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void))
   }))
 
-  const run = (turnId: string, prompt: string, attempt: number): Stream.Stream<TurnEvent, AgentSessionError> =>
+  const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
       const current = yield* session
       const messages: Array<Session.Message> = []
+      // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
+      const first = Effect.suspend(() => {
+        if (state.streaming) return Effect.void
+        state.streaming = true
+        return state.interruptOwed ? Effect.asVoid(Effect.forkIn(Effect.ignore(current.interrupt), entityScope)) : Effect.void
+      })
       return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
         Stream.concat(
           current.turn(prompt).pipe(
@@ -342,7 +359,10 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
             Stream.tap((message) => {
               messages.push(message)
               // Kept at once, so that a turn cut short by a crash still resumes this conversation.
-              return message._tag === "SystemInit" ? log.setSessionId(entityId, message.session_id) : Effect.void
+              return Effect.andThen(
+                first,
+                message._tag === "SystemInit" ? log.setSessionId(entityId, message.session_id) : Effect.void
+              )
             }),
             Stream.map((message) => new TurnMessage({ message })),
             Stream.mapError(failed("turn"))
@@ -360,7 +380,11 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
 
   const turn = (turnId: string, prompt: string) =>
     Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
-      yield* Effect.acquireRelease(turns.take(1), () => turns.release(1))
+      const state: TurnState = { streaming: false, interruptOwed: false }
+      yield* Effect.acquireRelease(
+        Effect.andThen(turns.take(1), Effect.sync(() => (active = state))),
+        () => Effect.andThen(Effect.sync(() => (active = undefined)), turns.release(1))
+      )
       const begun = yield* log.begin(entityId, turnId)
       if (begun._tag === "Done") {
         return Stream.make(
@@ -374,15 +398,25 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
         )
       }
       if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
-      return run(turnId, prompt, begun.attempt)
+      return run(turnId, prompt, begun.attempt, state)
     }))
+
+  // A setting changed while the CLI starts applies to it once started: `starting` is held until then.
+  const setting = (operation: string, apply: (session: Session.Session) => Effect.Effect<void, Session.StreamError>) =>
+    starting.withPermit(Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(apply(live.session), failed(operation))))
 
   return AgentSession.of({
     Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     ActivityTurn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     Send: ({ payload: { prompt } }) => Effect.flatMap(session, (s) => Effect.mapError(Effect.asVoid(s.send(prompt)), failed("send"))),
     Interrupt: () =>
-      Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(live.session.interrupt, failed("interrupt"))),
+      Effect.suspend(() => {
+        if (active !== undefined && !active.streaming) {
+          active.interruptOwed = true
+          return Effect.void
+        }
+        return live === undefined ? Effect.void : Effect.mapError(live.session.interrupt, failed("interrupt"))
+      }),
     Close: () => close,
     Info: () =>
       Effect.map(log.sessionId(entityId), (sessionId) =>
@@ -397,14 +431,12 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
     SetModel: ({ payload }) =>
       Effect.suspend(() => {
         model = payload.model ?? undefined
-        return live === undefined ? Effect.void : Effect.mapError(live.session.setModel(model), failed("setModel"))
+        return setting("setModel", (session) => session.setModel(payload.model ?? undefined))
       }),
     SetPermissionMode: ({ payload }) =>
       Effect.suspend(() => {
         permissionMode = payload.mode
-        return live === undefined
-          ? Effect.void
-          : Effect.mapError(live.session.setPermissionMode(payload.mode), failed("setPermissionMode"))
+        return setting("setPermissionMode", (session) => session.setPermissionMode(payload.mode))
       })
   })
 })

@@ -61,6 +61,28 @@ const requestsOf = (server: ScriptedServer.Shape, conversation: string) =>
 const modelRequests = (conversation: string) =>
   Effect.flatMap(Effect.service(ScriptedServer.ScriptedServer), (server) => requestsOf(server, conversation))
 
+// The CLIs this test process runs (sessions read stream-json from stdin), found in the process table.
+const cliPids = (): ReadonlyArray<number> => {
+  const parents = new Map<number, number>()
+  const clis: Array<number> = []
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes("--input-format")) clis.push(Number(entry))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const ours = (pid: number): boolean => pid === process.pid || (pid > 1 && ours(parents.get(pid) ?? 0))
+  return clis.filter(ours)
+}
+
+// Waits until a CLI starts that was not running before.
+const newCli = (before: ReadonlyArray<number>) =>
+  waitUntil(Effect.sync(() => cliPids().some((pid) => !before.includes(pid)))).pipe(Effect.timeout("20 seconds"))
+
 const info = (entityId: string) => Effect.flatMap(AgentSession.client, (client) => client(entityId).Info())
 
 describe("AgentSession entity (test runner, real CLI)", () => {
@@ -100,6 +122,38 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.isFalse(messagesOf(events).some((m) => m._tag === "AssistantMessage" && m.text.length === 600))
       // The session survives the interrupt: the entity's CLI is still the same process.
       assert.isNotNull((yield* info("s")).pid)
+    }).pipe(Effect.provide(env())))
+
+  it.live("an Interrupt sent while the CLI starts ends the turn once it runs", () =>
+    Effect.gen(function*() {
+      const before = cliPids()
+      const running = yield* Effect.forkChild(turn("i", "i-1", "slow: write a lot"))
+      yield* newCli(before)
+      assert.isNull((yield* info("i")).pid)
+      yield* (yield* AgentSession.client)("i").Interrupt()
+      const events = yield* Fiber.join(running).pipe(Effect.timeout("30 seconds"))
+      const last = messagesOf(events).at(-1)
+      assert.strictEqual(last?._tag === "ResultError" ? last.subtype : last?._tag, "error_during_execution")
+      assert.isFalse(messagesOf(events).some((m) => m._tag === "AssistantMessage" && m.text.length === 600))
+    }).pipe(Effect.provide(env())))
+
+  it.live("SetModel and SetPermissionMode sent while the CLI starts apply to that CLI", () =>
+    Effect.gen(function*() {
+      const client = yield* AgentSession.client
+      const before = cliPids()
+      const running = yield* Effect.forkChild(turn("m", "m-1", "echo: one"))
+      yield* newCli(before)
+      assert.isNull((yield* info("m")).pid)
+      yield* client("m").SetModel({ model: "claude-scripted-other" })
+      yield* client("m").SetPermissionMode({ mode: "plan" })
+      yield* Fiber.join(running)
+      const pid = (yield* info("m")).pid
+      const second = yield* turn("m", "m-2", "echo: two")
+      assert.strictEqual((yield* info("m")).pid, pid)
+      const init = messagesOf(second).find((m) => m._tag === "SystemInit")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.permissionMode : undefined, "plan")
+      const last = (yield* modelRequests("echo")).at(-1)!.body as { readonly model: string }
+      assert.strictEqual(last.model, "claude-scripted-other")
     }).pipe(Effect.provide(env())))
 
   it.live("an idle entity's CLI is gone; its next turn resumes the conversation", () =>
