@@ -7,7 +7,8 @@
  * turns themselves run one at a time. A `Turn` carries an id: one whose messages are in the log is answered
  * from there (a `TurnReplayed` event, then the stored messages) without reaching the model; one that was
  * started and never finished (a re-delivery after a crash) runs once more, after {@link takeoverDelay}, its
- * `TurnStarted` event saying `attempt: 2`; a third start fails with `TurnRetriesExhausted`.
+ * `TurnStarted` event saying `attempt: 2`; a third start fails with `TurnRetriesExhausted`. A turn runs to its
+ * end in the entity even when its caller stops reading, so it is logged and never sent to the model twice.
  *
  * With `spares` and a `cwd` in the options, the runner keeps CLIs parked with the entity type's own options
  * (callbacks included) and a new conversation claims one instead of starting a CLI; a refused claim starts
@@ -27,6 +28,7 @@
  * ```
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Cause from "effect/Cause"
 import * as ClusterSchema from "effect/cluster/ClusterSchema"
 import * as Entity from "effect/cluster/Entity"
 import * as Duration from "effect/Duration"
@@ -39,6 +41,7 @@ import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as Process from "../Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
@@ -378,7 +381,7 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
       )
     }))
 
-  const turn = (turnId: string, prompt: string) =>
+  const produce = (turnId: string, prompt: string) =>
     Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
       const state: TurnState = { streaming: false, interruptOwed: false }
       yield* Effect.acquireRelease(
@@ -399,6 +402,15 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
       }
       if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
       return run(turnId, prompt, begun.attempt, state)
+    }))
+
+  // The turn runs in the entity, not in its caller: a caller that stops reading does not cut it short, so it
+  // still ends, is logged, and a re-delivery is answered from the log instead of the model.
+  const turn = (turnId: string, prompt: string) =>
+    Stream.unwrap(Effect.gen(function*() {
+      const events = yield* Queue.unbounded<TurnEvent, AgentSessionError | Cause.Done>()
+      yield* Effect.forkIn(Stream.runIntoQueue(produce(turnId, prompt), events), entityScope)
+      return Stream.fromQueue(events)
     }))
 
   // A setting changed while the CLI starts applies to it once started: `starting` is held until then.

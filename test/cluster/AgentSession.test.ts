@@ -29,6 +29,7 @@ const script = ({ cwd }: { readonly cwd: string }): Script.Script => ({
     on("gamma", [Script.turn("Noted: seven."), Script.turn("The number was seven.")]),
     // About a minute of events, unless interrupted.
     on("slow", [Script.turn("x".repeat(600), { eventDelay: "300 millis", chunkSize: 3 })]),
+    on("cut", [Script.turn("y".repeat(45), { eventDelay: "300 millis", chunkSize: 3 }), Script.turn("Cut two.")]),
     on("echo", [Script.turn("Echo one."), Script.turn("Echo two.")]),
     on("crash", [Script.turn("Crash one."), Script.turn("Crash two.")]),
     on("close", [Script.turn("Closing one."), Script.turn("Closing two.")]),
@@ -202,6 +203,18 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       const exhausted = yield* Effect.flip(turn("e", "e-3", "echo: three"))
       assert.strictEqual(exhausted._tag, "AgentSessionError")
       assert.deepStrictEqual(exhausted._tag === "AgentSessionError" ? exhausted.reason : exhausted, new AgentSession.TurnRetriesExhausted({ turnId: "e-3", attempts: 3 }))
+    }).pipe(Effect.provide(env())))
+
+  it.live("a turn whose caller stops reading still ends and is logged: asked again, it is not re-run", () =>
+    Effect.gen(function*() {
+      const client = yield* AgentSession.client
+      const cut = yield* Stream.runCollect(client("u").Turn({ turnId: "u-1", prompt: "cut: first" }).pipe(Stream.take(3)))
+      assert.strictEqual(cut.length, 3)
+      assert.strictEqual(resultText(yield* turn("u", "u-2", "cut: second")), "Cut two.")
+      const again = yield* turn("u", "u-1", "cut: first")
+      assert.deepStrictEqual(again[0], new AgentSession.TurnReplayed({ turnId: "u-1" }))
+      assert.strictEqual(resultText(again), "y".repeat(45))
+      assert.strictEqual((yield* modelRequests("cut")).length, 2)
     }).pipe(Effect.provide(env())))
 
   it.live("Close ends the CLI; the next turn starts another with the model and mode set meanwhile, resuming", () =>
