@@ -142,7 +142,8 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
   ]],
   [AgentSession.AgentSessionError, [
     new AgentSession.SessionFailed({ operation: "turn", detail: "the CLI exited" }),
-    new AgentSession.TurnRetriesExhausted({ turnId: "t-1", attempts: 3 })
+    new AgentSession.TurnRetriesExhausted({ turnId: "t-1", attempts: 3 }),
+    new AgentSession.TurnIdReused({ turnId: "t-1" })
   ]],
   [LocalPostgres.LocalPostgresError, [
     new LocalPostgres.NotInstalled({ searched: ["PATH", "/usr/lib/postgresql/*/bin"] }),

@@ -81,11 +81,26 @@ export class TurnRetriesExhausted extends Schema.TaggedError<TurnRetriesExhauste
 }
 
 /**
+ * A turn id was asked again with another prompt: the id names the turn it was first given to (whose answer
+ * the log keeps), so this one is not run. Give each new turn a new id.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TurnIdReused extends Schema.TaggedError<TurnIdReused>()("TurnIdReused", {
+  turnId: Schema.String
+}) {
+  override get message(): string {
+    return `Turn "${this.turnId}" was asked before with another prompt; a turn id names one prompt`
+  }
+}
+
+/**
  * @since 0.1.0
  * @category errors
  */
 export class AgentSessionError extends Schema.TaggedError<AgentSessionError>()("AgentSessionError", {
-  reason: Schema.Union([SessionFailed, TurnRetriesExhausted])
+  reason: Schema.Union([SessionFailed, TurnRetriesExhausted, TurnIdReused])
 }) {
   override get message(): string {
     return this.reason.message
@@ -388,7 +403,8 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
         Effect.andThen(turns.take(1), Effect.sync(() => (active = state))),
         () => Effect.andThen(Effect.sync(() => (active = undefined)), turns.release(1))
       )
-      const begun = yield* log.begin(entityId, turnId)
+      const begun = yield* log.begin(entityId, turnId, prompt)
+      if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
         return Stream.make(
           new TurnReplayed({ turnId }),

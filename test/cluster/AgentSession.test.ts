@@ -190,7 +190,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
 
       // A start that never finished, as a runner that died mid-turn leaves it.
       const log = yield* TurnLog.TurnLog
-      yield* log.begin("e", "e-2")
+      yield* log.begin("e", "e-2", "echo: two")
       const delivered = Date.now()
       const retried = yield* turn("e", "e-2", "echo: two")
       assert.deepStrictEqual(retried[0], new AgentSession.TurnStarted({ turnId: "e-2", attempt: 2 }))
@@ -198,11 +198,16 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.isAtLeast(Date.now() - delivered, Duration.toMillis(AgentSession.takeoverDelay))
       assert.strictEqual(resultText(retried), "Echo two.")
 
-      yield* log.begin("e", "e-3")
-      yield* log.begin("e", "e-3")
+      yield* log.begin("e", "e-3", "echo: three")
+      yield* log.begin("e", "e-3", "echo: three")
       const exhausted = yield* Effect.flip(turn("e", "e-3", "echo: three"))
       assert.strictEqual(exhausted._tag, "AgentSessionError")
       assert.deepStrictEqual(exhausted._tag === "AgentSessionError" ? exhausted.reason : exhausted, new AgentSession.TurnRetriesExhausted({ turnId: "e-3", attempts: 3 }))
+
+      // A finished turn's id with another prompt: neither the old answer nor a model request.
+      const reused = yield* Effect.flip(turn("e", "e-1", "echo: something else"))
+      assert.deepStrictEqual(reused._tag === "AgentSessionError" ? reused.reason : reused, new AgentSession.TurnIdReused({ turnId: "e-1" }))
+      assert.strictEqual((yield* modelRequests("echo")).length, requestsAfterFirst + 1)
     }).pipe(Effect.provide(env())))
 
   it.live("a turn whose caller stops reading still ends and is logged: asked again, it is not re-run", () =>
