@@ -43,25 +43,30 @@ import * as Stream from "effect/Stream"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
+import * as SessionError from "../session/SessionError.ts"
 import * as SparePool from "./SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
 import { WireMessage } from "./Wire.ts"
 
 /**
- * The CLI session could not start, or failed while serving a request; `detail` is its error's message.
+ * The CLI session could not start, or failed while serving a request. `error` is the session's own error, with
+ * its reason and data (`ProcessExited` with the exit code or signal and the stderr tail, `InterruptTimeout`,
+ * `IdleTimeout`, ...): it crosses the wire whole, so a client can act on it.
  *
  * @since 0.1.0
  * @category reasons
  */
 export class SessionFailed extends Schema.TaggedError<SessionFailed>()("SessionFailed", {
+  /** What the entity was doing: `start`, `turn`, `send`, `interrupt`, `setModel`, `setPermissionMode`. */
   operation: Schema.String,
-  detail: Schema.String
+  error: Schema.Union([CliError.ClaudeCliError, SessionError.SessionError])
 }) {
   override get message(): string {
-    return `The agent session failed during ${this.operation}: ${this.detail}`
+    return `The agent session failed during ${this.operation}: ${this.error.message}`
   }
 }
 
@@ -77,6 +82,23 @@ export class TurnRetriesExhausted extends Schema.TaggedError<TurnRetriesExhauste
 }) {
   override get message(): string {
     return `Turn "${this.turnId}" was started ${this.attempts - 1} times without finishing; it is not retried again`
+  }
+}
+
+/**
+ * A request to the entity, or its answer, was lost on the way: the cluster's or the RPC client's error
+ * (`errorTag`: `MailboxFull`, `EntityNotAssignedToRunner`, `RpcClientError`, ...), or an answer that ended
+ * without the turn's messages (`errorTag` null).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class Undelivered extends Schema.TaggedError<Undelivered>()("Undelivered", {
+  errorTag: Schema.NullOr(Schema.String),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `The request to the agent session or its answer was lost${this.errorTag === null ? "" : ` (${this.errorTag})`}: ${this.detail}`
   }
 }
 
@@ -100,7 +122,7 @@ export class TurnIdReused extends Schema.TaggedError<TurnIdReused>()("TurnIdReus
  * @category errors
  */
 export class AgentSessionError extends Schema.TaggedError<AgentSessionError>()("AgentSessionError", {
-  reason: Schema.Union([SessionFailed, TurnRetriesExhausted, TurnIdReused])
+  reason: Schema.Union([SessionFailed, TurnRetriesExhausted, TurnIdReused, Undelivered])
 }) {
   override get message(): string {
     return this.reason.message
@@ -303,8 +325,8 @@ export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | 
   readonly spares?: number | undefined
 }
 
-const failed = (operation: string) => (error: { readonly message: string }) =>
-  new AgentSessionError({ reason: new SessionFailed({ operation, detail: error.message }) })
+const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
+  new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
 
 // The turn holding the CLI: `streaming` once its first message came. An `Interrupt` that arrives before then
 // (the CLI still starting, the prompt not yet taken up) is owed, and sent on that first message.

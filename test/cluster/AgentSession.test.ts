@@ -290,6 +290,10 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       yield* waitUntil(Effect.sync(() => !isAlive(pid))).pipe(Effect.timeout("20 seconds"))
       const failed = yield* Effect.flip(turn("k", "k-2", "crash: second"))
       assert.strictEqual(failed._tag === "AgentSessionError" ? failed.reason._tag : failed._tag, "SessionFailed")
+      // The session's own error came through: the CLI was gone (no exit code: a signal ended it).
+      const cause = failed._tag === "AgentSessionError" && failed.reason._tag === "SessionFailed" ? failed.reason.error : undefined
+      assert.strictEqual(cause?._tag === "SessionError" ? cause.reason._tag : cause?._tag, "SessionClosed")
+      assert.strictEqual(cause?._tag === "SessionError" && cause.reason._tag === "SessionClosed" ? cause.reason.exitCode : undefined, null)
       const retried = yield* turn("k", "k-2", "crash: second")
       assert.deepStrictEqual(retried[0], new AgentSession.TurnStarted({ turnId: "k-2", attempt: 2 }))
       assert.strictEqual(resultText(retried), "Crash two.")
