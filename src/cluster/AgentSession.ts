@@ -45,6 +45,7 @@ import * as Queue from "effect/Queue"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../Process.ts"
+import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
@@ -172,8 +173,6 @@ export const TurnEvent = Schema.Union([TurnStarted, TurnReplayed, TurnMessage])
  */
 export type TurnEvent = typeof TurnEvent.Type
 
-const PermissionMode = Schema.Literals(["default", "acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"])
-
 /**
  * What `Info` answers.
  *
@@ -189,7 +188,7 @@ export class SessionInfo extends Schema.Class<SessionInfo>("effect-claude-code/c
   /** The CLI process serving the entity now; `null` when none runs (before the first request, after Close). */
   pid: Schema.NullOr(Schema.Number),
   model: Schema.NullOr(Schema.String),
-  permissionMode: Schema.NullOr(PermissionMode)
+  permissionMode: Schema.NullOr(PermissionModes.PermissionMode)
 }) {}
 
 /**
@@ -268,7 +267,7 @@ export const SetModel = Rpc.make("SetModel", {
  * @category rpcs
  */
 export const SetPermissionMode = Rpc.make("SetPermissionMode", {
-  payload: { mode: PermissionMode },
+  payload: { mode: PermissionModes.PermissionMode },
   error: AgentSessionError
 })
 

@@ -13,6 +13,8 @@ import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
+import * as PermissionModes from "../../src/internal/permissionMode.ts"
+import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as Permission from "../../src/session/Permission.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -300,4 +302,15 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.notStrictEqual((yield* info("k")).pid, pid)
       assert.include(JSON.stringify((yield* modelRequests("crash")).at(-1)!.body), "Crash one.")
     }).pipe(Effect.provide(env())))
+})
+
+describe("AgentSession schemas", () => {
+  it("the permission modes are the session options' own", () => {
+    assert.strictEqual(AgentSession.SetPermissionMode.payloadSchema.fields.mode, PermissionModes.PermissionMode)
+    assert.strictEqual(AgentSession.SessionInfo.fields.permissionMode.members[0], PermissionModes.PermissionMode)
+    // The options' type is the schema's: a mode the options take is a mode the RPC takes, and back.
+    const fromOptions: ReadonlyArray<QueryOptions.PermissionMode> = PermissionModes.PermissionMode.literals
+    const toOptions: ReadonlyArray<typeof PermissionModes.PermissionMode.Type> = fromOptions
+    assert.deepStrictEqual(toOptions, fromOptions)
+  })
 })
