@@ -271,30 +271,15 @@ export const SetPermissionMode = Rpc.make("SetPermissionMode", {
   error: AgentSessionError
 })
 
-/**
- * The entity type.
- *
- * @since 0.1.0
- * @category entities
- */
-export const AgentSession = Entity.make("AgentSession", [
-  Turn,
-  ActivityTurn,
-  Send,
-  Interrupt,
-  Close,
-  Info,
-  SetModel,
-  SetPermissionMode
-])
+const rpcs = [Turn, ActivityTurn, Send, Interrupt, Close, Info, SetModel, SetPermissionMode] as const
 
 /**
- * A client of the entity: `(entityId) => { Turn, Send, ... }`.
+ * The RPCs of every agent session entity type.
  *
  * @since 0.1.0
- * @category clients
+ * @category rpcs
  */
-export const client = AgentSession.client
+export type Rpcs = typeof rpcs[number]
 
 /**
  * How long a re-delivered turn waits before it starts: {@link Process.guardGracePeriod} and a second to spare.
@@ -334,9 +319,15 @@ interface TurnState {
   interruptOwed: boolean
 }
 
-const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Option.Option<SparePool.Pool>) {
+const handlers = Effect.fnUntraced(function*<Name extends string, R>(
+  entity: Entity.Entity<Name, Rpcs>,
+  options: Options<R>,
+  pool: Option.Option<SparePool.Pool>
+) {
   const { maxIdleTime: _, spares: __, ...sessionOptions } = options
-  const entityId = (yield* Entity.CurrentAddress).entityId
+  const address = yield* Entity.CurrentAddress
+  // The log's key: the entity id for the default type, prefixed with the type's name for the others.
+  const entityId = address.entityType === defaultName ? address.entityId : `${address.entityType}/${address.entityId}`
   const entityScope = yield* Effect.scope
   const context = yield* Effect.context<R>()
   const log = yield* TurnLog.TurnLog
@@ -454,7 +445,7 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
   const setting = (operation: string, apply: (session: Session.Session) => Effect.Effect<void, Session.StreamError>) =>
     starting.withPermit(Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(apply(live.session), failed(operation))))
 
-  return AgentSession.of({
+  return entity.of({
     Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     ActivityTurn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     Send: ({ payload: { prompt } }) => Effect.flatMap(session, (s) => Effect.mapError(Effect.asVoid(s.send(prompt)), failed("send"))),
@@ -470,7 +461,7 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
     Info: () =>
       Effect.map(log.sessionId(entityId), (sessionId) =>
         new SessionInfo({
-          entityId,
+          entityId: address.entityId,
           runner,
           sessionId: sessionId ?? null,
           pid: live?.session.pid ?? null,
@@ -490,16 +481,74 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>, pool: Optio
   })
 })
 
+const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, options: Options<R>) =>
+  Layer.unwrap(Effect.map(spares(options), (pool) =>
+    entity.toLayer(handlers(entity, options, pool), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })))
+
 /**
- * Registers the entity type on the runner: requests run concurrently (so an `Interrupt` reaches a streaming
- * turn), turns one at a time. Needs a `ClaudeCli`, a `TurnLog`, `Sharding` and what the callbacks need.
+ * An agent session entity type of its own name, for sessions of other options (another prompt, other tools,
+ * other callbacks) beside the default type: the entity, the layer that registers it on a runner (see
+ * {@link layer}) and its client. Its turns are kept in the same {@link TurnLog.TurnLog}, apart from the other
+ * types'.
+ *
+ * @since 0.1.0
+ * @category constructors
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { AgentSession } from "effect-claude-code/cluster"
+ *
+ * const Reviewer = AgentSession.make("Reviewer")
+ * const layer = Reviewer.layer({ allowedTools: ["Read"], maxIdleTime: "5 minutes" })
+ * const program = Effect.gen(function*() {
+ *   const client = yield* Reviewer.client
+ *   return yield* client("pr-42").Turn({ turnId: "t1", prompt: "Review the diff" }).pipe(Stream.runCollect)
+ * })
+ * ```
+ */
+export const make = <const Name extends string>(name: Name) => {
+  const entity = Entity.make(name, rpcs)
+  return {
+    entity,
+    /** A client of the entity type: `(entityId) => { Turn, Send, ... }`. */
+    client: entity.client,
+    /**
+     * Registers the entity type on the runner: requests run concurrently (so an `Interrupt` reaches a
+     * streaming turn), turns one at a time. Needs a `ClaudeCli`, a `TurnLog`, `Sharding` and what the
+     * callbacks need.
+     */
+    layer: <R = never>(options: Options<R> = {}) => layerOf(entity, options)
+  }
+}
+
+const defaultName = "AgentSession"
+const defaultType = make(defaultName)
+
+/**
+ * The default entity type, named `AgentSession`.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const AgentSession = defaultType.entity
+
+/**
+ * A client of the default entity type: `(entityId) => { Turn, Send, ... }`.
+ *
+ * @since 0.1.0
+ * @category clients
+ */
+export const client = defaultType.client
+
+/**
+ * Registers the default entity type on the runner: requests run concurrently (so an `Interrupt` reaches a
+ * streaming turn), turns one at a time. Needs a `ClaudeCli`, a `TurnLog`, `Sharding` and what the callbacks
+ * need.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = <R = never>(options: Options<R> = {}) =>
-  Layer.unwrap(Effect.map(spares(options), (pool) =>
-    AgentSession.toLayer(handlers(options, pool), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })))
+export const layer = defaultType.layer
 
 // The runner's parked CLIs: started with the entity type's options but the claim's.
 const spares = <R>(options: Options<R>) => {

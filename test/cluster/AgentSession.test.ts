@@ -304,6 +304,36 @@ describe("AgentSession entity (test runner, real CLI)", () => {
     }).pipe(Effect.provide(env())))
 })
 
+const Reviewer = AgentSession.make("Reviewer")
+
+describe("AgentSession.make", () => {
+  it.live("another entity type runs beside the default one, with its own options and its own turns", () =>
+    Effect.gen(function*() {
+      const reviewer = yield* Reviewer.client
+      // The same entity id and turn id on both types are two turns.
+      const [plain, review] = yield* Effect.all([
+        turn("x", "x-1", "alpha: hello"),
+        Stream.runCollect(reviewer("x").Turn({ turnId: "x-1", prompt: "beta: hello" }))
+      ], { concurrency: 2 })
+      assert.strictEqual(resultText(plain), "Alpha one.")
+      assert.strictEqual(resultText(review), "Beta one.")
+      assert.deepStrictEqual(review[0], new AgentSession.TurnStarted({ turnId: "x-1", attempt: 1 }))
+      const [plainInfo, reviewInfo] = yield* Effect.all([info("x"), reviewer("x").Info()])
+      assert.notStrictEqual(plainInfo.pid, reviewInfo.pid)
+      assert.notStrictEqual(plainInfo.sessionId, reviewInfo.sessionId)
+      // Each type's sessions run with its own options.
+      const init = messagesOf(review).find((m) => m._tag === "SystemInit")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.model : undefined, "claude-scripted-other")
+      const plainInit = messagesOf(plain).find((m) => m._tag === "SystemInit")
+      assert.notStrictEqual(plainInit?._tag === "SystemInit" ? plainInit.model : undefined, "claude-scripted-other")
+    }).pipe(Effect.provide(
+      Layer.mergeAll(AgentSession.layer(), Reviewer.layer({ model: "claude-scripted-other" })).pipe(
+        Layer.provideMerge(Cluster.layerTest),
+        Layer.provideMerge(Scripted.layer(script))
+      )
+    )))
+})
+
 describe("AgentSession schemas", () => {
   it("the permission modes are the session options' own", () => {
     assert.strictEqual(AgentSession.SetPermissionMode.payloadSchema.fields.mode, PermissionModes.PermissionMode)
