@@ -31,6 +31,8 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Cause from "effect/Cause"
 import * as ClusterSchema from "effect/cluster/ClusterSchema"
 import * as Entity from "effect/cluster/Entity"
+import type * as Sharding from "effect/cluster/Sharding"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -432,13 +434,33 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       return run(turnId, prompt, begun.attempt, state)
     }))
 
+  // Turns running on without their caller. While there are any the entity is kept alive: an entity without
+  // requests would otherwise idle out and cut them short.
+  const clusterContext = yield* Effect.context<Sharding.Sharding | Entity.CurrentAddress>()
+  let unattended = 0
+  const attend = (delta: 1 | -1) =>
+    Effect.suspend(() => {
+      unattended += delta
+      const edge = delta === 1 ? unattended === 1 : unattended === 0
+      return edge ? Effect.provide(Entity.keepAlive(delta === 1), clusterContext) : Effect.void
+    })
+
   // The turn runs in the entity, not in its caller: a caller that stops reading does not cut it short, so it
   // still ends, is logged, and a re-delivery is answered from the log instead of the model.
   const turn = (turnId: string, prompt: string) =>
     Stream.unwrap(Effect.gen(function*() {
       const events = yield* Queue.unbounded<TurnEvent, AgentSessionError | Cause.Done>()
-      yield* Effect.forkIn(Stream.runIntoQueue(produce(turnId, prompt), events), entityScope)
-      return Stream.fromQueue(events)
+      const ended = yield* Deferred.make<void>()
+      yield* Stream.runIntoQueue(produce(turnId, prompt), events).pipe(
+        Effect.ensuring(Deferred.succeed(ended, undefined)),
+        Effect.forkIn(entityScope)
+      )
+      const unattendedUntilEnd = Effect.andThen(attend(1), Effect.ensuring(Deferred.await(ended), attend(-1)))
+      return Stream.fromQueue(events).pipe(
+        Stream.onExit(() =>
+          Effect.flatMap(Deferred.isDone(ended), (done) => done ? Effect.void : Effect.forkIn(unattendedUntilEnd, entityScope))
+        )
+      )
     }))
 
   // A setting changed while the CLI starts applies to it once started: `starting` is held until then.
