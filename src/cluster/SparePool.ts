@@ -142,8 +142,8 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
   let refused = 0
   let warmStarts = 0
   let parked = 0
-  const start = (options_: Session.Options<R>) =>
-    cli.session(options_ as Session.Options<never>).pipe(Effect.provide(context))
+  const start = (sessionOptions: Session.Options<R>) =>
+    cli.session(sessionOptions as Session.Options<never>).pipe(Effect.provide(context))
 
   const park = Effect.gen(function*() {
     const entry = yield* Deferred.make<Spare | undefined>()
