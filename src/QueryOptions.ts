@@ -5,6 +5,7 @@
  */
 import type * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
+import type * as PermissionModes from "./internal/permissionMode.ts"
 import * as Redaction from "./internal/redaction.ts"
 import type * as SessionStore from "./sessions/SessionStore.ts"
 import { open, optionalBoolean, optionalNumber, optionalString, optionalStrings } from "./schema/internal/fields.ts"
@@ -17,7 +18,7 @@ import { open, optionalBoolean, optionalNumber, optionalString, optionalStrings 
  * @since 0.1.0
  * @category models
  */
-export type PermissionMode = "default" | "acceptEdits" | "auto" | "bypassPermissions" | "manual" | "dontAsk" | "plan"
+export type PermissionMode = typeof PermissionModes.PermissionMode.Type
 
 /**
  * Where settings are loaded from (`--setting-sources`).

@@ -142,8 +142,13 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new Protocol.UnsupportedRequest({ subtype: "mystery" })
   ]],
   [AgentSession.AgentSessionError, [
-    new AgentSession.SessionFailed({ operation: "turn", detail: "the CLI exited" }),
-    new AgentSession.TurnRetriesExhausted({ turnId: "t-1", attempts: 3 })
+    new AgentSession.SessionFailed({
+      operation: "turn",
+      error: CliError.make(new CliError.ProcessExited({ exitCode: null, signal: "SIGKILL", stderrTail: "" }))
+    }),
+    new AgentSession.TurnRetriesExhausted({ turnId: "t-1", attempts: 3 }),
+    new AgentSession.TurnIdReused({ turnId: "t-1" }),
+    new AgentSession.Undelivered({ errorTag: "MailboxFull", detail: "the mailbox is full" })
   ]],
   [Cluster.ClusterError, [
     new Cluster.PostgresDriverMissing({

@@ -50,9 +50,9 @@ export const make = <const Name extends string>(name: Name) =>
  */
 export type AgentJob = ReturnType<typeof make<string>>
 
-const undelivered = (error: { readonly message: string }) =>
+const undelivered = (error: { readonly _tag?: string; readonly message: string }) =>
   new AgentSession.AgentSessionError({
-    reason: new AgentSession.SessionFailed({ operation: "deliver", detail: error.message })
+    reason: new AgentSession.Undelivered({ errorTag: error._tag ?? null, detail: error.message })
   })
 
 /**

@@ -7,10 +7,12 @@
  * turns themselves run one at a time. A `Turn` carries an id: one whose messages are in the log is answered
  * from there (a `TurnReplayed` event, then the stored messages) without reaching the model; one that was
  * started and never finished (a re-delivery after a crash) runs once more, after {@link takeoverDelay}, its
- * `TurnStarted` event saying `attempt: 2`; a third start fails with `TurnRetriesExhausted`.
+ * `TurnStarted` event saying `attempt: 2`; a third start fails with `TurnRetriesExhausted`. A turn runs to its
+ * end in the entity even when its caller stops reading, so it is logged and never sent to the model twice.
  *
- * With a {@link SparePool.SparePool} in context and a `cwd` in the options, a new conversation claims a parked
- * CLI instead of starting one; the pool's host options must then be the entity type's (callbacks included).
+ * With `spares` and a `cwd` in the options, the runner keeps CLIs parked with the entity type's own options
+ * (callbacks included) and a new conversation claims one instead of starting a CLI; a refused claim starts
+ * cold with the same options.
  *
  * @since 0.1.0
  * @example
@@ -25,37 +27,49 @@
  * // Provide AgentSession.layer({ maxIdleTime: "5 minutes" }), TurnLog.layerMemory, a ClaudeCli layer and a runner.
  * ```
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Cause from "effect/Cause"
 import * as ClusterSchema from "effect/cluster/ClusterSchema"
 import * as Entity from "effect/cluster/Entity"
+import type * as Sharding from "effect/cluster/Sharding"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Rpc from "effect/rpc/Rpc"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as ClaudeCli from "../ClaudeCli.ts"
+import * as CliError from "../ClaudeCliError.ts"
 import * as Process from "../Process.ts"
+import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
+import * as SessionError from "../session/SessionError.ts"
 import * as SparePool from "./SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
 import { WireMessage } from "./Wire.ts"
 
 /**
- * The CLI session could not start, or failed while serving a request; `detail` is its error's message.
+ * The CLI session could not start, or failed while serving a request. `error` is the session's own error, with
+ * its reason and data (`ProcessExited` with the exit code or signal and the stderr tail, `InterruptTimeout`,
+ * `IdleTimeout`, ...): it crosses the wire whole, so a client can act on it.
  *
  * @since 0.1.0
  * @category reasons
  */
 export class SessionFailed extends Schema.TaggedError<SessionFailed>()("SessionFailed", {
+  /** What the entity was doing: `start`, `turn`, `send`, `interrupt`, `setModel`, `setPermissionMode`. */
   operation: Schema.String,
-  detail: Schema.String
+  error: Schema.Union([CliError.ClaudeCliError, SessionError.SessionError])
 }) {
   override get message(): string {
-    return `The agent session failed during ${this.operation}: ${this.detail}`
+    return `The agent session failed during ${this.operation}: ${this.error.message}`
   }
 }
 
@@ -75,11 +89,43 @@ export class TurnRetriesExhausted extends Schema.TaggedError<TurnRetriesExhauste
 }
 
 /**
+ * A request to the entity, or its answer, was lost on the way: the cluster's or the RPC client's error
+ * (`errorTag`: `MailboxFull`, `EntityNotAssignedToRunner`, `RpcClientError`, ...), or an answer that ended
+ * without the turn's messages (`errorTag` null).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class Undelivered extends Schema.TaggedError<Undelivered>()("Undelivered", {
+  errorTag: Schema.NullOr(Schema.String),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `The request to the agent session or its answer was lost${this.errorTag === null ? "" : ` (${this.errorTag})`}: ${this.detail}`
+  }
+}
+
+/**
+ * A turn id was asked again with another prompt: the id names the turn it was first given to (whose answer
+ * the log keeps), so this one is not run. Give each new turn a new id.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TurnIdReused extends Schema.TaggedError<TurnIdReused>()("TurnIdReused", {
+  turnId: Schema.String
+}) {
+  override get message(): string {
+    return `Turn "${this.turnId}" was asked before with another prompt; a turn id names one prompt`
+  }
+}
+
+/**
  * @since 0.1.0
  * @category errors
  */
 export class AgentSessionError extends Schema.TaggedError<AgentSessionError>()("AgentSessionError", {
-  reason: Schema.Union([SessionFailed, TurnRetriesExhausted])
+  reason: Schema.Union([SessionFailed, TurnRetriesExhausted, TurnIdReused, Undelivered])
 }) {
   override get message(): string {
     return this.reason.message
@@ -129,8 +175,6 @@ export const TurnEvent = Schema.Union([TurnStarted, TurnReplayed, TurnMessage])
  */
 export type TurnEvent = typeof TurnEvent.Type
 
-const PermissionMode = Schema.Literals(["default", "acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"])
-
 /**
  * What `Info` answers.
  *
@@ -146,7 +190,7 @@ export class SessionInfo extends Schema.Class<SessionInfo>("effect-claude-code/c
   /** The CLI process serving the entity now; `null` when none runs (before the first request, after Close). */
   pid: Schema.NullOr(Schema.Number),
   model: Schema.NullOr(Schema.String),
-  permissionMode: Schema.NullOr(PermissionMode)
+  permissionMode: Schema.NullOr(PermissionModes.PermissionMode)
 }) {}
 
 /**
@@ -183,7 +227,8 @@ export const ActivityTurn = Rpc.make("ActivityTurn", {
 export const Send = Rpc.make("Send", { payload: { prompt: Schema.String }, error: AgentSessionError })
 
 /**
- * Ends the running turn (if any): its `Turn` stream ends with the CLI's interrupted result.
+ * Ends the running turn (if any): its `Turn` stream ends with the CLI's interrupted result. A turn that has not
+ * reached the CLI yet (the CLI still starting, a retry waiting) is interrupted as soon as it does.
  *
  * @since 0.1.0
  * @category rpcs
@@ -205,7 +250,8 @@ export const Close = Rpc.make("Close")
 export const Info = Rpc.make("Info", { success: SessionInfo })
 
 /**
- * `null` resets to the default model. Kept for the sessions the entity starts later.
+ * `null` resets to the default model. Applies to the entity's CLI (once started, when it is starting) and is
+ * kept for the CLIs the entity starts later.
  *
  * @since 0.1.0
  * @category rpcs
@@ -216,40 +262,26 @@ export const SetModel = Rpc.make("SetModel", {
 })
 
 /**
- * Kept for the sessions the entity starts later.
+ * Applies to the entity's CLI (once started, when it is starting) and is kept for the CLIs the entity starts
+ * later.
  *
  * @since 0.1.0
  * @category rpcs
  */
 export const SetPermissionMode = Rpc.make("SetPermissionMode", {
-  payload: { mode: PermissionMode },
+  payload: { mode: PermissionModes.PermissionMode },
   error: AgentSessionError
 })
 
-/**
- * The entity type.
- *
- * @since 0.1.0
- * @category entities
- */
-export const AgentSession = Entity.make("AgentSession", [
-  Turn,
-  ActivityTurn,
-  Send,
-  Interrupt,
-  Close,
-  Info,
-  SetModel,
-  SetPermissionMode
-])
+const rpcs = [Turn, ActivityTurn, Send, Interrupt, Close, Info, SetModel, SetPermissionMode] as const
 
 /**
- * A client of the entity: `(entityId) => { Turn, Send, ... }`.
+ * The RPCs of every agent session entity type.
  *
  * @since 0.1.0
- * @category clients
+ * @category rpcs
  */
-export const client = AgentSession.client
+export type Rpcs = typeof rpcs[number]
 
 /**
  * How long a re-delivered turn waits before it starts: {@link Process.guardGracePeriod} and a second to spare.
@@ -272,19 +304,36 @@ export const takeoverDelay: Duration.Duration = Duration.sum(Process.guardGraceP
 export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | "sessionId" | "continue"> {
   /** How long an entity (and its CLI) stays without requests before it is closed. Default: the cluster's. */
   readonly maxIdleTime?: Duration.Input | undefined
+  /**
+   * CLIs each runner keeps parked for new conversations (a {@link SparePool} started with these options, so
+   * warm and cold starts run the same callbacks). Needs `cwd`. Default 0.
+   */
+  readonly spares?: number | undefined
 }
 
-const failed = (operation: string) => (error: { readonly message: string }) =>
-  new AgentSessionError({ reason: new SessionFailed({ operation, detail: error.message }) })
+const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
+  new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
 
-const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
-  const { maxIdleTime: _, ...sessionOptions } = options
-  const entityId = (yield* Entity.CurrentAddress).entityId
+// The turn holding the CLI: `streaming` once its first message came. An `Interrupt` that arrives before then
+// (the CLI still starting, the prompt not yet taken up) is owed, and sent on that first message.
+interface TurnState {
+  streaming: boolean
+  interruptOwed: boolean
+}
+
+const handlers = Effect.fnUntraced(function*<Name extends string, R>(
+  entity: Entity.Entity<Name, Rpcs>,
+  options: Options<R>,
+  pool: Option.Option<SparePool.Pool>
+) {
+  const { maxIdleTime: _, spares: __, ...sessionOptions } = options
+  const address = yield* Entity.CurrentAddress
+  // The log's key: the entity id for the default type, prefixed with the type's name for the others.
+  const entityId = address.entityType === defaultName ? address.entityId : `${address.entityType}/${address.entityId}`
   const entityScope = yield* Effect.scope
   const context = yield* Effect.context<R>()
   const log = yield* TurnLog.TurnLog
   const cli = yield* ClaudeCli.ClaudeCli
-  const pool = yield* Effect.serviceOption(SparePool.SparePool)
   const runner = Option.match(yield* Effect.serviceOption(Entity.CurrentRunnerAddress), {
     onNone: () => null,
     onSome: (address) => `${address.host}:${address.port}`
@@ -294,6 +343,7 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
   let model: string | undefined = options.model
   let permissionMode: QueryOptions.PermissionMode | undefined = options.permissionMode
   let live: { readonly session: Session.Session; readonly scope: Scope.Closeable } | undefined
+  let active: TurnState | undefined
 
   // The CLI session of this activation, started on first use and resumed from the log's session id.
   const session = starting.withPermit(Effect.suspend(() => {
@@ -323,10 +373,16 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
     return current === undefined ? Effect.void : Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void))
   }))
 
-  const run = (turnId: string, prompt: string, attempt: number): Stream.Stream<TurnEvent, AgentSessionError> =>
+  const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
       const current = yield* session
       const messages: Array<Session.Message> = []
+      // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
+      const first = Effect.suspend(() => {
+        if (state.streaming) return Effect.void
+        state.streaming = true
+        return state.interruptOwed ? Effect.asVoid(Effect.forkIn(Effect.ignore(current.interrupt), entityScope)) : Effect.void
+      })
       return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
         Stream.concat(
           current.turn(prompt).pipe(
@@ -335,7 +391,10 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
             Stream.tap((message) => {
               messages.push(message)
               // Kept at once, so that a turn cut short by a crash still resumes this conversation.
-              return message._tag === "SystemInit" ? log.setSessionId(entityId, message.session_id) : Effect.void
+              return Effect.andThen(
+                first,
+                message._tag === "SystemInit" ? log.setSessionId(entityId, message.session_id) : Effect.void
+              )
             }),
             Stream.map((message) => new TurnMessage({ message })),
             Stream.mapError(failed("turn"))
@@ -351,10 +410,15 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
       )
     }))
 
-  const turn = (turnId: string, prompt: string) =>
+  const produce = (turnId: string, prompt: string) =>
     Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
-      yield* Effect.acquireRelease(turns.take(1), () => turns.release(1))
-      const begun = yield* log.begin(entityId, turnId)
+      const state: TurnState = { streaming: false, interruptOwed: false }
+      yield* Effect.acquireRelease(
+        Effect.andThen(turns.take(1), Effect.sync(() => (active = state))),
+        () => Effect.andThen(Effect.sync(() => (active = undefined)), turns.release(1))
+      )
+      const begun = yield* log.begin(entityId, turnId, prompt)
+      if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
         return Stream.make(
           new TurnReplayed({ turnId }),
@@ -367,20 +431,59 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
         )
       }
       if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
-      return run(turnId, prompt, begun.attempt)
+      return run(turnId, prompt, begun.attempt, state)
     }))
 
-  return AgentSession.of({
+  // Turns running on without their caller. While there are any the entity is kept alive: an entity without
+  // requests would otherwise idle out and cut them short.
+  const clusterContext = yield* Effect.context<Sharding.Sharding | Entity.CurrentAddress>()
+  let unattended = 0
+  const attend = (delta: 1 | -1) =>
+    Effect.suspend(() => {
+      unattended += delta
+      const edge = delta === 1 ? unattended === 1 : unattended === 0
+      return edge ? Effect.provide(Entity.keepAlive(delta === 1), clusterContext) : Effect.void
+    })
+
+  // The turn runs in the entity, not in its caller: a caller that stops reading does not cut it short, so it
+  // still ends, is logged, and a re-delivery is answered from the log instead of the model.
+  const turn = (turnId: string, prompt: string) =>
+    Stream.unwrap(Effect.gen(function*() {
+      const events = yield* Queue.unbounded<TurnEvent, AgentSessionError | Cause.Done>()
+      const ended = yield* Deferred.make<void>()
+      yield* Stream.runIntoQueue(produce(turnId, prompt), events).pipe(
+        Effect.ensuring(Deferred.succeed(ended, undefined)),
+        Effect.forkIn(entityScope)
+      )
+      const unattendedUntilEnd = Effect.andThen(attend(1), Effect.ensuring(Deferred.await(ended), attend(-1)))
+      return Stream.fromQueue(events).pipe(
+        Stream.onExit(() =>
+          Effect.flatMap(Deferred.isDone(ended), (done) => done ? Effect.void : Effect.forkIn(unattendedUntilEnd, entityScope))
+        )
+      )
+    }))
+
+  // A setting changed while the CLI starts applies to it once started: `starting` is held until then.
+  const setting = (operation: string, apply: (session: Session.Session) => Effect.Effect<void, Session.StreamError>) =>
+    starting.withPermit(Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(apply(live.session), failed(operation))))
+
+  return entity.of({
     Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     ActivityTurn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     Send: ({ payload: { prompt } }) => Effect.flatMap(session, (s) => Effect.mapError(Effect.asVoid(s.send(prompt)), failed("send"))),
     Interrupt: () =>
-      Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(live.session.interrupt, failed("interrupt"))),
+      Effect.suspend(() => {
+        if (active !== undefined && !active.streaming) {
+          active.interruptOwed = true
+          return Effect.void
+        }
+        return live === undefined ? Effect.void : Effect.mapError(live.session.interrupt, failed("interrupt"))
+      }),
     Close: () => close,
     Info: () =>
       Effect.map(log.sessionId(entityId), (sessionId) =>
         new SessionInfo({
-          entityId,
+          entityId: address.entityId,
           runner,
           sessionId: sessionId ?? null,
           pid: live?.session.pid ?? null,
@@ -390,25 +493,90 @@ const handlers = Effect.fnUntraced(function*<R>(options: Options<R>) {
     SetModel: ({ payload }) =>
       Effect.suspend(() => {
         model = payload.model ?? undefined
-        return live === undefined ? Effect.void : Effect.mapError(live.session.setModel(model), failed("setModel"))
+        return setting("setModel", (session) => session.setModel(payload.model ?? undefined))
       }),
     SetPermissionMode: ({ payload }) =>
       Effect.suspend(() => {
         permissionMode = payload.mode
-        return live === undefined
-          ? Effect.void
-          : Effect.mapError(live.session.setPermissionMode(payload.mode), failed("setPermissionMode"))
+        return setting("setPermissionMode", (session) => session.setPermissionMode(payload.mode))
       })
   })
 })
 
+const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, options: Options<R>) =>
+  Layer.unwrap(Effect.map(spares(options), (pool) =>
+    entity.toLayer(handlers(entity, options, pool), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })))
+
 /**
- * Registers the entity type on the runner: requests run concurrently (so an `Interrupt` reaches a streaming
- * turn), turns one at a time. Needs a `ClaudeCli`, a `TurnLog`, `Sharding` and what the callbacks need.
+ * An agent session entity type of its own name, for sessions of other options (another prompt, other tools,
+ * other callbacks) beside the default type: the entity, the layer that registers it on a runner (see
+ * {@link layer}) and its client. Its turns are kept in the same {@link TurnLog.TurnLog}, apart from the other
+ * types'.
+ *
+ * @since 0.1.0
+ * @category constructors
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { AgentSession } from "effect-claude-code/cluster"
+ *
+ * const Reviewer = AgentSession.make("Reviewer")
+ * const layer = Reviewer.layer({ allowedTools: ["Read"], maxIdleTime: "5 minutes" })
+ * const program = Effect.gen(function*() {
+ *   const client = yield* Reviewer.client
+ *   return yield* client("pr-42").Turn({ turnId: "t1", prompt: "Review the diff" }).pipe(Stream.runCollect)
+ * })
+ * ```
+ */
+export const make = <const Name extends string>(name: Name) => {
+  const entity = Entity.make(name, rpcs)
+  return {
+    entity,
+    /** A client of the entity type: `(entityId) => { Turn, Send, ... }`. */
+    client: entity.client,
+    /**
+     * Registers the entity type on the runner: requests run concurrently (so an `Interrupt` reaches a
+     * streaming turn), turns one at a time. Needs a `ClaudeCli`, a `TurnLog`, `Sharding` and what the
+     * callbacks need.
+     */
+    layer: <R = never>(options: Options<R> = {}) => layerOf(entity, options)
+  }
+}
+
+const defaultName = "AgentSession"
+const defaultType = make(defaultName)
+
+/**
+ * The default entity type, named `AgentSession`.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const AgentSession = defaultType.entity
+
+/**
+ * A client of the default entity type: `(entityId) => { Turn, Send, ... }`.
+ *
+ * @since 0.1.0
+ * @category clients
+ */
+export const client = defaultType.client
+
+/**
+ * Registers the default entity type on the runner: requests run concurrently (so an `Interrupt` reaches a
+ * streaming turn), turns one at a time. Needs a `ClaudeCli`, a `TurnLog`, `Sharding` and what the callbacks
+ * need.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = <R = never>(options: Options<R> = {}) =>
-  AgentSession.toLayer(handlers(options), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
+export const layer = defaultType.layer
+
+// The runner's parked CLIs: started with the entity type's options but the claim's.
+const spares = <R>(options: Options<R>) => {
+  const { maxIdleTime: _, spares: size = 0, cwd, model: __, permissionMode: ___, ...host } = options
+  if (size <= 0) return Effect.succeedNone
+  if (cwd === undefined) return Effect.die(new Error("AgentSession.layer: `spares` needs a `cwd` for the claims"))
+  return SparePool.make<R>({ size, host }).pipe(Effect.map(Option.some), Effect.provide(NodeFileSystem.layer))
+}
 

@@ -5,7 +5,8 @@
  *
  * A pool holds spares of one set of host-level options (executable, environment, tools, hooks, callbacks,
  * MCP servers: everything fixed at start-up); keep one pool per set. Taking a spare starts another in the
- * background. A claim the CLI refuses (a missing folder, a folder whose settings a spare cannot take, a
+ * background; a session asked for while a spare is still starting waits for that spare (it started first, so
+ * it is ready no later than a cold start would be). A claim the CLI refuses (a missing folder, a folder whose settings a spare cannot take, a
  * permission mode it cannot take), or a spare that died, falls back to a cold start, so `session` always
  * gives a session.
  *
@@ -23,6 +24,7 @@
  * ```
  */
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
@@ -54,12 +56,23 @@ export interface Claim {
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options<R = never> {
   /** Spares kept parked. Default 1. */
   readonly size?: number | undefined
-  /** The host-level session options every spare starts with (their `cwd` is the pool's parking folder). */
-  readonly host?: Omit<Session.Options<never>, "cwd" | "model" | "permissionMode" | "resume" | "sessionId"> | undefined
+  /**
+   * The host-level session options every spare (and every cold start) starts with, callbacks included; their
+   * `cwd` is the pool's parking folder until a claim sets it.
+   */
+  readonly host?: Host<R> | undefined
 }
+
+/**
+ * The session options fixed when a CLI starts: all but the claim's and a conversation's own.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Host<R = never> = Omit<Session.Options<R>, "cwd" | "model" | "permissionMode" | "resume" | "sessionId" | "continue">
 
 /**
  * @since 0.1.0
@@ -103,44 +116,65 @@ interface Spare {
 }
 
 /**
- * Starts the pool's spares; they end with the Scope.
+ * Starts the pool's spares; they end with the Scope. The callbacks of the host options run with the services
+ * of the Scope's owner.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Options = {}) {
+export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> = {}) {
   const cli = yield* ClaudeCli.ClaudeCli
   const fs = yield* FileSystem.FileSystem
+  const context = yield* Effect.context<R>()
   const poolScope = yield* Effect.scope
   const parking = yield* fs.makeTempDirectoryScoped({ prefix: "claude-spare-" })
   const size = Math.max(1, options.size ?? 1)
-  const spares = yield* Queue.unbounded<Spare>()
+  // One entry per spare started, settled with the spare once it is parked, or `undefined` if it failed.
+  const spares = yield* Queue.unbounded<Deferred.Deferred<Spare | undefined>>()
   yield* Effect.addFinalizer(() =>
-    Effect.flatMap(Queue.clear(spares), (left) => Effect.forEach(left, (spare) => Scope.close(spare.scope, Exit.void)))
+    Effect.flatMap(Queue.clear(spares), (left) =>
+      Effect.forEach(left, (entry) =>
+        Effect.flatMap(Deferred.poll(entry), (done) =>
+          done._tag === "None"
+            ? Effect.void
+            : Effect.flatMap(done.value, (spare) => spare === undefined ? Effect.void : Scope.close(spare.scope, Exit.void)))))
   )
   let refused = 0
   let warmStarts = 0
+  let parked = 0
+  const start = (sessionOptions: Session.Options<R>) =>
+    cli.session(sessionOptions as Session.Options<never>).pipe(Effect.provide(context))
 
   const park = Effect.gen(function*() {
-    const scope = yield* Scope.fork(poolScope)
-    const session = yield* cli.session({ ...options.host, cwd: parking, extraArgs: [...(options.host?.extraArgs ?? []), "--await-claim"] })
-      .pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
-    yield* Queue.offer(spares, { session, scope })
-  }).pipe(Effect.ignore)
-  // A spare that cannot start leaves the pool short; sessions then start cold.
-  const refill = Effect.forkIn(park, poolScope)
-
-  for (let i = 0; i < size; i++) yield* refill
+    const entry = yield* Deferred.make<Spare | undefined>()
+    yield* Queue.offer(spares, entry)
+    yield* Effect.gen(function*() {
+      const scope = yield* Scope.fork(poolScope)
+      const session = yield* start({ ...options.host, cwd: parking, extraArgs: [...(options.host?.extraArgs ?? []), "--await-claim"] })
+        .pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
+      parked++
+      yield* Deferred.succeed(entry, { session, scope })
+    }).pipe(
+      // A spare that cannot start answers its taker with a cold start.
+      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Deferred.succeed(entry, undefined)),
+      Effect.ignore,
+      Effect.forkIn(poolScope)
+    )
+  })
+  for (let i = 0; i < size; i++) yield* park
 
   const cold = (claim: Claim) =>
-    Effect.map(cli.session({ ...options.host, ...claim }), (session) => ({ session, warm: false }))
+    Effect.map(start({ ...options.host, ...claim }), (session) => ({ session, warm: false }))
 
   const session = (claim: Claim) =>
     Effect.gen(function*() {
-      const spare = yield* Queue.poll(spares)
-      if (spare._tag === "None") return yield* cold(claim)
-      yield* refill
-      const { scope, session } = spare.value
+      const entry = yield* Queue.poll(spares)
+      if (entry._tag === "None") return yield* cold(claim)
+      yield* park
+      const spare = yield* Deferred.await(entry.value)
+      if (spare === undefined) return yield* cold(claim)
+      parked--
+      const { scope, session } = spare
       const callerScope = yield* Effect.scope
       yield* Scope.addFinalizer(callerScope, Scope.close(scope, Exit.void))
       const claimed = yield* Effect.exit(session.request({
@@ -167,7 +201,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     query,
     claimed: Effect.sync(() => warmStarts),
     refused: Effect.sync(() => refused),
-    parked: Queue.size(spares)
+    parked: Effect.sync(() => parked)
   })
 })
 
@@ -175,5 +209,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<SparePool, never, ClaudeCli.ClaudeCli | FileSystem.FileSystem> =>
+export const layer = <R = never>(
+  options: Options<R> = {}
+): Layer.Layer<SparePool, never, ClaudeCli.ClaudeCli | FileSystem.FileSystem | R> =>
   Layer.effect(SparePool, Effect.orDie(make(options)))

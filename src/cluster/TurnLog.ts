@@ -11,11 +11,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Crypto from "node:crypto"
 import * as Message from "../schema/Message.ts"
 
 /**
  * What `begin` found for a turn id: a new turn (`attempt` 1), one that was started before and never finished
- * (a re-delivery: `attempt` counts the starts, this one included), or one whose messages are known.
+ * (a re-delivery: `attempt` counts the starts, this one included), one whose messages are known, or one that
+ * was begun with another prompt (`Conflict`: nothing is counted).
  *
  * @since 0.1.0
  * @category models
@@ -23,14 +25,18 @@ import * as Message from "../schema/Message.ts"
 export type Begin =
   | { readonly _tag: "Start"; readonly attempt: number }
   | { readonly _tag: "Done"; readonly messages: ReadonlyArray<Message.Message> }
+  | { readonly _tag: "Conflict" }
 
 /**
  * @since 0.1.0
  * @category models
  */
 export interface Shape {
-  /** Marks the turn started (counting the attempt), or gives its stored messages when it finished before. */
-  readonly begin: (entityId: string, turnId: string) => Effect.Effect<Begin>
+  /**
+   * Marks the turn started (counting the attempt), or gives its stored messages when it finished before. The
+   * log keeps a digest of the prompt (not the prompt), so a turn id asked again with another prompt is told.
+   */
+  readonly begin: (entityId: string, turnId: string, prompt: string) => Effect.Effect<Begin>
   /** Stores a finished turn's messages, up to its result. */
   readonly finish: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
   /** The CLI session id the entity's conversation continues, once it has one. */
@@ -44,7 +50,15 @@ export interface Shape {
  */
 export class TurnLog extends Context.Service<TurnLog, Shape>()("effect-claude-code/cluster/TurnLog") {}
 
-type Entry = { readonly attempts: number; readonly messages?: ReadonlyArray<unknown> }
+type Entry = { readonly attempts: number; readonly digest: string; readonly messages?: ReadonlyArray<unknown> }
+
+/**
+ * The digest a turn's prompt is kept as (SHA-256, hex).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const digest = (prompt: string): string => Crypto.createHash("sha256").update(prompt).digest("hex")
 
 /**
  * A log in this process's memory: enough for tests and for a runner that keeps its entities (it does not
@@ -58,17 +72,21 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   const sessions = yield* Ref.make(new Map<string, string>())
   const key = (entityId: string, turnId: string) => JSON.stringify([entityId, turnId])
   return TurnLog.of({
-    begin: (entityId, turnId) =>
+    begin: (entityId, turnId, prompt) =>
       Ref.modify(turns, (map): [Begin, Map<string, Entry>] => {
         const entry = map.get(key(entityId, turnId))
+        const promptDigest = digest(prompt)
+        if (entry !== undefined && entry.digest !== promptDigest) return [{ _tag: "Conflict" }, map]
         if (entry?.messages !== undefined) return [{ _tag: "Done", messages: decodeAll(entry.messages) }, map]
         const attempts = (entry?.attempts ?? 0) + 1
-        return [{ _tag: "Start", attempt: attempts }, new Map(map).set(key(entityId, turnId), { attempts })]
+        return [{ _tag: "Start", attempt: attempts }, new Map(map).set(key(entityId, turnId), { attempts, digest: promptDigest })]
       }),
     finish: (entityId, turnId, messages) =>
       Ref.update(turns, (map) => {
-        const attempts = map.get(key(entityId, turnId))?.attempts ?? 1
-        return new Map(map).set(key(entityId, turnId), { attempts, messages: messages.map(Message.encodeMessage) })
+        const entry = map.get(key(entityId, turnId))
+        // Finishing comes after a begin, which recorded the digest.
+        if (entry === undefined) return map
+        return new Map(map).set(key(entityId, turnId), { ...entry, messages: messages.map(Message.encodeMessage) })
       }),
     sessionId: (entityId) => Effect.map(Ref.get(sessions), (map) => map.get(entityId)),
     setSessionId: (entityId, sessionId) => Ref.update(sessions, (map) => new Map(map).set(entityId, sessionId))
@@ -109,29 +127,31 @@ export const makeSql = (options: { readonly prefix?: string | undefined } = {}) 
     const turns = sql(`${prefix}_turns`)
     const sessions = sql(`${prefix}_sessions`)
     yield* sql`CREATE TABLE IF NOT EXISTS ${turns} (
-      entity_id TEXT NOT NULL, turn_id TEXT NOT NULL, attempts INTEGER NOT NULL, messages TEXT,
-      PRIMARY KEY (entity_id, turn_id))`
+      entity_id TEXT NOT NULL, turn_id TEXT NOT NULL, attempts INTEGER NOT NULL, prompt_digest TEXT NOT NULL,
+      messages TEXT, PRIMARY KEY (entity_id, turn_id))`
     yield* sql`CREATE TABLE IF NOT EXISTS ${sessions} (entity_id TEXT PRIMARY KEY, session_id TEXT NOT NULL)`
-    const begin = (entityId: string, turnId: string) =>
+    const begin = (entityId: string, turnId: string, prompt: string) =>
       Effect.gen(function*() {
-        const rows = yield* sql<{ readonly attempts: number; readonly messages: string | null }>`
-          SELECT attempts, messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
+        const rows = yield* sql<{ readonly attempts: number; readonly prompt_digest: string; readonly messages: string | null }>`
+          SELECT attempts, prompt_digest, messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
         const row = rows[0]
+        const promptDigest = digest(prompt)
+        if (row !== undefined && row.prompt_digest !== promptDigest) return { _tag: "Conflict" } as const
         if (row?.messages != null) {
           return { _tag: "Done", messages: decodeAll(JSON.parse(row.messages)) } as const
         }
         const attempt = Number(row?.attempts ?? 0) + 1
-        yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts) VALUES (${entityId}, ${turnId}, ${attempt})
+        yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest)
+          VALUES (${entityId}, ${turnId}, ${attempt}, ${promptDigest})
           ON CONFLICT (entity_id, turn_id) DO UPDATE SET attempts = ${attempt}`
         return { _tag: "Start", attempt } as const
       }).pipe(sql.withTransaction)
     return TurnLog.of({
-      begin: (entityId, turnId) => Effect.orDie(begin(entityId, turnId)),
+      begin: (entityId, turnId, prompt) => Effect.orDie(begin(entityId, turnId, prompt)),
+      // Finishing comes after a begin, which made the row.
       finish: (entityId, turnId, messages) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))
-        return Effect.orDie(sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, messages)
-          VALUES (${entityId}, ${turnId}, 1, ${json})
-          ON CONFLICT (entity_id, turn_id) DO UPDATE SET messages = ${json}`)
+        return Effect.orDie(sql`UPDATE ${turns} SET messages = ${json} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`)
       },
       sessionId: (entityId) =>
         sql<{ readonly session_id: string }>`SELECT session_id FROM ${sessions} WHERE entity_id = ${entityId}`.pipe(

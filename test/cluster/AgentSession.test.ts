@@ -5,16 +5,16 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
-import * as SparePool from "../../src/cluster/SparePool.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
+import * as PermissionModes from "../../src/internal/permissionMode.ts"
+import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as Permission from "../../src/session/Permission.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -31,6 +31,8 @@ const script = ({ cwd }: { readonly cwd: string }): Script.Script => ({
     on("gamma", [Script.turn("Noted: seven."), Script.turn("The number was seven.")]),
     // About a minute of events, unless interrupted.
     on("slow", [Script.turn("x".repeat(600), { eventDelay: "300 millis", chunkSize: 3 })]),
+    // About 12 seconds of events: longer than the reaper's rounds of an idle entity (5 seconds).
+    on("cut", [Script.turn("y".repeat(120), { eventDelay: "300 millis", chunkSize: 3 }), Script.turn("Cut two.")]),
     on("echo", [Script.turn("Echo one."), Script.turn("Echo two.")]),
     on("crash", [Script.turn("Crash one."), Script.turn("Crash two.")]),
     on("close", [Script.turn("Closing one."), Script.turn("Closing two.")]),
@@ -62,6 +64,28 @@ const requestsOf = (server: ScriptedServer.Shape, conversation: string) =>
 
 const modelRequests = (conversation: string) =>
   Effect.flatMap(Effect.service(ScriptedServer.ScriptedServer), (server) => requestsOf(server, conversation))
+
+// The CLIs this test process runs (sessions read stream-json from stdin), found in the process table.
+const cliPids = (): ReadonlyArray<number> => {
+  const parents = new Map<number, number>()
+  const clis: Array<number> = []
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes("--input-format")) clis.push(Number(entry))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const ours = (pid: number): boolean => pid === process.pid || (pid > 1 && ours(parents.get(pid) ?? 0))
+  return clis.filter(ours)
+}
+
+// Waits until a CLI starts that was not running before.
+const newCli = (before: ReadonlyArray<number>) =>
+  waitUntil(Effect.sync(() => cliPids().some((pid) => !before.includes(pid)))).pipe(Effect.timeout("20 seconds"))
 
 const info = (entityId: string) => Effect.flatMap(AgentSession.client, (client) => client(entityId).Info())
 
@@ -104,6 +128,38 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.isNotNull((yield* info("s")).pid)
     }).pipe(Effect.provide(env())))
 
+  it.live("an Interrupt sent while the CLI starts ends the turn once it runs", () =>
+    Effect.gen(function*() {
+      const before = cliPids()
+      const running = yield* Effect.forkChild(turn("i", "i-1", "slow: write a lot"))
+      yield* newCli(before)
+      assert.isNull((yield* info("i")).pid)
+      yield* (yield* AgentSession.client)("i").Interrupt()
+      const events = yield* Fiber.join(running).pipe(Effect.timeout("30 seconds"))
+      const last = messagesOf(events).at(-1)
+      assert.strictEqual(last?._tag === "ResultError" ? last.subtype : last?._tag, "error_during_execution")
+      assert.isFalse(messagesOf(events).some((m) => m._tag === "AssistantMessage" && m.text.length === 600))
+    }).pipe(Effect.provide(env())))
+
+  it.live("SetModel and SetPermissionMode sent while the CLI starts apply to that CLI", () =>
+    Effect.gen(function*() {
+      const client = yield* AgentSession.client
+      const before = cliPids()
+      const running = yield* Effect.forkChild(turn("m", "m-1", "echo: one"))
+      yield* newCli(before)
+      assert.isNull((yield* info("m")).pid)
+      yield* client("m").SetModel({ model: "claude-scripted-other" })
+      yield* client("m").SetPermissionMode({ mode: "plan" })
+      yield* Fiber.join(running)
+      const pid = (yield* info("m")).pid
+      const second = yield* turn("m", "m-2", "echo: two")
+      assert.strictEqual((yield* info("m")).pid, pid)
+      const init = messagesOf(second).find((m) => m._tag === "SystemInit")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.permissionMode : undefined, "plan")
+      const last = (yield* modelRequests("echo")).at(-1)!.body as { readonly model: string }
+      assert.strictEqual(last.model, "claude-scripted-other")
+    }).pipe(Effect.provide(env())))
+
   it.live("an idle entity's CLI is gone; its next turn resumes the conversation", () =>
     Effect.gen(function*() {
       const first = yield* turn("g", "g-1", "gamma: remember the number seven")
@@ -137,7 +193,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
 
       // A start that never finished, as a runner that died mid-turn leaves it.
       const log = yield* TurnLog.TurnLog
-      yield* log.begin("e", "e-2")
+      yield* log.begin("e", "e-2", "echo: two")
       const delivered = Date.now()
       const retried = yield* turn("e", "e-2", "echo: two")
       assert.deepStrictEqual(retried[0], new AgentSession.TurnStarted({ turnId: "e-2", attempt: 2 }))
@@ -145,12 +201,34 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.isAtLeast(Date.now() - delivered, Duration.toMillis(AgentSession.takeoverDelay))
       assert.strictEqual(resultText(retried), "Echo two.")
 
-      yield* log.begin("e", "e-3")
-      yield* log.begin("e", "e-3")
+      yield* log.begin("e", "e-3", "echo: three")
+      yield* log.begin("e", "e-3", "echo: three")
       const exhausted = yield* Effect.flip(turn("e", "e-3", "echo: three"))
       assert.strictEqual(exhausted._tag, "AgentSessionError")
       assert.deepStrictEqual(exhausted._tag === "AgentSessionError" ? exhausted.reason : exhausted, new AgentSession.TurnRetriesExhausted({ turnId: "e-3", attempts: 3 }))
+
+      // A finished turn's id with another prompt: neither the old answer nor a model request.
+      const reused = yield* Effect.flip(turn("e", "e-1", "echo: something else"))
+      assert.deepStrictEqual(reused._tag === "AgentSessionError" ? reused.reason : reused, new AgentSession.TurnIdReused({ turnId: "e-1" }))
+      assert.strictEqual((yield* modelRequests("echo")).length, requestsAfterFirst + 1)
     }).pipe(Effect.provide(env())))
+
+  it.live("a turn whose caller stops reading still ends (the entity kept alive) and is logged: asked again, it is not re-run", () =>
+    Effect.gen(function*() {
+      const client = yield* AgentSession.client
+      const before = cliPids()
+      // Gone once the turn has begun on the CLI (its `system/init`), long before its answer.
+      const cut = yield* Stream.runCollect(client("u").Turn({ turnId: "u-1", prompt: "cut: first" }).pipe(Stream.take(2)))
+      assert.strictEqual(cut.length, 2)
+      const pid = cliPids().find((p) => !before.includes(p))!
+      // No request now: the entity idles out once its turn has ended.
+      yield* waitUntil(Effect.sync(() => !isAlive(pid))).pipe(Effect.timeout("40 seconds"))
+      const again = yield* turn("u", "u-1", "cut: first")
+      assert.deepStrictEqual(again[0], new AgentSession.TurnReplayed({ turnId: "u-1" }))
+      assert.strictEqual(resultText(again), "y".repeat(120))
+      assert.strictEqual(resultText(yield* turn("u", "u-2", "cut: second")), "Cut two.")
+      assert.strictEqual((yield* modelRequests("cut")).length, 2)
+    }).pipe(Effect.provide(env({ maxIdleTime: "1 second" }))), 60_000)
 
   it.live("Close ends the CLI; the next turn starts another with the model and mode set meanwhile, resuming", () =>
     Effect.gen(function*() {
@@ -189,22 +267,27 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       canUseTool: (tool) => Effect.sync(() => asked.push(tool)).pipe(Effect.as(Permission.deny("not here")))
     }))))
 
-  it.live("with a SparePool, a new conversation claims a parked CLI", () =>
+  const askedWarm: Array<string> = []
+  it.live("with spares, a new conversation claims a parked CLI that runs the entity type's canUseTool", () =>
     Effect.gen(function*() {
-      const pool = yield* SparePool.SparePool
-      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
-      const events = yield* turn("w", "w-1", "alpha: warm")
-      assert.strictEqual(resultText(events), "Alpha one.")
+      const sandbox = yield* Scripted.Sandbox
+      const events = yield* turn("w", "w-1", "tool: write a file")
       const pid = (yield* info("w")).pid!
+      // A claimed spare: started parked, not cold.
       assert.include(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0"), "--await-claim")
-      assert.strictEqual(yield* pool.refused, 0)
+      assert.strictEqual(resultText(events), "Not written.")
+      assert.deepStrictEqual(askedWarm, ["Write"])
+      assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "out.txt")))
     }).pipe(Effect.provide(
-      Layer.unwrap(Effect.map(Scripted.Sandbox, (sandbox) => AgentSession.layer({ cwd: sandbox.cwd }))).pipe(
-        Layer.provideMerge(SparePool.layer()),
-        Layer.provideMerge(Cluster.layerTest),
-        Layer.provideMerge(Scripted.layer(script)),
-        Layer.provideMerge(NodeServices.layer)
-      )
+      Layer.unwrap(Effect.map(Scripted.Sandbox, (sandbox) =>
+        AgentSession.layer({
+          cwd: sandbox.cwd,
+          spares: 1,
+          canUseTool: (tool) => Effect.sync(() => askedWarm.push(tool)).pipe(Effect.as(Permission.deny("not here")))
+        }))).pipe(
+          Layer.provideMerge(Cluster.layerTest),
+          Layer.provideMerge(Scripted.layer(script))
+        )
     )))
 
   it.live("a turn on a CLI that died fails typed; its retry starts another CLI, resumes, and is marked", () =>
@@ -215,10 +298,55 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       yield* waitUntil(Effect.sync(() => !isAlive(pid))).pipe(Effect.timeout("20 seconds"))
       const failed = yield* Effect.flip(turn("k", "k-2", "crash: second"))
       assert.strictEqual(failed._tag === "AgentSessionError" ? failed.reason._tag : failed._tag, "SessionFailed")
+      // The session's own error came through: the CLI was gone (no exit code: a signal ended it).
+      const cause = failed._tag === "AgentSessionError" && failed.reason._tag === "SessionFailed" ? failed.reason.error : undefined
+      assert.strictEqual(cause?._tag === "SessionError" ? cause.reason._tag : cause?._tag, "SessionClosed")
+      assert.strictEqual(cause?._tag === "SessionError" && cause.reason._tag === "SessionClosed" ? cause.reason.exitCode : undefined, null)
       const retried = yield* turn("k", "k-2", "crash: second")
       assert.deepStrictEqual(retried[0], new AgentSession.TurnStarted({ turnId: "k-2", attempt: 2 }))
       assert.strictEqual(resultText(retried), "Crash two.")
       assert.notStrictEqual((yield* info("k")).pid, pid)
       assert.include(JSON.stringify((yield* modelRequests("crash")).at(-1)!.body), "Crash one.")
     }).pipe(Effect.provide(env())))
+})
+
+const Reviewer = AgentSession.make("Reviewer")
+
+describe("AgentSession.make", () => {
+  it.live("another entity type runs beside the default one, with its own options and its own turns", () =>
+    Effect.gen(function*() {
+      const reviewer = yield* Reviewer.client
+      // The same entity id and turn id on both types are two turns.
+      const [plain, review] = yield* Effect.all([
+        turn("x", "x-1", "alpha: hello"),
+        Stream.runCollect(reviewer("x").Turn({ turnId: "x-1", prompt: "beta: hello" }))
+      ], { concurrency: 2 })
+      assert.strictEqual(resultText(plain), "Alpha one.")
+      assert.strictEqual(resultText(review), "Beta one.")
+      assert.deepStrictEqual(review[0], new AgentSession.TurnStarted({ turnId: "x-1", attempt: 1 }))
+      const [plainInfo, reviewInfo] = yield* Effect.all([info("x"), reviewer("x").Info()])
+      assert.notStrictEqual(plainInfo.pid, reviewInfo.pid)
+      assert.notStrictEqual(plainInfo.sessionId, reviewInfo.sessionId)
+      // Each type's sessions run with its own options.
+      const init = messagesOf(review).find((m) => m._tag === "SystemInit")
+      assert.strictEqual(init?._tag === "SystemInit" ? init.model : undefined, "claude-scripted-other")
+      const plainInit = messagesOf(plain).find((m) => m._tag === "SystemInit")
+      assert.notStrictEqual(plainInit?._tag === "SystemInit" ? plainInit.model : undefined, "claude-scripted-other")
+    }).pipe(Effect.provide(
+      Layer.mergeAll(AgentSession.layer(), Reviewer.layer({ model: "claude-scripted-other" })).pipe(
+        Layer.provideMerge(Cluster.layerTest),
+        Layer.provideMerge(Scripted.layer(script))
+      )
+    )))
+})
+
+describe("AgentSession schemas", () => {
+  it("the permission modes are the session options' own", () => {
+    assert.strictEqual(AgentSession.SetPermissionMode.payloadSchema.fields.mode, PermissionModes.PermissionMode)
+    assert.strictEqual(AgentSession.SessionInfo.fields.permissionMode.members[0], PermissionModes.PermissionMode)
+    // The options' type is the schema's: a mode the options take is a mode the RPC takes, and back.
+    const fromOptions: ReadonlyArray<QueryOptions.PermissionMode> = PermissionModes.PermissionMode.literals
+    const toOptions: ReadonlyArray<typeof PermissionModes.PermissionMode.Type> = fromOptions
+    assert.deepStrictEqual(toOptions, fromOptions)
+  })
 })
