@@ -288,12 +288,12 @@ const start = Effect.fnUntraced(function*(
   })
   const { handle } = cli
   const terminate = handle.kill({ killSignal: "SIGTERM", forceKillAfter: killGracePeriod }).pipe(Effect.ignore)
-  let exitCode: number | null | undefined
+  let exitStatus: Process.ExitStatus | undefined
   const closedError = (operation: string) =>
     SessionError.make(new SessionError.SessionClosed({
       operation,
       stderrTail: cli.stderrTail(),
-      ...(exitCode === undefined ? {} : { exitCode })
+      ...(exitStatus === undefined ? {} : { exitCode: exitStatus.exitCode, ...(exitStatus.signal === null ? {} : { signal: exitStatus.signal }) })
     }))
   // Done once the session is closed: a write still waiting for room in stdin then fails instead of waiting on.
   const closed = yield* Deferred.make<void>()
@@ -437,7 +437,7 @@ const start = Effect.fnUntraced(function*(
     )
     // Output that cannot be read (a bad line) leaves nothing to drive the CLI with.
     if (Exit.isFailure(read) && forced === undefined) yield* terminate
-    exitCode = (yield* cli.exitStatus).exitCode
+    exitStatus = yield* cli.exitStatus
     if (mirroring !== undefined) yield* mirroring.end
     yield* shut
     // A CLI that `close` ended (or that failed once closing began) was closed by this side, not failing.
@@ -516,7 +516,7 @@ const start = Effect.fnUntraced(function*(
     const status = yield* cli.exitStatus.pipe(
       Effect.timeoutOrElse({ duration: killGracePeriod, orElse: () => Effect.andThen(terminate, cli.exitStatus) })
     )
-    exitCode = status.exitCode
+    exitStatus = status
     // The CLI is gone: what waits on it fails now, even while readers still read what it wrote.
     yield* shut
   })

@@ -78,10 +78,16 @@ export class SessionClosed extends Schema.TaggedError<SessionClosed>()("SessionC
   /** What was attempted. */
   operation: Schema.String,
   exitCode: Schema.optional(Schema.NullOr(Schema.Number)),
+  /** The signal that ended the CLI, when one did (then `exitCode` is `null`). */
+  signal: Schema.optional(Schema.NullOr(Schema.String)),
   stderrTail: Schema.optional(Schema.String)
 }) {
   override get message(): string {
-    const exit = this.exitCode === undefined ? "" : ` (exit code ${this.exitCode})`
+    const exit = this.signal !== undefined && this.signal !== null
+      ? ` (killed by ${this.signal})`
+      : this.exitCode === undefined
+      ? ""
+      : ` (exit code ${this.exitCode})`
     const tail = this.stderrTail?.trim() ?? ""
     return `Cannot ${this.operation}: the session is closed${exit}` + (tail === "" ? "" : `; stderr:\n${tail}`)
   }

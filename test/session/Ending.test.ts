@@ -1,15 +1,19 @@
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as CliError from "../../src/ClaudeCliError.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
+import * as Script from "../../src/testing/Script.ts"
 import { collect, isDone, reasonOf, settle } from "./support/Collect.ts"
 import * as FakeCli from "./support/FakeCli.ts"
+import * as Real from "./support/Real.ts"
 
 const { helloLines, success } = FakeCli
 
@@ -112,4 +116,25 @@ describe("Session ending (fake CLI, test clock)", () => {
       yield* Scope.close(stalled, Exit.void)
     }).pipe(Effect.scoped, Effect.provide(dying.layer))
   })
+})
+
+describe("Session ending (real CLI)", () => {
+  it.live("a CLI killed by a signal: calls fail with SessionClosed naming it", () =>
+    Effect.gen(function*() {
+      const { base } = yield* Real.setup([Script.turn("one")])
+      const session = yield* Session.make(base)
+      assert.strictEqual(Real.resultOf(yield* collect(session.turn("one"))).result, "one")
+      process.kill(session.pid, "SIGKILL")
+      yield* Real.waitUntil(Effect.sync(() => !Real.isAlive(session.pid))).pipe(Effect.timeout("10 seconds"))
+      // The session notices the exit in its own time; the send after it fails with what ended the CLI.
+      const closed = yield* Effect.flip(session.send("two")).pipe(
+        Effect.map(closedReason),
+        Effect.filterOrFail((reason) => reason.signal !== undefined, () => "no signal yet"),
+        Effect.retry(Schedule.spaced("100 millis")),
+        Effect.timeout("10 seconds")
+      )
+      assert.strictEqual(closed.signal, "SIGKILL")
+      assert.strictEqual(closed.exitCode, null)
+      assert.include(closed.message, "killed by SIGKILL")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
 })
