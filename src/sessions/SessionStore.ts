@@ -55,7 +55,7 @@ export interface Entry {
  * @category errors
  */
 export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("SessionStoreError", {
-  operation: Schema.Literals(["append", "load", "listSessions", "listSessionSummaries", "listSubkeys", "delete", "import", "fork"]),
+  operation: Schema.Literals(["append", "load", "listSessions", "listSessionSummaries", "listSubkeys", "delete", "import", "fork", "materialize"]),
   key: Schema.String,
   cause: Schema.Defect()
 }) {
@@ -399,9 +399,24 @@ export interface StoreOptions {
   readonly retries?: number | undefined
 }
 
+// Whether a line of a local transcript is the stored entry at its position: the same uuid, or (an entry
+// without one) the same JSON. A line that is not JSON is no entry.
+const sameEntry = (line: string, stored: Entry): boolean => {
+  const local = Option.getOrUndefined(Option.liftThrowable(() => JSON.parse(line) as Entry)())
+  if (local === undefined || local === null || typeof local !== "object") return false
+  return typeof stored.uuid === "string" && typeof local.uuid === "string"
+    ? stored.uuid === local.uuid
+    : JSON.stringify(local) === JSON.stringify(stored)
+}
+
 /**
  * Writes a stored session (and its subpaths) into a CLI config directory, under the project key of the
  * directory the CLI will run in, so that `--resume <sessionId>` finds it. Returns whether the store held it.
+ *
+ * A transcript already there is never lost: one whose entries begin the stored ones is replaced by them (the
+ * store has more), one that the stored entries begin is kept as it is (the store missed some, say after a
+ * `mirror_error`), and one that differs from them fails with `TranscriptConflict`, the file left as it was.
+ * Each file is written aside and then renamed, so a failed write leaves no partial transcript.
  *
  * @since 0.1.0
  * @category resume
@@ -414,11 +429,46 @@ export const materialize = Effect.fnUntraced(function*(
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const dir = path.join(target.configDir, "projects", target.projectKey)
-  const write = (file: string, entries: ReadonlyArray<Entry>) =>
-    fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
-      Effect.andThen(fs.writeFileString(file, entries.map((e) => JSON.stringify(e) + "\n").join(""))),
-      Effect.mapError((cause) => new SessionStoreError({ operation: "load", key: keyString(key), cause }))
+  const failed = (file: string) => (cause: unknown) =>
+    new SessionStoreError({ operation: "materialize", key: `${keyString(key)} -> ${file}`, cause })
+  // How the local file's lines compare with the stored entries: how many there are, and the first that differs.
+  const compare = (file: string, entries: ReadonlyArray<Entry>) =>
+    fs.stream(file).pipe(
+      Stream.decodeText,
+      Stream.splitLines,
+      Stream.filter((line) => line.trim() !== ""),
+      Stream.runFold(() => ({ lines: 0, differs: -1 }), (state, line) => {
+        if (state.differs < 0 && (state.lines >= entries.length || !sameEntry(line, entries[state.lines]!))) {
+          if (state.lines < entries.length) state.differs = state.lines
+        }
+        state.lines++
+        return state
+      }),
+      Effect.map(Option.some),
+      Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone)
     )
+  const write = (file: string, entries: ReadonlyArray<Entry>) =>
+    Effect.gen(function*() {
+      const local = yield* compare(file, entries)
+      if (Option.isSome(local)) {
+        if (local.value.differs >= 0) {
+          return yield* Effect.fail(failed(file)(
+            new Error(
+              `the local transcript differs from the stored one at entry ${local.value.differs + 1} ` +
+                `(it has ${local.value.lines} entries, the store ${entries.length}): move it aside to resume from the store`
+            )
+          ))
+        }
+        // The local file holds every stored entry, and perhaps more: it stays.
+        if (local.value.lines >= entries.length) return
+      }
+      const aside = `${file}.${crypto.randomUUID()}.tmp`
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true })
+      yield* fs.writeFileString(aside, entries.map((e) => JSON.stringify(e) + "\n").join("")).pipe(
+        Effect.andThen(fs.rename(aside, file)),
+        Effect.onError(() => Effect.ignore(fs.remove(aside)))
+      )
+    }).pipe(Effect.mapError((cause) => cause instanceof SessionStoreError ? cause : failed(file)(cause)))
   const main = yield* store.load(key)
   if (Option.isNone(main) || main.value.length === 0) return false
   yield* write(path.join(dir, `${key.sessionId}.jsonl`), main.value)

@@ -18,6 +18,7 @@ import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
+import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
 import * as Sqlite from "../../src/internal/sqlite.ts"
@@ -288,6 +289,48 @@ describe("SessionStore", () => {
       yield* s.append(key, [{ type: "relocated", relocatedCwd: "/work/moved", sessionId: key.sessionId }])
       assert.strictEqual((yield* SessionStore.listSessionInfo(s, key.projectKey))[0].cwd, "/work/moved")
     }))
+
+  describe("a resume never loses a local transcript", () => {
+    // A config directory whose session file holds `local`, and a store holding `stored`.
+    const setup = (local: ReadonlyArray<SessionStore.Entry>, stored: ReadonlyArray<SessionStore.Entry>) =>
+      Effect.gen(function*() {
+        const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+        const file = path.join(configDir, "projects", key.projectKey, `${key.sessionId}.jsonl`)
+        fs.mkdirSync(path.dirname(file), { recursive: true })
+        const text = local.map((e) => JSON.stringify(e) + "\n").join("")
+        fs.writeFileSync(file, text)
+        const s = SessionStore.makeMemory()
+        yield* s.append(key, stored)
+        return { configDir, file, text, s, target: { configDir, projectKey: key.projectKey } }
+      })
+    const entries = conversation().flat()
+
+    it.effect("a local transcript longer than the stored one is kept (the store missed batches)", () =>
+      Effect.gen(function*() {
+        const { configDir, file, s, text } = yield* setup(entries, entries.slice(0, 2))
+        // What a query with `resume` and a `sessionStore` runs before the CLI starts.
+        yield* SessionMirror.restore({ store: s, configDir, cwd: "/work/app" }, key.sessionId)
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text)
+        assert.deepStrictEqual(fs.readdirSync(path.dirname(file)), [`${key.sessionId}.jsonl`])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a local transcript the stored one goes on from is replaced by it", () =>
+      Effect.gen(function*() {
+        const { file, s, target } = yield* setup(entries.slice(0, 2), entries)
+        assert.isTrue(yield* SessionStore.materialize(s, key, target))
+        assert.deepStrictEqual(rawEntries(file), entries)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a local transcript that differs from the stored one fails, and is left as it was", () =>
+      Effect.gen(function*() {
+        const other = entries.map((e) => e.uuid === "a1" ? { ...e, uuid: "other" } : e)
+        const { file, s, target, text } = yield* setup(other, entries)
+        const error = yield* Effect.flip(SessionStore.materialize(s, key, target))
+        assert.strictEqual(error.operation, "materialize")
+        assert.include(error.message, "differs from the stored one at entry 2")
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+  })
 
   describe("where summaries are kept: listing reads them, not the entries", () => {
     // Appends the conversation, spoils the entries behind the store's back, and lists again.
