@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -397,6 +398,11 @@ export interface StoreOptions {
   readonly projectKey?: string | undefined
   /** Retries after a failed append (default 2: three attempts, as the SDK). */
   readonly retries?: number | undefined
+  /**
+   * How long each append may take (default 60 seconds, as the SDK); one that has not answered by then is not
+   * retried and becomes a `mirror_error`.
+   */
+  readonly appendTimeout?: Duration.Input | undefined
 }
 
 // Whether a line of a local transcript is the stored entry at its position: the same uuid, or (an entry

@@ -67,6 +67,43 @@ describe("SessionMirror", () => {
       assert.deepStrictEqual(stored.map((e) => e.uuid), ["a", "b", "c", "d", "e"])
     }))
 
+  describe("a store whose append never answers", () => {
+    // Never answers, and ignores interruption: nothing may wait for it to stop.
+    const hanging = () => {
+      let calls = 0
+      const store: SessionStore.Shape = {
+        ...SessionStore.makeMemory(),
+        append: () => Effect.suspend(() => (calls++, Effect.uninterruptible(Effect.never)))
+      }
+      return { store, calls: () => calls }
+    }
+
+    it.live("the stream ends with a mirror_error after appendTimeout, the append not retried", () =>
+      Effect.gen(function*() {
+        const { calls, store } = hanging()
+        const other = new Message.UnknownMessage({ raw: { type: "other" } })
+        const out = yield* Stream.make(frame(["a"]), other).pipe(
+          SessionMirror.mirror({ store, configDir, cwd: "/work/app", flush: "eager", appendTimeout: "50 millis" }),
+          Stream.runCollect
+        )
+        assert.deepStrictEqual(out.filter((m) => m._tag !== "SystemMirrorError"), [other])
+        const errors = out.filter((m) => m._tag === "SystemMirrorError")
+        assert.strictEqual(errors.length, 1)
+        assert.include(errors[0].error, "appendTimeout")
+        assert.strictEqual(calls(), 1)
+      }))
+
+    it.live("a query with it ends, its result and a mirror_error in the output", () =>
+      Effect.gen(function*() {
+        const { store } = hanging()
+        const out = yield* ClaudeCli.query("Hello", { sessionStore: { store, appendTimeout: "100 millis" } }).pipe(Stream.runCollect)
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Hi."))
+        const errors = out.filter((m) => m._tag === "SystemMirrorError")
+        assert.isAbove(errors.length, 0)
+        assert.include(errors[0].error, "appendTimeout")
+      }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
+  })
+
   it.live("a resume whose store does not answer within loadTimeout fails before the CLI starts", () =>
     Effect.gen(function*() {
       const hanging: SessionStore.Shape = { ...SessionStore.makeMemory(), load: () => Effect.never }
