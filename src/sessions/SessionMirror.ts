@@ -329,7 +329,10 @@ const timedOut = (
   option: string
 ) =>
   new SessionStore.SessionStoreError({
-    operation,
-    key: SessionStore.keyString(key),
-    cause: new Error(`no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))} (${option})`)
+    reason: new SessionStore.Timeout({
+      operation,
+      key: SessionStore.keyString(key),
+      timeoutMillis: Duration.toMillis(Duration.fromInputUnsafe(timeout)),
+      option
+    })
   })

@@ -50,13 +50,41 @@ export interface Entry {
 }
 
 /**
- * A store operation failed; `cause` says why.
+ * What a store was asked to do when it failed.
  *
  * @since 0.1.0
  * @category errors
  */
-export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("SessionStoreError", {
-  operation: Schema.Literals(["append", "load", "listSessions", "listSessionSummaries", "listSubkeys", "delete", "import", "fork", "materialize"]),
+export const Operation = Schema.Literals([
+  "open",
+  "append",
+  "load",
+  "listSessions",
+  "listSessionSummaries",
+  "listSubkeys",
+  "delete",
+  "import",
+  "fork",
+  "materialize"
+])
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type Operation = typeof Operation.Type
+
+const causeText = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+/**
+ * The store's storage failed (a file, a database): `cause` says why.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class OperationFailed extends Schema.TaggedError<OperationFailed>()("OperationFailed", {
+  operation: Operation,
+  /** The key, project key or file the operation was about. */
   key: Schema.String,
   cause: Schema.Defect()
 }) {
@@ -64,9 +92,155 @@ export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("
    * @since 0.1.0
    */
   override get message(): string {
-    return `SessionStore.${this.operation}(${this.key}) failed: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+    return `SessionStore.${this.operation}(${this.key}) failed: ${causeText(this.cause)}`
   }
 }
+
+/**
+ * The store did not answer in time (`option` names the setting that bounds it); the call may still land.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
+  operation: Operation,
+  key: Schema.String,
+  timeoutMillis: Schema.Number,
+  option: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `SessionStore.${this.operation}(${this.key}) gave no answer within ${this.timeoutMillis}ms (${this.option})`
+  }
+}
+
+/**
+ * A key's part is not a name a store can keep: empty, `.` or `..`, with a path separator (a `subpath` may
+ * have `/` between names), or with a NUL.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {
+  operation: Operation,
+  field: Schema.Literals(["projectKey", "sessionId", "subpath"]),
+  value: Schema.String,
+  detail: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `SessionStore.${this.operation}: invalid ${this.field} ${JSON.stringify(this.value)}: ${this.detail}`
+  }
+}
+
+/**
+ * An entry is not what it has to be: a stored entry the transcript schemas reject, or a title or tag that is
+ * blank.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidEntry extends Schema.TaggedError<InvalidEntry>()("InvalidEntry", {
+  operation: Operation,
+  key: Schema.String,
+  detail: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `SessionStore.${this.operation}(${this.key}): ${this.detail}`
+  }
+}
+
+/**
+ * A resume found a local transcript and a stored one that each have entries the other lacks (`localOnly`
+ * and `storedOnly` count them, by uuid): the local file was left as it was, and nothing was written. Moving
+ * it aside resumes from the store.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TranscriptConflict extends Schema.TaggedError<TranscriptConflict>()("TranscriptConflict", {
+  key: Schema.String,
+  path: Schema.String,
+  localOnly: Schema.Number,
+  storedOnly: Schema.Number
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${this.localOnly} ` +
+      `entries the store lacks, and the store ${this.storedOnly} it lacks; move it aside to resume from the store`
+  }
+}
+
+/**
+ * The store could not be opened (a database file, its tables): `store` says which.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
+  store: Schema.String,
+  cause: Schema.Defect()
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `The session store ${this.store} cannot be opened: ${causeText(this.cause)}`
+  }
+}
+
+/**
+ * Every reason a {@link SessionStoreError} can carry.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const Reason = Schema.Union([OperationFailed, Timeout, InvalidKey, InvalidEntry, TranscriptConflict, Unavailable])
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type Reason = typeof Reason.Type
+
+/**
+ * A store operation failed; the `reason` says how. Recover by reason with
+ * `Effect.catchReason("SessionStoreError", "Timeout", ...)`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("SessionStoreError", {
+  reason: Reason
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/**
+ * A failure of the store's storage as a {@link SessionStoreError} (`OperationFailed`); one already is kept.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const operationFailed = (operation: Operation, key: SessionKey | string) => (cause: unknown): SessionStoreError =>
+  cause instanceof SessionStoreError
+    ? cause
+    : new SessionStoreError({ reason: new OperationFailed({ operation, key: typeof key === "string" ? key : keyString(key), cause }) })
 
 /**
  * @since 0.1.0
@@ -246,8 +420,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
   const fileOf = (key: SessionKey) =>
     path.join(root, key.projectKey, key.subpath === undefined ? `${key.sessionId}.jsonl` : path.join(key.sessionId, `${key.subpath}.jsonl`))
   const summaryFileOf = (projectKey: string, sessionId: string) => path.join(root, projectKey, `${sessionId}.summary.json`)
-  const fail = (operation: SessionStoreError["operation"], key: SessionKey | string) => (cause: unknown) =>
-    new SessionStoreError({ operation, key: typeof key === "string" ? key : keyString(key), cause })
+  const fail = operationFailed
   // A line that is not JSON fails the operation (its SessionStoreError's cause says which).
   const parse = (text: string) =>
     Effect.try({
@@ -405,24 +578,23 @@ export interface StoreOptions {
   readonly appendTimeout?: Duration.Input | undefined
 }
 
-// Whether a line of a local transcript is the stored entry at its position: the same uuid, or (an entry
-// without one) the same JSON. A line that is not JSON is no entry.
-const sameEntry = (line: string, stored: Entry): boolean => {
-  const local = Option.getOrUndefined(Option.liftThrowable(() => JSON.parse(line) as Entry)())
-  if (local === undefined || local === null || typeof local !== "object") return false
-  return typeof stored.uuid === "string" && typeof local.uuid === "string"
-    ? stored.uuid === local.uuid
-    : JSON.stringify(local) === JSON.stringify(stored)
+// The uuid of a transcript line; `undefined` for a line without one, or that is not JSON.
+const uuidOfLine = (line: string): string | undefined => {
+  const entry = Option.getOrUndefined(Option.liftThrowable(() => JSON.parse(line) as unknown)())
+  const uuid = typeof entry === "object" && entry !== null ? (entry as { readonly uuid?: unknown }).uuid : undefined
+  return typeof uuid === "string" ? uuid : undefined
 }
 
 /**
  * Writes a stored session (and its subpaths) into a CLI config directory, under the project key of the
  * directory the CLI will run in, so that `--resume <sessionId>` finds it. Returns whether the store held it.
  *
- * A transcript already there is never lost: one whose entries begin the stored ones is replaced by them (the
- * store has more), one that the stored entries begin is kept as it is (the store missed some, say after a
- * `mirror_error`), and one that differs from them fails with `TranscriptConflict`, the file left as it was.
- * Each file is written aside and then renamed, so a failed write leaves no partial transcript.
+ * A transcript already there is compared with the stored one by entry uuid (the CLI keeps lines it does not
+ * mirror, such as its API request logs, so the two are not equal line for line): one that holds every stored
+ * uuid is kept as it is (the store missed some entries, say after a `mirror_error`); one whose uuids the store
+ * all holds, and more, is replaced by the stored entries; one with uuids the store lacks and lacking some it
+ * holds fails with `TranscriptConflict`, the file left as it was. Each file is written aside and then
+ * renamed, so a failed write leaves no partial transcript.
  *
  * @since 0.1.0
  * @category resume
@@ -435,38 +607,33 @@ export const materialize = Effect.fnUntraced(function*(
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const dir = path.join(target.configDir, "projects", target.projectKey)
-  const failed = (file: string) => (cause: unknown) =>
-    new SessionStoreError({ operation: "materialize", key: `${keyString(key)} -> ${file}`, cause })
-  // How the local file's lines compare with the stored entries: how many there are, and the first that differs.
-  const compare = (file: string, entries: ReadonlyArray<Entry>) =>
+  // The uuids of the local file's lines; `None` for no file.
+  const localUuids = (file: string) =>
     fs.stream(file).pipe(
       Stream.decodeText,
       Stream.splitLines,
-      Stream.filter((line) => line.trim() !== ""),
-      Stream.runFold(() => ({ lines: 0, differs: -1 }), (state, line) => {
-        if (state.differs < 0 && (state.lines >= entries.length || !sameEntry(line, entries[state.lines]!))) {
-          if (state.lines < entries.length) state.differs = state.lines
-        }
-        state.lines++
-        return state
+      Stream.runFold(() => new Set<string>(), (uuids, line) => {
+        const uuid = uuidOfLine(line)
+        if (uuid !== undefined) uuids.add(uuid)
+        return uuids
       }),
       Effect.map(Option.some),
       Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone)
     )
   const write = (file: string, entries: ReadonlyArray<Entry>) =>
     Effect.gen(function*() {
-      const local = yield* compare(file, entries)
+      const local = yield* localUuids(file)
       if (Option.isSome(local)) {
-        if (local.value.differs >= 0) {
-          return yield* Effect.fail(failed(file)(
-            new Error(
-              `the local transcript differs from the stored one at entry ${local.value.differs + 1} ` +
-                `(it has ${local.value.lines} entries, the store ${entries.length}): move it aside to resume from the store`
-            )
-          ))
-        }
+        const stored = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
+        const storedOnly = [...stored].filter((uuid) => !local.value.has(uuid)).length
         // The local file holds every stored entry, and perhaps more: it stays.
-        if (local.value.lines >= entries.length) return
+        if (storedOnly === 0) return
+        const localOnly = [...local.value].filter((uuid) => !stored.has(uuid)).length
+        if (localOnly > 0) {
+          return yield* Effect.fail(new SessionStoreError({
+            reason: new TranscriptConflict({ key: keyString(key), path: file, localOnly, storedOnly })
+          }))
+        }
       }
       const aside = `${file}.${crypto.randomUUID()}.tmp`
       yield* fs.makeDirectory(path.dirname(file), { recursive: true })
@@ -474,7 +641,7 @@ export const materialize = Effect.fnUntraced(function*(
         Effect.andThen(fs.rename(aside, file)),
         Effect.onError(() => Effect.ignore(fs.remove(aside)))
       )
-    }).pipe(Effect.mapError((cause) => cause instanceof SessionStoreError ? cause : failed(file)(cause)))
+    }).pipe(Effect.mapError(operationFailed("materialize", key)))
   const main = yield* store.load(key)
   if (Option.isNone(main) || main.value.length === 0) return false
   yield* write(path.join(dir, `${key.sessionId}.jsonl`), main.value)
@@ -509,7 +676,7 @@ export const importSession = Effect.fnUntraced(function*(
   const path = yield* Path.Path
   const key = { projectKey: options.projectKey ?? source.projectKey, sessionId: source.sessionId }
   const dir = path.join(source.configDir, "projects", source.projectKey)
-  const failed = (cause: unknown) => new SessionStoreError({ operation: "import", key: keyString(key), cause })
+  const failed = operationFailed("import", key)
   const copy = (file: string, subpath: string | undefined) =>
     fs.stream(file).pipe(
       Stream.decodeText,

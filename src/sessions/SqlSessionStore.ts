@@ -72,8 +72,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     PRIMARY KEY (project_key, session_id)
   )`.pipe(Effect.orDie)
 
-  const fail = (operation: SessionStore.SessionStoreError["operation"], key: string) => (cause: unknown) =>
-    new SessionStore.SessionStoreError({ operation, key, cause })
+  const fail = SessionStore.operationFailed
   const where = (key: SessionStore.SessionKey) =>
     sql`project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath = ${key.subpath ?? ""}`
   const session = (key: Omit<SessionStore.SessionKey, "subpath">) =>

@@ -117,7 +117,7 @@ const mirrored = (store: SessionStore.Shape, prompt: string, options: QueryOptio
 
 const failing: SessionStore.Shape = {
   ...SessionStore.makeMemory(),
-  append: (key) => Effect.fail(new SessionStore.SessionStoreError({ operation: "append", key: SessionStore.keyString(key), cause: new Error("disk on fire") }))
+  append: (key) => Effect.fail(SessionStore.operationFailed("append", key)(new Error("disk on fire")))
 }
 
 describe("SessionStore", () => {
@@ -326,9 +326,19 @@ describe("SessionStore", () => {
         const other = entries.map((e) => e.uuid === "a1" ? { ...e, uuid: "other" } : e)
         const { file, s, target, text } = yield* setup(other, entries)
         const error = yield* Effect.flip(SessionStore.materialize(s, key, target))
-        assert.strictEqual(error.operation, "materialize")
-        assert.include(error.message, "differs from the stored one at entry 2")
+        assert.strictEqual(error.reason._tag, "TranscriptConflict")
+        assert.include(error.message, "has 1 entries the store lacks, and the store 1 it lacks")
         assert.strictEqual(fs.readFileSync(file, "utf8"), text)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a transcript that cannot be written fails as materialize, not as load", () =>
+      Effect.gen(function*() {
+        const { configDir, s } = yield* setup([], entries)
+        // Where the session's project directory would go, a file.
+        fs.writeFileSync(path.join(configDir, "projects", "-elsewhere"), "")
+        const error = yield* Effect.flip(SessionStore.materialize(s, key, { configDir, projectKey: "-elsewhere" }))
+        assert.strictEqual(error.reason._tag, "OperationFailed")
+        assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "materialize")
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
   })
 
@@ -355,8 +365,9 @@ describe("SessionStore", () => {
         assert.isTrue(fs.existsSync(path.join(root, key.projectKey, `${key.sessionId}.summary.json`)))
         // Reading the spoiled entries is a typed error.
         const error = yield* Effect.flip(s.load(key))
-        assert.strictEqual(error.operation, "load")
-        assert.instanceOf(error.cause, SyntaxError)
+        assert.strictEqual(error.reason._tag, "OperationFailed")
+        assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "load")
+        assert.instanceOf(error.reason._tag === "OperationFailed" && error.reason.cause, SyntaxError)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
     it.effect("directory: a summary that missed a write is folded again from the transcript", () =>
