@@ -336,6 +336,57 @@ const fresh = (held: Set<string>, entries: ReadonlyArray<Entry>): Array<Entry> =
  */
 export const distinct = (entries: ReadonlyArray<Entry>): Array<Entry> => fresh(new Set(), entries)
 
+// Why a name is no file or directory name a store can keep, if it is not.
+const badName = (name: string): string | undefined =>
+  name === ""
+    ? "it is empty"
+    : name === "." || name === ".."
+    ? "it names a directory relative to another"
+    : /[\\/]/.test(name)
+    ? "it has a path separator"
+    : name.includes("\0")
+    ? "it has a NUL character"
+    : undefined
+
+/**
+ * Checks the parts of a key a store is given: `projectKey` and `sessionId` are each a name (not empty, not
+ * `.` or `..`, without a path separator or a NUL), a `subpath` is names joined by `/`. Fails with `InvalidKey`
+ * naming the part.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const validateKey = (
+  operation: Operation,
+  key: { readonly projectKey: string; readonly sessionId?: string | undefined; readonly subpath?: string | undefined }
+): Effect.Effect<void, SessionStoreError> => {
+  const problem = (field: "projectKey" | "sessionId" | "subpath", value: string, detail: string | undefined) =>
+    detail === undefined ? undefined : new InvalidKey({ operation, field, value, detail })
+  const reason = problem("projectKey", key.projectKey, badName(key.projectKey)) ??
+    (key.sessionId === undefined ? undefined : problem("sessionId", key.sessionId, badName(key.sessionId))) ??
+    (key.subpath === undefined
+      ? undefined
+      : problem("subpath", key.subpath, key.subpath.split("/").map(badName).find((d) => d !== undefined)))
+  return reason === undefined ? Effect.void : Effect.fail(new SessionStoreError({ reason }))
+}
+
+/**
+ * `store` refusing, with `InvalidKey`, every key {@link validateKey} refuses, before `store` sees it. Every
+ * store here is made so.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const validating = (store: Shape): Shape => ({
+  append: (key, entries) => Effect.andThen(validateKey("append", key), store.append(key, entries)),
+  load: (key) => Effect.andThen(validateKey("load", key), store.load(key)),
+  listSessions: (projectKey) => Effect.andThen(validateKey("listSessions", { projectKey }), store.listSessions(projectKey)),
+  listSessionSummaries: (projectKey) =>
+    Effect.andThen(validateKey("listSessionSummaries", { projectKey }), store.listSessionSummaries(projectKey)),
+  listSubkeys: (key) => Effect.andThen(validateKey("listSubkeys", { ...key, subpath: undefined }), store.listSubkeys(key)),
+  delete: (key) => Effect.andThen(validateKey("delete", { ...key, subpath: undefined }), store.delete(key))
+})
+
 /**
  * A store in memory, for tests and short-lived processes.
  *
@@ -350,7 +401,7 @@ export const makeMemory = (): Shape => {
     mtime: number
     summary: SummaryData | undefined
   }>()
-  return {
+  return validating({
     append: (key, entries) =>
       Effect.sync(() => {
         const id = keyString(key)
@@ -391,7 +442,7 @@ export const makeMemory = (): Shape => {
           if (t.key.projectKey === key.projectKey && t.key.sessionId === key.sessionId) transcripts.delete(id)
         }
       })
-  }
+  })
 }
 
 /**
@@ -530,14 +581,14 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       for (const file of states.keys()) if (file === main || file.startsWith(dir + path.sep)) states.delete(file)
     })).pipe(Effect.mapError(fail("delete", key)))
 
-  return {
+  return validating({
     append,
     load: (key) => read(fileOf(key)).pipe(Effect.mapError(fail("load", key))),
     listSessions,
     listSessionSummaries,
     listSubkeys,
     delete: remove
-  } satisfies Shape
+  })
 })
 
 /**
@@ -642,12 +693,14 @@ export const materialize = Effect.fnUntraced(function*(
         Effect.onError(() => Effect.ignore(fs.remove(aside)))
       )
     }).pipe(Effect.mapError(operationFailed("materialize", key)))
+  // Every file written is under the session's project directory, never outside it.
+  yield* validateKey("materialize", { ...key, subpath: undefined })
+  yield* validateKey("materialize", { projectKey: target.projectKey })
   const main = yield* store.load(key)
   if (Option.isNone(main) || main.value.length === 0) return false
   yield* write(path.join(dir, `${key.sessionId}.jsonl`), main.value)
   for (const subpath of yield* store.listSubkeys(key)) {
-    // A subpath names a file under the session's directory, never outside it.
-    if (subpath.split(/[\\/]/).includes("..") || path.isAbsolute(subpath)) continue
+    yield* validateKey("materialize", { ...key, subpath })
     const entries = yield* store.load({ ...key, subpath })
     if (Option.isSome(entries)) yield* write(path.join(dir, key.sessionId, `${subpath}.jsonl`), entries.value)
   }
@@ -677,6 +730,7 @@ export const importSession = Effect.fnUntraced(function*(
   const key = { projectKey: options.projectKey ?? source.projectKey, sessionId: source.sessionId }
   const dir = path.join(source.configDir, "projects", source.projectKey)
   const failed = operationFailed("import", key)
+  yield* validateKey("import", { projectKey: source.projectKey, sessionId: source.sessionId })
   const copy = (file: string, subpath: string | undefined) =>
     fs.stream(file).pipe(
       Stream.decodeText,

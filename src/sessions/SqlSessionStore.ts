@@ -179,7 +179,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     } ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
   }
 
-  return { append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove } satisfies SessionStore.Shape
+  return SessionStore.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove })
 })
 
 /**

@@ -141,6 +141,33 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(yield* s.listSubkeys(key), [])
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+      it.effect("a key that is not a name is InvalidKey, and nothing is touched", () =>
+        Effect.gen(function*() {
+          const s = yield* store.make
+          yield* s.append(key, [entry("u1", "a")])
+          const invalid = <A>(effect: Effect.Effect<A, SessionStore.SessionStoreError>, field: string, value: string) =>
+            Effect.gen(function*() {
+              const error = yield* Effect.flip(effect)
+              assert.strictEqual(error.reason._tag, "InvalidKey")
+              assert.deepStrictEqual(error.reason._tag === "InvalidKey" && [error.reason.field, error.reason.value], [field, value])
+            })
+          yield* invalid(s.delete({ projectKey: key.projectKey, sessionId: "" }), "sessionId", "")
+          yield* invalid(s.delete({ projectKey: key.projectKey, sessionId: ".." }), "sessionId", "..")
+          yield* invalid(s.append({ projectKey: "..", sessionId: "escaped" }, [entry("u2", "b")]), "projectKey", "..")
+          yield* invalid(s.append({ projectKey: "a/b", sessionId: "x" }, [entry("u2", "b")]), "projectKey", "a/b")
+          yield* invalid(s.append({ ...key, sessionId: "..\\x" }, [entry("u2", "b")]), "sessionId", "..\\x")
+          yield* invalid(s.append({ ...key, subpath: "../../escaped" }, [entry("u2", "b")]), "subpath", "../../escaped")
+          yield* invalid(s.append({ ...key, subpath: "/abs" }, [entry("u2", "b")]), "subpath", "/abs")
+          yield* invalid(s.load({ ...key, subpath: "subagents//a" }), "subpath", "subagents//a")
+          yield* invalid(s.listSessions("."), "projectKey", ".")
+          yield* invalid(s.listSessionSummaries(""), "projectKey", "")
+          yield* invalid(s.listSubkeys({ projectKey: key.projectKey, sessionId: "a\0b" }), "sessionId", "a\0b")
+          // The session is still there, alone.
+          assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)).map((e) => e.text), ["a"])
+          assert.deepStrictEqual((yield* s.listSessions(key.projectKey)).map((x) => x.sessionId), [key.sessionId])
+          assert.deepStrictEqual(yield* s.listSubkeys(key), [])
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
       it.effect("summaries follow the appends: batches and replays give the summary of the stored entries", () =>
         Effect.gen(function*() {
           const s = yield* store.make
@@ -341,6 +368,41 @@ describe("SessionStore", () => {
         assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "materialize")
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
   })
+
+  it.effect("directory: no key reaches outside the root", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
+      const root = path.join(dir, "root")
+      const s = yield* SessionStore.makeDirectory(root)
+      yield* s.append(key, [entry("u1", "a")])
+      yield* Effect.flip(s.append({ projectKey: "..", sessionId: "escaped" }, [entry("u2", "b")]))
+      yield* Effect.flip(s.delete({ projectKey: key.projectKey, sessionId: "" }))
+      yield* Effect.flip(s.delete({ projectKey: ".", sessionId: key.projectKey }))
+      assert.deepStrictEqual(fs.readdirSync(dir), ["root"])
+      assert.deepStrictEqual(fs.readdirSync(path.join(root, key.projectKey)).sort(), [`${key.sessionId}.jsonl`, `${key.sessionId}.summary.json`])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.effect("materialize and restore refuse a key that is not a name", () =>
+    Effect.gen(function*() {
+      const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+      const s = SessionStore.makeMemory()
+      yield* s.append(key, [entry("u1", "a")])
+      // A store that gives back a subpath outside the session.
+      const leaky: SessionStore.Shape = { ...s, listSubkeys: () => Effect.succeed(["../../../escaped"]) }
+      const reasons = [
+        yield* Effect.flip(SessionStore.materialize(s, { ...key, sessionId: "../x" }, { configDir, projectKey: key.projectKey })),
+        yield* Effect.flip(SessionStore.materialize(s, key, { configDir, projectKey: ".." })),
+        yield* Effect.flip(SessionStore.materialize(leaky, key, { configDir, projectKey: key.projectKey })),
+        yield* Effect.flip(SessionMirror.restore({ store: s, configDir, cwd: "/work/app" }, "../../x"))
+      ].map((error) => error.reason._tag === "InvalidKey" ? [error.reason.operation, error.reason.field] : error.reason._tag)
+      assert.deepStrictEqual(reasons, [
+        ["materialize", "sessionId"],
+        ["materialize", "projectKey"],
+        ["materialize", "subpath"],
+        ["materialize", "sessionId"]
+      ])
+      assert.isFalse(fs.existsSync(path.join(configDir, "escaped.jsonl")))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
   describe("where summaries are kept: listing reads them, not the entries", () => {
     // Appends the conversation, spoils the entries behind the store's back, and lists again.
