@@ -87,7 +87,7 @@ export interface SqliteOptions {
  */
 export const layerSqlite = (
   options: SqliteOptions
-): Layer.Layer<Services | SqlClient.SqlClient, ConfigError> =>
+): Layer.Layer<Services | SqlClient.SqlClient, ConfigError | SqlError.SqlError> =>
   Layer.merge(
     SingleRunner.layer({ shardingConfig: options.shardingConfig }),
     TurnLog.layerSql()
@@ -102,7 +102,7 @@ export const layerSqlite = (
  * @since 0.1.0
  * @category layers
  */
-export const layerSqliteConfig: Layer.Layer<Services | SqlClient.SqlClient, ConfigError> = Layer.unwrap(
+export const layerSqliteConfig: Layer.Layer<Services | SqlClient.SqlClient, ConfigError | SqlError.SqlError> = Layer.unwrap(
   Effect.map(
     Config.String("CLAUDE_CLUSTER_SQLITE").pipe(Config.withDefault("claude-cluster.db")),
     (filename) => layerSqlite({ filename })

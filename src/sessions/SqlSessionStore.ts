@@ -16,7 +16,8 @@
  * folds the ones the database took (`RETURNING uuid`) into the summary. Concurrent appends to a session thus
  * fold one after the other, and a replayed append changes nothing. `listSessions` and
  * `listSessionSummaries` read the summaries table only. A database written before the summaries table
- * existed has its sessions summarized once, when the store is made.
+ * existed has its sessions summarized once, when the store is made. A database where the tables cannot be
+ * made or summarized fails the store's making with `Unavailable`.
  *
  * @since 0.1.0
  */
@@ -40,14 +41,24 @@ export interface Options {
 }
 
 /**
- * The store over the `SqlClient` in context; creates its tables when missing.
+ * The store over the `SqlClient` in context; creates its tables when missing. A database where it cannot
+ * fails with `Unavailable`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Options = {}) {
+export const make = (options: Options = {}): Effect.Effect<SessionStore.Shape, SessionStore.SessionStoreError, SqlClient.SqlClient> => {
+  const tableName = options.table ?? "claude_session_entries"
+  return make_(options, tableName).pipe(Effect.mapError((cause) =>
+    cause instanceof SessionStore.SessionStoreError
+      ? cause
+      : new SessionStore.SessionStoreError({ reason: new SessionStore.Unavailable({ store: `SQL table ${tableName}`, cause }) })
+  ))
+}
+
+const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   const sql = yield* SqlClient.SqlClient
-  const table = sql(options.table ?? "claude_session_entries")
+  const table = sql(tableName)
   const summaries = sql(options.summaryTable ?? (options.table === undefined ? "claude_session_summaries" : `${options.table}_summaries`))
   const seq = sql.onDialectOrElse({
     pg: () => sql.literal("BIGSERIAL PRIMARY KEY"),
@@ -63,14 +74,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     entry TEXT NOT NULL,
     written_at BIGINT NOT NULL,
     UNIQUE (project_key, session_id, subpath, uuid)
-  )`.pipe(Effect.orDie)
+  )`
   yield* sql`CREATE TABLE IF NOT EXISTS ${summaries} (
     project_key TEXT NOT NULL,
     session_id TEXT NOT NULL,
     mtime BIGINT NOT NULL,
     data TEXT NOT NULL,
     PRIMARY KEY (project_key, session_id)
-  )`.pipe(Effect.orDie)
+  )`
 
   const fail = SessionStore.operationFailed
   const where = (key: SessionStore.SessionKey) =>
@@ -170,13 +181,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     WHERE e.subpath = '' AND NOT EXISTS (
       SELECT 1 FROM ${summaries} s WHERE s.project_key = e.project_key AND s.session_id = e.session_id
     )
-    GROUP BY e.project_key, e.session_id`.pipe(Effect.orDie)
+    GROUP BY e.project_key, e.session_id`
   for (const row of unsummarized) {
-    const entries = yield* Effect.orDie(load({ projectKey: row.project_key, sessionId: row.session_id }))
+    const entries = yield* load({ projectKey: row.project_key, sessionId: row.session_id })
     const data = SessionStore.foldSummary(undefined, Option.getOrElse(entries, (): ReadonlyArray<SessionStore.Entry> => []))
     yield* sql`INSERT INTO ${summaries} ${
       sql.insert({ project_key: row.project_key, session_id: row.session_id, mtime: Number(row.mtime), data: JSON.stringify(data) })
-    } ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
+    } ON CONFLICT DO NOTHING`
   }
 
   return SessionStore.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove })
@@ -188,12 +199,15 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<SessionStore.SessionStore, never, SqlClient.SqlClient> =>
+export const layer = (
+  options: Options = {}
+): Layer.Layer<SessionStore.SessionStore, SessionStore.SessionStoreError, SqlClient.SqlClient> =>
   Layer.effect(SessionStore.SessionStore, make(options))
 
 /**
  * The store in an SQLite file (created when missing) through Node's built-in `node:sqlite`: the embedded
- * SQL default, no server and no native build. The file is closed with the layer.
+ * SQL default, no server and no native build. The file is closed with the layer; one that cannot be opened
+ * fails the layer with `Unavailable`.
  *
  * @example
  * ```ts
@@ -204,5 +218,15 @@ export const layer = (options: Options = {}): Layer.Layer<SessionStore.SessionSt
  * @since 0.1.0
  * @category layers
  */
-export const layerSqlite = (options: Options & { readonly filename: string }): Layer.Layer<SessionStore.SessionStore> =>
-  layer(options).pipe(Layer.provide(Sqlite.layer(options.filename)))
+export const layerSqlite = (
+  options: Options & { readonly filename: string }
+): Layer.Layer<SessionStore.SessionStore, SessionStore.SessionStoreError> =>
+  Layer.effect(
+    SessionStore.SessionStore,
+    Effect.gen(function*() {
+      const client = yield* Layer.build(Sqlite.layer(options.filename)).pipe(Effect.mapError((cause) =>
+        new SessionStore.SessionStoreError({ reason: new SessionStore.Unavailable({ store: `SQLite ${options.filename}`, cause }) })
+      ))
+      return yield* Effect.provide(make(options), client)
+    })
+  )

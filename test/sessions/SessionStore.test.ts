@@ -5,6 +5,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -30,7 +31,7 @@ import { rawEntries, transcriptCorpusFiles } from "../transcript/support.ts"
 
 const stores: ReadonlyArray<{
   readonly name: string
-  readonly make: Effect.Effect<SessionStore.Shape, never, FileSystem.FileSystem | import("effect/Scope").Scope | import("effect/Path").Path>
+  readonly make: Effect.Effect<SessionStore.Shape, SessionStore.SessionStoreError, FileSystem.FileSystem | import("effect/Scope").Scope | import("effect/Path").Path>
 }> = [
   { name: "memory", make: Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerMemory) },
   {
@@ -484,6 +485,32 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(yield* after.listSessionSummaries(key.projectKey), summaries)
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
     }
+
+    for (const { client, name } of sqlStores) {
+      it.effect(`${name}: an entries table the store cannot use fails its making with Unavailable`, () =>
+        Effect.gen(function*() {
+          const context = yield* client
+          const sql = Context.get(context, SqlClient.SqlClient)
+          yield* Effect.orDie(sql`CREATE TABLE claude_session_entries (x INTEGER)`)
+          const error = yield* Effect.flip(Effect.provide(SqlSessionStore.make(), context))
+          assert.strictEqual(error.reason._tag, "Unavailable")
+          assert.include(error.message, "claude_session_entries")
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }
+
+    it.effect("SQLite: a file that cannot be opened fails the layer with Unavailable", () =>
+      Effect.gen(function*() {
+        const dir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
+        const garbage = path.join(dir, "garbage.db")
+        fs.writeFileSync(garbage, "not a database, not even close".repeat(100))
+        for (const filename of [path.join(dir, "missing", "sessions.db"), garbage]) {
+          const exit = yield* Effect.exit(Layer.build(SqlSessionStore.layerSqlite({ filename })))
+          assert.isTrue(exit._tag === "Failure" && !Cause.hasDies(exit.cause), filename)
+          const error = yield* Effect.flip(Layer.build(SqlSessionStore.layerSqlite({ filename })))
+          assert.strictEqual(error.reason._tag, "Unavailable")
+          assert.include(error.message, filename)
+        }
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
   })
 
   it.live("a multi-turn session mirrored into a store resumes elsewhere from it", () =>
