@@ -40,6 +40,9 @@ export interface Options {
   readonly summaryTable?: string | undefined
 }
 
+// Rows per INSERT: 6 parameters each, far below every database's bound.
+const rowsPerInsert = 500
+
 /**
  * The store over the `SqlClient` in context; creates its tables when missing. A database where it cannot
  * fails with `Unavailable`.
@@ -89,8 +92,16 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   const session = (key: Omit<SessionStore.SessionKey, "subpath">) =>
     sql`project_key = ${key.projectKey} AND session_id = ${key.sessionId}`
 
-  // The entries the database took: those without a uuid, and those whose uuid it returned.
-  const insert = (key: SessionStore.SessionKey, entries: Arr.NonEmptyReadonlyArray<SessionStore.Entry>, writtenAt: number) =>
+  // The entries the database took, in statements of `rowsPerInsert` rows (a database bounds the parameters
+  // of one statement: SQLite to 32,766), inside the append's transaction.
+  const insert = (key: SessionStore.SessionKey, entries: ReadonlyArray<SessionStore.Entry>, writtenAt: number) =>
+    Effect.map(
+      Effect.forEach(Arr.chunksOf(entries, rowsPerInsert), (chunk) => insertRows(key, chunk, writtenAt)),
+      Arr.flatten
+    )
+
+  // The entries of one statement the database took: those without a uuid, and those whose uuid it returned.
+  const insertRows = (key: SessionStore.SessionKey, entries: Arr.NonEmptyReadonlyArray<SessionStore.Entry>, writtenAt: number) =>
     Effect.map(
       sql<{ readonly uuid: string | null }>`INSERT INTO ${table} ${
         sql.insert(Arr.map(entries, (entry) => ({

@@ -496,6 +496,20 @@ describe("SessionStore", () => {
           assert.strictEqual(error.reason._tag, "Unavailable")
           assert.include(error.message, "claude_session_entries")
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+      it.effect(`${name}: one append of 20,000 entries, and its replay`, () =>
+        Effect.gen(function*() {
+          const s = yield* Effect.provide(SqlSessionStore.make(), yield* client)
+          const many = Array.from({ length: 20_000 }, (_, i) => entry(i % 1000 === 0 ? undefined : `u${i}`, `t${i}`))
+          yield* s.append(key, many)
+          yield* s.append(key, many.filter((e) => e.uuid !== undefined))
+          yield* s.append({ ...key, subpath: "subagents/agent-a" }, many)
+          const loaded = Option.getOrThrow(yield* s.load(key))
+          assert.deepStrictEqual(loaded.map((e) => e.text), many.map((e) => e.text))
+          assert.strictEqual(Option.getOrThrow(yield* s.load({ ...key, subpath: "subagents/agent-a" })).length, 20_000)
+          const [summary] = yield* s.listSessionSummaries(key.projectKey)
+          assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, many))
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
     }
 
     it.effect("SQLite: a file that cannot be opened fails the layer with Unavailable", () =>
