@@ -102,6 +102,17 @@ describe("SessionMirror", () => {
         assert.isAbove(errors.length, 0)
         assert.include(errors[0].error, "appendTimeout")
       }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
+
+    it.live("a session with it answers its turns and closes", () =>
+      Effect.gen(function*() {
+        const { calls, store } = hanging()
+        const out = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* ClaudeCli.session({ sessionStore: { store, appendTimeout: "100 millis" } })
+          return yield* Stream.runCollect(session.turn("Hello"))
+        }))
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Hi."))
+        assert.isAbove(calls(), 0)
+      }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
   })
 
   it.live("a resume whose store does not answer within loadTimeout fails before the CLI starts", () =>
