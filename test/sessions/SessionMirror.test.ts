@@ -124,6 +124,7 @@ describe("SessionMirror", () => {
         loadTimeout: "50 millis"
       }).pipe(Stream.runDrain, Effect.flip)
       assert.strictEqual(error.reason._tag, "SessionStoreError")
+      assert.strictEqual(error.reason._tag === "SessionStoreError" && error.reason.reason._tag, "Timeout")
       assert.include(error.message, "loadTimeout")
       // The CLI never asked the model anything.
       const server = yield* ScriptedServer.ScriptedServer
