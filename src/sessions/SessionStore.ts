@@ -645,7 +645,8 @@ const uuidOfLine = (line: string): string | undefined => {
  * uuid is kept as it is (the store missed some entries, say after a `mirror_error`); one whose uuids the store
  * all holds, and more, is replaced by the stored entries; one with uuids the store lacks and lacking some it
  * holds fails with `TranscriptConflict`, the file left as it was. Each file is written aside and then
- * renamed, so a failed write leaves no partial transcript.
+ * renamed, so a failed write leaves no partial transcript. A key, target project key or stored subpath that
+ * is not a name (see {@link validateKey}) fails with `InvalidKey` before anything is written.
  *
  * @since 0.1.0
  * @category resume
