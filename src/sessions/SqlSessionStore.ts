@@ -53,9 +53,7 @@ const rowsPerInsert = 500
 export const make = (options: Options = {}): Effect.Effect<SessionStore.Shape, SessionStore.SessionStoreError, SqlClient.SqlClient> => {
   const tableName = options.table ?? "claude_session_entries"
   return make_(options, tableName).pipe(Effect.mapError((cause) =>
-    cause instanceof SessionStore.SessionStoreError
-      ? cause
-      : new SessionStore.SessionStoreError({ reason: new SessionStore.Unavailable({ store: `SQL table ${tableName}`, cause }) })
+    new SessionStore.SessionStoreError({ reason: new SessionStore.Unavailable({ store: `SQL table ${tableName}`, cause }) })
   ))
 }
 
