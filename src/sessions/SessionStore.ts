@@ -56,7 +56,6 @@ export interface Entry {
  * @category errors
  */
 export const Operation = Schema.Literals([
-  "open",
   "append",
   "load",
   "listSessions",
