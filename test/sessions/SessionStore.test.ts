@@ -554,6 +554,21 @@ describe("SessionStore", () => {
       }).pipe(Effect.provide(Scripted.layer(script)))
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 
+  it.live("a resume where the session ran keeps the turns its store missed", () =>
+    Effect.gen(function*() {
+      const s = SessionStore.makeMemory()
+      const first = yield* mirrored(s, "My name is Ada.")
+      // The second turn's appends fail: the store misses them, the local transcript has them.
+      const second = yield* mirrored({ ...s, append: failing.append }, "What is 2 + 2?", { resume: first.sessionId })
+      assert.isAbove(second.out.filter((m) => m._tag === "SystemMirrorError").length, 0)
+      const { out } = yield* mirrored(s, "What is my name?", { resume: first.sessionId })
+      assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Your name is Ada."))
+      const server = yield* ScriptedServer.ScriptedServer
+      const last = ScriptedServer.turnRequests(yield* server.requests).map((r) => Option.getOrThrow(MessagesRequest.decode(r.body))).at(-1)!
+      const history = JSON.stringify(last.messages)
+      for (const text of ["My name is Ada.", "What is 2 + 2?", "2 + 2 = 4."]) assert.include(history, text)
+    }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
+
   it.live("a store that fails gives mirror_error events and the run goes on", () =>
     Effect.gen(function*() {
       const { out } = yield* mirrored(failing, "Hello")
