@@ -85,7 +85,22 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new CliError.InvalidOptions({ description: "resume and continue exclude each other" }),
     new CliError.FixtureUnreadable({ path: "/f.jsonl", description: "ENOENT" }),
     new CliError.RecordingFailed({ path: "/f.jsonl", description: "EROFS" }),
-    new SessionStore.SessionStoreError({ operation: "load", key: "-work-app/s1", cause: new Error("timeout") })
+    new SessionStore.SessionStoreError({
+      reason: new SessionStore.Timeout({ operation: "load", key: "-work-app/s1", timeoutMillis: 60_000, option: "loadTimeout" })
+    })
+  ]],
+  [SessionStore.SessionStoreError, [
+    new SessionStore.OperationFailed({ operation: "append", key: "-work-app/s1", cause: new Error("EACCES") }),
+    new SessionStore.Timeout({ operation: "append", key: "-work-app/s1", timeoutMillis: 60_000, option: "appendTimeout" }),
+    new SessionStore.InvalidKey({ operation: "delete", field: "sessionId", value: "", detail: "it is empty" }),
+    new SessionStore.InvalidEntry({ operation: "append", key: "-work-app/s1", detail: "a session title cannot be blank" }),
+    new SessionStore.TranscriptConflict({
+      key: "-work-app/s1",
+      path: "/home/me/.claude/projects/-work-app/s1.jsonl",
+      localOnly: 2,
+      storedOnly: 3
+    }),
+    new SessionStore.Unavailable({ store: "SQLite /nonexistent/x.db", cause: new Error("unable to open database file") })
   ]],
   [SessionFilesError.SessionFilesError, [
     new SessionFilesError.SessionNotFound({ sessionId: "s1", searched: ["/home/me/.claude/projects"] }),

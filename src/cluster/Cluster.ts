@@ -88,7 +88,7 @@ export interface SqliteOptions {
  */
 export const layerSqlite = (
   options: SqliteOptions
-): Layer.Layer<Services | SqlClient.SqlClient, ConfigError> =>
+): Layer.Layer<Services | SqlClient.SqlClient, ConfigError | SqlError.SqlError> =>
   Layer.merge(
     SingleRunner.layer({ shardingConfig: options.shardingConfig }),
     TurnLog.layerSql()
@@ -103,7 +103,7 @@ export const layerSqlite = (
  * @since 0.1.0
  * @category layers
  */
-export const layerSqliteConfig: Layer.Layer<Services | SqlClient.SqlClient, ConfigError> = Layer.unwrap(
+export const layerSqliteConfig: Layer.Layer<Services | SqlClient.SqlClient, ConfigError | SqlError.SqlError> = Layer.unwrap(
   Effect.map(
     Config.String("CLAUDE_CLUSTER_SQLITE").pipe(Config.withDefault("claude-cluster.db")),
     (filename) => layerSqlite({ filename })
@@ -210,7 +210,7 @@ export const layerPostgres = (
   options: PostgresOptions
 ): Layer.Layer<
   Services | SessionStore.SessionStore | SqlClient.SqlClient | FileSystem.FileSystem | Path.Path,
-  ConfigError | SocketServer.SocketServerError | SqlError.SqlError | ClusterError
+  ConfigError | SocketServer.SocketServerError | SqlError.SqlError | ClusterError | SessionStore.SessionStoreError
 > => {
   const address = (a: { readonly host: string; readonly port: number }) => RunnerAddress.make(a.host, a.port)
   const shardingConfig: Partial<ShardingConfig.ShardingConfig["Service"]> = {

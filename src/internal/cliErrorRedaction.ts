@@ -20,7 +20,7 @@ import {
 } from "../ClaudeCliError.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 import { redactCutAtEnd, redactDecodeError, redactRaw, withFields } from "../stream/internal/cut.ts"
-import { SessionStoreError } from "../sessions/SessionStore.ts"
+import * as SessionStore from "../sessions/SessionStore.ts"
 import * as Redaction from "./redaction.ts"
 
 // A copy of an error, array or plain object with every string redacted; other values are kept.
@@ -113,13 +113,23 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
       return reason
     case "InvalidOptions":
       return new InvalidOptions({ description: redact(reason.description) })
-    case "SessionStoreError":
-      return new SessionStoreError({ ...reason, key: redact(reason.key), cause: redactCause(reason.cause, redact) })
+    case "SessionStoreError": {
+      const inner = redactStoreReason(reason.reason, redact)
+      return sameAs(inner, reason.reason) ? reason : new SessionStore.SessionStoreError({ reason: inner })
+    }
   }
 }
 
+// A store's reason with its texts (keys, paths, details) and its cause redacted.
+const redactStoreReason = (reason: SessionStore.Reason, redact: Redaction.Redact): SessionStore.Reason => {
+  const fields: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(reason)) fields[name] = typeof value === "string" ? redact(value) : value
+  if ("cause" in reason) Object.assign(fields, causeOf(redactCause(reason.cause, redact)))
+  return new (reason.constructor as new(fields: unknown) => SessionStore.Reason)(fields)
+}
+
 // Whether a redacted copy of a reason says the same as the reason (nothing was redacted).
-const sameAs = (copy: Reason, reason: Reason): boolean => {
+const sameAs = (copy: Reason | SessionStore.Reason, reason: Reason | SessionStore.Reason): boolean => {
   const [a, b] = [copy as unknown as Record<string, unknown>, reason as unknown as Record<string, unknown>]
   return a.cause === b.cause && Object.keys(a).every((key) => a[key] === b[key])
 }

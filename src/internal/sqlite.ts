@@ -29,10 +29,16 @@ const make = (filename: string) =>
     // Loaded here, not at import: Node warns that `node:sqlite` is experimental when it loads, and users of the
     // entry points that never build an SQLite layer should not see that.
     const { DatabaseSync }: typeof NodeSqlite = yield* Effect.promise(() => import("node:sqlite"))
-    const db = new DatabaseSync(filename)
+    // A file that cannot be opened (a missing directory, no permission, not a database) is a SqlError.
+    const db = yield* Effect.try({ try: () => new DatabaseSync(filename), catch: failure("open") })
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
-    db.exec("PRAGMA journal_mode = WAL")
-    db.exec("PRAGMA busy_timeout = 5000")
+    yield* Effect.try({
+      try: () => {
+        db.exec("PRAGMA journal_mode = WAL")
+        db.exec("PRAGMA busy_timeout = 5000")
+      },
+      catch: failure("open")
+    })
 
     const run = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean) =>
       Effect.withFiber<ReadonlyArray<any>, SqlError.SqlError>((fiber) =>
@@ -82,7 +88,8 @@ const make = (filename: string) =>
   })
 
 /**
- * A `SqlClient` on the SQLite file `filename` (created when missing), closed with the layer.
+ * A `SqlClient` on the SQLite file `filename` (created when missing), closed with the layer; a file that
+ * cannot be opened fails it with a `SqlError`.
  */
-export const layer = (filename: string): Layer.Layer<SqlClient.SqlClient> =>
+export const layer = (filename: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
   Layer.effect(SqlClient.SqlClient, make(filename)).pipe(Layer.provide(Reactivity.layer))

@@ -392,10 +392,10 @@ const start = Effect.fnUntraced(function*(
   })
 
   // The `sessionStore` option: frames go to the store, not to readers; a failed append is a message of the
-  // turn that was last seen.
+  // turn that was last seen, queued without waiting for a reader (that turn may have no reader left).
   let lastTurn = 0
   const mirroring = mirrorTarget === undefined ? undefined : yield* SessionMirror.start(mirrorTarget, (error) =>
-    handover.offer({
+    handover.readingAhead(handover.offer({
       turn: lastTurn,
       replayOf: undefined,
       takes: undefined,
@@ -403,7 +403,7 @@ const start = Effect.fnUntraced(function*(
       ends: false,
       message: error,
       visible: true
-    }))
+    })))
 
   const route = Route.make({
     protocol,

@@ -15,8 +15,10 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
@@ -62,6 +64,11 @@ export interface Target {
   readonly projectKey?: string | undefined
   /** Retries after a failed append (default 2: three attempts, as the SDK). */
   readonly retries?: number | undefined
+  /**
+   * How long each append may take (default 60 seconds, as the SDK): one that has not answered by then is not
+   * retried (it may still land) and becomes a `mirror_error`, so a run ends whatever its store does.
+   */
+  readonly appendTimeout?: Duration.Input | undefined
   readonly flush?: Flush | undefined
   /** How long each `load` / `listSubkeys` of a resume may take (default 60 seconds, as the SDK). */
   readonly loadTimeout?: Duration.Input | undefined
@@ -132,6 +139,7 @@ export const target = (options: {
     cwd: options.cwd ?? process.cwd(),
     projectKey: given.projectKey,
     retries: given.retries,
+    appendTimeout: given.appendTimeout,
     flush: options.sessionStoreFlush,
     loadTimeout: options.loadTimeout
   }
@@ -209,8 +217,14 @@ export const start = Effect.fnUntraced(function*(
         noKey
       ))
     }
-    return target.store.append(key, entries).pipe(
+    const timeout = target.appendTimeout ?? Duration.seconds(60)
+    // A failure is retried, a timeout not: the append may still land.
+    return bounded(target.store.append(key, entries), timeout).pipe(
       Effect.retry({ times: target.retries ?? 2, schedule: Schedule.exponential("20 millis") }),
+      Effect.flatMap(Option.match({
+        onSome: () => Effect.void,
+        onNone: () => Effect.fail(timedOut("append", key, timeout, "appendTimeout"))
+      })),
       Effect.catch((error) => onError(mirrorError(`${error.message} (${entries.length} entries not stored)`, key)))
     )
   }
@@ -280,25 +294,45 @@ export const restore = (target: Target, resume: string | undefined): Effect.Effe
   const projectKey = ProjectKey.fromPath(target.cwd)
   const key = { projectKey: target.projectKey ?? projectKey, sessionId: resume }
   const timeout = target.loadTimeout ?? Duration.seconds(60)
-  const bounded: SessionStore.Shape = {
+  const within = <A>(self: Effect.Effect<A, SessionStore.SessionStoreError>, operation: "load" | "listSubkeys", k: SessionStore.SessionKey) =>
+    Effect.flatMap(bounded(self, timeout), Option.match({
+      onSome: Effect.succeed,
+      onNone: () => Effect.fail(timedOut(operation, k, timeout, "loadTimeout"))
+    }))
+  const store: SessionStore.Shape = {
     ...target.store,
-    load: (k) => target.store.load(k).pipe(within(timeout, "load", k)),
-    listSubkeys: (k) => target.store.listSubkeys(k).pipe(within(timeout, "listSubkeys", k))
+    load: (k) => within(target.store.load(k), "load", k),
+    listSubkeys: (k) => within(target.store.listSubkeys(k), "listSubkeys", k)
   }
-  return SessionStore.materialize(bounded, key, { configDir: target.configDir, projectKey }).pipe(
+  return SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }).pipe(
     Effect.asVoid,
     Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
   )
 }
 
-const within = (timeout: Duration.Input, operation: "load" | "listSubkeys", key: SessionStore.SessionKey) =>
-<A>(self: Effect.Effect<A, SessionStore.SessionStoreError>) =>
-  Effect.timeoutOrElse(self, {
-    duration: timeout,
-    orElse: () =>
-      Effect.fail(new SessionStore.SessionStoreError({
-        operation,
-        key: SessionStore.keyString(key),
-        cause: new Error(`no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))} (loadTimeout)`)
-      }))
+// `self` within `duration` (`None` when it took longer), without waiting for it to stop: a store call that
+// ignores interruption does not hold the run. It is interrupted in the background.
+const bounded = <A, E>(self: Effect.Effect<A, E>, duration: Duration.Input): Effect.Effect<Option.Option<A>, E> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(self), (fiber) =>
+      restore(Effect.timeoutOption(Fiber.join(fiber), duration)).pipe(
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) && Option.isSome(exit.value) ? Effect.void : Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))
+        )
+      ))
+  )
+
+const timedOut = (
+  operation: "append" | "load" | "listSubkeys",
+  key: SessionStore.SessionKey,
+  timeout: Duration.Input,
+  option: string
+) =>
+  new SessionStore.SessionStoreError({
+    reason: new SessionStore.Timeout({
+      operation,
+      key: SessionStore.keyString(key),
+      timeoutMillis: Duration.toMillis(Duration.fromInputUnsafe(timeout)),
+      option
+    })
   })

@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -49,13 +50,40 @@ export interface Entry {
 }
 
 /**
- * A store operation failed; `cause` says why.
+ * What a store was asked to do when it failed.
  *
  * @since 0.1.0
  * @category errors
  */
-export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("SessionStoreError", {
-  operation: Schema.Literals(["append", "load", "listSessions", "listSessionSummaries", "listSubkeys", "delete", "import", "fork"]),
+export const Operation = Schema.Literals([
+  "append",
+  "load",
+  "listSessions",
+  "listSessionSummaries",
+  "listSubkeys",
+  "delete",
+  "import",
+  "fork",
+  "materialize"
+])
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type Operation = typeof Operation.Type
+
+const causeText = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+/**
+ * The store's storage failed (a file, a database): `cause` says why.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class OperationFailed extends Schema.TaggedError<OperationFailed>()("OperationFailed", {
+  operation: Operation,
+  /** The key, project key or file the operation was about. */
   key: Schema.String,
   cause: Schema.Defect()
 }) {
@@ -63,9 +91,155 @@ export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("
    * @since 0.1.0
    */
   override get message(): string {
-    return `SessionStore.${this.operation}(${this.key}) failed: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+    return `SessionStore.${this.operation}(${this.key}) failed: ${causeText(this.cause)}`
   }
 }
+
+/**
+ * The store did not answer in time (`option` names the setting that bounds it); the call may still land.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
+  operation: Operation,
+  key: Schema.String,
+  timeoutMillis: Schema.Number,
+  option: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `SessionStore.${this.operation}(${this.key}) gave no answer within ${this.timeoutMillis}ms (${this.option})`
+  }
+}
+
+/**
+ * A key's part is not a name a store can keep: empty, `.` or `..`, with a path separator (a `subpath` may
+ * have `/` between names), or with a NUL.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {
+  operation: Operation,
+  field: Schema.Literals(["projectKey", "sessionId", "subpath"]),
+  value: Schema.String,
+  detail: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `SessionStore.${this.operation}: invalid ${this.field} ${JSON.stringify(this.value)}: ${this.detail}`
+  }
+}
+
+/**
+ * An entry is not what it has to be: a stored entry the transcript schemas reject, or a title or tag that is
+ * blank.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidEntry extends Schema.TaggedError<InvalidEntry>()("InvalidEntry", {
+  operation: Operation,
+  key: Schema.String,
+  detail: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `SessionStore.${this.operation}(${this.key}): ${this.detail}`
+  }
+}
+
+/**
+ * A resume found a local transcript and a stored one that each have entries the other lacks (`localOnly`
+ * and `storedOnly` count them, by uuid): the local file was left as it was, and nothing was written. Moving
+ * it aside resumes from the store.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TranscriptConflict extends Schema.TaggedError<TranscriptConflict>()("TranscriptConflict", {
+  key: Schema.String,
+  path: Schema.String,
+  localOnly: Schema.Number,
+  storedOnly: Schema.Number
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${this.localOnly} ` +
+      `entries the store lacks, and the store ${this.storedOnly} it lacks; move it aside to resume from the store`
+  }
+}
+
+/**
+ * The store could not be opened (a database file, its tables): `store` says which.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
+  store: Schema.String,
+  cause: Schema.Defect()
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `The session store ${this.store} cannot be opened: ${causeText(this.cause)}`
+  }
+}
+
+/**
+ * Every reason a {@link SessionStoreError} can carry.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const Reason = Schema.Union([OperationFailed, Timeout, InvalidKey, InvalidEntry, TranscriptConflict, Unavailable])
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type Reason = typeof Reason.Type
+
+/**
+ * A store operation failed; the `reason` says how. Recover by reason with
+ * `Effect.catchReason("SessionStoreError", "Timeout", ...)`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("SessionStoreError", {
+  reason: Reason
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/**
+ * A failure of the store's storage as a {@link SessionStoreError} (`OperationFailed`); one already is kept.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const operationFailed = (operation: Operation, key: SessionKey | string) => (cause: unknown): SessionStoreError =>
+  cause instanceof SessionStoreError
+    ? cause
+    : new SessionStoreError({ reason: new OperationFailed({ operation, key: typeof key === "string" ? key : keyString(key), cause }) })
 
 /**
  * @since 0.1.0
@@ -161,6 +335,57 @@ const fresh = (held: Set<string>, entries: ReadonlyArray<Entry>): Array<Entry> =
  */
 export const distinct = (entries: ReadonlyArray<Entry>): Array<Entry> => fresh(new Set(), entries)
 
+// Why a name is no file or directory name a store can keep, if it is not.
+const badName = (name: string): string | undefined =>
+  name === ""
+    ? "it is empty"
+    : name === "." || name === ".."
+    ? "it names a directory relative to another"
+    : /[\\/]/.test(name)
+    ? "it has a path separator"
+    : name.includes("\0")
+    ? "it has a NUL character"
+    : undefined
+
+/**
+ * Checks the parts of a key a store is given: `projectKey` and `sessionId` are each a name (not empty, not
+ * `.` or `..`, without a path separator or a NUL), a `subpath` is names joined by `/`. Fails with `InvalidKey`
+ * naming the part.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const validateKey = (
+  operation: Operation,
+  key: { readonly projectKey: string; readonly sessionId?: string | undefined; readonly subpath?: string | undefined }
+): Effect.Effect<void, SessionStoreError> => {
+  const problem = (field: "projectKey" | "sessionId" | "subpath", value: string, detail: string | undefined) =>
+    detail === undefined ? undefined : new InvalidKey({ operation, field, value, detail })
+  const reason = problem("projectKey", key.projectKey, badName(key.projectKey)) ??
+    (key.sessionId === undefined ? undefined : problem("sessionId", key.sessionId, badName(key.sessionId))) ??
+    (key.subpath === undefined
+      ? undefined
+      : problem("subpath", key.subpath, key.subpath.split("/").map(badName).find((d) => d !== undefined)))
+  return reason === undefined ? Effect.void : Effect.fail(new SessionStoreError({ reason }))
+}
+
+/**
+ * `store` refusing, with `InvalidKey`, every key {@link validateKey} refuses, before `store` sees it. Every
+ * store here is made so.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const validating = (store: Shape): Shape => ({
+  append: (key, entries) => Effect.andThen(validateKey("append", key), store.append(key, entries)),
+  load: (key) => Effect.andThen(validateKey("load", key), store.load(key)),
+  listSessions: (projectKey) => Effect.andThen(validateKey("listSessions", { projectKey }), store.listSessions(projectKey)),
+  listSessionSummaries: (projectKey) =>
+    Effect.andThen(validateKey("listSessionSummaries", { projectKey }), store.listSessionSummaries(projectKey)),
+  listSubkeys: (key) => Effect.andThen(validateKey("listSubkeys", { ...key, subpath: undefined }), store.listSubkeys(key)),
+  delete: (key) => Effect.andThen(validateKey("delete", { ...key, subpath: undefined }), store.delete(key))
+})
+
 /**
  * A store in memory, for tests and short-lived processes.
  *
@@ -175,7 +400,7 @@ export const makeMemory = (): Shape => {
     mtime: number
     summary: SummaryData | undefined
   }>()
-  return {
+  return validating({
     append: (key, entries) =>
       Effect.sync(() => {
         const id = keyString(key)
@@ -216,7 +441,7 @@ export const makeMemory = (): Shape => {
           if (t.key.projectKey === key.projectKey && t.key.sessionId === key.sessionId) transcripts.delete(id)
         }
       })
-  }
+  })
 }
 
 /**
@@ -245,8 +470,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
   const fileOf = (key: SessionKey) =>
     path.join(root, key.projectKey, key.subpath === undefined ? `${key.sessionId}.jsonl` : path.join(key.sessionId, `${key.subpath}.jsonl`))
   const summaryFileOf = (projectKey: string, sessionId: string) => path.join(root, projectKey, `${sessionId}.summary.json`)
-  const fail = (operation: SessionStoreError["operation"], key: SessionKey | string) => (cause: unknown) =>
-    new SessionStoreError({ operation, key: typeof key === "string" ? key : keyString(key), cause })
+  const fail = operationFailed
   // A line that is not JSON fails the operation (its SessionStoreError's cause says which).
   const parse = (text: string) =>
     Effect.try({
@@ -356,14 +580,14 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       for (const file of states.keys()) if (file === main || file.startsWith(dir + path.sep)) states.delete(file)
     })).pipe(Effect.mapError(fail("delete", key)))
 
-  return {
+  return validating({
     append,
     load: (key) => read(fileOf(key)).pipe(Effect.mapError(fail("load", key))),
     listSessions,
     listSessionSummaries,
     listSubkeys,
     delete: remove
-  } satisfies Shape
+  })
 })
 
 /**
@@ -397,11 +621,31 @@ export interface StoreOptions {
   readonly projectKey?: string | undefined
   /** Retries after a failed append (default 2: three attempts, as the SDK). */
   readonly retries?: number | undefined
+  /**
+   * How long each append may take (default 60 seconds, as the SDK); one that has not answered by then is not
+   * retried and becomes a `mirror_error`.
+   */
+  readonly appendTimeout?: Duration.Input | undefined
+}
+
+// The uuid of a transcript line; `undefined` for a line without one, or that is not JSON.
+const uuidOfLine = (line: string): string | undefined => {
+  const entry = Option.getOrUndefined(Option.liftThrowable(() => JSON.parse(line) as unknown)())
+  const uuid = typeof entry === "object" && entry !== null ? (entry as { readonly uuid?: unknown }).uuid : undefined
+  return typeof uuid === "string" ? uuid : undefined
 }
 
 /**
  * Writes a stored session (and its subpaths) into a CLI config directory, under the project key of the
  * directory the CLI will run in, so that `--resume <sessionId>` finds it. Returns whether the store held it.
+ *
+ * A transcript already there is compared with the stored one by entry uuid (the CLI keeps lines it does not
+ * mirror, such as its API request logs, so the two are not equal line for line): one that holds every stored
+ * uuid is kept as it is (the store missed some entries, say after a `mirror_error`); one whose uuids the store
+ * all holds, and more, is replaced by the stored entries; one with uuids the store lacks and lacking some it
+ * holds fails with `TranscriptConflict`, the file left as it was. Each file is written aside and then
+ * renamed, so a failed write leaves no partial transcript. A key, target project key or stored subpath that
+ * is not a name (see {@link validateKey}) fails with `InvalidKey` before anything is written.
  *
  * @since 0.1.0
  * @category resume
@@ -414,17 +658,49 @@ export const materialize = Effect.fnUntraced(function*(
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const dir = path.join(target.configDir, "projects", target.projectKey)
-  const write = (file: string, entries: ReadonlyArray<Entry>) =>
-    fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
-      Effect.andThen(fs.writeFileString(file, entries.map((e) => JSON.stringify(e) + "\n").join(""))),
-      Effect.mapError((cause) => new SessionStoreError({ operation: "load", key: keyString(key), cause }))
+  // The uuids of the local file's lines; `None` for no file.
+  const localUuids = (file: string) =>
+    fs.stream(file).pipe(
+      Stream.decodeText,
+      Stream.splitLines,
+      Stream.runFold(() => new Set<string>(), (uuids, line) => {
+        const uuid = uuidOfLine(line)
+        if (uuid !== undefined) uuids.add(uuid)
+        return uuids
+      }),
+      Effect.map(Option.some),
+      Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone)
     )
+  const write = (file: string, entries: ReadonlyArray<Entry>) =>
+    Effect.gen(function*() {
+      const local = yield* localUuids(file)
+      if (Option.isSome(local)) {
+        const stored = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
+        const storedOnly = [...stored].filter((uuid) => !local.value.has(uuid)).length
+        // The local file holds every stored entry, and perhaps more: it stays.
+        if (storedOnly === 0) return
+        const localOnly = [...local.value].filter((uuid) => !stored.has(uuid)).length
+        if (localOnly > 0) {
+          return yield* Effect.fail(new SessionStoreError({
+            reason: new TranscriptConflict({ key: keyString(key), path: file, localOnly, storedOnly })
+          }))
+        }
+      }
+      const aside = `${file}.${crypto.randomUUID()}.tmp`
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true })
+      yield* fs.writeFileString(aside, entries.map((e) => JSON.stringify(e) + "\n").join("")).pipe(
+        Effect.andThen(fs.rename(aside, file)),
+        Effect.onError(() => Effect.ignore(fs.remove(aside)))
+      )
+    }).pipe(Effect.mapError(operationFailed("materialize", key)))
+  // Every file written is under the session's project directory, never outside it.
+  yield* validateKey("materialize", { ...key, subpath: undefined })
+  yield* validateKey("materialize", { projectKey: target.projectKey })
   const main = yield* store.load(key)
   if (Option.isNone(main) || main.value.length === 0) return false
   yield* write(path.join(dir, `${key.sessionId}.jsonl`), main.value)
   for (const subpath of yield* store.listSubkeys(key)) {
-    // A subpath names a file under the session's directory, never outside it.
-    if (subpath.split(/[\\/]/).includes("..") || path.isAbsolute(subpath)) continue
+    yield* validateKey("materialize", { ...key, subpath })
     const entries = yield* store.load({ ...key, subpath })
     if (Option.isSome(entries)) yield* write(path.join(dir, key.sessionId, `${subpath}.jsonl`), entries.value)
   }
@@ -453,7 +729,8 @@ export const importSession = Effect.fnUntraced(function*(
   const path = yield* Path.Path
   const key = { projectKey: options.projectKey ?? source.projectKey, sessionId: source.sessionId }
   const dir = path.join(source.configDir, "projects", source.projectKey)
-  const failed = (cause: unknown) => new SessionStoreError({ operation: "import", key: keyString(key), cause })
+  const failed = operationFailed("import", key)
+  yield* validateKey("import", { projectKey: source.projectKey, sessionId: source.sessionId })
   const copy = (file: string, subpath: string | undefined) =>
     fs.stream(file).pipe(
       Stream.decodeText,

@@ -16,7 +16,8 @@
  * folds the ones the database took (`RETURNING uuid`) into the summary. Concurrent appends to a session thus
  * fold one after the other, and a replayed append changes nothing. `listSessions` and
  * `listSessionSummaries` read the summaries table only. A database written before the summaries table
- * existed has its sessions summarized once, when the store is made.
+ * existed has its sessions summarized once, when the store is made. A database where the tables cannot be
+ * made or summarized fails the store's making with `Unavailable`.
  *
  * @since 0.1.0
  */
@@ -39,15 +40,26 @@ export interface Options {
   readonly summaryTable?: string | undefined
 }
 
+// Rows per INSERT: 6 parameters each, far below every database's bound.
+const rowsPerInsert = 500
+
 /**
- * The store over the `SqlClient` in context; creates its tables when missing.
+ * The store over the `SqlClient` in context; creates its tables when missing. A database where it cannot
+ * fails with `Unavailable`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Options = {}) {
+export const make = (options: Options = {}): Effect.Effect<SessionStore.Shape, SessionStore.SessionStoreError, SqlClient.SqlClient> => {
+  const tableName = options.table ?? "claude_session_entries"
+  return make_(options, tableName).pipe(Effect.mapError((cause) =>
+    new SessionStore.SessionStoreError({ reason: new SessionStore.Unavailable({ store: `SQL table ${tableName}`, cause }) })
+  ))
+}
+
+const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   const sql = yield* SqlClient.SqlClient
-  const table = sql(options.table ?? "claude_session_entries")
+  const table = sql(tableName)
   const summaries = sql(options.summaryTable ?? (options.table === undefined ? "claude_session_summaries" : `${options.table}_summaries`))
   const seq = sql.onDialectOrElse({
     pg: () => sql.literal("BIGSERIAL PRIMARY KEY"),
@@ -63,24 +75,31 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     entry TEXT NOT NULL,
     written_at BIGINT NOT NULL,
     UNIQUE (project_key, session_id, subpath, uuid)
-  )`.pipe(Effect.orDie)
+  )`
   yield* sql`CREATE TABLE IF NOT EXISTS ${summaries} (
     project_key TEXT NOT NULL,
     session_id TEXT NOT NULL,
     mtime BIGINT NOT NULL,
     data TEXT NOT NULL,
     PRIMARY KEY (project_key, session_id)
-  )`.pipe(Effect.orDie)
+  )`
 
-  const fail = (operation: SessionStore.SessionStoreError["operation"], key: string) => (cause: unknown) =>
-    new SessionStore.SessionStoreError({ operation, key, cause })
+  const fail = SessionStore.operationFailed
   const where = (key: SessionStore.SessionKey) =>
     sql`project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath = ${key.subpath ?? ""}`
   const session = (key: Omit<SessionStore.SessionKey, "subpath">) =>
     sql`project_key = ${key.projectKey} AND session_id = ${key.sessionId}`
 
-  // The entries the database took: those without a uuid, and those whose uuid it returned.
-  const insert = (key: SessionStore.SessionKey, entries: Arr.NonEmptyReadonlyArray<SessionStore.Entry>, writtenAt: number) =>
+  // The entries the database took, in statements of `rowsPerInsert` rows (a database bounds the parameters
+  // of one statement: SQLite to 32,766), inside the append's transaction.
+  const insert = (key: SessionStore.SessionKey, entries: ReadonlyArray<SessionStore.Entry>, writtenAt: number) =>
+    Effect.map(
+      Effect.forEach(Arr.chunksOf(entries, rowsPerInsert), (chunk) => insertRows(key, chunk, writtenAt)),
+      Arr.flatten
+    )
+
+  // The entries of one statement the database took: those without a uuid, and those whose uuid it returned.
+  const insertRows = (key: SessionStore.SessionKey, entries: Arr.NonEmptyReadonlyArray<SessionStore.Entry>, writtenAt: number) =>
     Effect.map(
       sql<{ readonly uuid: string | null }>`INSERT INTO ${table} ${
         sql.insert(Arr.map(entries, (entry) => ({
@@ -171,16 +190,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     WHERE e.subpath = '' AND NOT EXISTS (
       SELECT 1 FROM ${summaries} s WHERE s.project_key = e.project_key AND s.session_id = e.session_id
     )
-    GROUP BY e.project_key, e.session_id`.pipe(Effect.orDie)
+    GROUP BY e.project_key, e.session_id`
   for (const row of unsummarized) {
-    const entries = yield* Effect.orDie(load({ projectKey: row.project_key, sessionId: row.session_id }))
+    const entries = yield* load({ projectKey: row.project_key, sessionId: row.session_id })
     const data = SessionStore.foldSummary(undefined, Option.getOrElse(entries, (): ReadonlyArray<SessionStore.Entry> => []))
     yield* sql`INSERT INTO ${summaries} ${
       sql.insert({ project_key: row.project_key, session_id: row.session_id, mtime: Number(row.mtime), data: JSON.stringify(data) })
-    } ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
+    } ON CONFLICT DO NOTHING`
   }
 
-  return { append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove } satisfies SessionStore.Shape
+  return SessionStore.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove })
 })
 
 /**
@@ -189,12 +208,15 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<SessionStore.SessionStore, never, SqlClient.SqlClient> =>
+export const layer = (
+  options: Options = {}
+): Layer.Layer<SessionStore.SessionStore, SessionStore.SessionStoreError, SqlClient.SqlClient> =>
   Layer.effect(SessionStore.SessionStore, make(options))
 
 /**
  * The store in an SQLite file (created when missing) through Node's built-in `node:sqlite`: the embedded
- * SQL default, no server and no native build. The file is closed with the layer.
+ * SQL default, no server and no native build. The file is closed with the layer; one that cannot be opened
+ * fails the layer with `Unavailable`.
  *
  * @example
  * ```ts
@@ -205,5 +227,15 @@ export const layer = (options: Options = {}): Layer.Layer<SessionStore.SessionSt
  * @since 0.1.0
  * @category layers
  */
-export const layerSqlite = (options: Options & { readonly filename: string }): Layer.Layer<SessionStore.SessionStore> =>
-  layer(options).pipe(Layer.provide(Sqlite.layer(options.filename)))
+export const layerSqlite = (
+  options: Options & { readonly filename: string }
+): Layer.Layer<SessionStore.SessionStore, SessionStore.SessionStoreError> =>
+  Layer.effect(
+    SessionStore.SessionStore,
+    Effect.gen(function*() {
+      const client = yield* Layer.build(Sqlite.layer(options.filename)).pipe(Effect.mapError((cause) =>
+        new SessionStore.SessionStoreError({ reason: new SessionStore.Unavailable({ store: `SQLite ${options.filename}`, cause }) })
+      ))
+      return yield* Effect.provide(make(options), client)
+    })
+  )

@@ -57,7 +57,14 @@ const records = (store: SessionStore.Shape, key: SessionStore.SessionKey) =>
         const decoded = Transcript.decodeEntry(entry)
         return Result.isSuccess(decoded)
           ? Effect.succeed({ line: index + 1, raw: JSON.stringify(entry), entry: decoded.success })
-          : Effect.fail(new SessionStore.SessionStoreError({ operation: "load", key: SessionStore.keyString(key), cause: decoded.failure }))
+          : Effect.fail(new SessionStore.SessionStoreError({
+            reason: new SessionStore.InvalidEntry({
+              operation: "load",
+              key: SessionStore.keyString(key),
+              detail: `entry ${index + 1} is not a transcript entry: ${decoded.failure.message}`,
+              cause: decoded.failure
+            })
+          }))
       })
     )))
 
@@ -138,7 +145,7 @@ export const forkSession = Effect.fnUntraced(function*(
 ) {
   const fs = yield* FileSystem.FileSystem
   const configDir = yield* fs.makeTempDirectoryScoped({ prefix: "claude-fork-" }).pipe(
-    Effect.mapError((cause) => new SessionStore.SessionStoreError({ operation: "fork", key: SessionStore.keyString(key), cause }))
+    Effect.mapError(SessionStore.operationFailed("fork", key))
   )
   yield* SessionStore.materialize(store, key, { configDir, projectKey: key.projectKey })
   const files = yield* SessionFiles.make({ configDir })
@@ -157,7 +164,9 @@ const appendMarker = (
   blank: string | undefined
 ): Effect.Effect<void, SessionStore.SessionStoreError> =>
   blank !== undefined
-    ? Effect.fail(new SessionStore.SessionStoreError({ operation: "append", key: SessionStore.keyString(key), cause: new Error(blank) }))
+    ? Effect.fail(new SessionStore.SessionStoreError({
+      reason: new SessionStore.InvalidEntry({ operation: "append", key: SessionStore.keyString(key), detail: blank })
+    }))
     : store.append(key, [{ ...entry, sessionId: key.sessionId, uuid: crypto.randomUUID(), timestamp: new Date().toISOString() }])
 
 /**

@@ -18,7 +18,7 @@ const messages = Decode.decodeAll(fs.readFileSync(fixtureFiles[0])).flatMap((rec
   record instanceof Error ? [] : [record.message]
 )
 
-const logs: ReadonlyArray<readonly [string, () => Layer.Layer<TurnLog.TurnLog>]> = [
+const logs: ReadonlyArray<readonly [string, () => Layer.Layer<TurnLog.TurnLog, unknown>]> = [
   ["memory", () => TurnLog.layerMemory],
   ["SQLite", () =>
     Layer.unwrap(

@@ -67,6 +67,54 @@ describe("SessionMirror", () => {
       assert.deepStrictEqual(stored.map((e) => e.uuid), ["a", "b", "c", "d", "e"])
     }))
 
+  describe("a store whose append never answers", () => {
+    // Never answers, and ignores interruption: nothing may wait for it to stop.
+    const hanging = () => {
+      let calls = 0
+      const store: SessionStore.Shape = {
+        ...SessionStore.makeMemory(),
+        append: () => Effect.suspend(() => (calls++, Effect.uninterruptible(Effect.never)))
+      }
+      return { store, calls: () => calls }
+    }
+
+    it.live("the stream ends with a mirror_error after appendTimeout, the append not retried", () =>
+      Effect.gen(function*() {
+        const { calls, store } = hanging()
+        const other = new Message.UnknownMessage({ raw: { type: "other" } })
+        const out = yield* Stream.make(frame(["a"]), other).pipe(
+          SessionMirror.mirror({ store, configDir, cwd: "/work/app", flush: "eager", appendTimeout: "50 millis" }),
+          Stream.runCollect
+        )
+        assert.deepStrictEqual(out.filter((m) => m._tag !== "SystemMirrorError"), [other])
+        const errors = out.filter((m) => m._tag === "SystemMirrorError")
+        assert.strictEqual(errors.length, 1)
+        assert.include(errors[0].error, "appendTimeout")
+        assert.strictEqual(calls(), 1)
+      }))
+
+    it.live("a query with it ends, its result and a mirror_error in the output", () =>
+      Effect.gen(function*() {
+        const { store } = hanging()
+        const out = yield* ClaudeCli.query("Hello", { sessionStore: { store, appendTimeout: "100 millis" } }).pipe(Stream.runCollect)
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Hi."))
+        const errors = out.filter((m) => m._tag === "SystemMirrorError")
+        assert.isAbove(errors.length, 0)
+        assert.include(errors[0].error, "appendTimeout")
+      }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
+
+    it.live("a session with it answers its turns and closes", () =>
+      Effect.gen(function*() {
+        const { calls, store } = hanging()
+        const out = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* ClaudeCli.session({ sessionStore: { store, appendTimeout: "100 millis" } })
+          return yield* Stream.runCollect(session.turn("Hello"))
+        }))
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Hi."))
+        assert.isAbove(calls(), 0)
+      }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
+  })
+
   it.live("a resume whose store does not answer within loadTimeout fails before the CLI starts", () =>
     Effect.gen(function*() {
       const hanging: SessionStore.Shape = { ...SessionStore.makeMemory(), load: () => Effect.never }
@@ -76,6 +124,7 @@ describe("SessionMirror", () => {
         loadTimeout: "50 millis"
       }).pipe(Stream.runDrain, Effect.flip)
       assert.strictEqual(error.reason._tag, "SessionStoreError")
+      assert.strictEqual(error.reason._tag === "SessionStoreError" && error.reason.reason._tag, "Timeout")
       assert.include(error.message, "loadTimeout")
       // The CLI never asked the model anything.
       const server = yield* ScriptedServer.ScriptedServer

@@ -5,6 +5,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -18,6 +19,7 @@ import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
+import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
 import * as Sqlite from "../../src/internal/sqlite.ts"
@@ -29,7 +31,7 @@ import { rawEntries, transcriptCorpusFiles } from "../transcript/support.ts"
 
 const stores: ReadonlyArray<{
   readonly name: string
-  readonly make: Effect.Effect<SessionStore.Shape, never, FileSystem.FileSystem | import("effect/Scope").Scope | import("effect/Path").Path>
+  readonly make: Effect.Effect<SessionStore.Shape, SessionStore.SessionStoreError, FileSystem.FileSystem | import("effect/Scope").Scope | import("effect/Path").Path>
 }> = [
   { name: "memory", make: Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerMemory) },
   {
@@ -116,7 +118,7 @@ const mirrored = (store: SessionStore.Shape, prompt: string, options: QueryOptio
 
 const failing: SessionStore.Shape = {
   ...SessionStore.makeMemory(),
-  append: (key) => Effect.fail(new SessionStore.SessionStoreError({ operation: "append", key: SessionStore.keyString(key), cause: new Error("disk on fire") }))
+  append: (key) => Effect.fail(SessionStore.operationFailed("append", key)(new Error("disk on fire")))
 }
 
 describe("SessionStore", () => {
@@ -139,6 +141,33 @@ describe("SessionStore", () => {
           assert.isTrue(Option.isNone(yield* s.load(key)))
           assert.deepStrictEqual(yield* s.listSubkeys(key), [])
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+      it.effect("a key that is not a name is InvalidKey, and nothing is touched", () =>
+        Effect.gen(function*() {
+          const s = yield* store.make
+          yield* s.append(key, [entry("u1", "a")])
+          const invalid = <A>(effect: Effect.Effect<A, SessionStore.SessionStoreError>, field: string, value: string) =>
+            Effect.gen(function*() {
+              const error = yield* Effect.flip(effect)
+              assert.strictEqual(error.reason._tag, "InvalidKey")
+              assert.deepStrictEqual(error.reason._tag === "InvalidKey" && [error.reason.field, error.reason.value], [field, value])
+            })
+          yield* invalid(s.delete({ projectKey: key.projectKey, sessionId: "" }), "sessionId", "")
+          yield* invalid(s.delete({ projectKey: key.projectKey, sessionId: ".." }), "sessionId", "..")
+          yield* invalid(s.append({ projectKey: "..", sessionId: "escaped" }, [entry("u2", "b")]), "projectKey", "..")
+          yield* invalid(s.append({ projectKey: "a/b", sessionId: "x" }, [entry("u2", "b")]), "projectKey", "a/b")
+          yield* invalid(s.append({ ...key, sessionId: "..\\x" }, [entry("u2", "b")]), "sessionId", "..\\x")
+          yield* invalid(s.append({ ...key, subpath: "../../escaped" }, [entry("u2", "b")]), "subpath", "../../escaped")
+          yield* invalid(s.append({ ...key, subpath: "/abs" }, [entry("u2", "b")]), "subpath", "/abs")
+          yield* invalid(s.load({ ...key, subpath: "subagents//a" }), "subpath", "subagents//a")
+          yield* invalid(s.listSessions("."), "projectKey", ".")
+          yield* invalid(s.listSessionSummaries(""), "projectKey", "")
+          yield* invalid(s.listSubkeys({ projectKey: key.projectKey, sessionId: "a\0b" }), "sessionId", "a\0b")
+          // The session is still there, alone.
+          assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)).map((e) => e.text), ["a"])
+          assert.deepStrictEqual((yield* s.listSessions(key.projectKey)).map((x) => x.sessionId), [key.sessionId])
+          assert.deepStrictEqual(yield* s.listSubkeys(key), [])
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
 
       it.effect("summaries follow the appends: batches and replays give the summary of the stored entries", () =>
         Effect.gen(function*() {
@@ -289,6 +318,93 @@ describe("SessionStore", () => {
       assert.strictEqual((yield* SessionStore.listSessionInfo(s, key.projectKey))[0].cwd, "/work/moved")
     }))
 
+  describe("a resume never loses a local transcript", () => {
+    // A config directory whose session file holds `local`, and a store holding `stored`.
+    const setup = (local: ReadonlyArray<SessionStore.Entry>, stored: ReadonlyArray<SessionStore.Entry>) =>
+      Effect.gen(function*() {
+        const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+        const file = path.join(configDir, "projects", key.projectKey, `${key.sessionId}.jsonl`)
+        fs.mkdirSync(path.dirname(file), { recursive: true })
+        const text = local.map((e) => JSON.stringify(e) + "\n").join("")
+        fs.writeFileSync(file, text)
+        const s = SessionStore.makeMemory()
+        yield* s.append(key, stored)
+        return { configDir, file, text, s, target: { configDir, projectKey: key.projectKey } }
+      })
+    const entries = conversation().flat()
+
+    it.effect("a local transcript longer than the stored one is kept (the store missed batches)", () =>
+      Effect.gen(function*() {
+        const { configDir, file, s, text } = yield* setup(entries, entries.slice(0, 2))
+        // What a query with `resume` and a `sessionStore` runs before the CLI starts.
+        yield* SessionMirror.restore({ store: s, configDir, cwd: "/work/app" }, key.sessionId)
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text)
+        assert.deepStrictEqual(fs.readdirSync(path.dirname(file)), [`${key.sessionId}.jsonl`])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a local transcript the stored one goes on from is replaced by it", () =>
+      Effect.gen(function*() {
+        const { file, s, target } = yield* setup(entries.slice(0, 2), entries)
+        assert.isTrue(yield* SessionStore.materialize(s, key, target))
+        assert.deepStrictEqual(rawEntries(file), entries)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a local transcript that differs from the stored one fails, and is left as it was", () =>
+      Effect.gen(function*() {
+        const other = entries.map((e) => e.uuid === "a1" ? { ...e, uuid: "other" } : e)
+        const { file, s, target, text } = yield* setup(other, entries)
+        const error = yield* Effect.flip(SessionStore.materialize(s, key, target))
+        assert.strictEqual(error.reason._tag, "TranscriptConflict")
+        assert.include(error.message, "has 1 entries the store lacks, and the store 1 it lacks")
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a transcript that cannot be written fails as materialize, not as load", () =>
+      Effect.gen(function*() {
+        const { configDir, s } = yield* setup([], entries)
+        // Where the session's project directory would go, a file.
+        fs.writeFileSync(path.join(configDir, "projects", "-elsewhere"), "")
+        const error = yield* Effect.flip(SessionStore.materialize(s, key, { configDir, projectKey: "-elsewhere" }))
+        assert.strictEqual(error.reason._tag, "OperationFailed")
+        assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "materialize")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+  })
+
+  it.effect("directory: no key reaches outside the root", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
+      const root = path.join(dir, "root")
+      const s = yield* SessionStore.makeDirectory(root)
+      yield* s.append(key, [entry("u1", "a")])
+      yield* Effect.flip(s.append({ projectKey: "..", sessionId: "escaped" }, [entry("u2", "b")]))
+      yield* Effect.flip(s.delete({ projectKey: key.projectKey, sessionId: "" }))
+      yield* Effect.flip(s.delete({ projectKey: ".", sessionId: key.projectKey }))
+      assert.deepStrictEqual(fs.readdirSync(dir), ["root"])
+      assert.deepStrictEqual(fs.readdirSync(path.join(root, key.projectKey)).sort(), [`${key.sessionId}.jsonl`, `${key.sessionId}.summary.json`])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.effect("materialize and restore refuse a key that is not a name", () =>
+    Effect.gen(function*() {
+      const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+      const s = SessionStore.makeMemory()
+      yield* s.append(key, [entry("u1", "a")])
+      // A store that gives back a subpath outside the session.
+      const leaky: SessionStore.Shape = { ...s, listSubkeys: () => Effect.succeed(["../../../escaped"]) }
+      const reasons = [
+        yield* Effect.flip(SessionStore.materialize(s, { ...key, sessionId: "../x" }, { configDir, projectKey: key.projectKey })),
+        yield* Effect.flip(SessionStore.materialize(s, key, { configDir, projectKey: ".." })),
+        yield* Effect.flip(SessionStore.materialize(leaky, key, { configDir, projectKey: key.projectKey })),
+        yield* Effect.flip(SessionMirror.restore({ store: s, configDir, cwd: "/work/app" }, "../../x"))
+      ].map((error) => error.reason._tag === "InvalidKey" ? [error.reason.operation, error.reason.field] : error.reason._tag)
+      assert.deepStrictEqual(reasons, [
+        ["materialize", "sessionId"],
+        ["materialize", "projectKey"],
+        ["materialize", "subpath"],
+        ["materialize", "sessionId"]
+      ])
+      assert.isFalse(fs.existsSync(path.join(configDir, "escaped.jsonl")))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
   describe("where summaries are kept: listing reads them, not the entries", () => {
     // Appends the conversation, spoils the entries behind the store's back, and lists again.
     const unchangedWithout = (s: SessionStore.Shape, spoil: Effect.Effect<void>) =>
@@ -312,8 +428,9 @@ describe("SessionStore", () => {
         assert.isTrue(fs.existsSync(path.join(root, key.projectKey, `${key.sessionId}.summary.json`)))
         // Reading the spoiled entries is a typed error.
         const error = yield* Effect.flip(s.load(key))
-        assert.strictEqual(error.operation, "load")
-        assert.instanceOf(error.cause, SyntaxError)
+        assert.strictEqual(error.reason._tag, "OperationFailed")
+        assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "load")
+        assert.instanceOf(error.reason._tag === "OperationFailed" && error.reason.cause, SyntaxError)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
     it.effect("directory: a summary that missed a write is folded again from the transcript", () =>
@@ -368,6 +485,46 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(yield* after.listSessionSummaries(key.projectKey), summaries)
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
     }
+
+    for (const { client, name } of sqlStores) {
+      it.effect(`${name}: an entries table the store cannot use fails its making with Unavailable`, () =>
+        Effect.gen(function*() {
+          const context = yield* client
+          const sql = Context.get(context, SqlClient.SqlClient)
+          yield* Effect.orDie(sql`CREATE TABLE claude_session_entries (x INTEGER)`)
+          const error = yield* Effect.flip(Effect.provide(SqlSessionStore.make(), context))
+          assert.strictEqual(error.reason._tag, "Unavailable")
+          assert.include(error.message, "claude_session_entries")
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
+      it.effect(`${name}: one append of 20,000 entries, and its replay`, () =>
+        Effect.gen(function*() {
+          const s = yield* Effect.provide(SqlSessionStore.make(), yield* client)
+          const many = Array.from({ length: 20_000 }, (_, i) => entry(i % 1000 === 0 ? undefined : `u${i}`, `t${i}`))
+          yield* s.append(key, many)
+          yield* s.append(key, many.filter((e) => e.uuid !== undefined))
+          yield* s.append({ ...key, subpath: "subagents/agent-a" }, many)
+          const loaded = Option.getOrThrow(yield* s.load(key))
+          assert.deepStrictEqual(loaded.map((e) => e.text), many.map((e) => e.text))
+          assert.strictEqual(Option.getOrThrow(yield* s.load({ ...key, subpath: "subagents/agent-a" })).length, 20_000)
+          const [summary] = yield* s.listSessionSummaries(key.projectKey)
+          assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, many))
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+    }
+
+    it.effect("SQLite: a file that cannot be opened fails the layer with Unavailable", () =>
+      Effect.gen(function*() {
+        const dir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
+        const garbage = path.join(dir, "garbage.db")
+        fs.writeFileSync(garbage, "not a database, not even close".repeat(100))
+        for (const filename of [path.join(dir, "missing", "sessions.db"), garbage]) {
+          const exit = yield* Effect.exit(Layer.build(SqlSessionStore.layerSqlite({ filename })))
+          assert.isTrue(exit._tag === "Failure" && !Cause.hasDies(exit.cause), filename)
+          const error = yield* Effect.flip(Layer.build(SqlSessionStore.layerSqlite({ filename })))
+          assert.strictEqual(error.reason._tag, "Unavailable")
+          assert.include(error.message, filename)
+        }
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
   })
 
   it.live("a multi-turn session mirrored into a store resumes elsewhere from it", () =>
@@ -396,6 +553,21 @@ describe("SessionStore", () => {
         assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Your name is Ada."))
       }).pipe(Effect.provide(Scripted.layer(script)))
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
+  it.live("a resume where the session ran keeps the turns its store missed", () =>
+    Effect.gen(function*() {
+      const s = SessionStore.makeMemory()
+      const first = yield* mirrored(s, "My name is Ada.")
+      // The second turn's appends fail: the store misses them, the local transcript has them.
+      const second = yield* mirrored({ ...s, append: failing.append }, "What is 2 + 2?", { resume: first.sessionId })
+      assert.isAbove(second.out.filter((m) => m._tag === "SystemMirrorError").length, 0)
+      const { out } = yield* mirrored(s, "What is my name?", { resume: first.sessionId })
+      assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Your name is Ada."))
+      const server = yield* ScriptedServer.ScriptedServer
+      const last = ScriptedServer.turnRequests(yield* server.requests).map((r) => Option.getOrThrow(MessagesRequest.decode(r.body))).at(-1)!
+      const history = JSON.stringify(last.messages)
+      for (const text of ["My name is Ada.", "What is 2 + 2?", "2 + 2 = 4."]) assert.include(history, text)
+    }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
 
   it.live("a store that fails gives mirror_error events and the run goes on", () =>
     Effect.gen(function*() {

@@ -83,6 +83,7 @@ describe("StoredSessions", () => {
       assert.isUndefined((yield* info()).tag)
       const blank = yield* Effect.flip(StoredSessions.renameSession(store, key, " "))
       assert.include(blank.message, "blank")
+      assert.strictEqual(blank.reason._tag, "InvalidEntry")
       assert.strictEqual((yield* info()).summary, "Release notes")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 })
