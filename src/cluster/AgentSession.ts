@@ -328,8 +328,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
 ) {
   const { maxIdleTime: _, spares: __, ...sessionOptions } = options
   const address = yield* Entity.CurrentAddress
-  // The log's key: the entity id for the default type, prefixed with the type's name for the others.
-  const entityId = address.entityType === defaultName ? address.entityId : `${address.entityType}/${address.entityId}`
+  const entityId = logKey(address.entityType, address.entityId)
   const entityScope = yield* Effect.scope
   const context = yield* Effect.context<R>()
   const log = yield* TurnLog.TurnLog
@@ -529,6 +528,8 @@ const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, opti
  * ```
  */
 export const make = <const Name extends string>(name: Name) => {
+  // The type's name leads its turn log keys (`logKey`): a "/" in it would make two types' keys meet.
+  if (name.includes("/")) throw new Error(`An entity type's name cannot contain "/": ${JSON.stringify(name)}`)
   const entity = Entity.make(name, rpcs)
   return {
     entity,
@@ -543,8 +544,16 @@ export const make = <const Name extends string>(name: Name) => {
   }
 }
 
-const defaultName = "AgentSession"
-const defaultType = make(defaultName)
+/**
+ * The key of an entity's turns and conversation in the {@link TurnLog.TurnLog}: its type's name (which has no
+ * "/"), a "/", and its id, so that two types never share a conversation whatever their ids.
+ *
+ * @since 0.1.0
+ * @category turns
+ */
+export const logKey = (entityType: string, entityId: string): string => `${entityType}/${entityId}`
+
+const defaultType = make("AgentSession")
 
 /**
  * The default entity type, named `AgentSession`.

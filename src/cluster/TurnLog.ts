@@ -129,6 +129,9 @@ export const makeSql = (options: { readonly prefix?: string | undefined } = {}) 
     yield* sql`CREATE TABLE IF NOT EXISTS ${turns} (
       entity_id TEXT NOT NULL, turn_id TEXT NOT NULL, attempts INTEGER NOT NULL, prompt_digest TEXT NOT NULL,
       messages TEXT, PRIMARY KEY (entity_id, turn_id))`
+    // A table made before turns kept their prompt's digest gets the column; its turns' digests are unknown ('').
+    const hasDigest = yield* Effect.exit(sql`SELECT prompt_digest FROM ${turns} WHERE 1 = 0`)
+    if (hasDigest._tag === "Failure") yield* sql`ALTER TABLE ${turns} ADD COLUMN prompt_digest TEXT NOT NULL DEFAULT ''`
     yield* sql`CREATE TABLE IF NOT EXISTS ${sessions} (entity_id TEXT PRIMARY KEY, session_id TEXT NOT NULL)`
     const begin = (entityId: string, turnId: string, prompt: string) =>
       Effect.gen(function*() {
@@ -136,7 +139,9 @@ export const makeSql = (options: { readonly prefix?: string | undefined } = {}) 
           SELECT attempts, prompt_digest, messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
         const row = rows[0]
         const promptDigest = digest(prompt)
-        if (row !== undefined && row.prompt_digest !== promptDigest) return { _tag: "Conflict" } as const
+        if (row !== undefined && row.prompt_digest !== "" && row.prompt_digest !== promptDigest) {
+          return { _tag: "Conflict" } as const
+        }
         if (row?.messages != null) {
           return { _tag: "Done", messages: decodeAll(JSON.parse(row.messages)) } as const
         }

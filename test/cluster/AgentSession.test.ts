@@ -193,7 +193,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
 
       // A start that never finished, as a runner that died mid-turn leaves it.
       const log = yield* TurnLog.TurnLog
-      yield* log.begin("e", "e-2", "echo: two")
+      yield* log.begin(AgentSession.logKey("AgentSession", "e"), "e-2", "echo: two")
       const delivered = Date.now()
       const retried = yield* turn("e", "e-2", "echo: two")
       assert.deepStrictEqual(retried[0], new AgentSession.TurnStarted({ turnId: "e-2", attempt: 2 }))
@@ -201,8 +201,8 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.isAtLeast(Date.now() - delivered, Duration.toMillis(AgentSession.takeoverDelay))
       assert.strictEqual(resultText(retried), "Echo two.")
 
-      yield* log.begin("e", "e-3", "echo: three")
-      yield* log.begin("e", "e-3", "echo: three")
+      yield* log.begin(AgentSession.logKey("AgentSession", "e"), "e-3", "echo: three")
+      yield* log.begin(AgentSession.logKey("AgentSession", "e"), "e-3", "echo: three")
       const exhausted = yield* Effect.flip(turn("e", "e-3", "echo: three"))
       assert.strictEqual(exhausted._tag, "AgentSessionError")
       assert.deepStrictEqual(exhausted._tag === "AgentSessionError" ? exhausted.reason : exhausted, new AgentSession.TurnRetriesExhausted({ turnId: "e-3", attempts: 3 }))
@@ -348,5 +348,12 @@ describe("AgentSession schemas", () => {
     const fromOptions: ReadonlyArray<QueryOptions.PermissionMode> = PermissionModes.PermissionMode.literals
     const toOptions: ReadonlyArray<typeof PermissionModes.PermissionMode.Type> = fromOptions
     assert.deepStrictEqual(toOptions, fromOptions)
+  })
+})
+
+describe("AgentSession.logKey", () => {
+  it("two types never share a key, whatever their ids", () => {
+    assert.notStrictEqual(AgentSession.logKey("AgentSession", "Reviewer/pr-42"), AgentSession.logKey("Reviewer", "pr-42"))
+    assert.throws(() => AgentSession.make("Code/Reviewer"), /cannot contain "\/"/)
   })
 })
