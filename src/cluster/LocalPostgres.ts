@@ -150,9 +150,22 @@ const postgresUser = (): Effect.Effect<readonly [number, number], LocalPostgresE
   )
 
 // Stops the server and removes `root` when this process dies before the scope closes, as the server (a
-// daemon started by pg_ctl) would otherwise outlive it.
+// daemon started by pg_ctl) would otherwise outlive it. Started before `initdb`, so a death while the server
+// starts is covered too: a second stop a second later catches a postmaster that was still starting, and an
+// `initdb` or `postgres` still running on the data directory is killed before the directory goes (the pattern
+// names the program, as this watcher's own command line holds the directory too).
 const startWatcher = (stop: ReadonlyArray<string>, root: string) =>
-  Watcher.start("read -r _; \"$@\" >/dev/null 2>&1; rm -rf \"$0\"", [root, ...stop])
+  Watcher.start(
+    "read -r _; \"$@\" >/dev/null 2>&1; sleep 1; \"$@\" >/dev/null 2>&1; " +
+      "pkill -KILL -f -- \"^[^ ]*(initdb|/postgres) .*-D $0/data\" >/dev/null 2>&1; rm -rf \"$0\"",
+    [root, ...stop]
+  )
+
+// The scope's own stop ends the server: the watcher goes first, so it stops nothing when this process exits.
+const stopWatcher = (watcher: ReturnType<typeof startWatcher>) => {
+  watcher.kill("SIGKILL")
+  watcher.stdin?.destroy()
+}
 
 /**
  * A port nothing listens on now, on loopback.
@@ -204,21 +217,22 @@ export const make: Effect.Effect<Server, LocalPostgresError, Scope.Scope> = Effe
         onSuccess: (exited) => exited.exitCode === 0 ? Effect.void : failed(command, String(exited.exitCode), exited.stderr)
       }))
     const data = path.join(root, "data")
+    const [file, args] = argv("pg_ctl", ["-D", data, "-m", "immediate", "stop"])
+    const watcher = startWatcher([file, ...args], root)
     const started = Effect.andThen(
       run("initdb", ["-D", data, "-U", "test", "--auth=trust", "-E", "UTF8"]),
       run("pg_ctl", ["-D", data, "-l", logFile, "-w", "-t", "30", "-o", `-p ${port} -k ${root} -c listen_addresses=127.0.0.1`, "start"])
     )
-    yield* Effect.onError(started, () => Effect.sync(() => fs.rmSync(root, { recursive: true, force: true })))
-    const [file, args] = argv("pg_ctl", ["-D", data, "-m", "immediate", "stop"])
-    const watcher = startWatcher([file, ...args], root)
+    yield* Effect.onError(started, () =>
+      Effect.sync(() => {
+        stopWatcher(watcher)
+        fs.rmSync(root, { recursive: true, force: true })
+      }))
     const server: Server = { host: "127.0.0.1", port, username: "test", database: "postgres", url: `postgres://test@127.0.0.1:${port}/postgres` }
     return { root, data, run, server, watcher }
   }),
   ({ data, root, run, watcher }) =>
-    Effect.sync(() => {
-      watcher.kill("SIGKILL")
-      watcher.stdin?.destroy()
-    }).pipe(
+    Effect.sync(() => stopWatcher(watcher)).pipe(
       Effect.andThen(run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])),
       Effect.ignore,
       Effect.ensuring(Effect.sync(() => fs.rmSync(root, { recursive: true, force: true })))

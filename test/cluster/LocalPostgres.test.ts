@@ -39,6 +39,19 @@ const waitUntil = (condition: () => boolean) =>
     Effect.orElseSucceed(() => false)
   )
 
+// A process that starts a server, prints it, and lives until killed.
+const startStarter = () => {
+  const module = JSON.stringify(pathToFileURL(path.join(import.meta.dirname, "..", "..", "src", "cluster", "LocalPostgres.ts")).href)
+  return child.spawn(process.execPath, ["--input-type=module", "-e", `
+    import { Effect } from "effect"
+    const LocalPostgres = await import(${module})
+    // Alive until killed: the server's watcher does not keep the event loop going.
+    setInterval(() => {}, 60_000)
+    await Effect.runPromise(Effect.scoped(Effect.flatMap(LocalPostgres.make, (server) =>
+      Effect.andThen(Effect.sync(() => console.log(JSON.stringify(server))), Effect.never))))
+  `], { cwd: path.join(import.meta.dirname, "..", ".."), stdio: ["ignore", "pipe", "inherit"] })
+}
+
 describe("LocalPostgres", () => {
   it.live("starts without blocking the event loop: its initdb is seen running meanwhile", () =>
     Effect.gen(function*() {
@@ -55,15 +68,7 @@ describe("LocalPostgres", () => {
 
   it.live("a server whose starter is SIGKILLed is stopped and its directory removed", () =>
     Effect.gen(function*() {
-      const module = JSON.stringify(pathToFileURL(path.join(import.meta.dirname, "..", "..", "src", "cluster", "LocalPostgres.ts")).href)
-      const starter = child.spawn(process.execPath, ["--input-type=module", "-e", `
-        import { Effect } from "effect"
-        const LocalPostgres = await import(${module})
-        // Alive until killed: the server's watcher does not keep the event loop going.
-        setInterval(() => {}, 60_000)
-        await Effect.runPromise(Effect.scoped(Effect.flatMap(LocalPostgres.make, (server) =>
-          Effect.andThen(Effect.sync(() => console.log(JSON.stringify(server))), Effect.never))))
-      `], { cwd: path.join(import.meta.dirname, "..", ".."), stdio: ["ignore", "pipe", "inherit"] })
+      const starter = startStarter()
       const line = yield* Effect.callback<string>((resume) => {
         let out = ""
         starter.stdout!.on("data", (chunk: Buffer) => {
@@ -87,4 +92,30 @@ describe("LocalPostgres", () => {
       assert.isTrue(yield* waitUntil(() => postmaster(port) === undefined), "the server outlived its starter")
       assert.isTrue(yield* waitUntil(() => !fs.existsSync(path.dirname(server!.data))), "its directory was left")
     }).pipe(Effect.scoped), 120_000)
+
+  for (const stage of ["initdb", "pg_ctl"]) {
+    it.live(`a starter SIGKILLed while its ${stage} runs leaves no server and no directory`, () =>
+      Effect.gen(function*() {
+        const starter = startStarter()
+        // The starter's command of that stage, and the data directory it names.
+        let data: string | undefined
+        const found = yield* waitUntil(() => {
+          const command = processes().find((p) => p.ppid === starter.pid && p.args.includes(stage) && / -D \S+/.test(p.args))
+          data = command === undefined ? undefined : / -D (\S+)/.exec(command.args)![1]!
+          return data !== undefined
+        })
+        assert.isTrue(found, `no ${stage} of the starter was seen`)
+        const root = path.dirname(data!)
+        const onData = () => processes().filter((p) => p.args.includes(data!))
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            for (const p of onData()) process.kill(p.pid, "SIGKILL")
+            fs.rmSync(root, { recursive: true, force: true })
+          })
+        )
+        starter.kill("SIGKILL")
+        assert.isTrue(yield* waitUntil(() => onData().length === 0), `left running: ${onData().map((p) => p.args).join("; ")}`)
+        assert.isTrue(yield* waitUntil(() => !fs.existsSync(root)), "its directory was left")
+      }).pipe(Effect.scoped), 120_000)
+  }
 })
