@@ -6,9 +6,9 @@
  * A pool holds spares of one set of host-level options (executable, environment, tools, hooks, callbacks,
  * MCP servers: everything fixed at start-up); keep one pool per set. Taking a spare starts another in the
  * background; a session asked for while a spare is still starting waits for that spare (it started first, so
- * it is ready no later than a cold start would be). A claim the CLI refuses (a missing folder, a folder whose settings a spare cannot take, a
- * permission mode it cannot take), or a spare that died, falls back to a cold start, so `session` always
- * gives a session.
+ * it is usually ready before a cold start would be). A claim the CLI refuses (a missing folder, a folder
+ * whose settings a spare cannot take, a permission mode it cannot take), or a spare that died, falls back to
+ * a cold start, so `session` always gives a session: then later than a cold start alone, by the wait.
  *
  * @since 0.1.0
  * @example
