@@ -42,8 +42,30 @@ import {
   AgentColorEntry,
   AgentSettingEntry,
   FrameLinkEntry,
-  MemoryModeEntry
+  MemoryModeEntry,
+  ReplModeEntry,
+  BridgeSessionEntry,
+  SessionOwnerEntry,
+  HybridOrganizationEntry,
+  IsolationLatchEntry,
+  DevModsEntry,
+  HistorySuppressionEntry,
+  ArtifactCommentMonitorEntry,
+  ArtifactAutoreactLedgerEntry
 } from "./internal/transcriptState.ts"
+import {
+  FileHistoryDeltaEntry,
+  AttributionSnapshotEntry,
+  ContinuedInEntry,
+  EndedByModelEntry,
+  ResumeHeadVouchEntry,
+  ApiRequestResumedEntry,
+  ForkContextRefEntry,
+  ObserverRefEntry,
+  HostRowEntry,
+  DataFlowRecordsEntry,
+  DataFlowIncompleteEntry
+} from "./internal/transcriptRecords.ts"
 
 /**
  * The fields every conversation entry carries. Older CLIs leave some out
@@ -490,8 +512,51 @@ export {
   /** @since 0.1.0 */
   FrameLinkEntry,
   /** @since 0.1.0 */
-  MemoryModeEntry
+  MemoryModeEntry,
+  /** @since 0.1.0 */
+  ReplModeEntry,
+  /** @since 0.1.0 */
+  BridgeSessionEntry,
+  /** @since 0.1.0 */
+  SessionOwnerEntry,
+  /** @since 0.1.0 */
+  HybridOrganizationEntry,
+  /** @since 0.1.0 */
+  IsolationLatchEntry,
+  /** @since 0.1.0 */
+  DevModsEntry,
+  /** @since 0.1.0 */
+  HistorySuppressionEntry,
+  /** @since 0.1.0 */
+  ArtifactCommentMonitorEntry,
+  /** @since 0.1.0 */
+  ArtifactAutoreactLedgerEntry
 } from "./internal/transcriptState.ts"
+
+export {
+  /** @since 0.1.0 */
+  FileHistoryDeltaEntry,
+  /** @since 0.1.0 */
+  AttributionSnapshotEntry,
+  /** @since 0.1.0 */
+  ContinuedInEntry,
+  /** @since 0.1.0 */
+  EndedByModelEntry,
+  /** @since 0.1.0 */
+  ResumeHeadVouchEntry,
+  /** @since 0.1.0 */
+  ApiRequestResumedEntry,
+  /** @since 0.1.0 */
+  ForkContextRefEntry,
+  /** @since 0.1.0 */
+  ObserverRefEntry,
+  /** @since 0.1.0 */
+  HostRowEntry,
+  /** @since 0.1.0 */
+  DataFlowRecordsEntry,
+  /** @since 0.1.0 */
+  DataFlowIncompleteEntry
+} from "./internal/transcriptRecords.ts"
 
 /**
  * An entry whose `type` (or system `subtype`) this version does not know.
@@ -561,7 +626,27 @@ export const variants = [
   AgentColorEntry,
   AgentSettingEntry,
   FrameLinkEntry,
-  MemoryModeEntry
+  MemoryModeEntry,
+  ReplModeEntry,
+  BridgeSessionEntry,
+  SessionOwnerEntry,
+  HybridOrganizationEntry,
+  IsolationLatchEntry,
+  DevModsEntry,
+  HistorySuppressionEntry,
+  ArtifactCommentMonitorEntry,
+  ArtifactAutoreactLedgerEntry,
+  FileHistoryDeltaEntry,
+  AttributionSnapshotEntry,
+  ContinuedInEntry,
+  EndedByModelEntry,
+  ResumeHeadVouchEntry,
+  ApiRequestResumedEntry,
+  ForkContextRefEntry,
+  ObserverRefEntry,
+  HostRowEntry,
+  DataFlowRecordsEntry,
+  DataFlowIncompleteEntry
 ] as const
 
 /**

@@ -1,12 +1,21 @@
 /**
  * The session state entries of a transcript: what the CLI restores on a resume (where the session moved,
- * its modes, agent, pull request, worktree, replaced tool results, frames, memory mode), one entry per
- * change, written by Claude Code 2.1.
+ * its modes, agent, pull request, worktree, replaced tool results, frames, memory mode, owner, bridge,
+ * isolation, watched artifacts), one entry per change, written by Claude Code 2.1.
  *
  * @internal
  */
 import * as Schema from "effect/Schema"
-import { JsonObject, Num, optionalNullableString, optionalString, optionalUnknown } from "./fields.ts"
+import {
+  JsonObject,
+  Num,
+  optionalBoolean,
+  optionalNullableString,
+  optionalNumber,
+  optionalString,
+  optionalStrings,
+  optionalUnknown
+} from "./fields.ts"
 
 const stateFields = { sessionId: optionalString, timestamp: optionalString } as const
 
@@ -165,3 +174,146 @@ export class MemoryModeEntry extends Schema.Class<MemoryModeEntry>("effect-claud
   accountChoice: optionalUnknown,
   ...stateFields
 }) {}
+
+/**
+ * Whether the session runs in REPL mode (the model calls tools from code); `typedEvents` when the REPL
+ * reports typed events.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ReplModeEntry extends Schema.Class<ReplModeEntry>("effect-claude-code/Transcript/ReplModeEntry")({
+  _tag: Schema.tagDefaultOmit("ReplModeEntry"),
+  type: Schema.tag("repl-mode"),
+  replMode: Schema.Boolean,
+  typedEvents: optionalBoolean,
+  ...stateFields
+}) {}
+
+/**
+ * The remote-control bridge session the session is attached to (`bridgeSessionId` empty once detached),
+ * and the last event sequence number it saw.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class BridgeSessionEntry extends Schema.Class<BridgeSessionEntry>("effect-claude-code/Transcript/BridgeSessionEntry")({
+  _tag: Schema.tagDefaultOmit("BridgeSessionEntry"),
+  type: Schema.tag("bridge-session"),
+  bridgeSessionId: Schema.String,
+  lastSequenceNum: Num,
+  declaredDialogKinds: optionalStrings,
+  sessionGroupingId: optionalString,
+  noHistoryBackfill: optionalBoolean,
+  ownerAccountUuid: optionalString,
+  ownerOrganizationUuid: optionalString,
+  ...stateFields
+}) {}
+
+/**
+ * The account the session belongs to.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class SessionOwnerEntry extends Schema.Class<SessionOwnerEntry>("effect-claude-code/Transcript/SessionOwnerEntry")({
+  _tag: Schema.tagDefaultOmit("SessionOwnerEntry"),
+  type: Schema.tag("session-owner"),
+  accountUuid: Schema.String,
+  organizationUuid: optionalString,
+  ...stateFields
+}) {}
+
+/**
+ * An organization whose account wrote to the session (one entry per organization), for sessions that
+ * span more than one; `agentId` names a subagent's.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class HybridOrganizationEntry
+  extends Schema.Class<HybridOrganizationEntry>("effect-claude-code/Transcript/HybridOrganizationEntry")({
+    _tag: Schema.tagDefaultOmit("HybridOrganizationEntry"),
+    type: Schema.tag("hybrid-organization"),
+    organizationUuid: Schema.String,
+    agentId: optionalString,
+    ...stateFields
+  })
+{}
+
+/**
+ * The side (`web`, `connectors`, ...) the session is latched to once it has used one, so data from
+ * one never reaches the other.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class IsolationLatchEntry extends Schema.Class<IsolationLatchEntry>("effect-claude-code/Transcript/IsolationLatchEntry")({
+  _tag: Schema.tagDefaultOmit("IsolationLatchEntry"),
+  type: Schema.tag("isolation-latch"),
+  side: Schema.String,
+  ...stateFields
+}) {}
+
+/**
+ * The folder of local modifications the session runs with.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class DevModsEntry extends Schema.Class<DevModsEntry>("effect-claude-code/Transcript/DevModsEntry")({
+  _tag: Schema.tagDefaultOmit("DevModsEntry"),
+  type: Schema.tag("dev-mods"),
+  folder: Schema.String,
+  ...stateFields
+}) {}
+
+/**
+ * The session's history is kept out of lists and sharing, and why (`cause`); `ts` is when.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class HistorySuppressionEntry
+  extends Schema.Class<HistorySuppressionEntry>("effect-claude-code/Transcript/HistorySuppressionEntry")({
+    _tag: Schema.tagDefaultOmit("HistorySuppressionEntry"),
+    type: Schema.tag("history-suppression"),
+    cause: Schema.String,
+    vetoedAgainstAccountUuid: optionalString,
+    ts: optionalString,
+    ...stateFields
+  })
+{}
+
+/**
+ * The artifacts whose comments the session watches, by artifact; each artifact's state is kept as written.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ArtifactCommentMonitorEntry
+  extends Schema.Class<ArtifactCommentMonitorEntry>("effect-claude-code/Transcript/ArtifactCommentMonitorEntry")({
+    _tag: Schema.tagDefaultOmit("ArtifactCommentMonitorEntry"),
+    type: Schema.tag("artifact-comment-monitor"),
+    v: Num,
+    artifacts: JsonObject,
+    ...stateFields
+  })
+{}
+
+/**
+ * The reactions the session sent on artifact comments, by artifact, for the account `accountUuid`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ArtifactAutoreactLedgerEntry
+  extends Schema.Class<ArtifactAutoreactLedgerEntry>("effect-claude-code/Transcript/ArtifactAutoreactLedgerEntry")({
+    _tag: Schema.tagDefaultOmit("ArtifactAutoreactLedgerEntry"),
+    type: Schema.tag("artifact-autoreact-ledger"),
+    v: optionalNumber,
+    accountUuid: optionalNullableString,
+    artifacts: JsonObject,
+    ...stateFields
+  })
+{}
