@@ -37,7 +37,11 @@ const knownTypes = new Set([
   "user", "assistant", "attachment", "summary", "file-history-snapshot", "queue-operation", "last-prompt",
   "custom-title", "ai-title", "tag", "derived-from", "cost-state", "tools-used", "atis-latch",
   "api-request-shape", "api-request-blob", "api-request", "progress", "relocated", "content-replacement", "mode",
-  "permission-mode", "pr-link", "worktree-state", "agent-name", "agent-color", "agent-setting", "frame-link", "memory-mode"
+  "permission-mode", "pr-link", "worktree-state", "agent-name", "agent-color", "agent-setting", "frame-link", "memory-mode",
+  "file-history-delta", "repl-mode", "bridge-session", "continued-in", "ended-by-model", "resume-head-vouch",
+  "api-request-resumed", "session-owner", "hybrid-organization", "isolation-latch", "dev-mods", "history-suppression",
+  "artifact-comment-monitor", "artifact-autoreact-ledger", "attribution-snapshot", "fork-context-ref", "observer-ref",
+  "host-row", "data-flow-records", "data-flow-incomplete"
 ])
 const knownSystem = new Set(["compact_boundary", "api_error", "local_command", "informational", "turn_duration",
   "stop_hook_summary", "microcompact_boundary", "away_summary"])

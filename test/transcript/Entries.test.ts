@@ -1,11 +1,20 @@
 /**
  * The bookkeeping and state entries Claude Code 2.1.330 writes to its transcripts, one line each as the
  * CLI builds it (the object literal at the writer named in the comment, read from the pinned CLI's
- * bundle), decode to their typed entry; each with a broken field is a typed error naming it.
+ * bundle), decode to their typed entry; each with a broken field is a typed error naming it. The real CLI
+ * writes some of them in a test too.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Transcript from "../../src/schema/Transcript.ts"
+import type * as Scenario from "../../src/testing/Scenario.ts"
+import * as Script from "../../src/testing/Script.ts"
+import { DecodeError } from "../../src/stream/DecodeError.ts"
+import * as TranscriptDecode from "../../src/transcript/Decode.ts"
+import { jsonlFiles, rawEntries, realConfigDirs } from "./support.ts"
 
 const sessionId = "8d3f7a52-1c4e-4b8a-9f2d-6e5b4c3a2b1d"
 const timestamp = "2026-11-20T17:34:37.000Z"
@@ -240,4 +249,42 @@ describe("entries of CLI 2.1.330", () => {
       })
     })
   }
+})
+
+// With file checkpointing (the SDK's `enableFileCheckpointing`), an edit of a file the last snapshot does not
+// track adds its backup to that snapshot as a `file-history-delta` entry.
+const checkpointedEdit: Scenario.Scenario = {
+  name: "checkpointed_edit",
+  description: "",
+  prompt: "Fix the greeting in app.js.",
+  args: ["--permission-mode", "acceptEdits"],
+  env: { CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: "true" },
+  files: { "app.js": "console.log(\"helo world\")\n" },
+  script: ({ cwd }) =>
+    Script.make([
+      Script.turn([Script.toolUse("Read", { file_path: `${cwd}/app.js` })]),
+      Script.turn([Script.toolUse("Edit", { file_path: `${cwd}/app.js`, old_string: "helo world", new_string: "hello world" })]),
+      Script.turn("Fixed.")
+    ])
+}
+
+describe("entries the real CLI writes", () => {
+  it.live("an edit with file checkpointing: a file-history-delta, no unknown entries", () =>
+    Effect.gen(function*() {
+      const [dir] = yield* realConfigDirs([checkpointedEdit])
+      const files = jsonlFiles(path.join(dir!, "projects"))
+      assert.isAbove(files.length, 0)
+      const raw = files.flatMap(rawEntries)
+      const entries = files.flatMap((file) =>
+        TranscriptDecode.decodeAll(fs.readFileSync(file)).map((record) => {
+          if (record instanceof DecodeError) throw new Error(`${file}: ${record.message}`)
+          return record.entry
+        })
+      )
+      assert.strictEqual(entries.length, raw.length)
+      assert.deepStrictEqual(entries.filter((e) => e._tag === "UnknownEntry").map((e) => (e as Transcript.UnknownEntry).type), [])
+      const deltas = entries.filter((e): e is Transcript.FileHistoryDeltaEntry => e._tag === "FileHistoryDeltaEntry")
+      assert.isAbove(deltas.length, 0)
+      assert.isTrue(deltas.some((d) => d.trackingPath.endsWith("app.js")), JSON.stringify(deltas))
+    }).pipe(Effect.scoped), 120_000)
 })
