@@ -225,9 +225,12 @@ export class ApiErrorEntry extends Schema.Class<ApiErrorEntry>("effect-claude-co
  * A system note of the interactive CLI: a local command's output
  * (`local_command`), a notice (`informational`), a turn's duration
  * (`turn_duration`), the stop hooks' summary (`stop_hook_summary`), a
- * micro-compaction (`microcompact_boundary`); only the shared fields are
- * typed, the rest is kept in `raw` by the transcript decoder's record. CLI
- * 1.0.x wrote its notes (a model fallback warning, ...) with no `subtype`.
+ * micro-compaction (`microcompact_boundary`), a model fallback
+ * (`model_fallback`, `model_refusal_fallback`, ...), a scheduled task firing,
+ * memories saved, agents killed, a remote-control or cloud session's status,
+ * ...; only the shared fields are typed, the rest is kept in `raw` by the
+ * transcript decoder's record. CLI 1.0.x wrote its notes (a model fallback
+ * warning, ...) with no `subtype`.
  *
  * @since 0.1.0
  * @category schemas
@@ -240,7 +243,19 @@ export class SystemNoteEntry extends Schema.Class<SystemNoteEntry>("effect-claud
     "turn_duration",
     "stop_hook_summary",
     "microcompact_boundary",
-    "away_summary"
+    "away_summary",
+    "model_fallback",
+    "model_refusal_fallback",
+    "model_refusal_no_fallback",
+    "model_consent_fallback",
+    "permission_retry",
+    "bridge_status",
+    "cloud_session_status",
+    "scheduled_task_fire",
+    "memory_saved",
+    "agents_killed",
+    "file_snapshot",
+    "rewind_stand_in"
   ])),
   durationMs: optionalNumber,
   ...systemFields

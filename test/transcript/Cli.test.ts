@@ -44,7 +44,9 @@ const knownTypes = new Set([
   "host-row", "data-flow-records", "data-flow-incomplete"
 ])
 const knownSystem = new Set(["compact_boundary", "api_error", "local_command", "informational", "turn_duration",
-  "stop_hook_summary", "microcompact_boundary", "away_summary"])
+  "stop_hook_summary", "microcompact_boundary", "away_summary", "model_fallback", "model_refusal_fallback",
+  "model_refusal_no_fallback", "model_consent_fallback", "permission_retry", "bridge_status", "cloud_session_status",
+  "scheduled_task_fire", "memory_saved", "agents_killed", "file_snapshot", "rewind_stand_in"])
 const kindOf = (e: any) => e.subtype === undefined || typeof e.subtype !== "string" ? e.type : `${e.type}/${e.subtype}`
 // A system entry without a subtype is an older CLI's note.
 const isKnown = (e: any) => e.type === "system" ? e.subtype === undefined || knownSystem.has(e.subtype) : knownTypes.has(e.type)

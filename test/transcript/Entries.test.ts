@@ -1,8 +1,8 @@
 /**
- * The bookkeeping and state entries Claude Code 2.1.330 writes to its transcripts, one line each as the
- * CLI builds it (the object literal at the writer named in the comment, read from the pinned CLI's
- * bundle), decode to their typed entry; each with a broken field is a typed error naming it. The real CLI
- * writes some of them in a test too.
+ * The bookkeeping and state entries and the system notes Claude Code 2.1.330 writes to its transcripts, one
+ * line each as the CLI builds it (the object literal at the writer named in the comment, read from the
+ * pinned CLI's bundle), decode to their typed entry; each with a broken field is a typed error naming it.
+ * The real CLI writes one of them in a test too.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -249,6 +249,82 @@ describe("entries of CLI 2.1.330", () => {
       })
     })
   }
+})
+
+// System notes of the interactive CLI, each as its builder makes it, with the envelope the transcript writer adds.
+const envelope = { parentUuid: "u1", isSidechain: false, sessionId, cwd: "/work", version: "2.1.330", gitBranch: "main", userType: "external" }
+const notes: ReadonlyArray<Record<string, unknown>> = [
+  {
+    subtype: "model_fallback",
+    content: "Switched to claude-sonnet-4-5",
+    level: "warning",
+    trigger: "overloaded",
+    originalModel: "claude-opus-4-6",
+    fallbackModel: "claude-sonnet-4-5"
+  },
+  {
+    subtype: "model_refusal_fallback",
+    direction: "retry",
+    scope: "local",
+    content: "Retried with claude-sonnet-4-5",
+    level: "warning",
+    trigger: "refusal",
+    originalModel: "claude-opus-4-6",
+    fallbackModel: "claude-sonnet-4-5",
+    requestId: "req_01",
+    apiRefusalCategory: "cyber",
+    apiRefusalExplanation: null
+  },
+  {
+    subtype: "model_refusal_no_fallback",
+    content: "The model declined",
+    level: "warning",
+    originalModel: "claude-opus-4-6",
+    requestId: "req_01",
+    refusedUserMessageUuid: "u1"
+  },
+  {
+    subtype: "model_consent_fallback",
+    content: "Using claude-sonnet-4-5",
+    level: "warning",
+    choice: "fallback",
+    originalModel: "claude-opus-4-6",
+    fallbackModel: "claude-sonnet-4-5",
+    persistedAsDefault: false
+  },
+  { subtype: "permission_retry", content: "Allowed Bash. Retrying.", commands: ["Bash"], heardAtNextPrompt: false, level: "info" },
+  { subtype: "bridge_status", content: "/remote-control is active", url: "https://claude.ai/code/s1" },
+  { subtype: "cloud_session_status", content: "Running in the cloud", entry: {}, url: "https://claude.ai/code/s1", level: "notice" },
+  { subtype: "scheduled_task_fire", content: "Task fired", taskId: "t1", cron: "*/5 * * * *", prompt: "check the build" },
+  { subtype: "memory_saved", writtenPaths: ["/home/u/.claude/CLAUDE.md"] },
+  { subtype: "agents_killed" },
+  { subtype: "file_snapshot", content: "File snapshot", level: "info", isMeta: true, snapshotFiles: [{ key: "k", path: "", content: "x" }] },
+  { subtype: "rewind_stand_in", source_uuid: "u0", content: "", level: "info" }
+]
+
+describe("system notes of CLI 2.1.330", () => {
+  notes.forEach((note, i) => {
+    const line = { type: "system", isMeta: false, timestamp, uuid: `n${i}`, ...envelope, ...note }
+    describe(note.subtype as string, () => {
+      it("is a note of the conversation", () => {
+        const result = Transcript.decodeEntry(line)
+        assert.isTrue(Result.isSuccess(result), String(Result.isFailure(result) && result.failure.message))
+        const entry = (result as Result.Success<Transcript.Entry, never>).success
+        assert.strictEqual(entry._tag, "SystemNoteEntry")
+        assert.strictEqual((entry as Transcript.SystemNoteEntry).subtype, note.subtype)
+        assert.isTrue(Transcript.isConversation(entry) && entry.uuid === `n${i}`)
+        assert.isTrue(Transcript.isKnownType("system", note.subtype as string))
+      })
+
+      it("a broken one is a typed error", () => {
+        const result = Transcript.decodeEntry({ ...line, uuid: 3 })
+        assert.isTrue(Result.isFailure(result))
+        const error = (result as Result.Failure<never, Transcript.TranscriptEntryError>).failure
+        assert.strictEqual((error.reason as Transcript.InvalidFields).subtype, note.subtype)
+        assert.include(error.message, "uuid")
+      })
+    })
+  })
 })
 
 // With file checkpointing (the SDK's `enableFileCheckpointing`), an edit of a file the last snapshot does not
