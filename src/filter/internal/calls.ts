@@ -1,0 +1,114 @@
+/**
+ * Selecting with a filter that can need a call's result (`tool:Bash & error`, `tool & !denied`): a tool call
+ * whose selection its result decides is held until that result arrives, then decided; every other item is
+ * decided as it comes, by the filter alone.
+ *
+ * Order: items are decided in stream order, except a held call, which is decided when its result arrives,
+ * just before that result; a call still held when the stream ends got no result (so it is neither an error
+ * nor denied) and is decided then, in the order the calls came. Memory: the held calls only, each until its
+ * result; calls are matched to results by tool use id, so parallel calls of one message and the calls of
+ * subagents (sidechains) are each decided by their own result.
+ *
+ * @internal
+ */
+import type * as Ast from "../Ast.ts"
+import type * as Item from "../Item.ts"
+import { evaluate, needsResults, residual } from "./evaluate.ts"
+
+export { needsResults }
+
+/**
+ * What a stage does with a decided item; `payload` is what came with the item (the line a display prints it
+ * from).
+ *
+ * @internal
+ */
+export type Decide<P> = (item: Item.Item, selected: boolean, payload: P) => void
+
+interface Held<P> {
+  readonly call: Item.ToolUseItem
+  // What is left to decide on the result (see `residual`).
+  readonly rest: Ast.Ast
+  readonly payload: P
+}
+
+/**
+ * A filter's decisions over a stream of items, with the calls it holds.
+ *
+ * @internal
+ */
+export interface Calls<P> {
+  /** Decides `item` now, or holds it (a call); a tool_result first decides the calls it answers. */
+  readonly push: (item: Item.Item, payload: P, decide: Decide<P>) => void
+  /** The stream has ended: the calls still held are decided, with no result. */
+  readonly end: (decide: Decide<P>) => void
+  /** How many calls are held. */
+  readonly held: () => number
+}
+
+/**
+ * The decisions of `ast`, or `undefined` when it never needs a result: then each item is decided alone, as
+ * it comes (`evaluate`).
+ *
+ * @internal
+ */
+export const make = <P>(ast: Ast.Ast): Calls<P> | undefined => {
+  if (!needsResults(ast)) return undefined
+  // By tool use id; more than one call only when a stream repeats an id.
+  const held = new Map<string, Array<Held<P>>>()
+  const settle = (calls: ReadonlyArray<Held<P>>, result: Item.ToolResultItem | undefined, decide: Decide<P>) => {
+    for (const { call, payload, rest } of calls) decide(call, evaluate(rest, call, result), payload)
+  }
+  return {
+    push: (item, payload, decide) => {
+      if (item.kind === "tool_use") {
+        const rest = residual(ast, item)
+        if (typeof rest === "boolean") return decide(item, rest, payload)
+        const same = held.get(item.id)
+        if (same === undefined) held.set(item.id, [{ call: item, rest, payload }])
+        else same.push({ call: item, rest, payload })
+        return
+      }
+      if (item.kind === "tool_result") {
+        const calls = held.get(item.toolUseId)
+        if (calls !== undefined) {
+          held.delete(item.toolUseId)
+          settle(calls, item, decide)
+        }
+      }
+      decide(item, evaluate(ast, item), payload)
+    },
+    end: (decide) => {
+      const calls = [...held.values()].flat()
+      held.clear()
+      settle(calls, undefined, decide)
+    },
+    held: () => held.size
+  }
+}
+
+/**
+ * The items of `items` that `calls` selects now, appended to `out`.
+ *
+ * @internal
+ */
+export const selectInto = <A extends Item.Item>(calls: Calls<undefined>, items: Iterable<Item.Item>, out: Array<A>): Array<A> => {
+  const keep: Decide<undefined> = (item, selected) => {
+    if (selected) out.push(item as A)
+  }
+  for (const item of items) calls.push(item, undefined, keep)
+  return out
+}
+
+/**
+ * The calls still held when the stream ends that `calls` selects.
+ *
+ * @internal
+ */
+export const selectAtEnd = <A extends Item.Item>(calls: Calls<undefined>): Array<A> => {
+  const out: Array<A> = []
+  calls.end((item, selected) => {
+    if (selected) out.push(item as A)
+  })
+  return out
+}
