@@ -13,7 +13,7 @@
  */
 import type * as Ast from "../Ast.ts"
 import type * as Item from "../Item.ts"
-import { evaluate, needsResults, residual } from "./evaluate.ts"
+import { evaluate, needsResults, outcomeOf, residual, settle } from "./evaluate.ts"
 
 export { needsResults }
 
@@ -56,8 +56,9 @@ export const make = <P>(ast: Ast.Ast): Calls<P> | undefined => {
   if (!needsResults(ast)) return undefined
   // By tool use id; more than one call only when a stream repeats an id.
   const held = new Map<string, Array<Held<P>>>()
-  const settle = (calls: ReadonlyArray<Held<P>>, result: Item.ToolResultItem | undefined, decide: Decide<P>) => {
-    for (const { call, payload, rest } of calls) decide(call, evaluate(rest, call, result), payload)
+  const release = (calls: ReadonlyArray<Held<P>>, result: Item.ToolResultItem | undefined, decide: Decide<P>) => {
+    const outcome = outcomeOf(result)
+    for (const { call, payload, rest } of calls) decide(call, settle(rest, outcome), payload)
   }
   return {
     push: (item, payload, decide) => {
@@ -73,7 +74,7 @@ export const make = <P>(ast: Ast.Ast): Calls<P> | undefined => {
         const calls = held.get(item.toolUseId)
         if (calls !== undefined) {
           held.delete(item.toolUseId)
-          settle(calls, item, decide)
+          release(calls, item, decide)
         }
       }
       decide(item, evaluate(ast, item), payload)
@@ -81,7 +82,7 @@ export const make = <P>(ast: Ast.Ast): Calls<P> | undefined => {
     end: (decide) => {
       const calls = [...held.values()].flat()
       held.clear()
-      settle(calls, undefined, decide)
+      release(calls, undefined, decide)
     },
     held: () => held.size
   }

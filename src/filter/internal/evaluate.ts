@@ -115,13 +115,68 @@ const testsOutcome = (ast: Ast.Ast): boolean =>
   (ast._tag === "Not" ? testsOutcome(ast.filter) : (ast._tag === "And" || ast._tag === "Or") && ast.filters.some(testsOutcome))
 
 /**
- * What `ast` says of a call before its result is known: `true` or `false` when that is decided already, else
- * what is left to decide on its result, a tree of `error`, `denied`, `not`, `and`, `or` that `evaluate`
- * decides with the result (or without one). Every other atom is tested now, once.
+ * A call's outcome, as its result tells it: an error, refused by the permission system. A call with no
+ * result is neither.
+ *
+ * @internal
+ */
+export interface Outcome {
+  readonly error: boolean
+  readonly denied: boolean
+}
+
+/** @internal */
+export const outcomeOf = (result: Item.ToolResultItem | undefined): Outcome => ({
+  error: result !== undefined && isError(result),
+  denied: result !== undefined && isDenied(result)
+})
+
+const outcomes: ReadonlyArray<Outcome> = [
+  { error: false, denied: false },
+  { error: true, denied: false },
+  { error: false, denied: true },
+  { error: true, denied: true }
+]
+
+/**
+ * Decides what `residual` left of a call with the call's outcome.
+ *
+ * @internal
+ */
+export const settle = (rest: Ast.Ast, outcome: Outcome): boolean => {
+  switch (rest._tag) {
+    case "Error":
+      return outcome.error
+    case "Denied":
+      return outcome.denied
+    case "Not":
+      return !settle(rest.filter, outcome)
+    case "And":
+      return rest.filters.every((f) => settle(f, outcome))
+    case "Or":
+      return rest.filters.some((f) => settle(f, outcome))
+    default:
+      // `residual` leaves no other node.
+      return false
+  }
+}
+
+/**
+ * What `ast` says of a call before its result is known: `true` or `false` when no outcome can change it,
+ * else what is left to decide with the outcome (see `settle`), a tree of `error`, `denied`, `not`, `and`,
+ * `or`. Every other atom is tested now, once.
  *
  * @internal
  */
 export const residual = (ast: Ast.Ast, call: Item.ToolUseItem): boolean | Ast.Ast => {
+  const rest = partial(ast, call)
+  if (typeof rest === "boolean") return rest
+  // A tree the outcome does not change (`error | !error`) is decided too.
+  const first = settle(rest, outcomes[0]!)
+  return outcomes.every((outcome) => settle(rest, outcome) === first) ? first : rest
+}
+
+const partial = (ast: Ast.Ast, call: Item.ToolUseItem): boolean | Ast.Ast => {
   switch (ast._tag) {
     case "Error":
       // An API error message's call is an error whatever its result.
@@ -129,7 +184,7 @@ export const residual = (ast: Ast.Ast, call: Item.ToolUseItem): boolean | Ast.As
     case "Denied":
       return ast
     case "Not": {
-      const operand = residual(ast.filter, call)
+      const operand = partial(ast.filter, call)
       return typeof operand === "boolean" ? !operand : Ast.not(operand)
     }
     case "And":
@@ -138,7 +193,7 @@ export const residual = (ast: Ast.Ast, call: Item.ToolUseItem): boolean | Ast.As
       const decisive = ast._tag === "Or"
       const left: Array<Ast.Ast> = []
       for (const filter of ast.filters) {
-        const operand = residual(filter, call)
+        const operand = partial(filter, call)
         if (operand === decisive) return decisive
         if (typeof operand !== "boolean") left.push(operand)
       }
