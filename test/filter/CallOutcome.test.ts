@@ -148,7 +148,9 @@ describe("a call's outcome", () => {
 
     it.effect("a filter that tests no outcome streams each call as it comes; one that does, at its result", () =>
       Effect.gen(function*() {
-        const endless = (lines: ReadonlyArray<unknown>) => Stream.concat(Stream.fromIterable(decodeLines(lines)), Stream.never)
+        // A stream that fails where it would go on: what is taken must come before.
+        const endless = (lines: ReadonlyArray<unknown>) =>
+          Stream.concat(Stream.fromIterable(decodeLines(lines)), Stream.fail("read past the lines"))
         const first = yield* endless([lines[0]]).pipe(Item.select(Filter.toolUse("Bash")), Stream.take(1), Stream.runCollect)
         assert.deepStrictEqual(idsOf(first), ["a"])
         const failed = yield* endless(lines.slice(0, 3)).pipe(Item.select(failedBash), Stream.take(2), Stream.runCollect)
