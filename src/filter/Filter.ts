@@ -31,6 +31,8 @@ import * as SchemaGetter from "effect/SchemaGetter"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as ToolInput from "../schema/ToolInput.ts"
 import * as Ast from "./Ast.ts"
+import * as Calls from "./internal/calls.ts"
+import * as Decisions from "./internal/decisions.ts"
 import { evaluate } from "./internal/evaluate.ts"
 import type * as Item from "./Item.ts"
 import * as Syntax from "./Syntax.ts"
@@ -72,6 +74,10 @@ const FilterProto = Object.assign(Object.create(Function.prototype), {
   },
   pipe() {
     return pipeArguments(this, arguments)
+  },
+  // What `Item.select` holds a call for, when the filter's verdict on it can need its result.
+  [Decisions.key](this: Filter) {
+    return Calls.make(this.ast)
   },
   toString(this: Filter) {
     return `Filter(${Syntax.describeAst(this.ast)})`

@@ -20,7 +20,7 @@ import type * as ToolInput from "../schema/ToolInput.ts"
 import type { DecodeError } from "../stream/DecodeError.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 import type * as Ast from "./Ast.ts"
-import * as Calls from "./internal/calls.ts"
+import * as Decisions from "./internal/decisions.ts"
 import { kindsOf } from "./internal/kinds.ts"
 
 /**
@@ -473,14 +473,14 @@ export const select: {
   <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R>
 } = dual(2, <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R> => {
   const kinds = kindsOf(filter.ast) as ReadonlySet<Kind> | undefined
-  if (Calls.needsResults(filter.ast)) {
+  if (Decisions.of(filter) !== undefined) {
     // The results decide the calls: built even when the filter selects none of them.
     const built = kinds === undefined ? undefined : new Set<Kind>([...kinds, "tool_result"])
     return Stream.mapAccumArray(
       self,
-      () => ({ flattener: makeFlattener(built), calls: Calls.make<undefined>(filter.ast)! }),
-      (state, inputs) => [state, Calls.selectInto<A>(state.calls, state.flattener.pushAll(inputs), [])],
-      { onHalt: (state) => Calls.selectAtEnd<A>(state.calls) }
+      () => ({ flattener: makeFlattener(built), decisions: Decisions.of<Item, undefined>(filter)! }),
+      (state, inputs) => [state, Decisions.selectInto<Item, A>(state.decisions, state.flattener.pushAll(inputs), [])],
+      { onHalt: (state) => Decisions.selectAtEnd<Item, A>(state.decisions) }
     )
   }
   return Stream.mapAccumArray(self, () => makeFlattener(kinds), (flattener, inputs) => {

@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Filter from "./Filter.ts"
 import * as Calls from "./internal/calls.ts"
+import * as Decisions from "./internal/decisions.ts"
 import type * as Item from "./Item.ts"
 
 /**
@@ -148,6 +149,6 @@ export const errorsOnly = <E, R>(self: Stream.Stream<Item.Item, E, R>): Stream.S
   Stream.mapAccumArray(
     self,
     () => Calls.make<undefined>(Filter.error.ast)!,
-    (calls, items) => [calls, Calls.selectInto(calls, items, [])],
-    { onHalt: Calls.selectAtEnd }
+    (calls, items) => [calls, Decisions.selectInto(calls, items, [])],
+    { onHalt: Decisions.selectAtEnd }
   )

@@ -13,37 +13,20 @@
  */
 import type * as Ast from "../Ast.ts"
 import type * as Item from "../Item.ts"
+import type * as Decisions from "./decisions.ts"
 import { evaluate, needsResults, outcomeOf, residual, settle } from "./evaluate.ts"
 
-export { needsResults }
+/** @internal */
+export type Decide<P> = Decisions.Decide<Item.Item, P>
 
-/**
- * What a stage does with a decided item; `payload` is what came with the item (the line a display prints it
- * from).
- *
- * @internal
- */
-export type Decide<P> = (item: Item.Item, selected: boolean, payload: P) => void
+/** @internal */
+export type Calls<P> = Decisions.Decisions<Item.Item, P>
 
 interface Held<P> {
   readonly call: Item.ToolUseItem
   // What is left to decide on the result (see `residual`).
   readonly rest: Ast.Ast
   readonly payload: P
-}
-
-/**
- * A filter's decisions over a stream of items, with the calls it holds.
- *
- * @internal
- */
-export interface Calls<P> {
-  /** Decides `item` now, or holds it (a call); a tool_result first decides the calls it answers. */
-  readonly push: (item: Item.Item, payload: P, decide: Decide<P>) => void
-  /** The stream has ended: the calls still held are decided, with no result. */
-  readonly end: (decide: Decide<P>) => void
-  /** How many calls are held. */
-  readonly held: () => number
 }
 
 /**
@@ -86,30 +69,4 @@ export const make = <P>(ast: Ast.Ast): Calls<P> | undefined => {
     },
     held: () => held.size
   }
-}
-
-/**
- * The items of `items` that `calls` selects now, appended to `out`.
- *
- * @internal
- */
-export const selectInto = <A extends Item.Item>(calls: Calls<undefined>, items: Iterable<Item.Item>, out: Array<A>): Array<A> => {
-  const keep: Decide<undefined> = (item, selected) => {
-    if (selected) out.push(item as A)
-  }
-  for (const item of items) calls.push(item, undefined, keep)
-  return out
-}
-
-/**
- * The calls still held when the stream ends that `calls` selects.
- *
- * @internal
- */
-export const selectAtEnd = <A extends Item.Item>(calls: Calls<undefined>): Array<A> => {
-  const out: Array<A> = []
-  calls.end((item, selected) => {
-    if (selected) out.push(item as A)
-  })
-  return out
 }
