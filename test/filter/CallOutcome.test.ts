@@ -17,12 +17,11 @@ import * as Message from "../../src/schema/Message.ts"
 import { decodeAll } from "../../src/stream/Decode.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
 import * as Scenario from "../../src/testing/Scenario.ts"
-import * as Script from "../../src/testing/Script.ts"
 import * as TranscriptDecode from "../../src/transcript/Decode.ts"
 import * as TranscriptMessages from "../../src/transcript/Messages.ts"
 import * as Run from "../cli/support/Run.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
-import { jsonlFiles } from "../transcript/support.ts"
+import { jsonlFiles, parallelBashScenario } from "../transcript/support.ts"
 
 // The lines of a file with JSON.parse alone (lines that are not JSON left out).
 const rawLines = (file: string): Array<any> =>
@@ -173,26 +172,9 @@ describe("a call's outcome", () => {
   })
 
   describe("a transcript the real CLI writes", () => {
-    // Two Bash calls in one message, one failing; then the answer.
-    const parallel: Scenario.Scenario = {
-      name: "parallel_bash",
-      description: "",
-      prompt: "Show me missing.txt and present.txt",
-      args: ["--allowedTools", "Bash"],
-      files: { "present.txt": "here\n" },
-      script: () =>
-        Script.make([
-          Script.turn([
-            Script.toolUse("Bash", { command: "cat missing.txt", description: "Print missing.txt" }),
-            Script.toolUse("Bash", { command: "cat present.txt", description: "Print present.txt" })
-          ]),
-          Script.turn("missing.txt does not exist; present.txt says here.")
-        ])
-    }
-
     it.live("view, Item.select and stats give its failed Bash calls", () =>
       Effect.gen(function*() {
-        const run = yield* Scenario.run(parallel)
+        const run = yield* Scenario.run(parallelBashScenario)
         assert.strictEqual(run.exitCode, 0, run.stderr)
         const [file, ...others] = jsonlFiles(path.join(run.sandbox.home, ".claude", "projects"))
         assert.deepStrictEqual(others, [])

@@ -167,5 +167,8 @@ describe("transcripts in the bin and the filters", () => {
       // A subagent's tool calls are `subagent` items, the main agent's are not.
       const withAgent = jsonlFiles(path.join(dirs[0], "projects"))
       assert.isAbove(cases.find((c) => c.filter === "subagent & tool")!.count(withAgent.flatMap(rawEntries)), 0)
+      // A Bash call that failed, among calls that did not: `tool:Bash & error` has something to find.
+      const all = dirs.flatMap((dir) => jsonlFiles(path.join(dir, "projects"))).flatMap(rawEntries)
+      assert.strictEqual(cases.find((c) => c.filter === "tool:Bash & error")!.count(all), 1)
     }).pipe(Effect.scoped), 300_000)
 })
