@@ -426,7 +426,9 @@ export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Ite
   Stream.mapAccumArray(self, makeFlattener, (flattener, inputs) => [flattener, flattener.pushAll(inputs)])
 
 /**
- * What {@link select} reads of a filter: a `Filter.Filter<A>` is one.
+ * What {@link select} reads of a filter: a `Filter.Filter<A>` is one. Only
+ * a `Filter` holds a call for its result (`tool:Bash & error`); any other
+ * selector is a plain predicate, item by item.
  *
  * @since 0.1.0
  * @category models
@@ -473,6 +475,7 @@ export const select: {
   <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R>
 } = dual(2, <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R> => {
   const kinds = kindsOf(filter.ast) as ReadonlySet<Kind> | undefined
+  // A stream may run more than once: each run has decisions of its own.
   if (Decisions.of(filter) !== undefined) {
     // The results decide the calls: built even when the filter selects none of them.
     const built = kinds === undefined ? undefined : new Set<Kind>([...kinds, "tool_result"])
