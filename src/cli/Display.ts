@@ -133,8 +133,8 @@ export interface State {
   readonly style: Style.Style
   readonly flattener: Item.Flattener
   /**
-   * With a filter that tests a call's outcome (`tool:Bash & error`), the calls it holds until their results,
-   * each with the line it came from; `undefined` otherwise.
+   * With a filter that tests a call's outcome (`tool:Bash & error`), the calls it holds until their results
+   * (each with its line when jsonl prints it); `undefined` otherwise.
    */
   readonly calls: Calls.Calls<string | undefined> | undefined
   /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
@@ -251,7 +251,8 @@ const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: 
   }
   const shown = showing(state, now)
   if (format === "jsonl" && filter === undefined && !isDecodeError(record)) shown.text += record.raw + "\n"
-  const raw = isDecodeError(record) ? undefined : record.raw
+  // The line, for the items jsonl prints as on the wire (a held call keeps it until it is decided).
+  const raw = format === "jsonl" && filter !== undefined && !isDecodeError(record) ? record.raw : undefined
   for (const item of state.flattener.push(message)) {
     if (state.calls !== undefined) state.calls.push(item, raw, shown.decide)
     else shown.decide(item, filter === undefined || filter(item), raw)
@@ -260,9 +261,8 @@ const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: 
   return writes
 }
 
-// Shows or hides decided items, each with the line it came from (`raw`; none for a failed line), into `text`.
+// Shows or hides decided items into `text`, each with the line it came from when jsonl prints it (`raw`).
 const showing = (state: State, now: number) => {
-  const { filter, format } = state.options
   // Parsed again (the decoder keeps only the typed message): once per line, and only once one of its items
   // is selected.
   let parsed: { readonly raw: string; readonly wire: unknown } | undefined
@@ -274,10 +274,8 @@ const showing = (state: State, now: number) => {
         return
       }
       state.selected[item.kind] = (state.selected[item.kind] ?? 0) + 1
-      if (format === "jsonl" && filter !== undefined && raw !== undefined && parsed?.raw !== raw) {
-        parsed = { raw, wire: JSON.parse(raw) }
-      }
-      shown.text += show(state, item, now, parsed?.raw === raw ? parsed?.wire : undefined)
+      if (raw !== undefined && parsed?.raw !== raw) parsed = { raw, wire: JSON.parse(raw) }
+      shown.text += show(state, item, now, raw === undefined ? undefined : parsed?.wire)
     }
   }
   return shown
