@@ -30,14 +30,16 @@ const commandLine = [
   "npx effect-claude-code run --allowed-tools Bash --filter 'tool:Bash | error' \"Why does npm test fail?\"",
   "claude -p \"...\" --output-format stream-json --verbose | npx effect-claude-code view -",
   "npx effect-claude-code view --format jsonl --filter 'result:Bash & error' recording.jsonl",
+  "npx effect-claude-code view --filter 'tool:Bash & error' ~/.claude/projects/KEY/SESSION.jsonl",
   "npx effect-claude-code stats --format json recordings/*.jsonl",
   "```",
   "",
   "`--format jsonl` prints the CLI's lines as written (stream-json: pipe them into `view` or `stats`); with",
   "`--filter`, it prints one JSON object per selected item instead, `{\"kind\", \"session_id\",",
   "\"parent_tool_use_id\", \"message_index\", \"block_index\", \"value\"}`, the value being the block or message as",
-  "the CLI wrote it. `--format json` prints one summary object. Every command documents its flags and exit",
-  "codes in `--help`."
+  "the CLI wrote it. A call is an `error` when its result is (and `denied` when its result was refused), so",
+  "`tool:Bash & error` shows the Bash calls that failed: each is shown when its result arrives, just before it.",
+  "`--format json` prints one summary object. Every command documents its flags and exit codes in `--help`."
 ]
 
 const packageName = "effect-claude-code"

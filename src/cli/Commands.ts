@@ -46,7 +46,8 @@ const filter = Flag.String("filter").pipe(
     "show only what the expression selects, e.g. 'tool:Bash | error', 'text & main', 'not delta' " +
       "(atoms: text thinking tool[:NAME] typed result[:NAME] error denied system[:SUBTYPE] type:TYPE session:ID " +
       "subagent main task:ID delta[:KIND] all none, where typed is a tool use whose input fits its tool's " +
-      "schema; operators: and & or | not ! ( ))"
+      "schema, and a tool call is an error (denied) when its result is: 'tool:Bash & error' is the Bash " +
+      "calls that failed; operators: and & or | not ! ( ))"
   ),
   Flag.optional
 )

@@ -8,6 +8,7 @@
  */
 import * as Cause from "effect/Cause"
 import type * as Filter from "../filter/Filter.ts"
+import * as Calls from "../filter/internal/calls.ts"
 import * as Item from "../filter/Item.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
@@ -32,7 +33,10 @@ export type Format = "pretty" | "jsonl" | "json"
  */
 export interface Options {
   readonly format: Format
-  /** Show only the items this filter selects. */
+  /**
+   * Show only the items this filter selects. A call its result decides (`tool:Bash & error`) is shown when
+   * that result comes, just before it; one that got none, at the end.
+   */
   readonly filter?: Filter.Filter | undefined
   /** Stop at the first line that does not decode (exit code 3). */
   readonly strict?: boolean | undefined
@@ -128,6 +132,11 @@ export interface State {
   readonly options: Options
   readonly style: Style.Style
   readonly flattener: Item.Flattener
+  /**
+   * With a filter that tests a call's outcome (`tool:Bash & error`), the calls it holds until their results
+   * (each with its line when jsonl prints it); `undefined` otherwise.
+   */
+  readonly calls: Calls.Calls<string | undefined> | undefined
   /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
   held: number
   /** The run's summary so far; it also counts the lines that decoded and those that did not. */
@@ -162,6 +171,7 @@ export const initial = (options: Options, terminal: Terminal): State => ({
   options,
   style: terminal.style,
   flattener: Item.makeFlattener(),
+  calls: options.filter === undefined ? undefined : Calls.make(options.filter.ast),
   held: 0,
   run: Summary.initial,
   resultLine: undefined,
@@ -239,21 +249,36 @@ const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: 
     if (messageCount === 1) writes.push(...heldNote(state, now))
     if (record.message.type === "result") state.resultLine = record.raw
   }
-  let text = format === "jsonl" && filter === undefined && !isDecodeError(record) ? record.raw + "\n" : ""
-  // Parsed again (the decoder keeps only the typed message): once for all the line's items, and only once one
-  // of them is selected.
-  let wire: unknown
+  const shown = showing(state, now)
+  if (format === "jsonl" && filter === undefined && !isDecodeError(record)) shown.text += record.raw + "\n"
+  // The line, for the items jsonl prints as on the wire (a held call keeps it until it is decided).
+  const raw = format === "jsonl" && filter !== undefined && !isDecodeError(record) ? record.raw : undefined
   for (const item of state.flattener.push(message)) {
-    if (filter !== undefined && !filter(item)) {
-      state.pretty = Pretty.observe(state.pretty, item)
-      continue
-    }
-    state.selected[item.kind] = (state.selected[item.kind] ?? 0) + 1
-    if (format === "jsonl" && filter !== undefined && !isDecodeError(record)) wire ??= JSON.parse(record.raw)
-    text += show(state, item, now, wire)
+    if (state.calls !== undefined) state.calls.push(item, raw, shown.decide)
+    else shown.decide(item, filter === undefined || filter(item), raw)
   }
-  writes.push(stdout(text))
+  writes.push(stdout(shown.text))
   return writes
+}
+
+// Shows or hides decided items into `text`, each with the line it came from when jsonl prints it (`raw`).
+const showing = (state: State, now: number) => {
+  // Parsed again (the decoder keeps only the typed message): once per line, and only once one of its items
+  // is selected.
+  let parsed: { readonly raw: string; readonly wire: unknown } | undefined
+  const shown = {
+    text: "",
+    decide: (item: Item.Item, selected: boolean, raw: string | undefined): void => {
+      if (!selected) {
+        state.pretty = Pretty.observe(state.pretty, item)
+        return
+      }
+      state.selected[item.kind] = (state.selected[item.kind] ?? 0) + 1
+      if (raw !== undefined && parsed?.raw !== raw) parsed = { raw, wire: JSON.parse(raw) }
+      shown.text += show(state, item, now, raw === undefined ? undefined : parsed?.wire)
+    }
+  }
+  return shown
 }
 
 /**
@@ -291,6 +316,9 @@ export const interrupted = (state: State): string => screen(state, { _tag: "End"
  * @category reducers
  */
 export const finish = (state: State): Array<Write<never>> => {
+  // The calls still held got no result: decided now, before the counts are read.
+  const released = showing(state, state.screen.now)
+  state.calls?.end(released.decide)
   const outcome: Outcome = {
     lines: state.run.messageCount,
     failed: state.run.decodeErrorCount,
@@ -302,6 +330,7 @@ export const finish = (state: State): Array<Write<never>> => {
   state.pretty = pretty
   const closing = state.options.format === "pretty" && rest.text !== "" ? screen(state, { _tag: "Write", text: rest.text }) : ""
   return [
+    stdout(released.text),
     ...heldNote(state, state.screen.now),
     stdout(closing),
     stdout(screen(state, { _tag: "End" })),

@@ -31,6 +31,8 @@ import * as SchemaGetter from "effect/SchemaGetter"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as ToolInput from "../schema/ToolInput.ts"
 import * as Ast from "./Ast.ts"
+import * as Calls from "./internal/calls.ts"
+import * as Decisions from "./internal/decisions.ts"
 import { evaluate } from "./internal/evaluate.ts"
 import type * as Item from "./Item.ts"
 import * as Syntax from "./Syntax.ts"
@@ -72,6 +74,10 @@ const FilterProto = Object.assign(Object.create(Function.prototype), {
   },
   pipe() {
     return pipeArguments(this, arguments)
+  },
+  // What `Item.select` holds a call for, when the filter's verdict on it can need its result.
+  [Decisions.key](this: Filter) {
+    return Calls.make(this.ast)
   },
   toString(this: Filter) {
     return `Filter(${Syntax.describeAst(this.ast)})`
@@ -120,10 +126,15 @@ export const text: Filter<Item.TextItem> = fromAst(Ast.flag("Text"))
 export const thinking: Filter<Item.ThinkingItem> = fromAst(Ast.flag("Thinking"))
 
 /**
- * Errors: tool results flagged `is_error`, error results (`is_error` or an
- * error subtype), API retries, the blocks of assistant messages that report
- * an API error (`"error": "authentication_failed"`) and, with `onBadLine: "emit"`,
- * lines that failed to decode.
+ * Errors: tool results flagged `is_error` and the tool calls they answer,
+ * error results (`is_error` or an error subtype), API retries, the blocks of
+ * assistant messages that report an API error (`"error": "authentication_failed"`)
+ * and, with `onBadLine: "emit"`, lines that failed to decode.
+ *
+ * A call's failure is known only from its result, later in the stream:
+ * `Item.select` and `Views.errorsOnly` hold a call until then. As a plain
+ * predicate on one item, a call is an error only as part of an API error
+ * message.
  *
  * @since 0.1.0
  * @category atoms
@@ -131,12 +142,15 @@ export const thinking: Filter<Item.ThinkingItem> = fromAst(Ast.flag("Thinking"))
 export const error: Filter = fromAst(Ast.flag("Error"))
 
 /**
- * Tool results the permission system refused, and `permission_denied` system messages.
+ * Tool results the permission system refused and the tool calls they
+ * answer, and `permission_denied` system messages. A call is denied when its
+ * result is, as `error` (which see) is told: by `Item.select`, not by the
+ * plain predicate.
  *
  * @since 0.1.0
  * @category atoms
  */
-export const permissionDenied: Filter<Item.ToolResultItem | Item.SystemItem> = fromAst(Ast.flag("Denied"))
+export const permissionDenied: Filter<Item.ToolUseItem | Item.ToolResultItem | Item.SystemItem> = fromAst(Ast.flag("Denied"))
 
 /**
  * Tool uses whose input fits the input schema of their tool (see

@@ -20,6 +20,7 @@ import type * as ToolInput from "../schema/ToolInput.ts"
 import type { DecodeError } from "../stream/DecodeError.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 import type * as Ast from "./Ast.ts"
+import * as Decisions from "./internal/decisions.ts"
 import { kindsOf } from "./internal/kinds.ts"
 
 /**
@@ -425,7 +426,9 @@ export const items = <E, R>(self: Stream.Stream<Input, E, R>): Stream.Stream<Ite
   Stream.mapAccumArray(self, makeFlattener, (flattener, inputs) => [flattener, flattener.pushAll(inputs)])
 
 /**
- * What {@link select} reads of a filter: a `Filter.Filter<A>` is one.
+ * What {@link select} reads of a filter: a `Filter.Filter<A>` is one. Only
+ * a `Filter` holds a call for its result (`tool:Bash & error`); any other
+ * selector is a plain predicate, item by item.
  *
  * @since 0.1.0
  * @category models
@@ -441,6 +444,15 @@ export interface Selector<A extends Item> {
  * order, but only the items of the kinds the filter can select are built
  * (`text | tool:Read` builds none for a `stream_event` line).
  *
+ * A tool call is an error when its result is (`tool:Bash & error`: the Bash
+ * calls that failed), and denied when its result was refused: so when the
+ * filter's verdict on a call depends on `error` or `denied`, the call is held
+ * until its result arrives (by tool use id) and emitted then, just before
+ * that result; a call the stream ends without answering is neither, and is
+ * emitted (if selected) at the end, in the order the calls came. Only such
+ * calls are held, each until its result; every other item, and every item of
+ * a filter that tests no outcome, is emitted as it comes.
+ *
  * @example
  * ```ts
  * import { Stream } from "effect"
@@ -452,6 +464,7 @@ export interface Selector<A extends Item> {
  *   Item.select(Filter.toolUse("Bash")),
  *   Stream.map((item) => item.input.command)
  * )
+ * const failed = stdout.pipe(Decode.messages(), Item.select(Filter.and(Filter.toolUse("Bash"), Filter.error)))
  * ```
  *
  * @since 0.1.0
@@ -462,6 +475,17 @@ export const select: {
   <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R>
 } = dual(2, <E, R, A extends Item>(self: Stream.Stream<Input, E, R>, filter: Selector<A>): Stream.Stream<A, E, R> => {
   const kinds = kindsOf(filter.ast) as ReadonlySet<Kind> | undefined
+  // A stream may run more than once: each run has decisions of its own.
+  if (Decisions.of(filter) !== undefined) {
+    // The results decide the calls: built even when the filter selects none of them.
+    const built = kinds === undefined ? undefined : new Set<Kind>([...kinds, "tool_result"])
+    return Stream.mapAccumArray(
+      self,
+      () => ({ flattener: makeFlattener(built), decisions: Decisions.of<Item, undefined>(filter)! }),
+      (state, inputs) => [state, Decisions.selectInto<Item, A>(state.decisions, state.flattener.pushAll(inputs), [])],
+      { onHalt: (state) => Decisions.selectAtEnd<Item, A>(state.decisions) }
+    )
+  }
   return Stream.mapAccumArray(self, () => makeFlattener(kinds), (flattener, inputs) => {
     // Filtered in place: one array per chunk.
     const out = flattener.pushAll(inputs)

@@ -415,8 +415,8 @@ class Parser {
  * | `tool`, `tool:NAME` | `tool_use` blocks (of a tool name or glob), whatever their input |
  * | `typed` | tool uses whose input fits their tool's input schema (every input of a tool without one) |
  * | `result`, `result:NAME` | `tool_result` blocks (answering a tool of a name or glob) |
- * | `error` | error tool results, error results, API retries, API errors, lines that failed to decode |
- * | `denied` | tool results the permission system refused, `permission_denied` system messages |
+ * | `error` | error tool results and the calls they answer, error results, API retries, API errors, lines that failed to decode |
+ * | `denied` | tool results the permission system refused and the calls they answer, `permission_denied` system messages |
  * | `system`, `system:SUBTYPE` | `system` messages (of a subtype: `init`, `api_retry`, ...) |
  * | `type:TYPE` | items of messages of a wire type (`assistant`, `rate_limit_event`, `decode_failure`, ...) |
  * | `session:ID` | items of one session |
@@ -439,11 +439,22 @@ class Parser {
  * `tool & !typed` finds the calls whose input does not fit (a newer CLI
  * changing a tool's input).
  *
+ * **A call's outcome.** A tool call is an `error` when its result is (or when
+ * it is part of an API error message), and `denied` when its result was
+ * refused: `tool:Bash & error` selects the Bash calls that failed. A call's
+ * outcome is known only once its result arrives, so a filter whose verdict on
+ * a call depends on it holds that call until its result and shows it then,
+ * just before the result; a call that gets no result (the stream ended
+ * first) is neither an error nor denied, and a held one is shown at the end.
+ * As a plain predicate, `Filter.error` sees one item and no result: on a call,
+ * only the API error.
+ *
  * **Examples**
  *
  * ```text
  * tool:Bash | error                    Bash calls and every error
- * result:Bash & error                  failed Bash results
+ * tool:Bash & error                    Bash calls that failed
+ * result:Bash & error                  their results
  * text & main                          the main agent's text
  * tool:mcp__* & subagent               MCP calls made by subagents
  * system:init or type:rate_limit_event

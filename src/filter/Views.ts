@@ -11,6 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Filter from "./Filter.ts"
+import * as Calls from "./internal/calls.ts"
+import * as Decisions from "./internal/decisions.ts"
 import type * as Item from "./Item.ts"
 
 /**
@@ -137,10 +139,16 @@ export const finalText = <E, R>(self: Stream.Stream<Item.Item, E, R>): Effect.Ef
   )
 
 /**
- * Only the errors (see `Filter.error`).
+ * Only the errors (see `Filter.error`): a failed call is held until its
+ * result and emitted just before it, as `Item.select` does.
  *
  * @since 0.1.0
  * @category views
  */
 export const errorsOnly = <E, R>(self: Stream.Stream<Item.Item, E, R>): Stream.Stream<Item.Item, E, R> =>
-  Stream.filter(self, Filter.error)
+  Stream.mapAccumArray(
+    self,
+    () => Calls.make<undefined>(Filter.error.ast)!,
+    (calls, items) => [calls, Decisions.selectInto(calls, items, [])],
+    { onHalt: Decisions.selectAtEnd }
+  )

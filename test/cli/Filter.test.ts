@@ -94,10 +94,16 @@ describe("--filter", () => {
   it.effect("pretty names the call of a result shown without it", () =>
     Effect.gen(function*() {
       const file = path.join(Run.root, "fixtures", "recorded", "demo.jsonl")
-      const { stdout } = yield* Run.view(file, { format: "pretty", filter: parse("tool:Bash | error") })
+      const { stdout } = yield* Run.view(file, { format: "pretty", filter: parse("tool:Bash | result & error") })
       expect(stdout).toBe(
         "● Bash(grep -c '\\[ \\]' TODO.md)\n\n" +
           "○ Write(count.txt)\n  ⎿  Denied: Claude requested permissions to write to count.txt, but you haven't granted it yet.\n"
+      )
+      // With `error`, the failed call is shown too: its result goes under it.
+      const withCalls = yield* Run.view(file, { format: "pretty", filter: parse("tool:Bash | error") })
+      expect(withCalls.stdout).toBe(
+        "● Bash(grep -c '\\[ \\]' TODO.md)\n\n" +
+          "● Write(count.txt)\n  ⎿  Denied: Claude requested permissions to write to count.txt, but you haven't granted it yet.\n"
       )
     }))
 
@@ -159,7 +165,7 @@ describe("--filter", () => {
       }
     }))
 
-  it("a filter that can select nothing is said so, with what to write instead", () => {
+  it("tool:Bash & error gives the failed calls; a filter that can select nothing is said so", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-filter-"))
     try {
       const envelope = (uuid: string, parentUuid: string | null) => ({ uuid, parentUuid, isSidechain: false, sessionId: "s" })
@@ -186,15 +192,19 @@ describe("--filter", () => {
         .filter((b: any) => b.type === "tool_result" && b.is_error === true).length
       expect(failedResults).toBe(1)
 
+      // A call is an error when its result is.
       const calls = Run.cli(["view", "--format", "jsonl", "--filter", "tool:Bash & error", file])
-      expect(calls.stdout).toBe("")
-      expect(calls.stderr).toContain("--filter tool:Bash & error: it selects only tool_use items of API error messages")
-      expect(calls.stderr).toContain("(result:Bash & error)")
+      expect(calls.stdout.trim().split("\n").map((l) => JSON.parse(l)).map((item) => [item.kind, item.value.id])).toEqual([["tool_use", "t1"]])
+      expect(calls.stderr).not.toContain("--filter")
       const results = Run.cli(["view", "--format", "jsonl", "--filter", "result:Bash & error", file])
       expect(results.stdout.trim().split("\n").filter((l) => l !== "")).toHaveLength(failedResults)
       expect(results.stderr).not.toContain("--filter")
       const contradiction = Run.cli(["view", "--format", "jsonl", "--filter", "tool:Bash & result:Bash", file])
       expect(contradiction.stderr).toContain("it selects nothing: its parts ask for items of different kinds")
+      const readContradiction = Run.cli(["view", "--format", "jsonl", "--filter", "tool:Read & result:Read", file])
+      expect(readContradiction.stderr).toContain("it selects nothing: its parts ask for items of different kinds")
+      const apiErrors = Run.cli(["view", "--format", "jsonl", "--filter", "text & error", file])
+      expect(apiErrors.stderr).toContain("--filter text & error: it selects only text items of API error messages")
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }

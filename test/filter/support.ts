@@ -1,8 +1,11 @@
 /**
- * Arbitrary filters for the filter suites: every atom (with awkward values) and operator, nested.
+ * Arbitrary filters for the filter suites: every atom (with awkward values) and operator, nested; and what
+ * `Item.select` selects, worked out over a whole array of items.
  */
 import * as fc from "fast-check"
 import * as Filter from "../../src/filter/Filter.ts"
+import { evaluate } from "../../src/filter/internal/evaluate.ts"
+import type * as Item from "../../src/filter/Item.ts"
 
 export const value = fc.oneof(
   fc.constantFrom("Bash", "mcp__github__*", "Rea?", "my-tool*", "init", "toolu_01", "a:b", "x y", "(", "\"", "\\", "not", "", "tool"),
@@ -46,3 +49,40 @@ export const filterOf = (atoms: fc.Arbitrary<Filter.Filter>): fc.Arbitrary<Filte
 
 /** Filters with a text form. */
 export const filter: fc.Arbitrary<Filter.Filter> = filterOf(atom)
+
+// A result of each outcome, and none: what a call's verdict can depend on.
+const outcomes: ReadonlyArray<Item.ToolResultItem | undefined> = [
+  undefined,
+  ...[false, true].flatMap((isError) =>
+    [false, true].map((denied) => ({ kind: "tool_result", isError, denied }) as Item.ToolResultItem)
+  )
+]
+
+/**
+ * What `Item.select` gives of these items, worked out over the whole array: each item as the filter selects
+ * it, a tool call with its result (the first later tool_result of its id). A call whose verdict an outcome
+ * would change comes just before its result, or after every item when it has none; every other item stays
+ * in place.
+ */
+export const selectedWithResults = (items: ReadonlyArray<Item.Item>, filter: Filter.Filter): Array<Item.Item> => {
+  const out: Array<Item.Item> = []
+  const beforeResult = new Map<Item.Item, Array<Item.Item>>()
+  const atEnd: Array<Item.Item> = []
+  items.forEach((item, i) => {
+    out.push(...beforeResult.get(item) ?? [])
+    if (item.kind !== "tool_use") {
+      if (filter(item)) out.push(item)
+      return
+    }
+    const verdicts = outcomes.map((result) => evaluate(filter.ast, item, result))
+    if (verdicts.every((v) => v === verdicts[0])) {
+      if (verdicts[0]) out.push(item)
+      return
+    }
+    const result = items.slice(i + 1).find((r): r is Item.ToolResultItem => r.kind === "tool_result" && r.toolUseId === item.id)
+    if (!evaluate(filter.ast, item, result)) return
+    if (result === undefined) atEnd.push(item)
+    else beforeResult.set(result, [...beforeResult.get(result) ?? [], item])
+  })
+  return [...out, ...atEnd]
+}

@@ -19,12 +19,23 @@ const blocks = (entries: ReadonlyArray<any>, type: string) =>
     typeof e.message.content === "string" ? [{ type: "text", text: e.message.content }] : e.message.content
   )
 
+const failedResults = (entries: ReadonlyArray<any>) =>
+  blocks(entries, "user").filter((b) => b.type === "tool_result" && b.is_error === true)
+
+// The calls of tools `named` whose result is an error.
+const failedCalls = (entries: ReadonlyArray<any>, named: (name: string) => boolean) => {
+  const failed = new Set(failedResults(entries).map((b) => b.tool_use_id))
+  return blocks(entries, "assistant").filter((b) => b.type === "tool_use" && named(b.name) && failed.has(b.id)).length
+}
+
 // Each filter with its count straight from the raw JSON.
 const cases: ReadonlyArray<{ readonly filter: string; readonly count: (entries: ReadonlyArray<any>) => number }> = [
   { filter: "tool:Bash", count: (es) => blocks(es, "assistant").filter((b) => b.type === "tool_use" && b.name === "Bash").length },
   { filter: "tool", count: (es) => blocks(es, "assistant").filter((b) => b.type === "tool_use").length },
   { filter: "result", count: (es) => blocks(es, "user").filter((b) => b.type === "tool_result").length },
-  { filter: "error", count: (es) => blocks(es, "user").filter((b) => b.type === "tool_result" && b.is_error === true).length },
+  // The failed results and the calls they answer.
+  { filter: "error", count: (es) => failedResults(es).length + failedCalls(es, () => true) },
+  { filter: "tool:Bash & error", count: (es) => failedCalls(es, (name) => name === "Bash") },
   {
     filter: "text & main & !type:user",
     count: (es) => blocks(es.filter((e) => e.isSidechain !== true), "assistant").filter((b) => b.type === "text").length
@@ -146,7 +157,7 @@ describe("transcripts in the bin and the filters", () => {
   it.effect("view --filter on one transcript", () =>
     Effect.sync(() => {
       // The transcripts with tool calls, and one with no message at all.
-      const withTools = transcriptCorpusFiles.filter((file) => cases[1].count(rawEntries(file)) > 0)
+      const withTools = transcriptCorpusFiles.filter((file) => cases.find((c) => c.filter === "tool")!.count(rawEntries(file)) > 0)
       const summaryOnly = transcriptCorpusFiles.filter((file) => rawEntries(file).every((e) => e.type === "summary"))
       assert.isAbove(withTools.length, 1)
       assert.strictEqual(summaryOnly.length, 1)
@@ -161,6 +172,9 @@ describe("transcripts in the bin and the filters", () => {
       for (const dir of dirs) yield* checkTree(path.join(dir, "projects"))
       // A subagent's tool calls are `subagent` items, the main agent's are not.
       const withAgent = jsonlFiles(path.join(dirs[0], "projects"))
-      assert.isAbove(cases[5].count(withAgent.flatMap(rawEntries)), 0)
+      assert.isAbove(cases.find((c) => c.filter === "subagent & tool")!.count(withAgent.flatMap(rawEntries)), 0)
+      // A Bash call that failed, among calls that did not: `tool:Bash & error` has something to find.
+      const all = dirs.flatMap((dir) => jsonlFiles(path.join(dir, "projects"))).flatMap(rawEntries)
+      assert.strictEqual(cases.find((c) => c.filter === "tool:Bash & error")!.count(all), 1)
     }).pipe(Effect.scoped), 300_000)
 })

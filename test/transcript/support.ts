@@ -35,6 +35,23 @@ export const compactScenario: Scenario.Scenario = {
     Script.make([Script.turn("Hi."), Script.turn("<summary>We said hello.</summary>"), Script.turn("Still here.")])
 }
 
+/** Two Bash calls in one message, the first failing; then the answer. */
+export const parallelBashScenario: Scenario.Scenario = {
+  name: "parallel_bash",
+  description: "",
+  prompt: "Show me missing.txt and present.txt",
+  args: ["--allowedTools", "Bash"],
+  files: { "present.txt": "here\n" },
+  script: () =>
+    Script.make([
+      Script.turn([
+        Script.toolUse("Bash", { command: "cat missing.txt", description: "Print missing.txt" }),
+        Script.toolUse("Bash", { command: "cat present.txt", description: "Print present.txt" })
+      ]),
+      Script.turn("missing.txt does not exist; present.txt says here.")
+    ])
+}
+
 /**
  * Plays scenarios with the real CLI and gives the config directory (`CLAUDE_CONFIG_DIR`) of each; they live
  * until the scope closes.
@@ -48,5 +65,14 @@ export const realConfigDirs = (scenarios: ReadonlyArray<Scenario.Scenario>) =>
       })
     )).pipe(Effect.provide(NodeServices.layer))
 
-/** The scenarios whose transcripts the suites read: a Task subagent, three prompts, a compaction, API retries. */
-export const realScenarios = [Scenarios.subagent, Scenarios.streamJsonSession, compactScenario, Scenarios.errorCase]
+/**
+ * The scenarios whose transcripts the suites read: a Task subagent, three prompts, a compaction, API retries,
+ * parallel calls of which one fails.
+ */
+export const realScenarios = [
+  Scenarios.subagent,
+  Scenarios.streamJsonSession,
+  compactScenario,
+  Scenarios.errorCase,
+  parallelBashScenario
+]

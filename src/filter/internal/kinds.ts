@@ -18,12 +18,13 @@ import type * as Ast from "../Ast.ts"
 export const errorKinds = ["tool_result", "result", "system", "decode_failure", "text", "thinking", "tool_use", "block"] as const
 
 /**
- * The kinds whose error is a failure of the item itself (a failed tool result, an error result, an API
- * retry, a bad line); the other error kinds are errors only as part of an API error message.
+ * The kinds whose error is a failure of the item itself (a failed tool result, a call whose result is one, an
+ * error result, an API retry, a bad line); the other error kinds are errors only as part of an API error
+ * message.
  *
  * @internal
  */
-export const failureKinds = ["tool_result", "result", "system", "decode_failure"] as const
+export const failureKinds = ["tool_result", "tool_use", "result", "system", "decode_failure"] as const
 
 // Each atom's kinds, as `evaluate` tests them; an atom not listed can select any kind.
 const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<string> } = {
@@ -34,7 +35,7 @@ const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<string> } = {
   ToolResult: ["tool_result"],
   System: ["system"],
   Delta: ["stream_event"],
-  Denied: ["tool_result", "system"],
+  Denied: ["tool_use", "tool_result", "system"],
   Error: errorKinds,
   None: []
 }
@@ -78,18 +79,10 @@ export const kindsOf = (ast: Ast.Ast, errors: ReadonlyArray<string> = errorKinds
   }
 }
 
-// The tool names a filter's `tool:` atoms ask for.
-const toolNames = (ast: Ast.Ast): Array<string> =>
-  ast._tag === "ToolUse"
-    ? [ast.name ?? ""]
-    : ast._tag === "And" || ast._tag === "Or"
-    ? ast.filters.flatMap(toolNames)
-    : []
-
 /**
- * Why a filter selects nothing whatever it reads, or `undefined`: its parts ask for items of different
- * kinds (`tool:Read & result:Read`), or for errors of items that are errors only as part of an API error
- * message (`tool:Bash & error`: a call's failure shows on its result, `result:Bash & error`).
+ * Why a filter selects nothing whatever it reads, or `undefined`: its parts ask for items of different kinds
+ * (`tool:Read & result:Read`); or why it selects only the items of API error messages: it asks for errors of
+ * items that are errors only as part of one (`text & error`).
  *
  * @internal
  */
@@ -98,8 +91,5 @@ export const warning = (ast: Ast.Ast): string | undefined => {
   if (kinds === undefined) return undefined
   if (kinds.size === 0) return "it selects nothing: its parts ask for items of different kinds"
   if (kindsOf(ast, failureKinds)?.size !== 0) return undefined
-  const names = [...new Set(toolNames(ast))]
-  const suggestion = names.length === 0 ? "result & error" : names.map((n) => n === "" ? "result & error" : `result:${n} & error`).join(" | ")
-  return `it selects only ${[...kinds].join(", ")} items of API error messages: ` +
-    `a tool call that failed shows as an error on its result (${suggestion})`
+  return `it selects only ${[...kinds].join(", ")} items of API error messages`
 }
