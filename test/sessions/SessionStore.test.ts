@@ -19,6 +19,7 @@ import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
+import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
 import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
@@ -349,6 +350,43 @@ describe("SessionStore", () => {
         assert.deepStrictEqual(rawEntries(file), entries)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+    it.effect("a local transcript holding every stored uuid gets the stored entries without one it lacks, once", () =>
+      Effect.gen(function*() {
+        const title = { type: "custom-title", customTitle: "Renamed", sessionId: key.sessionId }
+        // The local copy of the last prompt has its keys in another order: it is held all the same.
+        const local = entries.map((e) => e.type === "last-prompt" ? Object.fromEntries(Object.entries(e).reverse()) as SessionStore.Entry : e)
+        const { file, s, target, text } = yield* setup(local, [...entries, title])
+        assert.isTrue(yield* SessionStore.materialize(s, key, target))
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text + JSON.stringify(title) + "\n")
+        // Again: nothing more.
+        yield* SessionStore.materialize(s, key, target)
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text + JSON.stringify(title) + "\n")
+        assert.deepStrictEqual(fs.readdirSync(path.dirname(file)), [`${key.sessionId}.jsonl`])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a local transcript the store goes on from keeps its own entries without a uuid", () =>
+      Effect.gen(function*() {
+        const tag = { type: "tag", tag: "local", sessionId: key.sessionId }
+        const { file, s, target } = yield* setup([...entries.slice(0, 2), tag], entries)
+        yield* SessionStore.materialize(s, key, target)
+        assert.deepStrictEqual(rawEntries(file), [...entries, tag])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a conflict in a subagent's transcript writes nothing, not even the main one", () =>
+      Effect.gen(function*() {
+        const { configDir, file, s, target, text } = yield* setup(entries.slice(0, 2), entries)
+        const subkey = { ...key, subpath: "subagents/agent-a1" }
+        const agent = path.join(configDir, "projects", key.projectKey, key.sessionId, "subagents", "agent-a1.jsonl")
+        fs.mkdirSync(path.dirname(agent), { recursive: true })
+        fs.writeFileSync(agent, JSON.stringify(entry("s-local", "x")) + "\n")
+        yield* s.append(subkey, [entry("s-stored", "y")])
+        const error = yield* Effect.flip(SessionStore.materialize(s, key, target))
+        assert.strictEqual(error.reason._tag, "TranscriptConflict")
+        assert.include(error.message, agent)
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text)
+        assert.strictEqual(fs.readFileSync(agent, "utf8"), JSON.stringify(entry("s-local", "x")) + "\n")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
     it.effect("a local transcript that differs from the stored one fails, and is left as it was", () =>
       Effect.gen(function*() {
         const other = entries.map((e) => e.uuid === "a1" ? { ...e, uuid: "other" } : e)
@@ -567,6 +605,24 @@ describe("SessionStore", () => {
       const last = ScriptedServer.turnRequests(yield* server.requests).map((r) => Option.getOrThrow(MessagesRequest.decode(r.body))).at(-1)!
       const history = JSON.stringify(last.messages)
       for (const text of ["My name is Ada.", "What is 2 + 2?", "2 + 2 = 4."]) assert.include(history, text)
+    }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
+
+  it.live("a title set through the store reaches a resume where the session ran", () =>
+    Effect.gen(function*() {
+      const s = SessionStore.makeMemory()
+      const first = yield* mirrored(s, "My name is Ada.")
+      const sessionKey = { projectKey: ProjectKey.fromPath(first.sandbox.cwd), sessionId: first.sessionId }
+      // The title as the CLI writes one (no uuid), mirrored from another machine: the local file lacks it.
+      yield* s.append(sessionKey, [{ type: "custom-title", customTitle: "Ada's session", sessionId: first.sessionId }])
+      const { out } = yield* mirrored(s, "What is 2 + 2?", { resume: first.sessionId })
+      assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "2 + 2 = 4."))
+      // The transcript the CLI resumed from and went on writing has it, and its listing shows it.
+      const files = yield* SessionFiles.make({ configDir: first.sandbox.env.CLAUDE_CONFIG_DIR! })
+      assert.strictEqual(Option.getOrThrow(yield* files.getSessionInfo(first.sessionId)).customTitle, "Ada's session")
+      // Resumed again: still one copy.
+      yield* mirrored(s, "What is my name?", { resume: first.sessionId })
+      const file = path.join(first.sandbox.env.CLAUDE_CONFIG_DIR!, "projects", sessionKey.projectKey, `${first.sessionId}.jsonl`)
+      assert.strictEqual(rawEntries(file).filter((e) => e.type === "custom-title").length, 1)
     }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
 
   it.live("a store that fails gives mirror_error events and the run goes on", () =>
