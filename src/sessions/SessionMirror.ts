@@ -17,6 +17,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -283,15 +284,23 @@ export const mirror = (target: Target) =>
 
 /**
  * With `resume`: the stored session written into the target's config directory, under the project key of its
- * `cwd`, each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI; a
- * replay restores nothing.
+ * `cwd` with symbolic links resolved (the CLI keys its sessions by the directory it finds itself in, as the
+ * SDK does), each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI;
+ * a replay restores nothing.
  *
  * @since 0.1.0
  * @category resume
  */
-export const restore = (target: Target, resume: string | undefined): Effect.Effect<void, SessionStore.SessionStoreError> => {
-  if (resume === undefined || target.replay === true) return Effect.void
-  const projectKey = ProjectKey.fromPath(target.cwd)
+export const restore = (target: Target, resume: string | undefined): Effect.Effect<void, SessionStore.SessionStoreError> =>
+  resume === undefined || target.replay === true
+    ? Effect.void
+    : FileSystem.FileSystem.use((fs) => fs.realPath(target.cwd)).pipe(
+      Effect.orElseSucceed(() => nodePath.resolve(target.cwd)),
+      Effect.flatMap((cwd) => restoreIn(target, resume, ProjectKey.fromPath(cwd))),
+      Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
+    )
+
+const restoreIn = (target: Target, resume: string, projectKey: string) => {
   const key = { projectKey: target.projectKey ?? projectKey, sessionId: resume }
   const timeout = target.loadTimeout ?? Duration.seconds(60)
   const within = <A>(self: Effect.Effect<A, SessionStore.SessionStoreError>, operation: "load" | "listSubkeys", k: SessionStore.SessionKey) =>
@@ -304,10 +313,7 @@ export const restore = (target: Target, resume: string | undefined): Effect.Effe
     load: (k) => within(target.store.load(k), "load", k),
     listSubkeys: (k) => within(target.store.listSubkeys(k), "listSubkeys", k)
   }
-  return SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }).pipe(
-    Effect.asVoid,
-    Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
-  )
+  return Effect.asVoid(SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }))
 }
 
 // `self` within `duration` (`None` when it took longer), without waiting for it to stop: a store call that

@@ -607,6 +607,28 @@ describe("SessionStore", () => {
       for (const text of ["My name is Ada.", "What is 2 + 2?", "2 + 2 = 4."]) assert.include(history, text)
     }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
 
+  it.live("a resume from a cwd under a symbolic link writes the session where the CLI looks", () =>
+    Effect.gen(function*() {
+      const s = SessionStore.makeMemory()
+      const stored = yield* Effect.gen(function*() {
+        const first = yield* mirrored(s, "My name is Ada.")
+        return { projectKey: ProjectKey.fromPath(first.sandbox.cwd), sessionId: first.sessionId }
+      }).pipe(Effect.provide(Scripted.layer(script)))
+      // Another machine, whose working directory is reached through a link (as macOS's /tmp is).
+      yield* Effect.gen(function*() {
+        const sandbox = yield* Scripted.Sandbox
+        const links = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "links-" })))
+        const cwd = path.join(links, "work")
+        fs.symlinkSync(sandbox.cwd, cwd)
+        const { out } = yield* mirrored(s, "What is my name?", { projectKey: stored.projectKey, resume: stored.sessionId, cwd })
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess"))
+        assert.isTrue(fs.existsSync(path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", ProjectKey.fromPath(sandbox.cwd), `${stored.sessionId}.jsonl`)))
+        const server = yield* ScriptedServer.ScriptedServer
+        const [request] = ScriptedServer.turnRequests(yield* server.requests).map((r) => Option.getOrThrow(MessagesRequest.decode(r.body)))
+        for (const text of ["My name is Ada.", "Nice to meet you, Ada."]) assert.include(JSON.stringify(request.messages), text)
+      }).pipe(Effect.scoped, Effect.provide(Scripted.layer(script)))
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
   it.live("a title set through the store reaches a resume where the session ran", () =>
     Effect.gen(function*() {
       const s = SessionStore.makeMemory()
