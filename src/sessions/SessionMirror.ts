@@ -13,6 +13,7 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -29,6 +30,7 @@ import * as nodePath from "node:path"
 import type * as Redaction from "../internal/redaction.ts"
 import * as Message from "../schema/Message.ts"
 import * as System from "../schema/System.ts"
+import * as Count from "./internal/count.ts"
 import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -192,8 +194,10 @@ const mirrorError = (error: string, key: SessionStore.SessionKey) =>
 
 /**
  * Starts appending frames to the target's store in the background, in the scope: `offer` queues a frame and
- * never waits for the store; `end` says no more will come; `done` completes once every queued frame was
- * appended or reported to `onError`.
+ * never waits for the store; `end` says no more will come; `done` completes once every frame offered was
+ * appended or reported to `onError`. The drain after `end` has one deadline, `appendTimeout`, whatever the
+ * number of frames still queued: at the deadline the append under way is given up and it and every frame
+ * still queued are reported, so a run against a store that hangs ends one `appendTimeout` after its CLI.
  *
  * @since 0.1.0
  * @category mirroring
@@ -207,40 +211,62 @@ export const start = Effect.fnUntraced(function*(
   readonly done: Effect.Effect<void>
 }, never, Scope.Scope> {
   const frames = yield* Queue.unbounded<Frame, Cause.Done>()
+  const ended = yield* Deferred.make<void>()
+  const timeout = target.appendTimeout ?? Duration.seconds(60)
+  const timeoutMillis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
   let offered = 0
-  const append = (filePath: string, entries: ReadonlyArray<SessionStore.Entry>) => {
-    const key = target.replay === true ? recordedKeyOf(filePath) : keyOf(filePath, target.configDir)
+  // The appends taken from the queue and not yet done: reported if the drain is cut off.
+  let pending: Array<Frame> = []
+  const keyOfFile = (filePath: string) => target.replay === true ? recordedKeyOf(filePath) : keyOf(filePath, target.configDir)
+  const notStored = (frame: Frame, why: string) => {
+    const key = keyOfFile(frame.filePath)
+    return onError(mirrorError(`${why} (${Count.entries(frame.entries.length)} not stored)`, key ?? noKey))
+  }
+  // Why `frame` could not be appended; `undefined` once it was.
+  const append = (frame: Frame): Effect.Effect<string | undefined> => {
+    const key = keyOfFile(frame.filePath)
     if (key === undefined) {
-      return onError(mirrorError(
+      return Effect.succeed(
         target.replay === true
-          ? `${filePath} is not a transcript under a projects directory (${entries.length} entries not stored)`
-          : `${filePath} is not under ${target.configDir}/projects: the CLI's config directory differs (${entries.length} entries not stored)`,
-        noKey
-      ))
+          ? `${frame.filePath} is not a transcript under a projects directory`
+          : `${frame.filePath} is not under ${target.configDir}/projects: the CLI's config directory differs`
+      )
     }
-    const timeout = target.appendTimeout ?? Duration.seconds(60)
     // A failure is retried, a timeout not: the append may still land.
-    return bounded(target.store.append(key, entries), timeout).pipe(
+    return bounded(target.store.append(key, frame.entries), timeout).pipe(
       Effect.retry({ times: target.retries ?? 2, schedule: Schedule.exponential("20 millis") }),
       Effect.flatMap(Option.match({
-        onSome: () => Effect.void,
+        onSome: () => Effect.undefined,
         onNone: () => Effect.fail(timedOut("append", key, timeout, "appendTimeout"))
       })),
-      Effect.catch((error) => onError(mirrorError(`${error.message} (${entries.length} entries not stored)`, key)))
+      Effect.catch((error) => Effect.succeed(error.message))
     )
   }
-  // Batched: everything queued so far, one append per transcript, in order. Eager: one append per frame.
-  const step = target.flush === "eager"
-    ? Effect.flatMap(Queue.take(frames), (frame) => append(frame.filePath, frame.entries))
-    : Effect.flatMap(Queue.takeAll(frames), (batch) => {
-      const byFile = new Map<string, Array<SessionStore.Entry>>()
-      for (const frame of batch) {
-        const entries = byFile.get(frame.filePath) ?? byFile.set(frame.filePath, []).get(frame.filePath)!
-        entries.push(...frame.entries)
-      }
-      return Effect.forEach(byFile, ([filePath, entries]) => append(filePath, entries), { discard: true })
+  // The appends in order; each leaves `pending` as it is reported, at once, so that none is reported twice.
+  const run = (appends: Array<Frame>) =>
+    Effect.suspend(() => {
+      pending = appends
+      return Effect.forEach(appends, (frame) =>
+        Effect.flatMap(append(frame), (why) =>
+          Effect.uninterruptible(Effect.suspend(() => {
+            pending.shift()
+            return why === undefined ? Effect.void : notStored(frame, why)
+          }))), { discard: true })
     })
-  const ended = Effect.suspend(() =>
+  // Batched: everything queued so far, one append per transcript, in order. Eager: one append per frame.
+  const batch = (queued: ReadonlyArray<Frame>): Array<Frame> => {
+    if (target.flush === "eager") return [...queued]
+    const byFile = new Map<string, Array<SessionStore.Entry>>()
+    for (const frame of queued) {
+      const entries = byFile.get(frame.filePath) ?? byFile.set(frame.filePath, []).get(frame.filePath)!
+      entries.push(...frame.entries)
+    }
+    return [...byFile].map(([filePath, entries]) => ({ filePath, entries }))
+  }
+  const step = target.flush === "eager"
+    ? Effect.flatMap(Queue.take(frames), (frame) => run([frame]))
+    : Effect.flatMap(Queue.takeAll(frames), (queued) => run(batch(queued)))
+  const noFrames = Effect.suspend(() =>
     target.replay === true && offered === 0
       ? onError(mirrorError(
         "the recording has no transcript_mirror frames (it was made without a sessionStore): nothing was stored",
@@ -248,14 +274,27 @@ export const start = Effect.fnUntraced(function*(
       ))
       : Effect.void
   )
-  const worker = yield* Effect.forever(step).pipe(Effect.catchIf(Cause.isDone, () => ended), Effect.forkScoped)
+  const worker = yield* Effect.forever(step).pipe(Effect.catchIf(Cause.isDone, () => noFrames), Effect.forkScoped)
+  // At the deadline: the append under way given up, and it and the frames still queued reported.
+  const cutOff = Effect.gen(function*() {
+    yield* Fiber.interrupt(worker)
+    const left = [...pending, ...batch(yield* Queue.clear(frames))]
+    pending = []
+    const why = `the store was still storing ${timeoutMillis}ms (appendTimeout) after the run ended`
+    yield* Effect.forEach(left, (frame) => notStored(frame, why), { discard: true })
+  })
+  const drained = yield* Effect.raceFirst(
+    Fiber.await(worker),
+    Deferred.await(ended).pipe(Effect.andThen(Effect.sleep(timeout)), Effect.andThen(Effect.uninterruptible(cutOff)))
+  ).pipe(Effect.forkScoped)
   return {
-    offer: (frame: Frame) => Effect.suspend(() => {
-      offered++
-      return Effect.asVoid(Queue.offer(frames, frame))
-    }),
-    end: Effect.asVoid(Queue.end(frames)),
-    done: Effect.asVoid(Effect.exit(Fiber.join(worker)))
+    offer: (frame: Frame) =>
+      Effect.suspend(() => {
+        offered++
+        return Effect.flatMap(Queue.offer(frames, frame), (queued) => queued ? Effect.void : notStored(frame, "the frame came after the mirror ended"))
+      }),
+    end: Effect.andThen(Queue.end(frames), Deferred.succeed(ended, undefined)),
+    done: Effect.asVoid(Fiber.await(drained))
   }
 })
 

@@ -5,6 +5,8 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/testing/TestClock"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
@@ -41,6 +43,13 @@ const recording = () => {
   }
   return { store, calls }
 }
+
+// Three reads, then an answer: a run that writes many frames.
+const readingScript = Script.make([
+  ...Array.from({ length: 3 }, (_, i) => Script.turn(Script.toolUse("Read", { file_path: "a.txt" }, `toolu_read_${i}`))),
+  Script.turn("Read it.")
+])
+const reads = { allowedTools: ["Read"] }
 
 describe("SessionMirror", () => {
   it.effect("eager: one append per frame, in order; frames never reach the output", () =>
@@ -90,7 +99,28 @@ describe("SessionMirror", () => {
         const errors = out.filter((m) => m._tag === "SystemMirrorError")
         assert.strictEqual(errors.length, 1)
         assert.include(errors[0].error, "appendTimeout")
+        assert.include(errors[0].error, "(1 entry not stored)")
         assert.strictEqual(calls(), 1)
+      }))
+
+    it.effect("eager: the drain after the run has one appendTimeout in all, every frame not stored reported", () =>
+      Effect.gen(function*() {
+        const { calls, store } = hanging()
+        const frames = Array.from({ length: 20 }, (_, i) => frame([`a${i}`, `b${i}`]))
+        const fiber = yield* Stream.fromIterable(frames).pipe(
+          SessionMirror.mirror({ store, configDir, cwd: "/work/app", flush: "eager", appendTimeout: "1 second" }),
+          Stream.runCollect,
+          Effect.forkChild
+        )
+        // One appendTimeout after the frames ended (twenty, appended one at a time, would need twenty).
+        yield* TestClock.adjust("1 second")
+        for (let i = 0; i < 100 && fiber.pollUnsafe() === undefined; i++) yield* Effect.yieldNow
+        assert.isDefined(fiber.pollUnsafe(), "the stream ended one appendTimeout after its frames")
+        const errors = (yield* Fiber.join(fiber)).filter((m) => m._tag === "SystemMirrorError")
+        // One mirror_error per frame, each naming its two entries.
+        assert.strictEqual(errors.length, frames.length)
+        for (const error of errors) assert.include(error.error, "(2 entries not stored)")
+        assert.isAtMost(calls(), 2)
       }))
 
     it.live("a query with it ends, its result and a mirror_error in the output", () =>
@@ -102,6 +132,30 @@ describe("SessionMirror", () => {
         assert.isAbove(errors.length, 0)
         assert.include(errors[0].error, "appendTimeout")
       }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
+
+    it.live("eager, a query with it ends one appendTimeout after the CLI, every entry reported", () =>
+      Effect.gen(function*() {
+        const { store } = hanging()
+        const appendTimeout = 2000
+        const started = Date.now()
+        const out = yield* ClaudeCli.query("Hello", { ...reads, sessionStore: { store, appendTimeout }, sessionStoreFlush: "eager" }).pipe(
+          Stream.runCollect
+        )
+        const elapsed = Date.now() - started
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Read it."))
+        const errors = out.filter((m) => m._tag === "SystemMirrorError")
+        const reported = errors.map((m) => Number(/\((\d+) entr(?:y|ies) not stored\)/.exec(m.error)![1]))
+        // Every line the CLI saved and mirrors (all but its API request logs) is in a mirror_error.
+        const sandbox = yield* Scripted.Sandbox
+        const sessionId = out.flatMap((m) => m._tag === "SystemInit" ? [m.session_id] : [])[0]!
+        const file = path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", ProjectKey.fromPath(sandbox.cwd), `${sessionId}.jsonl`)
+        const mirrored = fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "")
+          .filter((line) => !String(JSON.parse(line).type).startsWith("api-request")).length
+        assert.strictEqual(reported.reduce((a, b) => a + b, 0), mirrored)
+        // One frame an append: appended one after the other, they would have taken an appendTimeout each.
+        assert.isAtLeast(errors.length, 8)
+        assert.isBelow(elapsed, errors.length * appendTimeout / 2)
+      }).pipe(Effect.provide([Scripted.layer(readingScript, { files: { "a.txt": "a\n" } }), NodeServices.layer])), 120_000)
 
     it.live("a session with it answers its turns and closes", () =>
       Effect.gen(function*() {
