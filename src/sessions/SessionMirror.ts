@@ -198,6 +198,8 @@ const mirrorError = (error: string, key: SessionStore.SessionKey) =>
  * appended or reported to `onError`. The drain after `end` has one deadline, `appendTimeout`, whatever the
  * number of frames still queued: at the deadline the append under way is given up and it and every frame
  * still queued are reported, so a run against a store that hangs ends one `appendTimeout` after its CLI.
+ * `finish` is `done` for a run being closed: it waits one `appendTimeout` for the run's own `end`, then ends
+ * the mirror itself (a frame offered later is reported), so it completes within two.
  *
  * @since 0.1.0
  * @category mirroring
@@ -209,6 +211,7 @@ export const start = Effect.fnUntraced(function*(
   readonly offer: (frame: Frame) => Effect.Effect<void>
   readonly end: Effect.Effect<void>
   readonly done: Effect.Effect<void>
+  readonly finish: Effect.Effect<void>
 }, never, Scope.Scope> {
   const frames = yield* Queue.unbounded<Frame, Cause.Done>()
   const ended = yield* Deferred.make<void>()
@@ -283,18 +286,21 @@ export const start = Effect.fnUntraced(function*(
     const why = `the store was still storing ${timeoutMillis}ms (appendTimeout) after the run ended`
     yield* Effect.forEach(left, (frame) => notStored(frame, why), { discard: true })
   })
+  const end = Effect.andThen(Queue.end(frames), Deferred.succeed(ended, undefined))
   const drained = yield* Effect.raceFirst(
     Fiber.await(worker),
     Deferred.await(ended).pipe(Effect.andThen(Effect.sleep(timeout)), Effect.andThen(Effect.uninterruptible(cutOff)))
   ).pipe(Effect.forkScoped)
+  const done = Effect.asVoid(Fiber.await(drained))
   return {
     offer: (frame: Frame) =>
       Effect.suspend(() => {
         offered++
         return Effect.flatMap(Queue.offer(frames, frame), (queued) => queued ? Effect.void : notStored(frame, "the frame came after the mirror ended"))
       }),
-    end: Effect.andThen(Queue.end(frames), Deferred.succeed(ended, undefined)),
-    done: Effect.asVoid(Fiber.await(drained))
+    end,
+    done,
+    finish: Effect.timeoutOption(done, timeout).pipe(Effect.andThen(end), Effect.andThen(done))
   }
 })
 

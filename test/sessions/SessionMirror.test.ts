@@ -51,6 +51,14 @@ const readingScript = Script.make([
 ])
 const reads = { allowedTools: ["Read"] }
 
+// How many lines of a session's transcript in the sandbox the CLI mirrors: all but its API request logs.
+const mirroredLines = (sessionId: string) =>
+  Effect.map(Effect.service(Scripted.Sandbox), (sandbox) => {
+    const file = path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", ProjectKey.fromPath(sandbox.cwd), `${sessionId}.jsonl`)
+    return fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "")
+      .filter((line) => !String(JSON.parse(line).type).startsWith("api-request")).length
+  })
+
 describe("SessionMirror", () => {
   it.effect("eager: one append per frame, in order; frames never reach the output", () =>
     Effect.gen(function*() {
@@ -145,16 +153,26 @@ describe("SessionMirror", () => {
         assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Read it."))
         const errors = out.filter((m) => m._tag === "SystemMirrorError")
         const reported = errors.map((m) => Number(/\((\d+) entr(?:y|ies) not stored\)/.exec(m.error)![1]))
-        // Every line the CLI saved and mirrors (all but its API request logs) is in a mirror_error.
-        const sandbox = yield* Scripted.Sandbox
         const sessionId = out.flatMap((m) => m._tag === "SystemInit" ? [m.session_id] : [])[0]!
-        const file = path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", ProjectKey.fromPath(sandbox.cwd), `${sessionId}.jsonl`)
-        const mirrored = fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "")
-          .filter((line) => !String(JSON.parse(line).type).startsWith("api-request")).length
-        assert.strictEqual(reported.reduce((a, b) => a + b, 0), mirrored)
+        assert.strictEqual(reported.reduce((a, b) => a + b, 0), yield* mirroredLines(sessionId))
         // One frame an append: appended one after the other, they would have taken an appendTimeout each.
         assert.isAtLeast(errors.length, 8)
         assert.isBelow(elapsed, errors.length * appendTimeout / 2)
+      }).pipe(Effect.provide([Scripted.layer(readingScript, { files: { "a.txt": "a\n" } }), NodeServices.layer])), 120_000)
+
+    it.live("eager, a session closed with it reports every entry in its messages", () =>
+      Effect.gen(function*() {
+        const { store } = hanging()
+        const { out, sessionId } = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* ClaudeCli.session({ ...reads, sessionStore: { store, appendTimeout: "500 millis" }, sessionStoreFlush: "eager" })
+          const reader = yield* Effect.forkChild(Stream.runCollect(yield* session.subscribe))
+          yield* Stream.runDrain(session.turn("Hello"))
+          yield* session.close
+          return { out: yield* Fiber.join(reader), sessionId: yield* session.sessionId }
+        }))
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Read it."))
+        const reported = out.flatMap((m) => m._tag === "SystemMirrorError" ? [Number(/\((\d+) entr(?:y|ies) not stored\)/.exec(m.error)![1])] : [])
+        assert.strictEqual(reported.reduce((a, b) => a + b, 0), yield* mirroredLines(sessionId))
       }).pipe(Effect.provide([Scripted.layer(readingScript, { files: { "a.txt": "a\n" } }), NodeServices.layer])), 120_000)
 
     it.live("a session with it answers its turns and closes", () =>
