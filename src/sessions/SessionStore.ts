@@ -23,6 +23,7 @@ import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
+import * as Count from "./internal/count.ts"
 import * as Info from "./internal/info.ts"
 
 /**
@@ -175,8 +176,8 @@ export class TranscriptConflict extends Schema.TaggedError<TranscriptConflict>()
    * @since 0.1.0
    */
   override get message(): string {
-    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${this.localOnly} ` +
-      `entries the store lacks, and the store ${this.storedOnly} it lacks; move it aside to resume from the store`
+    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${Count.entries(this.localOnly)} ` +
+      `the store lacks, and the store ${this.storedOnly} it lacks; move it aside to resume from the store`
   }
 }
 
@@ -338,14 +339,23 @@ export const distinct = (entries: ReadonlyArray<Entry>): Array<Entry> => fresh(n
 // Why a name is no file or directory name a store can keep, if it is not.
 const badName = (name: string): string | undefined =>
   name === ""
-    ? "it is empty"
+    ? "is empty"
     : name === "." || name === ".."
-    ? "it names a directory relative to another"
+    ? "names a directory relative to another"
     : /[\\/]/.test(name)
-    ? "it has a path separator"
+    ? "has a path separator"
     : name.includes("\0")
-    ? "it has a NUL character"
+    ? "has a NUL character"
     : undefined
+
+// Why a subpath is not names joined by `/`, naming the part that is not one.
+const badSubpath = (subpath: string): string | undefined => {
+  for (const part of subpath.split("/")) {
+    const why = badName(part)
+    if (why !== undefined) return `its part ${JSON.stringify(part)} ${why}`
+  }
+  return undefined
+}
 
 /**
  * Checks the parts of a key a store is given: `projectKey` and `sessionId` are each a name (not empty, not
@@ -361,11 +371,10 @@ export const validateKey = (
 ): Effect.Effect<void, SessionStoreError> => {
   const problem = (field: "projectKey" | "sessionId" | "subpath", value: string, detail: string | undefined) =>
     detail === undefined ? undefined : new InvalidKey({ operation, field, value, detail })
-  const reason = problem("projectKey", key.projectKey, badName(key.projectKey)) ??
-    (key.sessionId === undefined ? undefined : problem("sessionId", key.sessionId, badName(key.sessionId))) ??
-    (key.subpath === undefined
-      ? undefined
-      : problem("subpath", key.subpath, key.subpath.split("/").map(badName).find((d) => d !== undefined)))
+  const name = (why: string | undefined) => why === undefined ? undefined : `it ${why}`
+  const reason = problem("projectKey", key.projectKey, name(badName(key.projectKey))) ??
+    (key.sessionId === undefined ? undefined : problem("sessionId", key.sessionId, name(badName(key.sessionId)))) ??
+    (key.subpath === undefined ? undefined : problem("subpath", key.subpath, badSubpath(key.subpath)))
   return reason === undefined ? Effect.void : Effect.fail(new SessionStoreError({ reason }))
 }
 

@@ -393,7 +393,7 @@ describe("SessionStore", () => {
         const { file, s, target, text } = yield* setup(other, entries)
         const error = yield* Effect.flip(SessionStore.materialize(s, key, target))
         assert.strictEqual(error.reason._tag, "TranscriptConflict")
-        assert.include(error.message, "has 1 entries the store lacks, and the store 1 it lacks")
+        assert.include(error.message, "has 1 entry the store lacks, and the store 1 it lacks")
         assert.strictEqual(fs.readFileSync(file, "utf8"), text)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
@@ -407,6 +407,19 @@ describe("SessionStore", () => {
         assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "materialize")
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
   })
+
+  it.effect("InvalidKey names the part of a subpath that is not a name", () =>
+    Effect.gen(function*() {
+      const message = (subpath: string) => Effect.map(Effect.flip(SessionStore.validateKey("load", { ...key, subpath })), (e) => e.message)
+      assert.strictEqual(
+        yield* message("subagents/../escaped"),
+        `SessionStore.load: invalid subpath "subagents/../escaped": its part ".." names a directory relative to another`
+      )
+      assert.include(yield* message("subagents//a"), `: its part "" is empty`)
+      assert.include(yield* message("subagents/a\0b"), `: its part ${JSON.stringify("a\0b")} has a NUL character`)
+      const whole = yield* Effect.flip(SessionStore.validateKey("load", { ...key, sessionId: ".." }))
+      assert.include(whole.message, `invalid sessionId "..": it names a directory relative to another`)
+    }))
 
   it.effect("directory: no key reaches outside the root", () =>
     Effect.gen(function*() {
