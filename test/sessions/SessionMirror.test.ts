@@ -5,7 +5,9 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Scope from "effect/Scope"
 import * as TestClock from "effect/testing/TestClock"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -42,6 +44,17 @@ const recording = () => {
     append: (key, entries) => Effect.andThen(Effect.sync(() => calls.push(entries.map((e) => e.uuid))), memory.append(key, entries))
   }
   return { store, calls }
+}
+
+const realPause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 // Three reads, then an answer: a run that writes many frames.
@@ -186,6 +199,34 @@ describe("SessionMirror", () => {
         assert.isAbove(calls(), 0)
       }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
   })
+
+  it.effect("closing a session waits for its store by appendTimeout, not by a fixed time", () =>
+    Effect.gen(function*() {
+      // The first append answers after 40 seconds of the test clock (appendTimeout is 60), the others at once.
+      const memory = SessionStore.makeMemory()
+      let appends = 0
+      const slow: SessionStore.Shape = {
+        ...memory,
+        append: (key, entries) => Effect.andThen(appends++ === 0 ? Effect.sleep("40 seconds") : Effect.void, memory.append(key, entries))
+      }
+      const scope = yield* Scope.make()
+      const session = yield* Scope.provide(ClaudeCli.session({ sessionStore: slow }), scope)
+      yield* Stream.runDrain(session.turn("Hello"))
+      const sessionId = yield* session.sessionId
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+      // Once the CLI is gone (real time), the store's time passes.
+      while (isAlive(session.pid)) yield* realPause(20)
+      // Past the 30 seconds a close once waited at most, then past the store's answer.
+      yield* TestClock.adjust("31 seconds")
+      yield* realPause(200)
+      yield* TestClock.adjust("14 seconds")
+      while (closing.pollUnsafe() === undefined) yield* realPause(20)
+      const sandbox = yield* Scripted.Sandbox
+      const local = fs.readFileSync(path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", ProjectKey.fromPath(sandbox.cwd), `${sessionId}.jsonl`), "utf8")
+      const uuids = local.split("\n").flatMap((line) => line.trim() === "" ? [] : [JSON.parse(line).uuid]).filter((u) => u !== undefined)
+      const stored = Option.getOrThrow(yield* memory.load({ projectKey: ProjectKey.fromPath(sandbox.cwd), sessionId }))
+      assert.deepStrictEqual(stored.flatMap((e) => e.uuid === undefined ? [] : [e.uuid]), uuids)
+    }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
 
   it.live("a resume whose store does not answer within loadTimeout fails before the CLI starts", () =>
     Effect.gen(function*() {
