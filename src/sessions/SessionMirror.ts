@@ -69,7 +69,8 @@ export interface Target {
   readonly retries?: number | undefined
   /**
    * How long each append may take (default 60 seconds, as the SDK): one that has not answered by then is not
-   * retried (it may still land) and becomes a `mirror_error`, so a run ends whatever its store does.
+   * retried (it may still land) and becomes a `mirror_error`; and how long the drain after the run's end may
+   * take in all (see {@link start}), so a run ends whatever its store does.
    */
   readonly appendTimeout?: Duration.Input | undefined
   readonly flush?: Flush | undefined

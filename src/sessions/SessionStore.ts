@@ -632,7 +632,8 @@ export interface StoreOptions {
   readonly retries?: number | undefined
   /**
    * How long each append may take (default 60 seconds, as the SDK); one that has not answered by then is not
-   * retried and becomes a `mirror_error`.
+   * retried and becomes a `mirror_error`. Also how long the end of a run (or a session's close) waits for the
+   * appends still to do, all together: those it cuts off are `mirror_error`s too.
    */
   readonly appendTimeout?: Duration.Input | undefined
 }
