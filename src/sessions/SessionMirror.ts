@@ -246,17 +246,6 @@ export const start = Effect.fnUntraced(function*(
       Effect.catch((error) => Effect.succeed(error.message))
     )
   }
-  // The appends in order; each leaves `pending` as it is reported, at once, so that none is reported twice.
-  const run = (appends: Array<Frame>) =>
-    Effect.suspend(() => {
-      pending = appends
-      return Effect.forEach(appends, (frame) =>
-        Effect.flatMap(append(frame), (why) =>
-          Effect.uninterruptible(Effect.suspend(() => {
-            pending.shift()
-            return why === undefined ? Effect.void : notStored(frame, why)
-          }))), { discard: true })
-    })
   // Batched: everything queued so far, one append per transcript, in order. Eager: one append per frame.
   const batch = (queued: ReadonlyArray<Frame>): Array<Frame> => {
     if (target.flush === "eager") return [...queued]
@@ -267,9 +256,20 @@ export const start = Effect.fnUntraced(function*(
     }
     return [...byFile].map(([filePath, entries]) => ({ filePath, entries }))
   }
-  const step = target.flush === "eager"
-    ? Effect.flatMap(Queue.take(frames), (frame) => run([frame]))
-    : Effect.flatMap(Queue.takeAll(frames), (queued) => run(batch(queued)))
+  // Takes frames and appends them in order. What is taken is `pending` at once, and each append leaves it as
+  // it ends, uninterruptibly: a cut-off reports every frame taken and not done, and none twice.
+  const run = (take: Effect.Effect<ReadonlyArray<Frame>, Cause.Done>) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(restore(take), (queued) => {
+        pending = batch(queued)
+        return Effect.forEach([...pending], (frame) =>
+          Effect.flatMap(restore(append(frame)), (why) => {
+            pending.shift()
+            return why === undefined ? Effect.void : notStored(frame, why)
+          }), { discard: true })
+      })
+    )
+  const step = run(target.flush === "eager" ? Queue.takeN(frames, 1) : Queue.takeAll(frames))
   const noFrames = Effect.suspend(() =>
     target.replay === true && offered === 0
       ? onError(mirrorError(
