@@ -652,10 +652,12 @@ const canonical = (entry: Entry): string =>
       ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
       : value)
 
-// What materializing writes to one file: `head` (the local file as it is, or the stored entries), then `tail`.
+// What materializing writes to one file: `head` (the local file as it is, or the stored entries), then the
+// local lines numbered in `kept` (after stored entries: the local ones the store lacks), then `tail`.
 interface Plan {
   readonly file: string
   readonly head: "local" | ReadonlyArray<Entry>
+  readonly kept: ReadonlySet<number>
   readonly tail: string
 }
 
@@ -692,23 +694,23 @@ export const materialize = Effect.fnUntraced(function*(
   const path = yield* Path.Path
   const dir = path.join(target.configDir, "projects", target.projectKey)
   const failed = operationFailed("materialize", key)
-  // The local file's uuids, which of `markers` (stored entries without a uuid) it holds, its entries without
-  // a uuid that are not among them, and whether it ends with a newline; `None` for no file.
+  // The local file's uuids, which of `markers` (stored entries without a uuid) it holds, the numbers of its
+  // entries without a uuid that are not among them, and whether it ends with a newline; `None` for no file.
   const scan = (file: string, markers: ReadonlyMap<string, Entry>) => {
     let last = "\n"
     return fs.stream(file).pipe(
       Stream.decodeText,
       Stream.tap((text) => Effect.sync(() => (last = text.at(-1) ?? last))),
       Stream.splitLines,
-      Stream.runFold(() => ({ uuids: new Set<string>(), held: new Set<string>(), unstored: [] as Array<string> }), (local, line) => {
+      Stream.runFold(() => ({ n: 0, uuids: new Set<string>(), held: new Set<string>(), unstored: new Set<number>() }), (local, line) => {
         const entry = entryOfLine(line)
-        if (entry === undefined) return local
-        if (typeof entry.uuid === "string") local.uuids.add(entry.uuid)
-        else {
+        if (entry !== undefined && typeof entry.uuid === "string") local.uuids.add(entry.uuid)
+        else if (entry !== undefined) {
           const text = canonical(entry)
           if (markers.has(text)) local.held.add(text)
-          else local.unstored.push(line)
+          else local.unstored.add(local.n)
         }
+        local.n++
         return local
       }),
       Effect.map((local) => Option.some({ ...local, newline: last === "\n" })),
@@ -719,7 +721,7 @@ export const materialize = Effect.fnUntraced(function*(
     Effect.gen(function*() {
       const markers = new Map(entries.flatMap((e) => typeof e.uuid === "string" ? [] : [[canonical(e), e] as const]))
       const found = yield* scan(file, markers)
-      if (Option.isNone(found)) return Option.some<Plan>({ file, head: entries, tail: "" })
+      if (Option.isNone(found)) return Option.some<Plan>({ file, head: entries, kept: new Set(), tail: "" })
       const local = found.value
       const stored = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
       const storedOnly = [...stored].filter((uuid) => !local.uuids.has(uuid)).length
@@ -729,11 +731,11 @@ export const materialize = Effect.fnUntraced(function*(
           reason: new TranscriptConflict({ key: keyString(key), path: file, localOnly, storedOnly })
         }))
       }
-      if (storedOnly > 0) return Option.some<Plan>({ file, head: entries, tail: jsonLines(local.unstored) })
+      if (storedOnly > 0) return Option.some<Plan>({ file, head: entries, kept: local.unstored, tail: "" })
       const lacking = [...markers].flatMap(([text, entry]) => local.held.has(text) ? [] : [JSON.stringify(entry)])
       if (lacking.length === 0) return Option.none<Plan>()
       // A torn last line stays a line of its own.
-      return Option.some<Plan>({ file, head: "local", tail: (local.newline ? "" : "\n") + jsonLines(lacking) })
+      return Option.some<Plan>({ file, head: "local", kept: new Set(), tail: (local.newline ? "" : "\n") + jsonLines(lacking) })
     }).pipe(Effect.mapError(failed))
   const write = (plan: Plan) => {
     const aside = `${plan.file}.${crypto.randomUUID()}.tmp`
@@ -742,6 +744,16 @@ export const materialize = Effect.fnUntraced(function*(
         plan.head === "local"
           ? fs.copyFile(plan.file, aside)
           : fs.writeFileString(aside, jsonLines(plan.head.map((e) => JSON.stringify(e))))
+      ),
+      Effect.andThen(
+        plan.kept.size === 0 ? Effect.void : fs.stream(plan.file).pipe(
+          Stream.decodeText,
+          Stream.splitLines,
+          Stream.zipWithIndex,
+          Stream.filterMap(([line, n]) => plan.kept.has(n) ? Result.succeed(line + "\n") : Result.failVoid),
+          Stream.encodeText,
+          Stream.run(fs.sink(aside, { flag: "a" }))
+        )
       ),
       Effect.andThen(plan.tail === "" ? Effect.void : fs.writeFileString(aside, plan.tail, { flag: "a" })),
       Effect.andThen(fs.rename(aside, plan.file)),
