@@ -675,8 +675,8 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
  * - a local file that holds every stored uuid (the store missed some entries, say after a `mirror_error`) is
  *   kept as it is, followed by the stored entries without a uuid it lacks (a title or tag set through the
  *   store, which the CLI then reads as the latest); when it lacks none, it is not written at all;
- * - a local file whose uuids the store all holds, and more, becomes the stored entries, followed by its own
- *   entries without a uuid the store lacks (a title or tag set on this machine);
+ * - a local file lacking stored uuids, all of its own being stored, becomes the stored entries, followed by
+ *   its entries without a uuid the store lacks (a title or tag set on this machine);
  * - a local file with uuids the store lacks, lacking some it holds, fails with `TranscriptConflict`.
  * So materializing again writes nothing. Every file (the main transcript and its subpaths) is decided before
  * any is written: a conflict or a key that is not a name (see {@link validateKey}, `InvalidKey`) anywhere
