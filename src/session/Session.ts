@@ -253,9 +253,6 @@ export const make = <O extends Options<any>>(options?: O): Effect.Effect<
 
 const encoder = new TextEncoder()
 
-// How long closing a mirrored session waits for the CLI to end and its last frames to be stored.
-const mirrorCloseTimeout = Duration.seconds(30)
-
 type Item = Route.Item
 
 const start = Effect.fnUntraced(function*(
@@ -440,6 +437,8 @@ const start = Effect.fnUntraced(function*(
     exitStatus = yield* cli.exitStatus
     if (mirroring !== undefined) yield* mirroring.end
     yield* shut
+    // The output ends once the last frames are stored or reported: their mirror_errors are messages too.
+    if (mirroring !== undefined) yield* mirroring.done
     // A CLI that `close` ended (or that failed once closing began) was closed by this side, not failing.
     const ended = forced !== undefined
       ? Exit.fail(forced)
@@ -521,12 +520,8 @@ const start = Effect.fnUntraced(function*(
     yield* shut
   })
 
-  // Runs before the session's other finalizers: the CLI ends, its last frames are stored (for a while at most).
-  if (mirroring !== undefined) {
-    yield* Effect.addFinalizer(() =>
-      close.pipe(Effect.andThen(mirroring.done), Effect.timeout(mirrorCloseTimeout), Effect.ignore)
-    )
-  }
+  // Runs before the session's other finalizers: the CLI ends, its last frames are stored or reported.
+  if (mirroring !== undefined) yield* Effect.addFinalizer(() => Effect.andThen(close, mirroring.finish))
 
   return {
     ...controls,

@@ -14,6 +14,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import * as Result from "effect/Result"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
@@ -102,6 +103,12 @@ export interface ForkOptions extends LookupOptions {
   readonly upToMessageId?: string | undefined
   /** The fork's title; the source's title followed by " (fork)" when absent. */
   readonly title?: string | undefined
+  /**
+   * What a bad line of the source does (a torn last line is what a crash leaves). `"skip"` (default): it is
+   * left out of the fork, as the CLI leaves it out of a resume, and its line number is in `skippedLines`;
+   * `"fail"`: the fork fails with `BadTranscript`.
+   */
+  readonly onBadLine?: "skip" | "fail" | undefined
 }
 
 /**
@@ -145,11 +152,17 @@ export interface Shape {
       SessionFilesError.SessionFilesError
     >
   }
-  /** Copies a session's conversation into a new session (fresh uuids, same project) the CLI can resume. */
+  /**
+   * Copies a session's conversation into a new session (fresh uuids, same project) the CLI can resume; the
+   * source's bad lines left out are `skippedLines` (1-based).
+   */
   readonly forkSession: (
     sessionId: string,
     options?: ForkOptions
-  ) => Effect.Effect<{ readonly sessionId: string }, SessionFilesError.SessionFilesError>
+  ) => Effect.Effect<
+    { readonly sessionId: string; readonly skippedLines: ReadonlyArray<number> },
+    SessionFilesError.SessionFilesError
+  >
   /** Removes a session's transcript and its directory (subagents). */
   readonly deleteSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionFilesError.SessionFilesError>
 }
@@ -328,11 +341,24 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Effect.gen(function*() {
       const { projectKey, file } = yield* locate(sessionId, options.dir)
       const info = yield* infoOf(projectKey, sessionId, file)
+      const skipped = new Set<number>()
+      const source = (file: string) =>
+        fs.stream(file).pipe(
+          Stream.mapError(fsFailed(file)),
+          TranscriptDecode.records({ onBadLine: "emit" }),
+          Stream.filterMapEffect((record) =>
+            !isDecodeError(record)
+              ? Effect.succeed(Result.succeed(record))
+              : options.onBadLine === "fail"
+              ? Effect.fail(badTranscript(file)(record))
+              : Effect.sync(() => (skipped.add(record.line), Result.failVoid))
+          )
+        )
       // First pass: the entries to copy (the main conversation, up to the message asked for) and their new ids.
       const copied = new Map<string, string>()
       const parents = new Map<string, string | undefined>()
       let lastLine = Number.POSITIVE_INFINITY
-      yield* Stream.runForEach(records(file), (record) =>
+      yield* Stream.runForEach(source(file), (record) =>
         Effect.sync(() => {
           const l = Chain.link(record.entry)
           if (l === undefined || l.sidechain || record.line > lastLine) return
@@ -356,7 +382,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       }
       const title = options.title?.trim() || `${info?.summary ?? "Forked session"} (fork)`
       const target = path.join(projectsDir, projectKey, `${forkId}.jsonl`)
-      const lines = records(file).pipe(
+      const lines = source(file).pipe(
         Stream.filter((record) => {
           const l = Chain.link(record.entry)
           return l !== undefined && !l.sidechain && record.line <= lastLine
@@ -388,7 +414,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       yield* Stream.run(lines, fs.sink(target)).pipe(
         Effect.mapError((e) => e._tag === "SessionFilesError" ? e : fsFailed(target)(e))
       )
-      return { sessionId: forkId }
+      return { sessionId: forkId, skippedLines: [...skipped] }
     })
 
   const deleteSession = (sessionId: string, options: LookupOptions = {}) =>

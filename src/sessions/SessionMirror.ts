@@ -13,10 +13,12 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -28,6 +30,7 @@ import * as nodePath from "node:path"
 import type * as Redaction from "../internal/redaction.ts"
 import * as Message from "../schema/Message.ts"
 import * as System from "../schema/System.ts"
+import * as Count from "./internal/count.ts"
 import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -66,7 +69,8 @@ export interface Target {
   readonly retries?: number | undefined
   /**
    * How long each append may take (default 60 seconds, as the SDK): one that has not answered by then is not
-   * retried (it may still land) and becomes a `mirror_error`, so a run ends whatever its store does.
+   * retried (it may still land) and becomes a `mirror_error`; and how long the drain after the run's end may
+   * take in all (see {@link start}), so a run ends whatever its store does.
    */
   readonly appendTimeout?: Duration.Input | undefined
   readonly flush?: Flush | undefined
@@ -191,8 +195,12 @@ const mirrorError = (error: string, key: SessionStore.SessionKey) =>
 
 /**
  * Starts appending frames to the target's store in the background, in the scope: `offer` queues a frame and
- * never waits for the store; `end` says no more will come; `done` completes once every queued frame was
- * appended or reported to `onError`.
+ * never waits for the store; `end` says no more will come; `done` completes once every frame offered was
+ * appended or reported to `onError`. The drain after `end` has one deadline, `appendTimeout`, whatever the
+ * number of frames still queued: at the deadline the append under way is given up and it and every frame
+ * still queued are reported, so a run against a store that hangs ends one `appendTimeout` after its CLI.
+ * `finish` is `done` for a run being closed: it waits one `appendTimeout` for the run's own `end`, then ends
+ * the mirror itself (a frame offered later is reported), so it completes within two.
  *
  * @since 0.1.0
  * @category mirroring
@@ -204,42 +212,65 @@ export const start = Effect.fnUntraced(function*(
   readonly offer: (frame: Frame) => Effect.Effect<void>
   readonly end: Effect.Effect<void>
   readonly done: Effect.Effect<void>
+  readonly finish: Effect.Effect<void>
 }, never, Scope.Scope> {
   const frames = yield* Queue.unbounded<Frame, Cause.Done>()
+  const ended = yield* Deferred.make<void>()
+  const timeout = target.appendTimeout ?? Duration.seconds(60)
+  const timeoutMillis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
   let offered = 0
-  const append = (filePath: string, entries: ReadonlyArray<SessionStore.Entry>) => {
-    const key = target.replay === true ? recordedKeyOf(filePath) : keyOf(filePath, target.configDir)
+  // The appends taken from the queue and not yet done: reported if the drain is cut off.
+  let pending: Array<Frame> = []
+  const keyOfFile = (filePath: string) => target.replay === true ? recordedKeyOf(filePath) : keyOf(filePath, target.configDir)
+  const notStored = (frame: Frame, why: string) => {
+    const key = keyOfFile(frame.filePath)
+    return onError(mirrorError(`${why} (${Count.entries(frame.entries.length)} not stored)`, key ?? noKey))
+  }
+  // Why `frame` could not be appended; `undefined` once it was.
+  const append = (frame: Frame): Effect.Effect<string | undefined> => {
+    const key = keyOfFile(frame.filePath)
     if (key === undefined) {
-      return onError(mirrorError(
+      return Effect.succeed(
         target.replay === true
-          ? `${filePath} is not a transcript under a projects directory (${entries.length} entries not stored)`
-          : `${filePath} is not under ${target.configDir}/projects: the CLI's config directory differs (${entries.length} entries not stored)`,
-        noKey
-      ))
+          ? `${frame.filePath} is not a transcript under a projects directory`
+          : `${frame.filePath} is not under ${target.configDir}/projects: the CLI's config directory differs`
+      )
     }
-    const timeout = target.appendTimeout ?? Duration.seconds(60)
     // A failure is retried, a timeout not: the append may still land.
-    return bounded(target.store.append(key, entries), timeout).pipe(
+    return bounded(target.store.append(key, frame.entries), timeout).pipe(
       Effect.retry({ times: target.retries ?? 2, schedule: Schedule.exponential("20 millis") }),
       Effect.flatMap(Option.match({
-        onSome: () => Effect.void,
+        onSome: () => Effect.undefined,
         onNone: () => Effect.fail(timedOut("append", key, timeout, "appendTimeout"))
       })),
-      Effect.catch((error) => onError(mirrorError(`${error.message} (${entries.length} entries not stored)`, key)))
+      Effect.catch((error) => Effect.succeed(error.message))
     )
   }
   // Batched: everything queued so far, one append per transcript, in order. Eager: one append per frame.
-  const step = target.flush === "eager"
-    ? Effect.flatMap(Queue.take(frames), (frame) => append(frame.filePath, frame.entries))
-    : Effect.flatMap(Queue.takeAll(frames), (batch) => {
-      const byFile = new Map<string, Array<SessionStore.Entry>>()
-      for (const frame of batch) {
-        const entries = byFile.get(frame.filePath) ?? byFile.set(frame.filePath, []).get(frame.filePath)!
-        entries.push(...frame.entries)
-      }
-      return Effect.forEach(byFile, ([filePath, entries]) => append(filePath, entries), { discard: true })
-    })
-  const ended = Effect.suspend(() =>
+  const batch = (queued: ReadonlyArray<Frame>): Array<Frame> => {
+    if (target.flush === "eager") return [...queued]
+    const byFile = new Map<string, Array<SessionStore.Entry>>()
+    for (const frame of queued) {
+      const entries = byFile.get(frame.filePath) ?? byFile.set(frame.filePath, []).get(frame.filePath)!
+      entries.push(...frame.entries)
+    }
+    return [...byFile].map(([filePath, entries]) => ({ filePath, entries }))
+  }
+  // Takes frames and appends them in order. What is taken is `pending` at once, and each append leaves it as
+  // it ends, uninterruptibly: a cut-off reports every frame taken and not done, and none twice.
+  const run = (take: Effect.Effect<ReadonlyArray<Frame>, Cause.Done>) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(restore(take), (queued) => {
+        pending = batch(queued)
+        return Effect.forEach([...pending], (frame) =>
+          Effect.flatMap(restore(append(frame)), (why) => {
+            pending.shift()
+            return why === undefined ? Effect.void : notStored(frame, why)
+          }), { discard: true })
+      })
+    )
+  const step = run(target.flush === "eager" ? Queue.takeN(frames, 1) : Queue.takeAll(frames))
+  const noFrames = Effect.suspend(() =>
     target.replay === true && offered === 0
       ? onError(mirrorError(
         "the recording has no transcript_mirror frames (it was made without a sessionStore): nothing was stored",
@@ -247,14 +278,30 @@ export const start = Effect.fnUntraced(function*(
       ))
       : Effect.void
   )
-  const worker = yield* Effect.forever(step).pipe(Effect.catchIf(Cause.isDone, () => ended), Effect.forkScoped)
+  const worker = yield* Effect.forever(step).pipe(Effect.catchIf(Cause.isDone, () => noFrames), Effect.forkScoped)
+  // At the deadline: the append under way given up, and it and the frames still queued reported.
+  const cutOff = Effect.gen(function*() {
+    yield* Fiber.interrupt(worker)
+    const left = [...pending, ...batch(yield* Queue.clear(frames))]
+    pending = []
+    const why = `the store was still storing ${timeoutMillis}ms (appendTimeout) after the run ended`
+    yield* Effect.forEach(left, (frame) => notStored(frame, why), { discard: true })
+  })
+  const end = Effect.andThen(Queue.end(frames), Deferred.succeed(ended, undefined))
+  const drained = yield* Effect.raceFirst(
+    Fiber.await(worker),
+    Deferred.await(ended).pipe(Effect.andThen(Effect.sleep(timeout)), Effect.andThen(Effect.uninterruptible(cutOff)))
+  ).pipe(Effect.forkScoped)
+  const done = Effect.asVoid(Fiber.await(drained))
   return {
-    offer: (frame: Frame) => Effect.suspend(() => {
-      offered++
-      return Effect.asVoid(Queue.offer(frames, frame))
-    }),
-    end: Effect.asVoid(Queue.end(frames)),
-    done: Effect.asVoid(Effect.exit(Fiber.join(worker)))
+    offer: (frame: Frame) =>
+      Effect.suspend(() => {
+        offered++
+        return Effect.flatMap(Queue.offer(frames, frame), (queued) => queued ? Effect.void : notStored(frame, "the frame came after the mirror ended"))
+      }),
+    end,
+    done,
+    finish: Effect.timeoutOption(done, timeout).pipe(Effect.andThen(end), Effect.andThen(done))
   }
 })
 
@@ -283,15 +330,23 @@ export const mirror = (target: Target) =>
 
 /**
  * With `resume`: the stored session written into the target's config directory, under the project key of its
- * `cwd`, each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI; a
- * replay restores nothing.
+ * `cwd` with symbolic links resolved (the CLI keys its sessions by the directory it finds itself in, as the
+ * SDK does), each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI;
+ * a replay restores nothing.
  *
  * @since 0.1.0
  * @category resume
  */
-export const restore = (target: Target, resume: string | undefined): Effect.Effect<void, SessionStore.SessionStoreError> => {
-  if (resume === undefined || target.replay === true) return Effect.void
-  const projectKey = ProjectKey.fromPath(target.cwd)
+export const restore = (target: Target, resume: string | undefined): Effect.Effect<void, SessionStore.SessionStoreError> =>
+  resume === undefined || target.replay === true
+    ? Effect.void
+    : FileSystem.FileSystem.use((fs) => fs.realPath(target.cwd)).pipe(
+      Effect.orElseSucceed(() => nodePath.resolve(target.cwd)),
+      Effect.flatMap((cwd) => restoreIn(target, resume, ProjectKey.fromPath(cwd))),
+      Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
+    )
+
+const restoreIn = (target: Target, resume: string, projectKey: string) => {
   const key = { projectKey: target.projectKey ?? projectKey, sessionId: resume }
   const timeout = target.loadTimeout ?? Duration.seconds(60)
   const within = <A>(self: Effect.Effect<A, SessionStore.SessionStoreError>, operation: "load" | "listSubkeys", k: SessionStore.SessionKey) =>
@@ -304,10 +359,7 @@ export const restore = (target: Target, resume: string | undefined): Effect.Effe
     load: (k) => within(target.store.load(k), "load", k),
     listSubkeys: (k) => within(target.store.listSubkeys(k), "listSubkeys", k)
   }
-  return SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }).pipe(
-    Effect.asVoid,
-    Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
-  )
+  return Effect.asVoid(SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }))
 }
 
 // `self` within `duration` (`None` when it took longer), without waiting for it to stop: a store call that

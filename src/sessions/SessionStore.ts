@@ -23,6 +23,7 @@ import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
+import * as Count from "./internal/count.ts"
 import * as Info from "./internal/info.ts"
 
 /**
@@ -175,8 +176,8 @@ export class TranscriptConflict extends Schema.TaggedError<TranscriptConflict>()
    * @since 0.1.0
    */
   override get message(): string {
-    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${this.localOnly} ` +
-      `entries the store lacks, and the store ${this.storedOnly} it lacks; move it aside to resume from the store`
+    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${Count.entries(this.localOnly)} ` +
+      `the store lacks, and the store ${this.storedOnly} it lacks; move it aside to resume from the store`
   }
 }
 
@@ -338,14 +339,23 @@ export const distinct = (entries: ReadonlyArray<Entry>): Array<Entry> => fresh(n
 // Why a name is no file or directory name a store can keep, if it is not.
 const badName = (name: string): string | undefined =>
   name === ""
-    ? "it is empty"
+    ? "is empty"
     : name === "." || name === ".."
-    ? "it names a directory relative to another"
+    ? "names a directory relative to another"
     : /[\\/]/.test(name)
-    ? "it has a path separator"
+    ? "has a path separator"
     : name.includes("\0")
-    ? "it has a NUL character"
+    ? "has a NUL character"
     : undefined
+
+// Why a subpath is not names joined by `/`, naming the part that is not one.
+const badSubpath = (subpath: string): string | undefined => {
+  for (const part of subpath.split("/")) {
+    const why = badName(part)
+    if (why !== undefined) return `its part ${JSON.stringify(part)} ${why}`
+  }
+  return undefined
+}
 
 /**
  * Checks the parts of a key a store is given: `projectKey` and `sessionId` are each a name (not empty, not
@@ -361,11 +371,10 @@ export const validateKey = (
 ): Effect.Effect<void, SessionStoreError> => {
   const problem = (field: "projectKey" | "sessionId" | "subpath", value: string, detail: string | undefined) =>
     detail === undefined ? undefined : new InvalidKey({ operation, field, value, detail })
-  const reason = problem("projectKey", key.projectKey, badName(key.projectKey)) ??
-    (key.sessionId === undefined ? undefined : problem("sessionId", key.sessionId, badName(key.sessionId))) ??
-    (key.subpath === undefined
-      ? undefined
-      : problem("subpath", key.subpath, key.subpath.split("/").map(badName).find((d) => d !== undefined)))
+  const name = (why: string | undefined) => why === undefined ? undefined : `it ${why}`
+  const reason = problem("projectKey", key.projectKey, name(badName(key.projectKey))) ??
+    (key.sessionId === undefined ? undefined : problem("sessionId", key.sessionId, name(badName(key.sessionId)))) ??
+    (key.subpath === undefined ? undefined : problem("subpath", key.subpath, badSubpath(key.subpath)))
   return reason === undefined ? Effect.void : Effect.fail(new SessionStoreError({ reason }))
 }
 
@@ -623,29 +632,55 @@ export interface StoreOptions {
   readonly retries?: number | undefined
   /**
    * How long each append may take (default 60 seconds, as the SDK); one that has not answered by then is not
-   * retried and becomes a `mirror_error`.
+   * retried and becomes a `mirror_error`. Also how long the end of a run (or a session's close) waits for the
+   * appends still to do, all together: those it cuts off are `mirror_error`s too.
    */
   readonly appendTimeout?: Duration.Input | undefined
 }
 
-// The uuid of a transcript line; `undefined` for a line without one, or that is not JSON.
-const uuidOfLine = (line: string): string | undefined => {
-  const entry = Option.getOrUndefined(Option.liftThrowable(() => JSON.parse(line) as unknown)())
-  const uuid = typeof entry === "object" && entry !== null ? (entry as { readonly uuid?: unknown }).uuid : undefined
-  return typeof uuid === "string" ? uuid : undefined
+// A transcript line as a JSON object; `undefined` for a line that is not one.
+const entryOfLine = (line: string): Entry | undefined => {
+  const value = Option.getOrUndefined(Option.liftThrowable(() => JSON.parse(line) as unknown)())
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Entry : undefined
 }
+
+// An entry's JSON with every object's keys sorted: entries without a uuid are compared by it, since a store
+// may give keys back in another order.
+const canonical = (entry: Entry): string =>
+  JSON.stringify(entry, (_, value: unknown) =>
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+      : value)
+
+// What materializing writes to one file: `head` (the local file as it is, or the stored entries), then the
+// local lines numbered in `kept` (after stored entries: the local ones the store lacks), then `tail`.
+interface Plan {
+  readonly file: string
+  readonly head: "local" | ReadonlyArray<Entry>
+  readonly kept: ReadonlySet<number>
+  readonly tail: string
+}
+
+const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => line + "\n").join("")
 
 /**
  * Writes a stored session (and its subpaths) into a CLI config directory, under the project key of the
  * directory the CLI will run in, so that `--resume <sessionId>` finds it. Returns whether the store held it.
  *
- * A transcript already there is compared with the stored one by entry uuid (the CLI keeps lines it does not
- * mirror, such as its API request logs, so the two are not equal line for line): one that holds every stored
- * uuid is kept as it is (the store missed some entries, say after a `mirror_error`); one whose uuids the store
- * all holds, and more, is replaced by the stored entries; one with uuids the store lacks and lacking some it
- * holds fails with `TranscriptConflict`, the file left as it was. Each file is written aside and then
- * renamed, so a failed write leaves no partial transcript. A key, target project key or stored subpath that
- * is not a name (see {@link validateKey}) fails with `InvalidKey` before anything is written.
+ * The SDK writes the stored entries into a temporary config directory of its own, where no local transcript
+ * meets them; here they go into the run's config directory, which may already hold the session, so each file
+ * there is reconciled with its stored entries, and no entry of either is lost:
+ * - entries with a uuid are compared by it (the CLI keeps lines it does not mirror, so the two are not equal
+ *   line for line); entries without one (titles, tags, the last prompt) by type and content, keys in any order;
+ * - a local file that holds every stored uuid (the store missed some entries, say after a `mirror_error`) is
+ *   kept as it is, followed by the stored entries without a uuid it lacks (a title or tag set through the
+ *   store, which the CLI then reads as the latest); when it lacks none, it is not written at all;
+ * - a local file lacking stored uuids, all of its own being stored, becomes the stored entries, followed by
+ *   its entries without a uuid the store lacks (a title or tag set on this machine);
+ * - a local file with uuids the store lacks, lacking some it holds, fails with `TranscriptConflict`.
+ * So materializing again writes nothing. Every file (the main transcript and its subpaths) is decided before
+ * any is written: a conflict or a key that is not a name (see {@link validateKey}, `InvalidKey`) anywhere
+ * writes nothing. Each file is written aside and then renamed, so a failed write leaves no partial transcript.
  *
  * @since 0.1.0
  * @category resume
@@ -658,52 +693,86 @@ export const materialize = Effect.fnUntraced(function*(
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const dir = path.join(target.configDir, "projects", target.projectKey)
-  // The uuids of the local file's lines; `None` for no file.
-  const localUuids = (file: string) =>
-    fs.stream(file).pipe(
+  const failed = operationFailed("materialize", key)
+  // The local file's uuids, which of `markers` (stored entries without a uuid) it holds, the numbers of its
+  // entries without a uuid that are not among them, and whether it ends with a newline; `None` for no file.
+  const scan = (file: string, markers: ReadonlyMap<string, Entry>) => {
+    let last = "\n"
+    return fs.stream(file).pipe(
       Stream.decodeText,
+      Stream.tap((text) => Effect.sync(() => (last = text.at(-1) ?? last))),
       Stream.splitLines,
-      Stream.runFold(() => new Set<string>(), (uuids, line) => {
-        const uuid = uuidOfLine(line)
-        if (uuid !== undefined) uuids.add(uuid)
-        return uuids
+      Stream.runFold(() => ({ n: 0, uuids: new Set<string>(), held: new Set<string>(), unstored: new Set<number>() }), (local, line) => {
+        const entry = entryOfLine(line)
+        if (entry !== undefined && typeof entry.uuid === "string") local.uuids.add(entry.uuid)
+        else if (entry !== undefined) {
+          const text = canonical(entry)
+          if (markers.has(text)) local.held.add(text)
+          else local.unstored.add(local.n)
+        }
+        local.n++
+        return local
       }),
-      Effect.map(Option.some),
+      Effect.map((local) => Option.some({ ...local, newline: last === "\n" })),
       Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone)
     )
-  const write = (file: string, entries: ReadonlyArray<Entry>) =>
+  }
+  const decide = (file: string, entries: ReadonlyArray<Entry>) =>
     Effect.gen(function*() {
-      const local = yield* localUuids(file)
-      if (Option.isSome(local)) {
-        const stored = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
-        const storedOnly = [...stored].filter((uuid) => !local.value.has(uuid)).length
-        // The local file holds every stored entry, and perhaps more: it stays.
-        if (storedOnly === 0) return
-        const localOnly = [...local.value].filter((uuid) => !stored.has(uuid)).length
-        if (localOnly > 0) {
-          return yield* Effect.fail(new SessionStoreError({
-            reason: new TranscriptConflict({ key: keyString(key), path: file, localOnly, storedOnly })
-          }))
-        }
+      const markers = new Map(entries.flatMap((e) => typeof e.uuid === "string" ? [] : [[canonical(e), e] as const]))
+      const found = yield* scan(file, markers)
+      if (Option.isNone(found)) return Option.some<Plan>({ file, head: entries, kept: new Set(), tail: "" })
+      const local = found.value
+      const stored = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
+      const storedOnly = [...stored].filter((uuid) => !local.uuids.has(uuid)).length
+      const localOnly = [...local.uuids].filter((uuid) => !stored.has(uuid)).length
+      if (storedOnly > 0 && localOnly > 0) {
+        return yield* Effect.fail(new SessionStoreError({
+          reason: new TranscriptConflict({ key: keyString(key), path: file, localOnly, storedOnly })
+        }))
       }
-      const aside = `${file}.${crypto.randomUUID()}.tmp`
-      yield* fs.makeDirectory(path.dirname(file), { recursive: true })
-      yield* fs.writeFileString(aside, entries.map((e) => JSON.stringify(e) + "\n").join("")).pipe(
-        Effect.andThen(fs.rename(aside, file)),
-        Effect.onError(() => Effect.ignore(fs.remove(aside)))
-      )
-    }).pipe(Effect.mapError(operationFailed("materialize", key)))
+      if (storedOnly > 0) return Option.some<Plan>({ file, head: entries, kept: local.unstored, tail: "" })
+      const lacking = [...markers].flatMap(([text, entry]) => local.held.has(text) ? [] : [JSON.stringify(entry)])
+      if (lacking.length === 0) return Option.none<Plan>()
+      // A torn last line stays a line of its own.
+      return Option.some<Plan>({ file, head: "local", kept: new Set(), tail: (local.newline ? "" : "\n") + jsonLines(lacking) })
+    }).pipe(Effect.mapError(failed))
+  const write = (plan: Plan) => {
+    const aside = `${plan.file}.${crypto.randomUUID()}.tmp`
+    return fs.makeDirectory(path.dirname(plan.file), { recursive: true }).pipe(
+      Effect.andThen(
+        plan.head === "local"
+          ? fs.copyFile(plan.file, aside)
+          : fs.writeFileString(aside, jsonLines(plan.head.map((e) => JSON.stringify(e))))
+      ),
+      Effect.andThen(
+        plan.kept.size === 0 ? Effect.void : fs.stream(plan.file).pipe(
+          Stream.decodeText,
+          Stream.splitLines,
+          Stream.zipWithIndex,
+          Stream.filterMap(([line, n]) => plan.kept.has(n) ? Result.succeed(line + "\n") : Result.failVoid),
+          Stream.encodeText,
+          Stream.run(fs.sink(aside, { flag: "a" }))
+        )
+      ),
+      Effect.andThen(plan.tail === "" ? Effect.void : fs.writeFileString(aside, plan.tail, { flag: "a" })),
+      Effect.andThen(fs.rename(aside, plan.file)),
+      Effect.onError(() => Effect.ignore(fs.remove(aside))),
+      Effect.mapError(failed)
+    )
+  }
   // Every file written is under the session's project directory, never outside it.
   yield* validateKey("materialize", { ...key, subpath: undefined })
   yield* validateKey("materialize", { projectKey: target.projectKey })
   const main = yield* store.load(key)
   if (Option.isNone(main) || main.value.length === 0) return false
-  yield* write(path.join(dir, `${key.sessionId}.jsonl`), main.value)
+  const plans = [yield* decide(path.join(dir, `${key.sessionId}.jsonl`), main.value)]
   for (const subpath of yield* store.listSubkeys(key)) {
     yield* validateKey("materialize", { ...key, subpath })
     const entries = yield* store.load({ ...key, subpath })
-    if (Option.isSome(entries)) yield* write(path.join(dir, key.sessionId, `${subpath}.jsonl`), entries.value)
+    if (Option.isSome(entries)) plans.push(yield* decide(path.join(dir, key.sessionId, `${subpath}.jsonl`), entries.value))
   }
+  for (const plan of plans) if (Option.isSome(plan)) yield* write(plan.value)
   return true
 })
 

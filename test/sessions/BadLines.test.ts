@@ -97,6 +97,19 @@ describe("SessionFiles.messages with bad lines", () => {
       assert.deepStrictEqual(got, ["bad line 3", "question 3", "answer 3"])
     }))
 
+  it.effect("fork leaves a torn last line out, or fails on it when asked", () =>
+    Effect.gen(function*() {
+      const files = yield* SessionFiles.make({ configDir: configWith(torn) })
+      const fork = yield* files.forkSession(sessionId)
+      assert.deepStrictEqual(fork.skippedLines, [7])
+      const forked = yield* Stream.runCollect(files.messages(fork.sessionId))
+      const error = yield* Effect.flip(files.forkSession(sessionId, { onBadLine: "fail" }))
+      fs.rmSync(files.configDir, { recursive: true, force: true })
+      assert.deepStrictEqual(texts(forked), all)
+      assert.strictEqual(error.reason._tag, "BadTranscript")
+      assert.include(error.message, "line 7: invalid JSON")
+    }).pipe(Effect.provide(NodeServices.layer)))
+
   it.effect("paging counts messages only", () =>
     Effect.gen(function*() {
       const files = yield* SessionFiles.make({ configDir: configWith(torn) })

@@ -5,6 +5,10 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/testing/TestClock"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
@@ -41,6 +45,32 @@ const recording = () => {
   }
   return { store, calls }
 }
+
+const realPause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+// Three reads, then an answer: a run that writes many frames.
+const readingScript = Script.make([
+  ...Array.from({ length: 3 }, (_, i) => Script.turn(Script.toolUse("Read", { file_path: "a.txt" }, `toolu_read_${i}`))),
+  Script.turn("Read it.")
+])
+const reads = { allowedTools: ["Read"] }
+
+// How many lines of a session's transcript in the sandbox the CLI mirrors: all but its API request logs.
+const mirroredLines = (sessionId: string) =>
+  Effect.map(Effect.service(Scripted.Sandbox), (sandbox) => {
+    const file = path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", ProjectKey.fromPath(sandbox.cwd), `${sessionId}.jsonl`)
+    return fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "")
+      .filter((line) => !String(JSON.parse(line).type).startsWith("api-request")).length
+  })
 
 describe("SessionMirror", () => {
   it.effect("eager: one append per frame, in order; frames never reach the output", () =>
@@ -90,7 +120,28 @@ describe("SessionMirror", () => {
         const errors = out.filter((m) => m._tag === "SystemMirrorError")
         assert.strictEqual(errors.length, 1)
         assert.include(errors[0].error, "appendTimeout")
+        assert.include(errors[0].error, "(1 entry not stored)")
         assert.strictEqual(calls(), 1)
+      }))
+
+    it.effect("eager: the drain after the run has one appendTimeout in all, every frame not stored reported", () =>
+      Effect.gen(function*() {
+        const { calls, store } = hanging()
+        const frames = Array.from({ length: 20 }, (_, i) => frame([`a${i}`, `b${i}`]))
+        const fiber = yield* Stream.fromIterable(frames).pipe(
+          SessionMirror.mirror({ store, configDir, cwd: "/work/app", flush: "eager", appendTimeout: "1 second" }),
+          Stream.runCollect,
+          Effect.forkChild
+        )
+        // One appendTimeout after the frames ended (twenty, appended one at a time, would need twenty).
+        yield* TestClock.adjust("1 second")
+        for (let i = 0; i < 100 && fiber.pollUnsafe() === undefined; i++) yield* Effect.yieldNow
+        assert.isDefined(fiber.pollUnsafe(), "the stream ended one appendTimeout after its frames")
+        const errors = (yield* Fiber.join(fiber)).filter((m) => m._tag === "SystemMirrorError")
+        // One mirror_error per frame, each naming its two entries.
+        assert.strictEqual(errors.length, frames.length)
+        for (const error of errors) assert.include(error.error, "(2 entries not stored)")
+        assert.isAtMost(calls(), 2)
       }))
 
     it.live("a query with it ends, its result and a mirror_error in the output", () =>
@@ -103,6 +154,40 @@ describe("SessionMirror", () => {
         assert.include(errors[0].error, "appendTimeout")
       }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
 
+    it.live("eager, a query with it ends one appendTimeout after the CLI, every entry reported", () =>
+      Effect.gen(function*() {
+        const { store } = hanging()
+        const appendTimeout = 2000
+        const started = Date.now()
+        const out = yield* ClaudeCli.query("Hello", { ...reads, sessionStore: { store, appendTimeout }, sessionStoreFlush: "eager" }).pipe(
+          Stream.runCollect
+        )
+        const elapsed = Date.now() - started
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Read it."))
+        const errors = out.filter((m) => m._tag === "SystemMirrorError")
+        const reported = errors.map((m) => Number(/\((\d+) entr(?:y|ies) not stored\)/.exec(m.error)![1]))
+        const sessionId = out.flatMap((m) => m._tag === "SystemInit" ? [m.session_id] : [])[0]!
+        assert.strictEqual(reported.reduce((a, b) => a + b, 0), yield* mirroredLines(sessionId))
+        // One frame an append: appended one after the other, they would have taken an appendTimeout each.
+        assert.isAtLeast(errors.length, 8)
+        assert.isBelow(elapsed, errors.length * appendTimeout / 2)
+      }).pipe(Effect.provide([Scripted.layer(readingScript, { files: { "a.txt": "a\n" } }), NodeServices.layer])), 120_000)
+
+    it.live("eager, a session closed with it reports every entry in its messages", () =>
+      Effect.gen(function*() {
+        const { store } = hanging()
+        const { out, sessionId } = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* ClaudeCli.session({ ...reads, sessionStore: { store, appendTimeout: "500 millis" }, sessionStoreFlush: "eager" })
+          const reader = yield* Effect.forkChild(Stream.runCollect(yield* session.subscribe))
+          yield* Stream.runDrain(session.turn("Hello"))
+          yield* session.close
+          return { out: yield* Fiber.join(reader), sessionId: yield* session.sessionId }
+        }))
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Read it."))
+        const reported = out.flatMap((m) => m._tag === "SystemMirrorError" ? [Number(/\((\d+) entr(?:y|ies) not stored\)/.exec(m.error)![1])] : [])
+        assert.strictEqual(reported.reduce((a, b) => a + b, 0), yield* mirroredLines(sessionId))
+      }).pipe(Effect.provide([Scripted.layer(readingScript, { files: { "a.txt": "a\n" } }), NodeServices.layer])), 120_000)
+
     it.live("a session with it answers its turns and closes", () =>
       Effect.gen(function*() {
         const { calls, store } = hanging()
@@ -114,6 +199,34 @@ describe("SessionMirror", () => {
         assert.isAbove(calls(), 0)
       }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
   })
+
+  it.effect("closing a session waits for its store by appendTimeout, not by a fixed time", () =>
+    Effect.gen(function*() {
+      // The first append answers after 40 seconds of the test clock (appendTimeout is 60), the others at once.
+      const memory = SessionStore.makeMemory()
+      let appends = 0
+      const slow: SessionStore.Shape = {
+        ...memory,
+        append: (key, entries) => Effect.andThen(appends++ === 0 ? Effect.sleep("40 seconds") : Effect.void, memory.append(key, entries))
+      }
+      const scope = yield* Scope.make()
+      const session = yield* Scope.provide(ClaudeCli.session({ sessionStore: slow }), scope)
+      yield* Stream.runDrain(session.turn("Hello"))
+      const sessionId = yield* session.sessionId
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+      // Once the CLI is gone (real time), the store's time passes.
+      while (isAlive(session.pid)) yield* realPause(20)
+      // Past the 30 seconds a close once waited at most, then past the store's answer.
+      yield* TestClock.adjust("31 seconds")
+      yield* realPause(200)
+      yield* TestClock.adjust("14 seconds")
+      while (closing.pollUnsafe() === undefined) yield* realPause(20)
+      const sandbox = yield* Scripted.Sandbox
+      const local = fs.readFileSync(path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", ProjectKey.fromPath(sandbox.cwd), `${sessionId}.jsonl`), "utf8")
+      const uuids = local.split("\n").flatMap((line) => line.trim() === "" ? [] : [JSON.parse(line).uuid]).filter((u) => u !== undefined)
+      const stored = Option.getOrThrow(yield* memory.load({ projectKey: ProjectKey.fromPath(sandbox.cwd), sessionId }))
+      assert.deepStrictEqual(stored.flatMap((e) => e.uuid === undefined ? [] : [e.uuid]), uuids)
+    }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
 
   it.live("a resume whose store does not answer within loadTimeout fails before the CLI starts", () =>
     Effect.gen(function*() {

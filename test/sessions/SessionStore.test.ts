@@ -19,6 +19,7 @@ import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
+import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
 import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
@@ -349,13 +350,50 @@ describe("SessionStore", () => {
         assert.deepStrictEqual(rawEntries(file), entries)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+    it.effect("a local transcript holding every stored uuid gets the stored entries without one it lacks, once", () =>
+      Effect.gen(function*() {
+        const title = { type: "custom-title", customTitle: "Renamed", sessionId: key.sessionId }
+        // The local copy of the last prompt has its keys in another order: it is held all the same.
+        const local = entries.map((e) => e.type === "last-prompt" ? Object.fromEntries(Object.entries(e).reverse()) as SessionStore.Entry : e)
+        const { file, s, target, text } = yield* setup(local, [...entries, title])
+        assert.isTrue(yield* SessionStore.materialize(s, key, target))
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text + JSON.stringify(title) + "\n")
+        // Again: nothing more.
+        yield* SessionStore.materialize(s, key, target)
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text + JSON.stringify(title) + "\n")
+        assert.deepStrictEqual(fs.readdirSync(path.dirname(file)), [`${key.sessionId}.jsonl`])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a local transcript the store goes on from keeps its own entries without a uuid", () =>
+      Effect.gen(function*() {
+        const tag = { type: "tag", tag: "local", sessionId: key.sessionId }
+        const { file, s, target } = yield* setup([...entries.slice(0, 2), tag], entries)
+        yield* SessionStore.materialize(s, key, target)
+        assert.deepStrictEqual(rawEntries(file), [...entries, tag])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a conflict in a subagent's transcript writes nothing, not even the main one", () =>
+      Effect.gen(function*() {
+        const { configDir, file, s, target, text } = yield* setup(entries.slice(0, 2), entries)
+        const subkey = { ...key, subpath: "subagents/agent-a1" }
+        const agent = path.join(configDir, "projects", key.projectKey, key.sessionId, "subagents", "agent-a1.jsonl")
+        fs.mkdirSync(path.dirname(agent), { recursive: true })
+        fs.writeFileSync(agent, JSON.stringify(entry("s-local", "x")) + "\n")
+        yield* s.append(subkey, [entry("s-stored", "y")])
+        const error = yield* Effect.flip(SessionStore.materialize(s, key, target))
+        assert.strictEqual(error.reason._tag, "TranscriptConflict")
+        assert.include(error.message, agent)
+        assert.strictEqual(fs.readFileSync(file, "utf8"), text)
+        assert.strictEqual(fs.readFileSync(agent, "utf8"), JSON.stringify(entry("s-local", "x")) + "\n")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
     it.effect("a local transcript that differs from the stored one fails, and is left as it was", () =>
       Effect.gen(function*() {
         const other = entries.map((e) => e.uuid === "a1" ? { ...e, uuid: "other" } : e)
         const { file, s, target, text } = yield* setup(other, entries)
         const error = yield* Effect.flip(SessionStore.materialize(s, key, target))
         assert.strictEqual(error.reason._tag, "TranscriptConflict")
-        assert.include(error.message, "has 1 entries the store lacks, and the store 1 it lacks")
+        assert.include(error.message, "has 1 entry the store lacks, and the store 1 it lacks")
         assert.strictEqual(fs.readFileSync(file, "utf8"), text)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
@@ -369,6 +407,19 @@ describe("SessionStore", () => {
         assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "materialize")
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
   })
+
+  it.effect("InvalidKey names the part of a subpath that is not a name", () =>
+    Effect.gen(function*() {
+      const message = (subpath: string) => Effect.map(Effect.flip(SessionStore.validateKey("load", { ...key, subpath })), (e) => e.message)
+      assert.strictEqual(
+        yield* message("subagents/../escaped"),
+        `SessionStore.load: invalid subpath "subagents/../escaped": its part ".." names a directory relative to another`
+      )
+      assert.include(yield* message("subagents//a"), `: its part "" is empty`)
+      assert.include(yield* message("subagents/a\0b"), `: its part ${JSON.stringify("a\0b")} has a NUL character`)
+      const whole = yield* Effect.flip(SessionStore.validateKey("load", { ...key, sessionId: ".." }))
+      assert.include(whole.message, `invalid sessionId "..": it names a directory relative to another`)
+    }))
 
   it.effect("directory: no key reaches outside the root", () =>
     Effect.gen(function*() {
@@ -567,6 +618,46 @@ describe("SessionStore", () => {
       const last = ScriptedServer.turnRequests(yield* server.requests).map((r) => Option.getOrThrow(MessagesRequest.decode(r.body))).at(-1)!
       const history = JSON.stringify(last.messages)
       for (const text of ["My name is Ada.", "What is 2 + 2?", "2 + 2 = 4."]) assert.include(history, text)
+    }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
+
+  it.live("a resume from a cwd under a symbolic link writes the session where the CLI looks", () =>
+    Effect.gen(function*() {
+      const s = SessionStore.makeMemory()
+      const stored = yield* Effect.gen(function*() {
+        const first = yield* mirrored(s, "My name is Ada.")
+        return { projectKey: ProjectKey.fromPath(first.sandbox.cwd), sessionId: first.sessionId }
+      }).pipe(Effect.provide(Scripted.layer(script)))
+      // Another machine, whose working directory is reached through a link (as macOS's /tmp is).
+      yield* Effect.gen(function*() {
+        const sandbox = yield* Scripted.Sandbox
+        const links = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "links-" })))
+        const cwd = path.join(links, "work")
+        fs.symlinkSync(sandbox.cwd, cwd)
+        const { out } = yield* mirrored(s, "What is my name?", { projectKey: stored.projectKey, resume: stored.sessionId, cwd })
+        assert.isTrue(out.some((m) => m._tag === "ResultSuccess"))
+        assert.isTrue(fs.existsSync(path.join(sandbox.env.CLAUDE_CONFIG_DIR!, "projects", ProjectKey.fromPath(sandbox.cwd), `${stored.sessionId}.jsonl`)))
+        const server = yield* ScriptedServer.ScriptedServer
+        const [request] = ScriptedServer.turnRequests(yield* server.requests).map((r) => Option.getOrThrow(MessagesRequest.decode(r.body)))
+        for (const text of ["My name is Ada.", "Nice to meet you, Ada."]) assert.include(JSON.stringify(request.messages), text)
+      }).pipe(Effect.scoped, Effect.provide(Scripted.layer(script)))
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
+  it.live("a title set through the store reaches a resume where the session ran", () =>
+    Effect.gen(function*() {
+      const s = SessionStore.makeMemory()
+      const first = yield* mirrored(s, "My name is Ada.")
+      const sessionKey = { projectKey: ProjectKey.fromPath(first.sandbox.cwd), sessionId: first.sessionId }
+      // The title as the CLI writes one (no uuid), mirrored from another machine: the local file lacks it.
+      yield* s.append(sessionKey, [{ type: "custom-title", customTitle: "Ada's session", sessionId: first.sessionId }])
+      const { out } = yield* mirrored(s, "What is 2 + 2?", { resume: first.sessionId })
+      assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "2 + 2 = 4."))
+      // The transcript the CLI resumed from and went on writing has it, and its listing shows it.
+      const files = yield* SessionFiles.make({ configDir: first.sandbox.env.CLAUDE_CONFIG_DIR! })
+      assert.strictEqual(Option.getOrThrow(yield* files.getSessionInfo(first.sessionId)).customTitle, "Ada's session")
+      // Resumed again: still one copy.
+      yield* mirrored(s, "What is my name?", { resume: first.sessionId })
+      const file = path.join(first.sandbox.env.CLAUDE_CONFIG_DIR!, "projects", sessionKey.projectKey, `${first.sessionId}.jsonl`)
+      assert.strictEqual(rawEntries(file).filter((e) => e.type === "custom-title").length, 1)
     }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
 
   it.live("a store that fails gives mirror_error events and the run goes on", () =>
