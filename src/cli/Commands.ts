@@ -155,13 +155,14 @@ const readConcurrency = 4
 // file of stream-json) as stream-json.
 // A file's figures and the format it was read as.
 const countFile = (
-  file: string
+  file: string,
+  counted: Stats.FileStats | undefined
 ): Effect.Effect<
   { readonly stats: Stats.FileStats; readonly format: TranscriptDetect.Format },
   CliFailure.CliFailure,
   FileSystem.FileSystem | Stdio.Stdio
 > =>
-  (file === "-" ? Effect.succeed(undefined) : Stats.transcriptFile(file).pipe(Effect.mapError(Input.unreadable(file)))).pipe(
+  (counted !== undefined || file === "-" ? Effect.succeed(counted) : Stats.transcriptFile(file).pipe(Effect.mapError(Input.unreadable(file)))).pipe(
     Effect.flatMap((stats) =>
       stats !== undefined ? Effect.succeed({ stats, format: "transcript" as TranscriptDetect.Format }) : Input.bytes(file).pipe(
         Decode.records({ onBadLine: "emit" }),
@@ -196,9 +197,11 @@ const stats = Command.make(
     const named = expanded.flatMap((r): ReadonlyArray<Result.Result<string, CliFailure.CliFailure>> =>
       Result.isSuccess(r) ? r.success.map((file) => Result.succeed(file)) : [Result.fail(r.failure)]
     )
+    // Transcripts are counted on two threads first; what that leaves is read the usual way.
+    const fast = yield* Effect.promise(() => Stats.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-")))
     const counted = yield* Effect.forEach(
       named,
-      (file) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success)),
+      (file, i) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success, fast[i])),
       { concurrency: readConcurrency }
     )
     const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success.stats] : [])

@@ -11,6 +11,8 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import * as Sink from "effect/Sink"
+import * as nodeFs from "node:fs"
+import * as NodeWorker from "node:worker_threads"
 import * as Item from "../filter/Item.ts"
 import * as Permission from "../schema/Permission.ts"
 import type * as Message from "../schema/Message.ts"
@@ -497,6 +499,28 @@ export const transcriptSink = (
 const readBytes = 1024 * 1024
 const spareBuffers: Array<Buffer> = []
 
+// One transcript's bytes, chunk by chunk as they are read, to its figures.
+const transcriptCounting = (path: string) => {
+  const counter = makeCounter(path, Pricing.costOf)
+  const decoder = TranscriptDecode.decoder()
+  const out: Array<TranscriptDecode.DecodedEntry | Decode.DecodeError> = []
+  const count = () => {
+    for (let i = 0; i < out.length; i++) counter.pushTranscriptEntry(out[i]!)
+    out.length = 0
+  }
+  return {
+    push: (bytes: Uint8Array): void => {
+      decoder.push(bytes, out)
+      count()
+    },
+    done: (): FileStats => {
+      decoder.end(out)
+      count()
+      return counter.done()
+    }
+  }
+}
+
 /**
  * Counts a file when it is a session transcript (as {@link Input.detect} tells, from the same first read):
  * the figures {@link transcriptSink} gives over its bytes, read in large chunks straight into the decoder (no
@@ -520,26 +544,110 @@ export const transcriptFile = (
     )
     let read = yield* handle.read(buffer)
     if (Input.formatOf(buffer.subarray(0, read)) !== "transcript") return undefined
-    const counter = makeCounter(path, Pricing.costOf)
-    const decoder = TranscriptDecode.decoder()
-    const out: Array<TranscriptDecode.DecodedEntry | Decode.DecodeError> = []
-    const count = () => {
-      for (let i = 0; i < out.length; i++) counter.pushTranscriptEntry(out[i]!)
-      out.length = 0
-    }
+    const counting = transcriptCounting(path)
     while (true) {
-      if (read > 0) {
-        decoder.push(buffer.subarray(0, read), out)
-        count()
-      }
+      if (read > 0) counting.push(buffer.subarray(0, read))
       // A short read is the end of a regular file (as far as it is written): no read more to learn it.
       if (read < buffer.length) break
       read = yield* handle.read(buffer)
     }
-    decoder.end(out)
-    count()
-    return counter.done()
+    return counting.done()
   }))
+
+/**
+ * {@link transcriptFile} without Effect, through `node:fs` synchronously: the same figures, without a round trip
+ * through the event loop per read (a directory of small transcripts is mostly such round trips). Throws what
+ * `node:fs` throws; `undefined` for a file that is not a transcript or not a regular file (a named pipe is
+ * opened without waiting for its writer, and not read).
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const transcriptFileSync = (path: string): FileStats | undefined => {
+  const fd = nodeFs.openSync(path, nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK)
+  const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(readBytes)
+  try {
+    if (!nodeFs.fstatSync(fd).isFile()) return undefined
+    let read = nodeFs.readSync(fd, buffer, 0, buffer.length, null)
+    if (Input.formatOf(buffer.subarray(0, read)) !== "transcript") return undefined
+    const counting = transcriptCounting(path)
+    while (true) {
+      if (read > 0) counting.push(buffer.subarray(0, read))
+      if (read < buffer.length) break
+      read = nodeFs.readSync(fd, buffer, 0, buffer.length, null)
+    }
+    return counting.done()
+  } finally {
+    spareBuffers.push(buffer)
+    nodeFs.closeSync(fd)
+  }
+}
+
+// A file counted by {@link transcriptFileSync}, or `undefined` for one it cannot count (standard input, a file
+// that is not a transcript, a failure to read): those are left to the caller, who reads them the usual way.
+const attempt = (path: string): FileStats | undefined => {
+  if (path === "-") return undefined
+  try {
+    return transcriptFileSync(path)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Counts files while a shared counter hands them out, so that threads sharing the counter count each file
+ * once: the index and figures of each file this thread counted.
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const countClaimed = (
+  paths: ReadonlyArray<string>,
+  next: Int32Array
+): Array<readonly [index: number, stats: FileStats | undefined]> => {
+  const counted: Array<readonly [number, FileStats | undefined]> = []
+  for (let i = Atomics.add(next, 0, 1); i < paths.length; i = Atomics.add(next, 0, 1)) counted.push([i, attempt(paths[i]!)])
+  return counted
+}
+
+// Below this many files a second thread costs more to start than it saves.
+const workerMinFiles = 16
+
+// The worker thread beside this module, compiled or not (`.js` in dist, `.ts` from the sources).
+const startWorker = (paths: ReadonlyArray<string>, next: Int32Array): NodeWorker.Worker | undefined => {
+  try {
+    const extension = import.meta.url.slice(import.meta.url.lastIndexOf("."))
+    return new NodeWorker.Worker(new URL(`./StatsWorker${extension}`, import.meta.url), { workerData: { paths, next } })
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * {@link transcriptFileSync} over many files, on this thread and a worker thread at once (each takes the next
+ * file when done with one): the figures of each file in the order given, `undefined` where a file is not a
+ * transcript or could not be read (the caller reads those the usual way, to count them as stream-json or report
+ * why). Never rejects: a worker that fails leaves its files `undefined`.
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const transcriptFiles = (paths: ReadonlyArray<string>): Promise<Array<FileStats | undefined>> => {
+  const results = new Array<FileStats | undefined>(paths.length).fill(undefined)
+  const next = new Int32Array(new SharedArrayBuffer(4))
+  const worker = paths.length >= workerMinFiles ? startWorker(paths, next) : undefined
+  for (const [i, stats] of countClaimed(paths, next)) results[i] = stats
+  if (worker === undefined) return Promise.resolve(results)
+  return new Promise((resolve) => {
+    worker.once("message", (counted: ReturnType<typeof countClaimed>) => {
+      for (const [i, stats] of counted) results[i] = stats
+      resolve(results)
+    })
+    // Its files not counted: they stay `undefined`.
+    worker.once("error", () => resolve(results))
+    worker.once("exit", () => resolve(results))
+  })
+}
 
 /**
  * The figures of several files added up (`path` names the set).
