@@ -22,6 +22,7 @@ import * as ToolUseResult from "../schema/ToolUseResult.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
+import * as TranscriptDetect from "../transcript/Detect.ts"
 import * as TranscriptMessages from "../transcript/Messages.ts"
 import * as Pricing from "../transcript/Pricing.ts"
 import * as Input from "./Input.ts"
@@ -150,6 +151,13 @@ const kindOfRaw = (raw: { readonly type: string; readonly subtype?: unknown }): 
 const timeOf = (t: unknown): number | undefined => {
   const ms = typeof t === "string" ? Date.parse(t) : NaN
   return Number.isNaN(ms) ? undefined : ms
+}
+
+// The time from a call's timestamp to its result's, when both are times.
+const measuredDuration = (calledAt: unknown, at: unknown): number | undefined => {
+  const called = timeOf(calledAt)
+  const time = called === undefined ? undefined : timeOf(at)
+  return time !== undefined && called !== undefined ? time - called : undefined
 }
 
 const timestampOf = (message: Message.Message): number | undefined => timeOf((message as { readonly timestamp?: unknown }).timestamp)
@@ -347,7 +355,8 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
   // A transcript line counted from its entry: the figures pushEntry finds through the entry's stream-json
   // message and its items, without building either. Only what a transcript can hold matters here: tool
   // calls and results, their durations, unknown blocks and usage (no results, stream events or system lines).
-  const calls = new Map<string, { readonly name: string; readonly at: number | undefined }>()
+  // A call's time is its entry's timestamp, parsed only when its result is timed by it.
+  const calls = new Map<string, { readonly name: string; readonly at: unknown }>()
   const pushTranscriptEntry = (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError): void => {
     if (pushLine(entry)) return
     const e = entry.entry
@@ -358,11 +367,10 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     const content = e.message.content
     // Text alone (a prompt) holds nothing counted.
     if (typeof content === "string") return
-    const time = timeOf(e.timestamp)
     for (const block of content) {
       if (block._tag === "ToolUseBlock") {
         toolOf(stats, block.name).calls++
-        calls.set(block.id, { name: block.name, at: time })
+        calls.set(block.id, { name: block.name, at: e.timestamp })
       } else if (block._tag === "ToolResultBlock") {
         const call = calls.get(block.tool_use_id)
         const tool = toolOf(stats, call?.name ?? "(unknown tool)")
@@ -372,9 +380,8 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
         }
         // A transcript's messages carry no tool_result_meta: the wording of the result decides.
         if (Permission.isPermissionDenied(block)) tool.denied++
-        const measured = time !== undefined && call?.at !== undefined ? time - call.at : undefined
         const structured = e._tag === "UserEntry" ? reportedDuration(e.toolUseResult) : undefined
-        tool.durationMs += structured ?? measured ?? 0
+        tool.durationMs += structured ?? measuredDuration(call?.at, e.timestamp) ?? 0
       } else if (block._tag === "UnknownBlock") {
         bump(stats.unknownTypes, `${e.type} block ${block.type}`)
       }
@@ -499,6 +506,19 @@ export const transcriptSink = (
 const readBytes = 1024 * 1024
 const spareBuffers: Array<Buffer> = []
 
+const headDecoder = new TextDecoder()
+
+// Whether a file is a transcript from its first read, as Input.formatOf tells: in most files the first line
+// alone tells (a line that does is where detection stops), and decoding it costs less than decoding the 64 KiB
+// Input.formatOf looks at. A first line that does not tell says "stream-json" here: then the whole head decides.
+const isTranscript = (head: Uint8Array): boolean => {
+  const end = head.indexOf(0x0a)
+  if (end !== -1 && end < Input.detectBytes && TranscriptDetect.detect(headDecoder.decode(head.subarray(0, end + 1))) === "transcript") {
+    return true
+  }
+  return Input.formatOf(head) === "transcript"
+}
+
 // One transcript's bytes, chunk by chunk as they are read, to its figures.
 const transcriptCounting = (path: string) => {
   const counter = makeCounter(path, Pricing.costOf)
@@ -543,7 +563,7 @@ export const transcriptFile = (
       (b) => Effect.sync(() => spareBuffers.push(b))
     )
     let read = yield* handle.read(buffer)
-    if (Input.formatOf(buffer.subarray(0, read)) !== "transcript") return undefined
+    if (!isTranscript(buffer.subarray(0, read))) return undefined
     const counting = transcriptCounting(path)
     while (true) {
       if (read > 0) counting.push(buffer.subarray(0, read))
@@ -569,7 +589,7 @@ export const transcriptFileSync = (path: string): FileStats | undefined => {
   try {
     if (!nodeFs.fstatSync(fd).isFile()) return undefined
     let read = nodeFs.readSync(fd, buffer, 0, buffer.length, null)
-    if (Input.formatOf(buffer.subarray(0, read)) !== "transcript") return undefined
+    if (!isTranscript(buffer.subarray(0, read))) return undefined
     const counting = transcriptCounting(path)
     while (true) {
       if (read > 0) counting.push(buffer.subarray(0, read))
