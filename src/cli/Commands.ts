@@ -155,14 +155,13 @@ const readConcurrency = 4
 // file of stream-json) as stream-json.
 // A file's figures and the format it was read as.
 const countFile = (
-  file: string,
-  counted: Stats.FileStats | undefined
+  file: string
 ): Effect.Effect<
   { readonly stats: Stats.FileStats; readonly format: TranscriptDetect.Format },
   CliFailure.CliFailure,
   FileSystem.FileSystem | Stdio.Stdio
 > =>
-  (counted !== undefined || file === "-" ? Effect.succeed(counted) : Stats.transcriptFile(file).pipe(Effect.mapError(Input.unreadable(file)))).pipe(
+  (file === "-" ? Effect.succeed(undefined) : Stats.transcriptFile(file).pipe(Effect.mapError(Input.unreadable(file)))).pipe(
     Effect.flatMap((stats) =>
       stats !== undefined ? Effect.succeed({ stats, format: "transcript" as TranscriptDetect.Format }) : Input.bytes(file).pipe(
         Decode.records({ onBadLine: "emit" }),
@@ -199,11 +198,16 @@ const stats = Command.make(
     )
     // Transcripts are counted on two threads first; what that leaves is read the usual way.
     const fast = yield* Effect.promise(() => Stats.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-")))
-    const counted = yield* Effect.forEach(
-      named,
-      (file, i) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success, fast[i])),
+    const rest = yield* Effect.forEach(
+      named.filter((_, i) => fast[i] === undefined),
+      (file) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success)),
       { concurrency: readConcurrency }
     )
+    let next = 0
+    const counted = named.map((_, i) => {
+      const stats = fast[i]
+      return stats === undefined ? rest[next++]! : Result.succeed({ stats, format: "transcript" as TranscriptDetect.Format })
+    })
     const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success.stats] : [])
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined
