@@ -2,8 +2,7 @@
  * `node scripts/bundle-bin.ts` (the second step of `npm run build`, after `tsc`): the package's executable
  * bundled into a few files in place of the compiled modules it loads, so that it starts in a fraction of the
  * time (a Node process resolves and compiles each of the hundreds of modules an ES module graph holds).
- * `dist/cli/main.js` becomes the bundle's entry, with chunks beside it for the commands loaded on demand, and
- * `dist/cli/StatsWorker.js` a bundle of its own, so that `stats`'s worker thread loads only what it counts with.
+ * `dist/cli/main.js` becomes the bundle's entry, with chunks beside it for what it loads on demand.
  * The compiled modules and their declarations stay in `dist/` for the library's entry points.
  */
 import * as fs from "node:fs"
@@ -18,22 +17,17 @@ for (const name of fs.readdirSync(cli)) {
   if (name.startsWith(chunkPrefix)) fs.rmSync(path.join(cli, name))
 }
 
-const bundle = (entry: string, split: boolean) =>
-  build({
-    input: path.join(cli, entry),
-    platform: "node",
-    logLevel: "warn",
-    output: {
-      dir: cli,
-      format: "esm",
-      minify: true,
-      entryFileNames: "[name].js",
-      chunkFileNames: `${chunkPrefix}[name]-[hash].js`,
-      ...(split ? {} : { codeSplitting: false })
-    }
-  })
-
-await bundle("main.js", true)
-await bundle("StatsWorker.js", false)
-// The compiler's source maps describe the modules the bundles replaced.
-for (const entry of ["main.js", "StatsWorker.js"]) fs.rmSync(path.join(cli, `${entry}.map`), { force: true })
+await build({
+  input: path.join(cli, "main.js"),
+  platform: "node",
+  logLevel: "warn",
+  output: {
+    dir: cli,
+    format: "esm",
+    minify: true,
+    entryFileNames: "[name].js",
+    chunkFileNames: `${chunkPrefix}[name]-[hash].js`
+  }
+})
+// The compiler's source map describes the module the bundle replaced.
+fs.rmSync(path.join(cli, "main.js.map"), { force: true })

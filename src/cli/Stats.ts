@@ -12,7 +12,6 @@ import * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import * as Sink from "effect/Sink"
 import * as nodeFs from "node:fs"
-import * as NodeWorker from "node:worker_threads"
 import * as Item from "../filter/Item.ts"
 import * as Permission from "../schema/Permission.ts"
 import type * as Message from "../schema/Message.ts"
@@ -603,71 +602,23 @@ export const transcriptFileSync = (path: string): FileStats | undefined => {
   }
 }
 
-// A file counted by {@link transcriptFileSync}, or `undefined` for one it cannot count (standard input, a file
-// that is not a transcript, a failure to read): those are left to the caller, who reads them the usual way.
-const attempt = (path: string): FileStats | undefined => {
-  if (path === "-") return undefined
-  try {
-    return transcriptFileSync(path)
-  } catch {
-    return undefined
-  }
-}
-
 /**
- * Counts files while a shared counter hands them out, so that threads sharing the counter count each file
- * once: the index and figures of each file this thread counted.
+ * {@link transcriptFileSync} over many files: the figures of each in the order given, `undefined` where a file is
+ * not a transcript or could not be read (standard input, `-`, too): the caller reads those the usual way, to count
+ * them as stream-json or say why they cannot be read.
  *
  * @since 0.1.0
  * @category counting
  */
-export const countClaimed = (
-  paths: ReadonlyArray<string>,
-  next: Int32Array
-): Array<readonly [index: number, stats: FileStats | undefined]> => {
-  const counted: Array<readonly [number, FileStats | undefined]> = []
-  for (let i = Atomics.add(next, 0, 1); i < paths.length; i = Atomics.add(next, 0, 1)) counted.push([i, attempt(paths[i]!)])
-  return counted
-}
-
-// Below this many files a second thread costs more to start than it saves.
-const workerMinFiles = 16
-
-// The worker thread beside this module, compiled or not (`.js` in dist, `.ts` from the sources).
-const startWorker = (paths: ReadonlyArray<string>, next: Int32Array): NodeWorker.Worker | undefined => {
-  try {
-    const extension = import.meta.url.slice(import.meta.url.lastIndexOf("."))
-    return new NodeWorker.Worker(new URL(`./StatsWorker${extension}`, import.meta.url), { workerData: { paths, next } })
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * {@link transcriptFileSync} over many files, on this thread and a worker thread at once (each takes the next
- * file when done with one): the figures of each file in the order given, `undefined` where a file is not a
- * transcript or could not be read (the caller reads those the usual way, to count them as stream-json or report
- * why). Never rejects: a worker that fails leaves its files `undefined`.
- *
- * @since 0.1.0
- * @category counting
- */
-export const transcriptFiles = (paths: ReadonlyArray<string>): Promise<Array<FileStats | undefined>> => {
-  const results = new Array<FileStats | undefined>(paths.length).fill(undefined)
-  const next = new Int32Array(new SharedArrayBuffer(4))
-  const worker = paths.length >= workerMinFiles ? startWorker(paths, next) : undefined
-  for (const [i, stats] of countClaimed(paths, next)) results[i] = stats
-  if (worker === undefined) return Promise.resolve(results)
-  return new Promise((resolve) => {
-    worker.once("message", (counted: ReturnType<typeof countClaimed>) => {
-      for (const [i, stats] of counted) results[i] = stats
-      resolve(results)
-    })
-    // Its files not counted: they stay `undefined`.
-    worker.once("error", () => resolve(results))
-    worker.once("exit", () => resolve(results))
+export const transcriptFiles = (paths: ReadonlyArray<string>): Array<FileStats | undefined> =>
+  paths.map((path) => {
+    if (path === "-") return undefined
+    try {
+      return transcriptFileSync(path)
+    } catch {
+      return undefined
+    }
   })
-}
 
 /**
  * The figures of several files added up (`path` names the set).
