@@ -544,7 +544,7 @@ const transcriptCounting = (path: string) => {
 
 /**
  * Counts a file when it is a session transcript (as {@link Input.detect} tells, from the same first read):
- * the figures {@link transcriptSink} gives over its bytes, read in large chunks straight into the decoder (no
+ * the figures {@link transcriptSink} gives over its bytes, read in chunks straight into the decoder (no
  * stream between them), in memory bounded by a chunk and the longest line. `undefined` for a file that is
  * not a transcript, or not a regular file: the caller reads it as stream-json.
  *
