@@ -4,7 +4,7 @@
  * - `effect-claude-code stats --format json` against `ccusage session --json --offline` (the tool most
  *   people use for this): the same token and cost totals, our time and peak memory as ratios of theirs. Each
  *   runs as installed: ccusage its published executable, ours the bin as the package ships it (`dist/cli/main.js`,
- *   built here first), not the sources through Node's type stripping;
+ *   built here first by `npm run build`), not the sources through Node's type stripping;
  * - listing every session and reading one session's messages with `SessionFiles` against the official
  *   SDK's `listSessions` / `getSessionMessages`: the same counts, the same ratios.
  * Fails when the figures differ. Prints a table and the ratios (below 1: we are faster / smaller).
@@ -32,13 +32,10 @@ const ccusageCli = (): string => {
   return cli
 }
 
-// The package's bin as it ships: compiled by the build (`tsc -p tsconfig.build.json`) into dist/.
+// The package's bin as it ships: built by the package's build (`tsc`, then the bin's bundle) into dist/.
 const builtBin = (): string => {
-  const built = childProcess.spawnSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
-    cwd: root,
-    stdio: "inherit"
-  })
-  if (built.status !== 0) throw new Error(`the build failed (tsc exit ${built.status})`)
+  const built = childProcess.spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" })
+  if (built.status !== 0) throw new Error(`the build failed (npm run build exit ${built.status})`)
   return path.join(root, "dist", "cli", "main.js")
 }
 

@@ -1,25 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `effect-claude-code` executable.
+ * The `effect-claude-code` executable: Node's compile cache on, so that a run after the first loads the
+ * program's modules without compiling them again, then the program.
  *
  * @since 0.1.0
  */
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as CliError from "effect/cli/CliError"
-import * as Command from "effect/cli/Command"
-import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
-import * as Process from "../Process.ts"
-import * as CliFailure from "./CliFailure.ts"
-import * as Commands from "./Commands.ts"
-import * as Signals from "./Signals.ts"
+import * as Module from "node:module"
 
-Effect.flatMap(Commands.version, (version) => Command.run(Commands.command, { version })).pipe(
-  // effect/cli already printed the usage error with the help; only the exit code is ours.
-  Effect.catchIf(CliError.isCliError, () => Effect.fail(new CliFailure.SilentExit({ code: CliFailure.ExitCode.Usage }))),
-  // The guarded spawner: the Claude Code CLI ends with this process however it dies (see Process.guard).
-  Effect.provide(Process.nodeSpawner),
-  Effect.provide(Layer.provideMerge(TerminalCapabilities.layer, NodeServices.layer)),
-  Signals.runMain
-)
+// Before the program's modules load: the cache holds only what is compiled after this call.
+Module.enableCompileCache()
+const Program = await import("./Program.ts")
+Program.run()

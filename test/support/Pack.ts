@@ -34,12 +34,13 @@ export interface Packed {
 export const pack = (work: string, packedManifest: Manifest = manifest): Packed => {
   const pkg = path.join(work, "pkg")
   fs.mkdirSync(pkg, { recursive: true })
-  for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "src", "fixtures"]) {
+  for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "src", "scripts", "fixtures"]) {
     fs.cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true })
   }
   fs.symlinkSync(path.join(root, "node_modules"), path.join(pkg, "node_modules"))
   fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify(packedManifest, null, 2))
-  run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], pkg)
+  // The package's own build, as before publishing: the compiler, then the executable's bundle.
+  run("npm", ["run", "build"], pkg)
   const [packed] = JSON.parse(run("npm", ["pack", "--json", "--ignore-scripts"], pkg)) as Array<
     { readonly filename: string; readonly files: ReadonlyArray<{ readonly path: string }> }
   >
