@@ -133,7 +133,12 @@ const view = Command.make(
     const selected = yield* parseFilter(options.filter)
     const file = yield* inputOf(options.file)
     const files = yield* Input.expand(file)
-    const records = Stream.flatMap(Stream.fromIterable(files), (f) => Input.records(f, { follow: options.follow }))
+    // Several files (a directory): each is shown on its own, in the order of the files, or all at once as they
+    // grow (--follow), each file's lines in their order.
+    const sourced = files.map((f) => Input.records(f, { follow: options.follow }).pipe(
+      Stream.map((record) => files.length === 1 ? record : { source: f, record })
+    ))
+    const records = options.follow ? Stream.mergeAll(sourced, { concurrency: "unbounded" }) : Stream.flatMap(Stream.fromIterable(sourced), (stream) => stream)
     const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict })
     // A transcript may hold no messages (a summary-only session file); empty stream-json is a mistake.
     const formats = yield* Effect.forEach(files, Input.detect)

@@ -59,6 +59,11 @@ export interface Outcome {
   readonly summary: Summary.RunSummary
   /** That `result` line as written. */
   readonly resultLine: string | undefined
+  /**
+   * With several input files (a directory): each file's own outcome; the fields above then add up their
+   * lines and selected items, and `summary` is empty (a run is a file's).
+   */
+  readonly files?: ReadonlyArray<Outcome & { readonly file: string }> | undefined
 }
 
 /**
@@ -68,16 +73,25 @@ export interface Outcome {
  * @category predicates
  */
 export const isProblem = (outcome: Outcome): boolean =>
-  outcome.failed > 0 || (outcome.summary.completed && !outcome.summary.success)
+  outcome.failed > 0 || (outcome.summary.completed && !outcome.summary.success) || (outcome.files ?? []).some(isProblem)
 
 /**
  * The `--format json` object: line counts, the selected items per kind, and the run's figures with its
- * `result` message as written (all fields, known or not).
+ * `result` message as written (all fields, known or not). `lines` counts the lines that decoded to a message:
+ * every decoded line of stream-json, a transcript's user and assistant entries (`stats` counts every line).
+ * Several files (a directory): `{"files": [{"file", ...that object}], "total": {"lines", "failed", "selected"}}`,
+ * each file (session) with its own run.
  *
  * @since 0.1.0
  * @category formatting
  */
 export const summaryJson = (outcome: Outcome): Record<string, unknown> => {
+  if (outcome.files !== undefined) {
+    return {
+      files: outcome.files.map(({ file, ...one }) => ({ file, ...summaryJson(one) })),
+      total: { lines: outcome.lines, failed: outcome.failed, selected: outcome.selected }
+    }
+  }
   const { result: _, ...figures } = outcome.summary
   return {
     lines: outcome.lines,
@@ -89,13 +103,30 @@ export const summaryJson = (outcome: Outcome): Record<string, unknown> => {
 }
 
 /**
+ * A line of one of several input files, for a display that shows each file on its own.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Sourced {
+  readonly source: string
+  readonly record: Decode.DecodedLine | DecodeError
+}
+
+/**
  * What the display reacts to: a decoded (or failed) line, a clock tick for the spinner, or the input failing.
  *
  * @since 0.1.0
  * @category models
  */
 export type Event<E> =
-  | { readonly _tag: "Record"; readonly record: Decode.DecodedLine | DecodeError; readonly now: number }
+  | {
+    readonly _tag: "Record"
+    readonly record: Decode.DecodedLine | DecodeError
+    readonly now: number
+    /** The file the line is from, when several are shown (each on its own). */
+    readonly source?: string | undefined
+  }
   | { readonly _tag: "Tick"; readonly now: number }
   | { readonly _tag: "Failed"; readonly cause: Cause.Cause<E> }
 
@@ -122,8 +153,31 @@ export type Write<E> =
 export const reportedBeforeDecoding = 3
 
 /**
- * The fold's state: made per display by {@link initial} and updated in place by {@link step} (it owns an
- * `Item` flattener, which is stateful).
+ * What the display keeps per input file (session): each is shown on its own, so that a call a forked session
+ * copied from another is shown in both.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Source {
+  /** The file, `undefined` for a single input. */
+  readonly name: string | undefined
+  readonly flattener: Item.Flattener
+  /**
+   * With a filter that tests a call's outcome (`tool:Bash & error`), the calls it holds until their results
+   * (each with its line when jsonl prints it); `undefined` otherwise.
+   */
+  readonly calls: Calls.Calls<string | undefined> | undefined
+  /** The run's summary so far; it also counts the lines that decoded and those that did not. */
+  run: Summary.State
+  resultLine: string | undefined
+  readonly selected: Record<string, number>
+  pretty: Pretty.State
+}
+
+/**
+ * The fold's state: made per display by {@link initial} and updated in place by {@link step} (its sources own
+ * an `Item` flattener, which is stateful).
  *
  * @since 0.1.0
  * @category models
@@ -131,21 +185,27 @@ export const reportedBeforeDecoding = 3
 export interface State {
   readonly options: Options
   readonly style: Style.Style
-  readonly flattener: Item.Flattener
-  /**
-   * With a filter that tests a call's outcome (`tool:Bash & error`), the calls it holds until their results
-   * (each with its line when jsonl prints it); `undefined` otherwise.
-   */
-  readonly calls: Calls.Calls<string | undefined> | undefined
+  readonly width: number | undefined
   /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
   held: number
-  /** The run's summary so far; it also counts the lines that decoded and those that did not. */
-  run: Summary.State
-  resultLine: string | undefined
-  readonly selected: Record<string, number>
-  pretty: Pretty.State
+  /** The source of the record being shown. */
+  source: Source
+  /** Every source seen, in the order first seen. */
+  readonly sources: Map<string | undefined, Source>
+  /** The source whose pretty output was written last (its header printed). */
+  headed: Source | undefined
   screen: Screen.State
 }
+
+const makeSource = (name: string | undefined, options: Options, width: number | undefined): Source => ({
+  name,
+  flattener: Item.makeFlattener(),
+  calls: options.filter === undefined ? undefined : Calls.make(options.filter.ast),
+  run: Summary.initial,
+  resultLine: undefined,
+  selected: {},
+  pretty: { ...Pretty.initial, width }
+})
 
 /**
  * What the display knows of where it writes: `animate`, draw the spinner (pretty output on a terminal);
@@ -167,18 +227,43 @@ export interface Terminal {
  * @since 0.1.0
  * @category constructors
  */
-export const initial = (options: Options, terminal: Terminal): State => ({
-  options,
-  style: terminal.style,
-  flattener: Item.makeFlattener(),
-  calls: options.filter === undefined ? undefined : Calls.make(options.filter.ast),
-  held: 0,
-  run: Summary.initial,
-  resultLine: undefined,
-  selected: {},
-  pretty: { ...Pretty.initial, width: terminal.width },
-  screen: Screen.initial({ animate: terminal.animate && options.format === "pretty", now: terminal.now })
-})
+export const initial = (options: Options, terminal: Terminal): State => {
+  const source = makeSource(undefined, options, terminal.width)
+  return {
+    options,
+    style: terminal.style,
+    width: terminal.width,
+    held: 0,
+    source,
+    sources: new Map([[undefined, source]]),
+    headed: undefined,
+    screen: Screen.initial({ animate: terminal.animate && options.format === "pretty", now: terminal.now })
+  }
+}
+
+// Makes `name` the current source (a new one the first time it is seen); the single source of an input that
+// names none is replaced by the first named one.
+const enter = (state: State, name: string | undefined): Source => {
+  if (state.source.name === name) return state.source
+  let source = state.sources.get(name)
+  if (source === undefined) {
+    source = makeSource(name, state.options, state.width)
+    const unnamed = state.sources.get(undefined)
+    if (unnamed !== undefined && unnamed.run.messageCount + unnamed.run.decodeErrorCount === 0) state.sources.delete(undefined)
+    state.sources.set(name, source)
+  }
+  state.source = source
+  return source
+}
+
+// The line that tells where a file's (session's) pretty output starts, when several are shown.
+const header = (state: State): string => {
+  const source = state.source
+  if (source.name === undefined || state.headed === source) return ""
+  const before = state.headed === undefined ? "" : `${state.headed.pretty.midText ? "\n" : ""}\n`
+  state.headed = source
+  return `${before}${state.style.dim(`── ${source.name} ──`)}\n\n`
+}
 
 /**
  * How a line that failed to decode is reported: its number, why, and what was there (escaped). A reason over
@@ -222,14 +307,15 @@ const show = (state: State, item: Item.Item, now: number, wire: unknown): string
   const { filter, format } = state.options
   if (format === "jsonl") return filter === undefined ? "" : JSON.stringify(Item.toJson(item, wire)) + "\n"
   if (format === "json") return ""
-  const [next, output] = Pretty.render(state.pretty, item, state.style)
-  state.pretty = next
-  const text = screen(state, { _tag: "Write", text: output.text })
+  const [next, output] = Pretty.render(state.source.pretty, item, state.style)
+  state.source.pretty = next
+  const text = output.text === "" ? "" : screen(state, { _tag: "Write", text: header(state) + output.text })
   return output.status === undefined ? text : text + screen(state, { _tag: "Status", status: output.status ?? undefined, now })
 }
 
-const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: number): Array<Write<E>> => {
+const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: number, name: string | undefined): Array<Write<E>> => {
   const { filter, format, strict } = state.options
+  const source = enter(state, name)
   const writes: Array<Write<E>> = []
   if (isDecodeError(record) && strict === true) {
     const what = Input.expected(record) === "a transcript entry" ? "a session transcript" : "stream-json"
@@ -238,8 +324,8 @@ const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: 
   }
   const message = isDecodeError(record) ? record : record.message
   // Counts the line: decoded (messageCount) or not (decodeErrorCount).
-  state.run = Summary.step(state.run, message)
-  const { messageCount, decodeErrorCount } = state.run
+  source.run = Summary.step(source.run, message)
+  const { messageCount, decodeErrorCount } = source.run
   // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
     if (messageCount === 0 && decodeErrorCount > reportedBeforeDecoding) state.held++
@@ -247,14 +333,14 @@ const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: 
   } else {
     // The first line that decodes: what was held back is told before it.
     if (messageCount === 1) writes.push(...heldNote(state, now))
-    if (record.message.type === "result") state.resultLine = record.raw
+    if (record.message.type === "result") source.resultLine = record.raw
   }
   const shown = showing(state, now)
   if (format === "jsonl" && filter === undefined && !isDecodeError(record)) shown.text += record.raw + "\n"
   // The line, for the items jsonl prints as on the wire (a held call keeps it until it is decided).
   const raw = format === "jsonl" && filter !== undefined && !isDecodeError(record) ? record.raw : undefined
-  for (const item of state.flattener.push(message)) {
-    if (state.calls !== undefined) state.calls.push(item, raw, shown.decide)
+  for (const item of source.flattener.push(message)) {
+    if (source.calls !== undefined) source.calls.push(item, raw, shown.decide)
     else shown.decide(item, filter === undefined || filter(item), raw)
   }
   writes.push(stdout(shown.text))
@@ -270,10 +356,10 @@ const showing = (state: State, now: number) => {
     text: "",
     decide: (item: Item.Item, selected: boolean, raw: string | undefined): void => {
       if (!selected) {
-        state.pretty = Pretty.observe(state.pretty, item)
+        state.source.pretty = Pretty.observe(state.source.pretty, item)
         return
       }
-      state.selected[item.kind] = (state.selected[item.kind] ?? 0) + 1
+      state.source.selected[item.kind] = (state.source.selected[item.kind] ?? 0) + 1
       if (raw !== undefined && parsed?.raw !== raw) parsed = { raw, wire: JSON.parse(raw) }
       shown.text += show(state, item, now, raw === undefined ? undefined : parsed?.wire)
     }
@@ -290,7 +376,7 @@ const showing = (state: State, now: number) => {
 export const step = <E>(state: State, event: Event<E>): [State, Array<Write<E>>] => {
   switch (event._tag) {
     case "Record":
-      return [state, record(state, event.record, event.now)]
+      return [state, record(state, event.record, event.now, event.source)]
     case "Tick":
       return [state, [stdout(screen(state, { _tag: "Tick", now: event.now }))]]
     case "Failed":
@@ -316,25 +402,50 @@ export const interrupted = (state: State): string => screen(state, { _tag: "End"
  * @category reducers
  */
 export const finish = (state: State): Array<Write<never>> => {
-  // The calls still held got no result: decided now, before the counts are read.
-  const released = showing(state, state.screen.now)
-  state.calls?.end(released.decide)
-  const outcome: Outcome = {
-    lines: state.run.messageCount,
-    failed: state.run.decodeErrorCount,
-    selected: state.selected,
-    summary: Summary.finish(state.run),
-    resultLine: state.resultLine
+  const writes: Array<Write<never>> = []
+  const files: Array<Outcome & { readonly file: string }> = []
+  for (const source of state.sources.values()) {
+    state.source = source
+    // The calls still held got no result: decided now, before the counts are read.
+    const released = showing(state, state.screen.now)
+    source.calls?.end(released.decide)
+    const [pretty, rest] = Pretty.flush(source.pretty, state.style)
+    source.pretty = pretty
+    const closing = state.options.format === "pretty" && rest.text !== ""
+      ? screen(state, { _tag: "Write", text: header(state) + rest.text })
+      : ""
+    writes.push(stdout(released.text), stdout(closing))
+    files.push({ ...outcomeOf(source), file: source.name ?? "" })
   }
-  const [pretty, rest] = Pretty.flush(state.pretty, state.style)
-  state.pretty = pretty
-  const closing = state.options.format === "pretty" && rest.text !== "" ? screen(state, { _tag: "Write", text: rest.text }) : ""
+  const outcome: Outcome = files.length === 1 ? outcomeOf(state.source) : { ...totalOf(files), files }
   return [
-    stdout(released.text),
+    ...writes,
     ...heldNote(state, state.screen.now),
-    stdout(closing),
     stdout(screen(state, { _tag: "End" })),
     stdout(state.options.format === "json" ? JSON.stringify(summaryJson(outcome)) + "\n" : ""),
     { _tag: "Done", outcome }
   ]
+}
+
+const outcomeOf = (source: Source): Outcome => ({
+  lines: source.run.messageCount,
+  failed: source.run.decodeErrorCount,
+  selected: source.selected,
+  summary: Summary.finish(source.run),
+  resultLine: source.resultLine
+})
+
+// Several files' outcomes in one: their line counts and selected items added up; no run of their own.
+const totalOf = (files: ReadonlyArray<Outcome>): Omit<Outcome, "files"> => {
+  const selected: Record<string, number> = {}
+  for (const file of files) {
+    for (const [kind, n] of Object.entries(file.selected)) selected[kind] = (selected[kind] ?? 0) + n
+  }
+  return {
+    lines: files.reduce((n, f) => n + f.lines, 0),
+    failed: files.reduce((n, f) => n + f.failed, 0),
+    selected,
+    summary: Summary.finish(Summary.initial),
+    resultLine: undefined
+  }
 }

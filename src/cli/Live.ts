@@ -57,13 +57,13 @@ const coalesce = <E>(writes: ReadonlyArray<Display.Write<E>>) => {
 
 /**
  * Displays decoded lines and returns what was seen. A failure of `records` is shown after the spinner is
- * erased.
+ * erased. Lines of several files come {@link Display.Sourced}: each file is shown on its own.
  *
  * @since 0.1.0
  * @category running
  */
 export const display = <E, R>(
-  records: Stream.Stream<Decode.DecodedLine | DecodeError, E, R>,
+  records: Stream.Stream<Decode.DecodedLine | DecodeError | Display.Sourced, E, R>,
   options: Display.Options
 ): Effect.Effect<Display.Outcome, E | CliFailure.CliFailure | PlatformError.PlatformError, R | Stdio.Stdio> =>
   Effect.gen(function*() {
@@ -79,7 +79,8 @@ export const display = <E, R>(
     const lines: Stream.Stream<Display.Event<E>, never, R> = records.pipe(
       // One clock reading per chunk of lines: they arrived together.
       Stream.mapArrayEffect((chunk) =>
-        Effect.map(Clock.currentTimeMillis, (now) => Arr.map(chunk, (record): Display.Event<E> => ({ _tag: "Record", record, now })))
+        Effect.map(Clock.currentTimeMillis, (now) => Arr.map(chunk, (record): Display.Event<E> =>
+          "source" in record ? { _tag: "Record", record: record.record, now, source: record.source } : { _tag: "Record", record, now }))
       ),
       Stream.catchCause((cause) => Stream.succeed<Display.Event<E>>({ _tag: "Failed", cause }))
     )
