@@ -17,6 +17,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Filter from "../filter/Filter.ts"
 import * as FilterKinds from "../filter/internal/kinds.ts"
 import * as Decode from "../stream/Decode.ts"
+import * as TranscriptDecode from "../transcript/Decode.ts"
 import type * as TranscriptDetect from "../transcript/Detect.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Display from "./Display.ts"
@@ -157,25 +158,38 @@ const view = Command.make(
 // in memory bounded by this many files' chunks and counters. Results keep the order of the files.
 const readConcurrency = 4
 
-// One file's figures: a transcript counted from its entries, anything else (standard input, a special file, a
-// file of stream-json) as stream-json.
-// A file's figures and the format it was read as.
+// Bytes counted in a format; the format with the figures.
+const countAs = <E, R>(name: string, format: TranscriptDetect.Format, bytes: Stream.Stream<Uint8Array, E, R>, seen: Stats.Seen) =>
+  Effect.map(
+    format === "transcript"
+      ? bytes.pipe(TranscriptDecode.records({ onBadLine: "emit" }), Stream.run(Stats.transcriptSink(name, seen)))
+      : bytes.pipe(Decode.records({ onBadLine: "emit" }), Stream.run(Stats.sink(name))),
+    (stats) => ({ stats, format })
+  )
+
+// A file's figures and the format it was read as: a transcript counted from its entries, standard input in the
+// format its head tells, anything else (a special file, a file of stream-json) as stream-json.
 const countFile = (
-  file: string
+  file: string,
+  seen: Stats.Seen
 ): Effect.Effect<
   { readonly stats: Stats.FileStats; readonly format: TranscriptDetect.Format },
   CliFailure.CliFailure,
   FileSystem.FileSystem | Stdio.Stdio
 > =>
-  (file === "-" ? Effect.succeed(undefined) : Stats.transcriptFile(file).pipe(Effect.mapError(Input.unreadable(file)))).pipe(
-    Effect.flatMap((stats) =>
-      stats !== undefined ? Effect.succeed({ stats, format: "transcript" as TranscriptDetect.Format }) : Input.bytes(file).pipe(
-        Decode.records({ onBadLine: "emit" }),
-        Stream.run(Stats.sink(Input.nameOf(file))),
-        Effect.map((stats) => ({ stats, format: "stream-json" as TranscriptDetect.Format }))
+  file === "-"
+    ? Input.withFormat(Input.bytes(file), (format, bytes) => Stream.fromEffect(countAs(Input.nameOf(file), format, bytes, seen))).pipe(
+      Stream.runHead,
+      Effect.map(Option.getOrThrow)
+    )
+    : Stats.transcriptFile(file, seen).pipe(
+      Effect.mapError(Input.unreadable(file)),
+      Effect.flatMap((stats) =>
+        stats !== undefined
+          ? Effect.succeed({ stats, format: "transcript" as TranscriptDetect.Format })
+          : countAs(file, "stream-json", Input.bytes(file), seen)
       )
     )
-  )
 
 const stats = Command.make(
   "stats",
@@ -204,10 +218,12 @@ const stats = Command.make(
     )
     // Transcripts are counted first, without a round trip through the event loop per read; what that leaves is
     // read the usual way.
-    const fast = yield* Effect.sync(() => Stats.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-")))
+    // A message copied into several transcripts (a forked or resumed session's history) counts once.
+    const seen: Stats.Seen = new Set()
+    const fast = yield* Effect.sync(() => Stats.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-"), seen))
     const rest = yield* Effect.forEach(
       named.filter((_, i) => fast[i] === undefined),
-      (file) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success)),
+      (file) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success, seen)),
       { concurrency: readConcurrency }
     )
     let next = 0
@@ -236,7 +252,10 @@ const stats = Command.make(
   })
 ).pipe(describe(
     "Count what stream-json files and session transcripts hold: kinds, tools, errors, cost and tokens per model, " +
-      "unknown types; a directory counts each of its files (sessions) and their total"
+      "unknown types; a directory counts each of its files (sessions, in the order of their paths) and their total. " +
+      "Tokens and cost count each assistant message of transcripts once (by message id and request id, as ccusage " +
+      "does): a message that a forked or resumed session copied counts for the first file holding it, in the order " +
+      "the files are given and, within a directory, sorted by path; tool calls and kinds count in every file"
   ))
 
 const run = Command.make(

@@ -8,6 +8,7 @@ import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as Sink from "effect/Sink"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
@@ -242,8 +243,8 @@ export const formatOf = (head: Uint8Array): TranscriptDetect.Format =>
   TranscriptDetect.detect(new TextDecoder().decode(head.length > detectBytes ? head.subarray(0, detectBytes) : head))
 
 /**
- * Whether a file holds stream-json or a session transcript, from its first 64 KiB (standard input is
- * stream-json).
+ * Whether a file holds stream-json or a session transcript, from its first 64 KiB (standard input, which
+ * cannot be read twice, says stream-json here: {@link withFormat} tells it as it is read).
  *
  * @since 0.1.0
  * @category constructors
@@ -261,6 +262,40 @@ export const detect = (file: string): Effect.Effect<TranscriptDetect.Format, Cli
       return Option.match(head, { onNone: () => TranscriptDetect.detect(""), onSome: formatOf })
     })).pipe(Effect.mapError(unreadable(file)))
 
+// Whether the head of a stream tells its format: a complete line that is a JSON object with a type (a live
+// pipe's first line), or as much as a file's detection reads.
+const told = (head: ReadonlyArray<Uint8Array>): boolean => {
+  const size = head.reduce((n, chunk) => n + chunk.length, 0)
+  if (size >= detectBytes) return true
+  const text = new TextDecoder().decode(Buffer.concat(head))
+  return text.split("\n").slice(0, -1).some((line) => {
+    try {
+      const value = JSON.parse(line)
+      return typeof value === "object" && value !== null && typeof value.type === "string"
+    } catch {
+      return false
+    }
+  })
+}
+
+/**
+ * A stream of bytes continued by `f` with its format, told from its head as {@link detect} tells a file's
+ * (standard input, which cannot be read twice): the head is read until a line tells, then passed on.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withFormat = <A, E, R, E2, R2>(
+  self: Stream.Stream<Uint8Array, E, R>,
+  f: (format: TranscriptDetect.Format, bytes: Stream.Stream<Uint8Array, E, never>) => Stream.Stream<A, E2, R2>
+): Stream.Stream<A, E | E2, R | R2> =>
+  Stream.unwrap(
+    Effect.map(
+      Stream.peel(self, Sink.reduceWhile((): ReadonlyArray<Uint8Array> => [], (head) => !told(head), (head, chunk: Uint8Array) => [...head, chunk])),
+      ([head, rest]) => f(formatOf(Buffer.concat(head)), Stream.concat(Stream.fromIterable(head), rest))
+    )
+  )
+
 /**
  * The decoded lines of a file in either format, bad lines in-band: a transcript's user and assistant entries
  * as the stream-json messages they stand for.
@@ -272,14 +307,22 @@ export const records = (
   file: string,
   options: { readonly follow?: boolean | undefined } = {}
 ): Stream.Stream<Decode.DecodedLine | DecodeError, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> =>
-  Stream.unwrap(Effect.map(detect(file), (format) =>
-    format === "transcript"
-      ? bytes(file, options).pipe(
-        TranscriptDecode.records({ onBadLine: "emit" }),
-        TranscriptMessages.records(),
-        Stream.tap((record) => Effect.sync(() => isDecodeError(record) && transcriptLines.add(record)))
-      )
-      : bytes(file, options).pipe(giveUpUnlessJson(nameOf(file)), Decode.records({ onBadLine: "emit" }))))
+  file === "-"
+    ? withFormat(bytes(file), (format, stdin) => decoded(file, format, stdin))
+    : Stream.unwrap(Effect.map(detect(file), (format) => decoded(file, format, bytes(file, options))))
+
+const decoded = <E, R>(
+  file: string,
+  format: TranscriptDetect.Format,
+  bytes: Stream.Stream<Uint8Array, E, R>
+): Stream.Stream<Decode.DecodedLine | DecodeError, E | CliFailure.CliFailure, R> =>
+  format === "transcript"
+    ? bytes.pipe(
+      TranscriptDecode.records({ onBadLine: "emit" }),
+      TranscriptMessages.records(),
+      Stream.tap((record) => Effect.sync(() => isDecodeError(record) && transcriptLines.add(record)))
+    )
+    : bytes.pipe(giveUpUnlessJson(nameOf(file)), Decode.records({ onBadLine: "emit" }))
 
 // The bad lines {@link records} read from transcripts, so that they are told as such.
 const transcriptLines = new WeakSet<DecodeError>()

@@ -289,18 +289,37 @@ interface Counter {
   readonly done: () => FileStats
 }
 
-/** A new {@link Counter} for the file `path`. */
-const makeCounter = (path: string, price?: (model: string, tokens: Figures) => number | undefined): Counter => {
+/**
+ * The assistant messages already counted in earlier files, by `message.id:requestId`: a forked or resumed
+ * session's transcript copies its history, which then counts for the first file that holds it (as ccusage
+ * deduplicates). Grows with the unique messages of the files counted with it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Seen = Set<string>
+
+// A message's key in {@link Seen}: none without a request id (each such message counts, as in ccusage).
+const seenKey = (id: string, requestId: string | undefined): string | undefined =>
+  requestId === undefined ? undefined : `${id}:${requestId}`
+
+/**
+ * A new {@link Counter} for the file `path`; with `seen`, its assistant messages counted in an earlier file
+ * are left out of its tokens and cost.
+ */
+const makeCounter = (path: string, price?: (model: string, tokens: Figures) => number | undefined, seen?: Seen): Counter => {
   const stats = empty(path)
   const flattener = Item.makeFlattener()
   const calledAt = new Map<string, number | undefined>()
   // Per session, the usage of each assistant message: the CLI writes one line per content block, all with the
   // same message id and usage, so a message counts once (its last line, the most complete).
   // Kept as figures, not as the usage object: a long transcript holds many messages.
-  const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly figures: Figures }>>()
-  const countUsage = (session: string, id: string, model: string, usage: Usage.Usage) => {
+  const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly figures: Figures; readonly key: string | undefined }>>()
+  const countUsage = (session: string, id: string, model: string, usage: Usage.Usage, requestId: string | undefined) => {
+    const key = seen === undefined ? undefined : seenKey(id, requestId)
+    if (key !== undefined && seen!.has(key)) return
     const messages = assistantUsage.get(session) ?? assistantUsage.set(session, new Map()).get(session)!
-    messages.set(id, { model, figures: fromUsage(usage) })
+    messages.set(id, { model, figures: fromUsage(usage), key })
   }
   // Per session, the running totals of its results (see SessionTotals).
   const sessions = new Map<string, SessionTotals>()
@@ -362,7 +381,7 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     if (e._tag === "UnknownEntry") return pushKind(kindOfRaw(e.raw), true)
     pushKind(kindOfRaw(e), false)
     if (e._tag !== "UserEntry" && e._tag !== "AssistantEntry") return
-    if (e._tag === "AssistantEntry") countUsage(e.sessionId ?? "", e.message.id, e.message.model, e.message.usage)
+    if (e._tag === "AssistantEntry") countUsage(e.sessionId ?? "", e.message.id, e.message.model, e.message.usage, e.requestId)
     const content = e.message.content
     // Text alone (a prompt) holds nothing counted.
     if (typeof content === "string") return
@@ -389,7 +408,7 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
 
   const pushMessage = (message: Message.Message): void => {
     if (message._tag === "AssistantMessage") {
-      countUsage(message.session_id ?? "", message.message.id, message.message.model, message.message.usage)
+      countUsage(message.session_id ?? "", message.message.id, message.message.model, message.message.usage, message.request_id)
     }
     const time = timestampOf(message)
     for (const item of flattener.push(message)) {
@@ -448,6 +467,8 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
       for (const [name, f] of Object.entries(figures)) addModel(stats, name, "result", f)
     }
     for (const [session, messages] of assistantUsage) {
+      // Claimed by this file once it is done: a later file's copy is not counted again.
+      if (seen !== undefined) for (const { key } of messages.values()) if (key !== undefined) seen.add(key)
       if (covered.has(session)) continue
       for (const { figures, model } of messages.values()) {
         const cost = price?.(model, figures)
@@ -482,16 +503,18 @@ export const sink = (path: string): Sink.Sink<FileStats, Decode.DecodedLine | De
  * Counts the lines of a session transcript (a `<session id>.jsonl` under `~/.claude/projects`): kinds are
  * entry types, tools, errors and tokens come from its user and assistant entries (tokens per model from
  * the assistant messages, each counted once); transcripts hold no cost, so it is priced from the tokens at the
- * models' list prices ({@link Pricing}), unknown for a model without one.
+ * models' list prices ({@link Pricing}), unknown for a model without one. With `seen` (shared by the files
+ * of one count), tokens and cost leave out the messages an earlier file counted (see {@link Seen}).
  *
  * @since 0.1.0
  * @category counting
  */
 export const transcriptSink = (
-  path: string
+  path: string,
+  seen?: Seen
 ): Sink.Sink<FileStats, TranscriptDecode.DecodedEntry | Decode.DecodeError> =>
   Sink.map(
-    Sink.reduce(() => makeCounter(path, Pricing.costOf), (counter, entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => {
+    Sink.reduce(() => makeCounter(path, Pricing.costOf, seen), (counter, entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => {
       counter.pushEntry(entry)
       return counter
     }),
@@ -521,8 +544,8 @@ const isTranscript = (head: Uint8Array): boolean => {
 }
 
 // One transcript's bytes, chunk by chunk as they are read, to its figures.
-const transcriptCounting = (path: string) => {
-  const counter = makeCounter(path, Pricing.costOf)
+const transcriptCounting = (path: string, seen: Seen | undefined) => {
+  const counter = makeCounter(path, Pricing.costOf, seen)
   const decoder = TranscriptDecode.decoder()
   const out: Array<TranscriptDecode.DecodedEntry | Decode.DecodeError> = []
   const count = () => {
@@ -552,7 +575,8 @@ const transcriptCounting = (path: string) => {
  * @category counting
  */
 export const transcriptFile = (
-  path: string
+  path: string,
+  seen?: Seen
 ): Effect.Effect<FileStats | undefined, PlatformError.PlatformError, FileSystem.FileSystem> =>
   Effect.scoped(Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -565,7 +589,7 @@ export const transcriptFile = (
     )
     let read = yield* handle.read(buffer)
     if (!isTranscript(buffer.subarray(0, read))) return undefined
-    const counting = transcriptCounting(path)
+    const counting = transcriptCounting(path, seen)
     while (true) {
       if (read > 0) counting.push(buffer.subarray(0, read))
       // A short read is the end of a regular file (as far as it is written): no read more to learn it.
@@ -584,14 +608,14 @@ export const transcriptFile = (
  * @since 0.1.0
  * @category counting
  */
-export const transcriptFileSync = (path: string): FileStats | undefined => {
+export const transcriptFileSync = (path: string, seen?: Seen): FileStats | undefined => {
   const fd = nodeFs.openSync(path, nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK)
   const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(readBytes)
   try {
     if (!nodeFs.fstatSync(fd).isFile()) return undefined
     let read = nodeFs.readSync(fd, buffer, 0, buffer.length, null)
     if (!isTranscript(buffer.subarray(0, read))) return undefined
-    const counting = transcriptCounting(path)
+    const counting = transcriptCounting(path, seen)
     while (true) {
       if (read > 0) counting.push(buffer.subarray(0, read))
       if (read < buffer.length) break
@@ -605,18 +629,19 @@ export const transcriptFileSync = (path: string): FileStats | undefined => {
 }
 
 /**
- * {@link transcriptFileSync} over many files: the figures of each in the order given, `undefined` where a file is
+ * {@link transcriptFileSync} over many files: the figures of each in the order given (with `seen`, a message
+ * copied into several counts for the first), `undefined` where a file is
  * not a transcript or could not be read (standard input, `-`, too): the caller reads those the usual way, to count
  * them as stream-json or say why they cannot be read.
  *
  * @since 0.1.0
  * @category counting
  */
-export const transcriptFiles = (paths: ReadonlyArray<string>): Array<FileStats | undefined> =>
+export const transcriptFiles = (paths: ReadonlyArray<string>, seen?: Seen): Array<FileStats | undefined> =>
   paths.map((path) => {
     if (path === "-") return undefined
     try {
-      return transcriptFileSync(path)
+      return transcriptFileSync(path, seen)
     } catch {
       return undefined
     }
