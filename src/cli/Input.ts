@@ -298,7 +298,8 @@ export const withFormat = <A, E, R, E2, R2>(
 
 /**
  * The decoded lines of a file in either format, bad lines in-band: a transcript's user and assistant entries
- * as the stream-json messages they stand for.
+ * as the stream-json messages they stand for (a subagent's with its `Task` call's id, see {@link taskOf}, so that
+ * `task:ID` selects them as in stream-json).
  *
  * @since 0.1.0
  * @category constructors
@@ -309,17 +310,37 @@ export const records = (
 ): Stream.Stream<Decode.DecodedLine | DecodeError, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> =>
   file === "-"
     ? withFormat(bytes(file), (format, stdin) => decoded(file, format, stdin))
-    : Stream.unwrap(Effect.map(detect(file), (format) => decoded(file, format, bytes(file, options))))
+    : Stream.unwrap(Effect.zipWith(detect(file), taskOf(file), (format, toolUseId) => decoded(file, format, bytes(file, options), toolUseId)))
+
+/**
+ * The `Task` tool use that started the subagent whose transcript `file` is (`.../subagents/agent-ID.jsonl`), from
+ * the `agent-ID.meta.json` the CLI writes beside it; `undefined` for other files or without one.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const taskOf = (file: string): Effect.Effect<string | undefined, never, FileSystem.FileSystem> =>
+  !/(^|\/)agent-[^/]*\.jsonl$/.test(file)
+    ? Effect.succeed(undefined)
+    : Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file.replace(/\.jsonl$/, ".meta.json"))).pipe(
+      Effect.map((text) => {
+        const meta: unknown = JSON.parse(text)
+        const id = typeof meta === "object" && meta !== null ? (meta as { readonly toolUseId?: unknown }).toolUseId : undefined
+        return typeof id === "string" ? id : undefined
+      }),
+      Effect.orElseSucceed(() => undefined)
+    )
 
 const decoded = <E, R>(
   file: string,
   format: TranscriptDetect.Format,
-  bytes: Stream.Stream<Uint8Array, E, R>
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  toolUseId?: string
 ): Stream.Stream<Decode.DecodedLine | DecodeError, E | CliFailure.CliFailure, R> =>
   format === "transcript"
     ? bytes.pipe(
       TranscriptDecode.records({ onBadLine: "emit" }),
-      TranscriptMessages.records(),
+      TranscriptMessages.records({ toolUseId }),
       Stream.tap((record) => Effect.sync(() => isDecodeError(record) && transcriptLines.add(record)))
     )
     : bytes.pipe(giveUpUnlessJson(nameOf(file)), Decode.records({ onBadLine: "emit" }))
