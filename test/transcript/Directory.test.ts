@@ -4,7 +4,7 @@
  * a transcript on standard input. Every count here comes from the raw JSON (`JSON.parse`).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -54,60 +54,75 @@ const played = (scenario: Scenario.Scenario) =>
     Effect.provide(NodeServices.layer)
   )
 
+// A session the real CLI wrote (a failed Bash call among others) and two forks of it, in a directory of their own.
+const forks = () =>
+  Effect.gen(function*() {
+    const { config } = yield* played(parallelBashScenario)
+    const [original] = jsonlFiles(path.join(config, "projects"))
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-forks-"))
+    fs.copyFileSync(original!, path.join(dir, "a-original.jsonl"))
+    fork(original!, "b-fork", dir)
+    fork(original!, "c-fork", dir)
+    return dir
+  }).pipe(Effect.scoped)
+
 describe("a directory of sessions", () => {
-  it.live("forks: each session on its own in view, counted once in stats; a transcript on standard input", () =>
-    Effect.gen(function*() {
-      const { config } = yield* played(parallelBashScenario)
-      const [original] = jsonlFiles(path.join(config, "projects"))
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-forks-"))
-      try {
-        fs.copyFileSync(original!, path.join(dir, "a-original.jsonl"))
-        fork(original!, "b-fork", dir)
-        fork(original!, "c-fork", dir)
-        const files = jsonlFiles(dir)
-        const entries = files.map(rawEntries)
-        assert.isAbove(failedBash(entries[0]!), 0)
+  let dir = ""
+  let files: ReadonlyArray<string> = []
+  let entries: ReadonlyArray<ReadonlyArray<any>> = []
+  beforeAll(async () => {
+    dir = await Effect.runPromise(forks())
+    files = jsonlFiles(dir)
+    entries = files.map(rawEntries)
+    assert.isAbove(failedBash(entries[0]!), 0)
+  }, 300_000)
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const sum = (f: (es: ReadonlyArray<any>) => number) => entries.reduce((n, es) => n + f(es), 0)
 
-        // Pretty: every session's calls, under a header naming its file.
-        const pretty = Run.cli(["view", "--filter", "tool:Bash & error", dir])
-        assert.strictEqual(pretty.status, 0, pretty.stderr)
-        const shown = pretty.stdout.split("\n")
-        assert.deepStrictEqual(shown.filter((l) => l.startsWith("── ")), files.map((f) => `── ${f} ──`))
-        assert.strictEqual(shown.filter((l) => l.startsWith("● Bash(")).length, entries.reduce((n, es) => n + failedBash(es), 0))
-        const all = Run.cli(["view", dir]).stdout.split("\n").filter((l) => l.startsWith("● ")).length
-        assert.strictEqual(all, entries.reduce((n, es) => n + toolUses(es).length, 0))
+  it("view: every session's calls, each under a header naming its file", () => {
+    const pretty = Run.cli(["view", "--filter", "tool:Bash & error", dir])
+    assert.strictEqual(pretty.status, 0, pretty.stderr)
+    const shown = pretty.stdout.split("\n")
+    assert.strictEqual(shown.filter((l) => l.startsWith("● Bash(")).length, sum(failedBash))
+    assert.deepStrictEqual(shown.filter((l) => l.startsWith("── ")), files.map((f) => `── ${f} ──`))
+    const all = Run.cli(["view", dir]).stdout.split("\n").filter((l) => l.startsWith("● ")).length
+    assert.strictEqual(all, sum((es) => toolUses(es).length))
+    // Headers are for people: jsonl is the lines alone.
+    assert.strictEqual(jsonl(["view", "--format", "jsonl", dir]).length, sum((es) => es.filter((e) => e.type === "user" || e.type === "assistant").length))
+  })
 
-        // json: per file, its own run; the total adds them up.
-        const summary = JSON.parse(jsonl(["view", "--format", "json", "--filter", "tool", dir])[0]!)
-        assert.deepStrictEqual(summary.files.map((f: any) => [f.file, f.selected.tool_use, f.sessionId]), [
-          [files[0], toolUses(entries[0]!).length, entries[0]!.find((e) => e.sessionId)!.sessionId],
-          [files[1], toolUses(entries[1]!).length, "b-fork"],
-          [files[2], toolUses(entries[2]!).length, "c-fork"]
-        ])
-        assert.strictEqual(summary.total.selected.tool_use, entries.reduce((n, es) => n + toolUses(es).length, 0))
+  it("view --format json: each file with its own run, and their total", () => {
+    const summary = JSON.parse(jsonl(["view", "--format", "json", "--filter", "tool", dir])[0]!)
+    const lastText = (es: ReadonlyArray<any>) => blocks(es, "assistant").filter((b) => b.type === "text").at(-1)?.text
+    assert.deepStrictEqual(summary.files.map((f: any) => [f.file, f.selected.tool_use, f.sessionId, f.finalText]), [
+      [files[0], toolUses(entries[0]!).length, entries[0]!.find((e) => e.sessionId)!.sessionId, lastText(entries[0]!)],
+      [files[1], toolUses(entries[1]!).length, "b-fork", lastText(entries[1]!)],
+      [files[2], toolUses(entries[2]!).length, "c-fork", lastText(entries[2]!)]
+    ])
+    assert.strictEqual(summary.total.selected.tool_use, sum((es) => toolUses(es).length))
+  })
 
-        // stats: tool calls per file as view counts them; tokens of each API message once, for the first file.
-        const stats = JSON.parse(jsonl(["stats", "--format", "json", dir])[0]!)
-        const unique = new Map<string, any>()
-        for (const e of entries.flat()) if (e.type === "assistant") unique.set(`${e.message.id}:${e.requestId}`, e.message.usage)
-        const tokens = (s: any) => Object.values(s.models).reduce((n: number, m: any) => n + m.inputTokens + m.outputTokens, 0)
-        const expected = [...unique.values()].reduce((n, u) => n + u.input_tokens + u.output_tokens, 0)
-        assert.isAbove(expected, 0)
-        assert.strictEqual(tokens(stats.total), expected)
-        assert.deepStrictEqual(stats.files.map(tokens), [expected, 0, 0])
-        assert.deepStrictEqual(
-          stats.files.map((f: any) => Object.values(f.tools).reduce((n: number, t: any) => n + t.calls, 0)),
-          summary.files.map((f: any) => f.selected.tool_use)
-        )
+  it("stats: each API message's tokens once, for the first file; tool calls as view counts them", () => {
+    const stats = JSON.parse(jsonl(["stats", "--format", "json", dir])[0]!)
+    const unique = new Map<string, any>()
+    for (const e of entries.flat()) if (e.type === "assistant") unique.set(`${e.message.id}:${e.requestId}`, e.message.usage)
+    const tokens = (s: any) => Object.values(s.models).reduce((n: number, m: any) => n + m.inputTokens + m.outputTokens, 0)
+    const expected = [...unique.values()].reduce((n, u) => n + u.input_tokens + u.output_tokens, 0)
+    assert.isAbove(expected, 0)
+    assert.strictEqual(tokens(stats.total), expected)
+    assert.deepStrictEqual(stats.files.map(tokens), [expected, 0, 0])
+    const summary = JSON.parse(jsonl(["view", "--format", "json", "--filter", "tool", dir])[0]!)
+    assert.deepStrictEqual(
+      stats.files.map((f: any) => Object.values(f.tools).reduce((n: number, t: any) => n + t.calls, 0)),
+      summary.files.map((f: any) => f.selected.tool_use)
+    )
+  })
 
-        // A transcript piped in: told by its head, the same counts as the file.
-        const text = fs.readFileSync(files[0]!, "utf8")
-        assert.strictEqual(jsonl(["view", "--format", "jsonl", "--filter", "tool:Bash & error", "-"], text).length, failedBash(entries[0]!))
-        assert.strictEqual(JSON.parse(jsonl(["stats", "--format", "json", "-"], text)[0]!).files[0].decoded, entries[0]!.length)
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true })
-      }
-    }).pipe(Effect.scoped), 300_000)
+  it("a transcript on standard input: the same counts as the file", () => {
+    const text = fs.readFileSync(files[0]!, "utf8")
+    assert.strictEqual(jsonl(["view", "--format", "jsonl", "--filter", "tool:Bash & error", "-"], text).length, failedBash(entries[0]!))
+    assert.strictEqual(JSON.parse(jsonl(["stats", "--format", "json", "-"], text)[0]!).files[0].decoded, entries[0]!.length)
+  })
 
   it.live("task:ID selects a subagent's transcript as in stream-json", () =>
     Effect.gen(function*() {
