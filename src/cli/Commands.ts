@@ -134,12 +134,15 @@ const view = Command.make(
     const selected = yield* parseFilter(options.filter)
     const file = yield* inputOf(options.file)
     const files = yield* Input.expand(file)
-    // Several files (a directory): each is shown on its own, in the order of the files, or all at once as they
-    // grow (--follow), each file's lines in their order.
-    const sourced = files.map((f) => Input.records(f, { follow: options.follow }).pipe(
-      Stream.map((record) => files.length === 1 ? record : { source: f, record })
-    ))
-    const records = options.follow ? Stream.mergeAll(sourced, { concurrency: "unbounded" }) : Stream.flatMap(Stream.fromIterable(sourced), (stream) => stream)
+    // A directory: each file is shown on its own (named), in the order of the files, or all at once as they grow
+    // (--follow, each file's lines in their order, files that appear in it later too).
+    const directory = files.length !== 1 || files[0] !== file
+    const records = Input.files(file, files, { follow: options.follow }).pipe(
+      Stream.flatMap((f) =>
+        Input.records(f, { follow: options.follow }).pipe(
+          Stream.map((record) => directory ? { source: f, record } : record)
+        ), { concurrency: options.follow ? "unbounded" : 1 })
+    )
     const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict })
     // A transcript may hold no messages (a summary-only session file); empty stream-json is a mistake.
     const formats = yield* Effect.forEach(files, Input.detect)

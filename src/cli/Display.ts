@@ -60,7 +60,7 @@ export interface Outcome {
   /** That `result` line as written. */
   readonly resultLine: string | undefined
   /**
-   * With several input files (a directory): each file's own outcome; the fields above then add up their
+   * With the files of a directory: each file's own outcome; the fields above then add up their
    * lines and selected items, and `summary` is empty (a run is a file's).
    */
   readonly files?: ReadonlyArray<Outcome & { readonly file: string }> | undefined
@@ -79,8 +79,8 @@ export const isProblem = (outcome: Outcome): boolean =>
  * The `--format json` object: line counts, the selected items per kind, and the run's figures with its
  * `result` message as written (all fields, known or not). `lines` counts the lines that decoded to a message:
  * every decoded line of stream-json, a transcript's user and assistant entries (`stats` counts every line).
- * Several files (a directory): `{"files": [{"file", ...that object}], "total": {"lines", "failed", "selected"}}`,
- * each file (session) with its own run.
+ * A directory (even of one file): `{"files": [{"file", ...that object}], "total": {"lines", "failed",
+ * "selected"}}`, each file (session) with its own run.
  *
  * @since 0.1.0
  * @category formatting
@@ -417,7 +417,7 @@ export const finish = (state: State): Array<Write<never>> => {
     writes.push(stdout(released.text), stdout(closing))
     files.push({ ...outcomeOf(source), file: source.name ?? "" })
   }
-  const outcome: Outcome = files.length === 1 ? outcomeOf(state.source) : { ...totalOf(files), files }
+  const outcome: Outcome = state.source.name === undefined ? outcomeOf(state.source) : { ...totalOf(files), files }
   return [
     ...writes,
     ...heldNote(state, state.screen.now),

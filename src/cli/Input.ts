@@ -226,6 +226,38 @@ export const expand = (file: string): Effect.Effect<ReadonlyArray<string>, CliFa
     }).pipe(Effect.mapError((e) => CliFailure.isCliFailure(e) ? e : unreadable(file)(e)))
 
 /**
+ * The files of a directory as {@link expand} lists them, then, with `follow`, each `.jsonl` file that appears
+ * in it later (looked for every {@link followInterval}, taken once it holds a byte, so that its format can be
+ * told), until interrupted.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const files = (
+  dir: string,
+  listed: ReadonlyArray<string>,
+  options: { readonly follow?: boolean | undefined } = {}
+): Stream.Stream<string, never, FileSystem.FileSystem> =>
+  options.follow !== true ? Stream.fromIterable(listed) : Stream.suspend(() => {
+    const known = new Set(listed)
+    const appeared = Effect.gen(function*() {
+      yield* Effect.sleep(followInterval)
+      const fs = yield* FileSystem.FileSystem
+      const all = yield* Effect.orElseSucceed(expand(dir), (): ReadonlyArray<string> => [])
+      const fresh: Array<string> = []
+      for (const file of all) {
+        if (known.has(file)) continue
+        const size = yield* fs.stat(file).pipe(Effect.map((info) => info.size), Effect.orElseSucceed(() => 0))
+        if (size === 0) continue
+        known.add(file)
+        fresh.push(file)
+      }
+      return fresh
+    })
+    return Stream.fromIterable(listed).pipe(Stream.concat(Stream.fromEffectRepeat(appeared).pipe(Stream.flatMap(Stream.fromIterable))))
+  })
+
+/**
  * How much of a file {@link detect} looks at.
  *
  * @since 0.1.0

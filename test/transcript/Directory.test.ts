@@ -149,7 +149,7 @@ describe("a directory of sessions", () => {
       assert.strictEqual(jsonl(["view", "--format", "jsonl", "--filter", `task:${task.id}`, path.join(config, "projects")]).length, items)
     }).pipe(Effect.scoped), 300_000)
 
-  it("--follow follows every file at once until interrupted", async () => {
+  it("--follow follows every file at once, new ones too, until interrupted", async () => {
     const withTools = transcriptCorpusFiles.filter((f) => toolUses(rawEntries(f)).length > 0).slice(0, 2)
     assert.strictEqual(withTools.length, 2)
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-follow-dir-"))
@@ -174,6 +174,10 @@ describe("a directory of sessions", () => {
       const call = rawEntries(first!).find((e) => e.type === "assistant" && toolUses([e]).length > 0)!
       fs.appendFileSync(first!, JSON.stringify({ ...call, uuid: "appended" }) + "\n")
       await until("the appended call", () => printed() === count(first!) + count(second!))
+      // A session that starts while the directory is followed.
+      const third = path.join(dir, "2.jsonl")
+      fs.copyFileSync(withTools[0]!, third)
+      await until("the new file's calls", () => printed() === count(first!) + count(second!) + count(third))
       assert.strictEqual(child.exitCode, null)
     } finally {
       child.kill("SIGINT")
