@@ -37,7 +37,8 @@ const format = Flag.Literals("format", ["pretty", "jsonl", "json"]).pipe(
       "jsonl without --filter: the stream-json lines exactly as written (pipe them into view or stats). " +
       "jsonl with --filter: one JSON object per selected item, " +
       "{\"kind\",\"session_id\",\"parent_tool_use_id\",\"message_index\",\"block_index\",\"value\"}, value as on the wire. " +
-      "json: one summary object at the end"
+      "json: one summary object at the end (lines: the lines that decoded to messages, a transcript's user and " +
+        "assistant entries; a directory: {\"files\": [one per file], \"total\"})"
   ),
   Flag.withDefault("pretty")
 )
@@ -116,8 +117,8 @@ const view = Command.make(
   {
     file: Argument.String("file").pipe(
       Argument.withDescription(
-        "a stream-json recording, a session transcript (~/.claude/projects/KEY/ID.jsonl) or a directory of them; " +
-          "- or none for standard input"
+        "a stream-json recording, a session transcript (~/.claude/projects/KEY/ID.jsonl) or a directory of them " +
+          "(each file a session on its own, by path); - or none for standard input (either format)"
       ),
       Argument.optional
     ),
@@ -126,7 +127,7 @@ const view = Command.make(
     strict: Flag.Boolean("strict").pipe(Flag.withDescription("stop at the first line that does not decode"), Flag.withDefault(false)),
     follow: Flag.Boolean("follow").pipe(
       Flag.withAlias("f"),
-      Flag.withDescription("keep reading as the file grows (Ctrl-C to stop)"),
+      Flag.withDescription("keep reading as the file grows, or every file of the directory and new ones (Ctrl-C to stop)"),
       Flag.withDefault(false)
     )
   },
@@ -153,7 +154,8 @@ const view = Command.make(
   })
 ).pipe(
   describe(
-    "Show a stream-json recording or pipe (claude -p ... --output-format stream-json --verbose | effect-claude-code view)"
+    "Show a stream-json recording or pipe (claude -p ... --output-format stream-json --verbose | effect-claude-code view), " +
+      "a session transcript or a directory of them"
   )
 )
 

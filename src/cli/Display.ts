@@ -34,8 +34,9 @@ export type Format = "pretty" | "jsonl" | "json"
 export interface Options {
   readonly format: Format
   /**
-   * Show only the items this filter selects. A call its result decides (`tool:Bash & error`) is shown when
-   * that result comes, just before it; one that got none, at the end.
+   * Show only the items this filter selects. A call its result decides (`tool:Bash & error`) is held until
+   * that result comes and shown then, in the result's place (just before the result, when the filter selects
+   * it too); one that got none, at the end.
    */
   readonly filter?: Filter.Filter | undefined
   /** Stop at the first line that does not decode (exit code 3). */
