@@ -5,7 +5,6 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Input from "../../src/cli/Input.ts"
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -56,15 +55,7 @@ describe("view --follow", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-follow-"))
     const file = path.join(dir, "session.jsonl")
     fs.writeFileSync(file, lines.slice(0, 2).join("\n") + "\n")
-    const child = spawn(process.execPath, [Run.main, "view", "--follow", "--format", "jsonl", file], { cwd: Run.root })
-    let stdout = ""
-    child.stdout.setEncoding("utf8").on("data", (s: string) => stdout += s)
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-    const printed = () => stdout.split("\n").filter((l) => l !== "").length
-    const until = async (what: string, predicate: () => boolean) => {
-      for (let i = 0; i < 300 && !predicate(); i++) await new Promise((r) => setTimeout(r, 50))
-      if (!predicate()) throw new Error(`timed out waiting for ${what}; stdout so far:\n${stdout}`)
-    }
+    const { child, exited, printed, until, stdout } = Run.following(["view", "--follow", "--format", "jsonl", file])
     try {
       await until("the first two lines", () => printed() === 2)
       // A line written in two parts is shown once, whole, when its newline arrives.
@@ -75,7 +66,7 @@ describe("view --follow", () => {
       expect(child.exitCode).toBe(null)
       fs.appendFileSync(file, lines.slice(6).join("\n") + "\n")
       await until("the rest", () => printed() === lines.length)
-      expect(stdout).toBe(lines.map((l) => l + "\n").join(""))
+      expect(stdout()).toBe(lines.map((l) => l + "\n").join(""))
     } finally {
       child.kill("SIGINT")
     }

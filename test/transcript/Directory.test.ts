@@ -6,7 +6,6 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -158,15 +157,7 @@ describe("a directory of sessions", () => {
       fs.copyFileSync(f, into)
       return into
     })
-    const child = spawn(process.execPath, [Run.main, "view", "-f", "--format", "jsonl", "--filter", "tool", dir], { cwd: Run.root })
-    let stdout = ""
-    child.stdout.setEncoding("utf8").on("data", (s: string) => stdout += s)
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-    const printed = () => stdout.split("\n").filter((l) => l !== "").length
-    const until = async (what: string, predicate: () => boolean) => {
-      for (let i = 0; i < 300 && !predicate(); i++) await new Promise((r) => setTimeout(r, 50))
-      if (!predicate()) throw new Error(`timed out waiting for ${what}; stdout so far:\n${stdout}`)
-    }
+    const { child, exited, printed, until } = Run.following(["view", "-f", "--format", "jsonl", "--filter", "tool", dir])
     const count = (file: string) => toolUses(rawEntries(file)).length
     try {
       await until("both files' calls", () => printed() === count(first!) + count(second!))

@@ -120,3 +120,20 @@ export const cliAsync = (
       child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
     })
   ))
+
+/**
+ * `node src/cli/main.ts ...args` left running (a `view --follow`): its output so far, the lines printed, a wait
+ * for a condition on them (failing with the output after 15 s), and its exit code once it ends.
+ */
+export const following = (args: ReadonlyArray<string>) => {
+  const child = spawn(process.execPath, [main, ...args], { cwd: root })
+  let stdout = ""
+  child.stdout.setEncoding("utf8").on("data", (s: string) => stdout += s)
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  const printed = () => stdout.split("\n").filter((l) => l !== "").length
+  const until = async (what: string, predicate: () => boolean) => {
+    for (let i = 0; i < 300 && !predicate(); i++) await new Promise((r) => setTimeout(r, 50))
+    if (!predicate()) throw new Error(`timed out waiting for ${what}; stdout so far:\n${stdout}`)
+  }
+  return { child, exited, printed, until, stdout: () => stdout }
+}
