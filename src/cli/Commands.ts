@@ -37,8 +37,8 @@ const format = Flag.Literals("format", ["pretty", "jsonl", "json"]).pipe(
       "jsonl without --filter: the stream-json lines exactly as written (pipe them into view or stats). " +
       "jsonl with --filter: one JSON object per selected item, " +
       "{\"kind\",\"session_id\",\"parent_tool_use_id\",\"message_index\",\"block_index\",\"value\"}, value as on the wire. " +
-      "json: one summary object at the end (lines: the lines that decoded to messages, a transcript's user and " +
-        "assistant entries; a directory: {\"files\": [one per file], \"total\"})"
+      "json: one summary object at the end (lines: the lines that decoded, as stats counts them; messageCount: " +
+        "those that are messages; a directory: {\"files\": [one per file], \"total\"})"
   ),
   Flag.withDefault("pretty")
 )

@@ -10,7 +10,6 @@ import * as Cause from "effect/Cause"
 import type * as Filter from "../filter/Filter.ts"
 import * as Calls from "../filter/internal/calls.ts"
 import * as Item from "../filter/Item.ts"
-import type * as Decode from "../stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import * as Summary from "../stream/Summary.ts"
 import * as CliFailure from "./CliFailure.ts"
@@ -78,8 +77,8 @@ export const isProblem = (outcome: Outcome): boolean =>
 
 /**
  * The `--format json` object: line counts, the selected items per kind, and the run's figures with its
- * `result` message as written (all fields, known or not). `lines` counts the lines that decoded to a message:
- * every decoded line of stream-json, a transcript's user and assistant entries (`stats` counts every line).
+ * `result` message as written (all fields, known or not). `lines` counts the lines that decoded (a
+ * transcript's entries of every type, as `stats` counts them), `messageCount` those that are messages.
  * A directory (even of one file): `{"files": [{"file", ...that object}], "total": {"lines", "failed",
  * "selected"}}`, each file (session) with its own run.
  *
@@ -111,7 +110,7 @@ export const summaryJson = (outcome: Outcome): Record<string, unknown> => {
  */
 export interface Sourced {
   readonly source: string
-  readonly record: Decode.DecodedLine | DecodeError
+  readonly record: Input.Line
 }
 
 /**
@@ -123,7 +122,7 @@ export interface Sourced {
 export type Event<E> =
   | {
     readonly _tag: "Record"
-    readonly record: Decode.DecodedLine | DecodeError
+    readonly record: Input.Line
     readonly now: number
     /** The file the line is from, when several are shown (each on its own). */
     readonly source?: string | undefined
@@ -169,8 +168,10 @@ export interface Source {
    * (each with its line when jsonl prints it); `undefined` otherwise.
    */
   readonly calls: Calls.Calls<string | undefined> | undefined
-  /** The run's summary so far; it also counts the lines that decoded and those that did not. */
+  /** The run's summary so far; it also counts the lines that decoded to messages and those that did not decode. */
   run: Summary.State
+  /** Transcript lines that decoded to entries with no message. */
+  entries: number
   resultLine: string | undefined
   readonly selected: Record<string, number>
   pretty: Pretty.State
@@ -203,6 +204,7 @@ const makeSource = (name: string | undefined, options: Options, width: number | 
   flattener: Item.makeFlattener(),
   calls: options.filter === undefined ? undefined : Calls.make(options.filter.ast),
   run: Summary.initial,
+  entries: 0,
   resultLine: undefined,
   selected: {},
   pretty: { ...Pretty.initial, width }
@@ -250,7 +252,7 @@ const enter = (state: State, name: string | undefined): Source => {
   if (source === undefined) {
     source = makeSource(name, state.options, state.width)
     const unnamed = state.sources.get(undefined)
-    if (unnamed !== undefined && unnamed.run.messageCount + unnamed.run.decodeErrorCount === 0) state.sources.delete(undefined)
+    if (unnamed !== undefined && unnamed.run.messageCount + unnamed.run.decodeErrorCount + unnamed.entries === 0) state.sources.delete(undefined)
     state.sources.set(name, source)
   }
   state.source = source
@@ -314,9 +316,14 @@ const show = (state: State, item: Item.Item, now: number, wire: unknown): string
   return output.status === undefined ? text : text + screen(state, { _tag: "Status", status: output.status ?? undefined, now })
 }
 
-const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: number, name: string | undefined): Array<Write<E>> => {
+const record = <E>(state: State, record: Input.Line, now: number, name: string | undefined): Array<Write<E>> => {
   const { filter, format, strict } = state.options
   const source = enter(state, name)
+  if (Input.isOtherEntry(record)) {
+    source.entries++
+    // The first line that decodes: what was held back is told.
+    return heldNote(state, now)
+  }
   const writes: Array<Write<E>> = []
   if (isDecodeError(record) && strict === true) {
     const what = Input.expected(record) === "a transcript entry" ? "a session transcript" : "stream-json"
@@ -329,7 +336,7 @@ const record = <E>(state: State, record: Decode.DecodedLine | DecodeError, now: 
   const { messageCount, decodeErrorCount } = source.run
   // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
-    if (messageCount === 0 && decodeErrorCount > reportedBeforeDecoding) state.held++
+    if (messageCount + source.entries === 0 && decodeErrorCount > reportedBeforeDecoding) state.held++
     else writes.push(...aside(state, `${state.style.red("✗")} ${failureText(record)}\n`, now))
   } else {
     // The first line that decodes: what was held back is told before it.
@@ -429,7 +436,7 @@ export const finish = (state: State): Array<Write<never>> => {
 }
 
 const outcomeOf = (source: Source): Outcome => ({
-  lines: source.run.messageCount,
+  lines: source.run.messageCount + source.entries,
   failed: source.run.decodeErrorCount,
   selected: source.selected,
   summary: Summary.finish(source.run),

@@ -8,6 +8,7 @@ import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Sink from "effect/Sink"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stdio from "effect/Stdio"
@@ -329,6 +330,32 @@ export const withFormat = <A, E, R, E2, R2>(
   )
 
 /**
+ * A transcript line that decoded to an entry with no stream-json message (metadata, attachments, system
+ * notes): counted, not shown.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OtherEntry {
+  readonly _tag: "OtherEntry"
+  readonly line: number
+}
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isOtherEntry = (u: unknown): u is OtherEntry => Predicate.isTagged(u, "OtherEntry")
+
+/**
+ * A line as {@link records} reads it: decoded to a message, another transcript entry, or bad.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Line = Decode.DecodedLine | DecodeError | OtherEntry
+
+/**
  * The decoded lines of a file in either format, bad lines in-band: a transcript's user and assistant entries
  * as the stream-json messages they stand for (a subagent's with its `Task` call's id, see {@link taskOf}, so that
  * `task:ID` selects them as in stream-json).
@@ -339,7 +366,7 @@ export const withFormat = <A, E, R, E2, R2>(
 export const records = (
   file: string,
   options: { readonly follow?: boolean | undefined } = {}
-): Stream.Stream<Decode.DecodedLine | DecodeError, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> =>
+): Stream.Stream<Line, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> =>
   file === "-"
     ? withFormat(bytes(file), (format, stdin) => decoded(file, format, stdin))
     : Stream.unwrap(Effect.zipWith(detect(file), taskOf(file), (format, toolUseId) => decoded(file, format, bytes(file, options), toolUseId)))
@@ -368,12 +395,18 @@ const decoded = <E, R>(
   format: TranscriptDetect.Format,
   bytes: Stream.Stream<Uint8Array, E, R>,
   toolUseId?: string
-): Stream.Stream<Decode.DecodedLine | DecodeError, E | CliFailure.CliFailure, R> =>
+): Stream.Stream<Line, E | CliFailure.CliFailure, R> =>
   format === "transcript"
     ? bytes.pipe(
       TranscriptDecode.records({ onBadLine: "emit" }),
-      TranscriptMessages.records({ toolUseId }),
-      Stream.tap((record) => Effect.sync(() => isDecodeError(record) && transcriptLines.add(record)))
+      Stream.map((record): Line => {
+        if (isDecodeError(record)) {
+          transcriptLines.add(record)
+          return record
+        }
+        const message = TranscriptMessages.toMessage(record.entry, { toolUseId })
+        return message === undefined ? { _tag: "OtherEntry", line: record.line } : { line: record.line, raw: record.raw, message }
+      })
     )
     : bytes.pipe(giveUpUnlessJson(nameOf(file)), Decode.records({ onBadLine: "emit" }))
 

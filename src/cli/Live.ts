@@ -14,10 +14,9 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Terminal from "effect/Terminal"
 import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
-import type * as Decode from "../stream/Decode.ts"
-import type { DecodeError } from "../stream/DecodeError.ts"
 import type * as CliFailure from "./CliFailure.ts"
 import * as Display from "./Display.ts"
+import type * as Input from "./Input.ts"
 import * as Style from "./Style.ts"
 
 /**
@@ -63,7 +62,7 @@ const coalesce = <E>(writes: ReadonlyArray<Display.Write<E>>) => {
  * @category running
  */
 export const display = <E, R>(
-  records: Stream.Stream<Decode.DecodedLine | DecodeError | Display.Sourced, E, R>,
+  records: Stream.Stream<Input.Line | Display.Sourced, E, R>,
   options: Display.Options
 ): Effect.Effect<Display.Outcome, E | CliFailure.CliFailure | PlatformError.PlatformError, R | Stdio.Stdio> =>
   Effect.gen(function*() {

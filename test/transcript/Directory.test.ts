@@ -99,6 +99,12 @@ describe("a directory of sessions", () => {
       [files[2], toolUses(entries[2]!).length, "c-fork", lastText(entries[2]!)]
     ])
     assert.strictEqual(summary.total.selected.tool_use, sum((es) => toolUses(es).length))
+    // Lines: every line that decoded, as stats counts them; messageCount, the user and assistant entries.
+    const stats = JSON.parse(jsonl(["stats", "--format", "json", dir])[0]!)
+    assert.deepStrictEqual(summary.files.map((f: any) => f.lines), entries.map((es) => es.length))
+    assert.deepStrictEqual(stats.files.map((f: any) => f.decoded), entries.map((es) => es.length))
+    assert.deepStrictEqual(summary.files.map((f: any) => f.messageCount), entries.map((es) => es.filter((e) => e.type === "user" || e.type === "assistant").length))
+    assert.strictEqual(summary.total.lines, sum((es) => es.length))
   })
 
   it("stats: each API message's tokens once, for the first file; tool calls as view counts them", () => {
