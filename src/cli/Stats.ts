@@ -299,9 +299,11 @@ interface Counter {
  */
 export type Seen = Set<string>
 
-// A message's key in {@link Seen}: none without a request id (each such message counts, as in ccusage).
+// A message's key in {@link Seen}: none without a request id (each such message counts, as in ccusage). Made
+// flat (`normalize` copies it; ids are ASCII, which it leaves as they are): V8 keeps a concatenation as its two
+// parts, twice the memory of one string.
 const seenKey = (id: string, requestId: string | undefined): string | undefined =>
-  requestId === undefined ? undefined : `${id}:${requestId}`
+  requestId === undefined ? undefined : `${id}:${requestId}`.normalize("NFC")
 
 /**
  * A new {@link Counter} for the file `path`; with `seen`, its assistant messages counted in an earlier file
