@@ -138,7 +138,7 @@ const view = Command.make(
     // A directory: each file is shown on its own (named), in the order of the files, or all at once as they grow
     // (--follow, each file's lines in their order, files that appear in it later too).
     const directory = files.length !== 1 || files[0] !== file
-    const records = Input.files(file, files, { follow: options.follow }).pipe(
+    const records = Input.files(file, files, { follow: options.follow && directory }).pipe(
       Stream.flatMap((f) =>
         Input.records(f, { follow: options.follow }).pipe(
           Stream.map((record) => directory ? { source: f, record } : record)
