@@ -103,7 +103,7 @@ export const summaryJson = (outcome: Outcome): Record<string, unknown> => {
 }
 
 /**
- * A line of one of several input files, for a display that shows each file on its own.
+ * A line of one of a directory's files, for a display that shows each file on its own.
  *
  * @since 0.1.0
  * @category models
@@ -124,7 +124,7 @@ export type Event<E> =
     readonly _tag: "Record"
     readonly record: Input.Line
     readonly now: number
-    /** The file the line is from, when several are shown (each on its own). */
+    /** The file of a directory the line is from (each file is shown on its own). */
     readonly source?: string | undefined
   }
   | { readonly _tag: "Tick"; readonly now: number }
@@ -160,7 +160,7 @@ export const reportedBeforeDecoding = 3
  * @category models
  */
 export interface Source {
-  /** The file, `undefined` for a single input. */
+  /** The file of a directory, `undefined` for a single input. */
   readonly name: string | undefined
   readonly flattener: Item.Flattener
   /**
