@@ -1,8 +1,10 @@
 /**
- * A conversation in the order the CLI resumes it: from its last message back along `parentUuid` (across
- * compaction boundaries by `logicalParentUuid`), sidechains apart. Built in two passes over the transcript
- * so that memory holds only ids, never the messages: the first pass keeps each entry's parent and line, the
- * second emits the lines on the chain.
+ * A conversation as the CLI resumes it and the SDK's `getSessionMessages` reads it: from its last message
+ * back along `parentUuid` (so from the last compaction's summary on), sidechains apart, with the
+ * sibling branches of parallel tool calls put back (each call of one API message is written as its own
+ * entry, and its result hangs off that entry, off the chain). Built in two passes over the transcript so
+ * that memory holds only ids, never the messages: the first pass keeps each entry's parent and line (and
+ * for assistant entries and tool results, the ids that tie them), the second emits the chosen lines.
  *
  * Bad lines come in-band as {@link DecodeError}s. With `onBadLine: "fail"` the chain is the one written
  * before the first bad line, followed by that line's error; with `"emit"` bad lines are left out of the
@@ -20,6 +22,49 @@ import type * as TranscriptDecode from "../../transcript/Decode.ts"
 interface Node {
   readonly parent: string | undefined
   readonly line: number
+  readonly turn?: Turn | undefined
+}
+
+/** What ties the entries of parallel tool calls: an assistant entry's API message, or a user entry's results. */
+interface Turn {
+  readonly kind: "assistant" | "result"
+  /** The API message id of an assistant entry. */
+  readonly message?: string | undefined
+  /** The `tool_use` ids of an assistant entry, the `tool_use_id`s of a user entry's results. */
+  readonly ids: ReadonlyArray<string>
+  readonly source?: string | undefined
+  readonly timestamp: string
+  /** Sidechain and agent: a result ties only to a call on the same side. */
+  readonly side: string
+}
+
+const blockIds = (content: unknown, type: string, key: "id" | "tool_use_id"): Array<string> => {
+  if (!Array.isArray(content)) return []
+  const ids: Array<string> = []
+  for (const block of content) {
+    if (typeof block === "object" && block !== null && block.type === type && typeof block[key] === "string") {
+      ids.push(block[key])
+    }
+  }
+  return ids
+}
+
+const turnOf = (entry: Transcript.Entry): Turn | undefined => {
+  if (entry._tag !== "AssistantEntry" && entry._tag !== "UserEntry") return undefined
+  const side = `${entry.isSidechain === true}/${entry.agentId ?? ""}`
+  if (entry._tag === "AssistantEntry") {
+    return {
+      kind: "assistant",
+      message: entry.message.id,
+      ids: blockIds(entry.message.content, "tool_use", "id"),
+      timestamp: entry.timestamp ?? "",
+      side
+    }
+  }
+  if (entry.parentUuid == null) return undefined
+  const ids = blockIds(entry.message.content, "tool_result", "tool_use_id")
+  if (ids.length === 0) return undefined
+  return { kind: "result", ids, source: entry.sourceToolAssistantUUID, timestamp: entry.timestamp ?? "", side }
 }
 
 /** @internal */
@@ -37,17 +82,13 @@ export const link = (
   entry: Transcript.Entry
 ): { readonly uuid: string; readonly parent: string | undefined; readonly sidechain: boolean } | undefined => {
   if (Transcript.isConversation(entry)) {
-    return { uuid: entry.uuid, parent: entry.parentUuid ?? entry.logicalParentUuid ?? undefined, sidechain: entry.isSidechain === true }
+    return { uuid: entry.uuid, parent: entry.parentUuid ?? undefined, sidechain: entry.isSidechain === true }
   }
   if (entry._tag !== "UnknownEntry") return undefined
   // Conversation entries of other CLI versions still link the chain.
   const raw = entry.raw
   if (typeof raw.uuid !== "string" || !("parentUuid" in raw)) return undefined
-  const parent = typeof raw.parentUuid === "string"
-    ? raw.parentUuid
-    : typeof raw.logicalParentUuid === "string"
-    ? raw.logicalParentUuid
-    : undefined
+  const parent = typeof raw.parentUuid === "string" ? raw.parentUuid : undefined
   return { uuid: raw.uuid, parent, sidechain: raw.isSidechain === true }
 }
 
@@ -89,25 +130,120 @@ export const build = <E, R>(
         if (l === undefined || (l.sidechain && !sidechains)) return true
         if (afterBad && last !== undefined && l.parent !== undefined && !nodes.has(l.parent)) bridges.set(l.uuid, last)
         afterBad = false
-        nodes.set(l.uuid, { parent: l.parent, line: record.line })
+        nodes.set(l.uuid, { parent: l.parent, line: record.line, turn: turnOf(record.entry) })
         last = l.uuid
         if (isTurn(record.entry)) leaf = l.uuid
         return true
       }))
-    const lines: Array<number> = []
+    const chain: Array<string> = []
     const seen = new Set<string>()
     for (let uuid = leaf; uuid !== undefined && !seen.has(uuid);) {
       seen.add(uuid)
       const node = nodes.get(uuid)
       if (node === undefined) break
-      lines.push(node.line)
+      chain.push(uuid)
       uuid = node.parent !== undefined && !nodes.has(node.parent) ? bridges.get(uuid) : node.parent
     }
-    lines.reverse()
+    chain.reverse()
+    const lines = withSiblings(nodes, chain).map((uuid) => nodes.get(uuid)!.line)
     const parents = new Map<string, string | undefined>()
     for (const [uuid, node] of nodes) parents.set(uuid, node.parent)
     return { lines, parents, stop }
   })
+
+/**
+ * The chain with the sibling branches of parallel tool calls put back, as the SDK's `getSessionMessages`
+ * does: for each API message on the chain, its entries off the chain, then the results of its calls off the
+ * chain (each set by timestamp), right after the message's last entry on the chain.
+ */
+const withSiblings = (nodes: ReadonlyMap<string, Node>, chain: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const turn = (uuid: string) => nodes.get(uuid)?.turn
+  const assistants = chain.filter((uuid) => turn(uuid)?.kind === "assistant")
+  if (assistants.length === 0) return chain
+  const onChain = new Set(chain)
+  const lastOnChain = new Map<string, string>()
+  for (const uuid of assistants) {
+    const message = turn(uuid)!.message
+    if (message !== undefined) lastOnChain.set(message, uuid)
+  }
+  const byMessage = new Map<string, Array<string>>()
+  // A call's entry; null when entries of two API messages claim the same call.
+  const caller = new Map<string, string | null>()
+  const results: Array<string> = []
+  for (const [uuid, node] of nodes) {
+    const t = node.turn
+    if (t?.kind === "result") results.push(uuid)
+    if (t?.kind !== "assistant" || t.message === undefined) continue
+    const group = byMessage.get(t.message)
+    if (group === undefined) byMessage.set(t.message, [uuid])
+    else group.push(uuid)
+    for (const id of t.ids) {
+      const other = caller.get(id)
+      caller.set(id, other === undefined || (other !== null && turn(other)!.message === t.message) ? uuid : null)
+    }
+  }
+  const children = new Map<string, Array<string>>()
+  const linked = new Set<string>()
+  const addChild = (parent: string, uuid: string) => {
+    if (linked.has(`${parent}\n${uuid}`)) return
+    linked.add(`${parent}\n${uuid}`)
+    const list = children.get(parent)
+    if (list === undefined) children.set(parent, [uuid])
+    else list.push(uuid)
+  }
+  for (const uuid of results) {
+    const node = nodes.get(uuid)!
+    const t = node.turn!
+    addChild(node.parent!, uuid)
+    if (t.source !== undefined && t.source !== node.parent && turn(t.source)?.side === t.side) addChild(t.source, uuid)
+    for (const id of t.ids) {
+      const call = caller.get(id)
+      if (call != null && turn(call)!.side === t.side) addChild(call, uuid)
+    }
+  }
+  const answered = new Set<string>()
+  for (const uuid of chain) if (turn(uuid)?.kind === "result") for (const id of turn(uuid)!.ids) answered.add(id)
+  const byTimestamp = (a: string, b: string) => turn(a)!.timestamp.localeCompare(turn(b)!.timestamp)
+  const inserts = new Map<string, Array<string>>()
+  const done = new Set<string>()
+  for (const uuid of assistants) {
+    const message = turn(uuid)!.message
+    if (message === undefined || done.has(message)) continue
+    done.add(message)
+    const group = byMessage.get(message) ?? [uuid]
+    const inGroup = new Set(group)
+    const calls = group.filter((entry) => !onChain.has(entry))
+    const direct: Array<string> = []
+    const indirect: Array<string> = []
+    const met = new Set<string>()
+    for (const entry of group) {
+      for (const child of children.get(entry) ?? []) {
+        if (onChain.has(child) || met.has(child)) continue
+        met.add(child)
+        if (inGroup.has(nodes.get(child)!.parent!)) direct.push(child)
+        else indirect.push(child)
+      }
+    }
+    if (indirect.length > 0) {
+      // A result hanging elsewhere counts only for a call of this message that nothing answered yet.
+      const covered = new Set(answered)
+      for (const child of direct) for (const id of turn(child)!.ids) covered.add(id)
+      indirect.sort((a, b) => nodes.get(a)!.line - nodes.get(b)!.line)
+      for (const child of indirect) {
+        const ids = turn(child)!.ids
+        if (!ids.some((id) => !covered.has(id) && inGroup.has(caller.get(id) ?? ""))) continue
+        for (const id of ids) covered.add(id)
+        direct.push(child)
+      }
+    }
+    if (calls.length === 0 && direct.length === 0) continue
+    const put = [...calls.sort(byTimestamp), ...direct.sort(byTimestamp)]
+    for (const entry of put) onChain.add(entry)
+    inserts.set(lastOnChain.get(message)!, put)
+  }
+  if (inserts.size === 0) return chain
+  return chain.flatMap((uuid) => [uuid, ...(inserts.get(uuid) ?? [])])
+}
 
 /**
  * The second pass: the records on the chain, in chain order, and the bad lines (see the module doc). In

@@ -1,0 +1,86 @@
+/**
+ * The conversation SessionFiles and StoredSessions read is the one the official SDK's `getSessionMessages`
+ * reads, in its order: on transcripts the real CLI writes with parallel tool calls (whose results hang off
+ * sibling branches, one of them failed) and a compaction.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as path from "node:path"
+import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
+import * as SessionStore from "../../src/sessions/SessionStore.ts"
+import * as StoredSessions from "../../src/sessions/StoredSessions.ts"
+import type * as Scenario from "../../src/testing/Scenario.ts"
+import * as Script from "../../src/testing/Script.ts"
+import { compactScenario, jsonlFiles, parallelBashScenario, rawEntries, realConfigDirs } from "../transcript/support.ts"
+
+// Three calls in one API message: one succeeds, two fail (a Bash exit and a Read of a missing file).
+const threeCalls: Scenario.Scenario = {
+  name: "three_calls",
+  description: "",
+  prompt: "Look around",
+  args: ["--allowedTools", "Bash,Read"],
+  files: { "present.txt": "here\n" },
+  script: () =>
+    Script.make([
+      Script.turn([
+        Script.toolUse("Bash", { command: "cat present.txt", description: "Print present.txt" }),
+        Script.toolUse("Bash", { command: "cat missing.txt", description: "Print missing.txt" }),
+        Script.toolUse("Read", { file_path: "/nonexistent/nowhere.txt" })
+      ]),
+      Script.turn([Script.toolUse("Bash", { command: "exit 3", description: "Exit 3" })]),
+      Script.turn("done.")
+    ])
+}
+
+const uuids = (messages: Iterable<{ readonly uuid: string }>) => Array.from(messages, (m) => m.uuid)
+
+// The SDK reads the config directory named by CLAUDE_CONFIG_DIR.
+const sdkMessages = (configDir: string, sessionId: string, includeSystemMessages: boolean) =>
+  Effect.promise(async () => {
+    const sdk = await import("@anthropic-ai/claude-agent-sdk")
+    const before = process.env.CLAUDE_CONFIG_DIR
+    process.env.CLAUDE_CONFIG_DIR = configDir
+    try {
+      return uuids(await sdk.getSessionMessages(sessionId, { includeSystemMessages }))
+    } finally {
+      if (before === undefined) delete process.env.CLAUDE_CONFIG_DIR
+      else process.env.CLAUDE_CONFIG_DIR = before
+    }
+  })
+
+// The tool results of the transcript that say is_error, read with JSON.parse alone.
+const failedResults = (file: string) =>
+  rawEntries(file).filter((e) =>
+    e.type === "user" && Array.isArray(e.message.content) &&
+    e.message.content.some((b: any) => b.type === "tool_result" && b.is_error === true)
+  ).map((e) => e.uuid as string)
+
+describe("the conversation as the SDK reads it", () => {
+  it.effect("parallel calls and a compaction, from files and from a store", () =>
+    Effect.gen(function*() {
+      const dirs = yield* realConfigDirs([parallelBashScenario, threeCalls, compactScenario])
+      const failedSeen: Array<number> = []
+      for (const configDir of dirs) {
+        const files = yield* SessionFiles.make({ configDir })
+        const [file] = jsonlFiles(path.join(configDir, "projects"))
+        const projectKey = path.basename(path.dirname(file!))
+        const sessionId = path.basename(file!, ".jsonl")
+        for (const includeSystemMessages of [false, true]) {
+          const ours = uuids(yield* Stream.runCollect(files.messages(sessionId, { includeSystemMessages })))
+          assert.deepStrictEqual(ours, yield* sdkMessages(configDir, sessionId, includeSystemMessages))
+          const store = SessionStore.makeMemory()
+          yield* SessionStore.importSession(store, { configDir, projectKey, sessionId })
+          const stored = StoredSessions.messages(store, { projectKey, sessionId }, { includeSystemMessages })
+          assert.deepStrictEqual(uuids(yield* Stream.runCollect(stored)), ours)
+        }
+        const ours = uuids(yield* Stream.runCollect(files.messages(sessionId)))
+        const failed = failedResults(file!)
+        for (const uuid of failed) assert.include(ours, uuid)
+        failedSeen.push(failed.length)
+      }
+      // The parallel calls' failed results (one, then two of three) are there to be kept.
+      assert.deepStrictEqual(failedSeen.slice(0, 2), [1, 3])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 180_000 })
+})
