@@ -14,7 +14,6 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import * as Result from "effect/Result"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
@@ -346,22 +345,35 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         fs.stream(file).pipe(
           Stream.mapError(fsFailed(file)),
           TranscriptDecode.records({ onBadLine: "emit" }),
-          Stream.filterMapEffect((record) =>
-            !isDecodeError(record)
-              ? Effect.succeed(Result.succeed(record))
-              : options.onBadLine === "fail"
+          Stream.mapEffect((record) =>
+            isDecodeError(record) && options.onBadLine === "fail"
               ? Effect.fail(badTranscript(file)(record))
-              : Effect.sync(() => (skipped.add(record.line), Result.failVoid))
+              : Effect.succeed(record)
           )
         )
       // First pass: the entries to copy (the main conversation, up to the message asked for) and their new ids.
       const copied = new Map<string, string>()
       const parents = new Map<string, string | undefined>()
+      // As `messages` reads it: an entry right after skipped lines whose parent was on one of them goes on
+      // from the entry copied before them.
+      const bridges = new Map<string, string>()
+      let last: string | undefined
+      let afterBad = false
       let lastLine = Number.POSITIVE_INFINITY
       yield* Stream.runForEach(source(file), (record) =>
         Effect.sync(() => {
+          if (isDecodeError(record)) {
+            skipped.add(record.line)
+            afterBad = true
+            return
+          }
           const l = Chain.link(record.entry)
           if (l === undefined || l.sidechain || record.line > lastLine) return
+          if (afterBad && last !== undefined && l.parent !== undefined && !copied.has(l.parent)) {
+            bridges.set(l.uuid, last)
+          }
+          afterBad = false
+          last = l.uuid
           copied.set(l.uuid, crypto.randomUUID())
           parents.set(l.uuid, l.parent)
           if (l.uuid === options.upToMessageId) lastLine = record.line
@@ -383,7 +395,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const title = options.title?.trim() || `${info?.summary ?? "Forked session"} (fork)`
       const target = path.join(projectsDir, projectKey, `${forkId}.jsonl`)
       const lines = source(file).pipe(
-        Stream.filter((record) => {
+        Stream.filter((record): record is TranscriptDecode.DecodedEntry => {
+          if (isDecodeError(record)) return false
           const l = Chain.link(record.entry)
           return l !== undefined && !l.sidechain && record.line <= lastLine
         }),
@@ -392,7 +405,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           const entry: Record<string, unknown> = {
             ...raw,
             uuid: copied.get(raw.uuid as string),
-            parentUuid: remap(raw.parentUuid),
+            parentUuid: remap(raw.parentUuid) ?? remap(bridges.get(raw.uuid as string)),
             sessionId: forkId,
             forkedFrom: { sessionId, messageUuid: raw.uuid }
           }
