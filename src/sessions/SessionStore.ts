@@ -727,6 +727,8 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
  * So materializing again writes nothing. Every file (the main transcript and its subpaths) is decided before
  * any is written: a conflict or a key that is not a name (see {@link validateKey}, `InvalidKey`) anywhere
  * writes nothing. Each file is written aside and then renamed, so a failed write leaves no partial transcript.
+ * A subpath's `agent_metadata` entries (a subagent's `.meta.json`, as the CLI mirrors it) are not transcript
+ * lines: the last one, without its `type`, becomes the subagent's `.meta.json`, as the SDK writes it.
  *
  * @since 0.1.0
  * @category resume
@@ -813,19 +815,36 @@ export const materialize = Effect.fnUntraced(function*(
   const main = yield* store.load(key)
   if (Option.isNone(main) || main.value.length === 0) return false
   const plans = [yield* decide(path.join(dir, `${key.sessionId}.jsonl`), main.value)]
+  // A subagent's metadata is stored among its entries (as the CLI mirrors it) and goes back to its sidecar.
+  const sidecars: Array<readonly [file: string, metadata: Entry]> = []
   for (const subpath of yield* store.listSubkeys(key)) {
     yield* validateKey("materialize", { ...key, subpath })
     const entries = yield* store.load({ ...key, subpath })
-    if (Option.isSome(entries)) plans.push(yield* decide(path.join(dir, key.sessionId, `${subpath}.jsonl`), entries.value))
+    if (Option.isNone(entries)) continue
+    const file = path.join(dir, key.sessionId, `${subpath}.jsonl`)
+    const transcript = entries.value.filter((e) => e.type !== agentMetadata)
+    if (transcript.length > 0) plans.push(yield* decide(file, transcript))
+    const metadata = entries.value.findLast((e) => e.type === agentMetadata)
+    if (metadata !== undefined) sidecars.push([file.replace(/\.jsonl$/, ".meta.json"), metadata])
   }
   for (const plan of plans) if (Option.isSome(plan)) yield* write(plan.value)
+  for (const [file, { type: _, ...metadata }] of sidecars) {
+    yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
+      Effect.andThen(fs.writeFileString(file, JSON.stringify(metadata))),
+      Effect.mapError(failed)
+    )
+  }
   return true
 })
+
+// The entry type a subagent's `.meta.json` takes in a store, as the CLI mirrors it and the SDK imports it.
+const agentMetadata = "agent_metadata"
 
 /**
  * Copies a session of a CLI config directory into a store, as the SDK's `importSessionToStore`: its main
  * transcript and, unless `includeSubagents` is `false`, the transcripts under it, each read as a stream and
- * appended `batchSize` entries at a time (default 500). The store's key is `source`'s unless `projectKey`
+ * appended `batchSize` entries at a time (default 500), each subagent's `.meta.json` after its transcript as
+ * an `agent_metadata` entry. The store's key is `source`'s unless `projectKey`
  * says otherwise. Appends are idempotent by uuid: importing again adds only the entries without one.
  *
  * @since 0.1.0
@@ -864,7 +883,18 @@ export const importSession = Effect.fnUntraced(function*(
     Effect.mapError(failed)
   )
   for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
-    yield* copy(path.join(under, name), name.slice(0, -".jsonl".length).split(path.sep).join("/"))
+    const subpath = name.slice(0, -".jsonl".length).split(path.sep).join("/")
+    yield* copy(path.join(under, name), subpath)
+    const sidecar = path.join(under, name.replace(/\.jsonl$/, ".meta.json"))
+    const metadata = yield* fs.readFileString(sidecar).pipe(
+      Effect.map((text) => Option.liftThrowable(() => JSON.parse(text) as unknown)()),
+      Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone),
+      Effect.mapError(failed)
+    )
+    // An unreadable sidecar is left out, as the SDK does.
+    if (Option.isSome(metadata) && typeof metadata.value === "object" && metadata.value !== null) {
+      yield* store.append({ ...key, subpath }, [{ ...metadata.value, type: agentMetadata }])
+    }
   }
 })
 
