@@ -329,10 +329,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Stream.unwrap(Effect.gen(function*() {
       const agents = yield* listSubagents(sessionId, options)
       const agent = agents.find((a) => a.agentId === agentId)
-      if (agent === undefined) {
-        return yield* fail(new SessionFilesError.SessionNotFound({ sessionId, agentId, searched: [] }))
-      }
       const { projectKey } = yield* locate(sessionId, options.dir)
+      if (agent === undefined) {
+        const searched = [subagentsDir(projectKey, sessionId)]
+        return yield* fail(new SessionFilesError.SessionNotFound({ sessionId, agentId, searched }))
+      }
       return conversation(path.join(subagentsDir(projectKey, sessionId), agent.subpath), true, options)
     }))
 
