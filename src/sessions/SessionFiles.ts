@@ -128,7 +128,11 @@ export interface Shape {
     sessionId: string,
     options?: LookupOptions
   ) => Stream.Stream<TranscriptDecode.DecodedEntry, SessionFilesError.SessionFilesError>
-  /** A session's messages in conversation order (following `parentUuid` from the last message). */
+  /**
+   * A session's messages in conversation order, as the SDK's `getSessionMessages` gives them and the CLI
+   * resumes them: following `parentUuid` from the last message (so from the last compaction's summary on),
+   * with the other calls of parallel tool calls and their results put back after their message.
+   */
   readonly messages: {
     (sessionId: string, options: MessagesOptions & { readonly onBadLine: "emit" }): Stream.Stream<
       SessionMessage | DecodeError,
