@@ -1,13 +1,15 @@
 /**
  * The conversation SessionFiles and StoredSessions read is the one the official SDK's `getSessionMessages`
  * reads, in its order: on transcripts the real CLI writes with parallel tool calls (whose results hang off
- * sibling branches, one of them failed) and a compaction.
+ * sibling branches, one of them failed), a compaction, and a prompt sent while a tool ran.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as path from "node:path"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
 import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as StoredSessions from "../../src/sessions/StoredSessions.ts"
@@ -83,4 +85,38 @@ describe("the conversation as the SDK reads it", () => {
       // The parallel calls' failed results (one, then two of three) are there to be kept.
       assert.deepStrictEqual(failedSeen.slice(0, 2), [1, 3])
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 180_000 })
+
+  it.live("a prompt sent while a tool runs is a user message where the model read it", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const session = yield* ClaudeCli.session({ allowedTools: ["Bash"] })
+      const output = yield* session.subscribe
+      yield* session.send("Run a slow command")
+      let sent = false
+      yield* output.pipe(
+        Stream.tap((m) =>
+          m._tag === "AssistantMessage" && !sent ? Effect.andThen(Effect.sync(() => (sent = true)), session.send("Also say hi")) : Effect.void
+        ),
+        Stream.takeUntil((m) => m._tag === "ResultSuccess"),
+        Stream.runDrain,
+        Effect.timeout("60 seconds")
+      )
+      const configDir = sandbox.env.CLAUDE_CONFIG_DIR!
+      const [file] = jsonlFiles(path.join(configDir, "projects"))
+      const sessionId = path.basename(file!, ".jsonl")
+      // The CLI wrote the second prompt as a queued command, answered in the same turn.
+      const queued = rawEntries(file!).filter((e) => e.type === "attachment" && e.attachment.type === "queued_command")
+      assert.strictEqual(queued.length, 1)
+      const files = yield* SessionFiles.make({ configDir })
+      const ours = yield* Stream.runCollect(files.messages(sessionId))
+      assert.deepStrictEqual(uuids(ours), yield* sdkMessages(configDir, sessionId, false))
+      assert.include(ours.map((m) => m.type === "user" ? m.text : ""), "Also say hi")
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(Scripted.layer(Script.make([
+        Script.turn([Script.toolUse("Bash", { command: "sleep 3", description: "Wait" })]),
+        Script.turn("Done, and hi.")
+      ]))),
+      Effect.provide(NodeServices.layer)
+    ), { timeout: 120_000 })
 })

@@ -13,6 +13,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../../schema/Transcript.ts"
 import { DecodeError } from "../../stream/DecodeError.ts"
@@ -23,6 +24,10 @@ interface Node {
   readonly parent: string | undefined
   readonly line: number
   readonly turn?: Turn | undefined
+  /** A person's prompt (a user entry that is not a tool result, a meta note or a compaction summary). */
+  readonly prompt?: boolean | undefined
+  /** The uuid a prompt queued mid-turn takes as a user message. */
+  readonly queued?: string | undefined
 }
 
 /** What ties the entries of parallel tool calls: an assistant entry's API message, or a user entry's results. */
@@ -75,6 +80,8 @@ export interface Chain {
   readonly parents: ReadonlyMap<string, string | undefined>
   /** The first bad line with `onBadLine: "fail"`: the chain ends before it and its error follows. */
   readonly stop: number | undefined
+  /** The lines of prompts queued mid-turn and answered (see {@link queuedPrompt}), read as user messages. */
+  readonly queued: ReadonlySet<number>
 }
 
 /** The uuid and parent of an entry that takes part in the conversation graph; `undefined` otherwise. */
@@ -130,7 +137,11 @@ export const build = <E, R>(
         if (l === undefined || (l.sidechain && !sidechains)) return true
         if (afterBad && last !== undefined && l.parent !== undefined && !nodes.has(l.parent)) bridges.set(l.uuid, last)
         afterBad = false
-        nodes.set(l.uuid, { parent: l.parent, line: record.line, turn: turnOf(record.entry) })
+        const entry = record.entry
+        const turn = turnOf(entry)
+        const prompt = entry._tag === "UserEntry" && turn === undefined && entry.isMeta !== true && entry.isCompactSummary !== true
+        const queued = entry._tag === "AttachmentEntry" ? queuedPrompt(entry)?.uuid : undefined
+        nodes.set(l.uuid, { parent: l.parent, line: record.line, turn, prompt, queued })
         last = l.uuid
         if (isTurn(record.entry)) leaf = l.uuid
         return true
@@ -145,11 +156,54 @@ export const build = <E, R>(
       uuid = node.parent !== undefined && !nodes.has(node.parent) ? bridges.get(uuid) : node.parent
     }
     chain.reverse()
-    const lines = withSiblings(nodes, chain).map((uuid) => nodes.get(uuid)!.line)
+    const ordered = withSiblings(nodes, chain)
+    const lines = ordered.map((uuid) => nodes.get(uuid)!.line)
     const parents = new Map<string, string | undefined>()
     for (const [uuid, node] of nodes) parents.set(uuid, node.parent)
-    return { lines, parents, stop }
+    return { lines, parents, stop, queued: answered(nodes, ordered) }
   })
+
+/**
+ * A prompt a person sent while a turn ran, which the CLI wrote as a `queued_command` attachment and put before
+ * the model mid-turn: as the SDK reads it, a user message (`isQueuedCommand`) with the prompt's own uuid.
+ *
+ * @internal
+ */
+export const queuedPrompt = (entry: Transcript.AttachmentEntry) => {
+  const attachment = entry.attachment as { readonly [key: string]: unknown }
+  const prompt = attachment.prompt
+  if (attachment.type !== "queued_command" || attachment.isMeta === true || attachment.forwardedIntent !== undefined) return undefined
+  if (typeof prompt !== "string" && !Array.isArray(prompt)) return undefined
+  const source = attachment.source_uuid
+  const uuid = typeof source === "string" && source !== "" ? source : entry.uuid
+  return Transcript.decodeEntry({
+    type: "user",
+    uuid,
+    parentUuid: entry.parentUuid ?? null,
+    isSidechain: entry.isSidechain === true,
+    sessionId: entry.sessionId,
+    timestamp: entry.timestamp,
+    message: { role: "user", content: prompt },
+    isQueuedCommand: true
+  }).pipe(Result.getOrUndefined) as Transcript.UserEntry | undefined
+}
+
+// The lines of the queued prompts the model answered: the next turn after them on the conversation is the
+// model's (a reply or a tool result), not another prompt.
+const answered = (nodes: ReadonlyMap<string, Node>, ordered: ReadonlyArray<string>): ReadonlySet<number> => {
+  const lines = new Set<number>()
+  const uuids = new Set(ordered)
+  let next: "reply" | "prompt" | undefined
+  for (let i = ordered.length - 1; i >= 0; i--) {
+    const node = nodes.get(ordered[i]!)!
+    if (node.queued !== undefined && next === "reply" && (node.queued === ordered[i] || !uuids.has(node.queued))) {
+      lines.add(node.line)
+    }
+    if (node.turn !== undefined) next = "reply"
+    else if (node.prompt === true) next = "prompt"
+  }
+  return lines
+}
 
 /**
  * The chain with the sibling branches of parallel tool calls put back, as the SDK's `getSessionMessages`
@@ -289,11 +343,16 @@ export const conversation = <A extends TranscriptDecode.DecodedEntry | DecodeErr
 ): Stream.Stream<Transcript.MessageEntry | Transcript.SystemEntry | Extract<A, DecodeError>, E, R> =>
   Stream.unwrap(Effect.map(build(records, sidechains, options.onBadLine), (chain) => {
     const includeSystem = options.includeSystemMessages === true
+    const asMessage = (entry: Transcript.Entry): Transcript.Entry | undefined =>
+      entry._tag === "AttachmentEntry" ? queuedPrompt(entry) : entry
     const messages = select(records, chain).pipe(
-      Stream.filter((record) => isBad(record) || isMessage(record.entry, includeSystem)),
-      Stream.map((record) =>
-        (isBad(record) ? record : record.entry) as Transcript.MessageEntry | Transcript.SystemEntry | Extract<A, DecodeError>
-      )
+      Stream.filterMap((record): Result.Result<Transcript.MessageEntry | Transcript.SystemEntry | Extract<A, DecodeError>, void> => {
+        if (isBad(record)) return Result.succeed(record as Extract<A, DecodeError>)
+        const entry = chain.queued.has(record.line) ? asMessage(record.entry) : record.entry
+        return entry !== undefined && isMessage(entry, includeSystem)
+          ? Result.succeed(entry as Transcript.MessageEntry | Transcript.SystemEntry)
+          : Result.failVoid
+      })
     )
     // Paging counts messages only; bad lines pass through.
     let skipped = 0
