@@ -6,7 +6,9 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
@@ -119,4 +121,46 @@ describe("the conversation as the SDK reads it", () => {
       ]))),
       Effect.provide(NodeServices.layer)
     ), { timeout: 120_000 })
+
+  describe("a compaction that kept recent messages", () => {
+    const sessionId = "aaaaaaaa-0000-4000-8000-00000000000d"
+    const at = (n: number) => `2026-01-01T00:00:${String(n).padStart(2, "0")}.000Z`
+    const user = (uuid: string, parentUuid: string | null, content: string, n: number, extra: object = {}) => ({
+      type: "user", uuid, parentUuid, isSidechain: false, sessionId, timestamp: at(n), message: { role: "user", content }, ...extra
+    })
+    const assistant = (uuid: string, parentUuid: string, text: string, n: number) => ({
+      type: "assistant", uuid, parentUuid, isSidechain: false, sessionId, timestamp: at(n),
+      message: { id: `msg_${uuid}`, type: "message", role: "assistant", model: "m", content: [{ type: "text", text }], usage: { input_tokens: 1, output_tokens: 1 } }
+    })
+    // Two turns, a compaction whose summary keeps the second (as metadata says), then a third turn.
+    const transcript = (metadata: object) => [
+      user("u1", null, "q1", 1),
+      assistant("a1", "u1", "r1", 2),
+      user("u2", "a1", "q2", 3),
+      assistant("a2", "u2", "r2", 4),
+      { type: "system", subtype: "compact_boundary", uuid: "b", parentUuid: null, logicalParentUuid: "a2", isSidechain: false, sessionId, timestamp: at(5), content: "Conversation compacted", compactMetadata: { trigger: "manual", preTokens: 9, ...metadata } },
+      user("s", "b", "summary", 6, { isCompactSummary: true }),
+      user("u3", "s", "q3", 7),
+      assistant("a3", "u3", "r3", 8)
+    ]
+
+    for (const [name, metadata] of [
+      ["preservedSegment", { preservedSegment: { headUuid: "u2", anchorUuid: "s", tailUuid: "a2" } }],
+      ["preservedMessages", { preservedMessages: { uuids: ["u2", "a2"], anchorUuid: "s" } }]
+    ] as const) {
+      it.effect(`${name}: after the summary, then what followed`, () =>
+        Effect.gen(function*() {
+          const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+          const dir = path.join(configDir, "projects", "-work")
+          fs.mkdirSync(dir, { recursive: true })
+          fs.writeFileSync(path.join(dir, `${sessionId}.jsonl`), transcript(metadata).map((e) => JSON.stringify(e) + "\n").join(""))
+          const files = yield* SessionFiles.make({ configDir })
+          for (const includeSystemMessages of [false, true]) {
+            const ours = uuids(yield* Stream.runCollect(files.messages(sessionId, { includeSystemMessages })))
+            assert.deepStrictEqual(ours, yield* sdkMessages(configDir, sessionId, includeSystemMessages))
+          }
+          assert.deepStrictEqual(uuids(yield* Stream.runCollect(files.messages(sessionId))), ["s", "u2", "a2", "u3", "a3"])
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }
+  })
 })

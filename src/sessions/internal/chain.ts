@@ -21,7 +21,8 @@ import type * as Ndjson from "../../stream/Ndjson.ts"
 import type * as TranscriptDecode from "../../transcript/Decode.ts"
 
 interface Node {
-  readonly parent: string | undefined
+  // A compaction that kept recent messages moves them after its summary (see `relink`).
+  parent: string | undefined
   readonly line: number
   readonly turn?: Turn | undefined
   /** A person's prompt (a user entry that is not a tool result, a meta note or a compaction summary). */
@@ -76,8 +77,6 @@ const turnOf = (entry: Transcript.Entry): Turn | undefined => {
 export interface Chain {
   /** The lines on the chain, in conversation order. */
   readonly lines: ReadonlyArray<number>
-  /** Every uuid seen on a linkable entry, with its parent (for remapping a fork's parents). */
-  readonly parents: ReadonlyMap<string, string | undefined>
   /** The first bad line with `onBadLine: "fail"`: the chain ends before it and its error follows. */
   readonly stop: number | undefined
   /** The lines of prompts queued mid-turn and answered (see {@link queuedPrompt}), read as user messages. */
@@ -123,6 +122,7 @@ export const build = <E, R>(
     let afterBad = false
     let leaf: string | undefined
     let stop: number | undefined
+    const compactions: Array<{ readonly [key: string]: unknown }> = []
     yield* Stream.runForEachWhile(records, (record) =>
       Effect.sync(() => {
         if (isBad(record)) {
@@ -138,6 +138,7 @@ export const build = <E, R>(
         if (afterBad && last !== undefined && l.parent !== undefined && !nodes.has(l.parent)) bridges.set(l.uuid, last)
         afterBad = false
         const entry = record.entry
+        if (entry._tag === "CompactBoundaryEntry" && entry.compactMetadata !== undefined) compactions.push(entry.compactMetadata)
         const turn = turnOf(entry)
         const prompt = entry._tag === "UserEntry" && turn === undefined && entry.isMeta !== true && entry.isCompactSummary !== true
         const queued = entry._tag === "AttachmentEntry" ? queuedPrompt(entry)?.uuid : undefined
@@ -146,6 +147,7 @@ export const build = <E, R>(
         if (isTurn(record.entry)) leaf = l.uuid
         return true
       }))
+    for (const metadata of compactions) relink(nodes, metadata)
     const chain: Array<string> = []
     const seen = new Set<string>()
     for (let uuid = leaf; uuid !== undefined && !seen.has(uuid);) {
@@ -158,10 +160,41 @@ export const build = <E, R>(
     chain.reverse()
     const ordered = withSiblings(nodes, chain)
     const lines = ordered.map((uuid) => nodes.get(uuid)!.line)
-    const parents = new Map<string, string | undefined>()
-    for (const [uuid, node] of nodes) parents.set(uuid, node.parent)
-    return { lines, parents, stop, queued: answered(nodes, ordered) }
+    return { lines, stop, queued: answered(nodes, ordered) }
   })
+
+const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * A compaction that kept recent messages (`preservedMessages` or `preservedSegment` in its metadata) puts them
+ * after its anchor, and what followed the anchor after them, as the SDK and the CLI read it.
+ */
+const relink = (nodes: Map<string, Node>, metadata: { readonly [key: string]: unknown }) => {
+  const setParent = (uuid: string, parent: unknown) => {
+    const node = nodes.get(uuid)
+    if (node !== undefined) node.parent = typeof parent === "string" ? parent : undefined
+  }
+  const moveChildren = (anchor: unknown, except: unknown, to: unknown) => {
+    if (typeof anchor !== "string") return
+    for (const [uuid, node] of nodes) if (node.parent === anchor && uuid !== except) setParent(uuid, to)
+  }
+  const messages = metadata.preservedMessages
+  const segment = metadata.preservedSegment
+  if (isRecord(messages)) {
+    const uuids = messages.uuids
+    if (!Array.isArray(uuids) || uuids.length === 0 || uuids.some((u) => typeof u !== "string" || !nodes.has(u))) return
+    let parent = messages.anchorUuid
+    for (const uuid of uuids as ReadonlyArray<string>) {
+      setParent(uuid, parent)
+      parent = uuid
+    }
+    moveChildren(messages.anchorUuid, uuids[0], uuids.at(-1))
+  } else if (isRecord(segment)) {
+    if (typeof segment.headUuid === "string") setParent(segment.headUuid, segment.anchorUuid)
+    moveChildren(segment.anchorUuid, segment.headUuid, segment.tailUuid)
+  }
+}
 
 /**
  * A prompt a person sent while a turn ran, which the CLI wrote as a `queued_command` attachment and put before
