@@ -130,8 +130,9 @@ export interface Shape {
   ) => Stream.Stream<TranscriptDecode.DecodedEntry, SessionFilesError.SessionFilesError>
   /**
    * A session's messages in conversation order, as the SDK's `getSessionMessages` gives them and the CLI
-   * resumes them: following `parentUuid` from the last message (so from the last compaction's summary on),
-   * with the other calls of parallel tool calls and their results put back after their message.
+   * resumes them: following `parentUuid` from the last message (so from the last compaction's summary on,
+   * with the messages it kept), with the other calls of parallel tool calls and their results put back after
+   * their message, and a prompt queued mid-turn as a user message where the model read it.
    */
   readonly messages: {
     (sessionId: string, options: MessagesOptions & { readonly onBadLine: "emit" }): Stream.Stream<

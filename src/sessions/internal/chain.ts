@@ -1,6 +1,7 @@
 /**
  * A conversation as the CLI resumes it and the SDK's `getSessionMessages` reads it: from its last message
- * back along `parentUuid` (so from the last compaction's summary on), sidechains apart, with the
+ * back along `parentUuid` (so from the last compaction's summary on, with the messages it kept), sidechains
+ * apart, prompts queued mid-turn as user messages, with the
  * sibling branches of parallel tool calls put back (each call of one API message is written as its own
  * entry, and its result hangs off that entry, off the chain). Built in two passes over the transcript so
  * that memory holds only ids, never the messages: the first pass keeps each entry's parent and line (and
