@@ -1,11 +1,11 @@
 /**
  * A conversation as the CLI resumes it and the SDK's `getSessionMessages` reads it: from its last message
  * back along `parentUuid` (so from the last compaction's summary on, with the messages it kept), sidechains
- * apart, prompts queued mid-turn as user messages, with the
- * sibling branches of parallel tool calls put back (each call of one API message is written as its own
- * entry, and its result hangs off that entry, off the chain). Built in two passes over the transcript so
- * that memory holds only ids, never the messages: the first pass keeps each entry's parent and line (and
- * for assistant entries and tool results, the ids that tie them), the second emits the chosen lines.
+ * apart, prompts queued mid-turn as user messages, with the sibling branches of parallel tool calls put back
+ * (each call of one API message is written as its own entry, and its result hangs off that entry, off the
+ * chain). Built in two passes over the transcript so that memory holds only ids, never the messages: the
+ * first pass keeps each entry's parent and line (and for assistant entries and tool results, the ids that
+ * tie them), the second emits the chosen lines.
  *
  * Bad lines come in-band as {@link DecodeError}s. With `onBadLine: "fail"` the chain is the one written
  * before the first bad line, followed by that line's error; with `"emit"` bad lines are left out of the
