@@ -334,9 +334,8 @@ const withSiblings = (nodes: ReadonlyMap<string, Node>, chain: ReadonlyArray<str
 }
 
 /**
- * The second pass: the records on the chain, in chain order, and the bad lines (see the module doc). In
- * file order when the chain is (the CLI writes parents first); otherwise the chain's records are held and
- * put in order, bad lines last.
+ * The second pass: the records on the chain, in chain order, and the bad lines where they are read (see the
+ * module doc).
  *
  * @internal
  */
@@ -350,13 +349,31 @@ export const select = <A extends TranscriptDecode.DecodedEntry | DecodeError, E,
   const onChain = chain.stop === undefined ? kept : Stream.takeUntil(kept, isBad)
   const ordered = chain.lines.every((line, i) => i === 0 || chain.lines[i - 1]! < line)
   if (ordered) return onChain
-  const rank = new Map(chain.lines.map((line, i) => [line, i]))
-  const rankOf = (record: A) => isBad(record) ? chain.lines.length + record.line : rank.get(record.line)!
-  return Stream.unwrap(
-    Stream.runCollect(onChain).pipe(
-      Effect.map((all) => Stream.fromIterable([...all].sort((a, b) => rankOf(a) - rankOf(b))))
+  // Only the records read before their place are held, until the records before them come.
+  return Stream.suspend(() => {
+    const rank = new Map(chain.lines.map((line, i) => [line, i]))
+    const early = new Map<number, A>()
+    let next = 0
+    return onChain.pipe(
+      Stream.map((record): ReadonlyArray<A> => {
+        if (isBad(record)) return [record]
+        const at = rank.get(record.line)!
+        if (at !== next) {
+          early.set(at, record)
+          return []
+        }
+        const out = [record]
+        next++
+        for (let held = early.get(next); held !== undefined; held = early.get(next)) {
+          early.delete(next)
+          out.push(held)
+          next++
+        }
+        return out
+      }),
+      Stream.flattenIterable
     )
-  )
+  })
 }
 
 /**
