@@ -105,7 +105,8 @@ const isBad = (record: unknown): record is DecodeError => record instanceof Deco
 
 /**
  * The first pass: the chain ending at the last user or assistant entry. `sidechains: false` leaves out
- * entries marked `isSidechain` (the main transcript); subagent transcripts are all sidechain.
+ * entries marked `isSidechain` (the main transcript); subagent transcripts are all sidechain, and read as the
+ * SDK's `getSubagentMessages` reads them: the chain alone (no siblings put back, no compaction relinked).
  *
  * @internal
  */
@@ -148,7 +149,7 @@ export const build = <E, R>(
         if (isTurn(record.entry)) leaf = l.uuid
         return true
       }))
-    for (const metadata of compactions) relink(nodes, metadata)
+    if (!sidechains) for (const metadata of compactions) relink(nodes, metadata)
     const chain: Array<string> = []
     const seen = new Set<string>()
     for (let uuid = leaf; uuid !== undefined && !seen.has(uuid);) {
@@ -159,9 +160,9 @@ export const build = <E, R>(
       uuid = node.parent !== undefined && !nodes.has(node.parent) ? bridges.get(uuid) : node.parent
     }
     chain.reverse()
-    const ordered = withSiblings(nodes, chain)
+    const ordered = sidechains ? chain : withSiblings(nodes, chain)
     const lines = ordered.map((uuid) => nodes.get(uuid)!.line)
-    return { lines, stop, queued: answered(nodes, ordered) }
+    return { lines, stop, queued: sidechains ? new Set() : answered(nodes, ordered) }
   })
 
 const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
