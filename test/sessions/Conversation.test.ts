@@ -17,6 +17,7 @@ import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as StoredSessions from "../../src/sessions/StoredSessions.ts"
 import type * as Scenario from "../../src/testing/Scenario.ts"
 import * as Script from "../../src/testing/Script.ts"
+import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
 import { compactScenario, jsonlFiles, parallelBashScenario, rawEntries, realConfigDirs } from "../transcript/support.ts"
 
 // Three calls in one API message: one succeeds, two fail (a Bash exit and a Read of a missing file).
@@ -41,18 +42,21 @@ const threeCalls: Scenario.Scenario = {
 const uuids = (messages: Iterable<{ readonly uuid: string }>) => Array.from(messages, (m) => m.uuid)
 
 // The SDK reads the config directory named by CLAUDE_CONFIG_DIR.
-const sdkMessages = (configDir: string, sessionId: string, includeSystemMessages: boolean) =>
+const withConfigDir = <A>(configDir: string, f: (sdk: typeof import("@anthropic-ai/claude-agent-sdk")) => Promise<A>) =>
   Effect.promise(async () => {
     const sdk = await import("@anthropic-ai/claude-agent-sdk")
     const before = process.env.CLAUDE_CONFIG_DIR
     process.env.CLAUDE_CONFIG_DIR = configDir
     try {
-      return uuids(await sdk.getSessionMessages(sessionId, { includeSystemMessages }))
+      return await f(sdk)
     } finally {
       if (before === undefined) delete process.env.CLAUDE_CONFIG_DIR
       else process.env.CLAUDE_CONFIG_DIR = before
     }
   })
+
+const sdkMessages = (configDir: string, sessionId: string, includeSystemMessages: boolean) =>
+  Effect.map(withConfigDir(configDir, (sdk) => sdk.getSessionMessages(sessionId, { includeSystemMessages })), uuids)
 
 // The tool results of the transcript that say is_error, read with JSON.parse alone.
 const failedResults = (file: string) =>
@@ -87,6 +91,19 @@ describe("the conversation as the SDK reads it", () => {
       // The parallel calls' failed results (one, then two of three) are there to be kept.
       assert.deepStrictEqual(failedSeen.slice(0, 2), [1, 3])
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 180_000 })
+
+  it.effect("a subagent's messages, as the SDK's getSubagentMessages reads them", () =>
+    Effect.gen(function*() {
+      const [configDir] = yield* realConfigDirs([Scenarios.subagent])
+      const [file] = jsonlFiles(path.join(configDir!, "projects"))
+      const sessionId = path.basename(file!, ".jsonl")
+      const files = yield* SessionFiles.make({ configDir: configDir! })
+      const [agent] = yield* files.listSubagents(sessionId)
+      const ours = uuids(yield* Stream.runCollect(files.subagentMessages(sessionId, agent!.agentId)))
+      assert.isAbove(ours.length, 2)
+      const theirs = yield* withConfigDir(configDir!, (sdk) => sdk.getSubagentMessages(sessionId, agent!.agentId))
+      assert.deepStrictEqual(ours, uuids(theirs))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 120_000 })
 
   it.live("a prompt sent while a tool runs is a user message where the model read it", () =>
     Effect.gen(function*() {
