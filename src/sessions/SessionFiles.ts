@@ -419,6 +419,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           if (typeof raw.sourceToolAssistantUUID === "string") {
             entry.sourceToolAssistantUUID = remap(raw.sourceToolAssistantUUID) ?? raw.sourceToolAssistantUUID
           }
+          if (raw.type === "system" && isRecord(raw.compactMetadata)) entry.compactMetadata = keptIn(raw.compactMetadata, copied)
           return JSON.stringify(entry) + "\n"
         }),
         Stream.concat(Stream.succeed(JSON.stringify({
@@ -467,6 +468,27 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     deleteSession
   })
 })
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+// A compaction's metadata with the uuids of the messages it kept given their copies' (as the SDK's fork
+// does), so the fork reads them after its summary too.
+const keptIn = (metadata: Record<string, unknown>, copied: ReadonlyMap<string, string>) => {
+  const { preservedMessages, preservedSegment, runningTurnSends: _, ...rest } = metadata
+  const id = (value: unknown) => typeof value === "string" ? copied.get(value) ?? value : value
+  const ids = (value: unknown, keys: ReadonlyArray<string>) => {
+    if (!isRecord(value)) return value
+    const out: Record<string, unknown> = { ...value }
+    for (const key of keys) if (key in out) out[key] = Array.isArray(out[key]) ? (out[key] as Array<unknown>).map(id) : id(out[key])
+    return out
+  }
+  return {
+    ...rest,
+    ...(preservedMessages !== undefined && { preservedMessages: ids(preservedMessages, ["anchorUuid", "uuids", "allUuids"]) }),
+    ...(preservedSegment !== undefined && { preservedSegment: ids(preservedSegment, ["headUuid", "anchorUuid", "tailUuid"]) })
+  }
+}
 
 /**
  * @since 0.1.0

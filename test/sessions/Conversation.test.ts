@@ -177,6 +177,13 @@ describe("the conversation as the SDK reads it", () => {
             assert.deepStrictEqual(ours, yield* sdkMessages(configDir, sessionId, includeSystemMessages))
           }
           assert.deepStrictEqual(uuids(yield* Stream.runCollect(files.messages(sessionId))), ["s", "u2", "a2", "u3", "a3"])
+          // A fork reads the same, its copies of the kept messages after its summary.
+          const fork = yield* files.forkSession(sessionId)
+          const texts = (messages: Iterable<SessionFiles.SessionMessage>) => Array.from(messages, (m) => m.type === "system" ? "" : m.text)
+          assert.deepStrictEqual(
+            texts(yield* Stream.runCollect(files.messages(fork.sessionId))),
+            texts(yield* Stream.runCollect(files.messages(sessionId)))
+          )
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
     }
   })
