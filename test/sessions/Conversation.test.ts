@@ -161,6 +161,23 @@ describe("the conversation as the SDK reads it", () => {
       assistant("a3", "u3", "r3", 8)
     ]
 
+    it.effect("the conversation ends on the branch written last", () =>
+      Effect.gen(function*() {
+        const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+        const dir = path.join(configDir, "projects", "-work")
+        fs.mkdirSync(dir, { recursive: true })
+        // A note written last, going on from the first reply: the branch of the second turn was left.
+        const lines = [
+          ...transcript({}).slice(0, 4),
+          { type: "system", subtype: "informational", uuid: "n", parentUuid: "a1", isSidechain: false, sessionId, timestamp: at(9), content: "note", level: "info" }
+        ]
+        fs.writeFileSync(path.join(dir, `${sessionId}.jsonl`), lines.map((e) => JSON.stringify(e) + "\n").join(""))
+        const files = yield* SessionFiles.make({ configDir })
+        const ours = uuids(yield* Stream.runCollect(files.messages(sessionId, { includeSystemMessages: true })))
+        assert.deepStrictEqual(ours, yield* sdkMessages(configDir, sessionId, true))
+        assert.deepStrictEqual(ours, ["u1", "a1"])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
     for (const [name, metadata] of [
       ["preservedSegment", { preservedSegment: { headUuid: "u2", anchorUuid: "s", tailUuid: "a2" } }],
       ["preservedMessages", { preservedMessages: { uuids: ["u2", "a2"], anchorUuid: "s" } }]

@@ -30,6 +30,10 @@ interface Node {
   readonly prompt?: boolean | undefined
   /** The uuid a prompt queued mid-turn takes as a user message. */
   readonly queued?: string | undefined
+  /** A user or assistant entry. */
+  readonly message: boolean
+  /** Can end the conversation (not progress, nor a fork's briefing). */
+  readonly ends: boolean
 }
 
 /** What ties the entries of parallel tool calls: an assistant entry's API message, or a user entry's results. */
@@ -104,9 +108,10 @@ const isTurn = (entry: Transcript.Entry) => entry._tag === "UserEntry" || entry.
 const isBad = (record: unknown): record is DecodeError => record instanceof DecodeError
 
 /**
- * The first pass: the chain ending at the last user or assistant entry. `sidechains: false` leaves out
- * entries marked `isSidechain` (the main transcript); subagent transcripts are all sidechain, and read as the
- * SDK's `getSubagentMessages` reads them: the chain alone (no siblings put back, no compaction relinked).
+ * The first pass: the chain ending where the conversation ends (see `lastEnd`). `sidechains: false` leaves
+ * out entries marked `isSidechain` (the main transcript); subagent transcripts are all sidechain, and read as
+ * the SDK's `getSubagentMessages` reads them: the chain from the last user or assistant entry alone (no
+ * siblings put back, no compaction relinked).
  *
  * @internal
  */
@@ -144,26 +149,51 @@ export const build = <E, R>(
         const turn = turnOf(entry)
         const prompt = entry._tag === "UserEntry" && turn === undefined && entry.isMeta !== true && entry.isCompactSummary !== true
         const queued = entry._tag === "AttachmentEntry" ? queuedPrompt(entry)?.uuid : undefined
-        nodes.set(l.uuid, { parent: l.parent, line: record.line, turn, prompt, queued })
+        const ends = entry._tag !== "ProgressEntry" &&
+          !(entry._tag === "AttachmentEntry" && entry.attachment.type === "fork_briefing")
+        nodes.set(l.uuid, { parent: l.parent, line: record.line, turn, prompt, queued, message: isTurn(entry), ends })
         last = l.uuid
         if (isTurn(record.entry)) leaf = l.uuid
         return true
       }))
     if (!sidechains) for (const metadata of compactions) relink(nodes, metadata)
+    const up = (uuid: string) => {
+      const parent = nodes.get(uuid)!.parent
+      return parent !== undefined && !nodes.has(parent) ? bridges.get(uuid) : parent
+    }
     const chain: Array<string> = []
     const seen = new Set<string>()
-    for (let uuid = leaf; uuid !== undefined && !seen.has(uuid);) {
+    for (let uuid = sidechains ? leaf : lastEnd(nodes, up) ?? leaf; uuid !== undefined && !seen.has(uuid); uuid = up(uuid)) {
       seen.add(uuid)
-      const node = nodes.get(uuid)
-      if (node === undefined) break
       chain.push(uuid)
-      uuid = node.parent !== undefined && !nodes.has(node.parent) ? bridges.get(uuid) : node.parent
     }
     chain.reverse()
     const ordered = sidechains ? chain : withSiblings(nodes, chain)
     const lines = ordered.map((uuid) => nodes.get(uuid)!.line)
     return { lines, stop, queued: sidechains ? new Set() : answered(nodes, ordered) }
   })
+
+/**
+ * Where the main conversation ends, as the SDK finds it: of the entries nothing goes on from, the one written
+ * last whose way back reaches a user or assistant entry not reached from one written later; that entry.
+ */
+const lastEnd = (nodes: ReadonlyMap<string, Node>, up: (uuid: string) => string | undefined) => {
+  const parents = new Set<string>()
+  for (const node of nodes.values()) if (node.ends && node.parent !== undefined) parents.add(node.parent)
+  const ends: Array<string> = []
+  for (const [uuid, node] of nodes) if (node.ends && !parents.has(uuid)) ends.push(uuid)
+  ends.sort((a, b) => nodes.get(b)!.line - nodes.get(a)!.line)
+  const reached = new Set<string>()
+  for (const end of ends) {
+    const path = new Set<string>()
+    for (let uuid: string | undefined = end; uuid !== undefined && !reached.has(uuid) && !path.has(uuid); uuid = up(uuid)) {
+      if (nodes.get(uuid)!.message) return uuid
+      path.add(uuid)
+    }
+    for (const uuid of path) reached.add(uuid)
+  }
+  return undefined
+}
 
 const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
   typeof value === "object" && value !== null && !Array.isArray(value)
