@@ -14,7 +14,6 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import * as Result from "effect/Result"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
@@ -129,7 +128,12 @@ export interface Shape {
     sessionId: string,
     options?: LookupOptions
   ) => Stream.Stream<TranscriptDecode.DecodedEntry, SessionFilesError.SessionFilesError>
-  /** A session's messages in conversation order (following `parentUuid` from the last message). */
+  /**
+   * A session's messages in conversation order, as the SDK's `getSessionMessages` gives them and the CLI
+   * resumes them: following `parentUuid` from the last message (so from the last compaction's summary on,
+   * with the messages it kept), with the other calls of parallel tool calls and their results put back after
+   * their message, and a prompt queued mid-turn as a user message where the model read it.
+   */
   readonly messages: {
     (sessionId: string, options: MessagesOptions & { readonly onBadLine: "emit" }): Stream.Stream<
       SessionMessage | DecodeError,
@@ -330,10 +334,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Stream.unwrap(Effect.gen(function*() {
       const agents = yield* listSubagents(sessionId, options)
       const agent = agents.find((a) => a.agentId === agentId)
-      if (agent === undefined) {
-        return yield* fail(new SessionFilesError.SessionNotFound({ sessionId, agentId, searched: [] }))
-      }
       const { projectKey } = yield* locate(sessionId, options.dir)
+      if (agent === undefined) {
+        const searched = [subagentsDir(projectKey, sessionId)]
+        return yield* fail(new SessionFilesError.SessionNotFound({ sessionId, agentId, searched }))
+      }
       return conversation(path.join(subagentsDir(projectKey, sessionId), agent.subpath), true, options)
     }))
 
@@ -346,22 +351,35 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         fs.stream(file).pipe(
           Stream.mapError(fsFailed(file)),
           TranscriptDecode.records({ onBadLine: "emit" }),
-          Stream.filterMapEffect((record) =>
-            !isDecodeError(record)
-              ? Effect.succeed(Result.succeed(record))
-              : options.onBadLine === "fail"
+          Stream.mapEffect((record) =>
+            isDecodeError(record) && options.onBadLine === "fail"
               ? Effect.fail(badTranscript(file)(record))
-              : Effect.sync(() => (skipped.add(record.line), Result.failVoid))
+              : Effect.succeed(record)
           )
         )
       // First pass: the entries to copy (the main conversation, up to the message asked for) and their new ids.
       const copied = new Map<string, string>()
       const parents = new Map<string, string | undefined>()
+      // As `messages` reads it: an entry right after skipped lines whose parent was on one of them goes on
+      // from the entry copied before them.
+      const bridges = new Map<string, string>()
+      let last: string | undefined
+      let afterBad = false
       let lastLine = Number.POSITIVE_INFINITY
       yield* Stream.runForEach(source(file), (record) =>
         Effect.sync(() => {
+          if (isDecodeError(record)) {
+            skipped.add(record.line)
+            afterBad = true
+            return
+          }
           const l = Chain.link(record.entry)
           if (l === undefined || l.sidechain || record.line > lastLine) return
+          if (afterBad && last !== undefined && l.parent !== undefined && !copied.has(l.parent)) {
+            bridges.set(l.uuid, last)
+          }
+          afterBad = false
+          last = l.uuid
           copied.set(l.uuid, crypto.randomUUID())
           parents.set(l.uuid, l.parent)
           if (l.uuid === options.upToMessageId) lastLine = record.line
@@ -383,7 +401,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const title = options.title?.trim() || `${info?.summary ?? "Forked session"} (fork)`
       const target = path.join(projectsDir, projectKey, `${forkId}.jsonl`)
       const lines = source(file).pipe(
-        Stream.filter((record) => {
+        Stream.filter((record): record is TranscriptDecode.DecodedEntry => {
+          if (isDecodeError(record)) return false
           const l = Chain.link(record.entry)
           return l !== undefined && !l.sidechain && record.line <= lastLine
         }),
@@ -392,7 +411,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           const entry: Record<string, unknown> = {
             ...raw,
             uuid: copied.get(raw.uuid as string),
-            parentUuid: remap(raw.parentUuid),
+            parentUuid: remap(raw.parentUuid) ?? remap(bridges.get(raw.uuid as string)),
             sessionId: forkId,
             forkedFrom: { sessionId, messageUuid: raw.uuid }
           }
@@ -400,6 +419,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           if (typeof raw.sourceToolAssistantUUID === "string") {
             entry.sourceToolAssistantUUID = remap(raw.sourceToolAssistantUUID) ?? raw.sourceToolAssistantUUID
           }
+          if (raw.type === "system" && isRecord(raw.compactMetadata)) entry.compactMetadata = keptIn(raw.compactMetadata, copied)
           return JSON.stringify(entry) + "\n"
         }),
         Stream.concat(Stream.succeed(JSON.stringify({
@@ -448,6 +468,27 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     deleteSession
   })
 })
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+// A compaction's metadata with the uuids of the messages it kept given their copies' (as the SDK's fork
+// does), so the fork reads them after its summary too.
+const keptIn = (metadata: Record<string, unknown>, copied: ReadonlyMap<string, string>) => {
+  const { preservedMessages, preservedSegment, runningTurnSends: _, ...rest } = metadata
+  const id = (value: unknown) => typeof value === "string" ? copied.get(value) ?? value : value
+  const ids = (value: unknown, keys: ReadonlyArray<string>) => {
+    if (!isRecord(value)) return value
+    const out: Record<string, unknown> = { ...value }
+    for (const key of keys) if (key in out) out[key] = Array.isArray(out[key]) ? (out[key] as Array<unknown>).map(id) : id(out[key])
+    return out
+  }
+  return {
+    ...rest,
+    ...(preservedMessages !== undefined && { preservedMessages: ids(preservedMessages, ["anchorUuid", "uuids", "allUuids"]) }),
+    ...(preservedSegment !== undefined && { preservedSegment: ids(preservedSegment, ["headUuid", "anchorUuid", "tailUuid"]) })
+  }
+}
 
 /**
  * @since 0.1.0

@@ -22,7 +22,13 @@ export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("Sess
    */
   override get message(): string {
     const what = this.agentId === undefined ? `Session ${this.sessionId}` : `Subagent ${this.agentId} of session ${this.sessionId}`
-    return `${what} not found (looked in ${this.searched.join(", ") || "no project directory"})`
+    const shown = this.searched.slice(0, 3).join(", ")
+    const where = this.searched.length === 0
+      ? "no project directory"
+      : this.searched.length <= 3
+      ? shown
+      : `${this.searched.length} directories: ${shown}, …`
+    return `${what} not found (looked in ${where})`
   }
 }
 

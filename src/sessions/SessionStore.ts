@@ -453,6 +453,9 @@ export const makeMemory = (): Shape => {
   })
 }
 
+// A lock file older than this was left by a process that died while appending.
+const staleLockMillis = 10_000
+
 /**
  * A store in a directory, laid out as the CLI's projects directory, plus one summary file per session:
  *
@@ -462,10 +465,13 @@ export const makeMemory = (): Shape => {
  *   without its id, replaced (written aside, then renamed) after each append that adds to the main transcript;
  *   its `mtime` is the transcript file's after that append.
  *
- * Appends from this process are serialized; a transcript's uuids and summary are read once, at its first
- * append, the summary folded again from the transcript when its `bytes` do not match the file's size (a write
- * the summary missed). Listing reads the summary files only; a transcript without one (copied in by hand) is
- * folded from its entries.
+ * Appends to one transcript are serialized across stores and processes on the same root by a lock file next
+ * to it (`<file>.lock`, created exclusively; one left by a process that died is taken over after 10 seconds),
+ * so uuids stay the idempotency key for all of them. A transcript's uuids and summary are read at its first
+ * append, then only the bytes others appended since (the file grew past what this store knows); the summary
+ * is folded again from the transcript when its `bytes` do not match the file's size (a write the summary
+ * missed). Listing reads the summary files only; a transcript without one (copied in by hand) is folded from
+ * its entries.
  *
  * @since 0.1.0
  * @category constructors
@@ -475,7 +481,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
   const path = yield* Path.Path
   const lock = yield* Semaphore.make(1)
   // Per transcript file: the uuids it holds and, for a main transcript, its summary.
-  const states = new Map<string, { readonly uuids: Set<string>; summary: SummaryData | undefined }>()
+  const states = new Map<string, { readonly uuids: Set<string>; summary: SummaryData | undefined; bytes: number }>()
   const fileOf = (key: SessionKey) =>
     path.join(root, key.projectKey, key.subpath === undefined ? `${key.sessionId}.jsonl` : path.join(key.sessionId, `${key.subpath}.jsonl`))
   const summaryFileOf = (projectKey: string, sessionId: string) => path.join(root, projectKey, `${sessionId}.summary.json`)
@@ -504,10 +510,48 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
     return fs.writeFileString(`${file}.tmp`, JSON.stringify(summary)).pipe(Effect.andThen(fs.rename(`${file}.tmp`, file)))
   }
 
+  const sizeOf = (file: string) => Effect.map(fs.stat(file), (info) => Number(info.size)).pipe(notFound(0))
+
+  // Held while appending to `file`: other stores on this root wait for it.
+  const fileLock = (file: string) =>
+    Effect.acquireRelease(
+      Effect.gen(function*() {
+        const lock = `${file}.lock`
+        yield* fs.makeDirectory(path.dirname(file), { recursive: true })
+        while (true) {
+          const taken = yield* fs.writeFileString(lock, `${process.pid}\n`, { flag: "wx" }).pipe(
+            Effect.as(true),
+            Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false))
+          )
+          if (taken) return lock
+          const since = yield* fs.stat(lock).pipe(
+            Effect.map((info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Date.now() - d.getTime() })),
+            notFound(0)
+          )
+          if (since > staleLockMillis) yield* fs.remove(lock).pipe(notFound(undefined))
+          else yield* Effect.sleep(5)
+        }
+      }),
+      (lock) => Effect.ignore(fs.remove(lock))
+    )
+
   const stateOf = (key: SessionKey, file: string) =>
     Effect.gen(function*() {
       const known = states.get(file)
-      if (known !== undefined) return known
+      const size = yield* sizeOf(file)
+      if (known !== undefined && size === known.bytes) return known
+      if (known !== undefined && size > known.bytes) {
+        // What other stores appended since: whole lines, since they append under the lock.
+        const tail = yield* fs.stream(file, { offset: known.bytes, bytesToRead: size - known.bytes }).pipe(
+          Stream.decodeText,
+          Stream.mkString
+        )
+        const added = yield* parse(tail)
+        for (const entry of added) if (typeof entry.uuid === "string") known.uuids.add(entry.uuid)
+        if (key.subpath === undefined) known.summary = foldSummary(known.summary, added)
+        known.bytes = size
+        return known
+      }
       const text = Option.getOrElse(yield* readText(file), () => "")
       const entries = yield* parse(text)
       const uuids = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
@@ -518,23 +562,25 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
           ? stored.value.data
           : foldSummary(undefined, entries)
       }
-      const state = { uuids, summary }
+      const state = { uuids, summary, bytes: Buffer.byteLength(text) }
       states.set(file, state)
       return state
     })
 
   const append = (key: SessionKey, entries: ReadonlyArray<Entry>) => {
     const file = fileOf(key)
-    return lock.withPermits(1)(Effect.gen(function*() {
+    return lock.withPermits(1)(Effect.scoped(Effect.gen(function*() {
+      yield* fileLock(file)
       const state = yield* stateOf(key, file)
       const added = fresh(state.uuids, entries)
       if (added.length === 0) return
-      yield* fs.makeDirectory(path.dirname(file), { recursive: true })
-      yield* fs.writeFileString(file, added.map((e) => JSON.stringify(e) + "\n").join(""), { flag: "a" })
+      const text = added.map((e) => JSON.stringify(e) + "\n").join("")
+      yield* fs.writeFileString(file, text, { flag: "a" })
+      state.bytes += Buffer.byteLength(text)
       if (key.subpath !== undefined) return
       state.summary = foldSummary(state.summary, added)
       yield* writeSummary(key.projectKey, key.sessionId, { mtime: yield* mtimeOf(file), data: state.summary })
-    }).pipe(
+    })).pipe(
       // After a failed write the file is read again: what it holds is not known here.
       Effect.onError(() => Effect.sync(() => states.delete(file)))
     )).pipe(Effect.mapError(fail("append", key)))
@@ -681,6 +727,8 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
  * So materializing again writes nothing. Every file (the main transcript and its subpaths) is decided before
  * any is written: a conflict or a key that is not a name (see {@link validateKey}, `InvalidKey`) anywhere
  * writes nothing. Each file is written aside and then renamed, so a failed write leaves no partial transcript.
+ * A subpath's `agent_metadata` entries (a subagent's `.meta.json`, as the CLI mirrors it) are not transcript
+ * lines: the last one, without its `type`, becomes the subagent's `.meta.json`, as the SDK writes it.
  *
  * @since 0.1.0
  * @category resume
@@ -767,19 +815,36 @@ export const materialize = Effect.fnUntraced(function*(
   const main = yield* store.load(key)
   if (Option.isNone(main) || main.value.length === 0) return false
   const plans = [yield* decide(path.join(dir, `${key.sessionId}.jsonl`), main.value)]
+  // A subagent's metadata is stored among its entries (as the CLI mirrors it) and goes back to its sidecar.
+  const sidecars: Array<readonly [file: string, metadata: Entry]> = []
   for (const subpath of yield* store.listSubkeys(key)) {
     yield* validateKey("materialize", { ...key, subpath })
     const entries = yield* store.load({ ...key, subpath })
-    if (Option.isSome(entries)) plans.push(yield* decide(path.join(dir, key.sessionId, `${subpath}.jsonl`), entries.value))
+    if (Option.isNone(entries)) continue
+    const file = path.join(dir, key.sessionId, `${subpath}.jsonl`)
+    const transcript = entries.value.filter((e) => e.type !== agentMetadata)
+    if (transcript.length > 0) plans.push(yield* decide(file, transcript))
+    const metadata = entries.value.findLast((e) => e.type === agentMetadata)
+    if (metadata !== undefined) sidecars.push([file.replace(/\.jsonl$/, ".meta.json"), metadata])
   }
   for (const plan of plans) if (Option.isSome(plan)) yield* write(plan.value)
+  for (const [file, { type: _, ...metadata }] of sidecars) {
+    yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
+      Effect.andThen(fs.writeFileString(file, JSON.stringify(metadata))),
+      Effect.mapError(failed)
+    )
+  }
   return true
 })
+
+// The entry type a subagent's `.meta.json` takes in a store, as the CLI mirrors it and the SDK imports it.
+const agentMetadata = "agent_metadata"
 
 /**
  * Copies a session of a CLI config directory into a store, as the SDK's `importSessionToStore`: its main
  * transcript and, unless `includeSubagents` is `false`, the transcripts under it, each read as a stream and
- * appended `batchSize` entries at a time (default 500). The store's key is `source`'s unless `projectKey`
+ * appended `batchSize` entries at a time (default 500), each subagent's `.meta.json` after its transcript as
+ * an `agent_metadata` entry. The store's key is `source`'s unless `projectKey`
  * says otherwise. Appends are idempotent by uuid: importing again adds only the entries without one.
  *
  * @since 0.1.0
@@ -818,7 +883,18 @@ export const importSession = Effect.fnUntraced(function*(
     Effect.mapError(failed)
   )
   for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
-    yield* copy(path.join(under, name), name.slice(0, -".jsonl".length).split(path.sep).join("/"))
+    const subpath = name.slice(0, -".jsonl".length).split(path.sep).join("/")
+    yield* copy(path.join(under, name), subpath)
+    const sidecar = path.join(under, name.replace(/\.jsonl$/, ".meta.json"))
+    const metadata = yield* fs.readFileString(sidecar).pipe(
+      Effect.map((text) => Option.liftThrowable(() => JSON.parse(text) as unknown)()),
+      Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone),
+      Effect.mapError(failed)
+    )
+    // An unreadable sidecar is left out, as the SDK does.
+    if (Option.isSome(metadata) && typeof metadata.value === "object" && metadata.value !== null) {
+      yield* store.append({ ...key, subpath }, [{ ...metadata.value, type: agentMetadata }])
+    }
   }
 })
 

@@ -70,7 +70,7 @@ const records = (store: SessionStore.Shape, key: SessionStore.SessionKey) =>
 
 /**
  * A stored session's messages in conversation order (following `parentUuid` from the last message,
- * sidechains apart), as `SessionFiles.messages` reads a file. The session is loaded twice (once to find the
+ * sidechains apart, parallel tool calls' siblings put back), as `SessionFiles.messages` reads a file. The session is loaded twice (once to find the
  * chain, once to read it); a session the store does not hold has none.
  *
  * @since 0.1.0

@@ -110,6 +110,16 @@ describe("SessionFiles.messages with bad lines", () => {
       assert.include(error.message, "line 7: invalid JSON")
     }).pipe(Effect.provide(NodeServices.layer)))
 
+  it.effect("fork goes on across a bad middle line as messages does", () =>
+    Effect.gen(function*() {
+      const files = yield* SessionFiles.make({ configDir: configWith(middle) })
+      const fork = yield* files.forkSession(sessionId)
+      const forked = yield* Stream.runCollect(files.messages(fork.sessionId))
+      fs.rmSync(files.configDir, { recursive: true, force: true })
+      assert.deepStrictEqual(fork.skippedLines, [4])
+      assert.deepStrictEqual(texts(forked), ["question 1", "answer 1", "question 2", "question 3", "answer 3"])
+    }).pipe(Effect.provide(NodeServices.layer)))
+
   it.effect("paging counts messages only", () =>
     Effect.gen(function*() {
       const files = yield* SessionFiles.make({ configDir: configWith(torn) })

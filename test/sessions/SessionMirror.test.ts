@@ -26,6 +26,7 @@ import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
 import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as Script from "../../src/testing/Script.ts"
+import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 
 const configDir = "/home/me/.claude"
@@ -335,4 +336,54 @@ describe("SessionMirror", () => {
       assert.strictEqual(refused.reason._tag, "InvalidOptions")
       assert.deepStrictEqual(fs.readdirSync(configDir, { recursive: true }), before)
     }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
+
+  describe("a subagent's metadata goes with its transcript", () => {
+    const subagentLayer = () =>
+      Scripted.layer(Scenarios.subagent.script({ cwd: "", home: "" }), { files: { "a.txt": "a\n", "b.txt": "b\n" } })
+    // The `.meta.json` sidecars under a config directory, by file name.
+    const sidecars = (configDir: string) =>
+      Object.fromEntries(
+        fs.readdirSync(path.join(configDir, "projects"), { recursive: true, encoding: "utf8" })
+          .filter((name) => name.endsWith(".meta.json"))
+          .map((name) => [path.basename(name), JSON.parse(fs.readFileSync(path.join(configDir, "projects", name), "utf8"))])
+      )
+
+    it.live("mirrored by the CLI, restored on a resume elsewhere; imported, restored by materialize", () =>
+      Effect.gen(function*() {
+        const store = SessionStore.makeMemory()
+        const imported = SessionStore.makeMemory()
+        const first = yield* Effect.gen(function*() {
+          const sandbox = yield* Scripted.Sandbox
+          const out = yield* ClaudeCli.query(Scenarios.subagent.prompt, { allowedTools: ["Bash", "Task"], sessionStore: store }).pipe(
+            Stream.runCollect
+          )
+          const sessionId = out.flatMap((m) => m._tag === "SystemInit" ? [m.session_id] : [])[0]!
+          const configDir = sandbox.env.CLAUDE_CONFIG_DIR!
+          const projectKey = ProjectKey.fromPath(fs.realpathSync(sandbox.cwd))
+          yield* SessionStore.importSession(imported, { configDir, projectKey, sessionId })
+          return { sessionId, projectKey, written: sidecars(configDir) }
+        }).pipe(Effect.provide(subagentLayer()))
+        const written = first.written
+        const [name] = Object.keys(written)
+        assert.match(name!, /^agent-.+\.meta\.json$/)
+        const fields = (meta: Record<string, unknown>) => ({ agentType: meta.agentType, toolUseId: meta.toolUseId, description: meta.description })
+        // Resumed on a machine that never saw the session.
+        const restored = yield* Effect.gen(function*() {
+          const sandbox = yield* Scripted.Sandbox
+          yield* ClaudeCli.query("And now?", { resume: first.sessionId, sessionStore: { store, projectKey: first.projectKey } }).pipe(
+            Stream.runDrain
+          )
+          return sidecars(sandbox.env.CLAUDE_CONFIG_DIR!)
+        }).pipe(Effect.provide(subagentLayer()))
+        assert.deepStrictEqual(Object.keys(restored), [name])
+        assert.deepStrictEqual(fields(restored[name!]), fields(written[name!]))
+        assert.isString(written[name!].toolUseId)
+        // Imported from files and materialized into a fresh config directory: the sidecar as it was.
+        const fresh = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+        assert.isTrue(yield* SessionStore.materialize(imported, first, { configDir: fresh, projectKey: first.projectKey }))
+        assert.deepStrictEqual(sidecars(fresh), written)
+        const transcript = path.join(fresh, "projects", first.projectKey, first.sessionId, "subagents", name!.replace(".meta.json", ".jsonl"))
+        assert.notInclude(fs.readFileSync(transcript, "utf8"), "agent_metadata")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 180_000)
+  })
 })

@@ -13,6 +13,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
@@ -433,6 +434,58 @@ describe("SessionStore", () => {
       assert.deepStrictEqual(fs.readdirSync(dir), ["root"])
       assert.deepStrictEqual(fs.readdirSync(path.join(root, key.projectKey)).sort(), [`${key.sessionId}.jsonl`, `${key.sessionId}.summary.json`])
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  describe("directory: uuids stay the idempotency key across stores on one root", () => {
+    const batch = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => entry(`u${from + i}`, "x"))
+    const storedUuids = (root: string) =>
+      Effect.map(Effect.flatMap(SessionStore.makeDirectory(root), (s) => s.load(key)), (loaded) =>
+        Option.getOrThrow(loaded).map((e) => e.uuid))
+
+    // Live: a store waiting for the other's lock sleeps on the clock.
+    it.live("two stores in one process", () =>
+      Effect.gen(function*() {
+        const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
+        const a = yield* SessionStore.makeDirectory(root)
+        const b = yield* SessionStore.makeDirectory(root)
+        yield* a.append(key, batch(0, 2))
+        yield* b.append(key, batch(0, 3))
+        yield* a.append(key, batch(0, 4))
+        yield* Effect.all([a.append(key, batch(2, 8)), b.append(key, batch(3, 8))], { concurrency: 2 })
+        assert.deepStrictEqual(yield* storedUuids(root), batch(0, 8).map((e) => e.uuid))
+        const [summary] = yield* b.listSessionSummaries(key.projectKey)
+        assert.strictEqual(summary.data.bytes, fs.statSync(path.join(root, key.projectKey, `${key.sessionId}.jsonl`)).size)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("two processes", () =>
+      Effect.gen(function*() {
+        const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
+        const module = path.resolve(import.meta.dirname, "../../src/sessions/SessionStore.ts")
+        const platform = import.meta.resolve("@effect/platform-node/NodeServices")
+        // Each process appends the same 40 entries, one per append.
+        const program = `
+          import * as SessionStore from ${JSON.stringify(module)}
+          import * as NodeServices from ${JSON.stringify(platform)}
+          import * as Effect from "effect/Effect"
+          const key = ${JSON.stringify(key)}
+          await Effect.runPromise(Effect.gen(function*() {
+            const s = yield* SessionStore.makeDirectory(${JSON.stringify(root)})
+            for (let i = 0; i < 40; i++) yield* s.append(key, [{ type: "user", uuid: "u" + i, message: { role: "user", content: "x" } }])
+          }).pipe(Effect.provide(NodeServices.layer)))
+        `
+        const run = () =>
+          Effect.callback<number>((resume) => {
+            const child = childProcess.spawn(process.execPath, ["--input-type=module", "-e", program], {
+              cwd: path.resolve(import.meta.dirname, "../.."),
+              stdio: ["ignore", "ignore", "inherit"]
+            })
+            child.on("exit", (code) => resume(Effect.succeed(code ?? -1)))
+            return Effect.sync(() => child.kill())
+          })
+        assert.deepStrictEqual(yield* Effect.all([run(), run()], { concurrency: 2 }), [0, 0])
+        const uuids = yield* storedUuids(root)
+        assert.deepStrictEqual([...uuids].sort(), Array.from({ length: 40 }, (_, i) => `u${i}`).sort())
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 60_000 })
+  })
 
   it.effect("materialize and restore refuse a key that is not a name", () =>
     Effect.gen(function*() {

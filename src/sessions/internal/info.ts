@@ -24,7 +24,11 @@ export interface SessionInfo {
   readonly projectKey: string
   /** Display title: the custom title, the model's title, the last prompt, the summary, or the first prompt. */
   readonly summary: string
-  /** Last modified time in milliseconds since the epoch. */
+  /**
+   * Last modified time in milliseconds since the epoch: the file's mtime in whole milliseconds as Effect's
+   * `FileSystem` gives it (cut, not rounded; the SDK rounds Node's sub-millisecond mtime, so its value can be
+   * 1 ms later).
+   */
   readonly lastModified: number
   /** Size of the transcript in bytes. */
   readonly fileSize: number
