@@ -38,8 +38,19 @@ const commandLine = [
   "`--filter`, it prints one JSON object per selected item instead, `{\"kind\", \"session_id\",",
   "\"parent_tool_use_id\", \"message_index\", \"block_index\", \"value\"}`, the value being the block or message as",
   "the CLI wrote it. A call is an `error` when its result is (and `denied` when its result was refused), so",
-  "`tool:Bash & error` shows the Bash calls that failed: each is shown when its result arrives, just before it.",
-  "`--format json` prints one summary object. Every command documents its flags and exit codes in `--help`."
+  "`tool:Bash & error` shows the Bash calls that failed, without their results: a call is held until its result",
+  "arrives and printed then (one that gets no result, at the end), so it comes at its result's place, not its",
+  "own; `(tool:Bash | result:Bash) & error` shows each failed call followed by its error text.",
+  "`--format json` prints one summary object. Every command documents its flags and exit codes in `--help`.",
+  "",
+  "`view` and `stats` take a file, a directory (every `.jsonl` under it, by path) or `-` for standard input, in",
+  "either format: a transcript is told from stream-json by its first lines, on standard input too. In a",
+  "directory each file is a session on its own: pretty output starts each with a `── FILE ──` line, `--format",
+  "json` gives `{\"files\": [...], \"total\"}`, and `view -f` follows every file at once (and files that appear",
+  "later). `stats` counts the tokens and cost of each assistant message once, by message id and request id as",
+  "ccusage does: a forked or resumed session's copied history counts for the first file that holds it; its",
+  "tool calls count in every file, as `view` shows them. `task:ID` selects a subagent's transcript by the",
+  "`Task` call id in the `agent-*.meta.json` beside it."
 ]
 
 const packageName = "effect-claude-code"
