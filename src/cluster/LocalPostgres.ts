@@ -153,11 +153,16 @@ const postgresUser = (): Effect.Effect<readonly [number, number], LocalPostgresE
 // daemon started by pg_ctl) would otherwise outlive it. Started before `initdb`, so a death while the server
 // starts is covered too: a second stop a second later catches a postmaster that was still starting, and an
 // `initdb` or `postgres` still running on the data directory is killed before the directory goes (the pattern
-// names the program, as this watcher's own command line holds the directory too).
+// names the program, as this watcher's own command line holds the directory too). `initdb`'s own `postgres
+// --boot`/`--single` children name the directory only in their environment and run in it: those are killed by
+// their working directory, else they go on writing (a shutdown checkpoint) while the directory is removed. The
+// removal is tried again until nothing is left, for a write that was under way when its process was killed.
 const startWatcher = (stop: ReadonlyArray<string>, root: string) =>
   Watcher.start(
     "read -r _; \"$@\" >/dev/null 2>&1; sleep 1; \"$@\" >/dev/null 2>&1; " +
-      "pkill -KILL -f -- \"^[^ ]*(initdb|/postgres) .*-D $0/data\" >/dev/null 2>&1; rm -rf \"$0\"",
+      "pkill -KILL -f -- \"^[^ ]*(initdb|/postgres) .*-D $0/data\" >/dev/null 2>&1; " +
+      "for p in /proc/[0-9]*; do [ \"$(readlink \"$p/cwd\" 2>/dev/null)\" = \"$0/data\" ] && kill -KILL \"${p#/proc/}\" 2>/dev/null; done; " +
+      "i=0; while [ -e \"$0\" ] && [ $i -lt 20 ]; do rm -rf \"$0\" 2>/dev/null || sleep 0.5; i=$((i+1)); done",
     [root, ...stop]
   )
 
