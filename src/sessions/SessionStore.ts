@@ -139,8 +139,8 @@ export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {
 }
 
 /**
- * An entry is not what it has to be: a stored entry the transcript schemas reject, or a title or tag that is
- * blank.
+ * An entry is not what it has to be: a stored entry the transcript schemas reject, a stored line that is not
+ * a JSON object (`detail` names the file and the line), or a title or tag that is blank.
  *
  * @since 0.1.0
  * @category reasons
@@ -475,11 +475,23 @@ interface State {
  *
  * Appends to one transcript are serialized across stores and processes on the same root by a lock file next
  * to it (`<file>.lock`, created exclusively; one left by a process that died is taken over after 10 seconds),
- * so uuids stay the idempotency key for all of them. A transcript's uuids and summary are read at its first
- * append, then only the bytes others appended since (the file grew past what this store knows); the summary
- * is folded again from the transcript when its `bytes` do not match the file's size (a write the summary
- * missed). Listing reads the summary files only; a transcript without one (copied in by hand) is folded from
- * its entries.
+ * so uuids stay the idempotency key for all of them. Each transcript has a lock of its own: a lock left by a
+ * dead process stalls appends to its file only. Waiting for a lock is interruptible: an append cut short by a
+ * timeout (the `appendTimeout` of a mirror) or a closing scope stops waiting and writes nothing.
+ *
+ * A transcript's uuids and summary are read at its first append, then only the bytes others appended since
+ * (the file grew past what this store knows); the summary is folded again from the transcript when its
+ * `bytes` do not match the file's size (a write the summary missed). Transcripts are read line by line in
+ * chunks: an append keeps their uuids only, `load` their entries, so neither holds the file as one string.
+ * Listing reads the summary files only; a transcript without one (copied in by hand) is folded from its
+ * entries.
+ *
+ * Lines: a last line without its newline is an append under way or one a dead process cut off. `load` leaves
+ * it out unless it is a whole JSON object. An append, holding the lock, repairs it first: a whole JSON object
+ * gets its newline and is kept, anything else is cut away (an entry the mirror sends again is then appended
+ * anew), so an append never continues a torn line. Any other line that is not a JSON object (blank lines
+ * are skipped) fails `load` and `append` with `InvalidEntry` naming the file and the line: the store does not
+ * guess past it, since the entries after it are the session's too.
  *
  * @since 0.1.0
  * @category constructors
