@@ -557,12 +557,11 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       const lock = `${file}.lock`
       yield* fs.makeDirectory(path.dirname(file), { recursive: true })
       while (true) {
-        const taken = yield* Effect.acquireRelease(
-          fs.writeFileString(lock, `${process.pid}\n`, { flag: "wx" }).pipe(
-            Effect.as(true),
-            Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false))
-          ),
-          (taken) => taken ? Effect.ignore(fs.remove(lock)) : Effect.void
+        const taken = yield* fs.writeFileString(lock, `${process.pid}\n`, { flag: "wx" }).pipe(
+          Effect.as(true),
+          Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false)),
+          Effect.tap((taken) => taken ? Effect.addFinalizer(() => Effect.ignore(fs.remove(lock))) : Effect.void),
+          Effect.uninterruptible
         )
         if (taken) return
         const since = yield* fs.stat(lock).pipe(
@@ -612,8 +611,8 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       const repaired = yield* repair(file, scanned)
       const entries = repaired.entry === undefined ? [] : [repaired.entry]
       fresh(state.uuids, entries)
-      if (folding) state.summary = foldSummary(state.summary, entries)
-      else if (key.subpath === undefined) {
+      if (folding && entries.length > 0) state.summary = foldSummary(state.summary, entries)
+      else if (!folding && key.subpath === undefined) {
         // The stored summary, unless it missed a write: then the transcript is folded again.
         state.summary = Option.isSome(stored) && stored.value.data.bytes === repaired.bytes
           ? stored.value.data
