@@ -474,8 +474,8 @@ interface State {
  *   its `mtime` is the transcript file's after that append.
  *
  * Appends to one transcript are serialized across stores and processes on the same root by a lock file next
- * to it (`<file>.lock`, created exclusively; one left by a process that died is taken over after 10 seconds),
- * so uuids stay the idempotency key for all of them. Each transcript has a lock of its own: a lock left by a
+ * to it (`<file>.lock`, created exclusively; one left by a process that died is taken over after 10 seconds,
+ * by one waiter at a time, so two never both hold it), so uuids stay the idempotency key for all of them. Each transcript has a lock of its own: a lock left by a
  * dead process stalls appends to its file only. Waiting for a lock is interruptible: an append cut short by a
  * timeout (the `appendTimeout` of a mirror) or a closing scope stops waiting and writes nothing.
  *
@@ -564,14 +564,34 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
           Effect.uninterruptible
         )
         if (taken) return
-        const since = yield* fs.stat(lock).pipe(
-          Effect.map((info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Date.now() - d.getTime() })),
-          notFound(0)
-        )
-        if (since > staleLockMillis) yield* fs.remove(lock).pipe(notFound(undefined))
+        if ((yield* age(lock)) > staleLockMillis) yield* takeOver(lock)
         else yield* Effect.sleep(5)
       }
     })
+  // How long ago a file was last written; 0 for none.
+  const age = (file: string) =>
+    fs.stat(file).pipe(
+      Effect.map((info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Date.now() - d.getTime() })),
+      notFound(0)
+    )
+  // Removes a stale lock, one taker at a time (`<lock>.takeover`, itself taken over when stale), and only if
+  // it still is stale: a taker that saw it stale must not remove the lock another taker has just made.
+  const takeOver = (lock: string) =>
+    Effect.gen(function*() {
+      const takeover = `${lock}.takeover`
+      const taken = yield* fs.writeFileString(takeover, `${process.pid}\n`, { flag: "wx" }).pipe(
+        Effect.as(true),
+        Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false))
+      )
+      if (!taken) {
+        if ((yield* age(takeover)) > staleLockMillis) yield* fs.remove(takeover).pipe(notFound(undefined))
+        return
+      }
+      yield* Effect.ensuring(
+        Effect.flatMap(age(lock), (since) => since > staleLockMillis ? fs.remove(lock).pipe(notFound(undefined)) : Effect.void),
+        Effect.ignore(fs.remove(takeover))
+      )
+    }).pipe(Effect.uninterruptible)
 
   // `effect` alone among this store's fibers on `file`.
   const exclusive = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) =>
