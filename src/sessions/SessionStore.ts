@@ -464,6 +464,8 @@ interface State {
   lines: number
 }
 
+const emptyState = (): State => ({ uuids: new Set(), summary: undefined, bytes: 0, lines: 0 })
+
 /**
  * A store in a directory, laid out as the CLI's projects directory, plus one summary file per session:
  *
@@ -624,7 +626,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       // What others appended since: whole lines, but for one an append that died cut off.
       const state: State = known !== undefined && size > known.bytes
         ? known
-        : { uuids: new Set(), summary: undefined, bytes: 0, lines: 0 }
+        : emptyState()
       const stored = key.subpath === undefined && state.bytes === 0 ? yield* readSummary(key.projectKey, key.sessionId) : Option.none()
       const folding = key.subpath === undefined && (state.bytes > 0 || Option.isNone(stored) || stored.value.data.bytes > size)
       const scanned = yield* foldFile(file, state, folding)
@@ -636,7 +638,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
         // The stored summary, unless it missed a write: then the transcript is folded again.
         state.summary = Option.isSome(stored) && stored.value.data.bytes === repaired.bytes
           ? stored.value.data
-          : (yield* foldFile(file, { uuids: new Set(), summary: undefined, bytes: 0, lines: 0 }, true)).summary
+          : (yield* foldFile(file, emptyState(), true)).summary
       }
       state.bytes = repaired.bytes
       state.lines = scanned.lines + (repaired.entry === undefined ? 0 : 1)
@@ -706,12 +708,13 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
             Effect.succeed([{ sessionId, ...summary }]),
           onNone: () => {
             const file = fileOf({ projectKey, sessionId })
-            return Effect.all([read(file), mtimeOf(file)]).pipe(
-              Effect.map(([entries, mtime]) =>
-                Option.isSome(entries) && entries.value.length > 0
-                  ? [{ sessionId, mtime, data: foldSummary(undefined, entries.value) }]
-                  : []
-              ),
+            // Folded as it is read, with its last line as `load` gives it.
+            return Effect.all([foldFile(file, emptyState(), true), mtimeOf(file)]).pipe(
+              Effect.map(([scanned, mtime]) => {
+                const last = Jsonl.objectOf(scanned.tail) as Entry | undefined
+                const data = last === undefined ? scanned.summary : foldSummary(scanned.summary, [last])
+                return data === undefined ? [] : [{ sessionId, mtime, data }]
+              }),
               Effect.mapError(failIn("listSessionSummaries", projectKey, file))
             )
           }

@@ -105,10 +105,13 @@ describe("directory SessionStore", () => {
         assert.isAbove(fs.statSync(fileOf(root)).size, 20 * 64 * 1024)
         const s = yield* SessionStore.makeDirectory(root)
         assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)), wholeRead(fileOf(root)))
+        // Without a summary file, listing folds the transcript as it reads it.
+        const [listed] = yield* s.listSessionSummaries(key.projectKey)
+        assert.deepStrictEqual(listed.data, SessionStore.foldSummary(undefined, wholeRead(fileOf(root))))
         yield* s.append(key, [entry("u299"), entry("u0"), entry("new")])
         assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), text + line("new"))
         const [summary] = yield* s.listSessionSummaries(key.projectKey)
-        assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, wholeRead(fileOf(root)) as Array<SessionStore.Entry>))
+        assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, wholeRead(fileOf(root))))
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
   })
 
