@@ -1,6 +1,6 @@
 /**
- * A JSONL file read line by line in chunks: no line, and not the file, is ever one string beyond its own
- * length, so a transcript past V8's string limit reads in memory bounded by what the caller keeps.
+ * A JSONL file read line by line in chunks: one line at a time is a string, never the file, so a transcript
+ * past V8's string limit reads, in memory bounded by what the caller keeps of its entries.
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
