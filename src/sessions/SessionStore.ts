@@ -17,7 +17,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import type * as PlatformError from "effect/PlatformError"
+import * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
@@ -25,6 +25,7 @@ import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
 import * as Count from "./internal/count.ts"
 import * as Info from "./internal/info.ts"
+import * as Jsonl from "./internal/jsonl.ts"
 
 /**
  * A transcript in the store: a session's main transcript, or one under it (`subpath`, e.g. `subagents/agent-<id>`).
@@ -138,8 +139,8 @@ export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {
 }
 
 /**
- * An entry is not what it has to be: a stored entry the transcript schemas reject, or a title or tag that is
- * blank.
+ * An entry is not what it has to be: a stored entry the transcript schemas reject, a stored line that is not
+ * a JSON object (`detail` names the file and the line), or a title or tag that is blank.
  *
  * @since 0.1.0
  * @category reasons
@@ -456,6 +457,15 @@ export const makeMemory = (): Shape => {
 // A lock file older than this was left by a process that died while appending.
 const staleLockMillis = 10_000
 
+interface State {
+  readonly uuids: Set<string>
+  summary: SummaryData | undefined
+  bytes: number
+  lines: number
+}
+
+const emptyState = (): State => ({ uuids: new Set(), summary: undefined, bytes: 0, lines: 0 })
+
 /**
  * A store in a directory, laid out as the CLI's projects directory, plus one summary file per session:
  *
@@ -466,12 +476,24 @@ const staleLockMillis = 10_000
  *   its `mtime` is the transcript file's after that append.
  *
  * Appends to one transcript are serialized across stores and processes on the same root by a lock file next
- * to it (`<file>.lock`, created exclusively; one left by a process that died is taken over after 10 seconds),
- * so uuids stay the idempotency key for all of them. A transcript's uuids and summary are read at its first
- * append, then only the bytes others appended since (the file grew past what this store knows); the summary
- * is folded again from the transcript when its `bytes` do not match the file's size (a write the summary
- * missed). Listing reads the summary files only; a transcript without one (copied in by hand) is folded from
- * its entries.
+ * to it (`<file>.lock`, created exclusively; one left by a process that died is taken over after 10 seconds,
+ * by one waiter at a time, so two never both hold it), so uuids stay the idempotency key for all of them. Each transcript has a lock of its own: a lock left by a
+ * dead process stalls appends to its file only. Waiting for a lock is interruptible: an append cut short by a
+ * timeout (the `appendTimeout` of a mirror) or a closing scope stops waiting and writes nothing.
+ *
+ * A transcript's uuids and summary are read at its first append, then only the bytes others appended since
+ * (the file grew past what this store knows); the summary is folded again from the transcript when its
+ * `bytes` do not match the file's size (a write the summary missed). Transcripts are read line by line in
+ * chunks: an append keeps their uuids only, `load` their entries, so neither holds the file as one string.
+ * Listing reads the summary files only; a transcript without one (copied in by hand) is folded from its
+ * entries.
+ *
+ * Lines: a last line without its newline is an append under way or one a dead process cut off. `load` leaves
+ * it out unless it is a whole JSON object. An append, holding the lock, repairs it first: a whole JSON object
+ * gets its newline and is kept, anything else is cut away (an entry the mirror sends again is then appended
+ * anew), so an append never continues a torn line. Any other line that is not a JSON object (blank lines
+ * are skipped) fails `load` and `append` with `InvalidEntry` naming the file and the line: the store does not
+ * guess past it, since the entries after it are the session's too.
  *
  * @since 0.1.0
  * @category constructors
@@ -479,24 +501,42 @@ const staleLockMillis = 10_000
 export const makeDirectory = Effect.fnUntraced(function*(root: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const lock = yield* Semaphore.make(1)
-  // Per transcript file: the uuids it holds and, for a main transcript, its summary.
-  const states = new Map<string, { readonly uuids: Set<string>; summary: SummaryData | undefined; bytes: number }>()
+  // Per transcript file: the fiber of this store appending to it (others wait here, not on its lock file).
+  const locks = new Map<string, Semaphore.Semaphore>()
+  // Per transcript file: the uuids it holds, its size and lines up to there and, for a main one, its summary.
+  const states = new Map<string, State>()
   const fileOf = (key: SessionKey) =>
     path.join(root, key.projectKey, key.subpath === undefined ? `${key.sessionId}.jsonl` : path.join(key.sessionId, `${key.subpath}.jsonl`))
   const summaryFileOf = (projectKey: string, sessionId: string) => path.join(root, projectKey, `${sessionId}.summary.json`)
   const fail = operationFailed
-  // A line that is not JSON fails the operation (its SessionStoreError's cause says which).
-  const parse = (text: string) =>
-    Effect.try({
-      try: () => text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Entry),
-      catch: (cause) => cause
-    })
-  const notFound = <A>(orElse: A) => <B, R>(self: Effect.Effect<B, PlatformError.PlatformError, R>) =>
-    Effect.catchIf(self, (e) => e.reason._tag === "NotFound", () => Effect.succeed(orElse))
+  // As `fail`, but a line that is no JSON object is `InvalidEntry`, naming the file and the line.
+  const failIn = (operation: Operation, key: SessionKey | string, file: string) => (cause: unknown): SessionStoreError =>
+    cause instanceof Jsonl.BadLine
+      ? new SessionStoreError({
+        reason: new InvalidEntry({
+          operation,
+          key: typeof key === "string" ? key : keyString(key),
+          detail: `line ${cause.line} of ${file} is not a JSON object: ${causeText(cause.cause)}`,
+          cause: cause.cause
+        })
+      })
+      : fail(operation, key)(cause)
+  const notFound = <A>(orElse: A) => <B, E, R>(self: Effect.Effect<B, E, R>) =>
+    Effect.catchIf(self, (e) => e instanceof PlatformError.PlatformError && e.reason._tag === "NotFound", () => Effect.succeed(orElse))
   const readText = (file: string) => fs.readFileString(file).pipe(Effect.map(Option.some), notFound(Option.none<string>()))
-  const read = (file: string) =>
-    Effect.flatMap(readText(file), Option.match({ onNone: () => Effect.succeedNone, onSome: (text) => Effect.asSome(parse(text)) }))
+  // Every entry of a file, read line by line; a last line nobody terminated (an append under way, or one cut
+  // off) is left out unless it is a whole JSON object.
+  const read = (file: string) => {
+    const entries: Array<Entry> = []
+    return Jsonl.scan(fs, file, { offset: 0, lines: 0 }, (entry) => entries.push(entry as Entry)).pipe(
+      Effect.map((scanned) => {
+        const last = Jsonl.objectOf(scanned.tail)
+        if (last !== undefined) entries.push(last as Entry)
+        return Option.some<ReadonlyArray<Entry>>(entries)
+      }),
+      notFound(Option.none<ReadonlyArray<Entry>>())
+    )
+  }
   const mtimeOf = (file: string) =>
     Effect.map(fs.stat(file), (info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Math.floor(d.getTime()) }))
   // A summary file that cannot be read or parsed is as good as none: the transcript is folded again.
@@ -512,78 +552,139 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
 
   const sizeOf = (file: string) => Effect.map(fs.stat(file), (info) => Number(info.size)).pipe(notFound(0))
 
-  // Held while appending to `file`: other stores on this root wait for it.
+  // Holds `<file>.lock` for the scope: other stores and processes on this root wait for it. Only taking it is
+  // uninterruptible; the wait between tries is not, so a timeout or a closing scope cuts it short.
   const fileLock = (file: string) =>
-    Effect.acquireRelease(
-      Effect.gen(function*() {
-        const lock = `${file}.lock`
-        yield* fs.makeDirectory(path.dirname(file), { recursive: true })
-        while (true) {
-          const taken = yield* fs.writeFileString(lock, `${process.pid}\n`, { flag: "wx" }).pipe(
-            Effect.as(true),
-            Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false))
-          )
-          if (taken) return lock
-          const since = yield* fs.stat(lock).pipe(
-            Effect.map((info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Date.now() - d.getTime() })),
-            notFound(0)
-          )
-          if (since > staleLockMillis) yield* fs.remove(lock).pipe(notFound(undefined))
-          else yield* Effect.sleep(5)
-        }
-      }),
-      (lock) => Effect.ignore(fs.remove(lock))
+    Effect.gen(function*() {
+      const lock = `${file}.lock`
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true })
+      while (true) {
+        const taken = yield* fs.writeFileString(lock, `${process.pid}\n`, { flag: "wx" }).pipe(
+          Effect.as(true),
+          Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false)),
+          Effect.tap((taken) => taken ? Effect.addFinalizer(() => Effect.ignore(fs.remove(lock))) : Effect.void),
+          Effect.uninterruptible
+        )
+        if (taken) return
+        if ((yield* age(lock)) > staleLockMillis) yield* takeOver(lock)
+        else yield* Effect.sleep(5)
+      }
+    })
+  // How long ago a file was last written; 0 for none.
+  const age = (file: string) =>
+    fs.stat(file).pipe(
+      Effect.map((info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Date.now() - d.getTime() })),
+      notFound(0)
     )
+  // Removes a stale lock, one taker at a time (`<lock>.takeover`, itself taken over when stale), and only if
+  // it still is stale: a taker that saw it stale must not remove the lock another taker has just made.
+  const takeOver = (lock: string) =>
+    Effect.gen(function*() {
+      const takeover = `${lock}.takeover`
+      const taken = yield* fs.writeFileString(takeover, `${process.pid}\n`, { flag: "wx" }).pipe(
+        Effect.as(true),
+        Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false))
+      )
+      if (!taken) {
+        if ((yield* age(takeover)) > staleLockMillis) yield* fs.remove(takeover).pipe(notFound(undefined))
+        return
+      }
+      yield* Effect.ensuring(
+        Effect.flatMap(age(lock), (since) => since > staleLockMillis ? fs.remove(lock).pipe(notFound(undefined)) : Effect.void),
+        Effect.ignore(fs.remove(takeover))
+      )
+    }).pipe(Effect.uninterruptible)
 
+  // `effect` alone among this store's fibers on `file`.
+  const exclusive = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) =>
+    Effect.suspend(() => {
+      let semaphore = locks.get(file)
+      if (semaphore === undefined) locks.set(file, semaphore = Semaphore.makeUnsafe(1))
+      return semaphore.withPermits(1)(effect)
+    })
+  // `effect` holding `file` here and its lock file: one dead process stalls that file only.
+  const holding = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) =>
+    exclusive(file, Effect.scoped(Effect.andThen(fileLock(file), effect)))
+
+  // Under the lock, a last line without its newline was left by an append that died: a whole JSON object
+  // gets its newline (it is kept), anything else is cut off, so the next append starts a line of its own.
+  const repair = (file: string, scanned: Jsonl.Scan) => {
+    if (scanned.tail === "") return Effect.succeed({ entry: undefined, bytes: scanned.end })
+    const entry = Jsonl.objectOf(scanned.tail) as Entry | undefined
+    return entry === undefined
+      ? Effect.as(fs.truncate(file, scanned.end), { entry, bytes: scanned.end })
+      : Effect.as(fs.writeFileString(file, "\n", { flag: "a" }), { entry, bytes: scanned.end + Buffer.byteLength(scanned.tail) + 1 })
+  }
+
+  // The file's state, under its lock: read from where this store's knowledge ends (all of it at first),
+  // keeping the uuids and, when the summary is to be folded, the entries in batches.
   const stateOf = (key: SessionKey, file: string) =>
     Effect.gen(function*() {
       const known = states.get(file)
       const size = yield* sizeOf(file)
       if (known !== undefined && size === known.bytes) return known
-      if (known !== undefined && size > known.bytes) {
-        // What other stores appended since: whole lines, since they append under the lock.
-        const tail = yield* fs.stream(file, { offset: known.bytes, bytesToRead: size - known.bytes }).pipe(
-          Stream.decodeText,
-          Stream.mkString
-        )
-        const added = yield* parse(tail)
-        for (const entry of added) if (typeof entry.uuid === "string") known.uuids.add(entry.uuid)
-        if (key.subpath === undefined) known.summary = foldSummary(known.summary, added)
-        known.bytes = size
-        return known
-      }
-      const text = Option.getOrElse(yield* readText(file), () => "")
-      const entries = yield* parse(text)
-      const uuids = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
-      let summary: SummaryData | undefined
-      if (key.subpath === undefined && entries.length > 0) {
-        const stored = yield* readSummary(key.projectKey, key.sessionId)
-        summary = Option.isSome(stored) && stored.value.data.bytes === Buffer.byteLength(text)
+      // What others appended since: whole lines, but for one an append that died cut off.
+      const state: State = known !== undefined && size > known.bytes
+        ? known
+        : emptyState()
+      const stored = key.subpath === undefined && state.bytes === 0 ? yield* readSummary(key.projectKey, key.sessionId) : Option.none()
+      const folding = key.subpath === undefined && (state.bytes > 0 || Option.isNone(stored) || stored.value.data.bytes > size)
+      const scanned = yield* foldFile(file, state, folding)
+      const repaired = yield* repair(file, scanned)
+      const entries = repaired.entry === undefined ? [] : [repaired.entry]
+      fresh(state.uuids, entries)
+      if (folding && entries.length > 0) state.summary = foldSummary(state.summary, entries)
+      else if (!folding && key.subpath === undefined) {
+        // The stored summary, unless it missed a write: then the transcript is folded again.
+        state.summary = Option.isSome(stored) && stored.value.data.bytes === repaired.bytes
           ? stored.value.data
-          : foldSummary(undefined, entries)
+          : (yield* foldFile(file, emptyState(), true)).summary
       }
-      const state = { uuids, summary, bytes: Buffer.byteLength(text) }
+      state.bytes = repaired.bytes
+      state.lines = scanned.lines + (repaired.entry === undefined ? 0 : 1)
       states.set(file, state)
       return state
     })
 
+  // Reads `file` from `state.bytes` into `state` (uuids; the summary when `folding`), in batches.
+  const foldFile = (file: string, state: State, folding: boolean) => {
+    let batch: Array<Entry> = []
+    const flush = () => {
+      if (folding && batch.length > 0) state.summary = foldSummary(state.summary, batch)
+      batch = []
+    }
+    return Jsonl.scan(fs, file, { offset: state.bytes, lines: state.lines }, (entry) => {
+      if (typeof entry.uuid === "string") state.uuids.add(entry.uuid)
+      if (!folding) return
+      batch.push(entry as Entry)
+      if (batch.length >= 1000) flush()
+    }).pipe(
+      notFound({ lines: 0, end: 0, tail: "" }),
+      Effect.tap(() => Effect.sync(flush)),
+      Effect.map((scanned) => ({ ...scanned, summary: state.summary }))
+    )
+  }
+
   const append = (key: SessionKey, entries: ReadonlyArray<Entry>) => {
     const file = fileOf(key)
-    return lock.withPermits(1)(Effect.scoped(Effect.gen(function*() {
-      yield* fileLock(file)
-      const state = yield* stateOf(key, file)
-      const added = fresh(state.uuids, entries)
-      if (added.length === 0) return
-      const text = added.map((e) => JSON.stringify(e) + "\n").join("")
-      yield* fs.writeFileString(file, text, { flag: "a" })
-      state.bytes += Buffer.byteLength(text)
-      if (key.subpath !== undefined) return
-      state.summary = foldSummary(state.summary, added)
-      yield* writeSummary(key.projectKey, key.sessionId, { mtime: yield* mtimeOf(file), data: state.summary })
-    })).pipe(
-      // After a failed write the file is read again: what it holds is not known here.
-      Effect.onError(() => Effect.sync(() => states.delete(file)))
-    )).pipe(Effect.mapError(fail("append", key)))
+    return holding(
+      file,
+      Effect.gen(function*() {
+        const state = yield* stateOf(key, file)
+        const added = fresh(state.uuids, entries)
+        if (added.length === 0) return
+        const text = added.map((e) => JSON.stringify(e) + "\n").join("")
+        yield* fs.writeFileString(file, text, { flag: "a" })
+        state.bytes += Buffer.byteLength(text)
+        state.lines += added.length
+        if (key.subpath !== undefined) return
+        state.summary = foldSummary(state.summary, added)
+        yield* writeSummary(key.projectKey, key.sessionId, { mtime: yield* mtimeOf(file), data: state.summary })
+      }).pipe(
+        // After a failed write the file is read again: what it holds is not known here.
+        Effect.onError(() => Effect.sync(() => states.delete(file)))
+      )
+    ).pipe(Effect.mapError(failIn("append", key, file)))
   }
 
   const sessionFiles = (projectKey: string) =>
@@ -607,11 +708,15 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
             Effect.succeed([{ sessionId, ...summary }]),
           onNone: () => {
             const file = fileOf({ projectKey, sessionId })
-            return Effect.all([read(file), mtimeOf(file)]).pipe(Effect.map(([entries, mtime]) =>
-              Option.isSome(entries) && entries.value.length > 0
-                ? [{ sessionId, mtime, data: foldSummary(undefined, entries.value) }]
-                : []
-            ))
+            // Folded as it is read, with its last line as `load` gives it.
+            return Effect.all([foldFile(file, emptyState(), true), mtimeOf(file)]).pipe(
+              Effect.map(([scanned, mtime]) => {
+                const last = Jsonl.objectOf(scanned.tail) as Entry | undefined
+                const data = last === undefined ? scanned.summary : foldSummary(scanned.summary, [last])
+                return data === undefined ? [] : [{ sessionId, mtime, data }]
+              }),
+              Effect.mapError(failIn("listSessionSummaries", projectKey, file))
+            )
           }
         })))).pipe(
         Effect.map((lists) => lists.flat()),
@@ -626,7 +731,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
     )
 
   const remove = (key: SessionKey) =>
-    lock.withPermits(1)(Effect.gen(function*() {
+    exclusive(fileOf({ ...key, subpath: undefined }), Effect.gen(function*() {
       const main = fileOf({ ...key, subpath: undefined })
       const dir = path.join(root, key.projectKey, key.sessionId)
       for (const target of [main, summaryFileOf(key.projectKey, key.sessionId), dir]) {
@@ -637,7 +742,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
 
   return validating({
     append,
-    load: (key) => read(fileOf(key)).pipe(Effect.mapError(fail("load", key))),
+    load: (key) => read(fileOf(key)).pipe(Effect.mapError(failIn("load", key, fileOf(key)))),
     listSessions,
     listSessionSummaries,
     listSubkeys,
@@ -685,10 +790,7 @@ export interface StoreOptions {
 }
 
 // A transcript line as a JSON object; `undefined` for a line that is not one.
-const entryOfLine = (line: string): Entry | undefined => {
-  const value = Option.getOrUndefined(Option.liftThrowable(() => JSON.parse(line) as unknown)())
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Entry : undefined
-}
+const entryOfLine = (line: string): Entry | undefined => Jsonl.objectOf(line) as Entry | undefined
 
 // An entry's JSON with every object's keys sorted: entries without a uuid are compared by it, since a store
 // may give keys back in another order.

@@ -530,11 +530,12 @@ describe("SessionStore", () => {
         const transcript = path.join(root, key.projectKey, `${key.sessionId}.jsonl`)
         yield* unchangedWithout(s, Effect.sync(() => fs.writeFileSync(transcript, "not a transcript\n")))
         assert.isTrue(fs.existsSync(path.join(root, key.projectKey, `${key.sessionId}.summary.json`)))
-        // Reading the spoiled entries is a typed error.
+        // Reading the spoiled entries is a typed error naming the line.
         const error = yield* Effect.flip(s.load(key))
-        assert.strictEqual(error.reason._tag, "OperationFailed")
-        assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "load")
-        assert.instanceOf(error.reason._tag === "OperationFailed" && error.reason.cause, SyntaxError)
+        assert.strictEqual(error.reason._tag, "InvalidEntry")
+        assert.strictEqual(error.reason._tag === "InvalidEntry" && error.reason.operation, "load")
+        assert.instanceOf(error.reason._tag === "InvalidEntry" && error.reason.cause, SyntaxError)
+        assert.include(error.message, `line 1 of ${transcript} is not a JSON object`)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
     it.effect("directory: a summary that missed a write is folded again from the transcript", () =>
