@@ -172,6 +172,8 @@ export interface Source {
   run: Summary.State
   /** Transcript lines that decoded to entries with no message. */
   entries: number
+  /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
+  held: number
   resultLine: string | undefined
   readonly selected: Record<string, number>
   pretty: Pretty.State
@@ -188,8 +190,6 @@ export interface State {
   readonly options: Options
   readonly style: Style.Style
   readonly width: number | undefined
-  /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
-  held: number
   /** The source of the record being shown. */
   source: Source
   /** Every source seen, in the order first seen. */
@@ -205,6 +205,7 @@ const makeSource = (name: string | undefined, options: Options, width: number | 
   calls: options.filter === undefined ? undefined : Calls.make(options.filter.ast),
   run: Summary.initial,
   entries: 0,
+  held: 0,
   resultLine: undefined,
   selected: {},
   pretty: { ...Pretty.initial, width }
@@ -236,7 +237,6 @@ export const initial = (options: Options, terminal: Terminal): State => {
     options,
     style: terminal.style,
     width: terminal.width,
-    held: 0,
     source,
     sources: new Map([[undefined, source]]),
     headed: undefined,
@@ -298,10 +298,13 @@ const aside = (state: State, text: string, now: number): Array<Write<never>> => 
   stdout(screen(state, { _tag: "Resume", now }))
 ]
 
-const heldNote = (state: State, now: number): Array<Write<never>> => {
-  if (state.held === 0) return []
-  const text = `${state.style.red("✗")} … and ${state.held} more line${state.held === 1 ? "" : "s"} that did not decode\n`
-  state.held = 0
+// Where a bad line is: with several files, the file it is in (its header may be far above, or on stdout).
+const whereIn = (source: Source): string => source.name === undefined ? "" : `${source.name}: `
+
+const heldNote = (state: State, source: Source, now: number): Array<Write<never>> => {
+  if (source.held === 0) return []
+  const text = `${state.style.red("✗")} ${whereIn(source)}… and ${source.held} more line${source.held === 1 ? "" : "s"} that did not decode\n`
+  source.held = 0
   return aside(state, text, now)
 }
 
@@ -318,17 +321,18 @@ const show = (state: State, item: Item.Item, now: number, wire: unknown): string
 
 const record = <E>(state: State, record: Input.Line, now: number, name: string | undefined): Array<Write<E>> => {
   const { filter, format, strict } = state.options
+  // Another file's lines: the count of the bad lines held back in the one before is told first.
+  const writes: Array<Write<E>> = state.source.name === name ? [] : heldNote(state, state.source, now)
   const source = enter(state, name)
   if (Input.isOtherEntry(record)) {
     source.entries++
     // The first line that decodes: what was held back is told.
-    return heldNote(state, now)
+    return [...writes, ...heldNote(state, source, now)]
   }
-  const writes: Array<Write<E>> = []
   if (isDecodeError(record) && strict === true) {
     const what = Input.expected(record) === "a transcript entry" ? "a session transcript" : "stream-json"
-    const failure = CliFailure.make("BadInput", `Not ${what}: ${failureText(record)}`)
-    return [stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
+    const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record)}`)
+    return [...writes, stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
   }
   const message = isDecodeError(record) ? record : record.message
   // Counts the line: decoded (messageCount) or not (decodeErrorCount).
@@ -336,11 +340,11 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   const { messageCount, decodeErrorCount } = source.run
   // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
-    if (messageCount + source.entries === 0 && decodeErrorCount > reportedBeforeDecoding) state.held++
-    else writes.push(...aside(state, `${state.style.red("✗")} ${failureText(record)}\n`, now))
+    if (messageCount + source.entries === 0 && decodeErrorCount > reportedBeforeDecoding) source.held++
+    else writes.push(...aside(state, `${state.style.red("✗")} ${whereIn(source)}${failureText(record)}\n`, now))
   } else {
     // The first line that decodes: what was held back is told before it.
-    if (messageCount === 1) writes.push(...heldNote(state, now))
+    if (messageCount === 1) writes.push(...heldNote(state, source, now))
     if (record.message.type === "result") source.resultLine = record.raw
   }
   const shown = showing(state, now)
@@ -422,13 +426,12 @@ export const finish = (state: State): Array<Write<never>> => {
     const closing = state.options.format === "pretty" && rest.text !== ""
       ? screen(state, { _tag: "Write", text: header(state) + rest.text })
       : ""
-    writes.push(stdout(released.text), stdout(closing))
+    writes.push(stdout(released.text), stdout(closing), ...heldNote(state, source, state.screen.now))
     files.push({ ...outcomeOf(source), file: source.name ?? "" })
   }
   const outcome: Outcome = state.source.name === undefined ? outcomeOf(state.source) : { ...totalOf(files), files }
   return [
     ...writes,
-    ...heldNote(state, state.screen.now),
     stdout(screen(state, { _tag: "End" })),
     stdout(state.options.format === "json" ? JSON.stringify(summaryJson(outcome)) + "\n" : ""),
     { _tag: "Done", outcome }
