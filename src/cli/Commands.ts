@@ -144,7 +144,13 @@ const view = Command.make(
           Stream.map((record) => directory ? { source: f, record } : record)
         ), { concurrency: options.follow ? "unbounded" : 1 })
     )
-    const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict })
+    // The json summary of a transcript gives its tokens per model as `stats` counts them (a message a fork copied
+    // counts for the first file): counted beforehand, from the file (standard input is read once, for the display).
+    const transcripts = options.format !== "json" || options.follow ? undefined : yield* Effect.sync(() => {
+      const figures = Stats.transcriptFiles(files, new Set())
+      return new Map(files.flatMap((f, i) => figures[i] === undefined ? [] : [[directory ? f : undefined, figures[i]!] as const]))
+    })
+    const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict, transcripts })
     // A transcript may hold no messages (a summary-only session file); empty stream-json is a mistake.
     const formats = yield* Effect.forEach(files, Input.detect)
     if (outcome.lines === 0 && formats.every((f) => f === "stream-json")) {

@@ -16,6 +16,7 @@ import * as CliFailure from "./CliFailure.ts"
 import * as Input from "./Input.ts"
 import * as Pretty from "./Pretty.ts"
 import * as Screen from "./Screen.ts"
+import * as Stats from "./Stats.ts"
 import * as Style from "./Style.ts"
 
 /**
@@ -40,6 +41,11 @@ export interface Options {
   readonly filter?: Filter.Filter | undefined
   /** Stop at the first line that does not decode (exit code 3). */
   readonly strict?: boolean | undefined
+  /**
+   * The files read that are transcripts, with their tokens per model as `stats` counts them (by file; the
+   * key `undefined` for a single input): see {@link Outcome.models}.
+   */
+  readonly transcripts?: ReadonlyMap<string | undefined, Stats.FileStats> | undefined
 }
 
 /**
@@ -60,6 +66,11 @@ export interface Outcome {
   /** That `result` line as written. */
   readonly resultLine: string | undefined
   /**
+   * A transcript's tokens (and cost at list prices) per model, from its assistant messages as `stats` counts
+   * them; `undefined` for stream-json, whose figures are its results'.
+   */
+  readonly models?: Readonly<Record<string, Stats.ModelStats>> | undefined
+  /**
    * With the files of a directory: each file's own outcome; the fields above then add up their
    * lines and selected items, and `summary` is empty (a run is a file's).
    */
@@ -79,8 +90,11 @@ export const isProblem = (outcome: Outcome): boolean =>
  * The `--format json` object: line counts, the selected items per kind, and the run's figures with its
  * `result` message as written (all fields, known or not). `lines` counts the lines that decoded (a
  * transcript's entries of every type, as `stats` counts them), `messageCount` those that are messages.
- * A directory (even of one file): `{"files": [{"file", ...that object}], "total": {"lines", "failed",
- * "selected"}}`, each file (session) with its own run.
+ * A transcript has no results: its object has what a transcript tells (`finalText`, `sessionId`, `model`,
+ * and `modelUsage`, its tokens per model as `stats` counts them) and leaves out the figures only a result
+ * gives (`completed`, `success`, `runs`, `usage`, cost and duration). A directory (even of one file):
+ * `{"files": [{"file", ...that object}], "total": {"lines", "failed", "messageCount", "selected"}}`, each
+ * file (session) with its own run; with transcripts, `total.modelUsage` adds theirs up.
  *
  * @since 0.1.0
  * @category formatting
@@ -89,10 +103,30 @@ export const summaryJson = (outcome: Outcome): Record<string, unknown> => {
   if (outcome.files !== undefined) {
     return {
       files: outcome.files.map(({ file, ...one }) => ({ file, ...summaryJson(one) })),
-      total: { lines: outcome.lines, failed: outcome.failed, selected: outcome.selected }
+      total: {
+        lines: outcome.lines,
+        failed: outcome.failed,
+        messageCount: outcome.files.reduce((n, f) => n + f.summary.messageCount, 0),
+        selected: outcome.selected,
+        ...(outcome.models !== undefined && { modelUsage: outcome.models })
+      }
     }
   }
   const { result: _, ...figures } = outcome.summary
+  if (outcome.models !== undefined) {
+    const { finalText, messageCount, decodeErrorCount, sessionId, model } = figures
+    return {
+      lines: outcome.lines,
+      failed: outcome.failed,
+      selected: outcome.selected,
+      finalText,
+      messageCount,
+      decodeErrorCount,
+      sessionId,
+      model,
+      modelUsage: outcome.models
+    }
+  }
   return {
     lines: outcome.lines,
     failed: outcome.failed,
@@ -427,9 +461,11 @@ export const finish = (state: State): Array<Write<never>> => {
       ? screen(state, { _tag: "Write", text: header(state) + rest.text })
       : ""
     writes.push(stdout(released.text), stdout(closing), ...heldNote(state, source, state.screen.now))
-    files.push({ ...outcomeOf(source), file: source.name ?? "" })
+    files.push({ ...outcomeOf(state, source), file: source.name ?? "" })
   }
-  const outcome: Outcome = state.source.name === undefined ? outcomeOf(state.source) : { ...totalOf(files), files }
+  const outcome: Outcome = state.source.name === undefined
+    ? outcomeOf(state, state.source)
+    : { ...totalOf(files, state.options.transcripts), files }
   return [
     ...writes,
     stdout(screen(state, { _tag: "End" })),
@@ -438,16 +474,21 @@ export const finish = (state: State): Array<Write<never>> => {
   ]
 }
 
-const outcomeOf = (source: Source): Outcome => ({
+const outcomeOf = (state: State, source: Source): Outcome => ({
   lines: source.run.messageCount + source.entries,
   failed: source.run.decodeErrorCount,
   selected: source.selected,
   summary: Summary.finish(source.run),
-  resultLine: source.resultLine
+  resultLine: source.resultLine,
+  models: state.options.transcripts?.get(source.name)?.models
 })
 
-// Several files' outcomes in one: their line counts and selected items added up; no run of their own.
-const totalOf = (files: ReadonlyArray<Outcome>): Omit<Outcome, "files"> => {
+// Several files' outcomes in one: their line counts and selected items added up, and the transcripts' tokens
+// per model (as `stats` adds them up); no run of their own.
+const totalOf = (
+  files: ReadonlyArray<Outcome>,
+  transcripts: ReadonlyMap<string | undefined, Stats.FileStats> | undefined
+): Omit<Outcome, "files"> => {
   const selected: Record<string, number> = {}
   for (const file of files) {
     for (const [kind, n] of Object.entries(file.selected)) selected[kind] = (selected[kind] ?? 0) + n
@@ -457,6 +498,7 @@ const totalOf = (files: ReadonlyArray<Outcome>): Omit<Outcome, "files"> => {
     failed: files.reduce((n, f) => n + f.failed, 0),
     selected,
     summary: Summary.finish(Summary.initial),
-    resultLine: undefined
+    resultLine: undefined,
+    models: transcripts === undefined || transcripts.size === 0 ? undefined : Stats.total("", [...transcripts.values()]).models
   }
 }

@@ -6,7 +6,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { transcriptFiles } from "../support/Corpus.ts"
+import { transcriptFiles, transcriptsDir } from "../support/Corpus.ts"
 import * as Run from "./support/Run.ts"
 
 // A transcript of the corpus with more than five lines.
@@ -48,5 +48,47 @@ describe("view on a directory with bad lines", () => {
       `✗ ${held}/a.jsonl: line 3`,
       `✗ ${held}/a.jsonl: … and 2 more lines that did not decode`
     ])
+  })
+})
+
+// Output tokens per model of a transcript's assistant messages, read with JSON.parse alone: each API message
+// once (the CLI writes a line per content block, with the same usage).
+const outputTokens = (file: string): Record<string, number> => {
+  const usage = new Map<string, { readonly model: string; readonly tokens: number }>()
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    if (line.trim() === "") continue
+    const e = JSON.parse(line)
+    if (e.type === "assistant" && e.message?.usage !== undefined) {
+      usage.set(`${e.sessionId}/${e.message.id}`, { model: e.message.model, tokens: e.message.usage.output_tokens })
+    }
+  }
+  const out: Record<string, number> = {}
+  for (const { model, tokens } of usage.values()) out[model] = (out[model] ?? 0) + tokens
+  return out
+}
+
+describe("view --format json on transcripts", () => {
+  const json = (args: ReadonlyArray<string>) => {
+    const out = Run.cli(["view", "--format", "json", ...args])
+    return JSON.parse(out.stdout)
+  }
+  const outputs = (models: Record<string, { readonly outputTokens: number }>) =>
+    Object.fromEntries(Object.entries(models).map(([model, m]) => [model, m.outputTokens]))
+
+  it("a transcript: its tokens per model, no result figures", () => {
+    const summary = json([good])
+    assert.deepStrictEqual(outputs(summary.modelUsage), outputTokens(good))
+    assert.isAbove(Object.keys(summary.modelUsage).length, 0)
+    for (const field of ["completed", "success", "runs", "usage", "totalCostUsd"]) assert.notProperty(summary, field)
+    assert.isAbove(summary.messageCount, 0)
+  })
+
+  it("a directory: each file's and the total's, messageCount in the total", () => {
+    const summary = json([transcriptsDir])
+    const stats = JSON.parse(Run.cli(["stats", "--format", "json", transcriptsDir]).stdout)
+    assert.deepStrictEqual(summary.files.map((f: any) => f.modelUsage), stats.files.map((f: any) => f.models))
+    assert.deepStrictEqual(summary.total.modelUsage, stats.total.models)
+    assert.strictEqual(summary.total.messageCount, summary.files.reduce((n: number, f: any) => n + f.messageCount, 0))
+    assert.isAbove(summary.total.messageCount, 0)
   })
 })
