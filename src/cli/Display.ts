@@ -293,13 +293,15 @@ const enter = (state: State, name: string | undefined): Source => {
   return source
 }
 
-// The line that tells where a file's (session's) pretty output starts, when several are shown.
-const header = (state: State): string => {
+// `text` of the current source, after the line that tells where a file's (session's) pretty output starts when
+// several are shown and another's was shown last. The header's blank line stands for the one the text starts
+// with when it goes on from its own earlier output.
+const headed = (state: State, text: string): string => {
   const source = state.source
-  if (source.name === undefined || state.headed === source) return ""
+  if (source.name === undefined || state.headed === source) return text
   const before = state.headed === undefined ? "" : `${state.headed.pretty.midText ? "\n" : ""}\n`
   state.headed = source
-  return `${before}${state.style.dim(`── ${source.name} ──`)}\n\n`
+  return `${before}${state.style.dim(`── ${source.name} ──`)}\n\n${text.startsWith("\n") ? text.slice(1) : text}`
 }
 
 /**
@@ -349,7 +351,7 @@ const show = (state: State, item: Item.Item, now: number, wire: unknown): string
   if (format === "json") return ""
   const [next, output] = Pretty.render(state.source.pretty, item, state.style)
   state.source.pretty = next
-  const text = output.text === "" ? "" : screen(state, { _tag: "Write", text: header(state) + output.text })
+  const text = output.text === "" ? "" : screen(state, { _tag: "Write", text: headed(state, output.text) })
   return output.status === undefined ? text : text + screen(state, { _tag: "Status", status: output.status ?? undefined, now })
 }
 
@@ -458,7 +460,7 @@ export const finish = (state: State): Array<Write<never>> => {
     const [pretty, rest] = Pretty.flush(source.pretty, state.style)
     source.pretty = pretty
     const closing = state.options.format === "pretty" && rest.text !== ""
-      ? screen(state, { _tag: "Write", text: header(state) + rest.text })
+      ? screen(state, { _tag: "Write", text: headed(state, rest.text) })
       : ""
     writes.push(stdout(released.text), stdout(closing), ...heldNote(state, source, state.screen.now))
     files.push({ ...outcomeOf(state, source), file: source.name ?? "" })

@@ -6,6 +6,8 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Display from "../../src/cli/Display.ts"
+import * as Style from "../../src/cli/Style.ts"
 import { transcriptFiles, transcriptsDir } from "../support/Corpus.ts"
 import * as Run from "./support/Run.ts"
 
@@ -90,5 +92,33 @@ describe("view --format json on transcripts", () => {
     assert.deepStrictEqual(summary.total.modelUsage, stats.total.models)
     assert.strictEqual(summary.total.messageCount, summary.files.reduce((n: number, f: any) => n + f.messageCount, 0))
     assert.isAbove(summary.total.messageCount, 0)
+  })
+})
+
+describe("view of files that interleave (--follow)", () => {
+  it("a header each time the file changes, one blank line around it", () => {
+    const demo = Run.records(path.join(Run.root, "fixtures", "recorded", "demo.jsonl"))
+    assert.isAtLeast(demo.length, 9)
+    const state = Display.initial({ format: "pretty" }, { style: Style.plain, animate: false, now: 0 })
+    let out = ""
+    const feed = (source: string, from: number, to: number) => {
+      for (const record of demo.slice(from, to)) {
+        for (const w of Display.step(state, { _tag: "Record", record, now: 0, source })[1]) if (w._tag === "Stdout") out += w.text
+      }
+    }
+    feed("a.jsonl", 0, 3)
+    feed("b.jsonl", 0, 3)
+    feed("a.jsonl", 3, 9)
+    for (const w of Display.finish(state)) if (w._tag === "Stdout") out += w.text
+    const lines = out.split("\n")
+    const headers = lines.flatMap((l, i) => l.startsWith("── ") ? [i] : [])
+    assert.deepStrictEqual(headers.map((i) => lines[i]), ["── a.jsonl ──", "── b.jsonl ──", "── a.jsonl ──"])
+    for (const i of headers) {
+      assert.notStrictEqual(lines[i + 1], undefined)
+      assert.strictEqual(lines[i + 1], "", `a blank line after ${lines[i]}`)
+      assert.notStrictEqual(lines[i + 2], "", `one blank line after ${lines[i]}`)
+      if (i > 0) assert.strictEqual(lines[i - 1], "", `a blank line before ${lines[i]}`)
+      if (i > 1) assert.notStrictEqual(lines[i - 2], "", `one blank line before ${lines[i]}`)
+    }
   })
 })
