@@ -274,10 +274,10 @@ export const build = <E, R>(
       return parent === MISSING ? bridges.get(i) : parent === NONE ? undefined : parent
     }
     const chain: Array<number> = []
-    const seen = new Set<number>()
+    const seen = new Uint8Array(graph.size)
     // A main conversation with no end (every entry some other's parent: a cycle) has no messages, as for the SDK.
-    for (let i = sidechains ? leaf : lastEnd(graph, up); i !== undefined && !seen.has(i); i = up(i)) {
-      seen.add(i)
+    for (let i = sidechains ? leaf : lastEnd(graph, up); i !== undefined && seen[i] === 0; i = up(i)) {
+      seen[i] = 1
       chain.push(i)
     }
     chain.reverse()
@@ -396,35 +396,39 @@ const withSiblings = (graph: Graph, chain: ReadonlyArray<number>): ReadonlyArray
   const isResult = (i: number) => (graph.flags[i]! & RESULT) !== 0
   const assistants = chain.filter(isAssistant)
   if (assistants.length === 0) return chain
-  const onChain = new Set(chain)
+  const onChain = new Uint8Array(graph.size)
+  for (const i of chain) onChain[i] = 1
   const lastOnChain = new Map<number, number>()
   for (const i of assistants) if (graph.message[i] !== NONE) lastOnChain.set(graph.message[i]!, i)
+  // The entries of the API messages on the chain (only theirs are put back).
   const byMessage = new Map<number, Array<number>>()
-  // A call's entry; null when entries of two API messages claim the same call.
-  const caller = new Map<number, number | null>()
+  // A call's entry (by interned tool use id); CLAIMED when entries of two API messages claim the same call.
+  const UNSEEN = -1
+  const CLAIMED = -2
+  const caller = new Int32Array(graph.tools.ids.size).fill(UNSEEN)
+  const callerOf = (id: number) => caller[id]! >= 0 ? caller[id]! : undefined
   const results: Array<number> = []
   for (let i = 0; i < graph.size; i++) {
     if (isResult(i)) results.push(i)
     const message = graph.message[i]!
     if (!isAssistant(i) || message === NONE) continue
-    const group = byMessage.get(message)
-    if (group === undefined) byMessage.set(message, [i])
-    else group.push(i)
+    if (lastOnChain.has(message)) {
+      const group = byMessage.get(message)
+      if (group === undefined) byMessage.set(message, [i])
+      else group.push(i)
+    }
     for (const id of graph.toolsOf(i)) {
-      const other = caller.get(id)
-      caller.set(id, other === undefined || (other !== null && graph.message[other] === message) ? i : null)
+      const other = caller[id]!
+      caller[id] = other === UNSEEN || (other !== CLAIMED && graph.message[other] === message) ? i : CLAIMED
     }
   }
+  // Only the children of the entries of the chain's API messages are read.
   const children = new Map<number, Array<number>>()
-  const linked = new Set<number>()
   const addChild = (parent: number, i: number) => {
-    if (parent < 0) return
-    const key = parent * graph.size + i
-    if (linked.has(key)) return
-    linked.add(key)
+    if (parent < 0 || !isAssistant(parent) || !lastOnChain.has(graph.message[parent]!)) return
     const list = children.get(parent)
     if (list === undefined) children.set(parent, [i])
-    else list.push(i)
+    else if (!list.includes(i)) list.push(i)
   }
   const sameSide = (a: number, b: number) => graph.side[a] === graph.side[b] && (graph.flags[a]! & (ASSISTANT | RESULT)) !== 0
   for (const i of results) {
@@ -433,8 +437,8 @@ const withSiblings = (graph: Graph, chain: ReadonlyArray<number>): ReadonlyArray
     addChild(parent, i)
     if (source !== NONE && source !== parent && sameSide(source, i)) addChild(source, i)
     for (const id of graph.toolsOf(i)) {
-      const call = caller.get(id)
-      if (call != null && sameSide(call, i)) addChild(call, i)
+      const call = callerOf(id)
+      if (call !== undefined && sameSide(call, i)) addChild(call, i)
     }
   }
   const answered = new Set<number>()
@@ -448,13 +452,13 @@ const withSiblings = (graph: Graph, chain: ReadonlyArray<number>): ReadonlyArray
     done.add(message)
     const group = byMessage.get(message) ?? [i]
     const inGroup = new Set(group)
-    const calls = group.filter((entry) => !onChain.has(entry))
+    const calls = group.filter((entry) => onChain[entry] === 0)
     const direct: Array<number> = []
     const indirect: Array<number> = []
     const met = new Set<number>()
     for (const entry of group) {
       for (const child of children.get(entry) ?? []) {
-        if (onChain.has(child) || met.has(child)) continue
+        if (onChain[child] === 1 || met.has(child)) continue
         met.add(child)
         if (inGroup.has(graph.parent[child]!)) direct.push(child)
         else indirect.push(child)
@@ -467,18 +471,24 @@ const withSiblings = (graph: Graph, chain: ReadonlyArray<number>): ReadonlyArray
       indirect.sort((a, b) => graph.line[a]! - graph.line[b]!)
       for (const child of indirect) {
         const ids = graph.toolsOf(child)
-        if (!ids.some((id) => !covered.has(id) && inGroup.has(caller.get(id) ?? NONE))) continue
+        if (!ids.some((id) => !covered.has(id) && inGroup.has(callerOf(id) ?? NONE))) continue
         for (const id of ids) covered.add(id)
         direct.push(child)
       }
     }
     if (calls.length === 0 && direct.length === 0) continue
     const put = [...calls.sort(byTimestamp), ...direct.sort(byTimestamp)]
-    for (const entry of put) onChain.add(entry)
+    for (const entry of put) onChain[entry] = 1
     inserts.set(lastOnChain.get(message)!, put)
   }
   if (inserts.size === 0) return chain
-  return chain.flatMap((i) => [i, ...(inserts.get(i) ?? [])])
+  const ordered: Array<number> = []
+  for (const i of chain) {
+    ordered.push(i)
+    const put = inserts.get(i)
+    if (put !== undefined) for (const entry of put) ordered.push(entry)
+  }
+  return ordered
 }
 
 /**
