@@ -23,7 +23,7 @@ export const ExitCode = {
   StreamProblem: 1,
   /** The command line was wrong: an unknown flag, a bad `--filter` expression. */
   Usage: 2,
-  /** The input could not be read or is not stream-json (no line decodes: none at all, or only bad ones). */
+  /** The input could not be read or is neither stream-json nor a transcript (no line decodes: none at all, or only bad ones). */
   BadInput: 3,
   /** The Claude Code CLI could not be found or started. */
   CliMissing: 4,
@@ -44,7 +44,8 @@ export const exitCodeHelp: string = [
   "  0    success",
   "  1    a line failed to decode (stats, view) or the session ended with an error",
   "  2    usage error: unknown flag, bad --filter expression (with its position)",
-  "  3    input error: unreadable file, or not stream-json: no line decodes (an empty file, only bad lines);",
+  "  3    input error: unreadable file, or neither stream-json nor a session transcript: no line decodes",
+  "       (an empty file, only bad lines);",
   "       stats still counts the other files, view --strict stops at the first bad line",
   "  4    the Claude Code CLI was not found or could not be started",
   "  5    the Claude Code CLI failed: non-zero exit, killed, or output cut off",
@@ -79,7 +80,7 @@ export class Usage extends Schema.TaggedError<Usage>()("Usage", failureFields) {
 }
 
 /**
- * The input could not be read or is not stream-json.
+ * The input could not be read or is neither stream-json nor a session transcript.
  *
  * @since 0.1.0
  * @category reasons

@@ -38,7 +38,8 @@ const format = Flag.Literals("format", ["pretty", "jsonl", "json"]).pipe(
       "jsonl with --filter: one JSON object per selected item, " +
       "{\"kind\",\"session_id\",\"parent_tool_use_id\",\"message_index\",\"block_index\",\"value\"}, value as on the wire. " +
       "json: one summary object at the end (lines: the lines that decoded, as stats counts them; messageCount: " +
-        "those that are messages; a directory: {\"files\": [one per file], \"total\"})"
+        "those that are messages; a transcript file's: modelUsage as stats counts it, no result figures; " +
+        "a directory: {\"files\": [one per file], \"total\"})"
   ),
   Flag.withDefault("pretty")
 )
@@ -82,12 +83,14 @@ const describe = (text: string) => <Name extends string, Input, E, R, ContextInp
     Command.withShortDescription(text)
   )
 
-// `view` and `stats` alike: input in which no line decodes (none at all, or only bad ones) is not what it
-// was read as.
+// `view` and `stats` alike: input in which no line decodes (none at all, or only bad ones). One whose head
+// looks like a transcript is a broken one; anything else is neither format.
 const notDecoded = (name: string, failed: number, format: TranscriptDetect.Format = "stream-json"): CliFailure.CliFailure =>
   CliFailure.make(
     "BadInput",
-    `${name} is not ${format === "transcript" ? "a session transcript" : "stream-json"}: ${failed === 0 ? "it is empty" : "no line decoded"}`
+    failed === 0
+      ? `${name} is empty`
+      : `${name} is ${format === "transcript" ? "not a session transcript" : Input.neither}: no line decoded`
   )
 
 const exitFor = (outcome: Display.Outcome): Effect.Effect<void, CliFailure.SilentExit> =>
@@ -144,7 +147,13 @@ const view = Command.make(
           Stream.map((record) => directory ? { source: f, record } : record)
         ), { concurrency: options.follow ? "unbounded" : 1 })
     )
-    const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict })
+    // The json summary of a transcript gives its tokens per model as `stats` counts them (a message a fork copied
+    // counts for the first file): counted beforehand, from the file (standard input is read once, for the display).
+    const transcripts = options.format !== "json" || options.follow ? undefined : yield* Effect.sync(() => {
+      const figures = Stats.transcriptFiles(files, new Set())
+      return new Map(files.flatMap((f, i) => figures[i] === undefined ? [] : [[directory ? f : undefined, figures[i]!] as const]))
+    })
+    const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict, transcripts })
     // A transcript may hold no messages (a summary-only session file); empty stream-json is a mistake.
     const formats = yield* Effect.forEach(files, Input.detect)
     if (outcome.lines === 0 && formats.every((f) => f === "stream-json")) {

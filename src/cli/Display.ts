@@ -16,6 +16,7 @@ import * as CliFailure from "./CliFailure.ts"
 import * as Input from "./Input.ts"
 import * as Pretty from "./Pretty.ts"
 import * as Screen from "./Screen.ts"
+import * as Stats from "./Stats.ts"
 import * as Style from "./Style.ts"
 
 /**
@@ -40,6 +41,11 @@ export interface Options {
   readonly filter?: Filter.Filter | undefined
   /** Stop at the first line that does not decode (exit code 3). */
   readonly strict?: boolean | undefined
+  /**
+   * The files read that are transcripts, with their tokens per model as `stats` counts them (by file; the
+   * key `undefined` for a single input): see {@link Outcome.models}.
+   */
+  readonly transcripts?: ReadonlyMap<string | undefined, Stats.FileStats> | undefined
 }
 
 /**
@@ -60,6 +66,11 @@ export interface Outcome {
   /** That `result` line as written. */
   readonly resultLine: string | undefined
   /**
+   * A transcript's tokens (and cost at list prices) per model, from its assistant messages as `stats` counts
+   * them; `undefined` for stream-json, whose figures are its results'.
+   */
+  readonly models?: Readonly<Record<string, Stats.ModelStats>> | undefined
+  /**
    * With the files of a directory: each file's own outcome; the fields above then add up their
    * lines and selected items, and `summary` is empty (a run is a file's).
    */
@@ -79,8 +90,11 @@ export const isProblem = (outcome: Outcome): boolean =>
  * The `--format json` object: line counts, the selected items per kind, and the run's figures with its
  * `result` message as written (all fields, known or not). `lines` counts the lines that decoded (a
  * transcript's entries of every type, as `stats` counts them), `messageCount` those that are messages.
- * A directory (even of one file): `{"files": [{"file", ...that object}], "total": {"lines", "failed",
- * "selected"}}`, each file (session) with its own run.
+ * A transcript has no results: its object has what a transcript tells (`finalText`, `sessionId`, `model`,
+ * and `modelUsage`, its tokens per model as `stats` counts them) and leaves out the figures only a result
+ * gives (`completed`, `success`, `runs`, `usage`, cost and duration). A directory (even of one file):
+ * `{"files": [{"file", ...that object}], "total": {"lines", "failed", "messageCount", "selected"}}`, each
+ * file (session) with its own run; with transcripts, `total.modelUsage` adds theirs up.
  *
  * @since 0.1.0
  * @category formatting
@@ -89,10 +103,30 @@ export const summaryJson = (outcome: Outcome): Record<string, unknown> => {
   if (outcome.files !== undefined) {
     return {
       files: outcome.files.map(({ file, ...one }) => ({ file, ...summaryJson(one) })),
-      total: { lines: outcome.lines, failed: outcome.failed, selected: outcome.selected }
+      total: {
+        lines: outcome.lines,
+        failed: outcome.failed,
+        messageCount: outcome.files.reduce((n, f) => n + f.summary.messageCount, 0),
+        selected: outcome.selected,
+        ...(outcome.models !== undefined && { modelUsage: outcome.models })
+      }
     }
   }
   const { result: _, ...figures } = outcome.summary
+  if (outcome.models !== undefined) {
+    const { finalText, messageCount, decodeErrorCount, sessionId, model } = figures
+    return {
+      lines: outcome.lines,
+      failed: outcome.failed,
+      selected: outcome.selected,
+      finalText,
+      messageCount,
+      decodeErrorCount,
+      sessionId,
+      model,
+      modelUsage: outcome.models
+    }
+  }
   return {
     lines: outcome.lines,
     failed: outcome.failed,
@@ -172,6 +206,8 @@ export interface Source {
   run: Summary.State
   /** Transcript lines that decoded to entries with no message. */
   entries: number
+  /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
+  held: number
   resultLine: string | undefined
   readonly selected: Record<string, number>
   pretty: Pretty.State
@@ -188,8 +224,6 @@ export interface State {
   readonly options: Options
   readonly style: Style.Style
   readonly width: number | undefined
-  /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
-  held: number
   /** The source of the record being shown. */
   source: Source
   /** Every source seen, in the order first seen. */
@@ -205,6 +239,7 @@ const makeSource = (name: string | undefined, options: Options, width: number | 
   calls: options.filter === undefined ? undefined : Calls.make(options.filter.ast),
   run: Summary.initial,
   entries: 0,
+  held: 0,
   resultLine: undefined,
   selected: {},
   pretty: { ...Pretty.initial, width }
@@ -236,7 +271,6 @@ export const initial = (options: Options, terminal: Terminal): State => {
     options,
     style: terminal.style,
     width: terminal.width,
-    held: 0,
     source,
     sources: new Map([[undefined, source]]),
     headed: undefined,
@@ -259,13 +293,15 @@ const enter = (state: State, name: string | undefined): Source => {
   return source
 }
 
-// The line that tells where a file's (session's) pretty output starts, when several are shown.
-const header = (state: State): string => {
+// `text` of the current source, after the line that tells where a file's (session's) pretty output starts when
+// several are shown and another's was shown last. The header's blank line stands for the one the text starts
+// with when it goes on from its own earlier output.
+const headed = (state: State, text: string): string => {
   const source = state.source
-  if (source.name === undefined || state.headed === source) return ""
+  if (source.name === undefined || state.headed === source) return text
   const before = state.headed === undefined ? "" : `${state.headed.pretty.midText ? "\n" : ""}\n`
   state.headed = source
-  return `${before}${state.style.dim(`── ${source.name} ──`)}\n\n`
+  return `${before}${state.style.dim(`── ${source.name} ──`)}\n\n${text.startsWith("\n") ? text.slice(1) : text}`
 }
 
 /**
@@ -298,10 +334,13 @@ const aside = (state: State, text: string, now: number): Array<Write<never>> => 
   stdout(screen(state, { _tag: "Resume", now }))
 ]
 
-const heldNote = (state: State, now: number): Array<Write<never>> => {
-  if (state.held === 0) return []
-  const text = `${state.style.red("✗")} … and ${state.held} more line${state.held === 1 ? "" : "s"} that did not decode\n`
-  state.held = 0
+// Where a bad line is: with several files, the file it is in (its header may be far above, or on stdout).
+const whereIn = (source: Source): string => source.name === undefined ? "" : `${source.name}: `
+
+const heldNote = (state: State, source: Source, now: number): Array<Write<never>> => {
+  if (source.held === 0) return []
+  const text = `${state.style.red("✗")} ${whereIn(source)}… and ${source.held} more line${source.held === 1 ? "" : "s"} that did not decode\n`
+  source.held = 0
   return aside(state, text, now)
 }
 
@@ -312,23 +351,24 @@ const show = (state: State, item: Item.Item, now: number, wire: unknown): string
   if (format === "json") return ""
   const [next, output] = Pretty.render(state.source.pretty, item, state.style)
   state.source.pretty = next
-  const text = output.text === "" ? "" : screen(state, { _tag: "Write", text: header(state) + output.text })
+  const text = output.text === "" ? "" : screen(state, { _tag: "Write", text: headed(state, output.text) })
   return output.status === undefined ? text : text + screen(state, { _tag: "Status", status: output.status ?? undefined, now })
 }
 
 const record = <E>(state: State, record: Input.Line, now: number, name: string | undefined): Array<Write<E>> => {
   const { filter, format, strict } = state.options
+  // Another file's lines: the count of the bad lines held back in the one before is told first.
+  const writes: Array<Write<E>> = state.source.name === name ? [] : heldNote(state, state.source, now)
   const source = enter(state, name)
   if (Input.isOtherEntry(record)) {
     source.entries++
     // The first line that decodes: what was held back is told.
-    return heldNote(state, now)
+    return [...writes, ...heldNote(state, source, now)]
   }
-  const writes: Array<Write<E>> = []
   if (isDecodeError(record) && strict === true) {
     const what = Input.expected(record) === "a transcript entry" ? "a session transcript" : "stream-json"
-    const failure = CliFailure.make("BadInput", `Not ${what}: ${failureText(record)}`)
-    return [stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
+    const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record)}`)
+    return [...writes, stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
   }
   const message = isDecodeError(record) ? record : record.message
   // Counts the line: decoded (messageCount) or not (decodeErrorCount).
@@ -336,11 +376,11 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   const { messageCount, decodeErrorCount } = source.run
   // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
-    if (messageCount + source.entries === 0 && decodeErrorCount > reportedBeforeDecoding) state.held++
-    else writes.push(...aside(state, `${state.style.red("✗")} ${failureText(record)}\n`, now))
+    if (messageCount + source.entries === 0 && decodeErrorCount > reportedBeforeDecoding) source.held++
+    else writes.push(...aside(state, `${state.style.red("✗")} ${whereIn(source)}${failureText(record)}\n`, now))
   } else {
     // The first line that decodes: what was held back is told before it.
-    if (messageCount === 1) writes.push(...heldNote(state, now))
+    if (messageCount === 1) writes.push(...heldNote(state, source, now))
     if (record.message.type === "result") source.resultLine = record.raw
   }
   const shown = showing(state, now)
@@ -420,31 +460,37 @@ export const finish = (state: State): Array<Write<never>> => {
     const [pretty, rest] = Pretty.flush(source.pretty, state.style)
     source.pretty = pretty
     const closing = state.options.format === "pretty" && rest.text !== ""
-      ? screen(state, { _tag: "Write", text: header(state) + rest.text })
+      ? screen(state, { _tag: "Write", text: headed(state, rest.text) })
       : ""
-    writes.push(stdout(released.text), stdout(closing))
-    files.push({ ...outcomeOf(source), file: source.name ?? "" })
+    writes.push(stdout(released.text), stdout(closing), ...heldNote(state, source, state.screen.now))
+    files.push({ ...outcomeOf(state, source), file: source.name ?? "" })
   }
-  const outcome: Outcome = state.source.name === undefined ? outcomeOf(state.source) : { ...totalOf(files), files }
+  const outcome: Outcome = state.source.name === undefined
+    ? outcomeOf(state, state.source)
+    : { ...totalOf(files, state.options.transcripts), files }
   return [
     ...writes,
-    ...heldNote(state, state.screen.now),
     stdout(screen(state, { _tag: "End" })),
     stdout(state.options.format === "json" ? JSON.stringify(summaryJson(outcome)) + "\n" : ""),
     { _tag: "Done", outcome }
   ]
 }
 
-const outcomeOf = (source: Source): Outcome => ({
+const outcomeOf = (state: State, source: Source): Outcome => ({
   lines: source.run.messageCount + source.entries,
   failed: source.run.decodeErrorCount,
   selected: source.selected,
   summary: Summary.finish(source.run),
-  resultLine: source.resultLine
+  resultLine: source.resultLine,
+  models: state.options.transcripts?.get(source.name)?.models
 })
 
-// Several files' outcomes in one: their line counts and selected items added up; no run of their own.
-const totalOf = (files: ReadonlyArray<Outcome>): Omit<Outcome, "files"> => {
+// Several files' outcomes in one: their line counts and selected items added up, and the transcripts' tokens
+// per model (as `stats` adds them up); no run of their own.
+const totalOf = (
+  files: ReadonlyArray<Outcome>,
+  transcripts: ReadonlyMap<string | undefined, Stats.FileStats> | undefined
+): Omit<Outcome, "files"> => {
   const selected: Record<string, number> = {}
   for (const file of files) {
     for (const [kind, n] of Object.entries(file.selected)) selected[kind] = (selected[kind] ?? 0) + n
@@ -454,6 +500,7 @@ const totalOf = (files: ReadonlyArray<Outcome>): Omit<Outcome, "files"> => {
     failed: files.reduce((n, f) => n + f.failed, 0),
     selected,
     summary: Summary.finish(Summary.initial),
-    resultLine: undefined
+    resultLine: undefined,
+    models: transcripts === undefined || transcripts.size === 0 ? undefined : Stats.total("", [...transcripts.values()]).models
   }
 }

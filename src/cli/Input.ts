@@ -41,6 +41,14 @@ const chunkSize = 64 * 1024
 export const nameOf = (file: string): string => file === "-" ? "standard input" : file
 
 /**
+ * What input in which nothing decodes is (either format is accepted).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const neither = "neither stream-json nor a session transcript"
+
+/**
  * A read failure as a {@link CliFailure.CliFailure} that names the file and why.
  *
  * @since 0.1.0
@@ -200,7 +208,7 @@ export const giveUpUnlessJson = (name: string, limit: number = sniffBytes) =>
       return found || seen < limit || (pendingStart && pending.length > 0 && pendingAt < limit)
         ? Effect.succeed(chunk)
         : Effect.fail(
-          CliFailure.make("BadInput", `${name} is not stream-json: no JSON line in its first ${Math.round(limit / 1024)} KB`)
+          CliFailure.make("BadInput", `${name} is ${neither}: no JSON line in its first ${Math.round(limit / 1024)} KB`)
         )
     })
   })

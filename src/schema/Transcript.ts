@@ -64,7 +64,8 @@ import {
   ObserverRefEntry,
   HostRowEntry,
   DataFlowRecordsEntry,
-  DataFlowIncompleteEntry
+  DataFlowIncompleteEntry,
+  AgentMetadataEntry
 } from "./internal/transcriptRecords.ts"
 
 /**
@@ -570,7 +571,9 @@ export {
   /** @since 0.1.0 */
   DataFlowRecordsEntry,
   /** @since 0.1.0 */
-  DataFlowIncompleteEntry
+  DataFlowIncompleteEntry,
+  /** @since 0.1.0 */
+  AgentMetadataEntry
 } from "./internal/transcriptRecords.ts"
 
 /**
@@ -661,7 +664,8 @@ export const variants = [
   ObserverRefEntry,
   HostRowEntry,
   DataFlowRecordsEntry,
-  DataFlowIncompleteEntry
+  DataFlowIncompleteEntry,
+  AgentMetadataEntry
 ] as const
 
 /**

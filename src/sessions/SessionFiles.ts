@@ -21,6 +21,7 @@ import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as Chain from "./internal/chain.ts"
+import * as Subagent from "./internal/subagent.ts"
 import * as Info from "./internal/info.ts"
 import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionFilesError from "./SessionFilesError.ts"
@@ -317,15 +318,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           Effect.map((text) => JSON.parse(text) as Record<string, unknown>),
           Effect.orElseSucceed((): Record<string, unknown> => ({}))
         )
-        const str = (key: string) => typeof meta[key] === "string" ? meta[key] as string : undefined
-        out.push({
-          agentId: match[1]!,
-          subpath,
-          agentType: str("agentType"),
-          description: str("description"),
-          toolUseId: str("toolUseId"),
-          spawnDepth: typeof meta.spawnDepth === "number" ? meta.spawnDepth : undefined
-        })
+        out.push(Subagent.info(match[1]!, subpath, meta))
       }
       return out
     })

@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
 import type * as TranscriptDecode from "../transcript/Decode.ts"
 import * as Chain from "./internal/chain.ts"
+import * as Subagent from "./internal/subagent.ts"
 import * as SessionFiles from "./SessionFiles.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -84,18 +85,17 @@ export const messages = (
   Chain.conversation(records(store, key), false, options)
 
 /**
- * A stored subagent transcript: its agent id and subpath (`subagents/agent-<id>`).
+ * A stored subagent transcript: its agent id, subpath (`subagents/agent-<id>`) and what its last
+ * `agent_metadata` entry (its `.meta.json`) says, as `SessionFiles.listSubagents` gives a file's.
  *
  * @since 0.1.0
  * @category models
  */
-export interface StoredSubagent {
-  readonly agentId: string
-  readonly subpath: string
-}
+export type StoredSubagent = SessionFiles.SubagentInfo
 
 /**
- * The subagent transcripts stored under a session, by subpath.
+ * The subagent transcripts stored under a session, by subpath, with their metadata (each transcript is
+ * loaded to find it).
  *
  * @since 0.1.0
  * @category reading
@@ -104,11 +104,19 @@ export const listSubagents = (
   store: SessionStore.Shape,
   key: Key
 ): Effect.Effect<ReadonlyArray<StoredSubagent>, SessionStore.SessionStoreError> =>
-  Effect.map(store.listSubkeys(key), (subpaths) =>
-    subpaths.flatMap((subpath) => {
-      const match = /(?:^|\/)agent-([^/]+)$/.exec(subpath)
-      return match === null ? [] : [{ agentId: match[1]!, subpath }]
-    }))
+  Effect.flatMap(store.listSubkeys(key), (subpaths) =>
+    Effect.forEach(
+      subpaths.flatMap((subpath) => {
+        const match = /(?:^|\/)agent-([^/]+)$/.exec(subpath)
+        return match === null ? [] : [{ agentId: match[1]!, subpath }]
+      }),
+      ({ agentId, subpath }) =>
+        Effect.map(store.load({ ...key, subpath }), (loaded) => {
+          const entries = Option.getOrElse(loaded, (): ReadonlyArray<SessionStore.Entry> => [])
+          const meta = entries.findLast((entry) => entry.type === "agent_metadata")
+          return Subagent.info(agentId, subpath, meta ?? {})
+        })
+    ))
 
 /**
  * A stored subagent's messages in conversation order; none for an agent the store does not hold.

@@ -95,7 +95,7 @@ describe("errors", () => {
         "found: hello world",
         "line 2: not a stream-json message (",
         "expected a string \"type\" field",
-        `${file} is not stream-json: no line decoded`
+        `${file} is neither stream-json nor a session transcript: no line decoded`
       ]
     ) expect(run.stderr).toContain(fragment)
     expect(run.stderr).not.toMatch(noStack)
@@ -127,15 +127,15 @@ describe("errors", () => {
     expect(run.stderr).not.toContain("\\n")
   })
 
-  it("an empty file is not stream-json for view and stats, exit 3", () => {
+  it("an empty file is an input error for view and stats, exit 3", () => {
     const file = tempFile("empty.jsonl", "")
     const view = Run.cli(["view", file])
     expect(view.status).toBe(ExitCode.BadInput)
-    expect(view.stderr).toContain(`${file} is not stream-json: it is empty`)
+    expect(view.stderr).toContain(`${file} is empty`)
     const stats = Run.cli(["stats", file])
     expect(stats.status).toBe(ExitCode.BadInput)
     expect(stats.stdout).toBe(`${file}\n  lines 0 · decoded 0 · unknown 0 · failed 0\n`)
-    expect(stats.stderr).toContain(`${file} is not stream-json: it is empty`)
+    expect(stats.stderr).toContain(`${file} is empty`)
   })
 
   it("no line decodes: exit 3 for view and stats", () => {
@@ -144,10 +144,10 @@ describe("errors", () => {
     const stats = Run.cli(["stats", "--format", "json", file])
     expect(stats.status).toBe(ExitCode.BadInput)
     expect(JSON.parse(stats.stdout).files[0]).toMatchObject({ lines: 2, decoded: 0, failed: 2 })
-    expect(stats.stderr).toContain(`${file} is not stream-json: no line decoded`)
+    expect(stats.stderr).toContain(`${file} is neither stream-json nor a session transcript: no line decoded`)
     expect(stats.stderr).not.toMatch(noStack)
     for (const command of ["view", "stats"]) {
-      expect(Run.cli([command, "--help"]).stdout).toMatch(/3 +input error: .*not stream-json: no line decodes \(an empty file, only bad lines\)/)
+      expect(Run.cli([command, "--help"]).stdout).toMatch(/3 +input error: .*neither stream-json nor a session transcript: no line decodes\n +\(an empty file, only bad lines\)/)
     }
   })
 
@@ -217,7 +217,7 @@ describe("errors", () => {
     expect(run.stderr).toContain("line 3: not a stream-json message")
     expect(run.stderr).not.toContain("line 4:")
     expect(run.stderr).toContain(`… and ${5000 - reportedBeforeDecoding} more lines that did not decode`)
-    expect(run.stderr).toContain(`${file} is not stream-json: no line decoded`)
+    expect(run.stderr).toContain(`${file} is neither stream-json nor a session transcript: no line decoded`)
   })
 
   it("a binary file: what was found escaped, the report short, exit 3", () => {
@@ -238,8 +238,8 @@ describe("errors", () => {
   it("standard input that is not stream-json is called standard input", () => {
     const run = Run.cli(["view", "-"], { input: "hello\n" })
     expect(run.status).toBe(ExitCode.BadInput)
-    expect(run.stderr).toContain("standard input is not stream-json: no line decoded")
-    expect(Run.cli(["view"], { input: "hello\n" }).stderr).toContain("standard input is not stream-json")
+    expect(run.stderr).toContain("standard input is neither stream-json nor a session transcript: no line decoded")
+    expect(Run.cli(["view"], { input: "hello\n" }).stderr).toContain("standard input is neither stream-json nor a session transcript")
   })
 
   it("a bad line after many good ones is reported", () => {

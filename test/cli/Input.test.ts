@@ -44,7 +44,7 @@ describe("view - (and view with no FILE)", () => {
     const run = Run.cli(["view", "-"], { input: "" })
     expect(run.status).toBe(ExitCode.BadInput)
     expect(run.stdout).toBe("")
-    expect(run.stderr).toContain("standard input is not stream-json: it is empty")
+    expect(run.stderr).toContain("standard input is empty")
     expect(Run.cli(["stats", "-"], { input: "" }).status).toBe(ExitCode.BadInput)
   })
 })
@@ -93,7 +93,7 @@ describe("giving up on input that is not stream-json", () => {
     Effect.gen(function*() {
       const input = counted(256) // 16 MB
       const failure = yield* Stream.runDrain(input.bytes.pipe(Input.giveUpUnlessJson("big.bin"))).pipe(Effect.flip)
-      expect(failure.message).toBe(`big.bin is not stream-json: no JSON line in its first ${Input.sniffBytes / 1024} KB`)
+      expect(failure.message).toBe(`big.bin is neither stream-json nor a session transcript: no JSON line in its first ${Input.sniffBytes / 1024} KB`)
       expect(input.read()).toBeLessThanOrEqual(Input.sniffBytes + chunk)
     }))
 
@@ -112,7 +112,7 @@ describe("giving up on input that is not stream-json", () => {
     const run = Run.cli(["view", file])
     fs.rmSync(dir, { recursive: true })
     expect(run.status).toBe(ExitCode.BadInput)
-    expect(run.stderr).toContain(`${file} is not stream-json: no JSON line in its first ${Input.sniffBytes / 1024} KB`)
+    expect(run.stderr).toContain(`${file} is neither stream-json nor a session transcript: no JSON line in its first ${Input.sniffBytes / 1024} KB`)
     // Only ASCII and the display's own marks: no byte of the file as it was.
     expect((run.stdout + run.stderr).replace(/[✗…]/g, "")).toMatch(/^[\x0a\x20-\x7e]*$/)
   })

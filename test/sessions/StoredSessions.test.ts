@@ -57,6 +57,26 @@ describe("StoredSessions", () => {
       assert.isTrue(Option.isNone(yield* StoredSessions.getSessionInfo(store, { ...key, sessionId: "elsewhere" })))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+  it.effect("lists a stored session's subagents with their metadata, as SessionFiles lists a file's", () =>
+    Effect.gen(function*() {
+      const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
+      const dir = path.join(configDir, "projects", key.projectKey)
+      const agent = path.join(dir, key.sessionId, "subagents", "agent-acompact-e1f845.jsonl")
+      fs.mkdirSync(path.dirname(agent), { recursive: true })
+      fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("entireio__cli__24"))!, path.join(dir, `${key.sessionId}.jsonl`))
+      fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("agent-acompact"))!, agent)
+      const meta = { agentType: "general-purpose", description: "Look around", toolUseId: "toolu_01", spawnDepth: 1 }
+      fs.writeFileSync(agent.replace(/\.jsonl$/, ".meta.json"), JSON.stringify(meta))
+      const store = SessionStore.makeMemory()
+      yield* SessionStore.importSession(store, { configDir, ...key })
+      const files = yield* SessionFiles.make({ configDir })
+      const stored = yield* StoredSessions.listSubagents(store, key)
+      // The subpath is the store's key (no `.jsonl`), the rest as the file's.
+      const withoutSubpath = (agents: ReadonlyArray<SessionFiles.SubagentInfo>) => agents.map(({ subpath: _, ...rest }) => rest)
+      assert.deepStrictEqual(withoutSubpath(stored), withoutSubpath(yield* files.listSubagents(key.sessionId)))
+      assert.deepStrictEqual(stored, [{ agentId: "acompact-e1f845", subpath: "subagents/agent-acompact-e1f845", ...meta }])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
   it.effect("forks a stored session into the store", () =>
     Effect.gen(function*() {
       const { store } = yield* imported

@@ -52,7 +52,7 @@ const knownTypes = new Set([
   "file-history-delta", "repl-mode", "bridge-session", "continued-in", "ended-by-model", "resume-head-vouch",
   "api-request-resumed", "session-owner", "hybrid-organization", "isolation-latch", "dev-mods", "history-suppression",
   "artifact-comment-monitor", "artifact-autoreact-ledger", "attribution-snapshot", "fork-context-ref", "observer-ref",
-  "host-row", "data-flow-records", "data-flow-incomplete"
+  "host-row", "data-flow-records", "data-flow-incomplete", "agent_metadata"
 ])
 const knownSystem = new Set(["compact_boundary", "api_error", "local_command", "informational", "turn_duration",
   "stop_hook_summary", "microcompact_boundary", "away_summary", "model_fallback", "model_refusal_fallback",

@@ -223,6 +223,14 @@ const cases: ReadonlyArray<Case> = [
     field: "codes",
     value: [1, 3],
     broken: ["codes", ["x"]]
+  },
+  {
+    // A subagent's .meta.json as a session store holds it.
+    line: { type: "agent_metadata", agentType: "general-purpose", description: "Look", toolUseId: "toolu_1", spawnDepth: 1 },
+    tag: "AgentMetadataEntry",
+    field: "toolUseId",
+    value: "toolu_1",
+    broken: ["agentType", 3]
   }
 ]
 

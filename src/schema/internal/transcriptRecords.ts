@@ -1,12 +1,12 @@
 /**
  * The bookkeeping entries of a transcript: what the CLI records beside the conversation to rewind files,
  * replay requests, follow forks and observers, and hand a session on (where it continued, that the model
- * ended it), written by Claude Code 2.1.
+ * ended it), written by Claude Code 2.1; and the entry a session store holds a subagent's `.meta.json` as.
  *
  * @internal
  */
 import * as Schema from "effect/Schema"
-import { Num, open, optionalBoolean, optionalString, optionalUnknown } from "./fields.ts"
+import { Num, open, optionalBoolean, optionalNumber, optionalString, optionalUnknown } from "./fields.ts"
 
 const recordFields = { sessionId: optionalString, timestamp: optionalString } as const
 
@@ -185,3 +185,21 @@ export class DataFlowIncompleteEntry
     ...recordFields
   })
 {}
+
+/**
+ * A subagent's `.meta.json` as a session store holds it (the SDK's store entry, last in the subagent's
+ * transcript): what started it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class AgentMetadataEntry extends Schema.Class<AgentMetadataEntry>("effect-claude-code/Transcript/AgentMetadataEntry")({
+  _tag: Schema.tagDefaultOmit("AgentMetadataEntry"),
+  type: Schema.tag("agent_metadata"),
+  agentType: optionalString,
+  description: optionalString,
+  /** The Task (Agent) tool call that started it. */
+  toolUseId: optionalString,
+  /** 1 for a subagent of the main agent, 2 for one of a subagent, ... */
+  spawnDepth: optionalNumber
+}) {}

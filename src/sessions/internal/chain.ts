@@ -21,32 +21,121 @@ import { DecodeError } from "../../stream/DecodeError.ts"
 import type * as Ndjson from "../../stream/Ndjson.ts"
 import type * as TranscriptDecode from "../../transcript/Decode.ts"
 
-interface Node {
-  // A compaction that kept recent messages moves them after its summary (see `relink`).
-  parent: string | undefined
-  readonly line: number
-  readonly turn?: Turn | undefined
-  /** A person's prompt (a user entry that is not a tool result, a meta note or a compaction summary). */
-  readonly prompt?: boolean | undefined
-  /** The uuid a prompt queued mid-turn takes as a user message. */
-  readonly queued?: string | undefined
-  /** A user or assistant entry. */
-  readonly message: boolean
-  /** Can end the conversation (not progress, nor a fork's briefing). */
-  readonly ends: boolean
+// The first pass keeps, per entry, a few small numbers in columns indexed by the entry's place in the graph
+// (its uuid kept once, as the key of `index`); API message, tool use and side ids are interned, so a string
+// shared by many entries is held once. Per entry that is some tens of bytes, not objects and strings.
+const NONE = -1
+// A parent that is no entry of the graph (lost on a bad line, or never written).
+const MISSING = -2
+// Flags.
+const MESSAGE = 1 // a user or assistant entry
+const ENDS = 2 // can end the conversation (not progress, nor a fork's briefing)
+const PROMPT = 4 // a person's prompt (a user entry that is not a tool result, a meta note or a compaction summary)
+const ASSISTANT = 8 // an assistant entry: its API message (`message`) and calls (`tools`) tie parallel calls
+const RESULT = 16 // a user entry of tool results: tied to their calls by `tools`
+
+const grown = <A extends Int32Array | Uint8Array | Float64Array>(column: A, size: number, make: (n: number) => A): A => {
+  if (size <= column.length) return column
+  const next = make(Math.max(size, column.length * 2))
+  next.set(column)
+  return next
 }
 
-/** What ties the entries of parallel tool calls: an assistant entry's API message, or a user entry's results. */
-interface Turn {
-  readonly kind: "assistant" | "result"
-  /** The API message id of an assistant entry. */
-  readonly message?: string | undefined
-  /** The `tool_use` ids of an assistant entry, the `tool_use_id`s of a user entry's results. */
-  readonly ids: ReadonlyArray<string>
-  readonly source?: string | undefined
-  readonly timestamp: string
-  /** Sidechain and agent: a result ties only to a call on the same side. */
-  readonly side: string
+class Interned {
+  readonly ids = new Map<string, number>()
+  of(value: string): number {
+    let id = this.ids.get(value)
+    if (id === undefined) this.ids.set(value, id = this.ids.size)
+    return id
+  }
+}
+
+class Graph {
+  readonly index = new Map<string, number>()
+  readonly uuids: Array<string> = []
+  size = 0
+  parent = new Int32Array(1024)
+  line = new Int32Array(1024)
+  flags = new Uint8Array(1024)
+  /** An assistant entry's API message id, interned; NONE otherwise. */
+  message = new Int32Array(1024)
+  /** The first `tool_use` id of an assistant entry or `tool_use_id` of a result, interned; the rest in `moreTools`. */
+  tool = new Int32Array(1024)
+  /** Sidechain and agent, interned: a result ties only to a call on the same side. */
+  side = new Int32Array(1024)
+  /** A result's `sourceToolAssistantUUID` as an entry; NONE otherwise. */
+  source = new Int32Array(1024)
+  /** Milliseconds (-Infinity when missing or unreadable): parallel calls and results are put back in time order. */
+  time = new Float64Array(1024)
+  readonly moreTools = new Map<number, Array<number>>()
+  /** Parents that are no entry (see MISSING), by uuid, for a compaction's relinking. */
+  readonly missing = new Map<number, string>()
+  /** The uuid a prompt queued mid-turn takes as a user message. */
+  readonly queued = new Map<number, string>()
+  // Parents and sources written after their entry: resolved once the pass is over.
+  readonly later = new Map<number, string>()
+  readonly laterSource = new Map<number, string>()
+  readonly messages = new Interned()
+  readonly tools = new Interned()
+  readonly sides = new Interned()
+
+  /** The entry of `uuid`, the same place again when a uuid is written twice (the later entry wins). */
+  add(uuid: string): number {
+    const at = this.index.get(uuid)
+    if (at !== undefined) {
+      for (const sparse of [this.moreTools, this.missing, this.queued, this.later, this.laterSource]) sparse.delete(at)
+      return at
+    }
+    const i = this.size++
+    this.index.set(uuid, i)
+    this.uuids.push(uuid)
+    const n = this.size
+    this.parent = grown(this.parent, n, (k) => new Int32Array(k))
+    this.line = grown(this.line, n, (k) => new Int32Array(k))
+    this.flags = grown(this.flags, n, (k) => new Uint8Array(k))
+    this.message = grown(this.message, n, (k) => new Int32Array(k))
+    this.tool = grown(this.tool, n, (k) => new Int32Array(k))
+    this.side = grown(this.side, n, (k) => new Int32Array(k))
+    this.source = grown(this.source, n, (k) => new Int32Array(k))
+    this.time = grown(this.time, n, (k) => new Float64Array(k))
+    return i
+  }
+
+  setParent(i: number, parent: string | undefined, resolveLater: boolean): void {
+    this.missing.delete(i)
+    this.later.delete(i)
+    const p = parent === undefined ? NONE : this.index.get(parent)
+    if (p !== undefined) this.parent[i] = p
+    else if (resolveLater) this.later.set(i, parent!)
+    else {
+      this.parent[i] = MISSING
+      this.missing.set(i, parent!)
+    }
+  }
+
+  /** The parent's uuid, whether an entry or not. */
+  parentUuid(i: number): string | undefined {
+    const p = this.parent[i]!
+    return p >= 0 ? this.uuids[p] : p === MISSING ? this.missing.get(i) : undefined
+  }
+
+  setTools(i: number, ids: ReadonlyArray<string>): void {
+    this.tool[i] = ids.length === 0 ? NONE : this.tools.of(ids[0]!)
+    if (ids.length > 1) this.moreTools.set(i, ids.slice(1).map((id) => this.tools.of(id)))
+  }
+
+  toolsOf(i: number): ReadonlyArray<number> {
+    const first = this.tool[i]!
+    return first === NONE ? [] : [first, ...(this.moreTools.get(i) ?? [])]
+  }
+
+  /** Once the pass is over: parents and sources written after their entries found, the rest missing. */
+  resolve(): void {
+    for (const [i, parent] of this.later) this.setParent(i, parent, false)
+    for (const [i, source] of this.laterSource) this.source[i] = this.index.get(source) ?? NONE
+    this.later.clear()
+    this.laterSource.clear()
+  }
 }
 
 const blockIds = (content: unknown, type: string, key: "id" | "tool_use_id"): Array<string> => {
@@ -60,22 +149,37 @@ const blockIds = (content: unknown, type: string, key: "id" | "tool_use_id"): Ar
   return ids
 }
 
-const turnOf = (entry: Transcript.Entry): Turn | undefined => {
-  if (entry._tag !== "AssistantEntry" && entry._tag !== "UserEntry") return undefined
-  const side = `${entry.isSidechain === true}/${entry.agentId ?? ""}`
+const millis = (timestamp: string | undefined): number => {
+  const ms = timestamp === undefined ? NaN : Date.parse(timestamp)
+  return Number.isNaN(ms) ? -Infinity : ms
+}
+
+// Records an entry's part in tying parallel calls (none when it is neither an assistant entry nor results).
+const setTurn = (graph: Graph, i: number, entry: Transcript.Entry): boolean => {
+  graph.message[i] = NONE
+  graph.tool[i] = NONE
+  graph.source[i] = NONE
+  if (entry._tag !== "AssistantEntry" && entry._tag !== "UserEntry") return false
+  graph.side[i] = graph.sides.of(`${entry.isSidechain === true}/${entry.agentId ?? ""}`)
+  graph.time[i] = millis(entry.timestamp)
   if (entry._tag === "AssistantEntry") {
-    return {
-      kind: "assistant",
-      message: entry.message.id,
-      ids: blockIds(entry.message.content, "tool_use", "id"),
-      timestamp: entry.timestamp ?? "",
-      side
-    }
+    graph.flags[i]! |= ASSISTANT
+    if (entry.message.id !== undefined) graph.message[i] = graph.messages.of(entry.message.id)
+    graph.setTools(i, blockIds(entry.message.content, "tool_use", "id"))
+    return true
   }
-  if (entry.parentUuid == null) return undefined
+  if (entry.parentUuid == null) return false
   const ids = blockIds(entry.message.content, "tool_result", "tool_use_id")
-  if (ids.length === 0) return undefined
-  return { kind: "result", ids, source: entry.sourceToolAssistantUUID, timestamp: entry.timestamp ?? "", side }
+  if (ids.length === 0) return false
+  graph.flags[i]! |= RESULT
+  graph.setTools(i, ids)
+  const source = entry.sourceToolAssistantUUID
+  if (source !== undefined) {
+    const at = graph.index.get(source)
+    if (at !== undefined) graph.source[i] = at
+    else graph.laterSource.set(i, source)
+  }
+  return true
 }
 
 /** @internal */
@@ -121,13 +225,13 @@ export const build = <E, R>(
   onBadLine: Ndjson.OnBadLine = "fail"
 ): Effect.Effect<Chain, E, R> =>
   Effect.gen(function*() {
-    const nodes = new Map<string, Node>()
+    const graph = new Graph()
     // An entry written right after bad lines (no entry of the graph between) whose parent is lost on one of
     // them goes on from the entry written before them.
-    const bridges = new Map<string, string>()
-    let last: string | undefined
+    const bridges = new Map<number, number>()
+    let last: number | undefined
     let afterBad = false
-    let leaf: string | undefined
+    let leaf: number | undefined
     let stop: number | undefined
     const compactions: Array<{ readonly [key: string]: unknown }> = []
     yield* Stream.runForEachWhile(records, (record) =>
@@ -142,55 +246,64 @@ export const build = <E, R>(
         }
         const l = link(record.entry)
         if (l === undefined || (l.sidechain && !sidechains)) return true
-        if (afterBad && last !== undefined && l.parent !== undefined && !nodes.has(l.parent)) bridges.set(l.uuid, last)
+        const lost = afterBad && last !== undefined && l.parent !== undefined && !graph.index.has(l.parent)
         afterBad = false
         const entry = record.entry
         if (entry._tag === "CompactBoundaryEntry" && entry.compactMetadata !== undefined) compactions.push(entry.compactMetadata)
-        const turn = turnOf(entry)
-        const prompt = entry._tag === "UserEntry" && turn === undefined && entry.isMeta !== true && entry.isCompactSummary !== true
+        const i = graph.add(l.uuid)
+        if (lost) bridges.set(i, last!)
+        graph.setParent(i, l.parent, true)
+        graph.line[i] = record.line
+        graph.flags[i] = 0
+        const turn = setTurn(graph, i, entry)
         const queued = entry._tag === "AttachmentEntry" ? queuedPrompt(entry)?.uuid : undefined
-        const ends = entry._tag !== "ProgressEntry" &&
-          !(entry._tag === "AttachmentEntry" && entry.attachment.type === "fork_briefing")
-        nodes.set(l.uuid, { parent: l.parent, line: record.line, turn, prompt, queued, message: isTurn(entry), ends })
-        last = l.uuid
-        if (isTurn(record.entry)) leaf = l.uuid
+        if (queued !== undefined) graph.queued.set(i, queued)
+        if (isTurn(entry)) graph.flags[i]! |= MESSAGE
+        if (entry._tag === "UserEntry" && !turn && entry.isMeta !== true && entry.isCompactSummary !== true) graph.flags[i]! |= PROMPT
+        if (entry._tag !== "ProgressEntry" && !(entry._tag === "AttachmentEntry" && entry.attachment.type === "fork_briefing")) {
+          graph.flags[i]! |= ENDS
+        }
+        last = i
+        if (isTurn(entry)) leaf = i
         return true
       }))
-    if (!sidechains) for (const metadata of compactions) relink(nodes, metadata)
-    const up = (uuid: string) => {
-      const parent = nodes.get(uuid)!.parent
-      return parent !== undefined && !nodes.has(parent) ? bridges.get(uuid) : parent
+    graph.resolve()
+    if (!sidechains) for (const metadata of compactions) relink(graph, metadata)
+    const up = (i: number): number | undefined => {
+      const parent = graph.parent[i]!
+      return parent === MISSING ? bridges.get(i) : parent === NONE ? undefined : parent
     }
-    const chain: Array<string> = []
-    const seen = new Set<string>()
-    for (let uuid = sidechains ? leaf : lastEnd(nodes, up) ?? leaf; uuid !== undefined && !seen.has(uuid); uuid = up(uuid)) {
-      seen.add(uuid)
-      chain.push(uuid)
+    const chain: Array<number> = []
+    const seen = new Uint8Array(graph.size)
+    // A main conversation with no end (every entry some other's parent: a cycle) has no messages, as for the SDK.
+    for (let i = sidechains ? leaf : lastEnd(graph, up); i !== undefined && seen[i] === 0; i = up(i)) {
+      seen[i] = 1
+      chain.push(i)
     }
     chain.reverse()
-    const ordered = sidechains ? chain : withSiblings(nodes, chain)
-    const lines = ordered.map((uuid) => nodes.get(uuid)!.line)
-    return { lines, stop, queued: sidechains ? new Set() : answered(nodes, ordered) }
+    const ordered = sidechains ? chain : withSiblings(graph, chain)
+    const lines = ordered.map((i) => graph.line[i]!)
+    return { lines, stop, queued: sidechains ? new Set() : answered(graph, ordered) }
   })
 
 /**
  * Where the main conversation ends, as the SDK finds it: of the entries nothing goes on from, the one written
  * last whose way back reaches a user or assistant entry not reached from one written later; that entry.
  */
-const lastEnd = (nodes: ReadonlyMap<string, Node>, up: (uuid: string) => string | undefined) => {
-  const parents = new Set<string>()
-  for (const node of nodes.values()) if (node.ends && node.parent !== undefined) parents.add(node.parent)
-  const ends: Array<string> = []
-  for (const [uuid, node] of nodes) if (node.ends && !parents.has(uuid)) ends.push(uuid)
-  ends.sort((a, b) => nodes.get(b)!.line - nodes.get(a)!.line)
-  const reached = new Set<string>()
+const lastEnd = (graph: Graph, up: (i: number) => number | undefined) => {
+  const isParent = new Uint8Array(graph.size)
+  for (let i = 0; i < graph.size; i++) if (graph.flags[i]! & ENDS && graph.parent[i]! >= 0) isParent[graph.parent[i]!] = 1
+  const ends: Array<number> = []
+  for (let i = 0; i < graph.size; i++) if (graph.flags[i]! & ENDS && isParent[i] === 0) ends.push(i)
+  ends.sort((a, b) => graph.line[b]! - graph.line[a]!)
+  const reached = new Uint8Array(graph.size)
   for (const end of ends) {
-    const path = new Set<string>()
-    for (let uuid: string | undefined = end; uuid !== undefined && !reached.has(uuid) && !path.has(uuid); uuid = up(uuid)) {
-      if (nodes.get(uuid)!.message) return uuid
-      path.add(uuid)
+    const path = new Set<number>()
+    for (let i: number | undefined = end; i !== undefined && reached[i] === 0 && !path.has(i); i = up(i)) {
+      if (graph.flags[i]! & MESSAGE) return i
+      path.add(i)
     }
-    for (const uuid of path) reached.add(uuid)
+    for (const i of path) reached[i] = 1
   }
   return undefined
 }
@@ -202,20 +315,22 @@ const isRecord = (value: unknown): value is { readonly [key: string]: unknown } 
  * A compaction that kept recent messages (`preservedMessages` or `preservedSegment` in its metadata) puts them
  * after its anchor, and what followed the anchor after them, as the SDK and the CLI read it.
  */
-const relink = (nodes: Map<string, Node>, metadata: { readonly [key: string]: unknown }) => {
+const relink = (graph: Graph, metadata: { readonly [key: string]: unknown }) => {
   const setParent = (uuid: string, parent: unknown) => {
-    const node = nodes.get(uuid)
-    if (node !== undefined) node.parent = typeof parent === "string" ? parent : undefined
+    const i = graph.index.get(uuid)
+    if (i !== undefined) graph.setParent(i, typeof parent === "string" ? parent : undefined, false)
   }
   const moveChildren = (anchor: unknown, except: unknown, to: unknown) => {
     if (typeof anchor !== "string") return
-    for (const [uuid, node] of nodes) if (node.parent === anchor && uuid !== except) setParent(uuid, to)
+    const children: Array<string> = []
+    for (let i = 0; i < graph.size; i++) if (graph.parentUuid(i) === anchor && graph.uuids[i] !== except) children.push(graph.uuids[i]!)
+    for (const uuid of children) setParent(uuid, to)
   }
   const messages = metadata.preservedMessages
   const segment = metadata.preservedSegment
   if (isRecord(messages)) {
     const uuids = messages.uuids
-    if (!Array.isArray(uuids) || uuids.length === 0 || uuids.some((u) => typeof u !== "string" || !nodes.has(u))) return
+    if (!Array.isArray(uuids) || uuids.length === 0 || uuids.some((u) => typeof u !== "string" || !graph.index.has(u))) return
     let parent = messages.anchorUuid
     for (const uuid of uuids as ReadonlyArray<string>) {
       setParent(uuid, parent)
@@ -255,17 +370,18 @@ export const queuedPrompt = (entry: Transcript.AttachmentEntry) => {
 
 // The lines of the queued prompts the model answered: the next turn after them on the conversation is the
 // model's (a reply or a tool result), not another prompt.
-const answered = (nodes: ReadonlyMap<string, Node>, ordered: ReadonlyArray<string>): ReadonlySet<number> => {
+const answered = (graph: Graph, ordered: ReadonlyArray<number>): ReadonlySet<number> => {
   const lines = new Set<number>()
-  const uuids = new Set(ordered)
+  const uuids = new Set(ordered.map((i) => graph.uuids[i]!))
   let next: "reply" | "prompt" | undefined
-  for (let i = ordered.length - 1; i >= 0; i--) {
-    const node = nodes.get(ordered[i]!)!
-    if (node.queued !== undefined && next === "reply" && (node.queued === ordered[i] || !uuids.has(node.queued))) {
-      lines.add(node.line)
+  for (let k = ordered.length - 1; k >= 0; k--) {
+    const i = ordered[k]!
+    const queued = graph.queued.get(i)
+    if (queued !== undefined && next === "reply" && (queued === graph.uuids[i] || !uuids.has(queued))) {
+      lines.add(graph.line[i]!)
     }
-    if (node.turn !== undefined) next = "reply"
-    else if (node.prompt === true) next = "prompt"
+    if (graph.flags[i]! & (ASSISTANT | RESULT)) next = "reply"
+    else if (graph.flags[i]! & PROMPT) next = "prompt"
   }
   return lines
 }
@@ -275,93 +391,104 @@ const answered = (nodes: ReadonlyMap<string, Node>, ordered: ReadonlyArray<strin
  * does: for each API message on the chain, its entries off the chain, then the results of its calls off the
  * chain (each set by timestamp), right after the message's last entry on the chain.
  */
-const withSiblings = (nodes: ReadonlyMap<string, Node>, chain: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const turn = (uuid: string) => nodes.get(uuid)?.turn
-  const assistants = chain.filter((uuid) => turn(uuid)?.kind === "assistant")
+const withSiblings = (graph: Graph, chain: ReadonlyArray<number>): ReadonlyArray<number> => {
+  const isAssistant = (i: number) => (graph.flags[i]! & ASSISTANT) !== 0
+  const isResult = (i: number) => (graph.flags[i]! & RESULT) !== 0
+  const assistants = chain.filter(isAssistant)
   if (assistants.length === 0) return chain
-  const onChain = new Set(chain)
-  const lastOnChain = new Map<string, string>()
-  for (const uuid of assistants) {
-    const message = turn(uuid)!.message
-    if (message !== undefined) lastOnChain.set(message, uuid)
-  }
-  const byMessage = new Map<string, Array<string>>()
-  // A call's entry; null when entries of two API messages claim the same call.
-  const caller = new Map<string, string | null>()
-  const results: Array<string> = []
-  for (const [uuid, node] of nodes) {
-    const t = node.turn
-    if (t?.kind === "result") results.push(uuid)
-    if (t?.kind !== "assistant" || t.message === undefined) continue
-    const group = byMessage.get(t.message)
-    if (group === undefined) byMessage.set(t.message, [uuid])
-    else group.push(uuid)
-    for (const id of t.ids) {
-      const other = caller.get(id)
-      caller.set(id, other === undefined || (other !== null && turn(other)!.message === t.message) ? uuid : null)
+  const onChain = new Uint8Array(graph.size)
+  for (const i of chain) onChain[i] = 1
+  const lastOnChain = new Map<number, number>()
+  for (const i of assistants) if (graph.message[i] !== NONE) lastOnChain.set(graph.message[i]!, i)
+  // The entries of the API messages on the chain (only theirs are put back).
+  const byMessage = new Map<number, Array<number>>()
+  // A call's entry (by interned tool use id); CLAIMED when entries of two API messages claim the same call.
+  const UNSEEN = -1
+  const CLAIMED = -2
+  const caller = new Int32Array(graph.tools.ids.size).fill(UNSEEN)
+  const callerOf = (id: number) => caller[id]! >= 0 ? caller[id]! : undefined
+  const results: Array<number> = []
+  for (let i = 0; i < graph.size; i++) {
+    if (isResult(i)) results.push(i)
+    const message = graph.message[i]!
+    if (!isAssistant(i) || message === NONE) continue
+    if (lastOnChain.has(message)) {
+      const group = byMessage.get(message)
+      if (group === undefined) byMessage.set(message, [i])
+      else group.push(i)
+    }
+    for (const id of graph.toolsOf(i)) {
+      const other = caller[id]!
+      caller[id] = other === UNSEEN || (other !== CLAIMED && graph.message[other] === message) ? i : CLAIMED
     }
   }
-  const children = new Map<string, Array<string>>()
-  const linked = new Set<string>()
-  const addChild = (parent: string, uuid: string) => {
-    if (linked.has(`${parent}\n${uuid}`)) return
-    linked.add(`${parent}\n${uuid}`)
+  // Only the children of the entries of the chain's API messages are read.
+  const children = new Map<number, Array<number>>()
+  const addChild = (parent: number, i: number) => {
+    if (parent < 0 || !isAssistant(parent) || !lastOnChain.has(graph.message[parent]!)) return
     const list = children.get(parent)
-    if (list === undefined) children.set(parent, [uuid])
-    else list.push(uuid)
+    if (list === undefined) children.set(parent, [i])
+    else if (!list.includes(i)) list.push(i)
   }
-  for (const uuid of results) {
-    const node = nodes.get(uuid)!
-    const t = node.turn!
-    addChild(node.parent!, uuid)
-    if (t.source !== undefined && t.source !== node.parent && turn(t.source)?.side === t.side) addChild(t.source, uuid)
-    for (const id of t.ids) {
-      const call = caller.get(id)
-      if (call != null && turn(call)!.side === t.side) addChild(call, uuid)
+  const sameSide = (a: number, b: number) => graph.side[a] === graph.side[b] && (graph.flags[a]! & (ASSISTANT | RESULT)) !== 0
+  for (const i of results) {
+    const parent = graph.parent[i]!
+    const source = graph.source[i]!
+    addChild(parent, i)
+    if (source !== NONE && source !== parent && sameSide(source, i)) addChild(source, i)
+    for (const id of graph.toolsOf(i)) {
+      const call = callerOf(id)
+      if (call !== undefined && sameSide(call, i)) addChild(call, i)
     }
   }
-  const answered = new Set<string>()
-  for (const uuid of chain) if (turn(uuid)?.kind === "result") for (const id of turn(uuid)!.ids) answered.add(id)
-  const byTimestamp = (a: string, b: string) => turn(a)!.timestamp.localeCompare(turn(b)!.timestamp)
-  const inserts = new Map<string, Array<string>>()
-  const done = new Set<string>()
-  for (const uuid of assistants) {
-    const message = turn(uuid)!.message
-    if (message === undefined || done.has(message)) continue
+  const answered = new Set<number>()
+  for (const i of chain) if (isResult(i)) for (const id of graph.toolsOf(i)) answered.add(id)
+  const byTimestamp = (a: number, b: number) => graph.time[a]! < graph.time[b]! ? -1 : graph.time[a]! > graph.time[b]! ? 1 : 0
+  const inserts = new Map<number, Array<number>>()
+  const done = new Set<number>()
+  for (const i of assistants) {
+    const message = graph.message[i]!
+    if (message === NONE || done.has(message)) continue
     done.add(message)
-    const group = byMessage.get(message) ?? [uuid]
+    const group = byMessage.get(message) ?? [i]
     const inGroup = new Set(group)
-    const calls = group.filter((entry) => !onChain.has(entry))
-    const direct: Array<string> = []
-    const indirect: Array<string> = []
-    const met = new Set<string>()
+    const calls = group.filter((entry) => onChain[entry] === 0)
+    const direct: Array<number> = []
+    const indirect: Array<number> = []
+    const met = new Set<number>()
     for (const entry of group) {
       for (const child of children.get(entry) ?? []) {
-        if (onChain.has(child) || met.has(child)) continue
+        if (onChain[child] === 1 || met.has(child)) continue
         met.add(child)
-        if (inGroup.has(nodes.get(child)!.parent!)) direct.push(child)
+        if (inGroup.has(graph.parent[child]!)) direct.push(child)
         else indirect.push(child)
       }
     }
     if (indirect.length > 0) {
       // A result hanging elsewhere counts only for a call of this message that nothing answered yet.
       const covered = new Set(answered)
-      for (const child of direct) for (const id of turn(child)!.ids) covered.add(id)
-      indirect.sort((a, b) => nodes.get(a)!.line - nodes.get(b)!.line)
+      for (const child of direct) for (const id of graph.toolsOf(child)) covered.add(id)
+      indirect.sort((a, b) => graph.line[a]! - graph.line[b]!)
       for (const child of indirect) {
-        const ids = turn(child)!.ids
-        if (!ids.some((id) => !covered.has(id) && inGroup.has(caller.get(id) ?? ""))) continue
+        const ids = graph.toolsOf(child)
+        if (!ids.some((id) => !covered.has(id) && inGroup.has(callerOf(id) ?? NONE))) continue
         for (const id of ids) covered.add(id)
         direct.push(child)
       }
     }
     if (calls.length === 0 && direct.length === 0) continue
     const put = [...calls.sort(byTimestamp), ...direct.sort(byTimestamp)]
-    for (const entry of put) onChain.add(entry)
+    for (const entry of put) onChain[entry] = 1
     inserts.set(lastOnChain.get(message)!, put)
   }
   if (inserts.size === 0) return chain
-  return chain.flatMap((uuid) => [uuid, ...(inserts.get(uuid) ?? [])])
+  const ordered: Array<number> = []
+  for (const i of chain) {
+    ordered.push(i)
+    const put = inserts.get(i)
+    if (put !== undefined) for (const entry of put) ordered.push(entry)
+  }
+  return ordered
 }
 
 /**
