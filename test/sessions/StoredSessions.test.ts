@@ -17,18 +17,21 @@ import { transcriptCorpusFiles } from "../transcript/support.ts"
 
 const key = { projectKey: "-work-app", sessionId: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11" }
 
-// A config directory with one session (a corpus transcript) and a subagent under it, imported into a store.
-const imported = Effect.gen(function*() {
+// A config directory with one session (a corpus transcript) and a subagent under it (with `meta` beside it,
+// if given), imported into a store.
+const importedWith = (meta?: object) => Effect.gen(function*() {
   const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
   const dir = path.join(configDir, "projects", key.projectKey)
   const agent = path.join(dir, key.sessionId, "subagents", "agent-acompact-e1f845.jsonl")
   fs.mkdirSync(path.dirname(agent), { recursive: true })
   fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("entireio__cli__24"))!, path.join(dir, `${key.sessionId}.jsonl`))
   fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("agent-acompact"))!, agent)
+  if (meta !== undefined) fs.writeFileSync(agent.replace(/\.jsonl$/, ".meta.json"), JSON.stringify(meta))
   const store = SessionStore.makeMemory()
   yield* SessionStore.importSession(store, { configDir, ...key })
   return { store, files: yield* SessionFiles.make({ configDir }) }
 })
+const imported = importedWith()
 
 const uuids = (messages: Iterable<{ readonly uuid: string }>) => Array.from(messages, (m) => m.uuid)
 
@@ -59,17 +62,8 @@ describe("StoredSessions", () => {
 
   it.effect("lists a stored session's subagents with their metadata, as SessionFiles lists a file's", () =>
     Effect.gen(function*() {
-      const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
-      const dir = path.join(configDir, "projects", key.projectKey)
-      const agent = path.join(dir, key.sessionId, "subagents", "agent-acompact-e1f845.jsonl")
-      fs.mkdirSync(path.dirname(agent), { recursive: true })
-      fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("entireio__cli__24"))!, path.join(dir, `${key.sessionId}.jsonl`))
-      fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("agent-acompact"))!, agent)
       const meta = { agentType: "general-purpose", description: "Look around", toolUseId: "toolu_01", spawnDepth: 1 }
-      fs.writeFileSync(agent.replace(/\.jsonl$/, ".meta.json"), JSON.stringify(meta))
-      const store = SessionStore.makeMemory()
-      yield* SessionStore.importSession(store, { configDir, ...key })
-      const files = yield* SessionFiles.make({ configDir })
+      const { files, store } = yield* importedWith(meta)
       const stored = yield* StoredSessions.listSubagents(store, key)
       // The subpath is the store's key (no `.jsonl`), the rest as the file's.
       const withoutSubpath = (agents: ReadonlyArray<SessionFiles.SubagentInfo>) => agents.map(({ subpath: _, ...rest }) => rest)
