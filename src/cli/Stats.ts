@@ -101,6 +101,18 @@ export interface ResultStats {
 }
 
 /**
+ * A line that did not decode: its number, why, and (in a {@link total}) the file it is in.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Failure {
+  readonly file?: string
+  readonly line: number
+  readonly reason: string
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -125,8 +137,8 @@ export interface FileStats {
   errorResults: number
   /** Types this version does not know, with how often: messages (`type/subtype`), blocks and stream events. */
   readonly unknownTypes: Record<string, number>
-  /** Failed lines: number and reason. */
-  readonly failures: Array<{ readonly line: number; readonly reason: string }>
+  /** Failed lines: number and reason, and in a {@link total} the file that holds the line. */
+  readonly failures: Array<Failure>
   readonly models: Record<string, ModelStats>
   /** One entry per `result` message. */
   readonly results: Array<ResultStats>
@@ -677,7 +689,8 @@ export const total = (path: string, all: ReadonlyArray<FileStats>): FileStats =>
       addModel(sum, name, source, { ...tokens, costUsd: costUsd ?? 0 }, costUsd !== null)
     }
     sum.results.push(...s.results)
-    sum.failures.push(...s.failures)
+    // Line numbers alone are ambiguous across files: the total's say whose line it is.
+    sum.failures.push(...s.failures.map((f) => ({ file: f.file ?? s.path, line: f.line, reason: f.reason })))
   }
   return sum
 }
@@ -729,8 +742,12 @@ const modelText = (m: ModelStats): string => {
 }
 
 // A reason over several lines (a schema error lists its issues) stays under its `line N failed:` heading.
-const failureLines = (f: { readonly line: number; readonly reason: string }): Array<string> =>
-  f.reason.split("\n").map((line, i) => `${i === 0 ? `  line ${f.line} failed: ` : "      "}${Style.printable(line)}`)
+const failureLines = (f: Failure): Array<string> =>
+  f.reason.split("\n").map((line, i) =>
+    `${i === 0 ? `  ${f.file === undefined ? "" : `${Style.printable(f.file)}: `}line ${f.line} failed: ` : "      "}${
+      Style.printable(line)
+    }`
+  )
 
 /**
  * The human-readable report of one file (or of a {@link total}).
