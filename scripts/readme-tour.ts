@@ -47,10 +47,11 @@ const commandLine = [
   "either format: a transcript is told from stream-json by its first lines, on standard input too. In a",
   "directory each file is a session on its own: pretty output starts each with a `── FILE ──` line, `--format",
   "json` gives `{\"files\": [...], \"total\"}`, and `view -f` follows every file at once (and files that appear",
-  "later). `stats` counts the tokens and cost of each assistant message once, by message id and request id as",
-  "ccusage does: a forked or resumed session's copied history counts for the first file that holds it; its",
-  "tool calls count in every file, as `view` shows them. `task:ID` selects a subagent's transcript by the",
-  "`Task` call id in the `agent-*.meta.json` beside it."
+  "later). `stats` and `view --format json` count the tokens and cost of each assistant message once, by",
+  "message id and request id as ccusage does, so the total is right. A forked or resumed session copies its",
+  "history, and a copied message counts for the first file, by path, that holds it; per-file figures of forks",
+  "are therefore their new messages only. Tool calls count in every file, as `view` shows them. `task:ID`",
+  "selects a subagent's transcript by the `Task` call id in the `agent-*.meta.json` beside it."
 ]
 
 const packageName = "effect-claude-code"

@@ -31,6 +31,11 @@ import * as Stats from "./Stats.ts"
 const loadSession = Effect.promise(() => import("./Session.ts"))
 const loadDemo = Effect.promise(() => import("./Demo.ts"))
 
+// Tokens and cost of a message that a forked or resumed session copied: said alike in `view` and `stats`.
+const copiedRule =
+  "a copied message counts for the first file, by path, that holds it; per-file figures of forks are therefore " +
+  "their new messages only"
+
 const format = Flag.Literals("format", ["pretty", "jsonl", "json"]).pipe(
   Flag.withDescription(
     "pretty: as a person reads it (colors and a spinner only on a terminal). " +
@@ -39,7 +44,7 @@ const format = Flag.Literals("format", ["pretty", "jsonl", "json"]).pipe(
       "{\"kind\",\"session_id\",\"parent_tool_use_id\",\"message_index\",\"block_index\",\"value\"}, value as on the wire. " +
       "json: one summary object at the end (lines: the lines that decoded, as stats counts them; messageCount: " +
         "those that are messages; a transcript file's: modelUsage as stats counts it, no result figures; " +
-        "a directory: {\"files\": [one per file], \"total\"})"
+        `a directory: {"files": [one per file], "total"}, where ${copiedRule})`
   ),
   Flag.withDefault("pretty")
 )
@@ -268,8 +273,8 @@ const stats = Command.make(
     "Count what stream-json files and session transcripts hold: kinds, tools, errors, cost and tokens per model, " +
       "unknown types; a directory counts each of its files (sessions, in the order of their paths) and their total. " +
       "Tokens and cost count each assistant message of transcripts once (by message id and request id, as ccusage " +
-      "does): a message that a forked or resumed session copied counts for the first file holding it, in the order " +
-      "the files are given and, within a directory, sorted by path; tool calls and kinds count in every file"
+      `does), so the total is right: ${copiedRule} (files given count in their order, a directory's by path); ` +
+      "tool calls and kinds count in every file"
   ))
 
 const run = Command.make(

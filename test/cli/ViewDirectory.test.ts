@@ -95,6 +95,34 @@ describe("view --format json on transcripts", () => {
   })
 })
 
+describe("a message copied into several files", () => {
+  const rule = "a copied message counts for the first file, by path, that holds it; per-file figures of forks are " +
+    "therefore their new messages only"
+  const oneLine = (text: string) => text.replace(/\s+/g, " ")
+
+  it("counts for the first file by path: a fork's figures are its new messages only", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-view-fork-"))
+    // b.jsonl is a fork of a.jsonl that added no message of its own; c.jsonl sorts after both.
+    fs.copyFileSync(good, path.join(dir, "a.jsonl"))
+    fs.copyFileSync(good, path.join(dir, "b.jsonl"))
+    const summary = JSON.parse(Run.cli(["view", "--format", "json", dir]).stdout)
+    const stats = JSON.parse(Run.cli(["stats", "--format", "json", dir]).stdout)
+    fs.rmSync(dir, { recursive: true })
+    const outputs = (models: Record<string, { readonly outputTokens: number }>) =>
+      Object.entries(models).flatMap(([model, m]) => m.outputTokens > 0 ? [[model, m.outputTokens]] : [])
+    assert.deepStrictEqual(Object.fromEntries(outputs(summary.files[0].modelUsage)), outputTokens(good))
+    assert.deepStrictEqual(outputs(summary.files[1].modelUsage), [])
+    assert.deepStrictEqual(outputs(stats.files[1].models), [])
+    assert.deepStrictEqual(Object.fromEntries(outputs(summary.total.modelUsage)), outputTokens(good))
+  })
+
+  it("is said exactly in view's and stats' --help and the README", () => {
+    assert.include(oneLine(Run.cli(["view", "--help"]).stdout), rule)
+    assert.include(oneLine(Run.cli(["stats", "--help"]).stdout), rule)
+    assert.include(oneLine(fs.readFileSync(path.join(Run.root, "README.md"), "utf8")), rule)
+  })
+})
+
 describe("view of files that interleave (--follow)", () => {
   it("a header each time the file changes, one blank line around it", () => {
     const demo = Run.records(path.join(Run.root, "fixtures", "recorded", "demo.jsonl"))
