@@ -45,8 +45,8 @@ export const exitCodeHelp: string = [
   "  1    a line failed to decode (stats, view) or the session ended with an error",
   "  2    usage error: unknown flag, bad --filter expression (with its position)",
   "  3    input error: unreadable file, or neither stream-json nor a session transcript: no line decodes",
-  "       (an empty file, only bad lines);",
-  "       stats still counts the other files, view --strict stops at the first bad line",
+  "       (an empty file, only bad lines); a file of several or of a directory too, named once after the",
+  "       others are shown or counted; view --strict stops at the first bad line",
   "  4    the Claude Code CLI was not found or could not be started",
   "  5    the Claude Code CLI failed: non-zero exit, killed, or output cut off",
   "  130  interrupted (Ctrl-C); on another signal 128 plus its number: 129 SIGHUP, 131 SIGQUIT, 143 SIGTERM"

@@ -158,11 +158,29 @@ const view = Command.make(
       const figures = Stats.transcriptFiles(files, new Set())
       return new Map(files.flatMap((f, i) => figures[i] === undefined ? [] : [[directory ? f : undefined, figures[i]!] as const]))
     })
-    const outcome = yield* Live.display(records, { format: options.format, filter: selected, strict: options.strict, transcripts })
+    // A directory read to its end: a file in which nothing decodes is named once, after the others are shown.
+    const holdUndecoded = directory && !options.follow
+    const outcome = yield* Live.display(records, {
+      format: options.format,
+      filter: selected,
+      strict: options.strict,
+      transcripts,
+      holdUndecoded
+    })
     // A transcript may hold no messages (a summary-only session file); empty stream-json is a mistake.
     const formats = yield* Effect.forEach(files, Input.detect)
     if (outcome.lines === 0 && formats.every((f) => f === "stream-json")) {
       return yield* notDecoded(Input.nameOf(file), outcome.failed)
+    }
+    if (holdUndecoded) {
+      // As `stats` does: an empty file, or one with only bad lines, is an input error (a file with no line at
+      // all is in no outcome).
+      const seen = new Map((outcome.files ?? []).map((f) => [f.file, f] as const))
+      const problems = files.flatMap((f, i) => {
+        const one = seen.get(f)
+        return one === undefined || one.lines === 0 ? [notDecoded(f, one?.failed ?? 0, formats[i]).detail] : []
+      })
+      if (problems.length > 0) return yield* CliFailure.make("BadInput", problems.join("\n"))
     }
     yield* exitFor(outcome)
   })

@@ -46,6 +46,11 @@ export interface Options {
    * key `undefined` for a single input): see {@link Outcome.models}.
    */
   readonly transcripts?: ReadonlyMap<string | undefined, Stats.FileStats> | undefined
+  /**
+   * A directory read to its end: a file's bad lines before its first decoded one are held, and dropped when
+   * none decodes, so that the command reports such a file once, by name (exit code 3).
+   */
+  readonly holdUndecoded?: boolean | undefined
 }
 
 /**
@@ -208,6 +213,8 @@ export interface Source {
   entries: number
   /** Bad lines not reported one by one (see {@link reportedBeforeDecoding}), not yet told as a count. */
   held: number
+  /** With {@link Options.holdUndecoded}: the reports of the first bad lines, until a line decodes. */
+  pending: Array<string>
   resultLine: string | undefined
   readonly selected: Record<string, number>
   pretty: Pretty.State
@@ -240,6 +247,7 @@ const makeSource = (name: string | undefined, options: Options, width: number | 
   run: Summary.initial,
   entries: 0,
   held: 0,
+  pending: [],
   resultLine: undefined,
   selected: {},
   pretty: { ...Pretty.initial, width }
@@ -338,10 +346,16 @@ const aside = (state: State, text: string, now: number): Array<Write<never>> => 
 const whereIn = (source: Source): string => source.name === undefined ? "" : `${source.name}: `
 
 const heldNote = (state: State, source: Source, now: number): Array<Write<never>> => {
-  if (source.held === 0) return []
-  const text = `${state.style.red("✗")} ${whereIn(source)}… and ${source.held} more line${source.held === 1 ? "" : "s"} that did not decode\n`
+  const pending = source.pending
+  const held = source.held
+  source.pending = []
   source.held = 0
-  return aside(state, text, now)
+  // A file in which nothing decoded: the command names it once instead.
+  if (held === 0 && pending.length === 0 || source.run.messageCount + source.entries === 0 && state.options.holdUndecoded === true) {
+    return []
+  }
+  const more = held === 0 ? "" : `${state.style.red("✗")} ${whereIn(source)}… and ${held} more line${held === 1 ? "" : "s"} that did not decode\n`
+  return aside(state, pending.join("") + more, now)
 }
 
 // `wire`: the parsed line, for jsonl items whose value is exactly as on the wire.
@@ -376,8 +390,11 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   const { messageCount, decodeErrorCount } = source.run
   // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
-    if (messageCount + source.entries === 0 && decodeErrorCount > reportedBeforeDecoding) source.held++
-    else writes.push(...aside(state, `${state.style.red("✗")} ${whereIn(source)}${failureText(record)}\n`, now))
+    const text = `${state.style.red("✗")} ${whereIn(source)}${failureText(record)}\n`
+    const undecoded = messageCount + source.entries === 0
+    if (undecoded && decodeErrorCount > reportedBeforeDecoding) source.held++
+    else if (undecoded && state.options.holdUndecoded === true) source.pending.push(text)
+    else writes.push(...aside(state, text, now))
   } else {
     // The first line that decodes: what was held back is told before it.
     if (messageCount === 1) writes.push(...heldNote(state, source, now))

@@ -18,7 +18,8 @@ describe("view on a directory with bad lines", () => {
   let dir = ""
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-view-bad-"))
-    fs.writeFileSync(path.join(dir, "a.jsonl"), "garbage\n")
+    // A bad line before the good ones (a file in which nothing decodes is reported once: see below).
+    fs.writeFileSync(path.join(dir, "a.jsonl"), "garbage\n" + fs.readFileSync(good, "utf8"))
     fs.copyFileSync(good, path.join(dir, "b.jsonl"))
     const lines = fs.readFileSync(good, "utf8").split("\n").filter((l) => l !== "")
     lines[4] = lines[4]!.slice(0, 20)
@@ -39,7 +40,7 @@ describe("view on a directory with bad lines", () => {
 
   it("names the file of the bad lines held back", () => {
     const held = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-view-held-"))
-    fs.writeFileSync(path.join(held, "a.jsonl"), "garbage\n".repeat(5))
+    fs.writeFileSync(path.join(held, "a.jsonl"), "garbage\n".repeat(5) + fs.readFileSync(good, "utf8"))
     fs.copyFileSync(good, path.join(held, "b.jsonl"))
     const out = Run.cli(["view", "--format", "jsonl", held])
     fs.rmSync(held, { recursive: true })
@@ -50,6 +51,45 @@ describe("view on a directory with bad lines", () => {
       `✗ ${held}/a.jsonl: line 3`,
       `✗ ${held}/a.jsonl: … and 2 more lines that did not decode`
     ])
+  })
+})
+
+describe("a directory holding a file in which nothing decodes", () => {
+  let dir = ""
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-undecoded-"))
+    fs.writeFileSync(path.join(dir, "a.jsonl"), "garbage\n".repeat(5))
+    fs.copyFileSync(good, path.join(dir, "b.jsonl"))
+  })
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const once = () => `${dir}/a.jsonl is neither stream-json nor a session transcript: no line decoded`
+
+  for (const format of ["pretty", "jsonl", "json"]) {
+    it(`view names it once and exits 3, the other file shown: ${format}`, () => {
+      const out = Run.cli(["view", "--format", format, dir])
+      assert.strictEqual(out.status, 3)
+      assert.deepStrictEqual(out.stderr.split("\n").filter((l) => l.includes("a.jsonl")), [`  ${once()}`])
+      assert.notInclude(out.stderr, "not a stream-json message")
+      if (format === "jsonl") {
+        const lines = out.stdout.split("\n").filter((l) => l !== "")
+        assert.isAbove(lines.length, 0)
+        for (const line of lines) assert.include(fs.readFileSync(good, "utf8"), line)
+      }
+      if (format === "json") assert.isAbove(JSON.parse(out.stdout).files[1].lines, 0)
+    })
+  }
+
+  it("stats names it once and exits 3, the other file counted", () => {
+    const out = Run.cli(["stats", "--format", "json", dir])
+    assert.strictEqual(out.status, 3)
+    assert.deepStrictEqual(out.stderr.split("\n").filter((l) => l.includes("a.jsonl")), [`  ${once()}`])
+    assert.isAbove(JSON.parse(out.stdout).files[1].decoded, 0)
+  })
+
+  it("--help says so", () => {
+    const help = Run.cli(["view", "--help"]).stdout.replace(/\s+/g, " ")
+    assert.include(help, "3 input error: unreadable file, or neither stream-json nor a session transcript: no line decodes")
+    assert.include(help, "a file of several or of a directory too, named once after the others are shown or counted")
   })
 })
 
