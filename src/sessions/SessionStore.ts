@@ -491,7 +491,9 @@ const emptyState = (): State => ({ uuids: new Set(), summary: undefined, bytes: 
  * `bytes` do not match the file's size (a write the summary missed). Transcripts are read line by line in
  * chunks: an append keeps their uuids only, `load` their entries, so neither holds the file as one string.
  * Listing reads the summary files only; a transcript without one (copied in by hand) is folded from its
- * entries.
+ * entries, and left out of `listSessionSummaries` if one of its lines is not a JSON object (it is still in
+ * `listSessions`, and its `load` fails with `InvalidEntry`): the SDK lists a session missing from the
+ * summaries from `listSessions` and `load`, so one bad transcript does not hide a project's other sessions.
  *
  * Lines: a last line without its newline is an append under way or one a dead process cut off. `load` leaves
  * it out unless it is a whole JSON object. An append, holding the lock, repairs it first: a whole JSON object
@@ -677,14 +679,16 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
             Effect.succeed([{ sessionId, ...summary }]),
           onNone: () => {
             const file = fileOf({ projectKey, sessionId })
-            // Folded as it is read, with its last line as `load` gives it.
+            // Folded as it is read, with its last line as `load` gives it. One with a line that is no JSON
+            // object is left out, as the SDK's contract lets a session without a summary be: its `load` names
+            // the line, and the other sessions are listed.
             return Effect.all([foldFile(file, emptyState(), true), mtimeOf(file)]).pipe(
               Effect.map(([scanned, mtime]) => {
                 const last = Jsonl.objectOf(scanned.tail) as Entry | undefined
                 const data = last === undefined ? scanned.summary : foldSummary(scanned.summary, [last])
                 return data === undefined ? [] : [{ sessionId, mtime, data }]
               }),
-              Effect.mapError(failIn("listSessionSummaries", projectKey, file))
+              Effect.catchIf((e) => e instanceof Jsonl.BadLine, () => Effect.succeed([]))
             )
           }
         })))).pipe(

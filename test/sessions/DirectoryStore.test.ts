@@ -80,6 +80,18 @@ describe("directory SessionStore", () => {
       assert.strictEqual(fs.readFileSync(file, "utf8"), text)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+  it.effect("a transcript without a summary whose line is not a JSON object is left out of the summaries only", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot
+      const s = yield* SessionStore.makeDirectory(root)
+      yield* s.append(key, [entry("b0")])
+      const bad = { ...key, sessionId: "7c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a13" }
+      fs.writeFileSync(fileOf(root, bad), line("c0") + "{\"type\":\"user\",\"uu\n" + line("c1"))
+      assert.deepStrictEqual((yield* s.listSessionSummaries(key.projectKey)).map((x) => x.sessionId), [key.sessionId])
+      assert.deepStrictEqual((yield* s.listSessions(key.projectKey)).map((x) => x.sessionId).sort(), [key.sessionId, bad.sessionId].sort())
+      assert.strictEqual((yield* Effect.flip(s.load(bad))).reason._tag, "InvalidEntry")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
   describe("transcripts are read in chunks", () => {
     // Lines longer than a chunk, and characters of several bytes across chunk ends.
     const text = Array.from({ length: 300 }, (_, i) =>
