@@ -26,6 +26,7 @@ import * as Transcript from "../schema/Transcript.ts"
 import * as Count from "./internal/count.ts"
 import * as Info from "./internal/info.ts"
 import * as Jsonl from "./internal/jsonl.ts"
+import * as LockFile from "./internal/lockFile.ts"
 
 /**
  * A transcript in the store: a session's main transcript, or one under it (`subpath`, e.g. `subagents/agent-<id>`).
@@ -454,9 +455,6 @@ export const makeMemory = (): Shape => {
   })
 }
 
-// A lock file older than this was left by a process that died while appending.
-const staleLockMillis = 10_000
-
 interface State {
   readonly uuids: Set<string>
   summary: SummaryData | undefined
@@ -476,17 +474,26 @@ const emptyState = (): State => ({ uuids: new Set(), summary: undefined, bytes: 
  *   its `mtime` is the transcript file's after that append.
  *
  * Appends to one transcript are serialized across stores and processes on the same root by a lock file next
- * to it (`<file>.lock`, created exclusively; one left by a process that died is taken over after 10 seconds,
- * by one waiter at a time, so two never both hold it), so uuids stay the idempotency key for all of them. Each transcript has a lock of its own: a lock left by a
- * dead process stalls appends to its file only. Waiting for a lock is interruptible: an append cut short by a
- * timeout (the `appendTimeout` of a mirror) or a closing scope stops waiting and writes nothing.
+ * to it (`<file>.lock`, created exclusively), so uuids stay the idempotency key for all of them. The lock
+ * names its holder (pid, host name, a token of its own); the holder touches it every 2.5 seconds while it
+ * holds it and, on release, removes it only if it still names that holder. A waiter takes a lock over (one
+ * waiter at a time) only when it is stale: untouched for 10 seconds and not naming a live process of the
+ * waiter's host. So a live holder on this host keeps its lock however slow or suspended it is; a holder on
+ * another host sharing the directory keeps it as long as it keeps touching it (one stopped for 10 seconds
+ * loses it, and then two may hold it at once); a lock naming a pid that died is taken over after 10 seconds.
+ * (A pid the system has since given to another live process keeps its lock until that process ends.) Each
+ * transcript has a lock of its own: a lock left by a dead process stalls appends to its file only. Waiting
+ * for a lock is interruptible: an append cut short by a timeout (the `appendTimeout` of a mirror) or a
+ * closing scope stops waiting and writes nothing.
  *
  * A transcript's uuids and summary are read at its first append, then only the bytes others appended since
  * (the file grew past what this store knows); the summary is folded again from the transcript when its
  * `bytes` do not match the file's size (a write the summary missed). Transcripts are read line by line in
  * chunks: an append keeps their uuids only, `load` their entries, so neither holds the file as one string.
  * Listing reads the summary files only; a transcript without one (copied in by hand) is folded from its
- * entries.
+ * entries, and left out of `listSessionSummaries` if one of its lines is not a JSON object (it is still in
+ * `listSessions`, and its `load` fails with `InvalidEntry`): the SDK lists a session missing from the
+ * summaries from `listSessions` and `load`, so one bad transcript does not hide a project's other sessions.
  *
  * Lines: a last line without its newline is an append under way or one a dead process cut off. `load` leaves
  * it out unless it is a whole JSON object. An append, holding the lock, repairs it first: a whole JSON object
@@ -552,49 +559,6 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
 
   const sizeOf = (file: string) => Effect.map(fs.stat(file), (info) => Number(info.size)).pipe(notFound(0))
 
-  // Holds `<file>.lock` for the scope: other stores and processes on this root wait for it. Only taking it is
-  // uninterruptible; the wait between tries is not, so a timeout or a closing scope cuts it short.
-  const fileLock = (file: string) =>
-    Effect.gen(function*() {
-      const lock = `${file}.lock`
-      yield* fs.makeDirectory(path.dirname(file), { recursive: true })
-      while (true) {
-        const taken = yield* fs.writeFileString(lock, `${process.pid}\n`, { flag: "wx" }).pipe(
-          Effect.as(true),
-          Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false)),
-          Effect.tap((taken) => taken ? Effect.addFinalizer(() => Effect.ignore(fs.remove(lock))) : Effect.void),
-          Effect.uninterruptible
-        )
-        if (taken) return
-        if ((yield* age(lock)) > staleLockMillis) yield* takeOver(lock)
-        else yield* Effect.sleep(5)
-      }
-    })
-  // How long ago a file was last written; 0 for none.
-  const age = (file: string) =>
-    fs.stat(file).pipe(
-      Effect.map((info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Date.now() - d.getTime() })),
-      notFound(0)
-    )
-  // Removes a stale lock, one taker at a time (`<lock>.takeover`, itself taken over when stale), and only if
-  // it still is stale: a taker that saw it stale must not remove the lock another taker has just made.
-  const takeOver = (lock: string) =>
-    Effect.gen(function*() {
-      const takeover = `${lock}.takeover`
-      const taken = yield* fs.writeFileString(takeover, `${process.pid}\n`, { flag: "wx" }).pipe(
-        Effect.as(true),
-        Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false))
-      )
-      if (!taken) {
-        if ((yield* age(takeover)) > staleLockMillis) yield* fs.remove(takeover).pipe(notFound(undefined))
-        return
-      }
-      yield* Effect.ensuring(
-        Effect.flatMap(age(lock), (since) => since > staleLockMillis ? fs.remove(lock).pipe(notFound(undefined)) : Effect.void),
-        Effect.ignore(fs.remove(takeover))
-      )
-    }).pipe(Effect.uninterruptible)
-
   // `effect` alone among this store's fibers on `file`.
   const exclusive = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) =>
     Effect.suspend(() => {
@@ -604,7 +568,14 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
     })
   // `effect` holding `file` here and its lock file: one dead process stalls that file only.
   const holding = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) =>
-    exclusive(file, Effect.scoped(Effect.andThen(fileLock(file), effect)))
+    exclusive(
+      file,
+      Effect.scoped(Effect.gen(function*() {
+        yield* fs.makeDirectory(path.dirname(file), { recursive: true })
+        yield* LockFile.hold(fs, `${file}.lock`)
+        return yield* effect
+      }))
+    )
 
   // Under the lock, a last line without its newline was left by an append that died: a whole JSON object
   // gets its newline (it is kept), anything else is cut off, so the next append starts a line of its own.
@@ -708,14 +679,16 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
             Effect.succeed([{ sessionId, ...summary }]),
           onNone: () => {
             const file = fileOf({ projectKey, sessionId })
-            // Folded as it is read, with its last line as `load` gives it.
+            // Folded as it is read, with its last line as `load` gives it. One with a line that is no JSON
+            // object is left out, as the SDK's contract lets a session without a summary be: its `load` names
+            // the line, and the other sessions are listed.
             return Effect.all([foldFile(file, emptyState(), true), mtimeOf(file)]).pipe(
               Effect.map(([scanned, mtime]) => {
                 const last = Jsonl.objectOf(scanned.tail) as Entry | undefined
                 const data = last === undefined ? scanned.summary : foldSummary(scanned.summary, [last])
                 return data === undefined ? [] : [{ sessionId, mtime, data }]
               }),
-              Effect.mapError(failIn("listSessionSummaries", projectKey, file))
+              Effect.catchIf((e) => e instanceof Jsonl.BadLine, () => Effect.succeed([]))
             )
           }
         })))).pipe(

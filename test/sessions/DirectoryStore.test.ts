@@ -1,6 +1,6 @@
 /**
  * The directory SessionStore's files: lines cut off by a dead appender, lines that are not entries,
- * transcripts read in chunks, and its lock (interruptible, one per file).
+ * transcripts read in chunks, and its lock (interruptible, one per file, kept by a live holder).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -8,10 +8,14 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as Jsonl from "../../src/sessions/internal/jsonl.ts"
+import * as LockFile from "../../src/sessions/internal/lockFile.ts"
 
 const key = { projectKey: "-p", sessionId: "6c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a12" }
 const entry = (uuid: string, content = "hi") => ({ type: "user", uuid, sessionId: key.sessionId, message: { role: "user", content } })
@@ -74,6 +78,18 @@ describe("directory SessionStore", () => {
       fs.writeFileSync(fileOf(root), line("b0") + "[1]\n")
       assert.include((yield* Effect.flip(s.load(key))).message, `line 2 of ${fileOf(root)} is not a JSON object: a JSON array`)
       assert.strictEqual(fs.readFileSync(file, "utf8"), text)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.effect("a transcript without a summary whose line is not a JSON object is left out of the summaries only", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot
+      const s = yield* SessionStore.makeDirectory(root)
+      yield* s.append(key, [entry("b0")])
+      const bad = { ...key, sessionId: "7c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a13" }
+      fs.writeFileSync(fileOf(root, bad), line("c0") + "{\"type\":\"user\",\"uu\n" + line("c1"))
+      assert.deepStrictEqual((yield* s.listSessionSummaries(key.projectKey)).map((x) => x.sessionId), [key.sessionId])
+      assert.deepStrictEqual((yield* s.listSessions(key.projectKey)).map((x) => x.sessionId).sort(), [key.sessionId, bad.sessionId].sort())
+      assert.strictEqual((yield* Effect.flip(s.load(bad))).reason._tag, "InvalidEntry")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
   describe("transcripts are read in chunks", () => {
@@ -149,6 +165,64 @@ describe("directory SessionStore", () => {
           assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), ["u0", "u1", "u2"].map(line).join(""))
         }
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 20_000)
+
+    // A lock naming `holder`, last touched a minute ago: past the stale age.
+    const heldOld = (root: string, holder: LockFile.Holder) => {
+      heldElsewhere(root, key)
+      fs.writeFileSync(`${fileOf(root)}.lock`, LockFile.format(holder))
+      const old = new Date(Date.now() - 60_000)
+      fs.utimesSync(`${fileOf(root)}.lock`, old, old)
+    }
+    const deadPid = () => childProcess.spawnSync(process.execPath, ["-e", ""]).pid!
+
+    it.live("an old lock naming a live process of this host is not taken over", () =>
+      Effect.gen(function*() {
+        const root = yield* tempRoot
+        const holder = { pid: process.pid, host: os.hostname(), token: "t" }
+        heldOld(root, holder)
+        const s = yield* SessionStore.makeDirectory(root)
+        const result = yield* Effect.result(Effect.timeout(s.append(key, [entry("u0")]), "500 millis"))
+        assert.isTrue(result._tag === "Failure" && result.failure._tag === "TimeoutError")
+        assert.strictEqual(fs.readFileSync(`${fileOf(root)}.lock`, "utf8"), LockFile.format(holder))
+        assert.isFalse(fs.existsSync(fileOf(root)))
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 5_000)
+
+    it.live("an old lock naming a dead process, or one of another host, is taken over", () =>
+      Effect.gen(function*() {
+        for (const holder of [
+          { pid: deadPid(), host: os.hostname(), token: "t" },
+          { pid: process.pid, host: `not-${os.hostname()}`, token: "t" }
+        ]) {
+          const root = yield* tempRoot
+          heldOld(root, holder)
+          const s = yield* SessionStore.makeDirectory(root)
+          yield* Effect.timeout(s.append(key, [entry("u0")]), "2 seconds")
+          assert.deepStrictEqual(yield* loaded(s), ["u0"])
+          assert.isFalse(fs.existsSync(`${fileOf(root)}.lock`))
+        }
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 5_000)
+
+    it.live("its holder keeps it fresh", () =>
+      Effect.gen(function*() {
+        const lock = path.join(yield* tempRoot, "f.lock")
+        yield* LockFile.hold(yield* FileSystem.FileSystem, lock)
+        const old = new Date(Date.now() - 60_000)
+        fs.utimesSync(lock, old, old)
+        const touched = Effect.suspend(() =>
+          Date.now() - fs.statSync(lock).mtimeMs < LockFile.staleMillis ? Effect.void : Effect.fail("old")
+        )
+        yield* Effect.timeout(Effect.retry(touched, { schedule: Schedule.spaced("100 millis") }), "5 seconds")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 10_000)
+
+    it.live("its holder removes it on release, unless it is another's by then", () =>
+      Effect.gen(function*() {
+        const lock = path.join(yield* tempRoot, "f.lock")
+        const fsys = yield* FileSystem.FileSystem
+        yield* Effect.scoped(LockFile.hold(fsys, lock))
+        assert.isFalse(fs.existsSync(lock))
+        yield* Effect.scoped(Effect.andThen(LockFile.hold(fsys, lock), Effect.sync(() => fs.writeFileSync(lock, "another's\n"))))
+        assert.strictEqual(fs.readFileSync(lock, "utf8"), "another's\n")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 5_000)
 
     it.live("held on one file, it stalls appends to that file only", () =>
       Effect.gen(function*() {
