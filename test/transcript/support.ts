@@ -3,9 +3,12 @@
  * writes on the scripted model in the test.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Transcript from "../../src/schema/Transcript.ts"
 import * as Scenario from "../../src/testing/Scenario.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
@@ -76,3 +79,13 @@ export const realScenarios = [
   Scenarios.errorCase,
   parallelBashScenario
 ]
+
+/** Decodes `line` with a field added later, asserts it is a known entry of `tag`, and gives its fields. */
+export const decodeKnown = (line: Record<string, unknown>, tag: string): Record<string, unknown> => {
+  const result = Transcript.decodeEntry({ ...line, addedLater: 1 })
+  assert.isTrue(Result.isSuccess(result), String(Result.isFailure(result) && result.failure.message))
+  const entry = (result as Result.Success<Transcript.Entry, never>).success as unknown as Record<string, unknown>
+  assert.strictEqual(entry._tag, tag)
+  assert.isTrue(Transcript.isKnownType(line.type as string))
+  return entry
+}
