@@ -31,42 +31,8 @@ import {
   rawObject
 } from "./internal/fields.ts"
 import * as ToolUseResult from "./ToolUseResult.ts"
-import {
-  RelocatedEntry,
-  ContentReplacementEntry,
-  ModeEntry,
-  PermissionModeEntry,
-  PrLinkEntry,
-  WorktreeStateEntry,
-  AgentNameEntry,
-  AgentColorEntry,
-  AgentSettingEntry,
-  FrameLinkEntry,
-  MemoryModeEntry,
-  ReplModeEntry,
-  BridgeSessionEntry,
-  SessionOwnerEntry,
-  HybridOrganizationEntry,
-  IsolationLatchEntry,
-  DevModsEntry,
-  HistorySuppressionEntry,
-  ArtifactCommentMonitorEntry,
-  ArtifactAutoreactLedgerEntry
-} from "./internal/transcriptState.ts"
-import {
-  FileHistoryDeltaEntry,
-  AttributionSnapshotEntry,
-  ContinuedInEntry,
-  EndedByModelEntry,
-  ResumeHeadVouchEntry,
-  ApiRequestResumedEntry,
-  ForkContextRefEntry,
-  ObserverRefEntry,
-  HostRowEntry,
-  DataFlowRecordsEntry,
-  DataFlowIncompleteEntry,
-  AgentMetadataEntry
-} from "./internal/transcriptRecords.ts"
+import * as TranscriptRecords from "./internal/transcriptRecords.ts"
+import * as TranscriptState from "./internal/transcriptState.ts"
 
 /**
  * The fields every conversation entry carries. Older CLIs leave some out
@@ -634,38 +600,8 @@ export const variants = [
   ApiRequestBlobEntry,
   ApiRequestEntry,
   ProgressEntry,
-  RelocatedEntry,
-  ContentReplacementEntry,
-  ModeEntry,
-  PermissionModeEntry,
-  PrLinkEntry,
-  WorktreeStateEntry,
-  AgentNameEntry,
-  AgentColorEntry,
-  AgentSettingEntry,
-  FrameLinkEntry,
-  MemoryModeEntry,
-  ReplModeEntry,
-  BridgeSessionEntry,
-  SessionOwnerEntry,
-  HybridOrganizationEntry,
-  IsolationLatchEntry,
-  DevModsEntry,
-  HistorySuppressionEntry,
-  ArtifactCommentMonitorEntry,
-  ArtifactAutoreactLedgerEntry,
-  FileHistoryDeltaEntry,
-  AttributionSnapshotEntry,
-  ContinuedInEntry,
-  EndedByModelEntry,
-  ResumeHeadVouchEntry,
-  ApiRequestResumedEntry,
-  ForkContextRefEntry,
-  ObserverRefEntry,
-  HostRowEntry,
-  DataFlowRecordsEntry,
-  DataFlowIncompleteEntry,
-  AgentMetadataEntry
+  ...TranscriptState.variants,
+  ...TranscriptRecords.variants
 ] as const
 
 /**

@@ -203,3 +203,19 @@ export class AgentMetadataEntry extends Schema.Class<AgentMetadataEntry>("effect
   /** 1 for a subagent of the main agent, 2 for one of a subagent, ... */
   spawnDepth: optionalNumber
 }) {}
+
+// The bookkeeping entries, in dispatch order: `Transcript.variants` takes them from here.
+export const variants = [
+  FileHistoryDeltaEntry,
+  AttributionSnapshotEntry,
+  ContinuedInEntry,
+  EndedByModelEntry,
+  ResumeHeadVouchEntry,
+  ApiRequestResumedEntry,
+  ForkContextRefEntry,
+  ObserverRefEntry,
+  HostRowEntry,
+  DataFlowRecordsEntry,
+  DataFlowIncompleteEntry,
+  AgentMetadataEntry
+] as const

@@ -317,3 +317,27 @@ export class ArtifactAutoreactLedgerEntry
     ...stateFields
   })
 {}
+
+// The session state entries, in dispatch order: `Transcript.variants` takes them from here.
+export const variants = [
+  RelocatedEntry,
+  ContentReplacementEntry,
+  ModeEntry,
+  PermissionModeEntry,
+  PrLinkEntry,
+  WorktreeStateEntry,
+  AgentNameEntry,
+  AgentColorEntry,
+  AgentSettingEntry,
+  FrameLinkEntry,
+  MemoryModeEntry,
+  ReplModeEntry,
+  BridgeSessionEntry,
+  SessionOwnerEntry,
+  HybridOrganizationEntry,
+  IsolationLatchEntry,
+  DevModsEntry,
+  HistorySuppressionEntry,
+  ArtifactCommentMonitorEntry,
+  ArtifactAutoreactLedgerEntry
+] as const
