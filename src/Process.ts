@@ -526,8 +526,7 @@ const stopGuard = (watcher: NodeChildProcess.ChildProcess): Effect.Effect<void> 
     watcher.once("exit", () => resume(Effect.void))
     // Referenced again while the session waits for its exit, or the host could end before the wait does.
     watcher.ref()
-    watcher.kill("SIGKILL")
-    watcher.stdin?.destroy()
+    Watcher.stop(watcher)
   })
 
 /**

@@ -166,12 +166,6 @@ const startWatcher = (stop: ReadonlyArray<string>, root: string) =>
     [root, ...stop]
   )
 
-// The scope's own stop ends the server: the watcher goes first, so it stops nothing when this process exits.
-const stopWatcher = (watcher: ReturnType<typeof startWatcher>) => {
-  watcher.kill("SIGKILL")
-  watcher.stdin?.destroy()
-}
-
 /**
  * A port nothing listens on now, on loopback.
  *
@@ -230,14 +224,15 @@ export const make: Effect.Effect<Server, LocalPostgresError, Scope.Scope> = Effe
     )
     yield* Effect.onError(started, () =>
       Effect.sync(() => {
-        stopWatcher(watcher)
+        Watcher.stop(watcher)
         fs.rmSync(root, { recursive: true, force: true })
       }))
     const server: Server = { host: "127.0.0.1", port, username: "test", database: "postgres", url: `postgres://test@127.0.0.1:${port}/postgres` }
     return { root, data, run, server, watcher }
   }),
   ({ data, root, run, watcher }) =>
-    Effect.sync(() => stopWatcher(watcher)).pipe(
+    // The scope's own stop ends the server: the watcher goes first, so it stops nothing when this process exits.
+    Effect.sync(() => Watcher.stop(watcher)).pipe(
       Effect.andThen(run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])),
       Effect.ignore,
       Effect.ensuring(Effect.sync(() => fs.rmSync(root, { recursive: true, force: true })))
