@@ -383,7 +383,7 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
     return [...writes, ...heldNote(state, source, now)]
   }
   if (isDecodeError(record) && strict === true) {
-    const what = Input.expected(record) === "a transcript entry" ? "a session transcript" : "stream-json"
+    const what = Input.isTranscriptLine(record) ? "a session transcript" : "stream-json"
     const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record)}`)
     return [...writes, stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
   }
