@@ -168,18 +168,20 @@ const view = Command.make(
       holdUndecoded
     })
     // A transcript may hold no messages (a summary-only session file); empty stream-json is a mistake.
-    const formats = yield* Effect.forEach(files, Input.detect)
-    if (outcome.lines === 0 && formats.every((f) => f === "stream-json")) {
+    // Heads are read again only to word a failure: not when every file decoded.
+    if (outcome.lines === 0 && (yield* Effect.forEach(files, Input.detect)).every((f) => f === "stream-json")) {
       return yield* notDecoded(Input.nameOf(file), outcome.failed)
     }
     if (holdUndecoded) {
       // As `stats` does: an empty file, or one with only bad lines, is an input error (a file with no line at
       // all is in no outcome).
       const seen = new Map((outcome.files ?? []).map((f) => [f.file, f] as const))
-      const problems = files.flatMap((f, i) => {
+      const problems = (yield* Effect.forEach(files, (f) => {
         const one = seen.get(f)
-        return one === undefined || one.lines === 0 ? [notDecoded(f, one?.failed ?? 0, formats[i]).detail] : []
-      })
+        return one === undefined || one.lines === 0
+          ? Effect.map(Input.detect(f), (format) => [notDecoded(f, one?.failed ?? 0, format).detail])
+          : Effect.succeed([])
+      })).flat()
       if (problems.length > 0) return yield* CliFailure.make("BadInput", problems.join("\n"))
     }
     yield* exitFor(outcome)

@@ -240,6 +240,9 @@ export interface State {
   screen: Screen.State
 }
 
+// The lines of a source that decoded: to messages or to other transcript entries.
+const decodedLines = (source: Source): number => source.run.messageCount + source.entries
+
 const makeSource = (name: string | undefined, options: Options, width: number | undefined): Source => ({
   name,
   flattener: Item.makeFlattener(),
@@ -294,7 +297,7 @@ const enter = (state: State, name: string | undefined): Source => {
   if (source === undefined) {
     source = makeSource(name, state.options, state.width)
     const unnamed = state.sources.get(undefined)
-    if (unnamed !== undefined && unnamed.run.messageCount + unnamed.run.decodeErrorCount + unnamed.entries === 0) state.sources.delete(undefined)
+    if (unnamed !== undefined && decodedLines(unnamed) + unnamed.run.decodeErrorCount === 0) state.sources.delete(undefined)
     state.sources.set(name, source)
   }
   state.source = source
@@ -351,7 +354,7 @@ const heldNote = (state: State, source: Source, now: number): Array<Write<never>
   source.pending = []
   source.held = 0
   // A file in which nothing decoded: the command names it once instead.
-  if (held === 0 && pending.length === 0 || source.run.messageCount + source.entries === 0 && state.options.holdUndecoded === true) {
+  if (held === 0 && pending.length === 0 || decodedLines(source) === 0 && state.options.holdUndecoded === true) {
     return []
   }
   const more = held === 0 ? "" : `${state.style.red("✗")} ${whereIn(source)}… and ${held} more line${held === 1 ? "" : "s"} that did not decode\n`
@@ -380,7 +383,7 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
     return [...writes, ...heldNote(state, source, now)]
   }
   if (isDecodeError(record) && strict === true) {
-    const what = Input.expected(record) === "a transcript entry" ? "a session transcript" : "stream-json"
+    const what = Input.isTranscriptLine(record) ? "a session transcript" : "stream-json"
     const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record)}`)
     return [...writes, stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
   }
@@ -391,7 +394,7 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
     const text = `${state.style.red("✗")} ${whereIn(source)}${failureText(record)}\n`
-    const undecoded = messageCount + source.entries === 0
+    const undecoded = decodedLines(source) === 0
     if (undecoded && decodeErrorCount > reportedBeforeDecoding) source.held++
     else if (undecoded && state.options.holdUndecoded === true) source.pending.push(text)
     else writes.push(...aside(state, text, now))
@@ -494,7 +497,7 @@ export const finish = (state: State): Array<Write<never>> => {
 }
 
 const outcomeOf = (state: State, source: Source): Outcome => ({
-  lines: source.run.messageCount + source.entries,
+  lines: decodedLines(source),
   failed: source.run.decodeErrorCount,
   selected: source.selected,
   summary: Summary.finish(source.run),

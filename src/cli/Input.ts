@@ -422,10 +422,18 @@ const decoded = <E, R>(
 const transcriptLines = new WeakSet<DecodeError>()
 
 /**
+ * Whether a bad line from {@link records} was read from a transcript.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isTranscriptLine = (error: DecodeError): boolean => transcriptLines.has(error)
+
+/**
  * What a bad line from {@link records} failed to be: a transcript entry or a stream-json message.
  *
  * @since 0.1.0
  * @category formatting
  */
 export const expected = (error: DecodeError): string =>
-  transcriptLines.has(error) ? "a transcript entry" : "a stream-json message"
+  isTranscriptLine(error) ? "a transcript entry" : "a stream-json message"
