@@ -14,6 +14,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import * as Predicate from "effect/Predicate"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
@@ -412,7 +413,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           if (typeof raw.sourceToolAssistantUUID === "string") {
             entry.sourceToolAssistantUUID = remap(raw.sourceToolAssistantUUID) ?? raw.sourceToolAssistantUUID
           }
-          if (raw.type === "system" && isRecord(raw.compactMetadata)) entry.compactMetadata = keptIn(raw.compactMetadata, copied)
+          if (raw.type === "system" && Predicate.isObject(raw.compactMetadata)) entry.compactMetadata = keptIn(raw.compactMetadata, copied)
           return JSON.stringify(entry) + "\n"
         }),
         Stream.concat(Stream.succeed(JSON.stringify({
@@ -462,16 +463,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   })
 })
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 // A compaction's metadata with the uuids of the messages it kept given their copies' (as the SDK's fork
 // does), so the fork reads them after its summary too.
 const keptIn = (metadata: Record<string, unknown>, copied: ReadonlyMap<string, string>) => {
   const { preservedMessages, preservedSegment, runningTurnSends: _, ...rest } = metadata
   const id = (value: unknown) => typeof value === "string" ? copied.get(value) ?? value : value
   const ids = (value: unknown, keys: ReadonlyArray<string>) => {
-    if (!isRecord(value)) return value
+    if (!Predicate.isObject(value)) return value
     const out: Record<string, unknown> = { ...value }
     for (const key of keys) if (key in out) out[key] = Array.isArray(out[key]) ? (out[key] as Array<unknown>).map(id) : id(out[key])
     return out
