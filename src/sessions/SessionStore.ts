@@ -22,7 +22,7 @@ import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
-import * as Count from "./internal/count.ts"
+import * as Plural from "../internal/plural.ts"
 import * as Info from "./internal/info.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as LockFile from "./internal/lockFile.ts"
@@ -178,7 +178,7 @@ export class TranscriptConflict extends Schema.TaggedError<TranscriptConflict>()
    * @since 0.1.0
    */
   override get message(): string {
-    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${Count.entries(this.localOnly)} ` +
+    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${Plural.plural(this.localOnly, "entry", "entries")} ` +
       `the store lacks, and the store ${this.storedOnly} it lacks; move it aside to resume from the store`
   }
 }
