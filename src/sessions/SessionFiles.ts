@@ -303,9 +303,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
 
   const subagentsDir = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId)
 
-  const listSubagents = (sessionId: string, options: LookupOptions = {}) =>
+  // The subagents of a session already located.
+  const subagentsOf = (projectKey: string, sessionId: string) =>
     Effect.gen(function*() {
-      const { projectKey } = yield* locate(sessionId, options.dir)
       const root = subagentsDir(projectKey, sessionId)
       const names = yield* fs.readDirectory(root, { recursive: true }).pipe(
         Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
@@ -324,11 +324,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       return out
     })
 
+  const listSubagents = (sessionId: string, options: LookupOptions = {}) =>
+    Effect.flatMap(locate(sessionId, options.dir), ({ projectKey }) => subagentsOf(projectKey, sessionId))
+
   const subagentMessages = (sessionId: string, agentId: string, options: MessagesOptions = {}) =>
     Stream.unwrap(Effect.gen(function*() {
-      const agents = yield* listSubagents(sessionId, options)
-      const agent = agents.find((a) => a.agentId === agentId)
       const { projectKey } = yield* locate(sessionId, options.dir)
+      const agent = (yield* subagentsOf(projectKey, sessionId)).find((a) => a.agentId === agentId)
       if (agent === undefined) {
         const searched = [subagentsDir(projectKey, sessionId)]
         return yield* fail(new SessionFilesError.SessionNotFound({ sessionId, agentId, searched }))
