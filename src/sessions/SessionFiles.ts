@@ -288,17 +288,21 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       return infos.slice(offset, options.limit === undefined ? undefined : offset + options.limit)
     })
 
-  // Bad lines are read in-band, so that the chain written before one is not lost with it.
+  // A file's records with its bad lines in-band, so that what was written before one is not lost with it.
+  const recordsInBand = (file: string) =>
+    fs.stream(file).pipe(Stream.mapError(fsFailed(file)), TranscriptDecode.records({ onBadLine: "emit" }))
+
+  // Fails with `BadTranscript` at the first bad line passed in-band.
+  const failOnBadLine = <A>(file: string, items: Stream.Stream<A | DecodeError, SessionFilesError.SessionFilesError>) =>
+    Stream.mapEffect(items, (item) => isDecodeError(item) ? Effect.fail(badTranscript(file)(item)) : Effect.succeed(item))
+
   const conversation = (
     file: string,
     sidechains: boolean,
     options: MessagesOptions
   ): Stream.Stream<SessionMessage | DecodeError, SessionFilesError.SessionFilesError> => {
-    const all = fs.stream(file).pipe(Stream.mapError(fsFailed(file)), TranscriptDecode.records({ onBadLine: "emit" }))
-    const messages = Chain.conversation(all, sidechains, options)
-    return options.onBadLine === "emit"
-      ? messages
-      : Stream.mapEffect(messages, (item) => isDecodeError(item) ? Effect.fail(badTranscript(file)(item)) : Effect.succeed(item))
+    const messages = Chain.conversation(recordsInBand(file), sidechains, options)
+    return options.onBadLine === "emit" ? messages : failOnBadLine(file, messages)
   }
 
   const subagentsDir = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId)
@@ -344,15 +348,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const info = yield* infoOf(projectKey, sessionId, file)
       const skipped = new Set<number>()
       const source = (file: string) =>
-        fs.stream(file).pipe(
-          Stream.mapError(fsFailed(file)),
-          TranscriptDecode.records({ onBadLine: "emit" }),
-          Stream.mapEffect((record) =>
-            isDecodeError(record) && options.onBadLine === "fail"
-              ? Effect.fail(badTranscript(file)(record))
-              : Effect.succeed(record)
-          )
-        )
+        options.onBadLine === "fail" ? failOnBadLine(file, recordsInBand(file)) : recordsInBand(file)
       // First pass: the entries to copy (the main conversation, up to the message asked for) and their new ids.
       const copied = new Map<string, string>()
       const parents = new Map<string, string | undefined>()
