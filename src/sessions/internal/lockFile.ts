@@ -87,6 +87,11 @@ export const hold = (fs: FileSystem.FileSystem, lock: string): Effect.Effect<voi
         Effect.uninterruptible
       )
       if (taken) break
+      // A lock touched lately is waited on without being read: only an old one may be stale.
+      if ((yield* age(fs, lock)) <= staleMillis) {
+        yield* Effect.sleep(5)
+        continue
+      }
       const held = yield* textOf(fs, lock)
       if (yield* stale(fs, lock, held)) yield* takeOver(fs, lock, held)
       else yield* Effect.sleep(5)
