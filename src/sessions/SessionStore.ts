@@ -17,6 +17,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
@@ -767,7 +768,7 @@ const entryOfLine = (line: string): Entry | undefined => Jsonl.objectOf(line) as
 // may give keys back in another order.
 const canonical = (entry: Entry): string =>
   JSON.stringify(entry, (_, value: unknown) =>
-    typeof value === "object" && value !== null && !Array.isArray(value)
+    Predicate.isObject(value)
       ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
       : value)
 
