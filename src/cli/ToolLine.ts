@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as Plural from "../internal/plural.ts"
 import * as ToolUseResult from "../schema/ToolUseResult.ts"
 
 /**
@@ -153,7 +154,7 @@ export interface ResultInput {
  * @since 0.1.0
  * @category formatting
  */
-export const plural = (n: number, one: string, many: string = `${one}s`): string => `${n} ${n === 1 ? one : many}`
+export const plural: (n: number, one: string, many?: string) => string = Plural.plural
 
 const firstLine = (text: string): string => oneLine(text.split("\n").find((l) => l.trim() !== "") ?? "")
 

@@ -14,6 +14,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import * as Predicate from "effect/Predicate"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
@@ -287,24 +288,28 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       return infos.slice(offset, options.limit === undefined ? undefined : offset + options.limit)
     })
 
-  // Bad lines are read in-band, so that the chain written before one is not lost with it.
+  // A file's records with its bad lines in-band, so that what was written before one is not lost with it.
+  const recordsInBand = (file: string) =>
+    fs.stream(file).pipe(Stream.mapError(fsFailed(file)), TranscriptDecode.records({ onBadLine: "emit" }))
+
+  // Fails with `BadTranscript` at the first bad line passed in-band.
+  const failOnBadLine = <A>(file: string, items: Stream.Stream<A | DecodeError, SessionFilesError.SessionFilesError>) =>
+    Stream.mapEffect(items, (item) => isDecodeError(item) ? Effect.fail(badTranscript(file)(item)) : Effect.succeed(item))
+
   const conversation = (
     file: string,
     sidechains: boolean,
     options: MessagesOptions
   ): Stream.Stream<SessionMessage | DecodeError, SessionFilesError.SessionFilesError> => {
-    const all = fs.stream(file).pipe(Stream.mapError(fsFailed(file)), TranscriptDecode.records({ onBadLine: "emit" }))
-    const messages = Chain.conversation(all, sidechains, options)
-    return options.onBadLine === "emit"
-      ? messages
-      : Stream.mapEffect(messages, (item) => isDecodeError(item) ? Effect.fail(badTranscript(file)(item)) : Effect.succeed(item))
+    const messages = Chain.conversation(recordsInBand(file), sidechains, options)
+    return options.onBadLine === "emit" ? messages : failOnBadLine(file, messages)
   }
 
   const subagentsDir = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId)
 
-  const listSubagents = (sessionId: string, options: LookupOptions = {}) =>
+  // The subagents of a session already located.
+  const subagentsOf = (projectKey: string, sessionId: string) =>
     Effect.gen(function*() {
-      const { projectKey } = yield* locate(sessionId, options.dir)
       const root = subagentsDir(projectKey, sessionId)
       const names = yield* fs.readDirectory(root, { recursive: true }).pipe(
         Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
@@ -323,11 +328,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       return out
     })
 
+  const listSubagents = (sessionId: string, options: LookupOptions = {}) =>
+    Effect.flatMap(locate(sessionId, options.dir), ({ projectKey }) => subagentsOf(projectKey, sessionId))
+
   const subagentMessages = (sessionId: string, agentId: string, options: MessagesOptions = {}) =>
     Stream.unwrap(Effect.gen(function*() {
-      const agents = yield* listSubagents(sessionId, options)
-      const agent = agents.find((a) => a.agentId === agentId)
       const { projectKey } = yield* locate(sessionId, options.dir)
+      const agent = (yield* subagentsOf(projectKey, sessionId)).find((a) => a.agentId === agentId)
       if (agent === undefined) {
         const searched = [subagentsDir(projectKey, sessionId)]
         return yield* fail(new SessionFilesError.SessionNotFound({ sessionId, agentId, searched }))
@@ -341,15 +348,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const info = yield* infoOf(projectKey, sessionId, file)
       const skipped = new Set<number>()
       const source = (file: string) =>
-        fs.stream(file).pipe(
-          Stream.mapError(fsFailed(file)),
-          TranscriptDecode.records({ onBadLine: "emit" }),
-          Stream.mapEffect((record) =>
-            isDecodeError(record) && options.onBadLine === "fail"
-              ? Effect.fail(badTranscript(file)(record))
-              : Effect.succeed(record)
-          )
-        )
+        options.onBadLine === "fail" ? failOnBadLine(file, recordsInBand(file)) : recordsInBand(file)
       // First pass: the entries to copy (the main conversation, up to the message asked for) and their new ids.
       const copied = new Map<string, string>()
       const parents = new Map<string, string | undefined>()
@@ -412,7 +411,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           if (typeof raw.sourceToolAssistantUUID === "string") {
             entry.sourceToolAssistantUUID = remap(raw.sourceToolAssistantUUID) ?? raw.sourceToolAssistantUUID
           }
-          if (raw.type === "system" && isRecord(raw.compactMetadata)) entry.compactMetadata = keptIn(raw.compactMetadata, copied)
+          if (raw.type === "system" && Predicate.isObject(raw.compactMetadata)) entry.compactMetadata = keptIn(raw.compactMetadata, copied)
           return JSON.stringify(entry) + "\n"
         }),
         Stream.concat(Stream.succeed(JSON.stringify({
@@ -462,16 +461,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   })
 })
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 // A compaction's metadata with the uuids of the messages it kept given their copies' (as the SDK's fork
 // does), so the fork reads them after its summary too.
 const keptIn = (metadata: Record<string, unknown>, copied: ReadonlyMap<string, string>) => {
   const { preservedMessages, preservedSegment, runningTurnSends: _, ...rest } = metadata
   const id = (value: unknown) => typeof value === "string" ? copied.get(value) ?? value : value
   const ids = (value: unknown, keys: ReadonlyArray<string>) => {
-    if (!isRecord(value)) return value
+    if (!Predicate.isObject(value)) return value
     const out: Record<string, unknown> = { ...value }
     for (const key of keys) if (key in out) out[key] = Array.isArray(out[key]) ? (out[key] as Array<unknown>).map(id) : id(out[key])
     return out

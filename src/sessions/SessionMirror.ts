@@ -30,7 +30,7 @@ import * as nodePath from "node:path"
 import type * as Redaction from "../internal/redaction.ts"
 import * as Message from "../schema/Message.ts"
 import * as System from "../schema/System.ts"
-import * as Count from "./internal/count.ts"
+import * as Plural from "../internal/plural.ts"
 import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -224,7 +224,7 @@ export const start = Effect.fnUntraced(function*(
   const keyOfFile = (filePath: string) => target.replay === true ? recordedKeyOf(filePath) : keyOf(filePath, target.configDir)
   const notStored = (frame: Frame, why: string) => {
     const key = keyOfFile(frame.filePath)
-    return onError(mirrorError(`${why} (${Count.entries(frame.entries.length)} not stored)`, key ?? noKey))
+    return onError(mirrorError(`${why} (${Plural.plural(frame.entries.length, "entry", "entries")} not stored)`, key ?? noKey))
   }
   // Why `frame` could not be appended; `undefined` once it was.
   const append = (frame: Frame): Effect.Effect<string | undefined> => {

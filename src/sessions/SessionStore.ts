@@ -17,16 +17,17 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import * as PlatformError from "effect/PlatformError"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
-import * as Count from "./internal/count.ts"
+import * as Plural from "../internal/plural.ts"
 import * as Info from "./internal/info.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as LockFile from "./internal/lockFile.ts"
+import * as NotFound from "./internal/notFound.ts"
 
 /**
  * A transcript in the store: a session's main transcript, or one under it (`subpath`, e.g. `subagents/agent-<id>`).
@@ -178,7 +179,7 @@ export class TranscriptConflict extends Schema.TaggedError<TranscriptConflict>()
    * @since 0.1.0
    */
   override get message(): string {
-    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${Count.entries(this.localOnly)} ` +
+    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${Plural.plural(this.localOnly, "entry", "entries")} ` +
       `the store lacks, and the store ${this.storedOnly} it lacks; move it aside to resume from the store`
   }
 }
@@ -528,9 +529,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
         })
       })
       : fail(operation, key)(cause)
-  const notFound = <A>(orElse: A) => <B, E, R>(self: Effect.Effect<B, E, R>) =>
-    Effect.catchIf(self, (e) => e instanceof PlatformError.PlatformError && e.reason._tag === "NotFound", () => Effect.succeed(orElse))
-  const readText = (file: string) => fs.readFileString(file).pipe(Effect.map(Option.some), notFound(Option.none<string>()))
+  const readText = (file: string) => fs.readFileString(file).pipe(Effect.map(Option.some), NotFound.orElse(Option.none<string>()))
   // Every entry of a file, read line by line; a last line nobody terminated (an append under way, or one cut
   // off) is left out unless it is a whole JSON object.
   const read = (file: string) => {
@@ -541,7 +540,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
         if (last !== undefined) entries.push(last as Entry)
         return Option.some<ReadonlyArray<Entry>>(entries)
       }),
-      notFound(Option.none<ReadonlyArray<Entry>>())
+      NotFound.orElse(Option.none<ReadonlyArray<Entry>>())
     )
   }
   const mtimeOf = (file: string) =>
@@ -557,7 +556,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
     return fs.writeFileString(`${file}.tmp`, JSON.stringify(summary)).pipe(Effect.andThen(fs.rename(`${file}.tmp`, file)))
   }
 
-  const sizeOf = (file: string) => Effect.map(fs.stat(file), (info) => Number(info.size)).pipe(notFound(0))
+  const sizeOf = (file: string) => Effect.map(fs.stat(file), (info) => Number(info.size)).pipe(NotFound.orElse(0))
 
   // `effect` alone among this store's fibers on `file`.
   const exclusive = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) =>
@@ -630,7 +629,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       batch.push(entry as Entry)
       if (batch.length >= 1000) flush()
     }).pipe(
-      notFound({ lines: 0, end: 0, tail: "" }),
+      NotFound.orElse({ lines: 0, end: 0, tail: "" }),
       Effect.tap(() => Effect.sync(flush)),
       Effect.map((scanned) => ({ ...scanned, summary: state.summary }))
     )
@@ -660,7 +659,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
 
   const sessionFiles = (projectKey: string) =>
     fs.readDirectory(path.join(root, projectKey)).pipe(
-      notFound([] as Array<string>),
+      NotFound.orElse([] as Array<string>),
       Effect.map((names) => names.filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -".jsonl".length)))
     )
 
@@ -699,7 +698,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
   const listSubkeys = (key: Omit<SessionKey, "subpath">) =>
     fs.readDirectory(path.join(root, key.projectKey, key.sessionId), { recursive: true }).pipe(
       Effect.map((names) => names.filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -".jsonl".length)).sort()),
-      notFound([] as Array<string>),
+      NotFound.orElse([] as Array<string>),
       Effect.mapError(fail("listSubkeys", keyString(key)))
     )
 
@@ -708,7 +707,7 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       const main = fileOf({ ...key, subpath: undefined })
       const dir = path.join(root, key.projectKey, key.sessionId)
       for (const target of [main, summaryFileOf(key.projectKey, key.sessionId), dir]) {
-        yield* fs.remove(target, { recursive: true }).pipe(notFound(undefined))
+        yield* fs.remove(target, { recursive: true }).pipe(NotFound.orElse(undefined))
       }
       for (const file of states.keys()) if (file === main || file.startsWith(dir + path.sep)) states.delete(file)
     })).pipe(Effect.mapError(fail("delete", key)))
@@ -769,7 +768,7 @@ const entryOfLine = (line: string): Entry | undefined => Jsonl.objectOf(line) as
 // may give keys back in another order.
 const canonical = (entry: Entry): string =>
   JSON.stringify(entry, (_, value: unknown) =>
-    typeof value === "object" && value !== null && !Array.isArray(value)
+    Predicate.isObject(value)
       ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
       : value)
 

@@ -57,14 +57,18 @@ const torn = [...turns, turns[0]!.slice(0, 40)]
 const middle = [...turns.slice(0, 3), "{\"type\":\"assistant\",\"uuid\":", ...turns.slice(4)]
 const all = ["question 1", "answer 1", "question 2", "answer 2", "question 3", "answer 3"]
 
+// Read with `onBadLine: "fail"`: `messages`, then `BadTranscript` naming the bad line in `detail`.
+const failsAfter = (lines: ReadonlyArray<string>, messages: ReadonlyArray<string>, detail: string) =>
+  Effect.gen(function*() {
+    const { got, reason } = yield* read(configWith(lines), "fail")
+    assert.deepStrictEqual(got, messages)
+    assert.strictEqual(reason?._tag, "BadTranscript")
+    assert.include(reason?.message, detail)
+  })
+
 describe("SessionFiles.messages with bad lines", () => {
   it.effect("a torn last line: every message, then the typed failure", () =>
-    Effect.gen(function*() {
-      const { got, reason } = yield* read(configWith(torn), "fail")
-      assert.deepStrictEqual(got, all)
-      assert.strictEqual(reason?._tag, "BadTranscript")
-      assert.include(reason?.message, "line 7: invalid JSON")
-    }))
+    failsAfter(torn, all, "line 7: invalid JSON"))
 
   it.effect("a torn last line, emitted: every message, then the error in-band", () =>
     Effect.gen(function*() {
@@ -74,12 +78,7 @@ describe("SessionFiles.messages with bad lines", () => {
     }))
 
   it.effect("a bad middle line: the messages before it, then the typed failure", () =>
-    Effect.gen(function*() {
-      const { got, reason } = yield* read(configWith(middle), "fail")
-      assert.deepStrictEqual(got, all.slice(0, 3))
-      assert.strictEqual(reason?._tag, "BadTranscript")
-      assert.include(reason?.message, "line 4: invalid JSON")
-    }))
+    failsAfter(middle, all.slice(0, 3), "line 4: invalid JSON"))
 
   it.effect("a bad middle line, emitted: the conversation goes on across it", () =>
     Effect.gen(function*() {

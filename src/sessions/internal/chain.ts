@@ -14,10 +14,11 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../../schema/Transcript.ts"
-import { DecodeError } from "../../stream/DecodeError.ts"
+import { type DecodeError, isDecodeError } from "../../stream/DecodeError.ts"
 import type * as Ndjson from "../../stream/Ndjson.ts"
 import type * as TranscriptDecode from "../../transcript/Decode.ts"
 
@@ -209,8 +210,6 @@ export const link = (
 
 const isTurn = (entry: Transcript.Entry) => entry._tag === "UserEntry" || entry._tag === "AssistantEntry"
 
-const isBad = (record: unknown): record is DecodeError => record instanceof DecodeError
-
 /**
  * The first pass: the chain ending where the conversation ends (see `lastEnd`). `sidechains: false` leaves
  * out entries marked `isSidechain` (the main transcript); subagent transcripts are all sidechain, and read as
@@ -236,7 +235,7 @@ export const build = <E, R>(
     const compactions: Array<{ readonly [key: string]: unknown }> = []
     yield* Stream.runForEachWhile(records, (record) =>
       Effect.sync(() => {
-        if (isBad(record)) {
+        if (isDecodeError(record)) {
           if (onBadLine === "fail") {
             stop = record.line
             return false
@@ -308,9 +307,6 @@ const lastEnd = (graph: Graph, up: (i: number) => number | undefined) => {
   return undefined
 }
 
-const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * A compaction that kept recent messages (`preservedMessages` or `preservedSegment` in its metadata) puts them
  * after its anchor, and what followed the anchor after them, as the SDK and the CLI read it.
@@ -328,7 +324,7 @@ const relink = (graph: Graph, metadata: { readonly [key: string]: unknown }) => 
   }
   const messages = metadata.preservedMessages
   const segment = metadata.preservedSegment
-  if (isRecord(messages)) {
+  if (Predicate.isReadonlyObject(messages)) {
     const uuids = messages.uuids
     if (!Array.isArray(uuids) || uuids.length === 0 || uuids.some((u) => typeof u !== "string" || !graph.index.has(u))) return
     let parent = messages.anchorUuid
@@ -337,7 +333,7 @@ const relink = (graph: Graph, metadata: { readonly [key: string]: unknown }) => 
       parent = uuid
     }
     moveChildren(messages.anchorUuid, uuids[0], uuids.at(-1))
-  } else if (isRecord(segment)) {
+  } else if (Predicate.isReadonlyObject(segment)) {
     if (typeof segment.headUuid === "string") setParent(segment.headUuid, segment.anchorUuid)
     moveChildren(segment.anchorUuid, segment.headUuid, segment.tailUuid)
   }
@@ -503,8 +499,8 @@ export const select = <A extends TranscriptDecode.DecodedEntry | DecodeError, E,
 ): Stream.Stream<A, E, R> => {
   const wanted = new Set(chain.lines)
   const kept = Stream.filter(records, (record) =>
-    isBad(record) ? chain.stop === undefined || record.line === chain.stop : wanted.has(record.line))
-  const onChain = chain.stop === undefined ? kept : Stream.takeUntil(kept, isBad)
+    isDecodeError(record) ? chain.stop === undefined || record.line === chain.stop : wanted.has(record.line))
+  const onChain = chain.stop === undefined ? kept : Stream.takeUntil(kept, isDecodeError)
   const ordered = chain.lines.every((line, i) => i === 0 || chain.lines[i - 1]! < line)
   if (ordered) return onChain
   // Only the records read before their place are held, until the records before them come.
@@ -514,7 +510,7 @@ export const select = <A extends TranscriptDecode.DecodedEntry | DecodeError, E,
     let next = 0
     return onChain.pipe(
       Stream.map((record): ReadonlyArray<A> => {
-        if (isBad(record)) return [record]
+        if (isDecodeError(record)) return [record]
         const at = rank.get(record.line)!
         if (at !== next) {
           early.set(at, record)
@@ -556,7 +552,7 @@ export const conversation = <A extends TranscriptDecode.DecodedEntry | DecodeErr
       entry._tag === "AttachmentEntry" ? queuedPrompt(entry) : entry
     const messages = select(records, chain).pipe(
       Stream.filterMap((record): Result.Result<Transcript.MessageEntry | Transcript.SystemEntry | Extract<A, DecodeError>, void> => {
-        if (isBad(record)) return Result.succeed(record as Extract<A, DecodeError>)
+        if (isDecodeError(record)) return Result.succeed(record as Extract<A, DecodeError>)
         const entry = chain.queued.has(record.line) ? asMessage(record.entry) : record.entry
         return entry !== undefined && isMessage(entry, includeSystem)
           ? Result.succeed(entry as Transcript.MessageEntry | Transcript.SystemEntry)
@@ -568,9 +564,9 @@ export const conversation = <A extends TranscriptDecode.DecodedEntry | DecodeErr
     let taken = 0
     const offset = options.offset ?? 0
     const limit = options.limit
-    const paged = offset > 0 ? Stream.filter(messages, (item) => isBad(item) || ++skipped > offset) : messages
+    const paged = offset > 0 ? Stream.filter(messages, (item) => isDecodeError(item) || ++skipped > offset) : messages
     if (limit === undefined) return paged
-    return limit <= 0 ? Stream.empty : Stream.takeUntil(paged, (item) => !isBad(item) && ++taken >= limit)
+    return limit <= 0 ? Stream.empty : Stream.takeUntil(paged, (item) => !isDecodeError(item) && ++taken >= limit)
   }))
 
 const isMessage = (entry: Transcript.Entry, includeSystem: boolean) =>

@@ -6,6 +6,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
+import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
 
 /** A terminated line that is not a JSON object: `line` counts from 1. */
@@ -29,7 +30,7 @@ export const objectOf = (line: string): Record<string, unknown> | undefined => {
   } catch {
     return undefined
   }
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
+  return Predicate.isObject(value) ? value as Record<string, unknown> : undefined
 }
 
 const newline = 0x0a
@@ -64,7 +65,7 @@ export const scan = (
       } catch (cause) {
         return new BadLine({ line: lines, cause })
       }
-      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      if (!Predicate.isObject(value)) {
         const what = Array.isArray(value) ? "array" : value === null ? "null" : typeof value
         return new BadLine({ line: lines, cause: new Error(`a JSON ${what}, not an object`) })
       }

@@ -4,10 +4,11 @@
  */
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
-import * as PlatformError from "effect/PlatformError"
+import type * as PlatformError from "effect/PlatformError"
 import type * as Scope from "effect/Scope"
 import * as crypto from "node:crypto"
 import * as os from "node:os"
+import * as NotFound from "./notFound.ts"
 
 /** A lock its holder has not touched for this long, and whose holder is not known alive here, is stale. */
 export const staleMillis = 10_000
@@ -48,19 +49,15 @@ const alive = (pid: number): boolean => {
   }
 }
 
-const isNotFound = (e: unknown) => e instanceof PlatformError.PlatformError && e.reason._tag === "NotFound"
-const orNotFound = <A>(orElse: A) => <B, E, R>(self: Effect.Effect<B, E, R>) =>
-  Effect.catchIf(self, isNotFound, () => Effect.succeed(orElse))
-
 /** The lock's text; `undefined` for none. */
 const textOf = (fs: FileSystem.FileSystem, lock: string) =>
-  fs.readFileString(lock).pipe(Effect.map((t): string | undefined => t), orNotFound(undefined))
+  fs.readFileString(lock).pipe(Effect.map((t): string | undefined => t), NotFound.orElse(undefined))
 
 // How long ago a file was last written; 0 for none.
 const age = (fs: FileSystem.FileSystem, file: string) =>
   fs.stat(file).pipe(
     Effect.map((info) => info.mtime._tag === "Some" ? Date.now() - info.mtime.value.getTime() : 0),
-    orNotFound(0)
+    NotFound.orElse(0)
   )
 
 /**
@@ -90,6 +87,11 @@ export const hold = (fs: FileSystem.FileSystem, lock: string): Effect.Effect<voi
         Effect.uninterruptible
       )
       if (taken) break
+      // A lock touched lately is waited on without being read: only an old one may be stale.
+      if ((yield* age(fs, lock)) <= staleMillis) {
+        yield* Effect.sleep(5)
+        continue
+      }
       const held = yield* textOf(fs, lock)
       if (yield* stale(fs, lock, held)) yield* takeOver(fs, lock, held)
       else yield* Effect.sleep(5)
@@ -110,7 +112,7 @@ const refresh = (fs: FileSystem.FileSystem, lock: string, text: string) =>
 
 // Removes the lock only while it is this holder's: one taken over and made anew is another's.
 const release = (fs: FileSystem.FileSystem, lock: string, text: string) =>
-  Effect.flatMap(textOf(fs, lock), (held) => held === text ? fs.remove(lock).pipe(orNotFound(undefined)) : Effect.void)
+  Effect.flatMap(textOf(fs, lock), (held) => held === text ? fs.remove(lock).pipe(NotFound.orElse(undefined)) : Effect.void)
 
 // Removes a stale lock, one taker at a time (`<lock>.takeover`, itself taken over when old), and only if it
 // still is the stale one seen: a taker must not remove the lock another taker has just made.
@@ -122,13 +124,13 @@ const takeOver = (fs: FileSystem.FileSystem, lock: string, seen: string | undefi
       Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false))
     )
     if (!taken) {
-      if ((yield* age(fs, takeover)) > staleMillis) yield* fs.remove(takeover).pipe(orNotFound(undefined))
+      if ((yield* age(fs, takeover)) > staleMillis) yield* fs.remove(takeover).pipe(NotFound.orElse(undefined))
       return
     }
     yield* Effect.ensuring(
       Effect.gen(function*() {
         const held = yield* textOf(fs, lock)
-        if (held === seen && (yield* stale(fs, lock, held))) yield* fs.remove(lock).pipe(orNotFound(undefined))
+        if (held === seen && (yield* stale(fs, lock, held))) yield* fs.remove(lock).pipe(NotFound.orElse(undefined))
       }),
       Effect.ignore(fs.remove(takeover))
     )
