@@ -270,7 +270,7 @@ describe("Session (real CLI)", () => {
       let read = 0
       // 20 ms a message: the CLI is paced, its output waits in the pipe behind this reader.
       const messages = yield* collect(session.turn("talk").pipe(
-        Stream.tap(() => ++read === 100 ? session.interrupt : read < 100 ? Effect.sleep("20 millis") : Effect.void)
+        Stream.tap(() => ++read === 100 ? Effect.asVoid(session.interrupt) : read < 100 ? Effect.sleep("20 millis") : Effect.void)
       ))
       const result = messages.at(-1)
       assert.strictEqual(result?._tag === "ResultError" ? result.subtype : result?._tag, "error_during_execution")
