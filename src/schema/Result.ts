@@ -18,6 +18,7 @@ import {
   optionalUnknown,
   replyFields
 } from "./internal/fields.ts"
+import * as Reasons from "./internal/startupFailureReason.ts"
 import { Origin } from "./Origin.ts"
 import { ModelUsageByModel, Usage } from "./Usage.ts"
 
@@ -56,44 +57,13 @@ export const DeferredToolUse = Schema.Struct({
 /**
  * Why Claude Code refused to start, so a host can offer the fix instead of a retry (as SDK 0.3.332 lists
  * them; `sideload_flags_disabled`: managed settings set `disableSideloadFlags` and the launch names plugins,
- * agents or MCP servers of its own). A reason a newer CLI adds still decodes, as a string.
+ * agents or MCP servers of its own). `ResultError.startup_failure_reason` also takes a reason a newer CLI
+ * adds, as a string.
  *
- * @since 0.1.0
- * @category schemas
- */
-export const StartupFailureReason = Schema.Literals([
-  "org_pin_api_key_conflict",
-  "provider_not_allowed",
-  "org_verify_failed",
-  "org_pin_mismatch",
-  "managed_settings_invalid",
-  "remote_settings_required_unavailable",
-  "gateway_signin_required",
-  "gateway_access_denied",
-  "proxy_invalid",
-  "temp_dir_unusable",
-  "cwd_unavailable",
-  "shell_tool_missing",
-  "session_held_by_background",
-  "worktree_resume_refused",
-  "worktree_unverified",
-  "cli_version_too_old",
-  "bypass_root",
-  "org_config_required_unavailable",
-  "org_config_refused",
-  "sandbox_required_unavailable",
-  "initialize_not_first",
-  "config_file_invalid",
-  "managed_settings_not_delivered",
-  "initialize_fields_not_delivered",
-  "sideload_flags_disabled"
-])
-
-/**
  * @since 0.1.0
  * @category models
  */
-export type StartupFailureReason = typeof StartupFailureReason.Type
+export type StartupFailureReason = typeof Reasons.StartupFailureReason.Type
 
 /**
  * The config file that did not parse (`startup_failure_reason:
@@ -242,7 +212,7 @@ export class ResultError extends Schema.Class<ResultError>("effect-claude-code/R
   _tag: Schema.tagDefaultOmit("ResultError"),
   subtype: ErrorSubtype,
   errors: optionalStrings,
-  startup_failure_reason: Schema.optionalKey(Schema.Union([StartupFailureReason, Schema.String])),
+  startup_failure_reason: Schema.optionalKey(Schema.Union([Reasons.StartupFailureReason, Schema.String])),
   invalid_config_file: Schema.optionalKey(InvalidConfigFile),
   ...summaryFields
 }) {
