@@ -15,6 +15,7 @@ import {
   JsonObject,
   open,
   optionalBoolean,
+  optionalNullableString,
   optionalNumber,
   optionalString,
   optionalStrings,
@@ -26,6 +27,9 @@ import type * as Protocol from "./Protocol.ts"
 import type * as SessionError from "./SessionError.ts"
 
 const list = <S extends Schema.Top>(item: S) => Schema.Array(item)
+const optionalObject = Schema.optionalKey(JsonObject)
+const optionalObjects = Schema.optionalKey(list(JsonObject))
+const optionalNullableObject = Schema.optionalKey(Schema.NullOr(JsonObject))
 
 // An answer with nothing in it beyond success (the CLI writes `{}`).
 const Empty = JsonObject
@@ -44,6 +48,7 @@ export const McpServerStatus = open({
   error: optionalString,
   scope: optionalString,
   source: optionalString,
+  config: optionalObject,
   tools: Schema.optionalKey(list(open({ name: Schema.String, description: optionalString })))
 })
 
@@ -98,7 +103,9 @@ export const RewindFilesResult = open({
   error: optionalString,
   filesChanged: optionalStrings,
   insertions: optionalNumber,
-  deletions: optionalNumber
+  deletions: optionalNumber,
+  /** Files not restored because a link or another non-regular file stands at their path. */
+  skippedLinks: optionalNumber
 })
 
 /**
@@ -118,7 +125,23 @@ export const ContextUsage = open({
   totalTokens: Schema.Number,
   maxTokens: Schema.Number,
   percentage: Schema.Number,
-  model: Schema.String
+  model: Schema.String,
+  // The details, optional here so that an answer without one still decodes.
+  rawMaxTokens: optionalNumber,
+  gridRows: Schema.optionalKey(list(list(JsonObject))),
+  memoryFiles: optionalObjects,
+  mcpTools: optionalObjects,
+  mcpInstructions: optionalObjects,
+  deferredBuiltinTools: optionalObjects,
+  systemTools: optionalObjects,
+  systemPromptSections: optionalObjects,
+  agents: optionalObjects,
+  slashCommands: optionalObject,
+  skills: optionalObject,
+  autoCompactThreshold: optionalNumber,
+  isAutoCompactEnabled: optionalBoolean,
+  messageBreakdown: optionalObject,
+  apiUsage: optionalObject
 })
 
 /**
@@ -140,7 +163,11 @@ export const Usage = open({
     total_duration_ms: optionalNumber,
     model_usage: Schema.optionalKey(Schema.Record(Schema.String, JsonObject))
   })),
-  rate_limits_available: optionalBoolean
+  rate_limits_available: optionalBoolean,
+  subscription_type: optionalNullableString,
+  // Claude Code 2.1.332 answers null where the SDK types an object (no rate limits known, no behaviors).
+  rate_limits: optionalNullableObject,
+  behaviors: optionalNullableObject
 })
 
 /**
@@ -163,7 +190,8 @@ export const ReloadPluginsResult = open({
   plugins: list(open({ name: Schema.String, path: Schema.String, source: optionalString, version: optionalString })),
   mcpServers: list(McpServerStatus),
   error_count: Schema.Number,
-  held: optionalBoolean
+  held: optionalBoolean,
+  cache_impact: optionalObject
 })
 
 /**
@@ -197,12 +225,12 @@ export const Settings = open({
 })
 
 /**
- * The output of a background shell or monitor task.
+ * The output of a background shell or monitor task: its text, its whole size, and whether the text is cut.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const TaskOutput = JsonObject
+export const TaskOutput = open({ output: optionalString, total_bytes: optionalNumber, truncated: optionalBoolean })
 
 /**
  * The CLI's own version and build.
@@ -224,7 +252,15 @@ export const Models = open({ models: list(Initialization.Model) })
  * @since 0.1.0
  * @category schemas
  */
-export const HooksListing = open({ events: list(Schema.Unknown), hooks: list(Schema.Unknown) })
+export const HooksListing = open({
+  events: list(Schema.Unknown),
+  hooks: list(Schema.Unknown),
+  eventCatalog: optionalObjects,
+  policy: optionalObject,
+  safeMode: optionalObject,
+  bareMode: optionalObject,
+  errors: optionalObjects
+})
 
 /**
  * The permission rules in effect.
@@ -244,7 +280,9 @@ export const FileContents = open({
   contents: Schema.String,
   absPath: Schema.String,
   truncated: optionalBoolean,
-  encoding: optionalString
+  encoding: optionalString,
+  /** The text is not the file's bytes exactly (it was not valid UTF-8). */
+  lossy: optionalBoolean
 })
 
 /**
