@@ -8,18 +8,8 @@ import type * as Schema from "effect/Schema"
 import ts from "typescript"
 import * as Controls from "../../src/session/Controls.ts"
 import * as Initialization from "../../src/session/Initialization.ts"
+import { checker, program, sdkFile } from "../support/SdkProgram.ts"
 
-const options: ts.CompilerOptions = {
-  strict: true,
-  noEmit: true,
-  skipLibCheck: true,
-  module: ts.ModuleKind.NodeNext,
-  moduleResolution: ts.ModuleResolutionKind.NodeNext
-}
-const sdkFile = ts.resolveModuleName("@anthropic-ai/claude-agent-sdk", import.meta.filename, options, ts.sys)
-  .resolvedModule!.resolvedFileName
-const program = ts.createProgram([sdkFile], options)
-const checker = program.getTypeChecker()
 // Exported or not: some answers are declared without `export`.
 const declared = new Map<string, ts.Type>()
 program.getSourceFile(sdkFile)!.forEachChild((node) => {
