@@ -35,6 +35,16 @@ const asked = (server: ScriptedServer.Shape, text: string) =>
       Option.exists(MessagesRequest.decode(r.body), (request) => MessagesRequest.lastUserText(request).includes(text))
     ))
 
+// The processes whose command line holds this text, from the process table.
+const running = (text: string) =>
+  fs.readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(text)
+    } catch {
+      return false
+    }
+  })
+
 const turnsAsked = (server: ScriptedServer.Shape) =>
   Effect.map(server.requests, (all) => ScriptedServer.turnRequests(all).length)
 
@@ -86,8 +96,9 @@ describe("interrupt's receipt (real CLI)", () => {
 describe("backgroundTasks' answer (real CLI)", () => {
   it.live("true for a running command, which goes to the background; false for no task", () =>
     run(Effect.gen(function*() {
+      const marker = `late-${crypto.randomUUID()}`
       const { base, server } = yield* setup([
-        Script.turn(Script.toolUse("Bash", { command: "sleep 20; echo late > late.txt" })),
+        Script.turn(Script.toolUse("Bash", { command: `sleep 20; echo ${marker}` })),
         Script.turn("moved on")
       ])
       const session = yield* Session.make({ ...base, allowedTools: ["Bash"] })
@@ -109,6 +120,10 @@ describe("backgroundTasks' answer (real CLI)", () => {
       const rest = yield* output.pipe(Stream.takeUntil((m) => m.type === "result"), Stream.runCollect)
       assert.include(JSON.stringify(toolResults(rest)[0]?.content), "background")
       assert.strictEqual(yield* turnsAsked(server), 2)
+      // The command ran on in the background, until the session ended.
+      assert.isNotEmpty(running(marker))
+      yield* session.close
+      assert.deepStrictEqual(running(marker), [])
     })), 60_000)
 })
 
