@@ -232,6 +232,8 @@ export const section = (sdk: Declared, map: Mapping, version: string): string =>
     "reads each name's parameters and answer and every SDK type they reach (`scripts/sdk-parity.signatures.json`",
     "holds what the answers were checked against). `test/SdkParity.test.ts` fails when the SDK declares a name",
     "the mapping does not list, changes a signature or a type since, or when this section is stale.",
+    "`npm run sdk:parity -- --sdk <path to a newer sdk.d.ts>` lists what it changed; once the code and the rows",
+    "match it, `npm run sdk:parity -- --accept` records its signatures.",
     ""
   ]
   for (const kind of kinds) {
