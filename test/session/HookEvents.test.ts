@@ -129,6 +129,29 @@ describe("session hook events (real CLI)", () => {
 })
 
 describe("typed hook outputs (real CLI)", () => {
+  it.live("PreSkillShellCommand's deny keeps a command's shell command from running", () =>
+    Effect.gen(function*() {
+      const { base } = yield* setup([Script.turn("touched"), Script.turn("not touched")])
+      fs.mkdirSync(path.join(base.cwd!, ".claude", "commands"), { recursive: true })
+      fs.writeFileSync(
+        path.join(base.cwd!, ".claude", "commands", "mark.md"),
+        "---\ndescription: Marks\nallowed-tools: Bash(touch:*)\n---\nMarked: !`touch $ARGUMENTS`\n"
+      )
+      let denied = true
+      const deny: Hooks.HookCallback<never, "PreSkillShellCommand"> = () =>
+        Effect.succeed(
+          denied ? { hookSpecificOutput: { hookEventName: "PreSkillShellCommand", permissionDecision: "deny", permissionDecisionReason: "no" } } : {}
+        )
+      const session = yield* Session.make({ ...base, settingSources: ["project"], hooks: { PreSkillShellCommand: [{ hooks: [deny] }] } })
+      // Allowed, the command runs: the check below can fail.
+      denied = false
+      yield* collect(session.turn("/mark allowed.txt"))
+      assert.isTrue(fs.existsSync(path.join(base.cwd!, "allowed.txt")))
+      denied = true
+      yield* collect(session.turn("/mark denied.txt"))
+      assert.isFalse(fs.existsSync(path.join(base.cwd!, "denied.txt")))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
   it.live("PermissionRequest updates a Write; PreToolUse adds context", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup([
