@@ -359,9 +359,15 @@ export type McpCallResult = typeof McpCallResult.Type
  * @category models
  */
 export interface McpCallOptions {
-  /** How long the tool may run (clamped to 1 s .. 10 min; the CLI's default 2 min); with `checkPermissions` it also bounds hooks and the wait for an answer. */
+  /**
+   * How long the tool may run (clamped to 1 s .. 10 min; the CLI's default is 2 min); with `checkPermissions`
+   * it also bounds the hooks and the wait for an answer.
+   */
   readonly timeout?: Duration.Input | undefined
-  /** Decide the call as the model's own call to the tool is: permission rules and mode, `canUseTool`, PreToolUse and PostToolUse hooks. */
+  /**
+   * Decide the call as the model's own call to the tool is: permission rules and mode, `canUseTool`,
+   * PreToolUse and PostToolUse hooks.
+   */
   readonly checkPermissions?: boolean | undefined
   /** The result goes to a program, not to a model: `content` is the server's own blocks, not what a model would read. */
   readonly resultNotForModel?: boolean | undefined
@@ -531,9 +537,15 @@ export const make = (request: Protocol.Protocol["request"]): Controls => {
     stopTask: (taskId) => done("stop_task", { task_id: taskId }),
     // A CLI that answers `{}` backgrounded them all, as the SDK reads it.
     backgroundTasks: (toolUseId) =>
-      Effect.map(call(BackgroundTasksAnswer, "background_tasks", { tool_use_id: toolUseId }), (r) => r.backgrounded ?? true),
+      Effect.map(
+        call(BackgroundTasksAnswer, "background_tasks", { tool_use_id: toolUseId }),
+        (r) => r.backgrounded ?? true
+      ),
     setPermissionMode: (mode) =>
-      Effect.map(call(SetPermissionModeAnswer, "set_permission_mode", { mode }), (r) => isPermissionMode(r.mode) ? r.mode : undefined),
+      Effect.map(
+        call(SetPermissionModeAnswer, "set_permission_mode", { mode }),
+        (r) => isPermissionMode(r.mode) ? r.mode : undefined
+      ),
     taskOutput: (taskId) => call(TaskOutput, "get_task_output", { task_id: taskId }),
     setMaxThinkingTokens: (maxThinkingTokens, display) =>
       done("set_max_thinking_tokens", { max_thinking_tokens: maxThinkingTokens, thinking_display: display }),

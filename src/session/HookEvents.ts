@@ -176,7 +176,10 @@ export interface InputFields {
     readonly final: boolean
     readonly delta: string
   }
-  /** A shell command a skill or command's text holds, about to run as it loads (its `tool_use_id` names no tool call). */
+  /**
+   * A shell command that a skill's or command's text holds, about to run as it loads (its `tool_use_id`
+   * names no tool call).
+   */
   readonly PreSkillShellCommand: {
     readonly tool_name: string
     readonly tool_input: { readonly command: string }

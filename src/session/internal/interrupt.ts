@@ -8,8 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import * as Controls from "../Controls.ts"
 import type * as Protocol from "../Protocol.ts"
-import * as Answer from "./answer.ts"
 import * as SessionError from "../SessionError.ts"
+import * as Answer from "./answer.ts"
 import type * as Turns from "./turns.ts"
 
 export const make = (options: {

@@ -155,7 +155,14 @@ export const make = (): Turns => {
           takings.complete(started + 1, false)
           ends.complete(started + 1, true)
         }
-        return { turn: running ? started : started + 1, replayOf: undefined, takes: undefined, acknowledgement: true, ends: false, withdrawn: own }
+        return {
+          turn: running ? started : started + 1,
+          replayOf: undefined,
+          takes: undefined,
+          acknowledgement: true,
+          ends: false,
+          withdrawn: own
+        }
       }
       const replayOf = message._tag === "UserMessageReplay" ? own : undefined
       const taking = replayOf ?? (lifecycle(message) === "started" ? own : undefined)
