@@ -10,6 +10,7 @@ import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcess
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -26,6 +27,7 @@ import * as CliError from "./ClaudeCliError.ts"
 import * as QueryOptions from "./QueryOptions.ts"
 import * as DerivedOptions from "./internal/queryOptions.ts"
 import * as Redaction from "./internal/redaction.ts"
+import * as Descendants from "./internal/descendants.ts"
 import * as Watcher from "./internal/watcher.ts"
 import { isJson } from "./stream/internal/json.ts"
 import { type DecodeError, isDecodeError } from "./stream/DecodeError.ts"
@@ -245,6 +247,10 @@ export interface Running {
   readonly redact: Redaction.Redact
   /** The stderr tail once the CLI has closed stderr. */
   readonly finalStderrTail: Effect.Effect<string>
+  /** Completes with the clock time at which the CLI was seen to exit. */
+  readonly exited: Effect.Effect<number>
+  /** The clock time at which the CLI was seen to exit; `undefined` while it runs. */
+  readonly exitTime: () => number | undefined
   readonly exitStatus: Effect.Effect<ExitStatus>
 }
 
@@ -290,12 +296,22 @@ export const spawn = Effect.fnUntraced(function*(
       })).pipe(Effect.ignore)
   )
   const stderrTail = tail.text
+  let exitTime: number | undefined
+  const exitFiber = yield* Effect.forkScoped(
+    exited(handle).pipe(Effect.andThen(Clock.currentTimeMillis), Effect.tap((at) => Effect.sync(() => exitTime = at)))
+  )
   return {
     handle,
     stderrTail,
     redact,
     // A descendant may hold stderr open after the CLI exited: the tail then ends at the drain grace period.
-    finalStderrTail: Effect.map(Effect.raceFirst(Fiber.join(stderrFiber), drained(handle)), stderrTail),
+    // One deadline, counted from the exit (stderr is always read, so nothing of the CLI's is left by then).
+    finalStderrTail: Effect.map(
+      Effect.raceFirst(Fiber.join(stderrFiber), Effect.andThen(Fiber.join(exitFiber), Effect.sleep(drainGracePeriod))),
+      stderrTail
+    ),
+    exited: Fiber.join(exitFiber),
+    exitTime: () => exitTime,
     exitStatus: handle.exitCode.pipe(
       Effect.map((code): ExitStatus => ({ exitCode: code, signal: null })),
       Effect.catch((error) => Effect.succeed<ExitStatus>({ exitCode: null, signal: signalOf(error) }))
@@ -312,26 +328,44 @@ const exited = (handle: ChildProcessSpawner.ChildProcessHandle): Effect.Effect<v
     Effect.flatMap((running) => running ? Effect.andThen(Effect.sleep("50 millis"), exited(handle)) : Effect.void)
   )
 
-// Completes once the process has exited and then `drainGracePeriod` has passed.
-const drained = (handle: ChildProcessSpawner.ChildProcessHandle): Effect.Effect<void> =>
-  Effect.andThen(exited(handle), Effect.sleep(drainGracePeriod))
-
-// A pull that waits on the pipe ends the stream once the CLI has exited and nothing came for
-// `drainGracePeriod`; with `idle`, it fails when the CLI, still running, wrote nothing for that long. Only time
-// spent waiting counts, never the time between pulls (a slow consumer).
+// Once the CLI has exited, the stream ends when its pulls have waited on the pipe for `drainGracePeriod` in
+// all: a total, so that a descendant writing now and then does not hold the run open for ever, and only time
+// spent waiting, so that what the CLI wrote before its exit is read however slowly the consumer pulls. With
+// `idle`, a pull fails when the CLI, still running, wrote nothing for that long. Only time spent waiting
+// counts, never the time between pulls (a slow consumer).
 const endWhenDrained = <A, R>(
   self: Stream.Stream<A, CliError.ClaudeCliError, R>,
-  handle: ChildProcessSpawner.ChildProcessHandle,
+  cli: Running,
   idle: { readonly timeout: Duration.Input; readonly onIdle: () => CliError.ClaudeCliError } | undefined
 ): Stream.Stream<A, CliError.ClaudeCliError, R> =>
   Stream.transformPull(self, (pull) => {
-    const end = Effect.andThen(drained(handle), Cause.done())
+    const handle = cli.handle
+    const grace = Duration.toMillis(drainGracePeriod)
+    // Milliseconds pulls have waited since the exit.
+    let waited = 0
+    const waitedSince = (started: number) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const at = cli.exitTime()
+        return at === undefined ? 0 : Math.max(0, now - Math.max(at, started))
+      })
     const idleFail = idle === undefined ? Effect.never : Effect.sleep(idle.timeout).pipe(
       Effect.andThen(Effect.orElseSucceed(handle.isRunning, () => false)),
       // Once the CLI has exited, silence is a descendant holding the pipe: the drain ends the stream.
       Effect.flatMap((running) => running ? Effect.fail(idle.onIdle()) : Effect.never)
     )
-    return Effect.succeed(Effect.raceAllFirst([pull, end, idleFail]))
+    const timedPull = Effect.flatMap(Clock.currentTimeMillis, (started) => {
+      const end = cli.exited.pipe(
+        Effect.andThen(waitedSince(started)),
+        Effect.flatMap((now) => Effect.sleep(Math.max(0, grace - waited - now))),
+        Effect.andThen(Cause.done())
+      )
+      return Effect.raceAllFirst([pull, end, idleFail]).pipe(
+        Effect.ensuring(Effect.map(waitedSince(started), (w) => {
+          waited += w
+        }))
+      )
+    })
+    return Effect.succeed(timedPull)
   })
 
 /**
@@ -392,7 +426,7 @@ export const output = (
   const timeout = options.idleTimeout
   const timed = endWhenDrained(
     stdout,
-    cli.handle,
+    cli,
     timeout === undefined ? undefined : { timeout, onIdle: () => idleTimeoutError(timeout, lastLine, cli.stderrTail()) }
   )
   const body = applyStepper(timed, (): Stepper<Uint8Array, Ndjson.Line | DecodeError, never> => {
@@ -492,20 +526,23 @@ export const lines = (
  */
 export const guardGracePeriod: Duration.Duration = Duration.seconds(2)
 
-// Waits for its stdin (a pipe from the host) to close, which happens when the host dies however it dies (the
-// kernel closes the host's end), then ends the CLI's process group and every descendant of the CLI with the
-// groups they lead: SIGTERM, SIGKILL after the grace period. The descendants are read from the process table
-// while the CLI still runs (once it is gone they are no longer its): the CLI starts its tools in sessions of
-// their own, out of its group's reach. Without `ps`, only the group is ended.
+// Reads the pids the host recorded (descendants it saw while the CLI lived, one per line, `-pid` for a group
+// one leads) until its stdin, a pipe from the host, closes: that happens when the host dies however it dies
+// (the kernel closes the host's end). It then ends the CLI's process group, the recorded descendants and those
+// the process table shows now, with the groups they lead: SIGTERM, SIGKILL after the grace period. The walk
+// finds descendants only while the CLI still runs (once it is gone they are no longer its): the CLI starts its
+// tools in sessions of their own, out of its group's reach. Without `ps`, only the group and the recorded ones
+// are ended.
 const guardScript = [
-  "read -r _",
+  "recorded=",
+  `while read -r pid; do recorded="$recorded $pid"; done`,
   `tree=$(ps -A -o pid= -o ppid= -o pgid= 2>/dev/null | awk -v root="$1" '` +
   `{ up[$1] = $2; leads[$1] = $1 == $3 } ` +
   `END { for (p in up) { q = up[p]; while (q in up && q != root) q = up[q]; ` +
   `if (q == root) { print p; if (leads[p]) print "-" p } } }')`,
-  "kill -TERM -$1 $tree 2>/dev/null",
+  "kill -TERM -$1 $tree $recorded 2>/dev/null",
   "sleep $2",
-  "kill -KILL -$1 $tree 2>/dev/null"
+  "kill -KILL -$1 $tree $recorded 2>/dev/null"
 ].join("\n")
 
 // Starts the watcher of one process group; `undefined` where there is no POSIX shell (Windows).
@@ -516,7 +553,7 @@ const startGuard = (pgid: number): NodeChildProcess.ChildProcess | undefined => 
   return Watcher.start(guardScript, ["guard", String(pgid), seconds])
 }
 
-// Ends the watcher when the CLI's scope closes (the group is ended by the spawner then), waiting for its exit.
+// Ends the watcher when the CLI's scope closes (the run has been ended by then), waiting for its exit.
 const stopGuard = (watcher: NodeChildProcess.ChildProcess): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
     if (watcher.exitCode !== null || watcher.signalCode !== null || watcher.pid === undefined) {
@@ -529,25 +566,123 @@ const stopGuard = (watcher: NodeChildProcess.ChildProcess): Effect.Effect<void> 
     Watcher.stop(watcher)
   })
 
+// How often at most the process table is read while the CLI writes: it is read when stdout has news (a
+// tool starts around a message), never on a timer.
+const lookInterval = 100
+
+// Records the descendants of a CLI (see `internal/descendants.ts`) when its stdout has news, at most every
+// `lookInterval` (the last news is looked at too, once the interval is over), and tells the watcher.
+const recorder = (pid: number, watcher: NodeChildProcess.ChildProcess | undefined) => {
+  const tracker = Descendants.track(pid)
+  let last = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const look = () => {
+    last = Date.now()
+    timer = undefined
+    const fresh = tracker.look()
+    if (fresh.length > 0 && watcher?.stdin?.writable === true) {
+      watcher.stdin.write(fresh.map((e) => e.pgid === e.pid ? `${e.pid}\n-${e.pid}\n` : `${e.pid}\n`).join(""))
+    }
+  }
+  return {
+    tracker,
+    look,
+    news: () => {
+      if (timer !== undefined) return
+      const wait = last + lookInterval - Date.now()
+      if (wait <= 0) return look()
+      timer = setTimeout(look, wait)
+      timer.unref()
+    },
+    stop: () => clearTimeout(timer)
+  }
+}
+
+// Whether the CLI's process group still has a member that can be signalled.
+const groupAlive = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+// Ends a run: the CLI's process group and every descendant seen (looking once more, in case the CLI still
+// runs): SIGTERM, then SIGKILL to what is left after `grace`. Waits in native time (a test clock must not
+// hold a finalizer), polling every 20 ms, until all are gone, at most 1 s after the SIGKILL.
+const endRun = (pgid: number, tracker: Descendants.Tracker, grace: Duration.Duration): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    const all = tracker.seen()
+    const left = () => groupAlive(pgid) || all.some(Descendants.isAlive)
+    const send = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-pgid, signal)
+      } catch {
+        // the group is gone
+      }
+      Descendants.signal(all, signal)
+    }
+    let killed = false
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const killAt = Date.now() + Duration.toMillis(grace)
+    const poll = () => {
+      if (!left() || (killed && Date.now() > killAt + 1000)) return resume(Effect.void)
+      if (!killed && Date.now() >= killAt) {
+        killed = true
+        send("SIGKILL")
+      }
+      timer = setTimeout(poll, 20)
+    }
+    if (!left()) return resume(Effect.void)
+    send("SIGTERM")
+    poll()
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
 /**
- * A spawner whose processes end with the host: each process it starts (a CLI, for queries and sessions
- * alike) is watched by a small `/bin/sh` process holding a pipe from the host. When the host dies (SIGKILL,
- * SIGHUP, SIGQUIT, a crash: the kernel closes its end of the pipe), the watcher ends the process's whole group
- * (the spawner starts each process as the leader of its own group) and the process's descendants that left it
- * (the CLI runs its tools in sessions of their own, `setsid`), with the groups they lead: SIGTERM, then
- * SIGKILL after {@link guardGracePeriod}. A descendant that was orphaned before the host died (a daemon) is
- * not reached. Needs `/bin/sh`, `ps` and `awk`; no native module; on Windows the spawner is returned as it is. {@link nodeSpawner} is guarded.
+ * A spawner whose processes, and everything they start, end with their run and with the host. Each process it
+ * starts (a CLI, for queries and sessions alike) is the leader of its own group; its descendants (the CLI runs
+ * its tools in sessions of their own, `setsid`) are recorded from the process table whenever its stdout has
+ * news and once more when its scope closes. When the scope closes (a normal end, an error, an interruption, a
+ * signal to the bin), the process's group and every descendant recorded get SIGTERM, then SIGKILL after the
+ * command's `forceKillAfter` (default {@link guardGracePeriod}), and the scope waits until they are gone.
+ *
+ * Each process is also watched by a small `/bin/sh` process holding a pipe from the host: when the host dies
+ * (SIGKILL, SIGHUP, SIGQUIT, a crash: the kernel closes its end of the pipe), the watcher ends the group,
+ * the recorded descendants and those still under the process, with the groups they lead: SIGTERM, then
+ * SIGKILL after {@link guardGracePeriod}.
+ *
+ * Limit: a descendant is found only while the chain of parents from it to the process exists; one that left
+ * the chain (its parent exited) before it was ever recorded, such as a daemon a tool started and left between
+ * two messages, is not reached. Needs `/bin/sh`, `ps` and `awk` (and `/proc` on Linux); no native module; on
+ * Windows the spawner is returned as it is. {@link nodeSpawner} is guarded.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
-  ChildProcessSpawner.make((command) =>
-    Effect.tap(spawner.spawn(command), (handle) =>
-      Effect.acquireRelease(
-        Effect.sync(() => startGuard(handle.pid)),
-        (watcher) => watcher === undefined ? Effect.void : stopGuard(watcher)
-      ))
+  process.platform === "win32" ? spawner : ChildProcessSpawner.make((command) =>
+    Effect.flatMap(spawner.spawn(command), (handle) =>
+      Effect.gen(function*() {
+        const watcher = startGuard(handle.pid)
+        const recorded = recorder(handle.pid, watcher)
+        const forceKillAfter = command._tag === "StandardCommand" ? command.options.forceKillAfter : undefined
+        const grace = forceKillAfter === undefined ? guardGracePeriod : Duration.fromInputUnsafe(forceKillAfter)
+        // Before the spawner's own release (finalizers run last added first): the CLI may still run, and
+        // the look then sees all of its tree.
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            recorded.stop()
+            recorded.look()
+            return Effect.andThen(endRun(handle.pid, recorded.tracker, grace), watcher === undefined ? Effect.void : stopGuard(watcher))
+          })
+        )
+        return ChildProcessSpawner.makeHandle({
+          ...handle,
+          stdout: Stream.tap(handle.stdout, () => Effect.sync(recorded.news))
+        })
+      }))
   )
 
 /**

@@ -1,0 +1,112 @@
+/**
+ * The processes a process started, and their own, found in the process table while the parent chain to it
+ * exists. Once a process exits its children are re-parented (to init or a subreaper) and no walk finds them
+ * again: a `Tracker` records the descendants it saw each time it looks, so that what it saw while the root
+ * lived can still be ended after. A descendant that started and left the chain (its parent exited) between
+ * two looks is never seen.
+ *
+ * Linux reads `/proc` (no process started; each entry keeps its start time, so that a pid reused by an
+ * unrelated process is never signalled); elsewhere `ps` is run.
+ */
+import * as NodeChildProcess from "node:child_process"
+import * as fs from "node:fs"
+
+/** One process: its parent, its group, and (Linux) its start time in clock ticks since boot. */
+export interface Entry {
+  readonly pid: number
+  readonly ppid: number
+  readonly pgid: number
+  readonly start: string
+}
+
+const statOf = (pid: string): Entry | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // After the command name (which may hold spaces and parentheses): state, ppid, pgrp, ..., starttime (22nd field).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    if (fields[0] === "Z") return undefined
+    return { pid: Number(pid), ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19] ?? "" }
+  } catch {
+    return undefined
+  }
+}
+
+/** Every live process (zombies left out on Linux). */
+export const table = (): ReadonlyArray<Entry> => {
+  if (process.platform === "linux") {
+    return fs.readdirSync("/proc").flatMap((name) => {
+      if (!/^\d+$/.test(name)) return []
+      const entry = statOf(name)
+      return entry === undefined ? [] : [entry]
+    })
+  }
+  try {
+    const text = NodeChildProcess.execFileSync("ps", ["-A", "-o", "pid=", "-o", "ppid=", "-o", "pgid="], { encoding: "utf8" })
+    return text.split("\n").flatMap((line) => {
+      const [pid, ppid, pgid] = line.trim().split(/\s+/).map(Number)
+      return pid === undefined || Number.isNaN(pid) ? [] : [{ pid, ppid: ppid!, pgid: pgid!, start: "" }]
+    })
+  } catch {
+    return []
+  }
+}
+
+/** The descendants of `root` in a table. */
+export const of = (root: number, entries: ReadonlyArray<Entry>): ReadonlyArray<Entry> => {
+  const parent = new Map(entries.map((e) => [e.pid, e.ppid]))
+  // At most one step per entry: a cycle (a table read while pids were reused) ends the walk.
+  const leadsTo = (pid: number): boolean => {
+    for (let p = parent.get(pid), steps = 0; p !== undefined && steps < entries.length; p = parent.get(p), steps++) {
+      if (p === root) return true
+    }
+    return false
+  }
+  return entries.filter((e) => e.pid !== root && leadsTo(e.pid))
+}
+
+/** Whether the process of an entry still runs (the same process: on Linux, with the same start time). */
+export const isAlive = (entry: Entry): boolean => {
+  if (process.platform === "linux") return statOf(String(entry.pid))?.start === entry.start
+  try {
+    process.kill(entry.pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Sends `signal` to each live entry, and to the group it leads. */
+export const signal = (entries: ReadonlyArray<Entry>, signal: NodeJS.Signals): void => {
+  for (const entry of entries) {
+    if (!isAlive(entry)) continue
+    for (const target of entry.pgid === entry.pid ? [-entry.pid, entry.pid] : [entry.pid]) {
+      try {
+        process.kill(target, signal)
+      } catch {
+        // gone in between
+      }
+    }
+  }
+}
+
+/** What a tracker saw of one root's descendants. */
+export interface Tracker {
+  /** Looks now, and returns the descendants seen for the first time. */
+  readonly look: () => ReadonlyArray<Entry>
+  /** Every descendant seen so far. */
+  readonly seen: () => ReadonlyArray<Entry>
+}
+
+export const track = (root: number): Tracker => {
+  const seen = new Map<string, Entry>()
+  return {
+    look: () =>
+      of(root, table()).filter((entry) => {
+        const key = `${entry.pid}/${entry.start}`
+        if (seen.has(key)) return false
+        seen.set(key, entry)
+        return true
+      }),
+    seen: () => [...seen.values()]
+  }
+}
