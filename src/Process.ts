@@ -566,14 +566,18 @@ const stopGuard = (watcher: NodeChildProcess.ChildProcess): Effect.Effect<void> 
     Watcher.stop(watcher)
   })
 
+// The variable that marks the processes of one run (see `internal/descendants.ts`): the host's pid and a count.
+const runMarker = "EFFECT_CLAUDE_CODE_RUN"
+let runs = 0
+
 // How often at most the process table is read while the CLI writes: it is read when stdout has news (a
 // tool starts around a message), never on a timer.
 const lookInterval = 100
 
 // Records the descendants of a CLI (see `internal/descendants.ts`) when its stdout has news, at most every
 // `lookInterval` (the last news is looked at too, once the interval is over), and tells the watcher.
-const recorder = (pid: number, watcher: NodeChildProcess.ChildProcess | undefined) => {
-  const tracker = Descendants.track(pid)
+const recorder = (pid: number, watcher: NodeChildProcess.ChildProcess | undefined, marker: string) => {
+  const tracker = Descendants.track(pid, { name: runMarker, value: marker })
   let last = 0
   let timer: ReturnType<typeof setTimeout> | undefined
   const look = () => {
@@ -662,11 +666,12 @@ const endRun = (pgid: number, tracker: Descendants.Tracker, grace: Duration.Dura
  * @category constructors
  */
 export const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
-  process.platform === "win32" ? spawner : ChildProcessSpawner.make((command) =>
-    Effect.flatMap(spawner.spawn(command), (handle) =>
+  process.platform === "win32" ? spawner : ChildProcessSpawner.make((command) => {
+    const marker = `${process.pid}-${++runs}`
+    return Effect.flatMap(spawner.spawn(ChildProcess.setEnv(command, { [runMarker]: marker })), (handle) =>
       Effect.gen(function*() {
         const watcher = startGuard(handle.pid)
-        const recorded = recorder(handle.pid, watcher)
+        const recorded = recorder(handle.pid, watcher, marker)
         const forceKillAfter = command._tag === "StandardCommand" ? command.options.forceKillAfter : undefined
         const grace = forceKillAfter === undefined ? guardGracePeriod : Duration.fromInputUnsafe(forceKillAfter)
         // Before the spawner's own release (finalizers run last added first): the CLI may still run, and
@@ -675,6 +680,7 @@ export const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
           Effect.suspend(() => {
             recorded.stop()
             recorded.look()
+            recorded.tracker.lookMarked()
             return Effect.andThen(endRun(handle.pid, recorded.tracker, grace), watcher === undefined ? Effect.void : stopGuard(watcher))
           })
         )
@@ -683,7 +689,7 @@ export const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
           stdout: Stream.tap(handle.stdout, () => Effect.sync(recorded.news))
         })
       }))
-  )
+  })
 
 /**
  * Node's `ChildProcessSpawner` with the file system and path services it needs, guarded (see {@link guard}):

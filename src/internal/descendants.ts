@@ -1,12 +1,14 @@
 /**
- * The processes a process started, and their own, found in the process table while the parent chain to it
- * exists. Once a process exits its children are re-parented (to init or a subreaper) and no walk finds them
- * again: a `Tracker` records the descendants it saw each time it looks, so that what it saw while the root
- * lived can still be ended after. A descendant that started and left the chain (its parent exited) between
- * two looks is never seen.
+ * The processes a process started, and their own. Two ways to find them:
+ * - the process table, walked from the root while the parent chain to it exists: once a process exits, its
+ *   children are re-parented (to init or a subreaper) and no walk finds them again. A `Tracker` records the
+ *   descendants it saw each time it looks, so that what it saw while the root lived can still be ended after;
+ * - on Linux, a marker: a variable put in the root's environment, which its descendants inherit, found in
+ *   `/proc/<pid>/environ` whatever became of their parents. A descendant that cleared its environment and left
+ *   the chain between two looks is not found.
  *
  * Linux reads `/proc` (no process started; each entry keeps its start time, so that a pid reused by an
- * unrelated process is never signalled); elsewhere `ps` is run.
+ * unrelated process is never signalled); elsewhere `ps` is run, and only the walk is done.
  */
 import * as NodeChildProcess from "node:child_process"
 import * as fs from "node:fs"
@@ -64,6 +66,24 @@ export const of = (root: number, entries: ReadonlyArray<Entry>): ReadonlyArray<E
   return entries.filter((e) => e.pid !== root && leadsTo(e.pid))
 }
 
+/** The live processes whose environment holds `name=value` (Linux; elsewhere none). */
+export const marked = (name: string, value: string): ReadonlyArray<Entry> => {
+  if (process.platform !== "linux") return []
+  const needle = Buffer.from(`${name}=${value}\0`)
+  return fs.readdirSync("/proc").flatMap((pid) => {
+    if (!/^\d+$/.test(pid)) return []
+    try {
+      const environ = fs.readFileSync(`/proc/${pid}/environ`)
+      const at = environ.indexOf(needle)
+      if (at === -1 || (at > 0 && environ[at - 1] !== 0)) return []
+      const entry = statOf(pid)
+      return entry === undefined ? [] : [entry]
+    } catch {
+      return []
+    }
+  })
+}
+
 /** Whether the process of an entry still runs (the same process: on Linux, with the same start time). */
 export const isAlive = (entry: Entry): boolean => {
   if (process.platform === "linux") return statOf(String(entry.pid))?.start === entry.start
@@ -91,22 +111,29 @@ export const signal = (entries: ReadonlyArray<Entry>, signal: NodeJS.Signals): v
 
 /** What a tracker saw of one root's descendants. */
 export interface Tracker {
-  /** Looks now, and returns the descendants seen for the first time. */
+  /** Walks the table now, and returns the descendants seen for the first time. */
   readonly look: () => ReadonlyArray<Entry>
+  /** Finds the processes with the root's marker (see {@link track}) and adds them. */
+  readonly lookMarked: () => void
   /** Every descendant seen so far. */
   readonly seen: () => ReadonlyArray<Entry>
 }
 
-export const track = (root: number): Tracker => {
+/** A tracker of `root`'s descendants; `marker`: the variable put in the root's environment, if any. */
+export const track = (root: number, marker?: { readonly name: string; readonly value: string }): Tracker => {
   const seen = new Map<string, Entry>()
+  const add = (entries: ReadonlyArray<Entry>) =>
+    entries.filter((entry) => {
+      const key = `${entry.pid}/${entry.start}`
+      if (entry.pid === root || seen.has(key)) return false
+      seen.set(key, entry)
+      return true
+    })
   return {
-    look: () =>
-      of(root, table()).filter((entry) => {
-        const key = `${entry.pid}/${entry.start}`
-        if (seen.has(key)) return false
-        seen.set(key, entry)
-        return true
-      }),
+    look: () => add(of(root, table())),
+    lookMarked: () => {
+      if (marker !== undefined) add(marked(marker.name, marker.value))
+    },
     seen: () => [...seen.values()]
   }
 }

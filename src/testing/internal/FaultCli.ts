@@ -40,7 +40,7 @@ import type * as Scope from "effect/Scope"
 import { fileURLToPath } from "node:url"
 import type * as ClaudeCli from "../../ClaudeCli.ts"
 import * as Live from "../../layers/Live.ts"
-import type * as Process from "../../Process.ts"
+import * as Process from "../../Process.ts"
 
 /**
  * @since 0.1.0
@@ -307,7 +307,8 @@ export const make = Effect.fnUntraced(function*(self: Plan): Effect.fn.Return<
 export class FaultCli extends Context.Service<FaultCli, Installed>()("effect-claude-code/testing/FaultCli") {}
 
 /**
- * `ClaudeCli` running the fake CLI through the real process layer, plus the {@link FaultCli} itself.
+ * `ClaudeCli` running the fake CLI through the real process layer and its guarded spawner (as `Live.layer`
+ * does), plus the {@link FaultCli} itself.
  *
  * @since 0.1.0
  * @category layers
@@ -317,7 +318,10 @@ export const layer = (
   config: Omit<Process.Config, "executable"> = {}
 ): Layer.Layer<ClaudeCli.ClaudeCli | FaultCli, PlatformError.PlatformError> =>
   Layer.unwrap(
-    Effect.map(Effect.service(FaultCli), (installed) => Live.layerWith({ ...config, executable: installed.executable }))
+    Effect.map(
+      Effect.service(FaultCli),
+      (installed) => Live.layerWith({ ...config, executable: installed.executable }).pipe(Layer.provide(Process.nodeSpawner))
+    )
   ).pipe(
     Layer.provideMerge(Layer.effect(FaultCli, make(self))),
     Layer.provide(NodeServices.layer)
