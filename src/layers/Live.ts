@@ -130,6 +130,27 @@ export const layerWith = (
   )
 
 /**
+ * Node's `ChildProcessSpawner`, guarded (the one {@link layer} runs on): every process it starts, and every
+ * descendant of it, ends with its run (the scope that started it) and when the host process dies, however it
+ * dies. Provide it to `Session.make` so that sessions end as the layer's runs do. See `guard` in `Process.ts`
+ * for how, and for what it cannot reach (a descendant that left the CLI's process tree and cleared its
+ * environment before it was seen).
+ *
+ * @since 0.1.0
+ * @category layers
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Live } from "effect-claude-code/layers"
+ * import { Session } from "effect-claude-code/session"
+ *
+ * const program = Effect.scoped(Effect.flatMap(Session.make(), (session) => session.send("hi")))
+ * Effect.runPromise(program.pipe(Effect.provide(Live.nodeSpawner)))
+ * ```
+ */
+export const nodeSpawner: Layer.Layer<ChildProcessSpawner.ChildProcessSpawner> = Process.nodeSpawner
+
+/**
  * `ClaudeCli` running the real CLI on Node (`claude` on `PATH` unless `config.executable` says otherwise).
  *
  * @since 0.1.0
