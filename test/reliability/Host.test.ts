@@ -15,7 +15,11 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Stream from "effect/Stream"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Process from "../../src/Process.ts"
+import * as Script from "../../src/testing/Script.ts"
 import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import * as Tmux from "../cli/support/Tmux.ts"
 import { awaitGone, fixtureLines } from "./support/faults.ts"
@@ -200,6 +204,32 @@ describe("Host", () => {
         while (fs.existsSync(sandbox!) && Date.now() < deadlineDir) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
         assert.isFalse(fs.existsSync(sandbox!), "the sandbox directory is left")
       }).pipe(Effect.scoped), 90_000)
+  })
+
+  describe("a query of the real CLI that ran a Bash tool", () => {
+    // Scripted.layer; the CLI makes $TMPDIR/claude-<uid>/<project>/<session> for the tool's output.
+    it.live("no temp directory of its session left", () =>
+      Effect.gen(function*() {
+        let dir: string | undefined
+        let seenDuringRun = false
+        yield* ClaudeCli.query("List.", { allowedTools: ["Bash"] }).pipe(
+          Stream.runForEach((message) =>
+            Effect.sync(() => {
+              if (message.type === "system" && "cwd" in message && "session_id" in message) {
+                const tmp = process.env.TMPDIR ?? "/tmp"
+                dir = path.join(tmp, `claude-${os.userInfo().uid}`, String(message.cwd).replace(/[^a-zA-Z0-9]/g, "-"), String(message.session_id))
+              }
+              if (message.type === "user" && dir !== undefined) seenDuringRun = fs.existsSync(dir)
+            })
+          )
+        )
+        assert.isDefined(dir, "the init message")
+        assert.isTrue(seenDuringRun, `the CLI made ${dir} for the tool`)
+        assert.isFalse(fs.existsSync(dir!), `${dir} is left`)
+      }).pipe(Effect.provide(Scripted.layer(Script.make([
+        Script.turn(Script.toolUse("Bash", { command: "ls", description: "List files" })),
+        Script.turn("Listed.")
+      ])))), 60_000)
   })
 
   describe("the bin's run, its CLI exiting 0 with a child in a session of its own holding its pipes", () => {
