@@ -19,6 +19,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Process from "../../src/Process.ts"
+import type { Message } from "../../src/schema/Message.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import * as Tmux from "../cli/support/Tmux.ts"
@@ -206,30 +207,33 @@ describe("Host", () => {
       }).pipe(Effect.scoped), 90_000)
   })
 
-  describe("a query of the real CLI that ran a Bash tool", () => {
+  describe("a query or a session turn of the real CLI that ran a Bash tool", () => {
     // Scripted.layer; the CLI makes $TMPDIR/claude-<uid>/<project>/<session> for the tool's output.
     it.live("no temp directory of its session left", () =>
       Effect.gen(function*() {
-        let dir: string | undefined
-        let seenDuringRun = false
-        yield* ClaudeCli.query("List.", { allowedTools: ["Bash"] }).pipe(
-          Stream.runForEach((message) =>
+        for (const mode of ["query", "session"] as const) {
+          let dir: string | undefined
+          let seenDuringRun = false
+          const see = (message: Message) =>
             Effect.sync(() => {
               if (message.type === "system" && "cwd" in message && "session_id" in message) {
-                const tmp = process.env.TMPDIR ?? "/tmp"
-                dir = path.join(tmp, `claude-${os.userInfo().uid}`, String(message.cwd).replace(/[^a-zA-Z0-9]/g, "-"), String(message.session_id))
+                const key = String(message.cwd).replace(/[^a-zA-Z0-9]/g, "-")
+                dir = path.join(process.env.TMPDIR ?? "/tmp", `claude-${os.userInfo().uid}`, key, String(message.session_id))
               }
               if (message.type === "user" && dir !== undefined) seenDuringRun = fs.existsSync(dir)
             })
-          )
-        )
-        assert.isDefined(dir, "the init message")
-        assert.isTrue(seenDuringRun, `the CLI made ${dir} for the tool`)
-        assert.isFalse(fs.existsSync(dir!), `${dir} is left`)
-      }).pipe(Effect.provide(Scripted.layer(Script.make([
-        Script.turn(Script.toolUse("Bash", { command: "ls", description: "List files" })),
-        Script.turn("Listed.")
-      ])))), 60_000)
+          const run = mode === "query"
+            ? Stream.runForEach(ClaudeCli.query("List.", { allowedTools: ["Bash"] }), see)
+            : Effect.scoped(Effect.flatMap(ClaudeCli.session({ allowedTools: ["Bash"] }), (session) => Stream.runForEach(session.turn("List."), see)))
+          yield* run.pipe(Effect.provide(Scripted.layer(Script.make([
+            Script.turn(Script.toolUse("Bash", { command: "ls", description: "List files" })),
+            Script.turn("Listed.")
+          ]))))
+          assert.isDefined(dir, `${mode}: the init message`)
+          assert.isTrue(seenDuringRun, `${mode}: the CLI made ${dir} for the tool`)
+          assert.isFalse(fs.existsSync(dir!), `${mode}: ${dir} is left`)
+        }
+      }), 90_000)
   })
 
   describe("the bin's run, its CLI exiting 0 with a child in a session of its own holding its pipes", () => {
