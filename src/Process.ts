@@ -73,9 +73,11 @@ export interface Config {
 export const defaultStderrTailBytes = 8 * 1024
 
 /**
- * How long a run waits, once the CLI has exited, for more output on a pipe before taking it as drained:
- * 500 ms. A process the CLI started (a tool, a helper of a wrapper script) may keep stdout or stderr open
- * after the CLI is gone; the run ends all the same, and the rest of the CLI's process group is ended with it.
+ * How long a run waits in all, once the CLI has exited, for more output on a pipe before taking it as
+ * drained: 500 ms. A process the CLI started (a tool, a helper of a wrapper script) may keep stdout or stderr
+ * open, and even write to it, after the CLI is gone; the run ends all the same (the time counts in total, not
+ * per silence; only time spent waiting on the pipe counts, so what the CLI wrote before its exit is all read),
+ * and with a guarded spawner (see {@link guard}) every descendant of the CLI is ended with it.
  *
  * @since 0.1.0
  * @category constants
@@ -396,11 +398,15 @@ export const idleTimeoutError = (timeout: Duration.Input, lastLine: number, stde
 //   stays bounded by the buffers plus one line (up to `maxLineBytes`).
 // - Heavy stderr: always drained into a bounded tail, so it never blocks the CLI.
 // - Never reads stdin: an unread prompt (even larger than the pipe) blocks nothing.
-// - Exits while a process it started holds stdout or stderr open: once the CLI has exited, a pipe silent for
-//   `drainGracePeriod` counts as drained, the run ends as the exit says, and the rest of the group is ended.
-// - The host dies (SIGKILL, SIGHUP, SIGQUIT, a crash): with a guarded spawner (`guard`; `nodeSpawner` and so
-//   the Live layer are), the CLI's process group and its descendants in groups of their own (tools) get
-//   SIGTERM at once and SIGKILL after `guardGracePeriod`.
+// - Exits while a process it started holds stdout or stderr open (and writes to it): once the CLI has exited
+//   and pulls have waited `drainGracePeriod` in all, the pipe counts as drained, the run ends as the exit
+//   says, and the rest of the group is ended; with a guarded spawner, every descendant of the CLI too.
+// - The run ends (normally, by an error, an interruption, a signal to the bin): with a guarded spawner
+//   (`guard`; `nodeSpawner` and so the Live and Scripted layers and the bin are), the CLI's process group and
+//   every descendant recorded (tools in sessions of their own) get SIGTERM, SIGKILL after the kill grace
+//   period, and the run's scope waits until they are gone.
+// - The host dies (SIGKILL, SIGHUP, SIGQUIT, a crash): with a guarded spawner, the CLI's process group and its
+//   descendants (recorded, and those still under it) get SIGTERM at once and SIGKILL after `guardGracePeriod`.
 
 /**
  * The stdout of a started CLI as numbered lines, then its exit as a typed error when it failed.
@@ -657,10 +663,14 @@ const endRun = (pgid: number, tracker: Descendants.Tracker, grace: Duration.Dura
  * the recorded descendants and those still under the process, with the groups they lead: SIGTERM, then
  * SIGKILL after {@link guardGracePeriod}.
  *
- * Limit: a descendant is found only while the chain of parents from it to the process exists; one that left
- * the chain (its parent exited) before it was ever recorded, such as a daemon a tool started and left between
- * two messages, is not reached. Needs `/bin/sh`, `ps` and `awk` (and `/proc` on Linux); no native module; on
- * Windows the spawner is returned as it is. {@link nodeSpawner} is guarded.
+ * Descendants are found by walking the process table from the process, which works only while the chain of
+ * parents from them to it exists; on Linux also by a marker variable (`EFFECT_CLAUDE_CODE_RUN`) the process
+ * gets in its environment and its descendants inherit, which finds them at the run's end whatever became of
+ * their parents. Limits: elsewhere than Linux, and on Linux for one that cleared its environment, a
+ * descendant that left the chain (its parent exited) before it was ever recorded, such as a daemon a tool
+ * started between two messages, is not reached; on host death the watcher has only the walk and what was
+ * recorded. Needs `/bin/sh`, `ps` and `awk` (and `/proc` on Linux); no native module; on Windows the spawner
+ * is returned as it is. {@link nodeSpawner} is guarded.
  *
  * @since 0.1.0
  * @category constructors
