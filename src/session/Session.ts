@@ -74,6 +74,8 @@ import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
 import * as UserContent from "./UserContent.ts"
 import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
+import * as TempDirs from "../internal/tempDirs.ts"
+import { isDecodeError } from "../stream/DecodeError.ts"
 
 /**
  * A message of the session's output: any stream-json message but the control frames, which the session
@@ -276,6 +278,9 @@ const start = Effect.fnUntraced(function*(
   const killGracePeriod = options.killGracePeriod ?? Duration.seconds(3)
   const bufferSize = options.bufferSize ?? 64
   const stdin = yield* Queue.bounded<Uint8Array, Cause.Done>(bufferSize)
+  // Added before the spawn, so run after the CLI and its descendants are gone (they could write it again).
+  const temp = TempDirs.track(DerivedOptions.environment(options), options.envMode !== "replace")
+  yield* Effect.addFinalizer(() => temp.remove)
   const cli = yield* Process.spawn(spawner, {
     executable,
     args: [...(options.executableArgs ?? []), ...args],
@@ -431,6 +436,7 @@ const start = Effect.fnUntraced(function*(
       idle.reading,
       Stream.runForEach((line) => {
         lastLine = line.line
+        if (!isDecodeError(line)) temp.see(line)
         return route(line)
       }),
       Effect.exit
