@@ -238,6 +238,40 @@ describe("Host", () => {
         }
       }), 60_000)
   })
+
+  describe("view and stats on a directory holding two link loops and a FIFO named .jsonl", () => {
+    // Node's recursive readdir follows directory links without end; a FIFO waits for a writer.
+    it.effect("each file read once; the loops and the FIFO named as skipped", () =>
+      Effect.sync(() => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "loops-"))
+        try {
+          fs.mkdirSync(path.join(dir, "a", "b"), { recursive: true })
+          fs.copyFileSync(path.join(root, "fixtures", "recorded", "demo.jsonl"), path.join(dir, "a", "one.jsonl"))
+          fs.copyFileSync(path.join(root, "fixtures", "recorded", "create_file.jsonl"), path.join(dir, "a", "b", "two.jsonl"))
+          fs.symlinkSync("..", path.join(dir, "a", "b", "up"))
+          fs.symlinkSync(dir, path.join(dir, "a", "top"))
+          childProcess.execFileSync("mkfifo", [path.join(dir, "pipe.jsonl")])
+          const files = [path.join(dir, "a", "b", "two.jsonl"), path.join(dir, "a", "one.jsonl")]
+          const notes = [
+            `skipped ${dir}/a/b/up: a link to ${fs.realpathSync(path.join(dir, "a"))}, a directory already walked`,
+            `skipped ${dir}/a/top: a link to ${fs.realpathSync(dir)}, a directory already walked`,
+            `skipped ${dir}/pipe.jsonl: a named pipe (FIFO), not a file`
+          ]
+          const run = (args: ReadonlyArray<string>) =>
+            childProcess.spawnSync(process.execPath, [bin, ...args, dir], { cwd: root, encoding: "utf8", timeout: 30_000 })
+          const stats = run(["stats", "--format", "json"])
+          assert.strictEqual(stats.status, 0, stats.stderr)
+          assert.deepStrictEqual(JSON.parse(stats.stdout).files.map((f: { path: string }) => f.path), files)
+          assert.deepStrictEqual(stats.stderr.trimEnd().split("\n"), notes)
+          const view = run(["view", "--format", "json"])
+          assert.strictEqual(view.status, 0, view.stderr)
+          assert.deepStrictEqual(JSON.parse(view.stdout).files.map((f: { file: string }) => f.file), files)
+          assert.deepStrictEqual(view.stderr.trimEnd().split("\n"), notes)
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true })
+        }
+      }), 90_000)
+  })
 })
 
 // Resolves once the process holds the FIFO open or has a thread blocked opening it (Linux: /proc), at most after
