@@ -137,12 +137,24 @@ export interface FileStats {
   errorResults: number
   /** Types this version does not know, with how often: messages (`type/subtype`), blocks and stream events. */
   readonly unknownTypes: Record<string, number>
-  /** Failed lines: number and reason, and in a {@link total} the file that holds the line. */
+  /**
+   * Failed lines: number and reason, and in a {@link total} the file that holds the line. The first
+   * {@link failureLimit} of a file only: {@link failed} counts them all.
+   */
   readonly failures: Array<Failure>
   readonly models: Record<string, ModelStats>
   /** One entry per `result` message. */
   readonly results: Array<ResultStats>
 }
+
+/**
+ * How many failed lines of a file are kept (and shown) with their reasons: a file of garbage would otherwise
+ * print a line per line of it. The rest are counted.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const failureLimit = 20
 
 const bump = (record: Record<string, number>, key: string, by = 1) => {
   record[key] = (record[key] ?? 0) + by
@@ -357,7 +369,7 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     stats.lines = Math.max(stats.lines, entry.line)
     if (!isDecodeError(entry)) return false
     stats.failed++
-    stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${entry.detail}` })
+    if (stats.failures.length < failureLimit) stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${entry.detail}` })
     return true
   }
 
@@ -616,13 +628,15 @@ export const transcriptFile = (
 /**
  * {@link transcriptFile} without Effect, through `node:fs` synchronously: the same figures, without a round trip
  * through the event loop per read (a directory of small transcripts is mostly such round trips). Throws what
- * `node:fs` throws; `undefined` for a file that is not a transcript or not a regular file (a named pipe is
- * opened without waiting for its writer, and not read).
+ * `node:fs` throws; `undefined` for a file that is not a transcript or not a regular file (not opened).
  *
  * @since 0.1.0
  * @category counting
  */
 export const transcriptFileSync = (path: string, seen?: Seen): FileStats | undefined => {
+  // Not even opened unless a regular file: opening a named pipe, however briefly, lets its writer in, whose
+  // writes then fail once it is closed, and the read that counts it waits for a writer that never comes.
+  if (!nodeFs.statSync(path).isFile()) return undefined
   const fd = nodeFs.openSync(path, nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK)
   const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(readBytes)
   try {
@@ -786,5 +800,7 @@ export const toText = (stats: FileStats): string => {
   out.push(...section("results", stats.results.length > 3 ? [resultsSum(stats.results)] : stats.results.map(resultLine)))
   if (Object.keys(stats.unknownTypes).length > 0) out.push(...section("unknown", [byCount(stats.unknownTypes)]))
   for (const f of stats.failures) out.push(...failureLines(f))
+  const unshown = stats.failed - stats.failures.length
+  if (unshown > 0) out.push(`  ${ToolLine.plural(unshown, "more failed line")} not shown`)
   return out.join("\n") + "\n"
 }
