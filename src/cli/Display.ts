@@ -10,7 +10,9 @@ import * as Cause from "effect/Cause"
 import type * as Filter from "../filter/Filter.ts"
 import * as Calls from "../filter/internal/calls.ts"
 import * as Item from "../filter/Item.ts"
+import * as Redaction from "../internal/redaction.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import { redactDecodeError } from "../stream/internal/cut.ts"
 import * as Summary from "../stream/Summary.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Input from "./Input.ts"
@@ -323,9 +325,11 @@ const headed = (state: State, text: string): string => {
  * @category formatting
  */
 export const failureText = (error: DecodeError): string => {
-  const [first = "", ...more] = error.detail.split("\n")
+  // A bad line may be a message that prints a credential: shown redacted, as `run` shows it.
+  const shown = redactDecodeError(error, Redaction.processRedactor())
+  const [first = "", ...more] = shown.detail.split("\n")
   // Bytes that are not UTF-8 (a binary file) are shown escaped, never as the characters they happen to decode to.
-  const found = error.reason._tag === "InvalidUtf8" ? Style.ascii(error.raw) : Style.printable(error.raw)
+  const found = error.reason._tag === "InvalidUtf8" ? Style.ascii(shown.raw) : Style.printable(shown.raw)
   return `line ${error.line}: not ${Input.expected(error)} (${Style.printable(first)}); found: ${found}` +
     more.map((line) => `\n  ${Style.printable(line)}`).join("")
 }

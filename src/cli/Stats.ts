@@ -13,6 +13,7 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Sink from "effect/Sink"
 import * as nodeFs from "node:fs"
 import * as Item from "../filter/Item.ts"
+import * as Redaction from "../internal/redaction.ts"
 import * as Permission from "../schema/Permission.ts"
 import type * as Message from "../schema/Message.ts"
 import type * as ResultMessage from "../schema/Result.ts"
@@ -369,11 +370,26 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     stats.lines = Math.max(stats.lines, entry.line)
     if (!isDecodeError(entry)) return false
     stats.failed++
-    if (stats.failures.length < failureLimit) stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${entry.detail}` })
+    if (stats.failures.length < failureLimit) {
+      // The reason may quote the line's values (a credential among them): kept redacted.
+      stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${Redaction.processRedactor()(entry.detail)}` })
+    }
     return true
   }
 
-  const pushKind = (kind: string, unknown: boolean) => {
+  // The kinds of unknown messages as shown: an unknown `type` or `subtype` is the line's own text, which may be
+  // a credential. Redacted once per kind (most lines are of a few kinds).
+  const redactedKinds = new Map<string, string>()
+  const shownKind = (kind: string): string => {
+    const known = redactedKinds.get(kind)
+    if (known !== undefined) return known
+    const shown = Redaction.processRedactor()(kind)
+    redactedKinds.set(kind, shown)
+    return shown
+  }
+
+  const pushKind = (raw: string, unknown: boolean) => {
+    const kind = unknown ? shownKind(raw) : raw
     stats.decoded++
     bump(stats.kinds, kind)
     if (unknown) {

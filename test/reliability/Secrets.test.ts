@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as fc from "fast-check"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
@@ -33,6 +34,9 @@ import * as CliErrorRedaction from "../../src/internal/cliErrorRedaction.ts"
 
 const names = Object.keys(Secrets.known) as Array<keyof typeof Secrets.known>
 const credentialNames = Object.keys(Secrets.credentials)
+const providerNames = Object.keys(Secrets.providerTokens)
+const root = path.resolve(import.meta.dirname, "../..")
+const main = path.join(root, "src", "cli", "main.ts")
 
 // Every planted secret by the variable it is given in, plus a password a JSON line has to escape, a
 // numeric one and a passphrase with spaces.
@@ -141,6 +145,49 @@ describe("Secrets", () => {
       Effect.gen(function*() {
         assertClean(yield* leak({}, { env: Secrets.credentials }, credentialNames), "the run")
       }))
+  })
+
+  describe("provider tokens inherited under names outside the word list, echoed", () => {
+    // MY_SERVICE_PAT=github_pat_..., JWT=eyJ..., X_HF=hf_..., SLACK_WEBHOOK_URL=https://hooks.slack.com/..., and
+    // the other providers' formats: known by their shape alone.
+    it.live("in no error, log or span", () =>
+      Effect.gen(function*() {
+        assertClean(yield* withParentEnv(Secrets.providerTokens, leak({}, {}, providerNames)), "the run")
+      }))
+  })
+
+  describe("provider tokens and named credentials in bad lines and the environment, through the bin", () => {
+    // view and stats of a file whose bad lines hold them (plain text, wrong types, unknown subtypes), and run with
+    // a CLI that echoes them, all with them in the bin's environment.
+    it.live("never printed by view, stats or run", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("bin-secrets-")
+        const file = path.join(dir, "leaky.jsonl")
+        const values = [...Object.values(Secrets.providerTokens), ...Object.values(Secrets.credentials)]
+        const good = fs.readFileSync(path.join(root, "fixtures", "recorded", "demo.jsonl"), "utf8").split("\n")[0]
+        fs.writeFileSync(file, [
+          good,
+          ...values.flatMap((v) => [
+            `Error: auth failed for ${v}`,
+            JSON.stringify({ type: "assistant", message: v }),
+            JSON.stringify({ type: "result", subtype: v })
+          ])
+        ].join("\n") + "\n")
+        const env = { ...process.env, ...Secrets.providerTokens, ...Secrets.credentials }
+        const bin = (args: ReadonlyArray<string>) => {
+          const run = childProcess.spawnSync(process.execPath, [main, ...args], { cwd: root, env, encoding: "utf8", timeout: 60_000 })
+          assert.include(run.stdout + run.stderr, "<redacted>", args.join(" "))
+          return run
+        }
+        for (const args of [["view", file], ["stats", file], ["stats", "--format", "json", file]]) {
+          const run = bin(args)
+          assertClean(run.stdout + run.stderr, args.join(" "))
+        }
+        const cli = Secrets.leakyCli("exit 3", [...providerNames, ...credentialNames])
+        const run = bin(["run", "hi", "--claude", cli])
+        assert.strictEqual(run.status, 5, run.stderr)
+        assertClean(run.stderr, "run's errors")
+      }).pipe(Effect.scoped), 120_000)
   })
 
   describe("the real CLI echoing credentials and settings in a Bash tool, recorded", () => {
