@@ -15,6 +15,7 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as BundleBin from "../../scripts/bundle-bin.ts"
 import * as Process from "../../src/Process.ts"
 import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import * as Tmux from "../cli/support/Tmux.ts"
@@ -272,7 +273,47 @@ describe("Host", () => {
         }
       }), 90_000)
   })
+
+  describe("the bin under the machine's Node 20", () => {
+    // Bundled from the sources as npm run build bundles it, run by a Node older than package.json's engines allow.
+    it.effect("one line naming the Node it needs, exit 1", (context) =>
+      Effect.gen(function*() {
+        if (oldNode === undefined) return context.skip("no Node older than 22 outside node_modules")
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "bin-bundle-"))),
+          (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+        )
+        yield* Effect.promise(() => BundleBin.bundle(bin, dir))
+        const needed = /^>=(\d+\.\d+)\.0$/.exec(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).engines.node)![1]
+        const old = childProcess.spawnSync(oldNode, [path.join(dir, "main.js"), "stats", "-"], { encoding: "utf8", timeout: 30_000 })
+        const version = childProcess.execFileSync(oldNode, ["-p", "process.versions.node"], { encoding: "utf8" }).trim()
+        assert.strictEqual(old.stderr, `effect-claude-code needs Node.js ${needed} or later; this is Node.js ${version}.\n`)
+        assert.strictEqual(old.status, 1)
+        assert.strictEqual(old.stdout, "")
+        // The same bundle on this Node runs.
+        const current = childProcess.spawnSync(process.execPath, [path.join(dir, "main.js"), "stats", "-"], {
+          encoding: "utf8",
+          input: fs.readFileSync(path.join(root, "fixtures", "recorded", "demo.jsonl")),
+          timeout: 30_000
+        })
+        assert.strictEqual(current.status, 0, current.stderr)
+        assert.include(current.stdout, "decoded 18")
+      }).pipe(Effect.scoped), 90_000)
+  })
 })
+
+// A Node older than the package supports, outside node_modules (the machine's own), if there is one.
+const oldNode = [...new Set([...(process.env.PATH ?? "").split(path.delimiter), "/usr/bin", "/usr/local/bin", "/bin"])]
+  .filter((dir) => dir !== "" && !dir.includes("node_modules"))
+  .map((dir) => path.join(dir, "node"))
+  .filter((file) => fs.existsSync(file))
+  .find((file) => {
+    try {
+      return Number(childProcess.execFileSync(file, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).trim()) < 22
+    } catch {
+      return false
+    }
+  })
 
 // Resolves once the process holds the FIFO open or has a thread blocked opening it (Linux: /proc), at most after
 // 20 s; elsewhere after 3 s, time enough to get there.
