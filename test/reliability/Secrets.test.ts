@@ -43,6 +43,8 @@ const main = path.join(root, "src", "cli", "main.ts")
 const straddled: ReadonlyArray<readonly [string, string]> = [
   ...names.map((name) => [name, Secrets.known[name]] as const),
   [Secrets.shaped.name, Secrets.shaped.value],
+  // Known by their shape alone: a cut shows no secret once past the head that tells the format.
+  ...Object.keys(Secrets.providerHeads).map((name) => [name, Secrets.providerTokens[name as keyof typeof Secrets.providerTokens]] as const),
   ["DB_PASSWORD", "p\"w\\Secret-Value-123"],
   ["DB_PASSWORD", Secrets.credentials.DB_PASSWORD],
   ["GPG_PASSPHRASE", Secrets.credentials.GPG_PASSPHRASE],
@@ -423,11 +425,13 @@ describe("Secrets", () => {
       Effect.gen(function*() {
         let checked = 0
         for (const [name, secret] of straddled) {
-          // A key known only by its shape is recognised from its head "sk-" on; shorter cuts show no secret.
-          const from = name === Secrets.shaped.name ? 3 : 1
+          // A key known only by its shape is recognised from its head ("sk-", "ghp_", ...) on; shorter cuts show no secret.
+          const head = name === Secrets.shaped.name ? 3 : Secrets.providerHeads[name as keyof typeof Secrets.providerHeads]
+          const from = head ?? 1
+          const shapeOnly = head !== undefined
           const cuts = Array.from({ length: secret.length - from }, (_, i) => Straddle.cases(secret, i + from))
           const bytes = Array.from({ length: Buffer.byteLength(secret) - 1 }, (_, b) => Straddle.byteCases(secret, b + 1) ?? [])
-          const all = [Straddle.syntaxQuote(secret), ...cuts.flat(), ...(name === Secrets.shaped.name ? [] : bytes.flat())]
+          const all = [Straddle.syntaxQuote(secret), ...cuts.flat(), ...(shapeOnly ? [] : bytes.flat())]
           for (const c of all) {
             const text = yield* Straddle.errorsOf(c, name, secret)
             assert.notInclude(text, secret, `${name}: ${c.name}`)
@@ -436,7 +440,7 @@ describe("Secrets", () => {
           }
         }
         assert.isAbove(checked, 1500)
-      }), 180_000)
+      }), 300_000)
   })
 
   describe("a recorded password with a quote and a backslash", () => {

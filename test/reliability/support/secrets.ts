@@ -59,6 +59,20 @@ export const providerTokens = {
   GIT_REMOTE: "https://deploy:TESTpassw0rd-xyz@git.example.com/repo.git"
 } as const
 
+/** The head that tells the format of each of {@link providerTokens} whose whole value is the token. */
+export const providerHeads: Partial<Record<keyof typeof providerTokens, number>> = {
+  MY_ANTHROPIC: "sk-".length,
+  MY_OPENAI: "sk-".length,
+  MY_SERVICE_PAT: "github_pat_".length,
+  GH_CLASSIC: "ghp_".length,
+  AWS_ID: "AKIA".length,
+  GOOGLE_MAPS: "AIza".length,
+  GOOGLE_BEARER_X: "ya29.".length,
+  SLACK_BOT: "xoxb-".length,
+  X_HF: "hf_".length,
+  JWT: "eyJ".length
+}
+
 /** The secret in each of {@link providerTokens}: the token, a webhook's path, a URL's password. */
 export const providerSecrets: ReadonlyArray<string> = [
   ...Object.values(providerTokens).filter((v) => !v.includes("://")),
