@@ -32,6 +32,7 @@ import {
   splitLines
 } from "./support/decoding.ts"
 import * as Hostile from "./support/hostile.ts"
+import { afterAGoodLine } from "./support/faults.ts"
 import { formatPath, issuePaths, keptOpaque, mutations } from "./support/mutations.ts"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -420,10 +421,7 @@ describe("Bad input", () => {
   describe("10,000 bad lines after a good one to stats", () => {
     it.effect("each counted; 20 shown with their reasons, one line for the rest", () =>
       Effect.gen(function*() {
-        const dir = yield* tempDir("many-bad-")
-        const file = path.join(dir, "bad.jsonl")
-        const good = fs.readFileSync(path.join(root, "fixtures", "recorded", "demo.jsonl"), "utf8").split("\n")[0]
-        fs.writeFileSync(file, good + "\n" + "{\"type\":\n".repeat(10_000))
+        const file = afterAGoodLine(yield* tempDir("many-bad-"), Array.from({ length: 10_000 }, () => "{\"type\":"))
         const text = childProcess.spawnSync(process.execPath, [bin, "stats", file], { encoding: "utf8", timeout: 60_000 })
         assert.strictEqual(text.status, 1, text.stderr)
         const lines = text.stdout.trimEnd().split("\n")

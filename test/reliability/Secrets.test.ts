@@ -27,6 +27,7 @@ import * as Script from "../../src/testing/Script.ts"
 import { reasonOf, runToEnd, tempDir } from "../layers/support.ts"
 import { errorText, exitText, observed } from "./support/observed.ts"
 import * as Hostile from "./support/hostile.ts"
+import { afterAGoodLine } from "./support/faults.ts"
 import * as Secrets from "./support/secrets.ts"
 import * as Straddle from "./support/straddle.ts"
 import * as SessionArgs from "../../src/session/internal/options.ts"
@@ -163,18 +164,12 @@ describe("Secrets", () => {
     // a CLI that echoes them, all with them in the bin's environment.
     it.live("never printed by view, stats or run", () =>
       Effect.gen(function*() {
-        const dir = yield* tempDir("bin-secrets-")
-        const file = path.join(dir, "leaky.jsonl")
         const values = [...Object.values(Secrets.providerTokens), ...Object.values(Secrets.credentials)]
-        const good = fs.readFileSync(path.join(root, "fixtures", "recorded", "demo.jsonl"), "utf8").split("\n")[0]
-        fs.writeFileSync(file, [
-          good,
-          ...values.flatMap((v) => [
-            `Error: auth failed for ${v}`,
-            JSON.stringify({ type: "assistant", message: v }),
-            JSON.stringify({ type: "result", subtype: v })
-          ])
-        ].join("\n") + "\n")
+        const file = afterAGoodLine(yield* tempDir("bin-secrets-"), values.flatMap((v) => [
+          `Error: auth failed for ${v}`,
+          JSON.stringify({ type: "assistant", message: v }),
+          JSON.stringify({ type: "result", subtype: v })
+        ]))
         const env = { ...process.env, ...Secrets.providerTokens, ...Secrets.credentials }
         const bin = (args: ReadonlyArray<string>) => {
           const run = childProcess.spawnSync(process.execPath, [main, ...args], { cwd: root, env, encoding: "utf8", timeout: 60_000 })
