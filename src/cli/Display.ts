@@ -240,6 +240,8 @@ export interface State {
   /** The source whose pretty output was written last (its header printed). */
   headed: Source | undefined
   screen: Screen.State
+  /** What a bad line's report is redacted with (see {@link failureText}). */
+  readonly redact: Redaction.Redact
 }
 
 // The lines of a source that decoded: to messages or to other transcript entries.
@@ -287,7 +289,8 @@ export const initial = (options: Options, terminal: Terminal): State => {
     source,
     sources: new Map([[undefined, source]]),
     headed: undefined,
-    screen: Screen.initial({ animate: terminal.animate && options.format === "pretty", now: terminal.now })
+    screen: Screen.initial({ animate: terminal.animate && options.format === "pretty", now: terminal.now }),
+    redact: Redaction.lazyProcessRedactor()
   }
 }
 
@@ -324,9 +327,9 @@ const headed = (state: State, text: string): string => {
  * @since 0.1.0
  * @category formatting
  */
-export const failureText = (error: DecodeError): string => {
+export const failureText = (error: DecodeError, redact: Redaction.Redact = Redaction.processRedactor()): string => {
   // A bad line may be a message that prints a credential: shown redacted, as `run` shows it.
-  const shown = redactDecodeError(error, Redaction.processRedactor())
+  const shown = redactDecodeError(error, redact)
   const [first = "", ...more] = shown.detail.split("\n")
   // Bytes that are not UTF-8 (a binary file) are shown escaped, never as the characters they happen to decode to.
   const found = error.reason._tag === "InvalidUtf8" ? Style.ascii(shown.raw) : Style.printable(shown.raw)
@@ -388,7 +391,7 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   }
   if (isDecodeError(record) && strict === true) {
     const what = Input.isTranscriptLine(record) ? "a session transcript" : "stream-json"
-    const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record)}`)
+    const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record, state.redact)}`)
     return [...writes, stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
   }
   const message = isDecodeError(record) ? record : record.message
@@ -397,7 +400,7 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   const { messageCount, decodeErrorCount } = source.run
   // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
-    const text = `${state.style.red("✗")} ${whereIn(source)}${failureText(record)}\n`
+    const text = `${state.style.red("✗")} ${whereIn(source)}${failureText(record, state.redact)}\n`
     const undecoded = decodedLines(source) === 0
     if (undecoded && decodeErrorCount > reportedBeforeDecoding) source.held++
     else if (undecoded && state.options.holdUndecoded === true) source.pending.push(text)

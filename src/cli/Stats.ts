@@ -365,6 +365,9 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     sinceResult.clear()
   }
 
+  // What is shown of a line's own text (a failure's reason, an unknown kind) is redacted with it.
+  const redact = Redaction.lazyProcessRedactor()
+
   // A line's place in the file, and its failure when it failed.
   const pushLine = (entry: { readonly line: number } | Decode.DecodeError): entry is Decode.DecodeError => {
     stats.lines = Math.max(stats.lines, entry.line)
@@ -372,7 +375,7 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     stats.failed++
     if (stats.failures.length < failureLimit) {
       // The reason may quote the line's values (a credential among them): kept redacted.
-      stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${Redaction.processRedactor()(entry.detail)}` })
+      stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${redact(entry.detail)}` })
     }
     return true
   }
@@ -383,7 +386,7 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
   const shownKind = (kind: string): string => {
     const known = redactedKinds.get(kind)
     if (known !== undefined) return known
-    const shown = Redaction.processRedactor()(kind)
+    const shown = redact(kind)
     redactedKinds.set(kind, shown)
     return shown
   }

@@ -477,13 +477,25 @@ export const environmentSecrets = (
 
 /**
  * The redactor of what this process prints about text it did not write (a bad line of a file, an error): the
- * secrets of its own environment (see {@link environmentSecrets}) and every key-shaped value. Read from the
- * environment at each call, so that it is the environment of the moment.
+ * secrets of its own environment at the moment of the call (see {@link environmentSecrets}) and every
+ * key-shaped value.
  *
  * @since 0.1.0
  * @category redaction
  */
 export const processRedactor = (): Redact => redactor(environmentSecrets(undefined))
+
+/**
+ * A {@link processRedactor} made at its first use, then kept: for one command's many lines (finding the secrets
+ * of the environment takes far longer than redacting a line).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const lazyProcessRedactor = (): Redact => {
+  let redact: Redact | undefined
+  return (text, edges) => (redact ??= processRedactor())(text, edges)
+}
 
 /**
  * Redacts a tail of a longer text (a stderr tail): when it starts with `…`, something was cut before it, so
