@@ -9,25 +9,34 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { build } from "rolldown"
 
-const cli = path.resolve(import.meta.dirname, "..", "dist", "cli")
 const chunkPrefix = "bin-"
 
-// Chunks of an earlier bundle: their names change with their contents.
-for (const name of fs.readdirSync(cli)) {
-  if (name.startsWith(chunkPrefix)) fs.rmSync(path.join(cli, name))
+/**
+ * Bundles the executable whose entry is `input` into `dir`: `main.js` there, and its chunks. A test bundles
+ * the sources this way, to run the bin as it ships.
+ */
+export const bundle = async (input: string, dir: string): Promise<void> => {
+  await build({
+    input,
+    platform: "node",
+    logLevel: "warn",
+    output: {
+      dir,
+      format: "esm",
+      minify: true,
+      entryFileNames: "main.js",
+      chunkFileNames: `${chunkPrefix}[name]-[hash].js`
+    }
+  })
 }
 
-await build({
-  input: path.join(cli, "main.js"),
-  platform: "node",
-  logLevel: "warn",
-  output: {
-    dir: cli,
-    format: "esm",
-    minify: true,
-    entryFileNames: "[name].js",
-    chunkFileNames: `${chunkPrefix}[name]-[hash].js`
+if (import.meta.main) {
+  const cli = path.resolve(import.meta.dirname, "..", "dist", "cli")
+  // Chunks of an earlier bundle: their names change with their contents.
+  for (const name of fs.readdirSync(cli)) {
+    if (name.startsWith(chunkPrefix)) fs.rmSync(path.join(cli, name))
   }
-})
-// The compiler's source map describes the module the bundle replaced.
-fs.rmSync(path.join(cli, "main.js.map"), { force: true })
+  await bundle(path.join(cli, "main.js"), cli)
+  // The compiler's source map describes the module the bundle replaced.
+  fs.rmSync(path.join(cli, "main.js.map"), { force: true })
+}

@@ -51,7 +51,15 @@ const commandLine = [
   "message id and request id as ccusage does, so the total is right. A forked or resumed session copies its",
   "history, and a copied message counts for the first file, by path, that holds it; per-file figures of forks",
   "are therefore their new messages only. Tool calls count in every file, as `view` shows them. `task:ID`",
-  "selects a subagent's transcript by the `Task` call id in the `agent-*.meta.json` beside it."
+  "selects a subagent's transcript by the `Task` call id in the `agent-*.meta.json` beside it.",
+  "",
+  "A directory is walked so that it ends: a link to a directory is followed once per real path (a link back up",
+  "the tree, or to a directory already read, is skipped), and special files named `.jsonl` (a named pipe, a",
+  "socket, a device) are skipped; each skipped path is named on standard error. Input with no JSON line in its",
+  "first 256 KB is neither format, and `view` and `stats` stop reading it there. `stats` shows the first 20",
+  "failed lines of a file with their reasons and counts the rest. What either prints of a bad line is redacted,",
+  "as the errors of `run` are (see Reliability). On a Node.js older than 22.19 the executable says so in one",
+  "line and exits 1."
 ]
 
 const packageName = "effect-claude-code"

@@ -1,8 +1,9 @@
 /**
  * Redaction of secrets: the values a CLI process must never show in errors, logs, spans or recordings.
  * Every `Redacted` value is a secret, and so is the value of a variable whose name holds a secret word
- * (`DB_PASSWORD`, `x-api-key`, `apiKeyHelper`) and anything shaped like an API key; the README's
- * Reliability section lists the rules.
+ * (`DB_PASSWORD`, `x-api-key`, `apiKeyHelper`) and anything shaped like a provider's token (Anthropic, OpenAI,
+ * GitHub, AWS, Google, Slack, Hugging Face, JWTs) or a URL's password; the README's Reliability section lists
+ * the rules.
  *
  * @example
  * ```ts

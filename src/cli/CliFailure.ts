@@ -9,6 +9,7 @@ import * as CliError from "effect/cli/CliError"
 import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import * as Redaction from "../internal/redaction.ts"
 
 /**
  * The exit codes of `effect-claude-code`, as listed in `--help`.
@@ -157,8 +158,9 @@ export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", {
    * @since 0.1.0
    */
   override get [CliError.userMessage](): string {
-    // effect/cli indents the first line under "ERROR"; the rest follow it.
-    return this.reason.detail.replace(/\n/g, "\n  ")
+    // effect/cli indents the first line under "ERROR"; the rest follow it. Redacted: a detail may quote what a
+    // file or a process printed.
+    return Redaction.processRedactor()(this.reason.detail).replace(/\n/g, "\n  ")
   }
   /**
    * @since 0.1.0

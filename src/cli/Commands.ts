@@ -202,7 +202,8 @@ const countAs = <E, R>(name: string, format: TranscriptDetect.Format, bytes: Str
   Effect.map(
     format === "transcript"
       ? bytes.pipe(TranscriptDecode.records({ onBadLine: "emit" }), Stream.run(Stats.transcriptSink(name, seen)))
-      : bytes.pipe(Decode.records({ onBadLine: "emit" }), Stream.run(Stats.sink(name))),
+      // As `view` does: input with no JSON line near its start is not read to its end.
+      : bytes.pipe(Input.giveUpUnlessJson(name), Decode.records({ onBadLine: "emit" }), Stream.run(Stats.sink(name))),
     (stats) => ({ stats, format })
   )
 

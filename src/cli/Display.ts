@@ -10,7 +10,9 @@ import * as Cause from "effect/Cause"
 import type * as Filter from "../filter/Filter.ts"
 import * as Calls from "../filter/internal/calls.ts"
 import * as Item from "../filter/Item.ts"
+import * as Redaction from "../internal/redaction.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import { redactDecodeError } from "../stream/internal/cut.ts"
 import * as Summary from "../stream/Summary.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Input from "./Input.ts"
@@ -238,6 +240,8 @@ export interface State {
   /** The source whose pretty output was written last (its header printed). */
   headed: Source | undefined
   screen: Screen.State
+  /** What a bad line's report is redacted with (see {@link failureText}). */
+  readonly redact: Redaction.Redact
 }
 
 // The lines of a source that decoded: to messages or to other transcript entries.
@@ -285,7 +289,8 @@ export const initial = (options: Options, terminal: Terminal): State => {
     source,
     sources: new Map([[undefined, source]]),
     headed: undefined,
-    screen: Screen.initial({ animate: terminal.animate && options.format === "pretty", now: terminal.now })
+    screen: Screen.initial({ animate: terminal.animate && options.format === "pretty", now: terminal.now }),
+    redact: Redaction.lazyProcessRedactor()
   }
 }
 
@@ -322,10 +327,12 @@ const headed = (state: State, text: string): string => {
  * @since 0.1.0
  * @category formatting
  */
-export const failureText = (error: DecodeError): string => {
-  const [first = "", ...more] = error.detail.split("\n")
+export const failureText = (error: DecodeError, redact: Redaction.Redact = Redaction.processRedactor()): string => {
+  // A bad line may be a message that prints a credential: shown redacted, as `run` shows it.
+  const shown = redactDecodeError(error, redact)
+  const [first = "", ...more] = shown.detail.split("\n")
   // Bytes that are not UTF-8 (a binary file) are shown escaped, never as the characters they happen to decode to.
-  const found = error.reason._tag === "InvalidUtf8" ? Style.ascii(error.raw) : Style.printable(error.raw)
+  const found = error.reason._tag === "InvalidUtf8" ? Style.ascii(shown.raw) : Style.printable(shown.raw)
   return `line ${error.line}: not ${Input.expected(error)} (${Style.printable(first)}); found: ${found}` +
     more.map((line) => `\n  ${Style.printable(line)}`).join("")
 }
@@ -384,7 +391,7 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   }
   if (isDecodeError(record) && strict === true) {
     const what = Input.isTranscriptLine(record) ? "a session transcript" : "stream-json"
-    const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record)}`)
+    const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record, state.redact)}`)
     return [...writes, stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
   }
   const message = isDecodeError(record) ? record : record.message
@@ -393,7 +400,7 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   const { messageCount, decodeErrorCount } = source.run
   // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
-    const text = `${state.style.red("✗")} ${whereIn(source)}${failureText(record)}\n`
+    const text = `${state.style.red("✗")} ${whereIn(source)}${failureText(record, state.redact)}\n`
     const undecoded = decodedLines(source) === 0
     if (undecoded && decodeErrorCount > reportedBeforeDecoding) source.held++
     else if (undecoded && state.options.holdUndecoded === true) source.pending.push(text)

@@ -8,6 +8,7 @@ import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as Path from "effect/Path"
 import * as Predicate from "effect/Predicate"
 import * as Sink from "effect/Sink"
 import type * as PlatformError from "effect/PlatformError"
@@ -15,12 +16,14 @@ import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import * as nodeFs from "node:fs"
 import * as net from "node:net"
+import * as Walk from "../internal/walk.ts"
 import * as Decode from "../stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as TranscriptDetect from "../transcript/Detect.ts"
 import * as TranscriptMessages from "../transcript/Messages.ts"
 import * as CliFailure from "./CliFailure.ts"
+import * as Style from "./Style.ts"
 
 /**
  * How often `--follow` looks for new bytes once it has read everything.
@@ -74,18 +77,6 @@ export const why = (error: PlatformError.PlatformError): string => {
     : reason.description ?? reason._tag
 }
 
-// What a path is, where it is not a regular file, for messages.
-const kinds: Record<FileSystem.File.Type, string> = {
-  File: "a file",
-  Directory: "a directory",
-  SymbolicLink: "a symbolic link",
-  BlockDevice: "a block device",
-  CharacterDevice: "a character device",
-  FIFO: "a named pipe (FIFO)",
-  Socket: "a socket",
-  Unknown: "a special file of unknown kind"
-}
-
 // A named pipe waits for a writer. Opened without blocking and read through the event loop, so that an
 // interrupt (Ctrl-C, SIGTERM) ends the wait: a blocking open would hold a worker thread, and the process, forever.
 const fifo = (file: string): Stream.Stream<Uint8Array, CliFailure.CliFailure | PlatformError.PlatformError> =>
@@ -122,7 +113,7 @@ export const bytes = (
     const info = yield* fs.stat(file)
     if (info.type === "FIFO") return fifo(file)
     if (info.type !== "File") {
-      return yield* CliFailure.make("BadInput", `Cannot read ${file}: it is ${kinds[info.type]}, not a file`)
+      return yield* CliFailure.make("BadInput", `Cannot read ${file}: it is ${Walk.kinds[info.type]}, not a file`)
     }
     if (options.follow !== true) return fs.stream(file, { chunkSize })
     const handle = yield* fs.open(file)
@@ -214,25 +205,56 @@ export const giveUpUnlessJson = (name: string, limit: number = sniffBytes) =>
   })
 
 /**
+ * The files an argument names, and notes on what a directory held that was left out (see {@link expand}).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Listing {
+  readonly files: ReadonlyArray<string>
+  readonly notes: ReadonlyArray<string>
+}
+
+/**
  * The files an argument names: the file itself, or every `.jsonl` file under a directory (a project directory
- * of `~/.claude/projects`, or all of them), sorted.
+ * of `~/.claude/projects`, or all of them), sorted. A link to a directory is followed once per real path (a
+ * loop ends there); special files named `.jsonl` (a named pipe would wait for a writer) are left out. Each
+ * left out is named in {@link Listing.notes}.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const expand = (file: string): Effect.Effect<ReadonlyArray<string>, CliFailure.CliFailure, FileSystem.FileSystem> =>
+export const listing = (file: string): Effect.Effect<Listing, CliFailure.CliFailure, FileSystem.FileSystem | Path.Path> =>
   file === "-"
-    ? Effect.succeed([file])
+    ? Effect.succeed({ files: [file], notes: [] })
     : Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const info = yield* fs.stat(file)
-      if (info.type !== "Directory") return [file]
-      const names = (yield* fs.readDirectory(file, { recursive: true })).filter((name) => name.endsWith(".jsonl"))
-      if (names.length === 0) {
-        return yield* CliFailure.make("BadInput", `Cannot read ${file}: it is a directory with no .jsonl file`)
+      if (info.type !== "Directory") return { files: [file], notes: [] }
+      const walked = yield* Walk.walk(fs, yield* Path.Path, file, (name) => name.endsWith(".jsonl"))
+      const dir = file.replace(/\/+$/, "")
+      const notes = walked.skipped.map((s) => `skipped ${dir}/${s.path}: ${s.why}`)
+      if (walked.files.length === 0) {
+        return yield* CliFailure.make("BadInput", [`Cannot read ${file}: it is a directory with no .jsonl file`, ...notes].join("\n"))
       }
-      return names.sort().map((name) => `${file.replace(/\/+$/, "")}/${name}`)
+      return { files: walked.files.map((name) => `${dir}/${name}`), notes }
     }).pipe(Effect.mapError((e) => CliFailure.isCliFailure(e) ? e : unreadable(file)(e)))
+
+/**
+ * The files of {@link listing}, its notes written to standard error.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const expand = (
+  file: string
+): Effect.Effect<ReadonlyArray<string>, CliFailure.CliFailure, FileSystem.FileSystem | Path.Path | Stdio.Stdio> =>
+  Effect.flatMap(listing(file), ({ files, notes }) =>
+    notes.length === 0 ? Effect.succeed(files) : Stdio.Stdio.pipe(
+      Effect.flatMap((stdio) => Stream.run(Stream.make(notes.map((note) => `${Style.printable(note)}\n`).join("")), stdio.stderr())),
+      Effect.orElseSucceed(() => undefined),
+      Effect.as(files)
+    ))
 
 /**
  * The files of a directory as {@link expand} lists them, then, with `follow`, each `.jsonl` file that appears
@@ -246,13 +268,13 @@ export const files = (
   dir: string,
   listed: ReadonlyArray<string>,
   options: { readonly follow?: boolean | undefined } = {}
-): Stream.Stream<string, never, FileSystem.FileSystem> =>
+): Stream.Stream<string, never, FileSystem.FileSystem | Path.Path> =>
   options.follow !== true ? Stream.fromIterable(listed) : Stream.suspend(() => {
     const known = new Set(listed)
     const appeared = Effect.gen(function*() {
       yield* Effect.sleep(followInterval)
       const fs = yield* FileSystem.FileSystem
-      const all = yield* Effect.orElseSucceed(expand(dir), (): ReadonlyArray<string> => [])
+      const all = yield* Effect.orElseSucceed(Effect.map(listing(dir), (l) => l.files), (): ReadonlyArray<string> => [])
       const fresh: Array<string> = []
       for (const file of all) {
         if (known.has(file)) continue

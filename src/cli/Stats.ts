@@ -13,6 +13,7 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Sink from "effect/Sink"
 import * as nodeFs from "node:fs"
 import * as Item from "../filter/Item.ts"
+import * as Redaction from "../internal/redaction.ts"
 import * as Permission from "../schema/Permission.ts"
 import type * as Message from "../schema/Message.ts"
 import type * as ResultMessage from "../schema/Result.ts"
@@ -137,12 +138,24 @@ export interface FileStats {
   errorResults: number
   /** Types this version does not know, with how often: messages (`type/subtype`), blocks and stream events. */
   readonly unknownTypes: Record<string, number>
-  /** Failed lines: number and reason, and in a {@link total} the file that holds the line. */
+  /**
+   * Failed lines: number and reason, and in a {@link total} the file that holds the line. The first
+   * {@link failureLimit} of a file only: {@link failed} counts them all.
+   */
   readonly failures: Array<Failure>
   readonly models: Record<string, ModelStats>
   /** One entry per `result` message. */
   readonly results: Array<ResultStats>
 }
+
+/**
+ * How many failed lines of a file are kept (and shown) with their reasons: a file of garbage would otherwise
+ * print a line per line of it. The rest are counted.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const failureLimit = 20
 
 const bump = (record: Record<string, number>, key: string, by = 1) => {
   record[key] = (record[key] ?? 0) + by
@@ -352,16 +365,34 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
     sinceResult.clear()
   }
 
+  // What is shown of a line's own text (a failure's reason, an unknown kind) is redacted with it.
+  const redact = Redaction.lazyProcessRedactor()
+
   // A line's place in the file, and its failure when it failed.
   const pushLine = (entry: { readonly line: number } | Decode.DecodeError): entry is Decode.DecodeError => {
     stats.lines = Math.max(stats.lines, entry.line)
     if (!isDecodeError(entry)) return false
     stats.failed++
-    stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${entry.detail}` })
+    if (stats.failures.length < failureLimit) {
+      // The reason may quote the line's values (a credential among them): kept redacted.
+      stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${redact(entry.detail)}` })
+    }
     return true
   }
 
-  const pushKind = (kind: string, unknown: boolean) => {
+  // The kinds of unknown messages as shown: an unknown `type` or `subtype` is the line's own text, which may be
+  // a credential. Redacted once per kind (most lines are of a few kinds).
+  const redactedKinds = new Map<string, string>()
+  const shownKind = (kind: string): string => {
+    const known = redactedKinds.get(kind)
+    if (known !== undefined) return known
+    const shown = redact(kind)
+    redactedKinds.set(kind, shown)
+    return shown
+  }
+
+  const pushKind = (raw: string, unknown: boolean) => {
+    const kind = unknown ? shownKind(raw) : raw
     stats.decoded++
     bump(stats.kinds, kind)
     if (unknown) {
@@ -616,13 +647,15 @@ export const transcriptFile = (
 /**
  * {@link transcriptFile} without Effect, through `node:fs` synchronously: the same figures, without a round trip
  * through the event loop per read (a directory of small transcripts is mostly such round trips). Throws what
- * `node:fs` throws; `undefined` for a file that is not a transcript or not a regular file (a named pipe is
- * opened without waiting for its writer, and not read).
+ * `node:fs` throws; `undefined` for a file that is not a transcript or not a regular file (not opened).
  *
  * @since 0.1.0
  * @category counting
  */
 export const transcriptFileSync = (path: string, seen?: Seen): FileStats | undefined => {
+  // Not even opened unless a regular file: opening a named pipe, however briefly, lets its writer in, whose
+  // writes then fail once it is closed, and the read that counts it waits for a writer that never comes.
+  if (!nodeFs.statSync(path).isFile()) return undefined
   const fd = nodeFs.openSync(path, nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK)
   const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(readBytes)
   try {
@@ -786,5 +819,7 @@ export const toText = (stats: FileStats): string => {
   out.push(...section("results", stats.results.length > 3 ? [resultsSum(stats.results)] : stats.results.map(resultLine)))
   if (Object.keys(stats.unknownTypes).length > 0) out.push(...section("unknown", [byCount(stats.unknownTypes)]))
   for (const f of stats.failures) out.push(...failureLines(f))
+  const unshown = stats.failed - stats.failures.length
+  if (unshown > 0) out.push(`  ${ToolLine.plural(unshown, "more failed line")} not shown`)
   return out.join("\n") + "\n"
 }

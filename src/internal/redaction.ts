@@ -20,19 +20,21 @@ export type Environment = Readonly<Record<string, string | Redacted.Redacted<str
 // - the value of a variable (or of a JSON key, a `--flag`) whose name holds a secret word: the name is split
 //   into words at `_`, `-`, `.` and case changes (`DB_PASSWORD`, `x-api-key`, `apiKeyHelper`), and a secret
 //   word is KEY, APIKEY, TOKEN, SECRET, PASSWORD, PASSWD, PASS, PWD, PASSPHRASE, AUTH, OAUTH, AUTHORIZATION,
-//   BEARER, CREDENTIAL(S), COOKIE, DSN, PRIVATE, SESSION, or a word ending in a long one (`DBPASSWORD`,
+//   BEARER, CREDENTIAL(S), COOKIE, DSN, PRIVATE, SESSION, PAT, JWT, WEBHOOK, or a word ending in a long one (`DBPASSWORD`,
 //   `AUTHTOKEN`, `CLIENTSECRET`). Whatever the value's shape: `SMTP_PASSWORD=20231987` is a secret;
 // - unless the name also holds a word that makes it a setting (MAX, MIN, LIMIT, COUNT, SIZE, LENGTH,
 //   TIMEOUT, TTL, DISABLE, ENABLE, USE, MODE, TYPE, the plural TOKENS, ...) and the value is shaped like a
 //   setting (a number, or one word of letters): `MAX_THINKING_TOKENS=1024` and `DISABLE_AUTH=true` are not;
 //   nor is a name of a location (FILE, PATH, DIR, SOCK, ADDRESS, URL, HOST, ...: `SSH_AUTH_SOCK`,
-//   `PASSWORD_FILE`), whatever its value, nor `PWD` alone (the shell's working directory);
+//   `PASSWORD_FILE`), whatever its value, unless it is a webhook's (`SLACK_WEBHOOK_URL`), nor `PWD` alone (the
+//   shell's working directory);
 // - within a secret value, each key-like part (letters and digits, 12 or more) on its own: the token of
 //   `Authorization: Bearer <token>`, the key an `apiKeyHelper` command echoes;
 // - the password (or, without one, a key-like user) of a URL in any value, and the values of its query
 //   parameters with secret names (`DATABASE_URL=postgres://app:pw@db/x`, `SENTRY_DSN=https://key@host/1`);
 // - the values of header lines with secret names in any value (`ANTHROPIC_CUSTOM_HEADERS=x-api-key: ...`);
-// - anywhere in any text, values shaped like keys (`keyPattern`), whatever variable they came from.
+// - anywhere in any text, values shaped like the tokens of the major providers and URL passwords
+//   (`keyPattern`), whatever variable they came from, if any.
 //
 // A secret shorter than 6 characters (8 for variables inherited from the parent process) is never
 // redacted: it would blank out unrelated text, and it cannot be told from it.
@@ -40,7 +42,7 @@ export type Environment = Readonly<Record<string, string | Redacted.Redacted<str
 const secretWords = new Set([
   "key", "apikey", "accesskey", "secretkey", "privatekey", "token", "secret", "secrets", "password", "passwords",
   "passwd", "pass", "pwd", "passphrase", "auth", "oauth", "authorization", "bearer", "credential", "credentials",
-  "cookie", "cookies", "dsn", "private", "session"
+  "cookie", "cookies", "dsn", "private", "session", "pat", "jwt", "webhook", "webhooks"
 ])
 // Words written without separators end in one of these (DBPASSWORD, AUTHTOKEN); shorter ones (KEY, PASS)
 // would match unrelated words (MONKEY, COMPASS).
@@ -66,8 +68,10 @@ const isSecretWord = (word: string): boolean =>
   secretWords.has(word) || secretEndings.some((ending) => word.length > ending.length && word.endsWith(ending))
 
 // `PWD` alone is the shell's working directory; `MYSQL_PWD` is a password.
+// A webhook's URL is its credential (`SLACK_WEBHOOK_URL`): not a location.
 const isSecretWords = (words: ReadonlyArray<string>): boolean =>
-  words.some(isSecretWord) && !words.some((word) => locationWords.has(word)) &&
+  words.some(isSecretWord) &&
+  (words.some((word) => word.startsWith("webhook")) || !words.some((word) => locationWords.has(word))) &&
   !(words.length === 1 && words[0] === "pwd")
 
 /**
@@ -228,14 +232,37 @@ export const optionSecrets = (options: { readonly env?: Environment | undefined 
 }
 
 /**
- * Values that look like credentials whatever variable (if any) they came from: Anthropic keys and OAuth
- * tokens (`sk-ant-...`), other `sk-` keys, Stripe keys (`sk_live_...`), AWS access key ids, GitHub tokens.
+ * Values that look like credentials whatever variable (if any) they came from, by the token formats of the
+ * major providers: Anthropic keys and OAuth tokens (`sk-ant-...`), OpenAI and other `sk-` keys, Stripe keys
+ * (`sk_live_...`), AWS access key ids (`AKIA...`, `ASIA...`), GitHub tokens (`ghp_...`, `github_pat_...`),
+ * Google API keys and OAuth tokens (`AIza...`, `ya29.`, `GOCSPX-`), Slack tokens and webhook URLs (`xoxb-...`,
+ * `hooks.slack.com/services/...`), Hugging Face tokens (`hf_...`), JSON Web Tokens (`eyJ...`), and the password
+ * of a URL (`https://user:password@host`).
  *
  * @since 0.1.0
  * @category redaction
  */
-export const keyPattern =
-  /\bsk-ant-[A-Za-z0-9_-]{8,}|\bsk-[A-Za-z0-9_-]{32,}|\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|\bA[KS]IA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}/g
+export const keyPattern = new RegExp(
+  [
+    /\bsk-ant-[A-Za-z0-9_-]{8,}/,
+    /\bsk-[A-Za-z0-9_-]{32,}/,
+    /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/,
+    /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}\b/,
+    /\bgh[pousr]_[A-Za-z0-9]{30,}/,
+    /\bgithub_pat_[A-Za-z0-9_]{22,}/,
+    /\bAIza[0-9A-Za-z_-]{35}/,
+    /\bya29\.[0-9A-Za-z_-]{20,}/,
+    /\bGOCSPX-[0-9A-Za-z_-]{20,}/,
+    /\bxox[abposre]-[A-Za-z0-9-]{10,}/,
+    /\bxapp-\d-[A-Za-z0-9-]{10,}/,
+    /\bhooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9\/_-]+/,
+    /\bhf_[A-Za-z0-9]{30,}/,
+    /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/,
+    // A URL's password: between `scheme://user:` and `@`.
+    /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s\/?#@:"'<>]*:)[^\s\/?#@"'<>]+(?=@)/
+  ].map((r) => r.source).join("|"),
+  "g"
+)
 
 /**
  * What replaces a secret, or the part of one that was cut.
@@ -266,7 +293,8 @@ export interface Edges {
 export type Redact = (text: string, edges?: Edges) => string
 
 // The start of a key-shaped value cut at the end of a text.
-const keyHeadAtEnd = /(?:\bsk-|\b[rs]k_(?:live|test)_|\bA[KS]IA|\bgh[pousr]_)[A-Za-z0-9_-]*$/
+const keyHeadAtEnd =
+  /(?:\bsk-|\b[rs]k_(?:live|test)_|\bA[KS]IA|\bgh[pousr]_|\bgithub_pat_|\bAIza|\bya29\.|\bGOCSPX-|\bxox[abposre]-|\bxapp-|\bhooks\.slack\.com\/|\bhf_|\beyJ)[A-Za-z0-9_.\/-]*$/
 // Characters of keys and tokens (base64 included): a run of them at the start of a cut text may be the rest
 // of a key, which nothing else identifies.
 const tokenAtStart = /^[A-Za-z0-9_\-+/=]+/
@@ -445,6 +473,28 @@ export const environmentSecrets = (
   const own = secretValues(env)
   if (envMode !== "merge") return own
   return [...new Set([...own, ...secretsOf(process.env, inheritedMinLength)])]
+}
+
+/**
+ * The redactor of what this process prints about text it did not write (a bad line of a file, an error): the
+ * secrets of its own environment at the moment of the call (see {@link environmentSecrets}) and every
+ * key-shaped value.
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const processRedactor = (): Redact => redactor(environmentSecrets(undefined))
+
+/**
+ * A {@link processRedactor} made at its first use, then kept: for one command's many lines (finding the secrets
+ * of the environment takes far longer than redacting a line).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const lazyProcessRedactor = (): Redact => {
+  let redact: Redact | undefined
+  return (text, edges) => (redact ??= processRedactor())(text, edges)
 }
 
 /**

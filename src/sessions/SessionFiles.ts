@@ -18,6 +18,7 @@ import * as Predicate from "effect/Predicate"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
+import * as Walk from "../internal/walk.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
@@ -311,12 +312,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const subagentsOf = (projectKey: string, sessionId: string) =>
     Effect.gen(function*() {
       const root = subagentsDir(projectKey, sessionId)
-      const names = yield* fs.readDirectory(root, { recursive: true }).pipe(
-        Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
+      const names = yield* Walk.files(fs, path, root, (name) => /^agent-.+\.jsonl$/.test(name)).pipe(
+        Effect.catchIf(isNotFound, () => Effect.succeed([] as ReadonlyArray<string>)),
         Effect.mapError(fsFailed(root))
       )
       const out: Array<SubagentInfo> = []
-      for (const subpath of names.sort()) {
+      for (const subpath of names) {
         const match = /^agent-(.+)\.jsonl$/.exec(path.basename(subpath))
         if (match === null) continue
         const meta = yield* fs.readFileString(path.join(root, subpath.replace(/\.jsonl$/, ".meta.json"))).pipe(

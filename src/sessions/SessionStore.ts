@@ -24,10 +24,14 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
 import * as Plural from "../internal/plural.ts"
+import * as Walk from "../internal/walk.ts"
 import * as Info from "./internal/info.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as LockFile from "./internal/lockFile.ts"
 import * as NotFound from "./internal/notFound.ts"
+
+// The transcripts of a session directory, as the CLI names them.
+const isJsonl = (name: string): boolean => name.endsWith(".jsonl")
 
 /**
  * A transcript in the store: a session's main transcript, or one under it (`subpath`, e.g. `subagents/agent-<id>`).
@@ -696,8 +700,8 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       )
 
   const listSubkeys = (key: Omit<SessionKey, "subpath">) =>
-    fs.readDirectory(path.join(root, key.projectKey, key.sessionId), { recursive: true }).pipe(
-      Effect.map((names) => names.filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -".jsonl".length)).sort()),
+    Walk.files(fs, path, path.join(root, key.projectKey, key.sessionId), isJsonl).pipe(
+      Effect.map((names) => names.map((n) => n.slice(0, -".jsonl".length))),
       NotFound.orElse([] as Array<string>),
       Effect.mapError(fail("listSubkeys", keyString(key)))
     )
@@ -952,11 +956,11 @@ export const importSession = Effect.fnUntraced(function*(
   yield* copy(path.join(dir, `${source.sessionId}.jsonl`), undefined)
   if (options.includeSubagents === false) return
   const under = path.join(dir, source.sessionId)
-  const names = yield* fs.readDirectory(under, { recursive: true }).pipe(
-    Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeed([] as Array<string>)),
+  const names = yield* Walk.files(fs, path, under, isJsonl).pipe(
+    NotFound.orElse([] as ReadonlyArray<string>),
     Effect.mapError(failed)
   )
-  for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
+  for (const name of names) {
     const subpath = name.slice(0, -".jsonl".length).split(path.sep).join("/")
     yield* copy(path.join(under, name), subpath)
     const sidecar = path.join(under, name.replace(/\.jsonl$/, ".meta.json"))

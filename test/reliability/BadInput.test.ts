@@ -7,6 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as childProcess from "node:child_process"
+import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
@@ -30,7 +32,11 @@ import {
   splitLines
 } from "./support/decoding.ts"
 import * as Hostile from "./support/hostile.ts"
+import { afterAGoodLine } from "./support/faults.ts"
 import { formatPath, issuePaths, keptOpaque, mutations } from "./support/mutations.ts"
+
+const root = path.resolve(import.meta.dirname, "../..")
+const bin = path.join(root, "src", "cli", "main.ts")
 
 const expected = JSON.parse(fs.readFileSync(Hostile.expectedFile, "utf8")) as Record<
   string,
@@ -369,5 +375,62 @@ describe("Bad input", () => {
         }
         assert.isAbove(failed, 10_000, "most mutations break a checked field")
       }))
+  })
+
+  describe("100 MB of random bytes to stats, as a file and through a FIFO", () => {
+    // As view: input with no JSON line in its first 256 KB is not read on (it took 17 s and printed 388k lines).
+    it.live("BadInput (exit 3) in one message, at most 2 MiB read", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir("random-")
+        const file = path.join(dir, "random.bin")
+        const size = 100 * 1024 * 1024
+        const chunk = 1024 * 1024
+        const fd = fs.openSync(file, "w")
+        for (let at = 0; at < size; at += chunk) fs.writeSync(fd, crypto.randomBytes(chunk))
+        fs.closeSync(fd)
+        const run = childProcess.spawnSync(process.execPath, [bin, "stats", file], { encoding: "utf8", timeout: 60_000 })
+        assert.strictEqual(run.status, 3, run.stderr.slice(0, 2000))
+        assert.strictEqual(run.stdout, "")
+        assert.strictEqual(run.stderr, `\nERROR\n  ${file} is neither stream-json nor a session transcript: no JSON line in its first 256 KB\n`)
+        // Through a FIFO, what it read is what the writer got in before it was closed.
+        const fifo = path.join(dir, "random.jsonl")
+        childProcess.execFileSync("mkfifo", [fifo])
+        const child = childProcess.spawn(process.execPath, [bin, "stats", fifo], { stdio: ["ignore", "pipe", "pipe"] })
+        yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+        let stderr = ""
+        child.stderr.setEncoding("utf8").on("data", (s: string) => stderr += s)
+        const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+        const written = yield* Effect.promise(async () => {
+          const writer = await fs.promises.open(fifo, "w")
+          let total = 0
+          try {
+            while (total < size) total += (await writer.write(crypto.randomBytes(chunk / 16))).bytesWritten
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "EPIPE") throw error
+          } finally {
+            await writer.close()
+          }
+          return total
+        })
+        assert.strictEqual(yield* Effect.promise(() => exited), 3, stderr)
+        assert.isAtMost(written, 2 * 1024 * 1024)
+        assert.include(stderr, "no JSON line in its first 256 KB")
+      }).pipe(Effect.scoped), 120_000)
+  })
+
+  describe("10,000 bad lines after a good one to stats", () => {
+    it.effect("each counted; 20 shown with their reasons, one line for the rest", () =>
+      Effect.gen(function*() {
+        const file = afterAGoodLine(yield* tempDir("many-bad-"), Array.from({ length: 10_000 }, () => "{\"type\":"))
+        const text = childProcess.spawnSync(process.execPath, [bin, "stats", file], { encoding: "utf8", timeout: 60_000 })
+        assert.strictEqual(text.status, 1, text.stderr)
+        const lines = text.stdout.trimEnd().split("\n")
+        assert.strictEqual(lines.filter((l) => l.includes(" failed: ")).length, 20)
+        assert.strictEqual(lines.at(-1), "  9980 more failed lines not shown")
+        assert.isAtMost(lines.length, 30)
+        const json = childProcess.spawnSync(process.execPath, [bin, "stats", "--format", "json", file], { encoding: "utf8", timeout: 60_000 })
+        const [counted] = JSON.parse(json.stdout).files
+        assert.deepStrictEqual([counted.failed, counted.failures.length, counted.failures[19].line], [10_000, 20, 21])
+      }).pipe(Effect.scoped), 120_000)
   })
 })

@@ -16,6 +16,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Stream from "effect/Stream"
+import * as BundleBin from "../../scripts/bundle-bin.ts"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Process from "../../src/Process.ts"
@@ -348,7 +349,81 @@ describe("Host", () => {
         }
       }), 60_000)
   })
+
+  describe("view and stats on a directory holding two link loops and a FIFO named .jsonl", () => {
+    // Node's recursive readdir follows directory links without end; a FIFO waits for a writer.
+    it.effect("each file read once; the loops and the FIFO named as skipped", () =>
+      Effect.sync(() => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "loops-"))
+        try {
+          fs.mkdirSync(path.join(dir, "a", "b"), { recursive: true })
+          fs.copyFileSync(path.join(root, "fixtures", "recorded", "demo.jsonl"), path.join(dir, "a", "one.jsonl"))
+          fs.copyFileSync(path.join(root, "fixtures", "recorded", "create_file.jsonl"), path.join(dir, "a", "b", "two.jsonl"))
+          fs.symlinkSync("..", path.join(dir, "a", "b", "up"))
+          fs.symlinkSync(dir, path.join(dir, "a", "top"))
+          childProcess.execFileSync("mkfifo", [path.join(dir, "pipe.jsonl")])
+          const files = [path.join(dir, "a", "b", "two.jsonl"), path.join(dir, "a", "one.jsonl")]
+          const notes = [
+            `skipped ${dir}/a/b/up: a link to ${fs.realpathSync(path.join(dir, "a"))}, a directory already walked`,
+            `skipped ${dir}/a/top: a link to ${fs.realpathSync(dir)}, a directory already walked`,
+            `skipped ${dir}/pipe.jsonl: a named pipe (FIFO), not a file`
+          ]
+          const run = (args: ReadonlyArray<string>) =>
+            childProcess.spawnSync(process.execPath, [bin, ...args, dir], { cwd: root, encoding: "utf8", timeout: 30_000 })
+          const stats = run(["stats", "--format", "json"])
+          assert.strictEqual(stats.status, 0, stats.stderr)
+          assert.deepStrictEqual(JSON.parse(stats.stdout).files.map((f: { path: string }) => f.path), files)
+          assert.deepStrictEqual(stats.stderr.trimEnd().split("\n"), notes)
+          const view = run(["view", "--format", "json"])
+          assert.strictEqual(view.status, 0, view.stderr)
+          assert.deepStrictEqual(JSON.parse(view.stdout).files.map((f: { file: string }) => f.file), files)
+          assert.deepStrictEqual(view.stderr.trimEnd().split("\n"), notes)
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true })
+        }
+      }), 90_000)
+  })
+
+  describe("the bin under the machine's Node 20", () => {
+    // Bundled from the sources as npm run build bundles it, run by a Node older than package.json's engines allow.
+    it.effect("one line naming the Node it needs, exit 1", (context) =>
+      Effect.gen(function*() {
+        if (oldNode === undefined) return context.skip("no Node older than 22 outside node_modules")
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "bin-bundle-"))),
+          (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+        )
+        yield* Effect.promise(() => BundleBin.bundle(bin, dir))
+        const needed = /^>=(\d+\.\d+)\.0$/.exec(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).engines.node)![1]
+        const old = childProcess.spawnSync(oldNode, [path.join(dir, "main.js"), "stats", "-"], { encoding: "utf8", timeout: 30_000 })
+        const version = childProcess.execFileSync(oldNode, ["-p", "process.versions.node"], { encoding: "utf8" }).trim()
+        assert.strictEqual(old.stderr, `effect-claude-code needs Node.js ${needed} or later; this is Node.js ${version}.\n`)
+        assert.strictEqual(old.status, 1)
+        assert.strictEqual(old.stdout, "")
+        // The same bundle on this Node runs.
+        const current = childProcess.spawnSync(process.execPath, [path.join(dir, "main.js"), "stats", "-"], {
+          encoding: "utf8",
+          input: fs.readFileSync(path.join(root, "fixtures", "recorded", "demo.jsonl")),
+          timeout: 30_000
+        })
+        assert.strictEqual(current.status, 0, current.stderr)
+        assert.include(current.stdout, "decoded 18")
+      }).pipe(Effect.scoped), 90_000)
+  })
 })
+
+// A Node older than the package supports, outside node_modules (the machine's own), if there is one.
+const oldNode = [...new Set([...(process.env.PATH ?? "").split(path.delimiter), "/usr/bin", "/usr/local/bin", "/bin"])]
+  .filter((dir) => dir !== "" && !dir.includes("node_modules"))
+  .map((dir) => path.join(dir, "node"))
+  .filter((file) => fs.existsSync(file))
+  .find((file) => {
+    try {
+      return Number(childProcess.execFileSync(file, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).trim()) < 22
+    } catch {
+      return false
+    }
+  })
 
 // Resolves once the process holds the FIFO open or has a thread blocked opening it (Linux: /proc), at most after
 // 20 s; elsewhere after 3 s, time enough to get there.

@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as fc from "fast-check"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
@@ -26,6 +27,7 @@ import * as Script from "../../src/testing/Script.ts"
 import { reasonOf, runToEnd, tempDir } from "../layers/support.ts"
 import { errorText, exitText, observed } from "./support/observed.ts"
 import * as Hostile from "./support/hostile.ts"
+import { afterAGoodLine } from "./support/faults.ts"
 import * as Secrets from "./support/secrets.ts"
 import * as Straddle from "./support/straddle.ts"
 import * as SessionArgs from "../../src/session/internal/options.ts"
@@ -33,12 +35,17 @@ import * as CliErrorRedaction from "../../src/internal/cliErrorRedaction.ts"
 
 const names = Object.keys(Secrets.known) as Array<keyof typeof Secrets.known>
 const credentialNames = Object.keys(Secrets.credentials)
+const providerNames = Object.keys(Secrets.providerTokens)
+const root = path.resolve(import.meta.dirname, "../..")
+const main = path.join(root, "src", "cli", "main.ts")
 
 // Every planted secret by the variable it is given in, plus a password a JSON line has to escape, a
 // numeric one and a passphrase with spaces.
 const straddled: ReadonlyArray<readonly [string, string]> = [
   ...names.map((name) => [name, Secrets.known[name]] as const),
   [Secrets.shaped.name, Secrets.shaped.value],
+  // Known by their shape alone: a cut shows no secret once past the head that tells the format.
+  ...Object.keys(Secrets.providerHeads).map((name) => [name, Secrets.providerTokens[name as keyof typeof Secrets.providerTokens]] as const),
   ["DB_PASSWORD", "p\"w\\Secret-Value-123"],
   ["DB_PASSWORD", Secrets.credentials.DB_PASSWORD],
   ["GPG_PASSPHRASE", Secrets.credentials.GPG_PASSPHRASE],
@@ -141,6 +148,43 @@ describe("Secrets", () => {
       Effect.gen(function*() {
         assertClean(yield* leak({}, { env: Secrets.credentials }, credentialNames), "the run")
       }))
+  })
+
+  describe("provider tokens inherited under names outside the word list, echoed", () => {
+    // MY_SERVICE_PAT=github_pat_..., JWT=eyJ..., X_HF=hf_..., SLACK_WEBHOOK_URL=https://hooks.slack.com/..., and
+    // the other providers' formats: known by their shape alone.
+    it.live("in no error, log or span", () =>
+      Effect.gen(function*() {
+        assertClean(yield* withParentEnv(Secrets.providerTokens, leak({}, {}, providerNames)), "the run")
+      }))
+  })
+
+  describe("provider tokens and named credentials in bad lines and the environment, through the bin", () => {
+    // view and stats of a file whose bad lines hold them (plain text, wrong types, unknown subtypes), and run with
+    // a CLI that echoes them, all with them in the bin's environment.
+    it.live("never printed by view, stats or run", () =>
+      Effect.gen(function*() {
+        const values = [...Object.values(Secrets.providerTokens), ...Object.values(Secrets.credentials)]
+        const file = afterAGoodLine(yield* tempDir("bin-secrets-"), values.flatMap((v) => [
+          `Error: auth failed for ${v}`,
+          JSON.stringify({ type: "assistant", message: v }),
+          JSON.stringify({ type: "result", subtype: v })
+        ]))
+        const env = { ...process.env, ...Secrets.providerTokens, ...Secrets.credentials }
+        const bin = (args: ReadonlyArray<string>) => {
+          const run = childProcess.spawnSync(process.execPath, [main, ...args], { cwd: root, env, encoding: "utf8", timeout: 60_000 })
+          assert.include(run.stdout + run.stderr, "<redacted>", args.join(" "))
+          return run
+        }
+        for (const args of [["view", file], ["stats", file], ["stats", "--format", "json", file]]) {
+          const run = bin(args)
+          assertClean(run.stdout + run.stderr, args.join(" "))
+        }
+        const cli = Secrets.leakyCli("exit 3", [...providerNames, ...credentialNames])
+        const run = bin(["run", "hi", "--claude", cli])
+        assert.strictEqual(run.status, 5, run.stderr)
+        assertClean(run.stderr, "run's errors")
+      }).pipe(Effect.scoped), 120_000)
   })
 
   describe("the real CLI echoing credentials and settings in a Bash tool, recorded", () => {
@@ -376,11 +420,13 @@ describe("Secrets", () => {
       Effect.gen(function*() {
         let checked = 0
         for (const [name, secret] of straddled) {
-          // A key known only by its shape is recognised from its head "sk-" on; shorter cuts show no secret.
-          const from = name === Secrets.shaped.name ? 3 : 1
+          // A key known only by its shape is recognised from its head ("sk-", "ghp_", ...) on; shorter cuts show no secret.
+          const head = name === Secrets.shaped.name ? 3 : Secrets.providerHeads[name as keyof typeof Secrets.providerHeads]
+          const from = head ?? 1
+          const shapeOnly = head !== undefined
           const cuts = Array.from({ length: secret.length - from }, (_, i) => Straddle.cases(secret, i + from))
           const bytes = Array.from({ length: Buffer.byteLength(secret) - 1 }, (_, b) => Straddle.byteCases(secret, b + 1) ?? [])
-          const all = [Straddle.syntaxQuote(secret), ...cuts.flat(), ...(name === Secrets.shaped.name ? [] : bytes.flat())]
+          const all = [Straddle.syntaxQuote(secret), ...cuts.flat(), ...(shapeOnly ? [] : bytes.flat())]
           for (const c of all) {
             const text = yield* Straddle.errorsOf(c, name, secret)
             assert.notInclude(text, secret, `${name}: ${c.name}`)
@@ -389,7 +435,7 @@ describe("Secrets", () => {
           }
         }
         assert.isAbove(checked, 1500)
-      }), 180_000)
+      }), 300_000)
   })
 
   describe("a recorded password with a quote and a backslash", () => {

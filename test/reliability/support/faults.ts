@@ -25,6 +25,13 @@ export type Item = Message | DecodeError
 export const fixtureLines = (name: string): ReadonlyArray<string> =>
   fs.readFileSync(path.join(fixturesDir, "recorded", `${name}.jsonl`), "utf8").split("\n").filter((l) => l !== "")
 
+/** A file in `dir` holding the first line of the demo recording, then `lines`: input for the bin's view and stats. */
+export const afterAGoodLine = (dir: string, lines: ReadonlyArray<string>): string => {
+  const file = path.join(dir, "input.jsonl")
+  fs.writeFileSync(file, [fixtureLines("demo")[0], ...lines].join("\n") + "\n")
+  return file
+}
+
 /** What the decoder makes of `text` on its own: the expected items, line numbers included. */
 export const decodeText = (text: string): Effect.Effect<ReadonlyArray<Item>> =>
   Ndjson.lines(Stream.make(new TextEncoder().encode(text)), { onBadLine: "emit" }).pipe(

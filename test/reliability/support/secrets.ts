@@ -40,11 +40,51 @@ export const credentialSecrets: ReadonlyArray<string> = [
   "abcdef0123456789abcdef0123456789"
 ]
 
+/**
+ * Tokens in the formats of the major providers (none is real), under names that say nothing of a secret, or
+ * that name a location (`SLACK_WEBHOOK_URL`): known by their shape.
+ */
+export const providerTokens = {
+  MY_ANTHROPIC: "sk-ant-api03-TESTshapeAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-bbbbAA",
+  MY_OPENAI: "sk-proj-TESTabcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ",
+  MY_SERVICE_PAT: "github_pat_11AAAAAAA0TESTabcdefghij_klmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ01",
+  GH_CLASSIC: "ghp_TESTabcdefghijklmnopqrstuvwxyz012345",
+  AWS_ID: "AKIATESTQ7EXAMPLE234",
+  GOOGLE_MAPS: "AIzaSyTESTabcdefghijklmnopqrstuvwxyz012",
+  GOOGLE_BEARER_X: "ya29.TESTabcdefghijklmnopqrstuvwxyz0123",
+  SLACK_BOT: "xoxb-123456789012-1234567890123-TESTabcdefghijklmnopqrstuv",
+  SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T0TEST000/B0TEST000/TESTabcdefghijklmnopqrstuv",
+  X_HF: "hf_TESTabcdefghijklmnopqrstuvwxyz012345",
+  JWT: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ0ZXN0LXVzZXIiLCJpYXQiOjE3MDAwMDAwMDB9.TESTsignatureabcdefghijklmnopqrstuvwxyz012",
+  GIT_REMOTE: "https://deploy:TESTpassw0rd-xyz@git.example.com/repo.git"
+} as const
+
+/** The head that tells the format of each of {@link providerTokens} whose whole value is the token. */
+export const providerHeads: Partial<Record<keyof typeof providerTokens, number>> = {
+  MY_ANTHROPIC: "sk-".length,
+  MY_OPENAI: "sk-".length,
+  MY_SERVICE_PAT: "github_pat_".length,
+  GH_CLASSIC: "ghp_".length,
+  AWS_ID: "AKIA".length,
+  GOOGLE_MAPS: "AIza".length,
+  GOOGLE_BEARER_X: "ya29.".length,
+  SLACK_BOT: "xoxb-".length,
+  X_HF: "hf_".length,
+  JWT: "eyJ".length
+}
+
+/** The secret in each of {@link providerTokens}: the token, a webhook's path, a URL's password. */
+export const providerSecrets: ReadonlyArray<string> = [
+  ...Object.values(providerTokens).filter((v) => !v.includes("://")),
+  "T0TEST000/B0TEST000/TESTabcdefghijklmnopqrstuv",
+  "TESTpassw0rd-xyz"
+]
+
 /** Settings under names with secret words, which must stay as they are (not secrets). */
 export const settings = { APP_MAX_TOKENS: "1024", APP_DISABLE_AUTH: "true" } as const
 
 /** Every secret value the tests plant. */
-export const all: ReadonlyArray<string> = [...Object.values(known), shaped.value, ...credentialSecrets]
+export const all: ReadonlyArray<string> = [...Object.values(known), shaped.value, ...credentialSecrets, ...providerSecrets]
 
 // The text with its JSON escapes read (`\/`, `\u0073`, `\"`), where a secret may hide.
 const unescaped = (text: string): string =>
