@@ -149,8 +149,8 @@ export const cancelled: UserDialogResult = { behavior: "cancelled" }
 
 const defaultTimeout = Duration.minutes(10)
 
-// The callback's value, or `onFailure` with why it failed or was late; interruption (the CLI withdrew the
-// request, the session ends) stays interruption.
+// The callback's value, or `onFailure` with why it failed, was late or interrupted itself. An interruption
+// from outside (the CLI withdrew the request, the session ends) stops this fiber before `onFailure` runs.
 const settle = <A, R>(
   effect: Effect.Effect<A, unknown, R>,
   timeout: Duration.Input | undefined,
@@ -166,9 +166,9 @@ const settle = <A, R>(
     Effect.flatMap((exit) =>
       Exit.isSuccess(exit)
         ? Effect.succeed(exit.value)
-        : Cause.hasInterruptsOnly(exit.cause)
-        ? Effect.interrupt
-        : Effect.succeed(onFailure(describe(exit.cause)))
+        : Effect.succeed(onFailure(
+          Cause.hasInterruptsOnly(exit.cause) ? "the callback was interrupted before it answered" : describe(exit.cause)
+        ))
     )
   )
 }
