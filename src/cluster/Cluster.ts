@@ -44,6 +44,7 @@ import type * as SocketServer from "effect/socket/SocketServer"
 import type * as SqlError from "effect/sql/SqlError"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Sqlite from "../internal/sqlite.ts"
+import * as QuietShutdown from "./internal/quietShutdown.ts"
 import * as SessionStore from "../sessions/SessionStore.ts"
 import * as SqlSessionStore from "../sessions/SqlSessionStore.ts"
 import * as TurnLog from "./TurnLog.ts"
@@ -90,7 +91,7 @@ export const layerSqlite = (
   options: SqliteOptions
 ): Layer.Layer<Services | SqlClient.SqlClient, ConfigError | SqlError.SqlError> =>
   Layer.merge(
-    SingleRunner.layer({ shardingConfig: options.shardingConfig }),
+    QuietShutdown.layer(SingleRunner.layer({ shardingConfig: options.shardingConfig })),
     TurnLog.layerSql()
   ).pipe(
     Layer.provideMerge(Sqlite.layer(options.filename)),
