@@ -256,6 +256,7 @@ describe("Host", () => {
         }
       }), 60_000)
   })
+
   describe("a Cluster.layerSqlite host killed mid-turn, restarted on its file", () => {
     // The restart also runs the killed host's turn again, which no caller reads any more: it is interrupted at
     // the end, not waited for (15 s, entityTerminationTimeout), and the runner's shutdown logs no warning.
