@@ -194,10 +194,6 @@ export class SessionInfo extends Schema.Class<SessionInfo>("effect-claude-code/c
 }) {}
 
 /**
- * A turn, persisted. When its runner shuts down, a running turn is interrupted and resumes under the next
- * owner (a retry, see `TurnLog`) rather than held up to `entityTerminationTimeout`: a turn re-delivered after
- * a crash streams to a caller that is gone and would never end on its own.
- *
  * @since 0.1.0
  * @category rpcs
  */
@@ -206,7 +202,7 @@ export const Turn = Rpc.make("Turn", {
   success: TurnEvent,
   error: AgentSessionError,
   stream: true
-}).annotate(ClusterSchema.Persisted, true).annotate(ClusterSchema.InterruptOnTermination, true)
+}).annotate(ClusterSchema.Persisted, true)
 
 /**
  * `Turn` without the cluster's persistence: for a caller that is durable itself (a workflow activity, re-run

@@ -258,8 +258,9 @@ describe("Host", () => {
   })
 
   describe("a Cluster.layerSqlite host killed mid-turn, restarted on its file", () => {
-    // The restart also runs the killed host's turn again, which no caller reads any more: it is interrupted at
-    // the end, not waited for (15 s, entityTerminationTimeout), and the runner's shutdown logs no warning.
+    // The restart also runs the killed host's turn again, which no caller reads any more and which never ends
+    // on its own: at the end it gets layerSqlite's one second, not ShardingConfig's 15 s (entityTerminationTimeout),
+    // and the runner's shutdown logs no warning.
     it.live("the restart does its turn, logs no warning after it, exits within 5 s", () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-restart-"))
       return Effect.gen(function*() {
