@@ -26,8 +26,8 @@ export type Kind = typeof kinds[number]
 
 const outcomeOf = (text: string): Outcome => outcomes.find((o) => text.includes(o)) ?? "succeed"
 
-// What the callback's Effect does.
-const ending = <A>(outcome: Outcome, value: A): Effect.Effect<A, string> => {
+/** An Effect that ends as `outcome` says, with `value` when it succeeds. */
+export const ending = <A>(outcome: Outcome, value: A): Effect.Effect<A, string> => {
   switch (outcome) {
     case "succeed":
       return Effect.succeed(value)
