@@ -45,9 +45,9 @@ import type * as SocketServer from "effect/socket/SocketServer"
 import type * as SqlError from "effect/sql/SqlError"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Sqlite from "../internal/sqlite.ts"
-import * as QuietShutdown from "./internal/quietShutdown.ts"
 import * as SessionStore from "../sessions/SessionStore.ts"
 import * as SqlSessionStore from "../sessions/SqlSessionStore.ts"
+import * as QuietShutdown from "./internal/quietShutdown.ts"
 import * as TurnLog from "./TurnLog.ts"
 
 /**

@@ -1,8 +1,8 @@
 /**
  * What the CLI asks a person through the session's host: the model's `AskUserQuestion`, an MCP server's
  * elicitation (a form or a URL), and the dialogs the session declared (`request_user_dialog`). A callback
- * that fails or misses its deadline (`dialogTimeout`, default 10 minutes) is a decline, so the CLI never
- * waits on it.
+ * that fails, dies, interrupts itself or misses its deadline (`dialogTimeout`, default 10 minutes) is a
+ * decline, so the CLI never waits on it.
  *
  * @since 0.1.0
  */

@@ -108,7 +108,13 @@ export class UnknownMcpServer extends Schema.TaggedError<UnknownMcpServer>()("Un
  * @since 0.1.0
  * @category errors
  */
-export const Reason = Schema.Union([CallbackTimeout, CallbackInterrupted, MissingCallback, UnknownMcpServer, Protocol.UnsupportedRequest])
+export const Reason = Schema.Union([
+  CallbackTimeout,
+  CallbackInterrupted,
+  MissingCallback,
+  UnknownMcpServer,
+  Protocol.UnsupportedRequest
+])
 
 /**
  * @since 0.1.0

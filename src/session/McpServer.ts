@@ -149,7 +149,7 @@ export const tool = <S extends Schema.Codec<any, any, never, never>, R = never>(
               return Effect.flatMap(Effect.exit(returned as Effect.Effect<unknown, unknown, R>), (exit) =>
                 Exit.isSuccess(exit)
                   ? toResult(name, exit.value)
-                  // Interrupted from outside (the call withdrawn), nothing here runs: this is its own.
+                  // The handler's own interruption: were the call withdrawn, nothing here would run.
                   : Cause.hasInterruptsOnly(exit.cause)
                   ? Effect.succeed(text(`${name} was interrupted before it answered`, true))
                   : Effect.succeed(text(`${name} failed: ${describe(exit.cause)}`, true)))

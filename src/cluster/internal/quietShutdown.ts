@@ -16,7 +16,9 @@ const isNoHealthyRunners = (message: unknown): boolean =>
   Array.isArray(message) ? message.includes(noHealthyRunners) : message === noHealthyRunners
 
 /** `runner` whose own-departure warning is dropped once its sharding is shut down. */
-export const layer = <A, E, R>(runner: Layer.Layer<A | Sharding.Sharding, E, R>): Layer.Layer<A | Sharding.Sharding, E, R> =>
+export const layer = <A, E, R>(
+  runner: Layer.Layer<A | Sharding.Sharding, E, R>
+): Layer.Layer<A | Sharding.Sharding, E, R> =>
   Layer.unwrap(Effect.gen(function*() {
     // The sharding's own flag, once it is built (the loggers are needed while it is built).
     let isShutdown: Effect.Effect<boolean> = Effect.succeed(false)
