@@ -261,7 +261,7 @@ describe("Host", () => {
     // The restart also runs the killed host's turn again, which no caller reads any more and which never ends
     // on its own: at the end it gets layerSqlite's one second, not ShardingConfig's 15 s (entityTerminationTimeout),
     // and the runner's shutdown logs no warning.
-    it.live("the restart does its turn, logs no warning after it, exits within 5 s", () => {
+    it.live("the restart does its turn, logs no warning after it, exits well within the 15 s it took", () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-restart-"))
       return Effect.gen(function*() {
         const server = yield* ScriptedServer.make(restartScript)
@@ -287,7 +287,8 @@ describe("Host", () => {
         assert.isAtLeast(done, 0, output)
         assert.deepStrictEqual(JSON.parse(second.lines[done]!.text), { result: "Quick." })
         assert.deepStrictEqual(second.lines.slice(done + 1).filter((line) => /WARN|ERROR/.test(line.text)), [])
-        assert.isAtMost(exit.at - second.lines[done]!.at, 5_000, output)
+        // About 2.5 s on an idle machine (one second of it the entities' grace); the bound leaves room for load.
+        assert.isAtMost(exit.at - second.lines[done]!.at, 10_000, output)
         assert.deepStrictEqual(ClusterHosts.leftBehind(second), [])
       }).pipe(
         Effect.scoped,
