@@ -11,6 +11,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import type * as CliError from "../../src/ClaudeCliError.ts"
 import * as Live from "../../src/layers/Live.ts"
+import { CanUseToolRequest } from "../../src/schema/Control.ts"
 import * as Dialogs from "../../src/session/Dialogs.ts"
 import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
@@ -177,6 +178,18 @@ const interrupting = <A>(how: "interrupt" | "join"): Effect.Effect<A> =>
     })
 
 describe("Session callbacks that interrupt themselves (fake CLI)", () => {
+  it.effect("Permission.decide makes a deny of it", () =>
+    Effect.gen(function*() {
+      const request = new CanUseToolRequest({ subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" } })
+      for (const how of ["interrupt", "join"] as const) {
+        const answer = yield* Permission.decide(() => interrupting(how), request)
+        assert.deepStrictEqual([answer.behavior, answer.message], [
+          "deny",
+          "Permission callback failed: the callback was interrupted before it answered"
+        ], how)
+      }
+    }))
+
   it.effect("every kind of request is answered", () => {
     const requests = [
       { subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" } },
