@@ -1,5 +1,5 @@
 /**
- * Hosts on `Cluster.layerSqlite` (`clusterHost.ts`) started as processes of their own, their tree marked (see
+ * Hosts on `Cluster.layerSqlite` (`clusterHostMain.ts`) started as processes of their own, their tree marked (see
  * `examples/cluster-kit.ts`), their output kept line by line with the time each line came.
  */
 import * as child from "node:child_process"
@@ -7,7 +7,7 @@ import * as path from "node:path"
 import * as Kit from "../../../examples/cluster-kit.ts"
 import type * as ClaudeSandbox from "../../../src/testing/ClaudeSandbox.ts"
 
-const main = path.join(import.meta.dirname, "clusterHost.ts")
+const main = path.join(import.meta.dirname, "clusterHostMain.ts")
 
 export interface Line {
   /** When it came, by `Date.now()`. */
