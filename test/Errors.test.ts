@@ -152,6 +152,7 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
   ]],
   [Incoming.CallbackError, [
     new Incoming.CallbackTimeout({ callback: "canUseTool", timeoutMillis: 5 }),
+    new Incoming.CallbackInterrupted({ callback: "canUseTool" }),
     new Incoming.MissingCallback({ callback: "canUseTool" }),
     new Incoming.UnknownMcpServer({ server: "calc" }),
     new Protocol.UnsupportedRequest({ subtype: "mystery" })

@@ -33,6 +33,7 @@ import * as Config from "effect/Config"
 import type { ConfigError } from "effect/Config"
 import * as Context from "effect/Context"
 import * as Digest from "effect/crypto/Digest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -46,6 +47,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Sqlite from "../internal/sqlite.ts"
 import * as SessionStore from "../sessions/SessionStore.ts"
 import * as SqlSessionStore from "../sessions/SqlSessionStore.ts"
+import * as QuietShutdown from "./internal/quietShutdown.ts"
 import * as TurnLog from "./TurnLog.ts"
 
 /**
@@ -83,6 +85,12 @@ export interface SqliteOptions {
  * a restarted process picks up where the last one stopped. Also provides the `SqlClient`, for a workflow
  * engine on the same file.
  *
+ * When the process ends, its entities get one second to finish (`entityTerminationTimeout`, 15 s in
+ * `ShardingConfig`; set it in `shardingConfig` to wait longer): a turn still running then resumes at the next
+ * start, as a retry. Every caller of a single runner is in its process, which is ending; and a turn re-delivered
+ * after a crash streams to a caller that is gone, so it never ends on its own and would hold the exit for the
+ * whole timeout.
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -90,7 +98,9 @@ export const layerSqlite = (
   options: SqliteOptions
 ): Layer.Layer<Services | SqlClient.SqlClient, ConfigError | SqlError.SqlError> =>
   Layer.merge(
-    SingleRunner.layer({ shardingConfig: options.shardingConfig }),
+    QuietShutdown.layer(SingleRunner.layer({
+      shardingConfig: { entityTerminationTimeout: Duration.seconds(1), ...options.shardingConfig }
+    })),
     TurnLog.layerSql()
   ).pipe(
     Layer.provideMerge(Sqlite.layer(options.filename)),

@@ -1,8 +1,8 @@
 /**
  * What the CLI asks a person through the session's host: the model's `AskUserQuestion`, an MCP server's
  * elicitation (a form or a URL), and the dialogs the session declared (`request_user_dialog`). A callback
- * that fails or misses its deadline (`dialogTimeout`, default 10 minutes) is a decline, so the CLI never
- * waits on it.
+ * that fails, dies, interrupts itself or misses its deadline (`dialogTimeout`, default 10 minutes) is a
+ * decline, so the CLI never waits on it.
  *
  * @since 0.1.0
  */
@@ -149,8 +149,8 @@ export const cancelled: UserDialogResult = { behavior: "cancelled" }
 
 const defaultTimeout = Duration.minutes(10)
 
-// The callback's value, or `onFailure` with why it failed or was late; interruption (the CLI withdrew the
-// request, the session ends) stays interruption.
+// The callback's value, or `onFailure` with why it failed, was late or interrupted itself. An interruption
+// from outside (the CLI withdrew the request, the session ends) stops this fiber before `onFailure` runs.
 const settle = <A, R>(
   effect: Effect.Effect<A, unknown, R>,
   timeout: Duration.Input | undefined,
@@ -166,9 +166,9 @@ const settle = <A, R>(
     Effect.flatMap((exit) =>
       Exit.isSuccess(exit)
         ? Effect.succeed(exit.value)
-        : Cause.hasInterruptsOnly(exit.cause)
-        ? Effect.interrupt
-        : Effect.succeed(onFailure(describe(exit.cause)))
+        : Effect.succeed(onFailure(
+          Cause.hasInterruptsOnly(exit.cause) ? "the callback was interrupted before it answered" : describe(exit.cause)
+        ))
     )
   )
 }

@@ -57,6 +57,23 @@ export class CallbackTimeout extends Schema.TaggedError<CallbackTimeout>()("Call
 }
 
 /**
+ * A callback's Effect ended by interruption of its own (`Effect.interrupt`, joining an interrupted fiber)
+ * before it answered; the CLI was answered with this message (as a deny for `canUseTool`). A request the CLI
+ * withdraws (`control_cancel_request`) is not this: it gets no answer, as the protocol wants.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class CallbackInterrupted extends Schema.TaggedError<CallbackInterrupted>()("CallbackInterrupted", {
+  /** Which callback: `canUseTool`, `the PreToolUse hook`, `the MCP server "calc"`. */
+  callback: Schema.String
+}) {
+  override get message(): string {
+    return `${this.callback} was interrupted before it answered`
+  }
+}
+
+/**
  * The CLI asked for a callback the session does not have: a permission decision without a `canUseTool`.
  *
  * @since 0.1.0
@@ -91,7 +108,13 @@ export class UnknownMcpServer extends Schema.TaggedError<UnknownMcpServer>()("Un
  * @since 0.1.0
  * @category errors
  */
-export const Reason = Schema.Union([CallbackTimeout, MissingCallback, UnknownMcpServer, Protocol.UnsupportedRequest])
+export const Reason = Schema.Union([
+  CallbackTimeout,
+  CallbackInterrupted,
+  MissingCallback,
+  UnknownMcpServer,
+  Protocol.UnsupportedRequest
+])
 
 /**
  * @since 0.1.0
@@ -133,9 +156,10 @@ const runHook = <R>(
 /**
  * The handler of a session's incoming requests: each callback runs with `context` and, when `callbacks.timeout`
  * is set, fails with a {@link CallbackError} ({@link CallbackTimeout}) once it has run that long. Every request
- * gets an answer: when a callback fails, times out, returns the wrong kind of value or an answer that cannot be
- * written as JSON, the CLI gets a deny (`canUseTool`), a hook error or an MCP error result, and `report` gets a
- * `CallbackFailed` (an MCP tool's wrong result is reported by its connection, see `McpServer.connect`).
+ * gets an answer: when a callback fails, times out, interrupts itself ({@link CallbackInterrupted}), returns the
+ * wrong kind of value or an answer that cannot be written as JSON, the CLI gets a deny (`canUseTool`), a hook
+ * error or an MCP error result, and `report` gets a `CallbackFailed` (an MCP tool's wrong result is reported by
+ * its connection, see `McpServer.connect`).
  *
  * A callback runs in a fiber of its own: past its deadline the CLI is answered at once and the callback is
  * interrupted in the background, so one that cannot be interrupted neither delays the answer nor the end of
@@ -159,7 +183,13 @@ export const handler = <R>(
     Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
         const fiber = yield* Effect.forkDetach(Effect.provideContext(effect, context))
-        const joined = Fiber.join(fiber)
+        // Reached only when the callback interrupted itself: were this fiber interrupted (the CLI cancelled,
+        // the session ends), nothing after the join would run.
+        const joined = Fiber.join(fiber).pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause) ? callbackError(new CallbackInterrupted({ callback })) : Effect.failCause(cause)
+          )
+        )
         const answer = timeout === undefined ? joined : joined.pipe(
           Effect.timeoutOrElse({
             duration: timeout,

@@ -149,8 +149,9 @@ export const tool = <S extends Schema.Codec<any, any, never, never>, R = never>(
               return Effect.flatMap(Effect.exit(returned as Effect.Effect<unknown, unknown, R>), (exit) =>
                 Exit.isSuccess(exit)
                   ? toResult(name, exit.value)
+                  // The handler's own interruption: were the call withdrawn, nothing here would run.
                   : Cause.hasInterruptsOnly(exit.cause)
-                  ? Effect.interrupt
+                  ? Effect.succeed(text(`${name} was interrupted before it answered`, true))
                   : Effect.succeed(text(`${name} failed: ${describe(exit.cause)}`, true)))
             })
         })

@@ -124,7 +124,8 @@ const toResponse = (decision: Decision, request: Request): Record<string, unknow
     }
 
 /**
- * Runs the callback for one request; never fails (interruption aside).
+ * Runs the callback for one request; never fails. A callback that fails, dies or interrupts itself is a deny
+ * naming why (an interruption from outside stops this Effect instead).
  *
  * @since 0.1.0
  * @category running
@@ -141,9 +142,7 @@ export const decide = <R>(canUseTool: CanUseTool<R>, request: Request): Effect.E
     Effect.exit,
     Effect.flatMap((exit) => {
       if (Exit.isSuccess(exit)) return Effect.succeed(toResponse(exit.value, request))
-      if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
-      return Effect.succeed(
-        toResponse(deny(`Permission callback failed: ${describe(exit.cause)}`), request)
-      )
+      const why = Cause.hasInterruptsOnly(exit.cause) ? "the callback was interrupted before it answered" : describe(exit.cause)
+      return Effect.succeed(toResponse(deny(`Permission callback failed: ${why}`), request))
     })
   )

@@ -146,9 +146,10 @@ export const make = Effect.fnUntraced(function*(options: {
   const answer = (id: string, subtype: string, exit: Exit.Exit<unknown, unknown>) =>
     Exit.isSuccess(exit)
       ? succeed(id, subtype, exit.value)
-      // Interrupted: cancelled by the CLI (it wants no answer) or the session is ending.
+      // The handler interrupted itself. Cancelled by the CLI (it wants no answer) or the session ending, the
+      // handling fiber is interrupted and never gets here.
       : Cause.hasInterruptsOnly(exit.cause)
-      ? Effect.void
+      ? reject(id, `the handler of "${subtype}" was interrupted before it answered`)
       : reject(id, describe(exit.cause))
 
   const settle = (frame: Control.ControlResponse): Effect.Effect<void> => {

@@ -2,9 +2,14 @@
  * The one-machine runner: a SingleRunner whose messages and turn log live in an SQLite file.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Entity from "effect/cluster/Entity"
+import * as Sharding from "effect/cluster/Sharding"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Rpc from "effect/rpc/Rpc"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as child from "node:child_process"
 import * as fs from "node:fs"
@@ -16,6 +21,7 @@ import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { waitUntil } from "../session/support/Real.ts"
 
 const runner = (filename: string) =>
   AgentSession.layer().pipe(Layer.provideMerge(Cluster.layerSqlite({ filename })))
@@ -50,6 +56,35 @@ describe("Cluster.layerSqlite", () => {
       assert.strictEqual(yield* modelTurns, 1)
     }).pipe(
       Effect.provide(Scripted.layer(Script.make([Script.turn("Hello from the file.")]))),
+      Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+    )
+  })
+
+  it.live("a closing runner does not warn of its own departure", () => {
+    // Its sharding refreshes every 50 ms while an entity takes a second to drain: each refresh after the
+    // runner unregistered itself would log "No healthy runners available".
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-cluster-"))
+    const logged: Array<string> = []
+    const capture = Logger.make((options) => {
+      logged.push(`${options.logLevel}: ${String(options.message)}`)
+    })
+    const Slow = Entity.make("Slow", [Rpc.make("Work", { success: Schema.String })])
+    const layer = Slow.toLayer({ Work: () => Effect.uninterruptible(Effect.as(Effect.sleep("1 second"), "done")) }).pipe(
+      Layer.provideMerge(Cluster.layerSqlite({
+        filename: path.join(dir, "quiet.db"),
+        shardingConfig: { refreshAssignmentsInterval: "50 millis" }
+      }))
+    )
+    return Effect.gen(function*() {
+      yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* Slow.client
+        const sharding = yield* Sharding.Sharding
+        yield* Effect.forkChild(client("x").Work())
+        yield* waitUntil(Effect.map(sharding.activeEntityCount, (n) => n > 0))
+      }).pipe(Effect.provide(layer)))
+      assert.deepStrictEqual(logged.filter((line) => line.includes("healthy")), [])
+    }).pipe(
+      Effect.provide(Logger.layer([capture])),
       Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
     )
   })

@@ -21,9 +21,14 @@ import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Process from "../../src/Process.ts"
 import type { Message } from "../../src/schema/Message.ts"
-import * as Script from "../../src/testing/Script.ts"
+import * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
 import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
+import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
+import * as Script from "../../src/testing/Script.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { waitUntil } from "../session/support/Real.ts"
 import * as Tmux from "../cli/support/Tmux.ts"
+import * as ClusterHosts from "./support/clusterHosts.ts"
 import { awaitGone, fixtureLines } from "./support/faults.ts"
 import { descendantPids } from "./support/leaks.ts"
 
@@ -105,6 +110,18 @@ const commandOf = (pid: number): string => {
   } catch {
     return ""
   }
+}
+
+// A turn that streams for seconds (the host is killed during it, and the restart runs it again), and a quick one.
+const restartScript: Script.Script = {
+  conversations: [
+    Script.conversation("slow", MessagesRequest.firstUserTextIncludes("slow"), [
+      Script.turn("Slow: " + "z".repeat(120), { eventDelay: "100 millis", chunkSize: 3 }),
+      Script.turn("Slow again: " + "z".repeat(120), { eventDelay: "100 millis", chunkSize: 3 })
+    ]),
+    Script.conversation("quick", MessagesRequest.firstUserTextIncludes("quick"), [Script.turn("Quick.")])
+  ],
+  sideReply: "Scripted session"
 }
 const bin = path.join(root, "src", "cli", "main.ts")
 
@@ -409,6 +426,47 @@ describe("Host", () => {
         assert.strictEqual(current.status, 0, current.stderr)
         assert.include(current.stdout, "decoded 18")
       }).pipe(Effect.scoped), 90_000)
+  })
+
+  describe("a Cluster.layerSqlite host killed mid-turn, restarted on its file", () => {
+    // The restart also runs the killed host's turn again, which no caller reads any more and which never ends
+    // on its own: at the end it gets layerSqlite's one second, not ShardingConfig's 15 s (entityTerminationTimeout),
+    // and the runner's shutdown logs no warning.
+    it.live("the restart does its turn, logs no warning after it, exits well within the 15 s it took", () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-restart-"))
+      return Effect.gen(function*() {
+        const server = yield* ScriptedServer.make(restartScript)
+        const sandbox = yield* ClaudeSandbox.make({ baseUrl: server.url })
+        const db = path.join(dir, "cluster.db")
+        const asked = (conversation: string) =>
+          Effect.map(server.requests, (requests) =>
+            ScriptedServer.turnRequests(requests).filter((r) => r.conversation === conversation).length)
+
+        const first = ClusterHosts.start({ db, entity: "a", prompt: "slow: go", sandbox })
+        yield* Effect.addFinalizer(() => ClusterHosts.stop(first))
+        yield* waitUntil(Effect.map(asked("slow"), (n) => n > 0)).pipe(Effect.timeout("60 seconds"))
+        // The host and its CLI together, as a host dying takes both.
+        yield* ClusterHosts.stop(first)
+        yield* Effect.promise(() => first.exited)
+
+        const second = ClusterHosts.start({ db, entity: "b", prompt: "quick: go", sandbox })
+        yield* Effect.addFinalizer(() => ClusterHosts.stop(second))
+        const exit = yield* Effect.promise(() => second.exited).pipe(Effect.timeout("90 seconds"))
+        const output = second.lines.map((line) => line.text).join("\n")
+        assert.strictEqual(exit.code, 0, output)
+        const done = second.lines.findIndex((line) => line.text.startsWith("{\"result\""))
+        assert.isAtLeast(done, 0, output)
+        assert.deepStrictEqual(JSON.parse(second.lines[done]!.text), { result: "Quick." })
+        assert.deepStrictEqual(second.lines.slice(done + 1).filter((line) => /WARN|ERROR/.test(line.text)), [])
+        // About 2.5 s on an idle machine (one second of it the entities' grace); the bound leaves room for load.
+        assert.isAtMost(exit.at - second.lines[done]!.at, 10_000, output)
+        assert.deepStrictEqual(ClusterHosts.leftBehind(second), [])
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(NodeServices.layer),
+        Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      )
+    }, 180_000)
   })
 })
 

@@ -7,20 +7,27 @@ import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Cluster from "../../src/cluster/Cluster.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
 import * as Permission from "../../src/session/Permission.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
 import * as Script from "../../src/testing/Script.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { collect, reasonOf, settle } from "../session/support/Collect.ts"
 import * as FakeCli from "../session/support/FakeCli.ts"
 import { resultOf, setup, toolResults, turnBodies } from "../session/support/Real.ts"
+import * as Callbacks from "./support/callbacks.ts"
 
 const real = <A, E>(effect: Effect.Effect<A, E, any>) =>
   effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>
@@ -241,5 +248,46 @@ describe("Sessions", () => {
         assert.include(turn.errors[0]!.detail, "did not answer within 1000 ms")
         assert.isFalse(finished, "the session ended before the callback did")
       }), 60_000)
+  })
+
+  describe("a callback that succeeds, fails, dies, interrupts itself or never ends (real CLI)", () => {
+    // canUseTool, a PreToolUse hook, an MCP tool and AskUserQuestion under each outcome (see support/callbacks.ts):
+    // one session per kind, one turn per outcome, each checked in the model's next request.
+    it.live("session: every request answered, every turn ends", () =>
+      Effect.gen(function*() {
+        const server = yield* ScriptedServer.ScriptedServer
+        const { cwd } = yield* Scripted.Sandbox
+        yield* Effect.forEach(Callbacks.kinds, (kind) =>
+          Effect.scoped(Effect.gen(function*() {
+            const session = yield* ClaudeCli.session(Callbacks.options)
+            for (const outcome of Callbacks.outcomes) {
+              const messages = yield* collect(session.turn(Callbacks.prompt(kind, outcome)))
+              Callbacks.check(kind, outcome, Callbacks.resultText(messages), yield* server.requests, cwd)
+            }
+          })), { concurrency: "unbounded" })
+      }).pipe(Effect.provide(Scripted.layer(Callbacks.script))), 180_000)
+
+    // The same, each kind an entity id of an AgentSession on the test runner.
+    it.live("AgentSession entity: every request answered, every turn ends", () =>
+      Effect.gen(function*() {
+        const server = yield* ScriptedServer.ScriptedServer
+        const { cwd } = yield* Scripted.Sandbox
+        const client = yield* AgentSession.client
+        yield* Effect.forEach(Callbacks.kinds, (kind) =>
+          Effect.gen(function*() {
+            for (const outcome of Callbacks.outcomes) {
+              const events = yield* Stream.runCollect(
+                client(kind).Turn({ turnId: `${kind}-${outcome}`, prompt: Callbacks.prompt(kind, outcome) })
+              )
+              const messages = events.flatMap((event) => event._tag === "TurnMessage" ? [event.message] : [])
+              Callbacks.check(kind, outcome, Callbacks.resultText(messages), yield* server.requests, cwd)
+            }
+          }), { concurrency: "unbounded" })
+      }).pipe(
+        Effect.provide(AgentSession.layer(Callbacks.options).pipe(
+          Layer.provideMerge(Cluster.layerTest),
+          Layer.provideMerge(Scripted.layer(Callbacks.script))
+        ))
+      ), 180_000)
   })
 })

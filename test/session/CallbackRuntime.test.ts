@@ -7,9 +7,12 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/testing/TestClock"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import type * as CliError from "../../src/ClaudeCliError.ts"
 import * as Live from "../../src/layers/Live.ts"
+import { CanUseToolRequest } from "../../src/schema/Control.ts"
+import * as Dialogs from "../../src/session/Dialogs.ts"
 import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
 import * as Permission from "../../src/session/Permission.ts"
@@ -159,6 +162,94 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
       })
       assert.strictEqual(mcp.error, "the MCP server \"calc\" did not answer within 5000 ms (callbackTimeout)")
       assert.deepStrictEqual(interrupted.sort(), ["add", "canUseTool", "hook"])
+    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+  })
+})
+
+// A callback that ends by its own interruption, in the two ways issue 24 met: `Effect.interrupt`, and joining a
+// fiber that was interrupted.
+const interrupting = <A>(how: "interrupt" | "join"): Effect.Effect<A> =>
+  how === "interrupt"
+    ? Effect.interrupt
+    : Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(Effect.never)
+      yield* Fiber.interrupt(fiber)
+      return yield* Fiber.join(fiber)
+    })
+
+describe("Session callbacks that interrupt themselves (fake CLI)", () => {
+  it.effect("Permission.decide makes a deny of it", () =>
+    Effect.gen(function*() {
+      const request = new CanUseToolRequest({ subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" } })
+      for (const how of ["interrupt", "join"] as const) {
+        const answer = yield* Permission.decide(() => interrupting(how), request)
+        assert.deepStrictEqual([answer.behavior, answer.message], [
+          "deny",
+          "Permission callback failed: the callback was interrupted before it answered"
+        ], how)
+      }
+    }))
+
+  it.effect("every kind of request is answered", () => {
+    const requests = [
+      { subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" } },
+      { subtype: "can_use_tool", tool_name: "AskUserQuestion", input: { questions: [{ question: "Color?", options: [] }] } },
+      { subtype: "hook_callback", callback_id: "", input: { hook_event_name: "PreToolUse", tool_name: "Bash" } },
+      {
+        subtype: "mcp_message",
+        server_name: "calc",
+        message: { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 } } }
+      },
+      { subtype: "elicitation", mcp_server_name: "auth", message: "Your name?" },
+      { subtype: "request_user_dialog", dialog_kind: "k", payload: {} }
+    ]
+    const fake: FakeCli.Fake = FakeCli.make(FakeCli.serve({
+      onUser: (_, io) =>
+        Effect.gen(function*() {
+          const hookId = fake.received[0].request.hooks.PreToolUse[0].hookCallbackIds[0]
+          for (const [i, request] of requests.entries()) {
+            yield* io.write({
+              type: "control_request",
+              request_id: `r${i}`,
+              request: request.subtype === "hook_callback" ? { ...request, callback_id: hookId } : request
+            })
+          }
+          // The turn ends only once every request is answered.
+          for (const _ of requests) yield* io.read
+          yield* FakeCli.writeAll(io, FakeCli.helloLines)
+        })
+    }))
+    return Effect.gen(function*() {
+      const session = yield* Session.make({
+        canUseTool: () => interrupting("interrupt"),
+        onAskUserQuestion: () => interrupting("join"),
+        hooks: { PreToolUse: [{ hooks: [() => interrupting("join")] }] },
+        mcpServers: [McpServer.make("calc", [McpServer.tool("add", "Adds", numbers, () => interrupting("interrupt"))])],
+        onElicitation: () => interrupting("interrupt"),
+        supportedDialogKinds: ["k"],
+        onUserDialog: () => interrupting("join")
+      })
+      const errors = yield* Effect.forkChild(Stream.runCollect(Stream.take(session.errors, 2)))
+      yield* collect(session.turn("hello"))
+      const [bash, ask, hook, mcp, elicitation, dialog] = requests.map((_, i) => FakeCli.responseTo(fake, `r${i}`))
+      assert.deepStrictEqual([bash.response.behavior, bash.response.message], [
+        "deny",
+        "Permission callback failed: canUseTool was interrupted before it answered"
+      ])
+      assert.strictEqual(ask.response.behavior, "deny")
+      assert.include(ask.response.message, "interrupted")
+      assert.deepStrictEqual([hook.subtype, hook.error], ["error", "the PreToolUse hook was interrupted before it answered"])
+      assert.deepStrictEqual(mcp.response.mcp_response.result, {
+        content: [{ type: "text", text: "add was interrupted before it answered" }],
+        isError: true
+      })
+      assert.deepStrictEqual(elicitation.response, { action: "decline" })
+      assert.deepStrictEqual(dialog.response, Dialogs.cancelled)
+      const reported = yield* Fiber.join(errors)
+      assert.deepStrictEqual(reported.map((e) => e.message).sort(), [
+        "canUseTool failed and the CLI was answered with an error: canUseTool was interrupted before it answered",
+        "the PreToolUse hook failed and the CLI was answered with an error: the PreToolUse hook was interrupted before it answered"
+      ])
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
 })

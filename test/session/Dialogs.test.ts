@@ -5,10 +5,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/testing/TestClock"
 import * as Dialogs from "../../src/session/Dialogs.ts"
 import * as Session from "../../src/session/Session.ts"
 import { ElicitationRequest, RequestUserDialogRequest } from "../../src/schema/Control.ts"
 import * as Script from "../../src/testing/Script.ts"
+import * as Callbacks from "../reliability/support/callbacks.ts"
+import { settle } from "./support/Collect.ts"
 import { collect, resultOf, setup, toolResults, turnBodies } from "./support/Real.ts"
 
 const question = {
@@ -75,6 +79,26 @@ describe("elicitation and dialog callbacks", () => {
         elicitation
       )
       assert.deepStrictEqual(accepted, { action: "accept", content: { name: "auth" } })
+    }))
+
+  it.effect("elicitation and dialog callbacks are answered however their Effect ends", () =>
+    Effect.gen(function*() {
+      for (const outcome of Callbacks.outcomes) {
+        const callbacks: Dialogs.Callbacks = {
+          dialogTimeout: "1 second",
+          onElicitation: () => Callbacks.ending(outcome, { action: "accept" as const, content: { name: "x" } }),
+          onUserDialog: () => Callbacks.ending(outcome, { picked: "x" })
+        }
+        const answers = yield* Effect.forkChild(Effect.all([Dialogs.elicit(callbacks, elicitation), Dialogs.dialog(callbacks, dialog)!], {
+          concurrency: 2
+        }))
+        yield* settle
+        yield* TestClock.adjust("1 second")
+        const [elicited, dialogged] = yield* Fiber.join(answers)
+        const succeeded = outcome === "succeed"
+        assert.deepStrictEqual(elicited, succeeded ? { action: "accept", content: { name: "x" } } : { action: "decline" }, outcome)
+        assert.deepStrictEqual(dialogged, succeeded ? { picked: "x" } : Dialogs.cancelled, outcome)
+      }
     }))
 
   it.effect("a dialog whose callback fails is cancelled", () =>

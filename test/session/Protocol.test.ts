@@ -165,6 +165,22 @@ describe("Protocol (fake transport)", () => {
       assert.deepStrictEqual(written, [])
     }).pipe(Effect.scoped))
 
+  it.effect("a handler that interrupts itself is answered with an error, not taken for a cancel", () =>
+    Effect.gen(function*() {
+      const { protocol, answerTo } = yield* fake(() => Effect.interrupt)
+      yield* protocol.receive(frame({
+        type: "control_request",
+        request_id: "own",
+        request: { subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" } }
+      }))
+      yield* settle
+      assert.deepStrictEqual(answerTo("own")?.response, {
+        request_id: "own",
+        subtype: "error",
+        error: "the handler of \"can_use_tool\" was interrupted before it answered"
+      })
+    }).pipe(Effect.scoped))
+
   it.effect("reject answers an unreadable request with an error", () =>
     Effect.gen(function*() {
       const { protocol, answerTo } = yield* fake()
