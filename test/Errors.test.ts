@@ -77,6 +77,11 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new CliError.ExecutableNotFound({ executable: "claude" }),
     new CliError.SpawnFailed({ executable: "claude", description: "EACCES", cause: new Error("EACCES") }),
     new CliError.ProcessExited({ exitCode: 1, signal: null, stderrTail: "boom" }),
+    new CliError.ErrorResultExit({
+      result: new Message.UnknownMessage({ raw: { type: "result", subtype: "error_max_turns", errors: ["max turns reached"] } }),
+      exitCode: 1,
+      stderrTail: ""
+    }),
     new CliError.DecodeFailed({ line: 2, raw: "{", issue: "not JSON" }),
     new CliError.LineTooLong({ line: 2, limit: 10, raw: "{\"a\"" }),
     new CliError.MissingResult({ messages: 3, stderrTail: "" }),
