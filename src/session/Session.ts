@@ -69,7 +69,7 @@ import * as Controls from "./Controls.ts"
 import type * as Dialogs from "./Dialogs.ts"
 import * as Initialize from "./Initialize.ts"
 import * as McpServer from "./McpServer.ts"
-import type * as Permission from "./Permission.ts"
+import * as Permission from "./Permission.ts"
 import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
 import * as UserContent from "./UserContent.ts"
@@ -264,6 +264,7 @@ const start = Effect.fnUntraced(function*(
   Scope.Scope | ChildProcessSpawner.ChildProcessSpawner
 > {
   const args = yield* Args.toArgs(options)
+  yield* Permission.warnIfShadowed(options)
   const mirrorTarget = SessionMirror.target(options)
   // Before the CLI starts: the session to resume, from the store.
   if (mirrorTarget !== undefined) yield* Effect.mapError(SessionMirror.restore(mirrorTarget, options.resume), CliError.make)
