@@ -184,7 +184,8 @@ export class CanUseToolShadowed extends Data.TaggedClass("CanUseToolShadowed")<{
 
 /**
  * The warning for options whose `canUseTool` the CLI will not call for some tools (see
- * {@link CanUseToolShadowed}); `undefined` without a callback, or when nothing shadows it.
+ * {@link CanUseToolShadowed}); `undefined` without a callback, or when nothing shadows it. A session logs it
+ * with `Effect.logWarning` as it starts, annotated with its `code`.
  *
  * @since 0.1.0
  * @category warnings
@@ -198,16 +199,4 @@ export const shadowed = (options: {
   if (options.permissionMode === "bypassPermissions") return new CanUseToolShadowed({ permissionMode: options.permissionMode, tools: [] })
   const tools = (options.allowedTools ?? []).filter((rule) => rule.length > 0 && !rule.includes("("))
   return tools.length === 0 ? undefined : new CanUseToolShadowed({ permissionMode: options.permissionMode, tools })
-}
-
-/**
- * Logs {@link shadowed}'s warning, if any, with `Effect.logWarning` (annotated with its `code`): sessions do
- * at start, as the SDK warns at `query`.
- *
- * @since 0.1.0
- * @category warnings
- */
-export const warnIfShadowed = (options: Parameters<typeof shadowed>[0]): Effect.Effect<void> => {
-  const warning = shadowed(options)
-  return warning === undefined ? Effect.void : Effect.logWarning(warning.message).pipe(Effect.annotateLogs({ code: warning.code }))
 }

@@ -264,7 +264,9 @@ const start = Effect.fnUntraced(function*(
   Scope.Scope | ChildProcessSpawner.ChildProcessSpawner
 > {
   const args = yield* Args.toArgs(options)
-  yield* Permission.warnIfShadowed(options)
+  // As the SDK warns at `query`: a callback the CLI will not call for some tools.
+  const shadowing = Permission.shadowed(options)
+  if (shadowing !== undefined) yield* Effect.logWarning(shadowing.message).pipe(Effect.annotateLogs({ code: shadowing.code }))
   const mirrorTarget = SessionMirror.target(options)
   // Before the CLI starts: the session to resume, from the store.
   if (mirrorTarget !== undefined) yield* Effect.mapError(SessionMirror.restore(mirrorTarget, options.resume), CliError.make)
