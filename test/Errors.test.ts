@@ -105,10 +105,13 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
       localOnly: 2,
       storedOnly: 3
     }),
+    new SessionStore.SessionNotFound({ sessionId: "s1", detail: "no project of the store holds it" }),
+    new SessionStore.AmbiguousSession({ sessionId: "s1", projectKeys: ["-a", "-b"] }),
     new SessionStore.Unavailable({ store: "SQLite /nonexistent/x.db", cause: new Error("unable to open database file") })
   ]],
   [SessionFilesError.SessionFilesError, [
     new SessionFilesError.SessionNotFound({ sessionId: "s1", searched: ["/home/me/.claude/projects"] }),
+    new SessionFilesError.AmbiguousSession({ sessionId: "s1", projects: ["/home/me/.claude/projects/-a", "/home/me/.claude/projects/-b"] }),
     new SessionFilesError.InvalidSessionId({ sessionId: "../x" }),
     new SessionFilesError.MessageNotFound({ sessionId: "s1", uuid: "u1" }),
     new SessionFilesError.BadTranscript({ path: "/s1.jsonl", error: new Error("bad line") }),

@@ -34,7 +34,8 @@ import * as SessionFilesError from "./SessionFilesError.ts"
 export type SessionInfo = Info.SessionInfo
 
 /**
- * Where to look: `dir` is a project directory (its sessions only); without it, every project.
+ * Where to look: `dir` is a project directory (its sessions only); without it, every project, where a session
+ * id found in more than one is `AmbiguousSession`.
  *
  * @since 0.1.0
  * @category models
@@ -226,12 +227,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Effect.gen(function*() {
       yield* checkId(sessionId)
       const keys = yield* projectKeys(dir)
-      for (const projectKey of keys) {
-        const file = path.join(projectsDir, projectKey, `${sessionId}.jsonl`)
-        if (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))) return { projectKey, file }
-      }
+      const found = yield* Effect.filter(keys, (projectKey) =>
+        fs.exists(path.join(projectsDir, projectKey, `${sessionId}.jsonl`)).pipe(Effect.orElseSucceed(() => false)))
+      if (found.length === 1) return { projectKey: found[0]!, file: path.join(projectsDir, found[0]!, `${sessionId}.jsonl`) }
       return yield* fail(
-        new SessionFilesError.SessionNotFound({ sessionId, searched: keys.map((k) => path.join(projectsDir, k)) })
+        found.length === 0
+          ? new SessionFilesError.SessionNotFound({ sessionId, searched: keys.map((k) => path.join(projectsDir, k)) })
+          : new SessionFilesError.AmbiguousSession({ sessionId, projects: found.map((k) => path.join(projectsDir, k)) })
       )
     })
 

@@ -33,6 +33,25 @@ export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("Sess
 }
 
 /**
+ * A session looked for in every project is in more than one (`projects`, their directories): give the
+ * `dir` of the one meant.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class AmbiguousSession extends Schema.TaggedError<AmbiguousSession>()("AmbiguousSession", {
+  sessionId: Schema.String,
+  projects: Schema.Array(Schema.String)
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Session ${this.sessionId} is in ${this.projects.length} projects (${this.projects.join(", ")}): give the dir of the one meant`
+  }
+}
+
+/**
  * The session id is not a UUID (it names a file: anything else could point outside the projects directory).
  *
  * @since 0.1.0
@@ -107,7 +126,14 @@ export class FileSystemFailed extends Schema.TaggedError<FileSystemFailed>()("Fi
  * @since 0.1.0
  * @category models
  */
-export const Reason = Schema.Union([SessionNotFound, InvalidSessionId, MessageNotFound, BadTranscript, FileSystemFailed])
+export const Reason = Schema.Union([
+  SessionNotFound,
+  AmbiguousSession,
+  InvalidSessionId,
+  MessageNotFound,
+  BadTranscript,
+  FileSystemFailed
+])
 
 /**
  * @since 0.1.0

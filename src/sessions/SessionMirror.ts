@@ -329,7 +329,8 @@ export const mirror = (target: Target) =>
   }))
 
 /**
- * With `resume`: the stored session written into the target's config directory, under the project key of its
+ * With `resume`: the stored session (under the target's `projectKey`, else found by its id alone, see
+ * `SessionStore.locate`) written into the target's config directory, under the project key of its
  * `cwd` with symbolic links resolved (the CLI keys its sessions by the directory it finds itself in, as the
  * SDK does), each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI;
  * a replay restores nothing.
@@ -347,20 +348,36 @@ export const restore = (target: Target, resume: string | undefined): Effect.Effe
     )
 
 const restoreIn = (target: Target, resume: string, projectKey: string) => {
-  const key = { projectKey: target.projectKey ?? projectKey, sessionId: resume }
   const timeout = target.loadTimeout ?? Duration.seconds(60)
-  const within = <A>(self: Effect.Effect<A, SessionStore.SessionStoreError>, operation: "load" | "listSubkeys", k: SessionStore.SessionKey) =>
+  const within = <A>(self: Effect.Effect<A, SessionStore.SessionStoreError>, operation: Operation, k: SessionStore.SessionKey) =>
     Effect.flatMap(bounded(self, timeout), Option.match({
       onSome: Effect.succeed,
       onNone: () => Effect.fail(timedOut(operation, k, timeout, "loadTimeout"))
     }))
+  const { findProjects } = target.store
   const store: SessionStore.Shape = {
     ...target.store,
     load: (k) => within(target.store.load(k), "load", k),
-    listSubkeys: (k) => within(target.store.listSubkeys(k), "listSubkeys", k)
+    listSubkeys: (k) => within(target.store.listSubkeys(k), "listSubkeys", k),
+    findProjects: findProjects && ((id) => within(findProjects(id), "findProjects", { projectKey: "*", sessionId: id }))
   }
-  return Effect.asVoid(SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }))
+  return Effect.flatMap(
+    storedKey(store, target.projectKey, resume, projectKey),
+    (key) => Effect.asVoid(SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }))
+  )
 }
+
+// The store's key of the session to resume: under the project key given, else found by id alone (a store
+// that cannot find sessions by id looks under `cwd`'s project key; one that holds none leaves the resume to
+// the CLI). The same id in several projects is `AmbiguousSession`.
+const storedKey = (store: SessionStore.Shape, given: string | undefined, resume: string, projectKey: string) =>
+  given !== undefined || store.findProjects === undefined
+    ? Effect.succeed({ projectKey: given ?? projectKey, sessionId: resume })
+    : SessionStore.locate(store, resume).pipe(
+      Effect.catchReason("SessionStoreError", "SessionNotFound", () => Effect.succeed({ projectKey, sessionId: resume }))
+    )
+
+type Operation = "append" | "load" | "listSubkeys" | "findProjects"
 
 // `self` within `duration` (`None` when it took longer), without waiting for it to stop: a store call that
 // ignores interruption does not hold the run. It is interrupted in the background.
@@ -375,7 +392,7 @@ const bounded = <A, E>(self: Effect.Effect<A, E>, duration: Duration.Input): Eff
   )
 
 const timedOut = (
-  operation: "append" | "load" | "listSubkeys",
+  operation: Operation,
   key: SessionStore.SessionKey,
   timeout: Duration.Input,
   option: string

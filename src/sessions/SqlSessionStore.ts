@@ -184,6 +184,13 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
       Effect.mapError(fail("delete", SessionStore.keyString(key)))
     )
 
+  const findProjects = (sessionId: string) =>
+    sql<{ readonly project_key: string }>`
+      SELECT project_key FROM ${summaries} WHERE session_id = ${sessionId} AND data <> '' ORDER BY project_key`.pipe(
+      Effect.map((rows) => rows.map((row) => row.project_key)),
+      Effect.mapError(fail("findProjects", sessionId))
+    )
+
   // Sessions appended before the summaries table existed get their summary here, once.
   const unsummarized = yield* sql<{ readonly project_key: string; readonly session_id: string; readonly mtime: number | string }>`
     SELECT e.project_key, e.session_id, MAX(e.written_at) AS mtime FROM ${table} e
@@ -199,7 +206,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     } ON CONFLICT DO NOTHING`
   }
 
-  return SessionStore.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove })
+  return SessionStore.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove, findProjects })
 })
 
 /**
