@@ -193,8 +193,8 @@ export const make = (run: Runner, session: StartSession): Service => {
         const problem = DerivedOptions.invalid(queryOptions)
         if (problem !== undefined) return yield* Effect.fail(CliError.make(new CliError.InvalidOptions({ description: problem })))
         // Before the process starts (it does when `lines` is read): the session to resume, from the store.
-        yield* Effect.mapError(SessionMirror.restore(started.mirror, queryOptions.resume), CliError.make)
-        return SessionMirror.mirror(started.mirror)(decoded)
+        const target = yield* Effect.mapError(SessionMirror.restore(started.mirror, queryOptions.resume), CliError.make)
+        return SessionMirror.mirror(target)(decoded)
       })),
       queryOptions
     )

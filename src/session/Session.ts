@@ -267,9 +267,9 @@ const start = Effect.fnUntraced(function*(
   // As the SDK warns at `query`: a callback the CLI will not call for some tools.
   const shadowing = Permission.shadowed(options)
   if (shadowing !== undefined) yield* Effect.logWarning(shadowing.message).pipe(Effect.annotateLogs({ code: shadowing.code }))
-  const mirrorTarget = SessionMirror.target(options)
+  const given = SessionMirror.target(options)
   // Before the CLI starts: the session to resume, from the store.
-  if (mirrorTarget !== undefined) yield* Effect.mapError(SessionMirror.restore(mirrorTarget, options.resume), CliError.make)
+  const mirrorTarget = given === undefined ? undefined : yield* Effect.mapError(SessionMirror.restore(given, options.resume), CliError.make)
   const showReplays = Args.asksForReplays(options)
   const executable = options.executable ?? Process.defaultExecutable
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
