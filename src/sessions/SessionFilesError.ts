@@ -52,6 +52,26 @@ export class AmbiguousSession extends Schema.TaggedError<AmbiguousSession>()("Am
 }
 
 /**
+ * A title or a tag given to a session is blank (a tag is cleared with `null`).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class BlankText extends Schema.TaggedError<BlankText>()("BlankText", {
+  sessionId: Schema.String,
+  field: Schema.Literals(["title", "tag"])
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.field === "title"
+      ? `A title for session ${this.sessionId} cannot be blank`
+      : `A tag for session ${this.sessionId} cannot be blank (null clears the tag)`
+  }
+}
+
+/**
  * The session id is not a UUID (it names a file: anything else could point outside the projects directory).
  *
  * @since 0.1.0
@@ -130,6 +150,7 @@ export const Reason = Schema.Union([
   SessionNotFound,
   AmbiguousSession,
   InvalidSessionId,
+  BlankText,
   MessageNotFound,
   BadTranscript,
   FileSystemFailed
