@@ -113,6 +113,7 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new SessionFilesError.SessionNotFound({ sessionId: "s1", searched: ["/home/me/.claude/projects"] }),
     new SessionFilesError.AmbiguousSession({ sessionId: "s1", projects: ["/home/me/.claude/projects/-a", "/home/me/.claude/projects/-b"] }),
     new SessionFilesError.InvalidSessionId({ sessionId: "../x" }),
+    new SessionFilesError.BlankText({ sessionId: "s1", field: "tag" }),
     new SessionFilesError.MessageNotFound({ sessionId: "s1", uuid: "u1" }),
     new SessionFilesError.BadTranscript({ path: "/s1.jsonl", error: new Error("bad line") }),
     new SessionFilesError.FileSystemFailed({ path: "/s1.jsonl", cause: new Error("EACCES") })
