@@ -893,7 +893,8 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
  * any is written: a conflict or a key that is not a name (see {@link validateKey}, `InvalidKey`) anywhere
  * writes nothing. Each file is written aside and then renamed, so a failed write leaves no partial transcript.
  * A subpath's `agent_metadata` entries (a subagent's `.meta.json`, as the CLI mirrors it) are not transcript
- * lines: the last one, without its `type`, becomes the subagent's `.meta.json`, as the SDK writes it.
+ * lines: the last one, without its `type`, becomes the subagent's `.meta.json`, as the SDK writes it; so
+ * does the last archive mark ({@link archiveSubpath}) become the session's `archived.json`.
  *
  * @since 0.1.0
  * @category resume
@@ -986,6 +987,11 @@ export const materialize = Effect.fnUntraced(function*(
     yield* validateKey("materialize", { ...key, subpath })
     const entries = yield* store.load({ ...key, subpath })
     if (Option.isNone(entries)) continue
+    if (subpath === archiveSubpath) {
+      const mark = entries.value.at(-1)
+      if (mark !== undefined) sidecars.push([path.join(dir, key.sessionId, "archived.json"), mark])
+      continue
+    }
     const file = path.join(dir, key.sessionId, `${subpath}.jsonl`)
     const transcript = entries.value.filter((e) => e.type !== agentMetadata)
     if (transcript.length > 0) plans.push(yield* decide(file, transcript))
@@ -1006,10 +1012,20 @@ export const materialize = Effect.fnUntraced(function*(
 const agentMetadata = "agent_metadata"
 
 /**
+ * The subpath under which a store keeps a session's archive marks (`StoredSessions.archiveSession`), one
+ * entry per change, the last one holding: what the SDK keeps beside a transcript as `<session id>/archived.json`,
+ * which {@link materialize} writes back and {@link importSession} reads.
+ *
+ * @since 0.1.0
+ * @category resume
+ */
+export const archiveSubpath = "archived"
+
+/**
  * Copies a session of a CLI config directory into a store, as the SDK's `importSessionToStore`: its main
  * transcript and, unless `includeSubagents` is `false`, the transcripts under it, each read as a stream and
  * appended `batchSize` entries at a time (default 500), each subagent's `.meta.json` after its transcript as
- * an `agent_metadata` entry. The store's key is `source`'s unless `projectKey`
+ * an `agent_metadata` entry, and an archive mark (`archived.json`) under {@link archiveSubpath}. The store's key is `source`'s unless `projectKey`
  * says otherwise. Appends are idempotent by uuid: importing again adds only the entries without one.
  *
  * @since 0.1.0
@@ -1047,17 +1063,21 @@ export const importSession = Effect.fnUntraced(function*(
     Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeed([] as Array<string>)),
     Effect.mapError(failed)
   )
-  for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
-    const subpath = name.slice(0, -".jsonl".length).split(path.sep).join("/")
-    yield* copy(path.join(under, name), subpath)
-    const sidecar = path.join(under, name.replace(/\.jsonl$/, ".meta.json"))
-    const metadata = yield* fs.readFileString(sidecar).pipe(
-      Effect.map((text) => Option.liftThrowable(() => JSON.parse(text) as unknown)()),
+  // A JSON object beside the transcripts; an unreadable one is left out, as the SDK does.
+  const sidecar = (file: string) =>
+    fs.readFileString(file).pipe(
+      Effect.map((text) => Option.filter(Option.liftThrowable(() => JSON.parse(text) as unknown)(), Predicate.isObject)),
       Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone),
       Effect.mapError(failed)
     )
-    // An unreadable sidecar is left out, as the SDK does.
-    if (Option.isSome(metadata) && typeof metadata.value === "object" && metadata.value !== null) {
+  // The archive mark, as its own subpath.
+  const mark = yield* sidecar(path.join(under, "archived.json"))
+  if (Option.isSome(mark)) yield* store.append({ ...key, subpath: archiveSubpath }, [{ ...mark.value, type: archiveSubpath }])
+  for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
+    const subpath = name.slice(0, -".jsonl".length).split(path.sep).join("/")
+    yield* copy(path.join(under, name), subpath)
+    const metadata = yield* sidecar(path.join(under, name.replace(/\.jsonl$/, ".meta.json")))
+    if (Option.isSome(metadata)) {
       yield* store.append({ ...key, subpath }, [{ ...metadata.value, type: agentMetadata }])
     }
   }

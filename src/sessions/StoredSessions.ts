@@ -2,7 +2,7 @@
  * The SDK's session functions given a `sessionStore`, over a {@link SessionStore.Shape}, each taking a session's
  * key or its id alone (found in the project that holds it): a session's info,
  * its messages and its subagents' in conversation order, read from the store instead of a config directory;
- * a fork into the store; a title and a tag appended as the CLI writes them. Listing is
+ * a fork into the store; a title and a tag appended as the CLI writes them; archive marks. Listing is
  * `SessionStore.listSessionInfo`, deleting the store's `delete`.
  *
  * @since 0.1.0
@@ -15,6 +15,7 @@ import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
 import type * as TranscriptDecode from "../transcript/Decode.ts"
 import * as Chain from "./internal/chain.ts"
+import * as Info from "./internal/info.ts"
 import * as Subagent from "./internal/subagent.ts"
 import * as SessionFiles from "./SessionFiles.ts"
 import * as SessionStore from "./SessionStore.ts"
@@ -48,8 +49,8 @@ const keyOf = (store: SessionStore.Shape, session: Lookup): Effect.Effect<Key, S
   typeof session === "string" ? SessionStore.locate(store, session) : Effect.succeed(session)
 
 /**
- * A session's info as `listSessionInfo` gives it, from its summary; `None` for a session the store does not
- * hold or one with nothing to show.
+ * A session's info as `listSessionInfo` gives it, from its summary, with whether it is archived (see
+ * {@link archiveSession}); `None` for a session the store does not hold or one with nothing to show.
  *
  * @since 0.1.0
  * @category reading
@@ -60,11 +61,32 @@ export const getSessionInfo = (
 ): Effect.Effect<Option.Option<SessionFiles.SessionInfo>, SessionStore.SessionStoreError> =>
   keyOf(store, session).pipe(
     Effect.flatMap((key) =>
-      Effect.map(SessionStore.listSessionInfo(store, key.projectKey), (infos) =>
-        Option.fromUndefinedOr(infos.find((info) => info.sessionId === key.sessionId)))
+      Effect.flatMap(SessionStore.listSessionInfo(store, key.projectKey), (infos) => {
+        const info = infos.find((i) => i.sessionId === key.sessionId)
+        return info === undefined
+          ? Effect.succeedNone
+          : Effect.map(archivedOf(store, key), (archived) => Option.some(archived === undefined ? info : { ...info, archived }))
+      })
     ),
     Effect.catchReason("SessionStoreError", "SessionNotFound", () => Effect.succeedNone)
   )
+
+// Whether a stored session is archived: its last mark, unless a prompt was sent after it (the transcript is
+// read only for a session archived).
+const archivedOf = (store: SessionStore.Shape, key: Key) =>
+  Effect.flatMap(store.load({ ...key, subpath: SessionStore.archiveSubpath }), (marks) => {
+    const last = Option.getOrUndefined(marks)?.at(-1)
+    const mark = last === undefined ? undefined : Info.parseMark(JSON.stringify(last))
+    if (mark?.archived !== true) return Effect.succeed(mark?.archived)
+    return Effect.map(store.load(key), (entries) =>
+      Info.archivedBy(
+        mark,
+        Option.getOrElse(entries, (): ReadonlyArray<SessionStore.Entry> => []).flatMap((entry) => {
+          const decoded = Transcript.decodeEntry(entry)
+          return Result.isSuccess(decoded) ? [decoded.success] : []
+        })
+      ))
+  })
 
 // A stored transcript as decoded lines (line = position in the store); an entry the transcript schemas
 // reject fails the read, as a bad line of a file does.
@@ -227,3 +249,34 @@ export const tagSession = (store: SessionStore.Shape, session: Lookup, tag: stri
     { type: "tag", tag: tag?.trim() ?? "" },
     tag !== null && tag.trim() === "" ? "a tag cannot be blank (null clears the tag)" : undefined
   )
+
+// An archive mark as the SDK writes one, under the store's archive subpath.
+const setArchived = (archived: boolean) => (store: SessionStore.Shape, session: Lookup): Effect.Effect<void, SessionStore.SessionStoreError> =>
+  Effect.flatMap(keyOf(store, session), (key) =>
+    store.append({ ...key, subpath: SessionStore.archiveSubpath }, [{
+      type: SessionStore.archiveSubpath,
+      archived,
+      at: new Date().toISOString(),
+      by: "sdk"
+    }]))
+
+/**
+ * Archives a stored session: a mark under `SessionStore.archiveSubpath` (the SDK refuses a store here, since
+ * it keeps the mark beside the local transcript; this store keeps it as a transcript of its own, which a
+ * resume writes back beside the local transcript as the SDK's `archived.json`). {@link getSessionInfo}
+ * shows it archived until a prompt is sent in it.
+ *
+ * @since 0.1.0
+ * @category mutations
+ */
+export const archiveSession: (store: SessionStore.Shape, session: Lookup) => Effect.Effect<void, SessionStore.SessionStoreError> =
+  setArchived(true)
+
+/**
+ * Unarchives a stored session: {@link getSessionInfo} shows it with `archived: false`.
+ *
+ * @since 0.1.0
+ * @category mutations
+ */
+export const unarchiveSession: (store: SessionStore.Shape, session: Lookup) => Effect.Effect<void, SessionStore.SessionStoreError> =
+  setArchived(false)

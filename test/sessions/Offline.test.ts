@@ -8,12 +8,15 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
 import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
+import * as SessionStore from "../../src/sessions/SessionStore.ts"
+import * as StoredSessions from "../../src/sessions/StoredSessions.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
@@ -90,4 +93,39 @@ describe("sessions changed offline", () => {
       const missing = yield* Effect.flip(files.archiveSession(crypto.randomUUID()))
       assert.strictEqual(missing.reason._tag, "SessionNotFound")
     }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
+
+  it.live("archive in a store: the mark goes with a resume elsewhere, and a prompt after it unarchives", () =>
+    Effect.gen(function*() {
+      const store = SessionStore.makeMemory()
+      const { sessionId } = yield* run("My name is Ada.", { sessionStore: store }).pipe(Effect.provide(Scripted.layer(script)))
+      const archived = Effect.map(StoredSessions.getSessionInfo(store, sessionId), (info) => Option.getOrThrow(info).archived)
+      assert.isUndefined(yield* archived)
+      yield* StoredSessions.archiveSession(store, sessionId)
+      assert.isTrue(yield* archived)
+      yield* StoredSessions.unarchiveSession(store, sessionId)
+      assert.isFalse(yield* archived)
+      yield* StoredSessions.archiveSession(store, sessionId)
+      // Materialized, the mark is the SDK's `archived.json` beside the transcript.
+      const key = yield* SessionStore.locate(store, sessionId)
+      const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "config-"))
+      yield* SessionStore.materialize(store, key, { configDir, projectKey: key.projectKey })
+      const written = JSON.parse(fs.readFileSync(path.join(configDir, "projects", key.projectKey, sessionId, "archived.json"), "utf8"))
+      fs.rmSync(configDir, { recursive: true })
+      assert.deepStrictEqual([written.archived, written.by], [true, "sdk"])
+      yield* Effect.sleep("5 millis")
+      // Another machine resumes it from the store: the CLI finds the mark there and, sent a prompt, unarchives.
+      yield* Effect.gen(function*() {
+        const { file, files } = yield* sandboxFiles
+        assert.isTrue((yield* run("What is my name?", { sessionStore: store, resume: sessionId })).success)
+        const mark = JSON.parse(fs.readFileSync(path.join(path.dirname(file(sessionId)), sessionId, "archived.json"), "utf8"))
+        assert.deepStrictEqual([mark.archived, mark.by], [false, "cli"])
+        assert.isFalse((yield* infoOf(files, sessionId)).archived)
+        // Imported into another store, the mark comes along.
+        const other = SessionStore.makeMemory()
+        yield* SessionStore.importSession(other, { configDir: files.configDir, projectKey: path.basename(path.dirname(file(sessionId))), sessionId })
+        const marks = Option.getOrThrow(yield* other.load({ ...(yield* SessionStore.locate(other, sessionId)), subpath: SessionStore.archiveSubpath }))
+        assert.deepStrictEqual(marks.map((m) => [m.archived, m.by]), [[false, "cli"]])
+      }).pipe(Effect.provide(Scripted.layer(script)))
+      assert.isFalse(yield* archived)
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 })
