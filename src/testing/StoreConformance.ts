@@ -92,6 +92,18 @@ const store = Effect.service(SessionStore.SessionStore)
 const failureOf = <A>(self: Effect.Effect<A, SessionStore.SessionStoreError>, what: string) =>
   Effect.flip(Effect.flatMap(self, () => Effect.die(new assert.AssertionError({ message: `${what} succeeded; it must fail` }))))
 
+// A session of its own in the store: a conversation appended in two batches cut at `at`, the second with the
+// first entry again when `replayed` (a retry).
+const stored = (at: number, replayed: boolean) =>
+  Effect.gen(function*() {
+    const s = yield* store
+    const key = freshKey()
+    const entries = conversation(key.sessionId)
+    yield* s.append(key, entries.slice(0, at))
+    yield* s.append(key, replayed ? [...entries.slice(at), entries[0]!] : entries.slice(at))
+    return { entries, key, s }
+  })
+
 /**
  * The checks, in the order {@link suite} runs them.
  *
@@ -111,11 +123,7 @@ export const cases: ReadonlyArray<Case> = [
   {
     name: "load gives back what was appended, deep-equal, in append order",
     run: Effect.gen(function*() {
-      const s = yield* store
-      const key = freshKey()
-      const entries = conversation(key.sessionId)
-      yield* s.append(key, entries.slice(0, 2))
-      yield* s.append(key, entries.slice(2))
+      const { entries, key, s } = yield* stored(2, false)
       const loaded = yield* s.load(key)
       assert.deepStrictEqual(Option.getOrUndefined(loaded), entries)
     })
@@ -183,11 +191,7 @@ export const cases: ReadonlyArray<Case> = [
   {
     name: "listSessionSummaries: foldSummary of every entry appended, and listSessions' mtime",
     run: Effect.gen(function*() {
-      const s = yield* store
-      const key = freshKey()
-      const entries = conversation(key.sessionId)
-      yield* s.append(key, entries.slice(0, 3))
-      yield* s.append(key, [...entries.slice(3), entries[0]!])
+      const { entries, key, s } = yield* stored(3, true)
       yield* s.append({ ...key, subpath: "subagents/agent-a" }, [entry("s1", "not in the summary")])
       const [summary, ...more] = yield* s.listSessionSummaries(key.projectKey)
       assert.deepStrictEqual(more, [])

@@ -44,6 +44,16 @@ const lastRequest = Effect.gen(function*() {
 
 const texts = (messages: Iterable<StoredSessions.SessionMessage>) => Array.from(messages, (m) => Transcript.isMessage(m) ? m.text : "")
 
+// A store holding one session id in two projects.
+const inTwoProjects = Effect.gen(function*() {
+  const store = SessionStore.makeMemory()
+  const sessionId = "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11"
+  for (const projectKey of ["-work-b", "-work-a"]) {
+    yield* store.append({ projectKey, sessionId }, [{ type: "user", uuid: "u1", message: { role: "user", content: "hi" } }])
+  }
+  return { sessionId, store }
+})
+
 describe("sessions by id alone", () => {
   for (const kind of stores) {
     it.live(`${kind.name}: resume, read and fork by id from another project`, () =>
@@ -79,11 +89,7 @@ describe("sessions by id alone", () => {
 
   it.effect("the same id in two projects of a store: AmbiguousSession naming them; an unknown id: SessionNotFound", () =>
     Effect.gen(function*() {
-      const store = SessionStore.makeMemory()
-      const sessionId = "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11"
-      for (const projectKey of ["-work-b", "-work-a"]) {
-        yield* store.append({ projectKey, sessionId }, [{ type: "user", uuid: "u1", message: { role: "user", content: "hi" } }])
-      }
+      const { sessionId, store } = yield* inTwoProjects
       const error = yield* Effect.flip(Stream.runCollect(StoredSessions.messages(store, sessionId)))
       assert.strictEqual(error.reason._tag, "AmbiguousSession")
       assert.deepStrictEqual((error.reason as SessionStore.AmbiguousSession).projectKeys, ["-work-a", "-work-b"])
@@ -101,11 +107,7 @@ describe("sessions by id alone", () => {
 
   it.live("a resume by id of a session in two projects of the store fails before the CLI starts", () =>
     Effect.gen(function*() {
-      const store = SessionStore.makeMemory()
-      const sessionId = "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11"
-      for (const projectKey of ["-work-a", "-work-b"]) {
-        yield* store.append({ projectKey, sessionId }, [{ type: "user", uuid: "u1", message: { role: "user", content: "hi" } }])
-      }
+      const { sessionId, store } = yield* inTwoProjects
       const error = yield* Effect.flip(run("Hello", { sessionStore: store, resume: sessionId }))
       assert.strictEqual(error.reason._tag, "SessionStoreError")
       assert.include(error.message, "is in 2 projects of the store (-work-a, -work-b)")
