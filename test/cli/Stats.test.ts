@@ -127,7 +127,7 @@ describe("stats", () => {
       for (const cost of runCosts(r)) expect(cost).toBeCloseTo(0.0008, 12)
       expect(r.results.map((x: any) => x.totalCostUsd)).toEqual([0.0008, 0.0016, 0.0024000000000000002])
       // Turns and wall time are each run's own: they add up.
-      expect(r.results.map((x: any) => [x.turns, x.durationMs])).toEqual([[1, 166], [1, 52], [1, 45]])
+      expect(r.results.map((x: any) => [x.turns, x.durationMs])).toEqual([[1, 242], [1, 46], [1, 29]])
     })
 
     it("a background subagent's second result adds no cost", () => {
@@ -155,7 +155,7 @@ describe("stats", () => {
       const { total } = JSON.parse(cli("stats", "--format", "json", ...files).stdout)
       expect(total.models["claude-opus-5-5"]).toMatchObject({ inputTokens: 800, outputTokens: 160 })
       expect(total.models["claude-opus-5-5"].costUsd).toBeCloseTo(0.0064, 12)
-      expect(cli("stats", ...files).stdout).toContain("\n  results  5 runs (success 5): 6 turns, 552ms, $0.0064\n")
+      expect(cli("stats", ...files).stdout).toContain("\n  results  5 runs (success 5): 6 turns, 714ms, $0.0064\n")
     })
   })
 
