@@ -316,17 +316,18 @@ const headed = (state: State, text: string): string => {
 }
 
 /**
- * How a line that failed to decode is reported: its number, why, and what was there (escaped). A reason over
- * several lines (a schema error says where: `at ["result"]`) goes on under the report, indented.
+ * How a line that failed to decode is reported: its number (with `note`, what became of it), why, and what
+ * was there (escaped). A reason over several lines (a schema error says where: `at ["result"]`) goes on under
+ * the report, indented.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const failureText = (error: DecodeError): string => {
+export const failureText = (error: DecodeError, note?: string): string => {
   const [first = "", ...more] = error.detail.split("\n")
   // Bytes that are not UTF-8 (a binary file) are shown escaped, never as the characters they happen to decode to.
   const found = error.reason._tag === "InvalidUtf8" ? Style.ascii(error.raw) : Style.printable(error.raw)
-  return `line ${error.line}: not ${Input.expected(error)} (${Style.printable(first)}); found: ${found}` +
+  return `line ${error.line}${note === undefined ? "" : ` (${note})`}: not ${Input.expected(error)} (${Style.printable(first)}); found: ${found}` +
     more.map((line) => `\n  ${Style.printable(line)}`).join("")
 }
 
@@ -379,8 +380,12 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   const source = enter(state, name)
   if (Input.isOtherEntry(record)) {
     source.entries++
-    // The first line that decodes: what was held back is told.
-    return [...writes, ...heldNote(state, source, now)]
+    // The first line that decodes: what was held back is told. A bookkeeping line that does not fit is told
+    // as a warning: the conversation shown is whole.
+    const unfit = record.unfit === undefined
+      ? []
+      : aside(state, `${state.style.yellow("!")} ${whereIn(source)}${failureText(record.unfit, "bookkeeping, left out")}\n`, now)
+    return [...writes, ...heldNote(state, source, now), ...unfit]
   }
   if (isDecodeError(record) && strict === true) {
     const what = Input.isTranscriptLine(record) ? "a session transcript" : "stream-json"
