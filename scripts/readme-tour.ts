@@ -51,7 +51,10 @@ const commandLine = [
   "message id and request id as ccusage does, so the total is right. A forked or resumed session copies its",
   "history, and a copied message counts for the first file, by path, that holds it; per-file figures of forks",
   "are therefore their new messages only. Tool calls count in every file, as `view` shows them. `task:ID`",
-  "selects a subagent's transcript by the `Task` call id in the `agent-*.meta.json` beside it."
+  "selects a subagent's transcript by the `Task` call id in the `agent-*.meta.json` beside it. A bookkeeping line of",
+  "a transcript (a title, a `last-prompt`, a request record: beside the conversation) whose fields do not fit its",
+  "schema fails nothing: `stats` counts it by its type and lists it as `unfit`, `view` warns of it; a conversation",
+  "line that does not fit fails them as any bad line does."
 ]
 
 const packageName = "effect-claude-code"

@@ -121,6 +121,11 @@ const readme = (version: string, recorded: ReadonlyArray<Recorded>) =>
       ? "Recorded as root: without `IS_SANDBOX=1` the CLI refuses `bypassPermissions` before printing anything."
       : "Recorded as an ordinary user, so `bypassPermissions` runs even without `IS_SANDBOX=1`.",
     "",
+    "The session transcripts these runs leave are recorded with them in `transcripts-recorded/` (named after the",
+    "fixtures; its README lists them), with `entry-types.json`: the entry types this CLI can append to a",
+    "transcript, read from its bundle. After moving the CLI pin, `npm run fixtures:record` and `git diff` show what",
+    "the new version writes differently.",
+    "",
     "| file | exit | lines | model requests | what it shows | CLI arguments |",
     "|---|---|---|---|---|---|",
     ...recorded.map((r) =>
