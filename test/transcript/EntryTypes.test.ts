@@ -12,6 +12,7 @@ import * as Transcript from "../../src/schema/Transcript.ts"
 import { recordedTranscriptsDir } from "../support/Corpus.ts"
 import * as Run from "../cli/support/Run.ts"
 import { jsonlFiles, rawEntries } from "./support.ts"
+import { bookkeeping, stateLines } from "./written.ts"
 
 const listed = JSON.parse(fs.readFileSync(path.join(recordedTranscriptsDir, "entry-types.json"), "utf8")) as {
   readonly cli: string
@@ -48,6 +49,18 @@ const written: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ["ContinuedInEntry", { type: "continued-in", timestamp, sessionId, continuedInSessionId: "aaaaaaaa-0000-4000-8000-0000000000e2" }],
   ["EndedByModelEntry", { type: "ended-by-model", timestamp, sessionId }],
   ["ResumeHeadVouchEntry", { type: "resume-head-vouch", sessionId, sum: "5f3a" }],
+  ["FileHistorySnapshotEntry", {
+    type: "file-history-snapshot",
+    messageId: "m1",
+    snapshot: { messageId: "m1", trackedFileBackups: {}, timestamp },
+    isSnapshotUpdate: false
+  }],
+  ["SummaryEntry", { type: "summary", summary: "Greeting fixed", leafUuid: "00000000-0000-4000-8000-000000000002" }],
+  ["CustomTitleEntry", { type: "custom-title", customTitle: "Fix the greeting", sessionId }],
+  ["AiTitleEntry", { type: "ai-title", aiTitle: "Greeting fix", sessionId }],
+  ["TagEntry", { type: "tag", tag: "review", sessionId }],
+  // An imported session.
+  ["DerivedFromEntry", { type: "derived-from", v: 1, sessionId, sessions: [{ type: "unknown", id: null, via: "import" }] }],
   ["ApiRequestResumedEntry", {
     type: "api-request-resumed",
     sessionId,
@@ -78,18 +91,20 @@ describe("the entry types of the pinned CLI", () => {
     })
   }
 
-  it("stats counts a directory of them and the recorded transcripts, every line", () => {
+  it("stats counts a directory holding every type, the recorded transcripts with them, every line", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-entry-types-"))
     try {
       fs.cpSync(recordedTranscriptsDir, path.join(dir, "recorded"), { recursive: true })
-      fs.writeFileSync(path.join(dir, `${sessionId}.jsonl`), written.map(([, line]) => JSON.stringify(line)).join("\n") + "\n")
+      const lines = [...written.map(([, line]) => line), ...bookkeeping.map((c) => c.line), ...stateLines.map(([line]) => line)]
+      fs.writeFileSync(path.join(dir, `${sessionId}.jsonl`), lines.map((line) => JSON.stringify(line)).join("\n") + "\n")
       const files = jsonlFiles(dir)
+      const held = new Set(files.flatMap((file) => rawEntries(file).map((entry) => entry.type as string)))
+      assert.deepStrictEqual(listed.types.filter((type) => !held.has(type)), [])
       const run = Run.cli(["stats", "--format", "json", dir])
       assert.strictEqual(run.status, 0, run.stderr)
       const { files: counted, total } = JSON.parse(run.stdout)
       assert.strictEqual(counted.length, files.length)
-      const lines = files.reduce((n, file) => n + rawEntries(file).length, 0)
-      assert.strictEqual(total.decoded, lines)
+      assert.strictEqual(total.decoded, files.reduce((n, file) => n + rawEntries(file).length, 0))
       assert.strictEqual(total.failed, 0)
       assert.strictEqual(total.unknown, 0)
       for (const [, line] of written) assert.isAbove(total.kinds[line.type as string] ?? 0, 0, line.type as string)
