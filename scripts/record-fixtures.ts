@@ -3,8 +3,9 @@
  * `fixtures/recorded/<name>.jsonl` and `<name>.partial.jsonl` (with --include-partial-messages), plus
  * `fixtures/README.md`; and the session transcripts those runs leave in the sandbox's `~/.claude/projects`,
  * as `fixtures/transcripts-recorded/<name>[.partial].jsonl` (subagents' under `<name>[.partial]/`), plus
- * their README naming the CLI version. Moving the CLI pin is then this one command, and `git diff` shows
- * what the new version writes differently.
+ * their README naming the CLI version and the entry types the CLI can append (`entry-types.json`); then the
+ * hostile inputs cut from the recordings (`fixtures/bad-input/`, `scripts/bad-input.ts`). Moving the CLI pin is
+ * then this one command, and `git diff` shows what the new version writes differently.
  *
  *   node scripts/record-fixtures.ts [name ...]
  *
@@ -212,6 +213,8 @@ const program = Effect.gen(function*() {
     const types = entryTypes(nodeFs.readFileSync(nodeFs.realpathSync(executable)))
     yield* fs.writeFileString(`${transcriptsDir}/entry-types.json`, JSON.stringify({ cli: version, types }, null, 2) + "\n")
   }
+  // The committed hostile inputs are cut from the recordings: written again from the new ones.
+  yield* Effect.promise(() => import("./bad-input.ts"))
   const broken = recorded.filter((r) => r.exhausted > 0)
   if (broken.length > 0) {
     return yield* Effect.fail(new Error(`scripts ran out in: ${broken.map((r) => r.file).join(", ")}`))
