@@ -10,6 +10,7 @@ import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcess
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -21,12 +22,11 @@ import type { ChildProcessSpawner as Spawner } from "effect/process/ChildProcess
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as NodeChildProcess from "node:child_process"
 import * as CliError from "./ClaudeCliError.ts"
 import * as QueryOptions from "./QueryOptions.ts"
 import * as DerivedOptions from "./internal/queryOptions.ts"
 import * as Redaction from "./internal/redaction.ts"
-import * as Watcher from "./internal/watcher.ts"
+import * as Guard from "./internal/guard.ts"
 import { isJson } from "./stream/internal/json.ts"
 import { type DecodeError, isDecodeError } from "./stream/DecodeError.ts"
 import { cutRaw, redactCutAtEnd, withFields } from "./stream/internal/cut.ts"
@@ -71,9 +71,11 @@ export interface Config {
 export const defaultStderrTailBytes = 8 * 1024
 
 /**
- * How long a run waits, once the CLI has exited, for more output on a pipe before taking it as drained:
- * 500 ms. A process the CLI started (a tool, a helper of a wrapper script) may keep stdout or stderr open
- * after the CLI is gone; the run ends all the same, and the rest of the CLI's process group is ended with it.
+ * How long a run waits in all, once the CLI has exited, for more output on a pipe before taking it as
+ * drained: 500 ms. A process the CLI started (a tool, a helper of a wrapper script) may keep stdout or stderr
+ * open, and even write to it, after the CLI is gone; the run ends all the same (the time counts in total, not
+ * per silence; only time spent waiting on the pipe counts, so what the CLI wrote before its exit is all read),
+ * and with a guarded spawner (see {@link guard}) every descendant of the CLI is ended with it.
  *
  * @since 0.1.0
  * @category constants
@@ -245,6 +247,10 @@ export interface Running {
   readonly redact: Redaction.Redact
   /** The stderr tail once the CLI has closed stderr. */
   readonly finalStderrTail: Effect.Effect<string>
+  /** Completes with the clock time at which the CLI was seen to exit. */
+  readonly exited: Effect.Effect<number>
+  /** The clock time at which the CLI was seen to exit; `undefined` while it runs. */
+  readonly exitTime: () => number | undefined
   readonly exitStatus: Effect.Effect<ExitStatus>
 }
 
@@ -290,12 +296,22 @@ export const spawn = Effect.fnUntraced(function*(
       })).pipe(Effect.ignore)
   )
   const stderrTail = tail.text
+  let exitTime: number | undefined
+  const exitFiber = yield* Effect.forkScoped(
+    exited(handle).pipe(Effect.andThen(Clock.currentTimeMillis), Effect.tap((at) => Effect.sync(() => exitTime = at)))
+  )
   return {
     handle,
     stderrTail,
     redact,
     // A descendant may hold stderr open after the CLI exited: the tail then ends at the drain grace period.
-    finalStderrTail: Effect.map(Effect.raceFirst(Fiber.join(stderrFiber), drained(handle)), stderrTail),
+    // One deadline, counted from the exit (stderr is always read, so nothing of the CLI's is left by then).
+    finalStderrTail: Effect.map(
+      Effect.raceFirst(Fiber.join(stderrFiber), Effect.andThen(Fiber.join(exitFiber), Effect.sleep(drainGracePeriod))),
+      stderrTail
+    ),
+    exited: Fiber.join(exitFiber),
+    exitTime: () => exitTime,
     exitStatus: handle.exitCode.pipe(
       Effect.map((code): ExitStatus => ({ exitCode: code, signal: null })),
       Effect.catch((error) => Effect.succeed<ExitStatus>({ exitCode: null, signal: signalOf(error) }))
@@ -312,26 +328,44 @@ const exited = (handle: ChildProcessSpawner.ChildProcessHandle): Effect.Effect<v
     Effect.flatMap((running) => running ? Effect.andThen(Effect.sleep("50 millis"), exited(handle)) : Effect.void)
   )
 
-// Completes once the process has exited and then `drainGracePeriod` has passed.
-const drained = (handle: ChildProcessSpawner.ChildProcessHandle): Effect.Effect<void> =>
-  Effect.andThen(exited(handle), Effect.sleep(drainGracePeriod))
-
-// A pull that waits on the pipe ends the stream once the CLI has exited and nothing came for
-// `drainGracePeriod`; with `idle`, it fails when the CLI, still running, wrote nothing for that long. Only time
-// spent waiting counts, never the time between pulls (a slow consumer).
+// Once the CLI has exited, the stream ends when its pulls have waited on the pipe for `drainGracePeriod` in
+// all: a total, so that a descendant writing now and then does not hold the run open for ever, and only time
+// spent waiting, so that what the CLI wrote before its exit is read however slowly the consumer pulls. With
+// `idle`, a pull fails when the CLI, still running, wrote nothing for that long. Only time spent waiting
+// counts, never the time between pulls (a slow consumer).
 const endWhenDrained = <A, R>(
   self: Stream.Stream<A, CliError.ClaudeCliError, R>,
-  handle: ChildProcessSpawner.ChildProcessHandle,
+  cli: Running,
   idle: { readonly timeout: Duration.Input; readonly onIdle: () => CliError.ClaudeCliError } | undefined
 ): Stream.Stream<A, CliError.ClaudeCliError, R> =>
   Stream.transformPull(self, (pull) => {
-    const end = Effect.andThen(drained(handle), Cause.done())
+    const handle = cli.handle
+    const grace = Duration.toMillis(drainGracePeriod)
+    // Milliseconds pulls have waited since the exit.
+    let waited = 0
+    const waitedSince = (started: number) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const at = cli.exitTime()
+        return at === undefined ? 0 : Math.max(0, now - Math.max(at, started))
+      })
     const idleFail = idle === undefined ? Effect.never : Effect.sleep(idle.timeout).pipe(
       Effect.andThen(Effect.orElseSucceed(handle.isRunning, () => false)),
       // Once the CLI has exited, silence is a descendant holding the pipe: the drain ends the stream.
       Effect.flatMap((running) => running ? Effect.fail(idle.onIdle()) : Effect.never)
     )
-    return Effect.succeed(Effect.raceAllFirst([pull, end, idleFail]))
+    const timedPull = Effect.flatMap(Clock.currentTimeMillis, (started) => {
+      const end = cli.exited.pipe(
+        Effect.andThen(waitedSince(started)),
+        Effect.flatMap((now) => Effect.sleep(Math.max(0, grace - waited - now))),
+        Effect.andThen(Cause.done())
+      )
+      return Effect.raceAllFirst([pull, end, idleFail]).pipe(
+        Effect.ensuring(Effect.map(waitedSince(started), (w) => {
+          waited += w
+        }))
+      )
+    })
+    return Effect.succeed(timedPull)
   })
 
 /**
@@ -362,11 +396,15 @@ export const idleTimeoutError = (timeout: Duration.Input, lastLine: number, stde
 //   stays bounded by the buffers plus one line (up to `maxLineBytes`).
 // - Heavy stderr: always drained into a bounded tail, so it never blocks the CLI.
 // - Never reads stdin: an unread prompt (even larger than the pipe) blocks nothing.
-// - Exits while a process it started holds stdout or stderr open: once the CLI has exited, a pipe silent for
-//   `drainGracePeriod` counts as drained, the run ends as the exit says, and the rest of the group is ended.
-// - The host dies (SIGKILL, SIGHUP, SIGQUIT, a crash): with a guarded spawner (`guard`; `nodeSpawner` and so
-//   the Live layer are), the CLI's process group and its descendants in groups of their own (tools) get
-//   SIGTERM at once and SIGKILL after `guardGracePeriod`.
+// - Exits while a process it started holds stdout or stderr open (and writes to it): once the CLI has exited
+//   and pulls have waited `drainGracePeriod` in all, the pipe counts as drained, the run ends as the exit
+//   says, and the rest of the group is ended; with a guarded spawner, every descendant of the CLI too.
+// - The run ends (normally, by an error, an interruption, a signal to the bin): with a guarded spawner
+//   (`guard`; `nodeSpawner` and so the Live and Scripted layers and the bin are), the CLI's process group and
+//   every descendant recorded (tools in sessions of their own) get SIGTERM, SIGKILL after the kill grace
+//   period, and the run's scope waits until they are gone.
+// - The host dies (SIGKILL, SIGHUP, SIGQUIT, a crash): with a guarded spawner, the CLI's process group and its
+//   descendants (recorded, and those still under it) get SIGTERM at once and SIGKILL after `guardGracePeriod`.
 
 /**
  * The stdout of a started CLI as numbered lines, then its exit as a typed error when it failed.
@@ -392,7 +430,7 @@ export const output = (
   const timeout = options.idleTimeout
   const timed = endWhenDrained(
     stdout,
-    cli.handle,
+    cli,
     timeout === undefined ? undefined : { timeout, onIdle: () => idleTimeoutError(timeout, lastLine, cli.stderrTail()) }
   )
   const body = applyStepper(timed, (): Stepper<Uint8Array, Ndjson.Line | DecodeError, never> => {
@@ -492,63 +530,59 @@ export const lines = (
  */
 export const guardGracePeriod: Duration.Duration = Duration.seconds(2)
 
-// Waits for its stdin (a pipe from the host) to close, which happens when the host dies however it dies (the
-// kernel closes the host's end), then ends the CLI's process group and every descendant of the CLI with the
-// groups they lead: SIGTERM, SIGKILL after the grace period. The descendants are read from the process table
-// while the CLI still runs (once it is gone they are no longer its): the CLI starts its tools in sessions of
-// their own, out of its group's reach. Without `ps`, only the group is ended.
-const guardScript = [
-  "read -r _",
-  `tree=$(ps -A -o pid= -o ppid= -o pgid= 2>/dev/null | awk -v root="$1" '` +
-  `{ up[$1] = $2; leads[$1] = $1 == $3 } ` +
-  `END { for (p in up) { q = up[p]; while (q in up && q != root) q = up[q]; ` +
-  `if (q == root) { print p; if (leads[p]) print "-" p } } }')`,
-  "kill -TERM -$1 $tree 2>/dev/null",
-  "sleep $2",
-  "kill -KILL -$1 $tree 2>/dev/null"
-].join("\n")
-
-// Starts the watcher of one process group; `undefined` where there is no POSIX shell (Windows).
-const startGuard = (pgid: number): NodeChildProcess.ChildProcess | undefined => {
-  if (process.platform === "win32") return undefined
-  const seconds = String(Math.max(1, Math.ceil(Duration.toSeconds(guardGracePeriod))))
-  // A guard that cannot start leaves the CLI as it was without one; the run itself is not affected.
-  return Watcher.start(guardScript, ["guard", String(pgid), seconds])
-}
-
-// Ends the watcher when the CLI's scope closes (the group is ended by the spawner then), waiting for its exit.
-const stopGuard = (watcher: NodeChildProcess.ChildProcess): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    if (watcher.exitCode !== null || watcher.signalCode !== null || watcher.pid === undefined) {
-      watcher.stdin?.destroy()
-      return resume(Effect.void)
-    }
-    watcher.once("exit", () => resume(Effect.void))
-    // Referenced again while the session waits for its exit, or the host could end before the wait does.
-    watcher.ref()
-    Watcher.stop(watcher)
-  })
-
 /**
- * A spawner whose processes end with the host: each process it starts (a CLI, for queries and sessions
- * alike) is watched by a small `/bin/sh` process holding a pipe from the host. When the host dies (SIGKILL,
- * SIGHUP, SIGQUIT, a crash: the kernel closes its end of the pipe), the watcher ends the process's whole group
- * (the spawner starts each process as the leader of its own group) and the process's descendants that left it
- * (the CLI runs its tools in sessions of their own, `setsid`), with the groups they lead: SIGTERM, then
- * SIGKILL after {@link guardGracePeriod}. A descendant that was orphaned before the host died (a daemon) is
- * not reached. Needs `/bin/sh`, `ps` and `awk`; no native module; on Windows the spawner is returned as it is. {@link nodeSpawner} is guarded.
+ * A spawner whose processes, and everything they start, end with their run and with the host. Each process it
+ * starts (a CLI, for queries and sessions alike) is the leader of its own group; its descendants (the CLI runs
+ * its tools in sessions of their own, `setsid`) are recorded from the process table whenever its stdout has
+ * news and once more when its scope closes. When the scope closes (a normal end, an error, an interruption, a
+ * signal to the bin), the process's group and every descendant recorded get SIGTERM, then SIGKILL after the
+ * command's `forceKillAfter` (default {@link guardGracePeriod}), and the scope waits until they are gone.
+ *
+ * Each process is also watched by a small `/bin/sh` process holding a pipe from the host: when the host dies
+ * (SIGKILL, SIGHUP, SIGQUIT, a crash: the kernel closes its end of the pipe), the watcher ends the group,
+ * the recorded descendants and those still under the process, with the groups they lead: SIGTERM, then
+ * SIGKILL after {@link guardGracePeriod}.
+ *
+ * Descendants are found by walking the process table from the process, which works only while the chain of
+ * parents from them to it exists; on Linux also by a marker variable (`EFFECT_CLAUDE_CODE_RUN`) the process
+ * gets in its environment and its descendants inherit, which finds them at the run's end whatever became of
+ * their parents. Limits: elsewhere than Linux, and on Linux for one that cleared its environment, a
+ * descendant that left the chain (its parent exited) before it was ever recorded, such as a daemon a tool
+ * started between two messages, is not reached; on host death the watcher has only the walk and what was
+ * recorded. Needs `/bin/sh`, `ps` and `awk` (and `/proc` on Linux); no native module; on Windows the spawner
+ * is returned as it is. {@link nodeSpawner} is guarded.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
-  ChildProcessSpawner.make((command) =>
-    Effect.tap(spawner.spawn(command), (handle) =>
-      Effect.acquireRelease(
-        Effect.sync(() => startGuard(handle.pid)),
-        (watcher) => watcher === undefined ? Effect.void : stopGuard(watcher)
-      ))
-  )
+  process.platform === "win32" ? spawner : ChildProcessSpawner.make((command) => {
+    const marker = Guard.nextMarker()
+    return Effect.flatMap(spawner.spawn(ChildProcess.setEnv(command, { [Guard.runMarker]: marker })), (handle) =>
+      Effect.gen(function*() {
+        const watcher = Guard.start(handle.pid, guardGracePeriod)
+        const recorded = Guard.recorder(handle.pid, watcher, marker)
+        const forceKillAfter = command._tag === "StandardCommand" ? command.options.forceKillAfter : undefined
+        const grace = forceKillAfter === undefined ? guardGracePeriod : Duration.fromInputUnsafe(forceKillAfter)
+        // Before the spawner's own release (finalizers run last added first): the CLI may still run, and
+        // the look then sees all of its tree.
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            recorded.stop()
+            recorded.look()
+            recorded.tracker.lookMarked()
+            return Effect.andThen(
+              Guard.endRun(handle.pid, recorded.tracker, grace),
+              watcher === undefined ? Effect.void : Guard.stop(watcher)
+            )
+          })
+        )
+        return ChildProcessSpawner.makeHandle({
+          ...handle,
+          stdout: Stream.tap(handle.stdout, () => Effect.sync(recorded.news))
+        })
+      }))
+  })
 
 /**
  * Node's `ChildProcessSpawner` with the file system and path services it needs, guarded (see {@link guard}):

@@ -132,8 +132,9 @@ describe("the public surface", () => {
       assert.deepStrictEqual([...names.values()].filter((spellings) => spellings.length > 1), [], `${entry}: one value, two names`)
     }
     console.log(`the entry points counted before: ${total} runtime names (before: ${surfaceBefore})`)
-    // At most two thirds of the 590 names counted before.
-    assert.isAtMost(total, 394)
+    // At most two thirds of the 590 names counted before, Live.nodeSpawner (the guarded spawner) and
+    // SessionEvent.TranscriptMirror (the typed transcript_mirror frame).
+    assert.isAtMost(total, 395)
     assert.isAbove(total, 100)
   })
 })

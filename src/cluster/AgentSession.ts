@@ -476,7 +476,9 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           active.interruptOwed = true
           return Effect.void
         }
-        return live === undefined ? Effect.void : Effect.mapError(live.session.interrupt, failed("interrupt"))
+        return live === undefined
+          ? Effect.void
+          : Effect.mapError(Effect.asVoid(live.session.interrupt), failed("interrupt"))
       }),
     Close: () => close,
     Info: () =>

@@ -16,6 +16,8 @@ import * as Session from "../session/Session.ts"
 import * as SessionMirror from "../sessions/SessionMirror.ts"
 import * as Process from "../Process.ts"
 import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
+import * as TempDirs from "../internal/tempDirs.ts"
+import { isDecodeError } from "../stream/DecodeError.ts"
 
 /**
  * How the CLI is started (see `Process.Config`), plus a default working directory. The executable,
@@ -58,7 +60,8 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], reda
 }
 
 /**
- * One `claude -p` process per query. Its errors, and the text its `redact` is given, are redacted of the
+ * One `claude -p` process per query; the CLI's temp directory of the run's session goes with it (see
+ * `internal/tempDirs.ts`). Its errors, and the text its `redact` is given, are redacted of the
  * secrets of its environment (the layer's, the query's and, with `envMode` `"merge"`, the inherited ones)
  * and of its options (MCP headers, settings, arguments: see `Redaction.optionSecrets`).
  */
@@ -80,7 +83,12 @@ const runner = (
     const watched = watch(spawner, redact, config.stderrTailBytes ?? Process.defaultStderrTailBytes)
     // Every error of the run leaves it redacted here too, whichever stage made it: a safety net for those
     // the process does not redact itself (a failed read of stdout).
-    const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own, redact), CliErrorRedaction.redact(redact))
+    const temp = TempDirs.track(env.env, env.envMode !== "replace")
+    const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own, redact), CliErrorRedaction.redact(redact)).pipe(
+      Stream.tap((line) => Effect.sync(() => isDecodeError(line) ? undefined : temp.see(line))),
+      // Once the process and its descendants are gone (they could write it again before).
+      Stream.ensuring(temp.remove)
+    )
     const mirror = SessionMirror.target({ ...own, ...env })
     return { lines, ended: watched.ended, redact, mirror }
   })
@@ -128,6 +136,27 @@ export const layerWith = (
     ClaudeCli.ClaudeCli,
     Effect.map(Effect.service(ChildProcessSpawner.ChildProcessSpawner), (spawner) => make(spawner, config))
   )
+
+/**
+ * Node's `ChildProcessSpawner`, guarded (the one {@link layer} runs on): every process it starts, and every
+ * descendant of it, ends with its run (the scope that started it) and when the host process dies, however it
+ * dies. Provide it to `Session.make` so that sessions end as the layer's runs do. See `guard` in `Process.ts`
+ * for how, and for what it cannot reach (a descendant that left the CLI's process tree and cleared its
+ * environment before it was seen).
+ *
+ * @since 0.1.0
+ * @category layers
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Live } from "effect-claude-code/layers"
+ * import { Session } from "effect-claude-code/session"
+ *
+ * const program = Effect.scoped(Effect.flatMap(Session.make(), (session) => session.send("hi")))
+ * Effect.runPromise(program.pipe(Effect.provide(Live.nodeSpawner)))
+ * ```
+ */
+export const nodeSpawner: Layer.Layer<ChildProcessSpawner.ChildProcessSpawner> = Process.nodeSpawner
 
 /**
  * `ClaudeCli` running the real CLI on Node (`claude` on `PATH` unless `config.executable` says otherwise).

@@ -18,7 +18,7 @@ import type * as Scenario from "../testing/Scenario.ts"
 import type * as Script from "../testing/Script.ts"
 import * as ScriptedServer from "../testing/ScriptedServer.ts"
 import * as Live from "./Live.ts"
-import type * as Process from "../Process.ts"
+import * as Process from "../Process.ts"
 
 /**
  * The sandbox the CLI runs in (its `cwd` is the default working directory of every query and session).
@@ -86,6 +86,8 @@ export const layerWith = (
 /**
  * `ClaudeCli` running the real CLI on a sandbox whose `ANTHROPIC_BASE_URL` is a `ScriptedServer` playing
  * `script`: offline, deterministic, and the CLI itself does everything else (tools, permissions, retries).
+ * The CLI runs on the guarded spawner of `Live.layer` (`Live.nodeSpawner`): it and its tools end with each
+ * run and with the host, and so does the sandbox.
  *
  * @since 0.1.0
  * @category layers
@@ -110,4 +112,4 @@ export const layer = (
 ): Layer.Layer<
   ClaudeCli.ClaudeCli | ScriptedServer.ScriptedServer | Sandbox,
   ClaudeSandbox.SandboxError | ScriptedServer.ScriptedServerError
-> => layerWith(script, options).pipe(Layer.provide(NodeServices.layer))
+> => layerWith(script, options).pipe(Layer.provide(Process.nodeSpawner), Layer.provide(NodeServices.layer))

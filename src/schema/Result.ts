@@ -18,6 +18,7 @@ import {
   optionalUnknown,
   replyFields
 } from "./internal/fields.ts"
+import * as Reasons from "./internal/startupFailureReason.ts"
 import { Origin } from "./Origin.ts"
 import { ModelUsageByModel, Usage } from "./Usage.ts"
 
@@ -52,6 +53,17 @@ export const DeferredToolUse = Schema.Struct({
   name: Schema.String,
   input: JsonObject
 })
+
+/**
+ * Why Claude Code refused to start, so a host can offer the fix instead of a retry (as SDK 0.3.332 lists
+ * them; `sideload_flags_disabled`: managed settings set `disableSideloadFlags` and the launch names plugins,
+ * agents or MCP servers of its own). `ResultError.startup_failure_reason` also takes a reason a newer CLI
+ * adds, as a string.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StartupFailureReason = typeof Reasons.StartupFailureReason.Type
 
 /**
  * The config file that did not parse (`startup_failure_reason:
@@ -200,7 +212,7 @@ export class ResultError extends Schema.Class<ResultError>("effect-claude-code/R
   _tag: Schema.tagDefaultOmit("ResultError"),
   subtype: ErrorSubtype,
   errors: optionalStrings,
-  startup_failure_reason: optionalString,
+  startup_failure_reason: Schema.optionalKey(Schema.Union([Reasons.StartupFailureReason, Schema.String])),
   invalid_config_file: Schema.optionalKey(InvalidConfigFile),
   ...summaryFields
 }) {

@@ -6,15 +6,30 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
-import { JsonObject, open, optionalBoolean, optionalNumber, optionalString, optionalStrings } from "../schema/internal/fields.ts"
+import {
+  JsonObject,
+  open,
+  optionalBoolean,
+  optionalNullableString,
+  optionalNumber,
+  optionalString,
+  optionalStrings,
+  optionalTrue
+} from "../schema/internal/fields.ts"
 import * as Initialization from "./Initialization.ts"
+import * as Answer from "./internal/answer.ts"
 import type * as Protocol from "./Protocol.ts"
-import * as SessionError from "./SessionError.ts"
+import type * as SessionError from "./SessionError.ts"
 
 const list = <S extends Schema.Top>(item: S) => Schema.Array(item)
+const optionalObject = Schema.optionalKey(JsonObject)
+const optionalObjects = Schema.optionalKey(list(JsonObject))
+const optionalNullableObject = Schema.optionalKey(Schema.NullOr(JsonObject))
 
 // An answer with nothing in it beyond success (the CLI writes `{}`).
 const Empty = JsonObject
@@ -33,6 +48,7 @@ export const McpServerStatus = open({
   error: optionalString,
   scope: optionalString,
   source: optionalString,
+  config: optionalObject,
   tools: Schema.optionalKey(list(open({ name: Schema.String, description: optionalString })))
 })
 
@@ -87,7 +103,9 @@ export const RewindFilesResult = open({
   error: optionalString,
   filesChanged: optionalStrings,
   insertions: optionalNumber,
-  deletions: optionalNumber
+  deletions: optionalNumber,
+  /** Files not restored because a link or another non-regular file stands at their path. */
+  skippedLinks: optionalNumber
 })
 
 /**
@@ -107,7 +125,23 @@ export const ContextUsage = open({
   totalTokens: Schema.Number,
   maxTokens: Schema.Number,
   percentage: Schema.Number,
-  model: Schema.String
+  model: Schema.String,
+  // The details, optional here so that an answer without one still decodes.
+  rawMaxTokens: optionalNumber,
+  gridRows: Schema.optionalKey(list(list(JsonObject))),
+  memoryFiles: optionalObjects,
+  mcpTools: optionalObjects,
+  mcpInstructions: optionalObjects,
+  deferredBuiltinTools: optionalObjects,
+  systemTools: optionalObjects,
+  systemPromptSections: optionalObjects,
+  agents: optionalObjects,
+  slashCommands: optionalObject,
+  skills: optionalObject,
+  autoCompactThreshold: optionalNumber,
+  isAutoCompactEnabled: optionalBoolean,
+  messageBreakdown: optionalObject,
+  apiUsage: optionalObject
 })
 
 /**
@@ -129,7 +163,11 @@ export const Usage = open({
     total_duration_ms: optionalNumber,
     model_usage: Schema.optionalKey(Schema.Record(Schema.String, JsonObject))
   })),
-  rate_limits_available: optionalBoolean
+  rate_limits_available: optionalBoolean,
+  subscription_type: optionalNullableString,
+  // Claude Code 2.1.332 answers null where the SDK types an object (no rate limits known, no behaviors).
+  rate_limits: optionalNullableObject,
+  behaviors: optionalNullableObject
 })
 
 /**
@@ -152,7 +190,8 @@ export const ReloadPluginsResult = open({
   plugins: list(open({ name: Schema.String, path: Schema.String, source: optionalString, version: optionalString })),
   mcpServers: list(McpServerStatus),
   error_count: Schema.Number,
-  held: optionalBoolean
+  held: optionalBoolean,
+  cache_impact: optionalObject
 })
 
 /**
@@ -186,12 +225,12 @@ export const Settings = open({
 })
 
 /**
- * The output of a background shell or monitor task.
+ * The output of a background shell or monitor task: its text, its whole size, and whether the text is cut.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const TaskOutput = JsonObject
+export const TaskOutput = open({ output: optionalString, total_bytes: optionalNumber, truncated: optionalBoolean })
 
 /**
  * The CLI's own version and build.
@@ -213,7 +252,15 @@ export const Models = open({ models: list(Initialization.Model) })
  * @since 0.1.0
  * @category schemas
  */
-export const HooksListing = open({ events: list(Schema.Unknown), hooks: list(Schema.Unknown) })
+export const HooksListing = open({
+  events: list(Schema.Unknown),
+  hooks: list(Schema.Unknown),
+  eventCatalog: optionalObjects,
+  policy: optionalObject,
+  safeMode: optionalObject,
+  bareMode: optionalObject,
+  errors: optionalObjects
+})
 
 /**
  * The permission rules in effect.
@@ -233,7 +280,9 @@ export const FileContents = open({
   contents: Schema.String,
   absPath: Schema.String,
   truncated: optionalBoolean,
-  encoding: optionalString
+  encoding: optionalString,
+  /** The text is not the file's bytes exactly (it was not valid UTF-8). */
+  lossy: optionalBoolean
 })
 
 /**
@@ -251,6 +300,80 @@ export const FileSuggestions = open({ suggestions: list(Schema.Unknown), cwd: op
  * @category schemas
  */
 export const CancelAsyncMessageResult = open({ cancelled: Schema.Boolean })
+
+/**
+ * What an interrupt answers (CLIs with `interrupt_receipt_v1`): the uuids of the queued prompts that survive
+ * it and will run, and, when it withdrew them (`cancel_queued`), those it withdrew. Uuids the host never sent
+ * (a cron trigger, say) may be listed too.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const InterruptReceipt = open({ still_queued: list(Schema.String), cancelled: optionalStrings })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type InterruptReceipt = typeof InterruptReceipt.Type
+
+/**
+ * What `callMcpTool` answers: the tool's content blocks, its `structuredContent` and `_meta`; `isError` when
+ * the call asked for the tool's own error result (`softErrorResult`) and got one; `staging` for a call with a
+ * timeout, which goes through the CLI's staging engine.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const McpCallResult = open({
+  content: Schema.Unknown,
+  isError: optionalBoolean,
+  structuredContent: Schema.optionalKey(JsonObject),
+  _meta: Schema.optionalKey(JsonObject),
+  staging: Schema.optionalKey(Schema.Union([
+    open({
+      ok: Schema.Literal(true),
+      outputs: list(open({ lane_path: Schema.String, etag: Schema.String, bytes: Schema.Number })),
+      inputs_used: list(open({ lane_path: Schema.String, etag: Schema.String }))
+    }),
+    open({
+      ok: Schema.Literal(false),
+      error_code: Schema.String,
+      detail: Schema.String,
+      retryable: optionalBoolean,
+      refusal_limit: optionalTrue
+    })
+  ]))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type McpCallResult = typeof McpCallResult.Type
+
+/**
+ * How `callMcpTool` calls the tool.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface McpCallOptions {
+  /**
+   * How long the tool may run (clamped to 1 s .. 10 min; the CLI's default is 2 min); with `checkPermissions`
+   * it also bounds the hooks and the wait for an answer.
+   */
+  readonly timeout?: Duration.Input | undefined
+  /**
+   * Decide the call as the model's own call to the tool is: permission rules and mode, `canUseTool`,
+   * PreToolUse and PostToolUse hooks.
+   */
+  readonly checkPermissions?: boolean | undefined
+  /** The result goes to a program, not to a model: `content` is the server's own blocks, not what a model would read. */
+  readonly resultNotForModel?: boolean | undefined
+  /** Answer the tool's own error result (`isError: true`, with its content) rather than failing with its text. */
+  readonly softErrorResult?: boolean | undefined
+}
 
 /**
  * An MCP server configuration for `setMcpServers`: stdio, http or sse, as in `.mcp.json`.
@@ -297,8 +420,19 @@ export interface Controls {
   readonly sessionCost: Effect.Effect<string, SessionError.SessionError>
   /** Stops a background task (a subagent, a shell) by its task id. */
   readonly stopTask: (taskId: string) => Effect.Effect<void, SessionError.SessionError>
-  /** Sends running foreground tasks (or the one of `toolUseId`) to the background. */
-  readonly backgroundTasks: (toolUseId?: string) => Effect.Effect<void, SessionError.SessionError>
+  /**
+   * Sends running foreground tasks (or the one of `toolUseId`) to the background. Answers whether one was:
+   * false only when `toolUseId` names no foreground task. Fails where background tasks are disabled.
+   */
+  readonly backgroundTasks: (toolUseId?: string) => Effect.Effect<boolean, SessionError.SessionError>
+  /**
+   * Changes the permission mode from the next tool use on (`"default"` asks again). Answers the mode now in
+   * effect, which is not always the one asked for (`undefined` where the CLI names none, or one it does not
+   * know).
+   */
+  readonly setPermissionMode: (
+    mode: QueryOptions.PermissionMode
+  ) => Effect.Effect<QueryOptions.PermissionMode | undefined, SessionError.SessionError>
   readonly taskOutput: (taskId: string) => Effect.Effect<typeof TaskOutput.Type, SessionError.SessionError>
   /** The thinking budget from the next model request on (`null`: the session's default). */
   readonly setMaxThinkingTokens: (
@@ -346,11 +480,12 @@ export interface Controls {
     serverName: string,
     mode: "default" | "auto" | null
   ) => Effect.Effect<{ readonly warning?: string | undefined }, SessionError.SessionError>
-  /** Calls a tool of an MCP server directly, outside the model's turn. */
+  /** Calls a tool of an MCP server (`mcp__<server>__<tool>`) directly, outside the model's turn. */
   readonly callMcpTool: (
     tool: string,
-    args?: Readonly<Record<string, unknown>>
-  ) => Effect.Effect<Readonly<Record<string, unknown>>, SessionError.SessionError>
+    args?: Readonly<Record<string, unknown>>,
+    options?: McpCallOptions
+  ) => Effect.Effect<McpCallResult, SessionError.SessionError>
   /** Adds a repository root (CLAUDE.md, plugins and skills from there, optionally reloaded). */
   readonly registerRepoRoot: (
     directory: string,
@@ -361,6 +496,11 @@ export interface Controls {
     }
   ) => Effect.Effect<Readonly<Record<string, unknown>>, SessionError.SessionError>
 }
+
+const BackgroundTasksAnswer = open({ backgrounded: optionalBoolean })
+const SetPermissionModeAnswer = open({ mode: optionalString })
+const isPermissionMode = Schema.is(PermissionModes.PermissionMode)
+const callMargin = Duration.seconds(10)
 
 // The body without the keys left undefined: the CLI validates what it is given.
 const body = (subtype: string, fields: Record<string, unknown> = {}) => ({
@@ -378,14 +518,10 @@ export const make = (request: Protocol.Protocol["request"]): Controls => {
   const call = <S extends Schema.Top & { readonly DecodingServices: never }>(
     schema: S,
     subtype: string,
-    fields?: Record<string, unknown>
+    fields?: Record<string, unknown>,
+    timeout?: Duration.Duration
   ): Effect.Effect<S["Type"], SessionError.SessionError> =>
-    Effect.flatMap(request(body(subtype, fields)), (answer) =>
-      Schema.decodeUnknownEffect(schema)(answer).pipe(
-        Effect.mapError((error) =>
-          SessionError.make(new SessionError.InvalidResponse({ subtype, detail: error.message }))
-        )
-      ))
+    Effect.flatMap(request(body(subtype, fields), timeout && { timeout }), Answer.decode(schema, subtype))
   const done = (subtype: string, fields?: Record<string, unknown>) => Effect.asVoid(call(Empty, subtype, fields))
   return {
     mcpServerStatus: Effect.map(call(McpStatusResponse, "mcp_status"), (r) => r.mcpServers),
@@ -399,7 +535,17 @@ export const make = (request: Protocol.Protocol["request"]): Controls => {
     usage: (options) => call(Usage, "get_usage", { skip_behaviors: options?.skipBehaviors }),
     sessionCost: Effect.map(call(SessionCost, "get_session_cost"), (r) => r.text),
     stopTask: (taskId) => done("stop_task", { task_id: taskId }),
-    backgroundTasks: (toolUseId) => done("background_tasks", { tool_use_id: toolUseId }),
+    // A CLI that answers `{}` backgrounded them all, as the SDK reads it.
+    backgroundTasks: (toolUseId) =>
+      Effect.map(
+        call(BackgroundTasksAnswer, "background_tasks", { tool_use_id: toolUseId }),
+        (r) => r.backgrounded ?? true
+      ),
+    setPermissionMode: (mode) =>
+      Effect.map(
+        call(SetPermissionModeAnswer, "set_permission_mode", { mode }),
+        (r) => isPermissionMode(r.mode) ? r.mode : undefined
+      ),
     taskOutput: (taskId) => call(TaskOutput, "get_task_output", { task_id: taskId }),
     setMaxThinkingTokens: (maxThinkingTokens, display) =>
       done("set_max_thinking_tokens", { max_thinking_tokens: maxThinkingTokens, thinking_display: display }),
@@ -428,7 +574,23 @@ export const make = (request: Protocol.Protocol["request"]): Controls => {
     setHasSubscribers: (hasSubscribers) => done("set_has_subscribers", { has_subscribers: hasSubscribers }),
     setMcpPermissionModeOverride: (serverName, mode) =>
       call(open({ warning: optionalString }), "set_mcp_permission_mode_override", { serverName, mode }),
-    callMcpTool: (tool, args) => call(JsonObject, "mcp_call", { tool, arguments: args }),
+    callMcpTool: (tool, args, options) => {
+      const timeout = options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
+      return call(
+        McpCallResult,
+        "mcp_call",
+        {
+          tool,
+          arguments: args,
+          timeout_ms: timeout && Duration.toMillis(timeout),
+          check_permissions: options?.checkPermissions,
+          result_not_for_model: options?.resultNotForModel,
+          soft_error_result: options?.softErrorResult
+        },
+        // The request outlives the tool's own deadline, so that the CLI's answer to it arrives.
+        timeout && Duration.sum(timeout, callMargin)
+      )
+    },
     registerRepoRoot: (directory, options) =>
       call(JsonObject, "register_repo_root", {
         directory,

@@ -1,6 +1,6 @@
 /**
  * Every hook event Claude Code declares, what it passes a hook (its input, by `hook_event_name`) and what a
- * hook may answer for it (`hookSpecificOutput`), as the SDK 0.3.330 types them. Inputs keep the keys these
+ * hook may answer for it (`hookSpecificOutput`), as the SDK 0.3.332 types them. Inputs keep the keys these
  * types do not name: newer CLIs add some.
  *
  * @since 0.1.0
@@ -45,7 +45,8 @@ export const events = [
   "CwdChanged",
   "FileChanged",
   "DirectoryAdded",
-  "MessageDisplay"
+  "MessageDisplay",
+  "PreSkillShellCommand"
 ] as const
 
 /**
@@ -175,6 +176,18 @@ export interface InputFields {
     readonly final: boolean
     readonly delta: string
   }
+  /**
+   * A shell command that a skill's or command's text holds, about to run as it loads (its `tool_use_id`
+   * names no tool call).
+   */
+  readonly PreSkillShellCommand: {
+    readonly tool_name: string
+    readonly tool_input: { readonly command: string }
+    readonly tool_use_id: string
+    readonly command_name: string
+    readonly command_source?: string | undefined
+    readonly invoked_by: "user" | "claude" | "other"
+  }
 }
 
 /**
@@ -238,6 +251,13 @@ export interface SpecificOutputFields {
   readonly FileChanged: { readonly watchPaths?: ReadonlyArray<string> | undefined }
   readonly WorktreeCreate: { readonly worktreePath?: string | undefined }
   readonly MessageDisplay: Readonly<Record<string, unknown>>
+  readonly PreSkillShellCommand: {
+    /** `allow` adds nothing; `deny`, `ask` and `defer` all keep the command from running. */
+    readonly permissionDecision?: "allow" | "deny" | "ask" | "defer" | undefined
+    readonly permissionDecisionReason?: string | undefined
+    /** Never applied: any value keeps the command from running. */
+    readonly updatedInput?: Readonly<Record<string, unknown>> | undefined
+  }
 }
 
 /**

@@ -11,8 +11,9 @@ import * as Effect from "effect/Effect"
 import type * as HookEvents from "./HookEvents.ts"
 
 /**
- * The events a hook can be registered for: all of `HookEvents.events`. Claude Code 2.1.330 never calls back
- * `SessionStart` or `SessionEnd` in a session (an upstream limitation, see the README's "Sessions in detail").
+ * The events a hook can be registered for: all of `HookEvents.events`. Claude Code 2.1.332 calls back
+ * `SessionStart` and `SessionEnd` in a session only around `/clear` (and `SessionStart` after `/compact`), not as
+ * it starts or ends (an upstream limitation, see the README's "Sessions in detail").
  *
  * @since 0.1.0
  * @category models

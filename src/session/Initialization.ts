@@ -118,7 +118,15 @@ export const Initialization = open({
   pid: opt(Schema.Number),
   claude_code_version: optionalString,
   current_permission_mode: optionalString,
-  capabilities: optionalStrings
+  capabilities: optionalStrings,
+  // Whether the CLI applied what `initialize` sent (hooks, plugins, MCP servers) rather than ignoring it.
+  hooks_applied: optionalBoolean,
+  hook_on_failure_supported: optionalBoolean,
+  plugins_applied: optionalBoolean,
+  mcp_servers_applied: optionalBoolean,
+  sdk_mcp_manifests_parked: opt(Schema.Record(Schema.String, Schema.String)),
+  fast_mode_state: optionalString,
+  fast_mode_disabled_reason: optionalString
 })
 
 /**

@@ -74,6 +74,8 @@ import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
 import * as UserContent from "./UserContent.ts"
 import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
+import * as TempDirs from "../internal/tempDirs.ts"
+import { isDecodeError } from "../stream/DecodeError.ts"
 
 /**
  * A message of the session's output: any stream-json message but the control frames, which the session
@@ -189,8 +191,9 @@ export interface Session extends Controls.Controls {
   /**
    * Sends a prompt and streams the messages of the turn it goes to, up to and including its `result`: from
    * the turn's `system/init` when the prompt starts the turn (also after waiting in the CLI's queue), from
-   * the prompt's arrival when it joins a turn already running. Turns run one at a time. If the output ends
-   * first, the stream fails with `SessionClosed`.
+   * the prompt's arrival when it joins a turn already running. Turns run one at a time. A prompt withdrawn
+   * before the CLI took it up (`cancelAsyncMessage`, `interruptAndCancelQueued`) ends the stream without a
+   * result. If the output ends first, the stream fails with `SessionClosed`.
    */
   readonly turn: (content: UserContent.UserContent) => Stream.Stream<Message, StreamError>
   /**
@@ -198,13 +201,15 @@ export interface Session extends Controls.Controls {
    * to end. If it does not end within `interruptTimeout`, the CLI is terminated: this fails with
    * `InterruptTimeout`, and so does the output. Readers that lag do not count against the deadline: the
    * session reads ahead of them meanwhile. With no turn running or owed, it only sends the request (under
-   * `controlTimeout`).
+   * `controlTimeout`). Answers the CLI's receipt: the uuids of the prompts still queued, which will run
+   * (`undefined` from a CLI that gives none).
    */
-  readonly interrupt: Effect.Effect<void, SessionError.SessionError>
-  /** Changes the permission mode from the next tool use on (`"default"` asks again). */
-  readonly setPermissionMode: (
-    mode: QueryOptions.PermissionMode | "default"
-  ) => Effect.Effect<void, SessionError.SessionError>
+  readonly interrupt: Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError>
+  /**
+   * As `interrupt`, and withdraws every prompt still queued (`cancel_queued`): the receipt lists them under
+   * `cancelled`; their turns end without a result. A CLI without `interrupt_cancel_queued_v1` ignores it.
+   */
+  readonly interruptAndCancelQueued: Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError>
   /** `undefined` resets to the default model. */
   readonly setModel: (model: string | undefined) => Effect.Effect<void, SessionError.SessionError>
   /** Any other control request. */
@@ -273,6 +278,9 @@ const start = Effect.fnUntraced(function*(
   const killGracePeriod = options.killGracePeriod ?? Duration.seconds(3)
   const bufferSize = options.bufferSize ?? 64
   const stdin = yield* Queue.bounded<Uint8Array, Cause.Done>(bufferSize)
+  // Added before the spawn, so run after the CLI and its descendants are gone (they could write it again).
+  const temp = TempDirs.track(DerivedOptions.environment(options), options.envMode !== "replace")
+  yield* Effect.addFinalizer(() => temp.remove)
   const cli = yield* Process.spawn(spawner, {
     executable,
     args: [...(options.executableArgs ?? []), ...args],
@@ -428,6 +436,7 @@ const start = Effect.fnUntraced(function*(
       idle.reading,
       Stream.runForEach((line) => {
         lastLine = line.line
+        if (!isDecodeError(line)) temp.see(line)
         return route(line)
       }),
       Effect.exit
@@ -494,13 +503,14 @@ const start = Effect.fnUntraced(function*(
       let ended = false
       return items.pipe(
         Turns.select(sent, uuid),
-        Stream.tap((item) => Effect.sync(() => (ended ||= item.ends))),
+        Stream.tap((item) => Effect.sync(() => (ended ||= item.ends || item.withdrawn === uuid))),
         visible,
         Stream.concat(Stream.suspend(() => ended ? Stream.empty : Stream.fail(closedError("finish the turn"))))
       )
     }))
 
-  const interrupt = Interrupt.make({
+  const interrupt = (cancelQueued: boolean) => Interrupt.make({
+    cancelQueued,
     turns,
     request,
     readingAhead: handover.readingAhead,
@@ -539,8 +549,9 @@ const start = Effect.fnUntraced(function*(
     messages: Stream.unwrap(subscribe),
     subscribe,
     turn,
-    interrupt,
-    setPermissionMode: (mode) => Effect.asVoid(request({ subtype: "set_permission_mode", mode })),
+    interrupt: interrupt(false),
+    interruptAndCancelQueued: interrupt(true),
+    setPermissionMode: controls.setPermissionMode,
     setModel: (model) => Effect.asVoid(request({ subtype: "set_model", model: model ?? "default" })),
     request,
     errors: Stream.fromPubSub(errors).pipe(Stream.interruptWhen(Deferred.await(closed))),

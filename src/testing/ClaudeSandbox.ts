@@ -1,10 +1,11 @@
 /**
  * An isolated place to run the real `claude` binary offline: a temp HOME and working directory, an
  * environment pointing at a scripted server with a dummy key, and the executable to run. Everything is
- * removed when the scope closes.
+ * removed when the scope closes, or when the host process dies (see {@link make}).
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import { dual } from "effect/Function"
@@ -12,6 +13,8 @@ import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { installCli } from "../internal/installCli.ts"
+import * as Watcher from "../internal/watcher.ts"
+import * as Process from "../Process.ts"
 
 /**
  * No `claude` executable was found where the sandbox looked.
@@ -176,8 +179,23 @@ export const findExecutable = Effect.fnUntraced(function*(
   })
 })
 
+// Removes the sandbox when the host dies (see `internal/watcher.ts`), once the host-death guard of the CLIs
+// that ran in it has ended them (`Process.guardGracePeriod`, and a second): a CLI still writing would
+// otherwise make parts of it again.
+const removeOnHostDeath = (root: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() =>
+      process.platform === "win32"
+        ? undefined
+        : Watcher.start(`read -r _; sleep "$2"; rm -rf "$1"`, ["sandbox", root, String(Duration.toSeconds(Process.guardGracePeriod) + 1)])
+    ),
+    (watcher) => Effect.sync(() => watcher === undefined ? undefined : Watcher.stop(watcher))
+  )
+
 /**
- * Create a sandbox; its directories are removed when the scope closes.
+ * Create a sandbox; its directories are removed when the scope closes, or when the host process dies however
+ * it dies (a small `/bin/sh` watcher removes them then, after the host-death guard of the CLIs in it had time
+ * to end them: see `Process.guard`).
  *
  * @example
  * ```ts
@@ -204,6 +222,7 @@ export const make = Effect.fnUntraced(function*(
     new SandboxError({ reason: new FileSystemFailed({ description: String(cause), cause }) })
   const { home, cwd } = yield* Effect.gen(function*() {
     const root = yield* fs.makeTempDirectoryScoped({ prefix: "claude-sandbox-" })
+    yield* removeOnHostDeath(root)
     // realPath: macOS temp dirs are symlinks, and the CLI reports the resolved cwd.
     const real = yield* fs.realPath(root)
     const home = path.join(real, "home")

@@ -362,6 +362,12 @@ describe("Faults", () => {
       endsOnceDrained(FaultCli.plan(FaultCli.child(["stderr"]), FaultCli.lines(hello), FaultCli.exit(0))), 60_000)
   })
 
+  describe("exits 0 while a child keeps writing to stdout every 100 ms", () => {
+    // With and without idleTimeout; the drain grace period counts waiting in all since the exit, not silence.
+    it.live("success within the drain grace period; the child ends too", () =>
+      endsOnceDrained(FaultCli.plan(FaultCli.lines(hello.slice(0, 2)), FaultCli.child(["stdout"], { chatty: true }), FaultCli.lines(hello.slice(2)), FaultCli.exit(0))), 60_000)
+  })
+
   describe("never reads stdin (a 4 MiB prompt)", () => {
     it.effect("output and exit unaffected", () =>
       Effect.gen(function*() {

@@ -15,10 +15,16 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Stream from "effect/Stream"
+import * as ClaudeCli from "../../src/ClaudeCli.ts"
+import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Process from "../../src/Process.ts"
+import type { Message } from "../../src/schema/Message.ts"
+import * as Script from "../../src/testing/Script.ts"
 import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import * as Tmux from "../cli/support/Tmux.ts"
 import { awaitGone, fixtureLines } from "./support/faults.ts"
+import { descendantPids } from "./support/leaks.ts"
 
 const hello = fixtureLines("simple_hello")
 const root = path.resolve(import.meta.dirname, "../..")
@@ -91,6 +97,14 @@ const standInUnguarded = (mode: "query" | "session") =>
 const spinnerFrames = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/
 
 const hostScript = path.join(import.meta.dirname, "support", "host.ts")
+const scriptedHost = path.join(import.meta.dirname, "support", "scriptedHost.ts")
+const commandOf = (pid: number): string => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "").join(" ")
+  } catch {
+    return ""
+  }
+}
 const bin = path.join(root, "src", "cli", "main.ts")
 
 describe("Host", () => {
@@ -168,6 +182,102 @@ describe("Host", () => {
           }))
         }
       }).pipe(Effect.provide(NodeServices.layer)), 90_000)
+  })
+
+  describe("a host on Scripted.layer killed by SIGKILL while its CLI runs a Bash tool", () => {
+    // The real CLI against the scripted server; the tool is `tail -f /dev/null`, started by the CLI in a session of its own.
+    it.live("its CLI, tool and sandbox directory gone within the guard's grace period", () =>
+      Effect.gen(function*() {
+        const host = yield* startHost([scriptedHost], (out) => out.includes("\n"))
+        const sandbox = /^ready (.+)$/m.exec(host.output())?.[1]
+        assert.isDefined(sandbox, host.output())
+        // The tool starts after its call reached the host: wait (bounded) until it runs.
+        const tool = () => descendantPids(host.child.pid!).filter((pid) => commandOf(pid) === "tail -f /dev/null")
+        const deadline = Date.now() + 30_000
+        while (tool().length === 0 && Date.now() < deadline) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+        const left = descendantPids(host.child.pid!)
+        yield* Effect.addFinalizer(() => Effect.sync(() => left.filter(FaultCli.isAlive).forEach((pid) => process.kill(pid, "SIGKILL"))))
+        assert.strictEqual(tool().length, 1, "the tool runs")
+        host.child.kill("SIGKILL")
+        yield* Effect.promise(() => host.exited)
+        yield* awaitGone(left, within)
+        const deadlineDir = Date.now() + Duration.toMillis(within)
+        while (fs.existsSync(sandbox!) && Date.now() < deadlineDir) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+        assert.isFalse(fs.existsSync(sandbox!), "the sandbox directory is left")
+      }).pipe(Effect.scoped), 90_000)
+  })
+
+  describe("a query or a session turn of the real CLI that ran a Bash tool", () => {
+    // Scripted.layer; the CLI makes $TMPDIR/claude-<uid>/<project>/<session> for the tool's output.
+    it.live("no temp directory of its session left", () =>
+      Effect.gen(function*() {
+        for (const mode of ["query", "session"] as const) {
+          let dir: string | undefined
+          let seenDuringRun = false
+          const see = (message: Message) =>
+            Effect.sync(() => {
+              if (message.type === "system" && "cwd" in message && "session_id" in message) {
+                const key = String(message.cwd).replace(/[^a-zA-Z0-9]/g, "-")
+                dir = path.join(process.env.TMPDIR ?? "/tmp", `claude-${os.userInfo().uid}`, key, String(message.session_id))
+              }
+              if (message.type === "user" && dir !== undefined) seenDuringRun = fs.existsSync(dir)
+            })
+          const run = mode === "query"
+            ? Stream.runForEach(ClaudeCli.query("List.", { allowedTools: ["Bash"] }), see)
+            : Effect.scoped(Effect.flatMap(ClaudeCli.session({ allowedTools: ["Bash"] }), (session) => Stream.runForEach(session.turn("List."), see)))
+          yield* run.pipe(Effect.provide(Scripted.layer(Script.make([
+            Script.turn(Script.toolUse("Bash", { command: "ls", description: "List files" })),
+            Script.turn("Listed.")
+          ]))))
+          assert.isDefined(dir, `${mode}: the init message`)
+          assert.isTrue(seenDuringRun, `${mode}: the CLI made ${dir} for the tool`)
+          assert.isFalse(fs.existsSync(dir!), `${mode}: ${dir} is left`)
+        }
+      }), 90_000)
+  })
+
+  describe("the bin's run, its CLI exiting 0 with a child in a session of its own holding its pipes", () => {
+    // The child would run for 300 s; the run ends within the drain grace period and ends the child.
+    it.live("prints the result and exits 0; the child gone", () =>
+      Effect.gen(function*() {
+        const installed = yield* FaultCli.make(
+          FaultCli.plan(FaultCli.child(["stdout", "stderr"], { ownSession: true }), FaultCli.lines(hello), FaultCli.exit(0))
+        )
+        yield* Effect.addFinalizer(() =>
+          Effect.map(installed.children, (pids) => pids.filter(FaultCli.isAlive).forEach((pid) => process.kill(pid, "SIGKILL")))
+        )
+        const host = yield* startHost([bin, "run", "--claude", installed.executable, "--format", "jsonl", "hi"], () => true)
+        const exited = yield* Effect.promise(() =>
+          Promise.race([host.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))])
+        )
+        assert.deepStrictEqual(exited, { code: 0, signal: null }, host.output())
+        assert.include(host.output(), `"type":"result"`)
+        const children = yield* installed.children
+        assert.strictEqual(children.length, 1)
+        yield* awaitGone(children, "5 seconds")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+  })
+
+  describe("the bin sent SIGHUP mid-turn, its CLI deaf to SIGTERM with a tool in a session of its own", () => {
+    // The CLI gets SIGKILL after the kill grace period; the tool is out of the CLI's process group.
+    it.live("ends both, exits 129", () =>
+      Effect.gen(function*() {
+        const installed = yield* FaultCli.make(
+          FaultCli.ignoreSigterm(FaultCli.plan(FaultCli.child([], { ownSession: true }), FaultCli.lines(hello.slice(0, 2)), FaultCli.hang))
+        )
+        yield* Effect.addFinalizer(() =>
+          Effect.map(Effect.zip(installed.pids, installed.children), ([pids, tools]) => {
+            for (const pid of [...pids, ...tools]) if (FaultCli.isAlive(pid)) process.kill(pid, "SIGKILL")
+          })
+        )
+        const host = yield* startHost([bin, "run", "--claude", installed.executable, "--format", "jsonl", "hi"], (out) => out.includes("\n"))
+        const [[cli], [tool]] = yield* Effect.zip(installed.pids, installed.children)
+        host.child.kill("SIGHUP")
+        const exited = yield* Effect.promise(() => host.exited)
+        assert.deepStrictEqual(exited, { code: 129, signal: null }, host.output())
+        // Dead when the bin exits (the tool may wait a moment for init to reap it).
+        yield* awaitGone([cli!, tool!], "2 seconds")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
   })
 
   describe("the bin sent SIGHUP while its spinner shows", () => {

@@ -7,6 +7,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
@@ -23,6 +24,7 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as FakeCli from "../session/support/FakeCli.ts"
 import { fixturesDir } from "../support/Corpus.ts"
+import { awaitGone, layer as faultLayer, runWith } from "./support/faults.ts"
 import { childPids, openFds, tracked } from "./support/leaks.ts"
 
 interface Expected {
@@ -165,6 +167,36 @@ describe("Load", () => {
           assert.deepStrictEqual(actualSummary(messages, expected.finalText !== undefined), expected)
         }
       }))
+  })
+
+  describe("100 runs, each CLI leaving a child in a session of its own that holds its pipes", () => {
+    // FaultCli exits 0 after its messages; its child (setsid) holds stdout and stderr open. Ten runs at a time.
+    it.live("each succeeds; fds and handles flat, no child left", () =>
+      Effect.gen(function*() {
+        const hello = linesOf(path.join(fixturesDir, "recorded", "simple_hello.jsonl"))
+        const plan = FaultCli.plan(FaultCli.child(["stdout", "stderr"], { ownSession: true }), FaultCli.lines(hello), FaultCli.exit(0))
+        const runs = (count: number) =>
+          Effect.forEach(Array.from({ length: count }), () => runWith(), { concurrency: 10 }).pipe(
+            Effect.provide(faultLayer(plan)),
+            Effect.orDie
+          )
+        const warmUp = yield* runs(1) // modules and lazily opened handles
+        const fdsBefore = openFds()
+        const handlesBefore = process.getActiveResourcesInfo().length
+        const outcomes = yield* runs(100)
+        const children = outcomes.at(-1)!.children
+        // Whatever a failed check leaves running goes with the test.
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => [...warmUp[0]!.children, ...children].filter(FaultCli.isAlive).forEach((pid) => process.kill(pid, "SIGKILL")))
+        )
+        for (const outcome of outcomes) assert.isTrue(Exit.isSuccess(outcome.exit), String(outcome.exit))
+        assert.strictEqual(children.length, 100, "children started")
+        // Dead by now; reaped by init (which is not this process) a moment later.
+        yield* awaitGone(children, "5 seconds")
+        // Flat: a timer of the warm-up may have gone since, nothing of the runs is left.
+        assert.isAtMost(openFds(), fdsBefore, "open file descriptors")
+        assert.isAtMost(process.getActiveResourcesInfo().length, handlesBefore, "active handles")
+      }).pipe(Effect.scoped), 300_000)
   })
 
   describe("8 concurrent real CLI processes, one scripted server", () => {

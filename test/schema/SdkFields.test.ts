@@ -12,19 +12,8 @@ import * as SchemaAST from "effect/SchemaAST"
 import ts from "typescript"
 import * as Control from "../../src/schema/Control.ts"
 import { Message } from "../../src/schema/Message.ts"
+import { checker, program, sdkFile } from "../support/SdkProgram.ts"
 
-const options: ts.CompilerOptions = {
-  strict: true,
-  noEmit: true,
-  skipLibCheck: true,
-  module: ts.ModuleKind.NodeNext,
-  moduleResolution: ts.ModuleResolutionKind.NodeNext
-}
-// The SDK's declarations as an import of it from here resolves them.
-const sdkFile = ts.resolveModuleName("@anthropic-ai/claude-agent-sdk", import.meta.filename, options, ts.sys)
-  .resolvedModule!.resolvedFileName
-const program = ts.createProgram([sdkFile], options)
-const checker = program.getTypeChecker()
 const sdkExports = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(sdkFile)!)!)
 const sdkType = (name: string) => checker.getDeclaredTypeOfSymbol(sdkExports.find((s) => s.name === name)!)
 

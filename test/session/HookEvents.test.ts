@@ -1,8 +1,8 @@
 /**
  * Hooks for every event the SDK declares, registered at once against the real CLI on the scripted model: the
- * events Claude Code 2.1.330 fires in stream-json mode for tool calls, a failing command, a subagent, a
- * project command, a compaction, a model switch and a nested CLAUDE.md each reach their hook with their
- * typed input; typed outputs take effect.
+ * events Claude Code 2.1.332 fires in stream-json mode for tool calls, a failing command, a subagent, a
+ * project command (and the shell command its text holds), a compaction, a model switch, a nested CLAUDE.md
+ * and `/clear` each reach their hook with their typed input; typed outputs take effect.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -17,7 +17,7 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import { collect, setup, turnBodies } from "./support/Real.ts"
 
-// What this scenario makes 2.1.330 fire, in stream-json mode with hooks from `initialize`.
+// What this scenario makes 2.1.332 fire, in stream-json mode with hooks from `initialize`.
 const fired = [
   "UserPromptSubmit",
   "PreToolUse",
@@ -30,6 +30,7 @@ const fired = [
   "MessageDisplay",
   "Stop",
   "UserPromptExpansion",
+  "PreSkillShellCommand",
   "PreCompact",
   "SessionStart",
   "PostCompact",
@@ -59,7 +60,7 @@ describe("hook events (real CLI)", () => {
       fs.writeFileSync(path.join(base.cwd!, "nested", "CLAUDE.md"), "Be brief here.\n")
       fs.writeFileSync(path.join(base.cwd!, "nested", "notes.txt"), "notes\n")
       fs.mkdirSync(path.join(base.cwd!, ".claude", "commands"), { recursive: true })
-      fs.writeFileSync(path.join(base.cwd!, ".claude", "commands", "greet.md"), "---\ndescription: Greets\n---\nSay hello to $ARGUMENTS\n")
+      fs.writeFileSync(path.join(base.cwd!, ".claude", "commands", "greet.md"), "---\ndescription: Greets\nallowed-tools: Bash(echo:*)\n---\nSay hello to $ARGUMENTS, then: !`echo from-the-shell`\n")
       const inputs = new Map<string, Array<HookEvents.Input>>()
       const record = <E extends HookEvents.HookEvent>(event: E): Hooks.HookCallback<never, E> => (input) =>
         Effect.sync(() => {
@@ -91,6 +92,11 @@ describe("hook events (real CLI)", () => {
       assert.include(first("PostToolUseFailure").error, "3")
       assert.strictEqual(first("SubagentStart").agent_type, "general-purpose")
       assert.strictEqual(first("UserPromptExpansion").command_name, "greet")
+      const shell = first("PreSkillShellCommand")
+      assert.deepStrictEqual(
+        [shell.tool_name, shell.tool_input.command, shell.command_name, shell.invoked_by],
+        ["Bash", "echo from-the-shell", "greet", "user"]
+      )
       assert.strictEqual(first("PreCompact").trigger, "manual")
       assert.strictEqual(first("PostCompact").compact_summary.length > 0, true)
       assert.strictEqual(first("SessionStart").source, "compact")
@@ -100,7 +106,52 @@ describe("hook events (real CLI)", () => {
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
 })
 
+describe("session hook events (real CLI)", () => {
+  // Hooks from `initialize` are registered after the CLI's start: its SessionStart has fired by then.
+  it.live("SessionEnd and SessionStart fire on /clear, neither at start nor at close", () =>
+    Effect.gen(function*() {
+      const { base } = yield* setup([Script.turn("one")])
+      const seen: Array<string> = []
+      const session = yield* Session.make({
+        ...base,
+        hooks: {
+          SessionStart: [{ hooks: [(input) => Effect.sync(() => (seen.push(`start ${input.source}`), {}))] }],
+          SessionEnd: [{ hooks: [(input) => Effect.sync(() => (seen.push(`end ${input.reason}`), {}))] }]
+        }
+      })
+      yield* collect(session.turn("hello"))
+      assert.deepStrictEqual(seen, [])
+      yield* collect(session.turn("/clear"))
+      assert.deepStrictEqual(seen, ["end clear", "start clear"])
+      yield* session.close
+      assert.deepStrictEqual(seen, ["end clear", "start clear"])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+})
+
 describe("typed hook outputs (real CLI)", () => {
+  it.live("PreSkillShellCommand's deny keeps a command's shell command from running", () =>
+    Effect.gen(function*() {
+      const { base } = yield* setup([Script.turn("touched"), Script.turn("not touched")])
+      fs.mkdirSync(path.join(base.cwd!, ".claude", "commands"), { recursive: true })
+      fs.writeFileSync(
+        path.join(base.cwd!, ".claude", "commands", "mark.md"),
+        "---\ndescription: Marks\nallowed-tools: Bash(touch:*)\n---\nMarked: !`touch $ARGUMENTS`\n"
+      )
+      let denied = true
+      const deny: Hooks.HookCallback<never, "PreSkillShellCommand"> = () =>
+        Effect.succeed(
+          denied ? { hookSpecificOutput: { hookEventName: "PreSkillShellCommand", permissionDecision: "deny", permissionDecisionReason: "no" } } : {}
+        )
+      const session = yield* Session.make({ ...base, settingSources: ["project"], hooks: { PreSkillShellCommand: [{ hooks: [deny] }] } })
+      // Allowed, the command runs: the check below can fail.
+      denied = false
+      yield* collect(session.turn("/mark allowed.txt"))
+      assert.isTrue(fs.existsSync(path.join(base.cwd!, "allowed.txt")))
+      denied = true
+      yield* collect(session.turn("/mark denied.txt"))
+      assert.isFalse(fs.existsSync(path.join(base.cwd!, "denied.txt")))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+
   it.live("PermissionRequest updates a Write; PreToolUse adds context", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup([

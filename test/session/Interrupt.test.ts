@@ -62,7 +62,7 @@ describe("Session interrupts (fake CLI, test clock)", () => {
       const session = yield* Session.make({ bufferSize: 4, interruptTimeout: "10 seconds" })
       let read = 0
       const turn = yield* Effect.forkChild(
-        collect(session.turn("flood").pipe(Stream.tap(() => ++read === 10 ? session.interrupt : Effect.void)))
+        collect(session.turn("flood").pipe(Stream.tap(() => ++read === 10 ? Effect.asVoid(session.interrupt) : Effect.void)))
       )
       yield* settle
       // The deadline: had the session waited for this reader to pull the turn's end, the CLI would be killed here.

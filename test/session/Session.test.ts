@@ -22,9 +22,9 @@ describe("Session (real CLI)", () => {
     Effect.gen(function*() {
       const { server, base } = yield* setup([Script.turn("Noted: 7"), Script.turn("It was 7")])
       const session = yield* Session.make(base)
-      // The initialize answer, typed: what CLI 2.1.330 reports about itself.
+      // The initialize answer, typed: what CLI 2.1.332 reports about itself.
       const init = session.initialization
-      assert.strictEqual(init.claude_code_version, "2.1.330")
+      assert.strictEqual(init.claude_code_version, "2.1.332")
       assert.isTrue(init.commands.some((c) => c.name === "compact"))
       assert.isTrue(init.models.some((m) => m.value === "default"))
       assert.isAbove(init.agents.length, 0)
@@ -270,7 +270,7 @@ describe("Session (real CLI)", () => {
       let read = 0
       // 20 ms a message: the CLI is paced, its output waits in the pipe behind this reader.
       const messages = yield* collect(session.turn("talk").pipe(
-        Stream.tap(() => ++read === 100 ? session.interrupt : read < 100 ? Effect.sleep("20 millis") : Effect.void)
+        Stream.tap(() => ++read === 100 ? Effect.asVoid(session.interrupt) : read < 100 ? Effect.sleep("20 millis") : Effect.void)
       ))
       const result = messages.at(-1)
       assert.strictEqual(result?._tag === "ResultError" ? result.subtype : result?._tag, "error_during_execution")

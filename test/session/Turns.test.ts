@@ -187,4 +187,38 @@ describe("Session turns and interrupts (fake CLI)", () => {
       assert.strictEqual((reason as SessionError.SessionClosed).exitCode, 0)
     }).pipe(Effect.scoped, Effect.provide(fake.layer))
   })
+
+  it.effect("a prompt withdrawn by the interrupt ends its turn without a result", () => {
+    let waiting: FakeCli.Frame | undefined
+    // Like the CLI: the second prompt waits behind the first turn; an interrupt with cancel_queued withdraws
+    // it (its lifecycle event says so) and ends the first turn.
+    const fake = FakeCli.make(FakeCli.serve({
+      replay: "byScript",
+      onUser: (frame, io) =>
+        frame.message.content === "first"
+          ? FakeCli.writeAll(io, [helloLines[0], FakeCli.lifecycle(frame, "started"), helloLines[1]])
+          : Effect.sync(() => void (waiting = frame)),
+      onRequest: (frame, io) =>
+        FakeCli.writeAll(io, [
+          FakeCli.lifecycle(waiting!, "cancelled"),
+          success(frame, { still_queued: [], cancelled: [waiting!.uuid] }),
+          resultOf("interrupted", "error_during_execution")
+        ])
+    }))
+    return Effect.gen(function*() {
+      const session = yield* Session.make({ interruptTimeout: "1 second" })
+      yield* session.send("first")
+      yield* settle
+      const second = yield* Effect.forkChild(collect(session.turn("second")))
+      yield* settle
+      const interrupt = yield* Effect.forkChild(session.interruptAndCancelQueued)
+      yield* settle
+      // Both end without the interrupt's deadline (the test clock never moves), and the CLI lives on.
+      assert.isTrue(isDone(interrupt))
+      assert.deepStrictEqual(yield* Fiber.join(interrupt), { still_queued: [], cancelled: [waiting!.uuid] })
+      assert.deepStrictEqual(outline(yield* Fiber.join(second)), [])
+      assert.deepStrictEqual(requestsOf(fake, "interrupt").map((r) => r.request.cancel_queued), [true])
+      assert.deepStrictEqual(fake.signals, [])
+    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+  })
 })

@@ -5,17 +5,16 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as Controls from "../Controls.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as SessionError from "../SessionError.ts"
+import * as Answer from "./answer.ts"
 import type * as Turns from "./turns.ts"
 
-// What the CLI answers an interrupt that found prompts still in its queue: their uuids (it leaves them there).
-const stillQueued = (answer: unknown): boolean => {
-  const queued = typeof answer === "object" && answer !== null ? (answer as { still_queued?: unknown }).still_queued : undefined
-  return Array.isArray(queued) && queued.length > 0
-}
-
 export const make = (options: {
+  /** Also withdraws the prompts still queued (`cancel_queued`). */
+  readonly cancelQueued: boolean
   readonly turns: Turns.Turns
   /** Sends a control request, reading the output ahead of slow readers until its answer. */
   readonly request: Protocol.Protocol["request"]
@@ -25,24 +24,37 @@ export const make = (options: {
   /** Ends the CLI by force, failing with the error. */
   readonly forceEnd: (error: SessionError.SessionError) => Effect.Effect<never, SessionError.SessionError>
   readonly closed: (operation: string) => SessionError.SessionError
-}): Effect.Effect<void, SessionError.SessionError> =>
+}): Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError> =>
   Effect.suspend(() => {
     const { turns } = options
     const target = turns.current()
-    if (target === undefined) return Effect.asVoid(options.request({ subtype: "interrupt" }))
-    const ask = options.request({ subtype: "interrupt" }, { timeout: Duration.infinity })
+    const body = options.cancelQueued ? { subtype: "interrupt", cancel_queued: true } : { subtype: "interrupt" }
+    // A CLI without `interrupt_receipt_v1` answers `{}`: no receipt.
+    const receipt = (timeout?: Duration.Duration) =>
+      Effect.flatMap(
+        options.request(body, timeout === undefined ? undefined : { timeout }),
+        (answer): Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError> =>
+          Predicate.isObject(answer) && "still_queued" in answer
+            ? Answer.decode(Controls.InterruptReceipt, "interrupt")(answer)
+            : Effect.succeed(undefined)
+      )
+    if (target === undefined) return receipt()
+    const ask = receipt(Duration.infinity)
     // The CLI interrupts only a turn that has taken up its prompt; one it still holds queued would run on, so
-    // the interrupt goes again once the turn takes it up (unless the turn has ended by then).
-    const again = (answer: unknown) =>
-      target.takenUp || !stillQueued(answer)
-        ? Effect.void
-        : Effect.flatMap(turns.awaitTakenUp(target.turn), (running) => running ? ask : Effect.void)
+    // the interrupt goes again once the turn takes it up (unless the turn has ended by then). The receipt is
+    // the last one the CLI gave.
+    const again = (answer: Controls.InterruptReceipt | undefined) =>
+      target.takenUp || answer === undefined || answer.still_queued.length === 0
+        ? Effect.succeed(answer)
+        : Effect.flatMap(turns.awaitTakenUp(target.turn), (running) => running ? ask : Effect.succeed(answer))
     // One deadline for the CLI's answers and the end of the turn, which the reader sees as soon as the CLI
     // writes it: it reads ahead of slow readers meanwhile, so none of their time counts.
     return ask.pipe(
       Effect.flatMap(again),
-      Effect.andThen(turns.awaitEnd(target.turn)),
-      Effect.flatMap((ended) => ended ? Effect.void : Effect.fail(options.closed("finish the interrupted turn"))),
+      Effect.flatMap((answer) =>
+        Effect.flatMap(turns.awaitEnd(target.turn), (ended) =>
+          ended ? Effect.succeed(answer) : Effect.fail(options.closed("finish the interrupted turn")))
+      ),
       Effect.timeoutOrElse({
         duration: options.timeout,
         orElse: () =>

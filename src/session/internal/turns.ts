@@ -6,7 +6,8 @@
  * queued together may start it together). The CLI tells which when it takes a message up: it replays it
  * (`--replay-user-messages`, matched by the `uuid` the session gives it) and CLI 2.1.330 also writes a
  * `command_lifecycle` event `started`, whichever comes first. A turn ends with its `result`; the output
- * between two turns belongs to the next.
+ * between two turns belongs to the next. A message withdrawn before it is taken up (`cancel_async_message`,
+ * an interrupt with `cancel_queued`) gets a `command_lifecycle` event `cancelled` and starts no turn.
  *
  * @internal
  */
@@ -27,6 +28,8 @@ export interface Seen {
   readonly acknowledgement: boolean
   /** The line ends its turn: the turn's `result`. */
   readonly ends: boolean
+  /** The uuid of our message this line shows withdrawn before it was taken up: it starts no turn. */
+  readonly withdrawn?: string | undefined
 }
 
 /** The turn an interrupt ends now. */
@@ -70,7 +73,10 @@ export interface Turns {
   readonly current: () => Current | undefined
   /** Completes when the turn has taken up a message (true) or has ended, or the output has (false). */
   readonly awaitTakenUp: (turn: number) => Effect.Effect<boolean>
-  /** Completes when the turn has ended with its result (true), or the output has ended first (false). */
+  /**
+   * Completes when the turn has ended with its result, or will not start: every message that would have
+   * started it was withdrawn (true); or when the output has ended first (false).
+   */
   readonly awaitEnd: (turn: number) => Effect.Effect<boolean>
   /** The output ended: every turn is over. */
   readonly close: () => void
@@ -109,6 +115,8 @@ export const make = (): Turns => {
   const takings = waiters<boolean>()
 
   const finished = (turn: number) => turn < started || (turn === started && !running)
+  // The next turn will not start: nothing runs and nothing waits for it.
+  const abandoned = (turn: number) => turn === started + 1 && !running && queued.length === 0
   const start = () => {
     started++
     running = true
@@ -142,6 +150,20 @@ export const make = (): Turns => {
       const uuid = acknowledged(message)
       const own = typeof uuid === "string" && ours.has(uuid) ? uuid : undefined
       if (own !== undefined && isLast(message)) ours.delete(own)
+      if (own !== undefined && lifecycle(message) === "cancelled" && remove(own)) {
+        if (abandoned(started + 1)) {
+          takings.complete(started + 1, false)
+          ends.complete(started + 1, true)
+        }
+        return {
+          turn: running ? started : started + 1,
+          replayOf: undefined,
+          takes: undefined,
+          acknowledgement: true,
+          ends: false,
+          withdrawn: own
+        }
+      }
       const replayOf = message._tag === "UserMessageReplay" ? own : undefined
       const taking = replayOf ?? (lifecycle(message) === "started" ? own : undefined)
       const seen = (turn: number, takes?: string): Seen => ({
@@ -177,14 +199,16 @@ export const make = (): Turns => {
         : undefined,
     awaitTakenUp: (turn) =>
       Effect.suspend(() =>
-        closed || finished(turn)
+        closed || finished(turn) || abandoned(turn)
           ? Effect.succeed(false)
           : turn === started && takenUp
           ? Effect.succeed(true)
           : takings.await(turn)
       ),
     awaitEnd: (turn) =>
-      Effect.suspend(() => finished(turn) ? Effect.succeed(true) : closed ? Effect.succeed(false) : ends.await(turn)),
+      Effect.suspend(() =>
+        finished(turn) || abandoned(turn) ? Effect.succeed(true) : closed ? Effect.succeed(false) : ends.await(turn)
+      ),
     close: () => {
       closed = true
       takings.completeAll(false)
@@ -197,7 +221,8 @@ export const make = (): Turns => {
  * The lines of the turn a message went to, up to and including its result: from the turn's first line when
  * the message starts the turn (the `system/init` the CLI may write before taking it up included), from its
  * taking-up when it joins a turn already running. Until the taking-up tells the turn, the lines of a turn
- * that may be its own are held back, and dropped when that turn ends without it.
+ * that may be its own are held back, and dropped when that turn ends without it. A message withdrawn before
+ * it was taken up ends the lines with the line that says so (an acknowledgement, not shown).
  */
 export const select = (sent: Sent, uuid: string) =>
 <A extends Seen, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> => {
@@ -207,6 +232,7 @@ export const select = (sent: Sent, uuid: string) =>
   }
   const step = (state: State, item: A): readonly [State, ReadonlyArray<A>] => {
     if (state.target !== undefined) return [state, item.turn === state.target ? [item] : []]
+    if (item.withdrawn === uuid) return [state, [item]]
     if (item.takes === uuid) return [{ target: item.turn, held: [] }, [...state.held.filter((h) => h.turn === item.turn), item]]
     if (item.turn <= sent.after) return [state, []]
     if (item.ends) return [{ target: undefined, held: [] }, []]
@@ -216,6 +242,6 @@ export const select = (sent: Sent, uuid: string) =>
   }
   return self.pipe(
     Stream.mapAccum((): State => ({ target: sent.turn, held: [] }), step),
-    Stream.takeUntil((item) => item.ends)
+    Stream.takeUntil((item) => item.ends || item.withdrawn === uuid)
   )
 }

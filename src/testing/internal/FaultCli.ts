@@ -40,7 +40,7 @@ import type * as Scope from "effect/Scope"
 import { fileURLToPath } from "node:url"
 import type * as ClaudeCli from "../../ClaudeCli.ts"
 import * as Live from "../../layers/Live.ts"
-import type * as Process from "../../Process.ts"
+import * as Process from "../../Process.ts"
 
 /**
  * @since 0.1.0
@@ -65,9 +65,15 @@ export type Step =
   | { readonly _tag: "Kill"; readonly signal: NodeJS.Signals }
   /**
    * Starts a child process (`sleep`) that holds the given pipes open, and goes on without waiting for it;
-   * with `ownSession`, in a session (and process group) of its own, as the real CLI starts its tools.
+   * with `ownSession`, in a session (and process group) of its own, as the real CLI starts its tools; with
+   * `chatty`, it writes a blank line on stdout every 100 ms instead of sleeping silently.
    */
-  | { readonly _tag: "Child"; readonly holds: ReadonlyArray<Fd>; readonly ownSession?: boolean | undefined }
+  | {
+    readonly _tag: "Child"
+    readonly holds: ReadonlyArray<Fd>
+    readonly ownSession?: boolean | undefined
+    readonly chatty?: boolean | undefined
+  }
 
 /**
  * @since 0.1.0
@@ -214,15 +220,19 @@ export const hang: Step = { _tag: "Hang" }
  * Starts a child process, as a tool or a background helper would, that inherits the pipes in `holds` (none:
  * a tool with no output) and outlives the fake CLI unless something ends it. Its pid is in
  * `Installed.children`. With `ownSession` it leaves the CLI's process group (`setsid`), as the real CLI's
- * Bash tool does.
+ * Bash tool does. With `chatty` it writes a blank line (which decoders skip) on stdout every 100 ms.
  *
  * @since 0.1.0
  * @category steps
  */
-export const child = (holds: ReadonlyArray<Fd> = [], options: { readonly ownSession?: boolean } = {}): Step => ({
+export const child = (
+  holds: ReadonlyArray<Fd> = [],
+  options: { readonly ownSession?: boolean; readonly chatty?: boolean } = {}
+): Step => ({
   _tag: "Child",
   holds,
-  ownSession: options.ownSession ?? false
+  ownSession: options.ownSession ?? false,
+  chatty: options.chatty ?? false
 })
 
 /**
@@ -297,7 +307,8 @@ export const make = Effect.fnUntraced(function*(self: Plan): Effect.fn.Return<
 export class FaultCli extends Context.Service<FaultCli, Installed>()("effect-claude-code/testing/FaultCli") {}
 
 /**
- * `ClaudeCli` running the fake CLI through the real process layer, plus the {@link FaultCli} itself.
+ * `ClaudeCli` running the fake CLI through the real process layer and its guarded spawner (as `Live.layer`
+ * does), plus the {@link FaultCli} itself.
  *
  * @since 0.1.0
  * @category layers
@@ -307,7 +318,10 @@ export const layer = (
   config: Omit<Process.Config, "executable"> = {}
 ): Layer.Layer<ClaudeCli.ClaudeCli | FaultCli, PlatformError.PlatformError> =>
   Layer.unwrap(
-    Effect.map(Effect.service(FaultCli), (installed) => Live.layerWith({ ...config, executable: installed.executable }))
+    Effect.map(
+      Effect.service(FaultCli),
+      (installed) => Live.layerWith({ ...config, executable: installed.executable }).pipe(Layer.provide(Process.nodeSpawner))
+    )
   ).pipe(
     Layer.provideMerge(Layer.effect(FaultCli, make(self))),
     Layer.provide(NodeServices.layer)

@@ -66,7 +66,10 @@ const run = async (step: Step): Promise<void> => {
       return process.exit(step.code)
     case "Child": {
       const holds = (fd: "stdout" | "stderr") => step.holds.includes(fd) ? "inherit" : "ignore"
-      const started = childProcess.spawn("sleep", ["300"], {
+      const [command, args] = step.chatty === true
+        ? ["/bin/sh", ["-c", "while :; do echo; sleep 0.1; done"]] as const
+        : ["sleep", ["300"]] as const
+      const started = childProcess.spawn(command, args, {
         stdio: ["ignore", holds("stdout"), holds("stderr")],
         detached: step.ownSession === true
       })

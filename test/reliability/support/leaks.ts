@@ -22,6 +22,27 @@ export const childPids = (): Array<number> =>
     }
   })
 
+/** Pids of the live processes below `root` (its children, theirs, ...), read from /proc. */
+export const descendantPids = (root: number): Array<number> => {
+  const parents = new Map<number, number>()
+  for (const name of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8")
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      if (state !== "Z") parents.set(Number(name), Number(ppid))
+    } catch {
+      // gone in between
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let p = parents.get(pid), steps = 0; p !== undefined && steps < parents.size; p = parents.get(p), steps++) {
+      if (p === root) return true
+    }
+    return false
+  }
+  return [...parents.keys()].filter(below)
+}
+
 export interface FiberCount {
   /** Fibers started under {@link tracked} so far. */
   readonly started: number
