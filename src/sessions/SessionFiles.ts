@@ -331,17 +331,23 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const recordsInBand = (file: string) =>
     fs.stream(file).pipe(Stream.mapError(fsFailed(file)), TranscriptDecode.records({ onBadLine: "emit" }))
 
-  // Fails with `BadTranscript` at the first bad line passed in-band.
+  // Fails with `BadTranscript` at the first bad line passed in-band. A bookkeeping entry that does not fit
+  // (TranscriptDecode.unfitBookkeeping) holds none of the conversation: it stays in-band, and fails nothing.
   const failOnBadLine = <A>(file: string, items: Stream.Stream<A | DecodeError, SessionFilesError.SessionFilesError>) =>
-    Stream.mapEffect(items, (item) => isDecodeError(item) ? Effect.fail(badTranscript(file)(item)) : Effect.succeed(item))
+    Stream.mapEffect(items, (item) =>
+      isDecodeError(item) && TranscriptDecode.unfitBookkeeping(item) === undefined
+        ? Effect.fail(badTranscript(file)(item))
+        : Effect.succeed(item))
 
   const conversation = (
     file: string,
     sidechains: boolean,
     options: MessagesOptions
   ): Stream.Stream<SessionMessage | DecodeError, SessionFilesError.SessionFilesError> => {
-    const messages = Chain.conversation(recordsInBand(file), sidechains, options)
-    return options.onBadLine === "emit" ? messages : failOnBadLine(file, messages)
+    if (options.onBadLine === "emit") return Chain.conversation(recordsInBand(file), sidechains, options)
+    // Failing at the first bad line, the chain would stop at an unfit bookkeeping line: those are left out first.
+    const records = Stream.filter(recordsInBand(file), (r) => !isDecodeError(r) || TranscriptDecode.unfitBookkeeping(r) === undefined)
+    return failOnBadLine(file, Chain.conversation(records, sidechains, options))
   }
 
   const subagentsDir = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId)

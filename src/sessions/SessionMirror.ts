@@ -28,7 +28,7 @@ import * as Stream from "effect/Stream"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import type * as Redaction from "../internal/redaction.ts"
-import * as Message from "../schema/Message.ts"
+import * as SessionEvent from "../schema/SessionEvent.ts"
 import * as System from "../schema/System.ts"
 import * as Plural from "../internal/plural.ts"
 import * as ProjectKey from "./ProjectKey.ts"
@@ -188,11 +188,8 @@ export interface Frame {
  * @since 0.1.0
  * @category mirroring
  */
-export const frameOf = (message: unknown): Frame | undefined => {
-  if (!(message instanceof Message.UnknownMessage) || message.raw.type !== "transcript_mirror") return undefined
-  const { filePath, entries } = message.raw
-  return typeof filePath === "string" && Array.isArray(entries) ? { filePath, entries } : undefined
-}
+export const frameOf = (message: unknown): Frame | undefined =>
+  message instanceof SessionEvent.TranscriptMirror ? message : undefined
 
 // The key of an error no transcript is known for.
 const noKey: SessionStore.SessionKey = { projectKey: "", sessionId: "" }
