@@ -394,8 +394,9 @@ const pathSource = (pattern: string): string => {
  * A relative pattern also matches an
  * absolute path that ends with it, starting at a segment (`src/**` matches
  * `/home/me/repo/src/a.ts`): file tools are given absolute paths, and a
- * recording does not say where it was made. `Policy` anchors relative
- * patterns to its working directory instead.
+ * recording does not say where it was made. In a permission policy, write
+ * an absolute pattern to confine calls to one tree: `src/**` also matches
+ * `/elsewhere/src/x`.
  *
  * @since 0.1.0
  * @category utils

@@ -21,8 +21,9 @@
  * that allows every call, and a rule that can never decide: one that selects no tool call, one that reads
  * what a request does not carry (`text`, `error`, `denied`, `session:ID`, ...), one an earlier rule hides.
  *
- * Globs match the whole string (`command:"git status*"` also matches `git status; rm -rf x`): allow narrowly,
- * deny broadly.
+ * Globs match the whole string (`command:"git status*"` also matches `git status; rm -rf x`), and a relative
+ * path glob matches at any depth (`path:src/**` also matches `/elsewhere/src/x`; write the absolute directory to
+ * confine calls to one tree): allow narrowly, deny broadly.
  *
  * @since 0.1.0
  */

@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import type * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Filter from "../../src/filter/Filter.ts"
 import * as Item from "../../src/filter/Item.ts"
 import * as Permission from "../../src/session/Permission.ts"
@@ -113,6 +114,11 @@ describe("policy decisions", () => {
       assert.include((asked as Permission.Deny).message, "needs approval (the policy's default asks)")
       const withAsk = Policy.canUseTool(policy, { ask: (tool) => Effect.succeed(Permission.deny(`asked about ${tool}`)) })
       assert.deepStrictEqual(yield* withAsk("Read", { file_path: "/etc/passwd" }, context), Permission.deny("asked about Read"))
+      // The same callback serves sessions and entities.
+      const entityOptions: AgentSession.Options = { canUseTool: withAsk }
+      const sessionOptions: Session.Options = { canUseTool: plain }
+      assert.strictEqual(entityOptions.canUseTool, withAsk)
+      assert.strictEqual(sessionOptions.canUseTool, plain)
       const failing = Policy.canUseTool(policy, { ask: () => Effect.fail("offline") })
       const failed = yield* failing("Write", { file_path: "x" }, context)
       assert.include((failed as Permission.Deny).message, "ask callback of the permission policy failed: offline")
