@@ -102,22 +102,97 @@ export interface Policy {
   readonly warnings: ReadonlyArray<PolicyWarning>
 }
 
+// What every reason carries: the 1-based line, its text, and what is wrong with it.
+const lineFields = { line: Schema.Number, text: Schema.String, detail: Schema.String }
+
+const describeLine = (self: { readonly line: number; readonly text: string; readonly detail: string }) =>
+  `policy line ${self.line}: ${self.detail}\n  ${self.text}`
+
 /**
- * A policy text that does not read: the 1-based line, its text, and what is wrong (`filter` holds the filter
- * syntax error of an `InvalidFilter`).
+ * A line that starts with neither `allow`, `deny`, `ask` nor `default`, or a `default` of none of the actions.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class UnknownAction extends Schema.TaggedError<UnknownAction>()("UnknownAction", lineFields) {
+  override get message(): string {
+    return describeLine(this)
+  }
+}
+
+/**
+ * A rule with no filter after its action.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class MissingFilter extends Schema.TaggedError<MissingFilter>()("MissingFilter", lineFields) {
+  override get message(): string {
+    return describeLine(this)
+  }
+}
+
+/**
+ * A rule whose filter does not parse; `filter` says where and why.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidFilter extends Schema.TaggedError<InvalidFilter>()("InvalidFilter", {
+  ...lineFields,
+  filter: Syntax.FilterSyntaxError
+}) {
+  override get message(): string {
+    return describeLine(this)
+  }
+}
+
+/**
+ * A second `default` line.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class DuplicateDefault extends Schema.TaggedError<DuplicateDefault>()("DuplicateDefault", lineFields) {
+  override get message(): string {
+    return describeLine(this)
+  }
+}
+
+/**
+ * A reason that is not a whole JSON string (a bad escape).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidReason extends Schema.TaggedError<InvalidReason>()("InvalidReason", lineFields) {
+  override get message(): string {
+    return describeLine(this)
+  }
+}
+
+const reasons = { UnknownAction, MissingFilter, InvalidFilter, DuplicateDefault, InvalidReason }
+
+/**
+ * A policy text that does not read: the `reason` names the line, its text and what is wrong. Recover by
+ * reason with `Effect.catchReason("PolicyError", "InvalidFilter", ...)`.
  *
  * @since 0.1.0
  * @category errors
  */
 export class PolicyError extends Schema.TaggedError<PolicyError>()("PolicyError", {
-  reason: Schema.Literals(["UnknownAction", "MissingFilter", "InvalidFilter", "DuplicateDefault", "InvalidReason"]),
-  line: Schema.Number,
-  text: Schema.String,
-  detail: Schema.String,
-  filter: Schema.optional(Syntax.FilterSyntaxError)
+  reason: Schema.Union([UnknownAction, MissingFilter, InvalidFilter, DuplicateDefault, InvalidReason])
 }) {
+  /**
+   * 1-based.
+   *
+   * @since 0.1.0
+   */
+  get line(): number {
+    return this.reason.line
+  }
   override get message(): string {
-    return `policy line ${this.line}: ${this.detail}\n  ${this.text}`
+    return this.reason.message
   }
 }
 
@@ -292,8 +367,8 @@ const parseLines = (text: string): Policy => {
     const line = i + 1
     const trimmed = raw.trim()
     if (trimmed === "" || trimmed.startsWith("#")) return
-    const fail = (reason: PolicyError["reason"], detail: string, filter?: Syntax.FilterSyntaxError): never => {
-      throw new PolicyError({ reason, line, text: trimmed, detail, filter })
+    const fail = (reason: Exclude<keyof typeof reasons, "InvalidFilter">, detail: string): never => {
+      throw new PolicyError({ reason: new reasons[reason]({ line, text: trimmed, detail }) })
     }
     const [word = ""] = trimmed.split(/\s/u, 1)
     const body = trimmed.slice(word.length).trim()
@@ -318,7 +393,9 @@ const parseLines = (text: string): Policy => {
     }
     if (filter === "") fail("MissingFilter", `expected a filter after "${word}"`)
     const parsed = Filter.parseResult(filter)
-    if (Result.isFailure(parsed)) return fail("InvalidFilter", parsed.failure.message, parsed.failure)
+    if (Result.isFailure(parsed)) {
+      throw new PolicyError({ reason: new InvalidFilter({ line, text: trimmed, detail: parsed.failure.message, filter: parsed.failure }) })
+    }
     rules.push({ action: action as Action, filter: parsed.success, reason, line })
   })
   return make(rules, { default: defaultLine?.action, defaultReason: defaultLine?.reason })
