@@ -192,6 +192,13 @@ describe("policy decisions (real CLI)", () => {
       const deniedByPolicy = decisions.filter((d) => d.decision._tag === "Deny").map((d) => d.toolUseId)
       assert.strictEqual(deniedByPolicy.length, 2)
       assert.deepStrictEqual(deniedCalls, deniedByPolicy)
+      // And the calls themselves, each judged by its result.
+      const deniedUses = yield* Stream.fromIterable(messages).pipe(
+        Item.select(Filter.and(Filter.toolUse(), Filter.permissionDenied)),
+        Stream.map((item) => item.id),
+        Stream.runCollect
+      )
+      assert.deepStrictEqual(deniedUses, deniedByPolicy)
       // The stream replays the decisions made before it was read.
       const streamed = yield* tracked.decisions.pipe(Stream.take(5), Stream.runCollect)
       assert.deepStrictEqual(streamed, decisions)
