@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import type * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Filter from "../../src/filter/Filter.ts"
@@ -122,6 +123,27 @@ describe("policy decisions", () => {
       const failing = Policy.canUseTool(policy, { ask: () => Effect.fail("offline") })
       const failed = yield* failing("Write", { file_path: "x" }, context)
       assert.include((failed as Permission.Deny).message, "ask callback of the permission policy failed: offline")
+    }))
+})
+
+describe("policy decision stream", () => {
+  it.effect("replays the decisions made, goes on with new ones, ends with the scope", () =>
+    Effect.gen(function*() {
+      const policy = parsed(text)
+      const [early, all] = yield* Effect.scoped(Effect.gen(function*() {
+        const tracked = yield* Policy.track(policy)
+        yield* tracked.canUseTool("Read", { file_path: "/r/src/a.ts" }, context)
+        // Subscribed after the first decision: it is replayed.
+        const reader = yield* Effect.forkDetach(Stream.runCollect(tracked.decisions))
+        yield* tracked.canUseTool("Bash", { command: "rm x" }, context)
+        return [yield* tracked.decided, reader] as const
+      }))
+      const streamed = yield* Fiber.join(all)
+      assert.deepStrictEqual(streamed.map((d) => [d.toolName, d.ruleIndex, d.action, d.toolUseId]), [
+        ["Read", 0, "allow", "toolu_1"],
+        ["Bash", 2, "deny", "toolu_1"]
+      ])
+      assert.deepStrictEqual(streamed, early)
     }))
 })
 
