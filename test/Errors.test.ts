@@ -12,6 +12,7 @@ import * as Syntax from "../src/filter/Syntax.ts"
 import * as Message from "../src/schema/Message.ts"
 import * as Transcript from "../src/schema/Transcript.ts"
 import * as Incoming from "../src/session/Incoming.ts"
+import * as Policy from "../src/session/Policy.ts"
 import * as Protocol from "../src/session/Protocol.ts"
 import * as SessionError from "../src/session/SessionError.ts"
 import * as SessionFilesError from "../src/sessions/SessionFilesError.ts"
@@ -151,6 +152,18 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new Syntax.UnclosedString({ ...position, input: "tool:\"abc", offset: 9, expected: "a closing '\"'" }),
     new Syntax.UnbalancedParenthesis({ ...position, input: "(text", offset: 5, expected: "\")\" or an operator" }),
     new Syntax.UnexpectedToken(position)
+  ]],
+  [Policy.PolicyError, [
+    new Policy.UnknownAction({ line: 2, text: "permit tool:Bash", detail: "expected allow, deny, ask or default, found \"permit\"" }),
+    new Policy.MissingFilter({ line: 1, text: "ask", detail: "expected a filter after \"ask\"" }),
+    new Policy.InvalidFilter({
+      line: 1,
+      text: "deny text &",
+      detail: "filter syntax error at column 6: expected a filter, found end of input",
+      filter: new Syntax.FilterSyntaxError({ reason: new Syntax.UnexpectedToken(position) })
+    }),
+    new Policy.DuplicateDefault({ line: 3, text: "default allow", detail: "a second default (the first is on line 1)" }),
+    new Policy.InvalidReason({ line: 1, text: "deny tool \"\\q\"", detail: "the reason \"\\q\" is not a JSON string" })
   ]],
   [ClaudeSandbox.SandboxError, [
     new ClaudeSandbox.ExecutableNotFound({ executable: "/x/claude", searched: ["/x/claude"] }),

@@ -53,9 +53,11 @@ const filter = Flag.String("filter").pipe(
   Flag.withDescription(
     "show only what the expression selects, e.g. 'tool:Bash | error', 'text & main', 'not delta' " +
       "(atoms: text thinking tool[:NAME] typed result[:NAME] error denied system[:SUBTYPE] type:TYPE session:ID " +
-      "subagent main task:ID delta[:KIND] all none, where typed is a tool use whose input fits its tool's " +
-      "schema, and a tool call is an error (denied) when its result is: 'tool:Bash & error' is the Bash " +
-      "calls that failed; operators: and & or | not ! ( ))"
+      "subagent main task:ID delta[:KIND] all none command:GLOB path:GLOB url:GLOB input.FIELD:GLOB, where " +
+      "typed is a tool use whose input fits its tool's schema, command: matches Bash's command, path: the file " +
+      "or directory of a file tool (** crosses directories), url: WebFetch's URL, input.FIELD: any tool's input " +
+      "field; a tool call is an error (denied) when its result is: 'tool:Bash & error' is the Bash calls that " +
+      "failed; operators: and & or | not ! ( ))"
   ),
   Flag.optional
 )
@@ -305,6 +307,19 @@ const run = Command.make(
     format,
     filter,
     ...RunOptions.flags,
+    policy: Flag.String("policy").pipe(
+      Flag.withDescription(
+        "a permission policy file, one rule a line: allow|deny|ask FILTER [\"reason\"], first match wins, then " +
+          "'default allow|deny|ask' (ask without it), e.g. 'allow tool:Read & path:src/**', " +
+          "'deny tool:Bash & command:\"rm *\" \"no deleting\"'. It decides the calls Claude Code asks about (those its " +
+          "own settings and --permission-mode leave open; with --permission-mode default: edits and most Bash " +
+          "commands); an ask has no one to answer in run, so it is denied with a message saying so. The run goes " +
+          "through a session (the control protocol): jsonl prints its messages encoded again, not the lines as written. " +
+          "A file that does not read is a usage error naming the line; a policy that allows everything or a rule " +
+          "that can never decide is said on standard error"
+      ),
+      Flag.optional
+    ),
     claude: Flag.String("claude").pipe(
       Flag.withDescription("path to the claude executable (default: $CLAUDE_CODE_EXECUTABLE, else claude on PATH)"),
       Flag.withFallbackConfig(Config.String("CLAUDE_CODE_EXECUTABLE")),
@@ -314,10 +329,12 @@ const run = Command.make(
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
     const Session = yield* loadSession
+    const policy = yield* Session.loadPolicy(options.policy)
     const outcome = yield* Session.show({
       executable: yield* RunOptions.executable(options.claude),
       prompt: options.prompt,
       query: RunOptions.toQuery(options),
+      policy,
       display: { format: options.format, filter: selected }
     })
     yield* exitFor(outcome)

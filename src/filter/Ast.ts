@@ -106,6 +106,44 @@ export interface Delta {
 }
 
 /**
+ * `tool_use` blocks by what the call does: a string of its input matching a
+ * glob. `command` is `Bash`'s command, `url` is `WebFetch`'s URL, `path` the
+ * file or directory of a file tool (see {@link pathFields}; matched with
+ * {@link matchPath}), `field` the input field `field` of any tool (a dotted
+ * name reaches into objects: `input.options.mode`). A call whose input has no
+ * such string is not selected.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Input {
+  readonly _tag: "Input"
+  readonly on: "command" | "path" | "url" | "field"
+  /** The field name, for `on: "field"`. */
+  readonly field: string | undefined
+  readonly pattern: string
+}
+
+/**
+ * The input field that holds the file or directory of each file tool, which
+ * `path:GLOB` reads (`Glob`, `Grep` and `LS` name a directory, and `Glob`
+ * and `Grep` may leave it out: such a call is not selected).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pathFields = {
+  Read: "file_path",
+  Write: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+  NotebookEdit: "notebook_path",
+  Glob: "path",
+  Grep: "path",
+  LS: "path"
+} as const
+
+/**
  * A predicate written in code; it has no text form. With `on: "input"` it is
  * called with a tool use's input (and the item), and only sits after the
  * atoms that narrow that input (see `Filter.toolUse`).
@@ -155,7 +193,20 @@ export interface Or {
  * @since 0.1.0
  * @category models
  */
-export type Ast = Flag | ToolUse | ToolResult | System | MessageType | Session | FromTask | Delta | Where | Not | And | Or
+export type Ast =
+  | Flag
+  | ToolUse
+  | ToolResult
+  | System
+  | MessageType
+  | Session
+  | FromTask
+  | Delta
+  | Input
+  | Where
+  | Not
+  | And
+  | Or
 
 /**
  * @since 0.1.0
@@ -287,6 +338,18 @@ export const hasWhere = (ast: Ast): boolean => {
 }
 
 const globCache = new Map<string, RegExp>()
+const pathGlobCache = new Map<string, RegExp>()
+
+const escape = (c: string) => c.replace(/[.+^${}()|[\]\\/]/g, "\\$&")
+
+const compile = (cache: Map<string, RegExp>, pattern: string, source: (pattern: string) => string): RegExp => {
+  let re = cache.get(pattern)
+  if (re === undefined) {
+    re = new RegExp(`^${source(pattern)}$`, "u")
+    cache.set(pattern, re)
+  }
+  return re
+}
 
 /**
  * Whether a name pattern has glob characters (`*`, `?`).
@@ -304,14 +367,46 @@ export const isGlob = (pattern: string): boolean => /[*?]/.test(pattern)
  * @since 0.1.0
  * @category utils
  */
-export const matchName = (pattern: string, name: string): boolean => {
-  if (!isGlob(pattern)) return pattern === name
-  let re = globCache.get(pattern)
-  if (re === undefined) {
-    const source = Array.from(pattern, (c) =>
-      c === "*" ? "[\\s\\S]*" : c === "?" ? "[\\s\\S]" : c.replace(/[.+^${}()|[\]\\/]/g, "\\$&")).join("")
-    re = new RegExp(`^${source}$`, "u")
-    globCache.set(pattern, re)
+export const matchName = (pattern: string, name: string): boolean =>
+  isGlob(pattern)
+    ? compile(globCache, pattern, (p) => Array.from(p, (c) => c === "*" ? "[\\s\\S]*" : c === "?" ? "[\\s\\S]" : escape(c)).join(""))
+      .test(name)
+    : pattern === name
+
+// `**` as a whole segment is any number of segments (`a/**/b` is also `a/b`), elsewhere any run; `*` and `?`
+// stay within a segment.
+const pathSource = (pattern: string): string => {
+  let out = ""
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    if (c === "*" && pattern[i + 1] === "*") {
+      const wholeSegment = (i === 0 || pattern[i - 1] === "/") && pattern[i + 2] === "/"
+      out += wholeSegment ? "(?:[\\s\\S]*/)?" : "[\\s\\S]*"
+      i += wholeSegment ? 2 : 1
+    } else out += c === "*" ? "[^/]*" : c === "?" ? "[^/]" : escape(c)
   }
-  return re.test(name)
+  return out
+}
+
+/**
+ * Matches a path against a path glob: `*` and `?` match within one segment
+ * (not `/`), `**` across segments (`src/**` is everything under `src`).
+ * A relative pattern also matches an
+ * absolute path that ends with it, starting at a segment (`src/**` matches
+ * `/home/me/repo/src/a.ts`): file tools are given absolute paths, and a
+ * recording does not say where it was made. In a permission policy, write
+ * an absolute pattern to confine calls to one tree: `src/**` also matches
+ * `/elsewhere/src/x`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const matchPath = (pattern: string, path: string): boolean => {
+  const re = compile(pathGlobCache, pattern, pathSource)
+  if (re.test(path)) return true
+  if (pattern.startsWith("/") || !path.startsWith("/")) return false
+  for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+    if (re.test(path.slice(i + 1))) return true
+  }
+  return false
 }

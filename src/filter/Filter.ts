@@ -263,6 +263,91 @@ const whereAst = (on: Ast.Where["on"], predicate: Ast.Where["predicate"], label:
   predicate
 })
 
+const inputAtom = <A extends Item.Item>(on: Ast.Input["on"], pattern: string, field?: string): Filter<A> =>
+  fromAst({ _tag: "Input", on, field, pattern })
+
+/**
+ * `Bash` calls whose command matches a glob (`*` any run of characters,
+ * spaces included: `"git status*"` also matches `git status; rm -rf x`).
+ * Text form `command:GLOB`.
+ *
+ * @example
+ * ```ts
+ * import { Filter } from "effect-claude-code/filter"
+ * const git = Filter.command("git *")
+ * ```
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const command = (glob: string): Filter<Item.ToolUseItem<"Bash", { readonly command: string }>> =>
+  inputAtom("command", glob)
+
+/**
+ * The file tools `path` reads, each with the field holding its file or directory.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PathTool = keyof typeof Ast.pathFields
+
+/**
+ * A call of a file tool, its path field a string.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PathToolUseItem = {
+  readonly [T in PathTool]: Item.ToolUseItem<T, { readonly [F in (typeof Ast.pathFields)[T]]: string }>
+}[PathTool]
+
+/**
+ * Calls of a file tool (`Read`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
+ * `Glob`, `Grep`, `LS`) whose file or directory matches a path glob: `*`
+ * stays within a segment, `**` crosses them (see `Ast.matchPath`). Text form
+ * `path:GLOB`.
+ *
+ * @example
+ * ```ts
+ * import { Filter } from "effect-claude-code/filter"
+ * const sources = Filter.and(Filter.toolUse("Read"), Filter.path("src/**"))
+ * ```
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const path = (glob: string): Filter<PathToolUseItem> => inputAtom("path", glob)
+
+/**
+ * `WebFetch` calls whose URL matches a glob (`*` any run of characters).
+ * Text form `url:GLOB`.
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const url = (glob: string): Filter<Item.ToolUseItem<"WebFetch", { readonly url: string }>> => inputAtom("url", glob)
+
+/**
+ * Calls of any tool, MCP tools included, whose input field `field` is a
+ * string matching a glob (`*` any run of characters); a dotted name reaches
+ * into objects (`"options.mode"`). Text form `input.FIELD:GLOB`: a field name
+ * with characters other than letters, digits, `_`, `-` and `.` has none.
+ *
+ * @example
+ * ```ts
+ * import { Filter } from "effect-claude-code/filter"
+ * const repos = Filter.and(Filter.toolUse("mcp__github__*"), Filter.input("repo", "effect-*"))
+ * ```
+ *
+ * @since 0.1.0
+ * @category atoms
+ */
+export const input = <const F extends string>(
+  field: F,
+  glob: string
+): Filter<Item.ToolUseItem<string, F extends `${string}.${string}` ? unknown : { readonly [K in F]: string }>> =>
+  inputAtom("field", glob, field)
+
 /**
  * `tool_result` blocks: all of them, those answering a tool of a name or
  * glob, those with or without `is_error`. `isError` is the `error` atom

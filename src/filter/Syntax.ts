@@ -242,15 +242,27 @@ const argumentKind: Record<string, { readonly arg: "none" | "optional" | "requir
   delta: { arg: "optional", what: "a delta kind" },
   type: { arg: "required", what: "a message type" },
   session: { arg: "required", what: "a session id" },
-  task: { arg: "required", what: "a tool use id" }
+  task: { arg: "required", what: "a tool use id" },
+  command: { arg: "required", what: "a command glob" },
+  path: { arg: "required", what: "a path glob" },
+  url: { arg: "required", what: "a URL glob" }
 }
-const atomNames = Object.keys(argumentKind).join(", ")
+const inputKind = { arg: "required", what: "a glob" } as const
+// `input.FIELD`: the field name keeps its case.
+const INPUT = "input."
+const atomNames = [...Object.keys(argumentKind), `${INPUT}FIELD`].join(", ")
 const EXPECTED_FILTER = `a filter (${atomNames}, "not", "!" or "(")`
 
-const atom = (name: string, value: string | undefined): Ast.Ast => {
+const atom = (name: string, value: string | undefined, field: string | undefined): Ast.Ast => {
   const flag = flagOf.get(name)
   if (flag !== undefined) return Ast.flag(flag)
   switch (name) {
+    case "command":
+    case "path":
+    case "url":
+      return { _tag: "Input", on: name, field: undefined, pattern: value! }
+    case INPUT:
+      return { _tag: "Input", on: "field", field, pattern: value! }
     case "tool":
       return { _tag: "ToolUse", name: value }
     case "result":
@@ -376,28 +388,31 @@ class Parser {
       return inner
     }
     if (token._tag !== "Word") return this.fail(token, EXPECTED_FILTER)
-    const name = token.value.toLowerCase()
-    const kind = Object.hasOwn(argumentKind, name) ? argumentKind[name] : undefined
+    const lower = token.value.toLowerCase()
+    const field = lower.startsWith(INPUT) && lower.length > INPUT.length ? token.value.slice(INPUT.length) : undefined
+    const name = field === undefined ? lower : INPUT
+    const kind = field !== undefined ? inputKind : Object.hasOwn(argumentKind, name) ? argumentKind[name] : undefined
     if (kind === undefined) return this.fail(token, EXPECTED_FILTER, "UnknownAtom")
     const colon = this.peek()
     const hasColon = colon._tag === "Colon" && colon.offset === token.end
     if (kind.arg === "none") {
       if (hasColon) this.fail(colon, `an operator or end of input ("${name}" takes no argument)`, "UnexpectedValue")
-      return atom(name, undefined)
+      return atom(name, undefined, field)
     }
+    const written = token.value
     if (!hasColon) {
-      if (kind.arg === "required") this.fail(colon, `":" and ${kind.what} after "${name}"`, "MissingValue")
-      return atom(name, undefined)
+      if (kind.arg === "required") this.fail(colon, `":" and ${kind.what} after "${written}"`, "MissingValue")
+      return atom(name, undefined, field)
     }
     this.next()
     const valueOffset = this.pos
     if (valueOffset >= this.input.length || isSpace(this.input[valueOffset])) {
       const found = valueOffset >= this.input.length ? "end of input" : "a space"
-      this.fail({ _tag: "End", offset: valueOffset }, `${kind.what} after "${name}:"`, "MissingValue", found)
+      this.fail({ _tag: "End", offset: valueOffset }, `${kind.what} after "${written}:"`, "MissingValue", found)
     }
     const value = this.lex(true)
-    if (value._tag !== "Word" && value._tag !== "Quoted") return this.fail(value, `${kind.what} after "${name}:"`, "MissingValue")
-    return atom(name, value.value)
+    if (value._tag !== "Word" && value._tag !== "Quoted") return this.fail(value, `${kind.what} after "${written}:"`, "MissingValue")
+    return atom(name, value.value, field)
   }
 }
 
@@ -414,6 +429,10 @@ class Parser {
  * | `thinking` | thinking blocks of assistant messages |
  * | `tool`, `tool:NAME` | `tool_use` blocks (of a tool name or glob), whatever their input |
  * | `typed` | tool uses whose input fits their tool's input schema (every input of a tool without one) |
+ * | `command:GLOB` | `Bash` calls whose command matches |
+ * | `path:GLOB` | calls of a file tool whose file or directory matches a path glob (Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep, LS) |
+ * | `url:GLOB` | `WebFetch` calls whose URL matches |
+ * | `input.FIELD:GLOB` | calls of any tool (MCP tools included) whose input field FIELD is a string that matches (`input.a.b` reaches into objects) |
  * | `result`, `result:NAME` | `tool_result` blocks (answering a tool of a name or glob) |
  * | `error` | error tool results and the calls they answer, error results, API retries, API errors, lines that failed to decode |
  * | `denied` | tool results the permission system refused and the calls they answer, `permission_denied` system messages |
@@ -432,6 +451,15 @@ class Parser {
  * the whole name: `*` is any run of characters, `?` one character
  * (`tool:mcp__github__*`, `tool:Rea?`). A value holding spaces, quotes,
  * parentheses or `!&|` is written as a JSON string (`tool:"odd name"`).
+ *
+ * **Input globs.** `command:`, `url:` and `input.FIELD:` globs are matched
+ * against the whole string as names are: `*` is any run of characters, spaces
+ * and `/` included (`command:"git status*"` also matches
+ * `git status; rm -rf x`: a glob is not a shell parser). `path:` globs are
+ * path globs: `*` and `?` stay within a segment and `**` crosses segments
+ * (`path:src/**`); a relative pattern also matches an absolute path that ends
+ * with it at a segment (`src/**` matches `/repo/src/a.ts`). A field name is
+ * written bare (letters, digits, `_`, `-`, `.`), its case kept.
  *
  * **Typed tool uses.** `Filter.toolUse("Read")` narrows its items' input to
  * `Read`'s input type, so it selects only calls whose input fits; it prints
@@ -457,6 +485,9 @@ class Parser {
  * result:Bash & error                  their results
  * text & main                          the main agent's text
  * tool:mcp__* & subagent               MCP calls made by subagents
+ * tool:Read & path:src/**              reads under src/
+ * command:"git *" | url:https://*      git commands and web fetches over https
+ * input.repo:effect-*                  calls of any tool with a repo field that matches
  * system:init or type:rate_limit_event
  * not (delta | system)                 everything but partial messages and system lines
  * type:decode_failure                  lines that failed to decode (onBadLine "emit")
@@ -471,6 +502,7 @@ class Parser {
  * atom    := text | thinking | tool[:NAME] | typed | result[:NAME] | error | denied
  *          | system[:SUBTYPE] | type:TYPE | session:ID | subagent | main
  *          | task:TOOL_USE_ID | delta[:KIND] | all | none
+ *          | command:GLOB | path:GLOB | url:GLOB | input.FIELD:GLOB
  * ```
  *
  * @since 0.1.0
@@ -526,6 +558,8 @@ export const describeAst = (ast: Ast.Ast): string => {
       return withArg("session", ast.id)
     case "FromTask":
       return withArg("task", ast.toolUseId)
+    case "Input":
+      return withArg(ast.on === "field" ? `${INPUT}${ast.field}` : ast.on, ast.pattern)
     case "Where":
       return `<${ast.label}>`
     case "Not": {

@@ -43,6 +43,10 @@ export * as Permission from "./Permission.ts"
 /**
  * @since 0.1.0
  */
+export * as Policy from "./Policy.ts"
+/**
+ * @since 0.1.0
+ */
 export * as Protocol from "./Protocol.ts"
 /**
  * @since 0.1.0

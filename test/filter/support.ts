@@ -32,7 +32,11 @@ export const atom: fc.Arbitrary<Filter.Filter> = fc.oneof(
   optValue.map(Filter.delta),
   value.map(Filter.messageType),
   value.map(Filter.session),
-  value.map(Filter.fromTask)
+  value.map(Filter.fromTask),
+  value.map(Filter.command),
+  value.map(Filter.path),
+  value.map(Filter.url),
+  fc.tuple(fc.constantFrom("repo", "file_path", "a.b", "Query_2"), value).map(([field, glob]) => Filter.input(field, glob))
 )
 
 /** Filters nested from `atoms` with `not`, `and` and `or`. */

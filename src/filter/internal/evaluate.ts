@@ -39,6 +39,30 @@ export const isError = (item: Item.Item): boolean => {
   return test !== undefined && test(item)
 }
 
+const property = (value: unknown, key: string): unknown =>
+  typeof value === "object" && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined
+
+// The string an input atom reads of a call, if its input has one there.
+const inputString = (ast: Ast.Input, item: Item.ToolUseItem): string | undefined => {
+  let value: unknown
+  switch (ast.on) {
+    case "command":
+      value = item.name === "Bash" ? property(item.input, "command") : undefined
+      break
+    case "url":
+      value = item.name === "WebFetch" ? property(item.input, "url") : undefined
+      break
+    case "path":
+      value = Object.hasOwn(Ast.pathFields, item.name)
+        ? property(item.input, Ast.pathFields[item.name as keyof typeof Ast.pathFields])
+        : undefined
+      break
+    case "field":
+      value = ast.field!.split(".").reduce(property, item.input)
+  }
+  return typeof value === "string" ? value : undefined
+}
+
 const matchesDelta = (kind: string, item: Item.StreamEventItem): boolean =>
   item.eventType === kind || item.deltaType === kind || item.deltaType === `${kind}_delta`
 
@@ -61,6 +85,11 @@ export const evaluate = (ast: Ast.Ast, item: Item.Item, result?: Item.ToolResult
     case "ToolUse":
       return item.kind === "tool_use" && item.role === "assistant" &&
         (ast.name === undefined || Ast.matchName(ast.name, item.name))
+    case "Input": {
+      if (item.kind !== "tool_use" || item.role !== "assistant") return false
+      const value = inputString(ast, item)
+      return value !== undefined && (ast.on === "path" ? Ast.matchPath(ast.pattern, value) : Ast.matchName(ast.pattern, value))
+    }
     case "Typed":
       return item.kind === "tool_use" && ToolInput.isInputOf(item.name, item.input)
     case "ToolResult":

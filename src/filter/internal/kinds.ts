@@ -32,6 +32,7 @@ const atoms: { readonly [T in Ast.Ast["_tag"]]?: ReadonlyArray<string> } = {
   Thinking: ["thinking"],
   ToolUse: ["tool_use"],
   Typed: ["tool_use"],
+  Input: ["tool_use"],
   ToolResult: ["tool_result"],
   System: ["system"],
   Delta: ["stream_event"],
