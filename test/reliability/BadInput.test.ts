@@ -374,7 +374,7 @@ describe("Bad input", () => {
           })
         }
         assert.isAbove(failed, 10_000, "most mutations break a checked field")
-      }))
+      }), 240_000) // tens of thousands of mutated lines, each decoded twice: about 45 s alone, longer under load
   })
 
   describe("100 MB of random bytes to stats, as a file and through a FIFO", () => {
