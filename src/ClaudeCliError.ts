@@ -4,9 +4,13 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { installCli } from "./internal/installCli.ts"
-import { UnknownMessage } from "./schema/Message.ts"
+import { decodeMessage, encodeMessage, UnknownMessage } from "./schema/Message.ts"
 import * as ResultMessage from "./schema/Result.ts"
 import * as SessionStore from "./sessions/SessionStore.ts"
 
@@ -86,9 +90,34 @@ export class ProcessExited extends Schema.TaggedError<ProcessExited>()("ProcessE
  * @since 0.1.0
  * @category reasons
  */
+type ResultLine = ResultMessage.ResultError | ResultMessage.ResultSuccess | UnknownMessage
+
+const isResultLine = (input: unknown): input is ResultLine =>
+  input instanceof ResultMessage.ResultError || input instanceof ResultMessage.ResultSuccess ||
+  input instanceof UnknownMessage
+
+// The result travels as the CLI's own JSON, decoded on arrival: a union of the classes cannot be told apart by
+// the binary serialization the cluster's RPCs use (see cluster/Wire), and the CLI's JSON keeps an unknown one whole.
+const ResultLine: Schema.Codec<ResultLine, Schema.Json> = Schema.Json.pipe(
+  Schema.decodeTo(
+    Schema.declare(isResultLine, { identifier: "effect-claude-code/ResultLine" }),
+    {
+      decode: SchemaGetter.transformEffect((json: Schema.Json, options) => {
+        const decoded = decodeMessage(json)
+        if (Result.isSuccess(decoded) && isResultLine(decoded.success)) return Effect.succeed(decoded.success)
+        // A line this version cannot type is kept whole, as the stream keeps it.
+        return typeof json === "object" && json !== null && !Array.isArray(json)
+          ? Effect.succeed(new UnknownMessage({ raw: json as { readonly type: string } }))
+          : Effect.fail(new SchemaIssue.InvalidValue({ message: "expected a result message" }, json, options))
+      }),
+      encode: SchemaGetter.transform((message: ResultLine) => encodeMessage(message) as Schema.Json)
+    }
+  )
+)
+
 export class ErrorResultExit extends Schema.TaggedError<ErrorResultExit>()("ErrorResultExit", {
   /** The error result the CLI wrote last. */
-  result: Schema.Union([ResultMessage.ResultError, ResultMessage.ResultSuccess, UnknownMessage]),
+  result: ResultLine,
   exitCode: Schema.Number,
   /** The last few KB the CLI wrote to stderr, secrets redacted. */
   stderrTail: Schema.String
