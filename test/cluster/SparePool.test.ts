@@ -9,10 +9,37 @@ import * as Stream from "effect/Stream"
 import * as SparePool from "../../src/cluster/SparePool.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Script from "../../src/testing/Script.ts"
-import { isAlive, waitUntil } from "../session/support/Real.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { isAlive, waitUntil, watchingSpawner } from "../session/support/Real.ts"
 
 const env = (files: Record<string, string> = {}) =>
   Layer.merge(Scripted.layer(Script.make([Script.turn("Hi warm.")]), { files }), NodeServices.layer)
+
+// What went over the CLIs' stdin and stdout, one whole line at a time, in the order it passed.
+const wire: Array<{ readonly from: "in" | "out"; readonly frame: any }> = []
+const watched = (from: "in" | "out") => (line: string) => {
+  if (line.trim() !== "") wire.push({ from, frame: JSON.parse(line) })
+}
+const wiredEnv = Layer.merge(
+  Scripted.layerWith(Script.make([Script.turn("Hi warm.")])).pipe(
+    Layer.provide(watchingSpawner(watched("out"), { stdin: watched("in") })),
+    Layer.provide(NodeServices.layer)
+  ),
+  NodeServices.layer
+)
+
+// Where the prompt went in, relative to the claim's answer: before it means it went with the claim.
+const promptBeforeClaimAnswer = (prompt: string) => {
+  const claim = wire.findIndex((w) => w.from === "in" && w.frame.request?.subtype === "claim_session")
+  assert.isAtLeast(claim, 0, "no claim_session was sent")
+  const id = wire[claim].frame.request_id
+  const answer = wire.findIndex((w) => w.from === "out" && w.frame.type === "control_response" && w.frame.response?.request_id === id)
+  const sent = wire.findIndex((w) => w.from === "in" && w.frame.type === "user" && JSON.stringify(w.frame.message).includes(prompt))
+  assert.isAtLeast(answer, 0, "the claim was not answered")
+  assert.isAtLeast(sent, 0, "the prompt was not sent")
+  assert.isAbove(sent, claim, "the prompt went before the claim")
+  return sent < answer
+}
 
 const resultOf = (messages: ReadonlyArray<{ readonly _tag: string }>) => {
   const last = messages.at(-1) as { readonly _tag: string; readonly result?: string }
@@ -62,4 +89,46 @@ describe("SparePool", () => {
       assert.strictEqual(resultOf(messages), "Hi warm.")
       assert.isTrue(isAlive(session.pid))
     }).pipe(Effect.scoped, Effect.provide(env({ ".claude/settings.json": JSON.stringify({ env: { SPARE_TEST: "1" } }) }))))
+
+  describe("the prompt goes with the claim", () => {
+    it.live("query", () =>
+      Effect.gen(function*() {
+        wire.length = 0
+        const sandbox = yield* Scripted.Sandbox
+        const server = yield* ScriptedServer.ScriptedServer
+        const pool = yield* SparePool.make({ size: 1 })
+        yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+        const messages = yield* Stream.runCollect(pool.query("warm hello", { cwd: sandbox.cwd }))
+        assert.strictEqual(resultOf(messages), "Hi warm.")
+        assert.isTrue(messages.some((m) => m._tag === "AssistantMessage"))
+        assert.strictEqual(yield* pool.claimed, 1)
+        assert.isTrue(promptBeforeClaimAnswer("warm hello"))
+        const turns = ScriptedServer.turnRequests(yield* server.requests)
+        assert.strictEqual(turns.length, 1)
+        assert.include(JSON.stringify(turns[0].body), "warm hello")
+      }).pipe(Effect.scoped, Effect.provide(wiredEnv)))
+
+    it.live("session, with a model", () =>
+      Effect.gen(function*() {
+        wire.length = 0
+        const sandbox = yield* Scripted.Sandbox
+        const server = yield* ScriptedServer.ScriptedServer
+        const pool = yield* SparePool.make({ size: 1 })
+        yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+        const { session, turn, warm } = yield* pool.begin({ cwd: sandbox.cwd, model: "claude-haiku-5" }, "warm session")
+        assert.isTrue(warm)
+        const messages = yield* Stream.runCollect(turn)
+        assert.strictEqual(resultOf(messages), "Hi warm.")
+        assert.isTrue(promptBeforeClaimAnswer("warm session"))
+        // The model is set between the claim and the prompt, and the turn ran on it.
+        const model = wire.findIndex((w) => w.from === "in" && w.frame.request?.subtype === "set_model")
+        const sent = wire.findIndex((w) => w.from === "in" && w.frame.type === "user")
+        assert.isTrue(model >= 0 && model < sent)
+        const turns = ScriptedServer.turnRequests(yield* server.requests)
+        assert.strictEqual(turns.length, 1)
+        assert.strictEqual((turns[0].body as { readonly model?: string }).model, "claude-haiku-5")
+        assert.isTrue(isAlive(session.pid))
+      }).pipe(Effect.scoped, Effect.provide(wiredEnv)))
+  })
 })
+
