@@ -102,7 +102,7 @@ export interface Pool {
     {
       readonly session: Session.Session
       readonly warm: boolean
-      readonly turn: Stream.Stream<Message.Message, Session.StreamError>
+      readonly turn: Stream.Stream<Session.Message, Session.StreamError>
     },
     CliError.ClaudeCliError | SessionError.SessionError,
     Scope.Scope
@@ -198,7 +198,7 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
   // Runs the prompt's turn now, into a buffer read later: the prompt is written at once.
   const started = (session: Session.Session, prompt: UserContent.UserContent) =>
     Effect.gen(function*() {
-      const buffer = yield* Queue.unbounded<Message.Message, Session.StreamError | Cause.Done>()
+      const buffer = yield* Queue.unbounded<Session.Message, Session.StreamError | Cause.Done>()
       yield* Effect.forkScoped(Stream.runIntoQueue(session.turn(prompt), buffer))
       return Stream.fromQueue(buffer)
     })

@@ -10,36 +10,14 @@ import * as SparePool from "../../src/cluster/SparePool.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
-import { isAlive, waitUntil, watchingSpawner } from "../session/support/Real.ts"
+import { isAlive, waitUntil } from "../session/support/Real.ts"
+import * as ClaimWire from "./support/ClaimWire.ts"
 
 const env = (files: Record<string, string> = {}) =>
   Layer.merge(Scripted.layer(Script.make([Script.turn("Hi warm.")]), { files }), NodeServices.layer)
 
-// What went over the CLIs' stdin and stdout, one whole line at a time, in the order it passed.
-const wire: Array<{ readonly from: "in" | "out"; readonly frame: any }> = []
-const watched = (from: "in" | "out") => (line: string) => {
-  if (line.trim() !== "") wire.push({ from, frame: JSON.parse(line) })
-}
-const wiredEnv = Layer.merge(
-  Scripted.layerWith(Script.make([Script.turn("Hi warm.")])).pipe(
-    Layer.provide(watchingSpawner(watched("out"), { stdin: watched("in") })),
-    Layer.provide(NodeServices.layer)
-  ),
-  NodeServices.layer
-)
-
-// Where the prompt went in, relative to the claim's answer: before it means it went with the claim.
-const promptBeforeClaimAnswer = (prompt: string) => {
-  const claim = wire.findIndex((w) => w.from === "in" && w.frame.request?.subtype === "claim_session")
-  assert.isAtLeast(claim, 0, "no claim_session was sent")
-  const id = wire[claim].frame.request_id
-  const answer = wire.findIndex((w) => w.from === "out" && w.frame.type === "control_response" && w.frame.response?.request_id === id)
-  const sent = wire.findIndex((w) => w.from === "in" && w.frame.type === "user" && JSON.stringify(w.frame.message).includes(prompt))
-  assert.isAtLeast(answer, 0, "the claim was not answered")
-  assert.isAtLeast(sent, 0, "the prompt was not sent")
-  assert.isAbove(sent, claim, "the prompt went before the claim")
-  return sent < answer
-}
+const claimWire = ClaimWire.make(Script.make([Script.turn("Hi warm.")]))
+const wiredEnv = Layer.merge(claimWire.layer, NodeServices.layer)
 
 const resultOf = (messages: ReadonlyArray<{ readonly _tag: string }>) => {
   const last = messages.at(-1) as { readonly _tag: string; readonly result?: string }
@@ -93,7 +71,7 @@ describe("SparePool", () => {
   describe("the prompt goes with the claim", () => {
     it.live("query", () =>
       Effect.gen(function*() {
-        wire.length = 0
+        claimWire.wire.length = 0
         const sandbox = yield* Scripted.Sandbox
         const server = yield* ScriptedServer.ScriptedServer
         const pool = yield* SparePool.make({ size: 1 })
@@ -102,7 +80,7 @@ describe("SparePool", () => {
         assert.strictEqual(resultOf(messages), "Hi warm.")
         assert.isTrue(messages.some((m) => m._tag === "AssistantMessage"))
         assert.strictEqual(yield* pool.claimed, 1)
-        assert.isTrue(promptBeforeClaimAnswer("warm hello"))
+        assert.isTrue(claimWire.promptBeforeClaimAnswer("warm hello"))
         const turns = ScriptedServer.turnRequests(yield* server.requests)
         assert.strictEqual(turns.length, 1)
         assert.include(JSON.stringify(turns[0].body), "warm hello")
@@ -110,7 +88,7 @@ describe("SparePool", () => {
 
     it.live("session, with a model", () =>
       Effect.gen(function*() {
-        wire.length = 0
+        claimWire.wire.length = 0
         const sandbox = yield* Scripted.Sandbox
         const server = yield* ScriptedServer.ScriptedServer
         const pool = yield* SparePool.make({ size: 1 })
@@ -119,11 +97,10 @@ describe("SparePool", () => {
         assert.isTrue(warm)
         const messages = yield* Stream.runCollect(turn)
         assert.strictEqual(resultOf(messages), "Hi warm.")
-        assert.isTrue(promptBeforeClaimAnswer("warm session"))
+        assert.isTrue(claimWire.promptBeforeClaimAnswer("warm session"))
         // The model is set between the claim and the prompt, and the turn ran on it.
-        const model = wire.findIndex((w) => w.from === "in" && w.frame.request?.subtype === "set_model")
-        const sent = wire.findIndex((w) => w.from === "in" && w.frame.type === "user")
-        assert.isTrue(model >= 0 && model < sent)
+        const model = claimWire.wire.findIndex((w) => w.from === "in" && w.frame.request?.subtype === "set_model")
+        assert.isTrue(model >= 0 && model < claimWire.sentIndex("warm session"))
         const turns = ScriptedServer.turnRequests(yield* server.requests)
         assert.strictEqual(turns.length, 1)
         assert.strictEqual((turns[0].body as { readonly model?: string }).model, "claude-haiku-5")
