@@ -6,7 +6,7 @@
  * CLI takes it up as soon as it is claimed, without a round trip for the claim's answer in between.
  *
  * A pool holds spares of one set of host-level options (executable, environment, tools, hooks, callbacks,
- * MCP servers: everything fixed at start-up); keep one pool per set. Taking a spare starts another in the
+ * MCP servers: everything fixed at start-up); keep one pool per set. Claiming a spare starts another in the
  * background; a session asked for while a spare is still starting waits for that spare (it started first, so
  * it is usually ready before a cold start would be). A claim the CLI refuses (a missing folder, a folder
  * whose settings a spare cannot take, a permission mode it cannot take), or a spare that died, falls back to
@@ -195,11 +195,17 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       return answer
     })
 
-  // Runs the prompt's turn now, into a buffer read later: the prompt is written at once.
-  const started = (session: Session.Session, prompt: UserContent.UserContent) =>
+  // Runs the prompt's turn now, into a buffer read later: the prompt is written at once. `under way` runs at the
+  // turn's first assistant message (or its end, whichever comes first).
+  const started = (session: Session.Session, prompt: UserContent.UserContent, underWay: Effect.Effect<void>) =>
     Effect.gen(function*() {
       const buffer = yield* Queue.unbounded<Session.Message, Session.StreamError | Cause.Done>()
-      yield* Effect.forkScoped(Stream.runIntoQueue(session.turn(prompt), buffer))
+      yield* session.turn(prompt).pipe(
+        Stream.tap((message) => message._tag === "AssistantMessage" ? underWay : Effect.void),
+        Stream.runIntoQueue(buffer),
+        Effect.ensuring(underWay),
+        Effect.forkScoped
+      )
       return Stream.fromQueue(buffer)
     })
 
@@ -207,12 +213,17 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
   const take = (claim: Claim, prompt: UserContent.UserContent | undefined) =>
     Effect.gen(function*() {
       const entry = yield* Queue.poll(spares)
-      const spare = entry._tag === "None" ? undefined : yield* Effect.andThen(park, Deferred.await(entry.value))
-      if (spare === undefined) return yield* cold(claim)
+      if (entry._tag === "None") return yield* cold(claim)
+      const spare = yield* Deferred.await(entry.value)
+      if (spare === undefined) return yield* Effect.andThen(park, cold(claim))
       parked--
       const { scope, session } = spare
       const callerScope = yield* Effect.scope
       yield* Scope.addFinalizer(callerScope, Scope.close(scope, Exit.void))
+      // The replacement starts once the claimed spare is under way (its claim answered, or its first turn's first
+      // message): a CLI's start-up, the spawn included, must not hold up the claim and the prompt on a busy machine.
+      let replaced = false
+      const replace = Effect.suspend(() => replaced ? Effect.void : Effect.andThen(Effect.sync(() => (replaced = true)), park))
       const answered = yield* Effect.gen(function*() {
         const claiming = yield* pipelined(session, {
           subtype: "claim_session",
@@ -224,9 +235,12 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
         const modelSet = claim.model === undefined
           ? undefined
           : yield* pipelined(session, { subtype: "set_model", model: claim.model })
-        const turn = prompt === undefined ? undefined : yield* started(session, prompt)
+        const turn = prompt === undefined ? undefined : yield* started(session, prompt, replace)
         return { claimed: yield* Fiber.await(claiming), modelSet, turn }
-      }).pipe(Scope.provide(scope))
+      }).pipe(
+        Scope.provide(scope),
+        Effect.onExit((exit) => Exit.isSuccess(exit) && Exit.isSuccess(exit.value.claimed) && prompt !== undefined ? Effect.void : replace)
+      )
       // A refused claim leaves the prompt unrun (the CLI answers it with a `not_claimed` error result).
       if (Exit.isFailure(answered.claimed)) {
         refused++
@@ -244,7 +258,7 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
   const begin = (claim: Claim, prompt: UserContent.UserContent) =>
     Effect.gen(function*() {
       const taken = yield* take(claim, prompt)
-      const turn = taken.turn ?? (yield* started(taken.session, prompt))
+      const turn = taken.turn ?? (yield* started(taken.session, prompt, Effect.void))
       return { session: taken.session, warm: taken.warm, turn }
     })
 

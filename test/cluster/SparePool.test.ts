@@ -84,6 +84,8 @@ describe("SparePool", () => {
         const turns = ScriptedServer.turnRequests(yield* server.requests)
         assert.strictEqual(turns.length, 1)
         assert.include(JSON.stringify(turns[0].body), "warm hello")
+        // The replacement, started once the turn was under way.
+        yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
       }).pipe(Effect.scoped, Effect.provide(wiredEnv)))
 
     it.live("session, with a model", () =>
