@@ -195,17 +195,17 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       return answer
     })
 
-  // Runs the prompt's turn now, into a buffer read later: the prompt is written at once. `under way` runs at the
-  // turn's first assistant message (or its end, whichever comes first).
+  // Runs the prompt's turn now, into a buffer read later: the prompt is written at once. `underWay` runs once
+  // the turn's first assistant message is in the buffer (or at the turn's end, whichever comes first).
   const started = (session: Session.Session, prompt: UserContent.UserContent, underWay: Effect.Effect<void>) =>
     Effect.gen(function*() {
       const buffer = yield* Queue.unbounded<Session.Message, Session.StreamError | Cause.Done>()
-      yield* session.turn(prompt).pipe(
-        Stream.tap((message) => message._tag === "AssistantMessage" ? underWay : Effect.void),
-        Stream.runIntoQueue(buffer),
-        Effect.ensuring(underWay),
-        Effect.forkScoped
-      )
+      yield* Stream.runForEach(session.turn(prompt), (message) =>
+        Effect.andThen(Queue.offer(buffer, message), message._tag === "AssistantMessage" ? underWay : Effect.void)).pipe(
+          Effect.onExit((exit) => Exit.isSuccess(exit) ? Queue.end(buffer) : Queue.failCause(buffer, exit.cause)),
+          Effect.ensuring(underWay),
+          Effect.forkScoped
+        )
       return Stream.fromQueue(buffer)
     })
 

@@ -69,13 +69,17 @@ describe("SparePool", () => {
     }).pipe(Effect.scoped, Effect.provide(env({ ".claude/settings.json": JSON.stringify({ env: { SPARE_TEST: "1" } }) }))))
 
   describe("the prompt goes with the claim", () => {
+    // A pool with its spare parked, on a wire seen from the start.
+    const parkedPool = Effect.gen(function*() {
+      claimWire.wire.length = 0
+      const pool = yield* SparePool.make({ size: 1 })
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      return { pool, sandbox: yield* Scripted.Sandbox, server: yield* ScriptedServer.ScriptedServer }
+    })
+
     it.live("query", () =>
       Effect.gen(function*() {
-        claimWire.wire.length = 0
-        const sandbox = yield* Scripted.Sandbox
-        const server = yield* ScriptedServer.ScriptedServer
-        const pool = yield* SparePool.make({ size: 1 })
-        yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+        const { pool, sandbox, server } = yield* parkedPool
         const messages = yield* Stream.runCollect(pool.query("warm hello", { cwd: sandbox.cwd }))
         assert.strictEqual(resultOf(messages), "Hi warm.")
         assert.isTrue(messages.some((m) => m._tag === "AssistantMessage"))
@@ -90,11 +94,7 @@ describe("SparePool", () => {
 
     it.live("session, with a model", () =>
       Effect.gen(function*() {
-        claimWire.wire.length = 0
-        const sandbox = yield* Scripted.Sandbox
-        const server = yield* ScriptedServer.ScriptedServer
-        const pool = yield* SparePool.make({ size: 1 })
-        yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+        const { pool, sandbox, server } = yield* parkedPool
         const { session, turn, warm } = yield* pool.begin({ cwd: sandbox.cwd, model: "claude-haiku-5" }, "warm session")
         assert.isTrue(warm)
         const messages = yield* Stream.runCollect(turn)
