@@ -5,9 +5,10 @@
  *   a `SparePool` spare (`pool.query`, the prompt sent with the claim) and from the Agent SDK's `prewarm()`
  *   then `claim()`, both spares parked beforehand; `--rounds` interleaved rounds (default 9), alternating
  *   which goes first, and the median of the rounds' ratios against the goal (at most 1.00: as fast as the SDK);
- * - once each: a cold start (`ClaudeCli.session` then `turn`), a turn of a session already running, directly
- *   (`session.turn`) and through an `AgentSession` entity on a test runner (`Turn`), the difference being
- *   the cluster's overhead.
+ * - once each: a cold start (`ClaudeCli.session` then `turn`), a new conversation's first `Turn` on an
+ *   `AgentSession` entity type with `spares` (its spare parked since the bench started), and a turn of a
+ *   session already running, directly (`session.turn`) and through an entity on a test runner (`Turn`), the
+ *   difference being the cluster's overhead.
  *
  * Prints a table on stderr (with the date and the machine) and one JSON line on stdout.
  *
@@ -113,21 +114,34 @@ const program = Effect.gen(function*() {
   }
   if ((yield* pool.claimed) !== rounds) return yield* Effect.die(`only ${yield* pool.claimed} of ${rounds} claims were warm`)
 
+  // A new conversation on an entity type with spares: its first prompt goes to a spare with the claim.
+  const warmEntity = yield* timed(
+    "entity, new conversation (spare)",
+    performance.now(),
+    (yield* WarmEntity.client)("bench-warm").Turn({ turnId: "1", prompt: "hello" })
+  )
+
   // Through an entity: the first turn starts its CLI, the second is measured.
   const client = yield* AgentSession.client
   yield* Stream.runDrain(client("bench").Turn({ turnId: "1", prompt: "hello" }))
   const entity = yield* timed("turn, AgentSession entity", performance.now(), client("bench").Turn({ turnId: "2", prompt: "again" }))
 
-  return { cold, direct, entity, warmRuns, sdkRuns }
+  return { cold, direct, entity, warmEntity, warmRuns, sdkRuns }
 })
 
-const layer = AgentSession.layer().pipe(
+// An entity type whose runner keeps a spare parked for new conversations in the sandbox.
+const WarmEntity = AgentSession.make("WarmBench")
+
+const layer = Layer.mergeAll(
+  AgentSession.layer(),
+  Layer.unwrap(Effect.map(Scripted.Sandbox, (sandbox) => WarmEntity.layer({ cwd: sandbox.cwd, spares: 1 })))
+).pipe(
   Layer.provideMerge(Cluster.layerTest),
   Layer.provideMerge(Scripted.layer(script)),
   Layer.provideMerge(NodeServices.layer)
 )
 
-const { cold, direct, entity, warmRuns, sdkRuns } = await Effect.runPromise(
+const { cold, direct, entity, warmEntity, warmRuns, sdkRuns } = await Effect.runPromise(
   program.pipe(Effect.scoped, Effect.provide(layer))
 )
 const ratios = warmRuns.map((warm, i) => warm.firstMessageMs / sdkRuns[i].firstMessageMs)
@@ -144,7 +158,7 @@ const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown
 const pad = (s: string, n: number) => s.padEnd(n)
 log(`${new Date().toISOString().slice(0, 10)}, ${machine}`)
 log(`${pad("", 36)}first assistant message   result`)
-for (const row of [cold, warm, sdk, direct, entity]) {
+for (const row of [cold, warm, sdk, warmEntity, direct, entity]) {
   log(`${pad(row.name, 36)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${row.resultMs.toFixed(0)} ms`)
 }
 log(
@@ -153,5 +167,6 @@ log(
     (ratio <= goal ? "met" : "NOT met")
 )
 log(`warm / cold first message: ${(warm.firstMessageMs / cold.firstMessageMs).toFixed(2)}`)
+log(`entity with spares, new conversation / SDK prewarm (one run): ${(warmEntity.firstMessageMs / sdk.firstMessageMs).toFixed(2)}`)
 log(`entity / direct turn: ${(entity.resultMs / direct.resultMs).toFixed(2)}`)
-process.stdout.write(JSON.stringify({ machine, ratio, goal, met: ratio <= goal, ratios, rows: [cold, warm, sdk, direct, entity], warmRuns, sdkRuns }) + "\n")
+process.stdout.write(JSON.stringify({ machine, ratio, goal, met: ratio <= goal, ratios, rows: [cold, warm, sdk, warmEntity, direct, entity], warmRuns, sdkRuns }) + "\n")
