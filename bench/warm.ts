@@ -3,7 +3,7 @@
  *
  * - warm against the SDK: time from asking for a one-turn query to the model's first assistant message, from
  *   a `SparePool` spare (`pool.query`, the prompt sent with the claim) and from the Agent SDK's `prewarm()`
- *   then `claim()`, both spares parked beforehand; `--rounds` interleaved rounds (default 9), alternating
+ *   then `claim()`, both spares parked beforehand; `--rounds` interleaved rounds (default 15), alternating
  *   which goes first, and the median of the rounds' ratios against the goal (at most 1.00: as fast as the SDK);
  * - once each: a cold start (`ClaudeCli.session` then `turn`), a new conversation's first `Turn` on an
  *   `AgentSession` entity type with `spares` (its spare parked since the bench started), and a turn of a
@@ -12,7 +12,7 @@
  *
  * Prints a table on stderr (with the date and the machine) and one JSON line on stdout.
  *
- * `npm run bench:warm [-- --rounds 9]`
+ * `npm run bench:warm [-- --rounds 15]`
  */
 import { prewarm } from "@anthropic-ai/claude-agent-sdk"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -52,7 +52,7 @@ const script = Script.make(Array.from({ length: 8 }, (_, i) => Script.turn(`Answ
 
 const rounds = (() => {
   const at = process.argv.indexOf("--rounds")
-  const n = at < 0 ? 9 : Number(process.argv[at + 1])
+  const n = at < 0 ? 15 : Number(process.argv[at + 1])
   if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds takes a whole number of at least 1, got ${process.argv[at + 1]}`)
   return n
 })()

@@ -6,9 +6,10 @@
  * CLI takes it up as soon as it is claimed, without a round trip for the claim's answer in between.
  *
  * A pool holds spares of one set of host-level options (executable, environment, tools, hooks, callbacks,
- * MCP servers: everything fixed at start-up); keep one pool per set. Claiming a spare starts another in the
- * background; a session asked for while a spare is still starting waits for that spare (it started first, so
- * it is usually ready before a cold start would be). A claim the CLI refuses (a missing folder, a folder
+ * MCP servers: everything fixed at start-up); keep one pool per set. Once a claimed spare is under way (its
+ * claim answered; with a prompt, its first assistant message), another starts in the background; a session
+ * asked for while a spare is still starting waits for that spare (it started first, so it is usually ready
+ * before a cold start would be). A claim the CLI refuses (a missing folder, a folder
  * whose settings a spare cannot take, a permission mode it cannot take), or a spare that died, falls back to
  * a cold start, so `session` always gives a session: then later than a cold start alone, by the wait.
  *
@@ -200,12 +201,13 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
   const started = (session: Session.Session, prompt: UserContent.UserContent, underWay: Effect.Effect<void>) =>
     Effect.gen(function*() {
       const buffer = yield* Queue.unbounded<Session.Message, Session.StreamError | Cause.Done>()
-      yield* Stream.runForEach(session.turn(prompt), (message) =>
-        Effect.andThen(Queue.offer(buffer, message), message._tag === "AssistantMessage" ? underWay : Effect.void)).pipe(
-          Effect.onExit((exit) => Exit.isSuccess(exit) ? Queue.end(buffer) : Queue.failCause(buffer, exit.cause)),
-          Effect.ensuring(underWay),
-          Effect.forkScoped
-        )
+      const offer = (message: Session.Message) =>
+        Effect.andThen(Queue.offer(buffer, message), message._tag === "AssistantMessage" ? underWay : Effect.void)
+      yield* Stream.runForEach(session.turn(prompt), offer).pipe(
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Queue.end(buffer) : Queue.failCause(buffer, exit.cause)),
+        Effect.ensuring(underWay),
+        Effect.forkScoped
+      )
       return Stream.fromQueue(buffer)
     })
 
@@ -220,10 +222,15 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       const { scope, session } = spare
       const callerScope = yield* Effect.scope
       yield* Scope.addFinalizer(callerScope, Scope.close(scope, Exit.void))
-      // The replacement starts once the claimed spare is under way (its claim answered, or its first turn's first
-      // message): a CLI's start-up, the spawn included, must not hold up the claim and the prompt on a busy machine.
+      // The replacement starts once the claimed spare is under way (its claim answered; with a prompt, its first
+      // assistant message): a CLI's start-up, the spawn included, must not hold up the claim and the prompt on a
+      // busy machine.
       let replaced = false
-      const replace = Effect.suspend(() => replaced ? Effect.void : Effect.andThen(Effect.sync(() => (replaced = true)), park))
+      const replace = Effect.suspend(() => {
+        if (replaced) return Effect.void
+        replaced = true
+        return park
+      })
       const answered = yield* Effect.gen(function*() {
         const claiming = yield* pipelined(session, {
           subtype: "claim_session",
@@ -239,7 +246,9 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
         return { claimed: yield* Fiber.await(claiming), modelSet, turn }
       }).pipe(
         Scope.provide(scope),
-        Effect.onExit((exit) => Exit.isSuccess(exit) && Exit.isSuccess(exit.value.claimed) && prompt !== undefined ? Effect.void : replace)
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) && Exit.isSuccess(exit.value.claimed) && exit.value.turn !== undefined ? Effect.void : replace
+        )
       )
       // A refused claim leaves the prompt unrun (the CLI answers it with a `not_claimed` error result).
       if (Exit.isFailure(answered.claimed)) {
