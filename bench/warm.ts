@@ -162,7 +162,7 @@ for (const row of [cold, warm, sdk, warmEntity, direct, entity]) {
   log(`${pad(row.name, 36)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${row.resultMs.toFixed(0)} ms`)
 }
 log(
-  `warm / SDK prewarm, first assistant message: ${ratio.toFixed(2)} (median of ${rounds} interleaved rounds, ` +
+  `warm / SDK prewarm, first assistant message: ${ratio.toFixed(3)} (median of ${rounds} interleaved rounds, ` +
     `range ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}); goal at most ${goal.toFixed(2)}: ` +
     (ratio <= goal ? "met" : "NOT met")
 )
