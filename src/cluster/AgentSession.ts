@@ -11,8 +11,8 @@
  * end in the entity even when its caller stops reading, so it is logged and never sent to the model twice.
  *
  * With `spares` and a `cwd` in the options, the runner keeps CLIs parked with the entity type's own options
- * (callbacks included) and a new conversation claims one instead of starting a CLI; a refused claim starts
- * cold with the same options.
+ * (callbacks included) and a new conversation claims one instead of starting a CLI, its first prompt sent
+ * with the claim; a refused claim starts cold with the same options.
  *
  * @since 0.1.0
  * @example
@@ -321,6 +321,12 @@ interface TurnState {
   interruptOwed: boolean
 }
 
+// A started CLI session, with the turn it was started for when that is under way already.
+interface Opened {
+  readonly session: Session.Session
+  readonly turn: Stream.Stream<Session.Message, Session.StreamError> | undefined
+}
+
 const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   entity: Entity.Entity<Name, Rpcs>,
   options: Options<R>,
@@ -344,27 +350,35 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   let live: { readonly session: Session.Session; readonly scope: Scope.Closeable } | undefined
   let active: TurnState | undefined
 
-  // The CLI session of this activation, started on first use and resumed from the log's session id.
-  const session = starting.withPermit(Effect.suspend(() => {
-    if (live !== undefined) return Effect.succeed(live.session)
-    return Effect.gen(function*() {
-      const scope = yield* Scope.fork(entityScope)
-      const resume = yield* log.sessionId(entityId)
-      const cwd = sessionOptions.cwd
-      // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
-      const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
-        ? Effect.map(pool.value.session({ cwd, model, permissionMode }), (claimed) => claimed.session)
-        : cli.session({ ...sessionOptions, model, permissionMode, resume } as Session.Options<R>)
-      const started = yield* start.pipe(
-        Scope.provide(scope),
-        Effect.provide(context),
-        Effect.onError(() => Scope.close(scope, Exit.void)),
-        Effect.mapError(failed("start"))
-      )
-      live = { session: started, scope }
-      return started
-    }) as Effect.Effect<Session.Session, AgentSessionError>
-  }))
+  // The CLI session of this activation, started on first use and resumed from the log's session id. Started
+  // for a turn's `prompt`, it may come with that turn under way (`turn`): a spare gets the prompt with its claim.
+  const open = (prompt: string | undefined) =>
+    starting.withPermit(Effect.suspend(() => {
+      if (live !== undefined) return Effect.succeed<Opened>({ session: live.session, turn: undefined })
+      return Effect.gen(function*() {
+        const scope = yield* Scope.fork(entityScope)
+        const resume = yield* log.sessionId(entityId)
+        const cwd = sessionOptions.cwd
+        // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
+        const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
+          ? prompt === undefined
+            ? Effect.map(pool.value.session({ cwd, model, permissionMode }), ({ session }): Opened => ({ session, turn: undefined }))
+            : Effect.map(pool.value.begin({ cwd, model, permissionMode }, prompt), ({ session, turn }): Opened => ({ session, turn }))
+          : Effect.map(
+            cli.session({ ...sessionOptions, model, permissionMode, resume } as Session.Options<R>),
+            (session): Opened => ({ session, turn: undefined })
+          )
+        const started = yield* start.pipe(
+          Scope.provide(scope),
+          Effect.provide(context),
+          Effect.onError(() => Scope.close(scope, Exit.void)),
+          Effect.mapError(failed("start"))
+        )
+        live = { session: started.session, scope }
+        return started
+      }) as Effect.Effect<Opened, AgentSessionError>
+    }))
+  const session = Effect.map(open(undefined), (opened) => opened.session)
 
   const close = starting.withPermit(Effect.suspend(() => {
     const current = live
@@ -374,7 +388,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
 
   const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
-      const current = yield* session
+      const opened = yield* open(prompt)
+      const current = opened.session
       const messages: Array<Session.Message> = []
       // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
       const first = Effect.suspend(() => {
@@ -384,7 +399,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       })
       return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
         Stream.concat(
-          current.turn(prompt).pipe(
+          (opened.turn ?? current.turn(prompt)).pipe(
             // The store's frames are the mirror's business, not the turn's.
             Stream.filter((message) => message._tag !== "TranscriptMirror"),
             Stream.tap((message) => {

@@ -1,12 +1,15 @@
 /**
  * Warm starts: CLI processes started ahead of the sessions they will serve, parked with `--await-claim` (the
  * protocol of the Agent SDK's `prewarm()`), and claimed by a new session (`claim_session`: its folder,
- * permission mode and model) so that its first message does not wait for the CLI's start-up.
+ * permission mode and model) so that its first message does not wait for the CLI's start-up. A session begun
+ * with its first prompt (`begin`, `query`) sends the prompt with the claim, as the SDK's `claim()` does: the
+ * CLI takes it up as soon as it is claimed, without a round trip for the claim's answer in between.
  *
  * A pool holds spares of one set of host-level options (executable, environment, tools, hooks, callbacks,
- * MCP servers: everything fixed at start-up); keep one pool per set. Taking a spare starts another in the
- * background; a session asked for while a spare is still starting waits for that spare (it started first, so
- * it is usually ready before a cold start would be). A claim the CLI refuses (a missing folder, a folder
+ * MCP servers: everything fixed at start-up); keep one pool per set. Once a claimed spare is under way (its
+ * claim answered; with a prompt, its first assistant message), another starts in the background; a session
+ * asked for while a spare is still starting waits for that spare (it started first, so it is usually ready
+ * before a cold start would be). A claim the CLI refuses (a missing folder, a folder
  * whose settings a spare cannot take, a permission mode it cannot take), or a spare that died, falls back to
  * a cold start, so `session` always gives a session: then later than a cold start alone, by the wait.
  *
@@ -23,10 +26,12 @@
  * })
  * ```
  */
+import type * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
@@ -38,6 +43,7 @@ import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Message from "../schema/Message.ts"
 import type * as Session from "../session/Session.ts"
 import type * as SessionError from "../session/SessionError.ts"
+import type * as UserContent from "../session/UserContent.ts"
 
 /**
  * What a claim sets: the per-session half of the options.
@@ -89,8 +95,22 @@ export interface Pool {
     Scope.Scope
   >
   /**
-   * A one-turn query on a session from the pool: the messages of the prompt's turn up to its result; the
-   * session ends with the stream.
+   * A session for `claim` with its first turn under way: a spare gets the prompt with the claim (no round
+   * trip between them), a cold start right after its start-up. `turn` gives the turn's messages up to its
+   * result, once; the turn runs to its end whether it is read or not.
+   */
+  readonly begin: (claim: Claim, prompt: UserContent.UserContent) => Effect.Effect<
+    {
+      readonly session: Session.Session
+      readonly warm: boolean
+      readonly turn: Stream.Stream<Session.Message, Session.StreamError>
+    },
+    CliError.ClaudeCliError | SessionError.SessionError,
+    Scope.Scope
+  >
+  /**
+   * A one-turn query on a session from the pool (begun as `begin` does): the messages of the prompt's turn
+   * up to its result; the session ends with the stream.
    */
   readonly query: (prompt: string, claim: Claim) => Stream.Stream<
     Message.Message,
@@ -164,40 +184,99 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
   for (let i = 0; i < size; i++) yield* park
 
   const cold = (claim: Claim) =>
-    Effect.map(start({ ...options.host, ...claim }), (session) => ({ session, warm: false }))
+    Effect.map(start({ ...options.host, ...claim }), (session) => ({ session, warm: false, turn: undefined }))
 
-  const session = (claim: Claim) =>
+  // Sends a control request and returns once it is written (or has failed): what is written next, the CLI
+  // reads after it. The answer is the fiber's.
+  const pipelined = (session: Session.Session, body: { readonly subtype: string; readonly [key: string]: unknown }) =>
+    Effect.gen(function*() {
+      const written = yield* Deferred.make<void>()
+      const answer = yield* Effect.forkScoped(session.request(body, { written }))
+      yield* Effect.raceFirst(Deferred.await(written), Effect.asVoid(Fiber.await(answer)))
+      return answer
+    })
+
+  // Runs the prompt's turn now, into a buffer read later: the prompt is written at once. `underWay` runs once
+  // the turn's first assistant message is in the buffer (or at the turn's end, whichever comes first).
+  const started = (session: Session.Session, prompt: UserContent.UserContent, underWay: Effect.Effect<void>) =>
+    Effect.gen(function*() {
+      const buffer = yield* Queue.unbounded<Session.Message, Session.StreamError | Cause.Done>()
+      const offer = (message: Session.Message) =>
+        Effect.andThen(Queue.offer(buffer, message), message._tag === "AssistantMessage" ? underWay : Effect.void)
+      yield* Stream.runForEach(session.turn(prompt), offer).pipe(
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Queue.end(buffer) : Queue.failCause(buffer, exit.cause)),
+        Effect.ensuring(underWay),
+        Effect.forkScoped
+      )
+      return Stream.fromQueue(buffer)
+    })
+
+  // A spare claimed for `claim` (with `prompt` sent right behind the claim and the model), or a cold start.
+  const take = (claim: Claim, prompt: UserContent.UserContent | undefined) =>
     Effect.gen(function*() {
       const entry = yield* Queue.poll(spares)
       if (entry._tag === "None") return yield* cold(claim)
-      yield* park
       const spare = yield* Deferred.await(entry.value)
-      if (spare === undefined) return yield* cold(claim)
+      if (spare === undefined) return yield* Effect.andThen(park, cold(claim))
       parked--
       const { scope, session } = spare
       const callerScope = yield* Effect.scope
       yield* Scope.addFinalizer(callerScope, Scope.close(scope, Exit.void))
-      const claimed = yield* Effect.exit(session.request({
-        subtype: "claim_session",
-        cwd: claim.cwd,
-        ...(claim.permissionMode === undefined ? {} : { permission_mode: claim.permissionMode }),
-        sdk_mcp_servers: (options.host?.mcpServers ?? []).map((server) => server.name)
-      }))
-      if (Exit.isFailure(claimed)) {
+      // The replacement starts once the claimed spare is under way (its claim answered; with a prompt, its first
+      // assistant message): a CLI's start-up, the spawn included, must not hold up the claim and the prompt on a
+      // busy machine.
+      let replaced = false
+      const replace = Effect.suspend(() => {
+        if (replaced) return Effect.void
+        replaced = true
+        return park
+      })
+      const answered = yield* Effect.gen(function*() {
+        const claiming = yield* pipelined(session, {
+          subtype: "claim_session",
+          cwd: claim.cwd,
+          ...(claim.permissionMode === undefined ? {} : { permission_mode: claim.permissionMode }),
+          sdk_mcp_servers: (options.host?.mcpServers ?? []).map((server) => server.name)
+        })
+        // A spare takes no model before its claim; right after it, the prompt's turn runs on it.
+        const modelSet = claim.model === undefined
+          ? undefined
+          : yield* pipelined(session, { subtype: "set_model", model: claim.model })
+        const turn = prompt === undefined ? undefined : yield* started(session, prompt, replace)
+        return { claimed: yield* Fiber.await(claiming), modelSet, turn }
+      }).pipe(
+        Scope.provide(scope),
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) && Exit.isSuccess(exit.value.claimed) && exit.value.turn !== undefined ? Effect.void : replace
+        )
+      )
+      // A refused claim leaves the prompt unrun (the CLI answers it with a `not_claimed` error result).
+      if (Exit.isFailure(answered.claimed)) {
         refused++
         yield* Scope.close(scope, Exit.void)
         return yield* cold(claim)
       }
       warmStarts++
-      if (claim.model !== undefined) yield* session.setModel(claim.model)
-      return { session, warm: true }
+      if (answered.modelSet !== undefined) yield* Fiber.join(answered.modelSet)
+      return { session, warm: true, turn: answered.turn }
+    })
+
+  const session = (claim: Claim) =>
+    Effect.map(take(claim, undefined), ({ session, warm }) => ({ session, warm }))
+
+  const begin = (claim: Claim, prompt: UserContent.UserContent) =>
+    Effect.gen(function*() {
+      const taken = yield* take(claim, prompt)
+      const turn = taken.turn ?? (yield* started(taken.session, prompt, Effect.void))
+      return { session: taken.session, warm: taken.warm, turn }
     })
 
   const query = (prompt: string, claim: Claim) =>
-    Stream.unwrap(Effect.map(session(claim), ({ session }) => session.turn(prompt)))
+    Stream.unwrap(Effect.map(begin(claim, prompt), ({ turn }) => turn))
 
   return SparePool.of({
     session,
+    begin,
     query,
     claimed: Effect.sync(() => warmStarts),
     refused: Effect.sync(() => refused),

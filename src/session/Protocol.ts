@@ -50,10 +50,15 @@ export interface Protocol {
   /**
    * Sends a request and waits for its answer. Fails with `ControlTimeout` after `timeout` (default 60 s),
    * writing the request included; a request the CLI was sent is then withdrawn with `control_cancel_request`.
+   * `written` is completed once the request is written: what is written after that, the CLI reads after it,
+   * so a caller can send more without waiting for the answer.
    */
   readonly request: (
     request: Readonly<Record<string, unknown>> & { readonly subtype: string },
-    options?: { readonly timeout?: Duration.Input | undefined }
+    options?: {
+      readonly timeout?: Duration.Input | undefined
+      readonly written?: Deferred.Deferred<void> | undefined
+    }
   ) => Effect.Effect<unknown, SessionError.SessionError>
   /** Feeds one frame from the CLI. Incoming requests are handled in the background. */
   readonly receive: (frame: ControlFrame) => Effect.Effect<void>
@@ -107,6 +112,7 @@ export const make = Effect.fnUntraced(function*(options: {
       // The write is under the deadline too: a CLI that stops reading stdin must not hold the caller forever.
       return options.write({ type: "control_request", request_id: id, request: body }).pipe(
         Effect.andThen(Effect.sync(() => (written = true))),
+        Effect.andThen(opts?.written === undefined ? Effect.void : Deferred.succeed(opts.written, undefined)),
         Effect.andThen(Deferred.await(deferred)),
         Effect.timeoutOrElse({
           duration: timeout,

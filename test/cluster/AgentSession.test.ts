@@ -20,6 +20,7 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { isAlive, waitUntil } from "../session/support/Real.ts"
+import * as ClaimWire from "./support/ClaimWire.ts"
 
 const on = (fragment: string, turns: ReadonlyArray<Script.Turn>) =>
   Script.conversation(fragment, MessagesRequest.firstUserTextIncludes(fragment), turns)
@@ -288,6 +289,23 @@ describe("AgentSession entity (test runner, real CLI)", () => {
           Layer.provideMerge(Cluster.layerTest),
           Layer.provideMerge(Scripted.layer(script))
         )
+    )))
+
+  const claimWire = ClaimWire.make(script)
+  it.live("with spares, a new conversation's first prompt goes to the spare with its claim", () =>
+    Effect.gen(function*() {
+      claimWire.wire.length = 0
+      const events = yield* turn("p", "p-1", "alpha: warm entity")
+      assert.strictEqual(resultText(events), "Alpha one.")
+      const pid = (yield* info("p")).pid!
+      assert.include(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0"), "--await-claim")
+      assert.isTrue(claimWire.promptBeforeClaimAnswer("alpha: warm entity"))
+      assert.lengthOf(yield* modelRequests("alpha"), 1)
+    }).pipe(Effect.provide(
+      Layer.unwrap(Effect.map(Scripted.Sandbox, (sandbox) => AgentSession.layer({ cwd: sandbox.cwd, spares: 1 }))).pipe(
+        Layer.provideMerge(Cluster.layerTest),
+        Layer.provideMerge(claimWire.layer)
+      )
     )))
 
   it.live("a turn on a CLI that died fails typed; its retry starts another CLI, resumes, and is marked", () =>

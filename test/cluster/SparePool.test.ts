@@ -9,10 +9,15 @@ import * as Stream from "effect/Stream"
 import * as SparePool from "../../src/cluster/SparePool.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Script from "../../src/testing/Script.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { isAlive, waitUntil } from "../session/support/Real.ts"
+import * as ClaimWire from "./support/ClaimWire.ts"
 
 const env = (files: Record<string, string> = {}) =>
   Layer.merge(Scripted.layer(Script.make([Script.turn("Hi warm.")]), { files }), NodeServices.layer)
+
+const claimWire = ClaimWire.make(Script.make([Script.turn("Hi warm.")]))
+const wiredEnv = Layer.merge(claimWire.layer, NodeServices.layer)
 
 const resultOf = (messages: ReadonlyArray<{ readonly _tag: string }>) => {
   const last = messages.at(-1) as { readonly _tag: string; readonly result?: string }
@@ -62,4 +67,47 @@ describe("SparePool", () => {
       assert.strictEqual(resultOf(messages), "Hi warm.")
       assert.isTrue(isAlive(session.pid))
     }).pipe(Effect.scoped, Effect.provide(env({ ".claude/settings.json": JSON.stringify({ env: { SPARE_TEST: "1" } }) }))))
+
+  describe("the prompt goes with the claim", () => {
+    // A pool with its spare parked, on a wire seen from the start.
+    const parkedPool = Effect.gen(function*() {
+      claimWire.wire.length = 0
+      const pool = yield* SparePool.make({ size: 1 })
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      return { pool, sandbox: yield* Scripted.Sandbox, server: yield* ScriptedServer.ScriptedServer }
+    })
+
+    it.live("query", () =>
+      Effect.gen(function*() {
+        const { pool, sandbox, server } = yield* parkedPool
+        const messages = yield* Stream.runCollect(pool.query("warm hello", { cwd: sandbox.cwd }))
+        assert.strictEqual(resultOf(messages), "Hi warm.")
+        assert.isTrue(messages.some((m) => m._tag === "AssistantMessage"))
+        assert.strictEqual(yield* pool.claimed, 1)
+        assert.isTrue(claimWire.promptBeforeClaimAnswer("warm hello"))
+        const turns = ScriptedServer.turnRequests(yield* server.requests)
+        assert.strictEqual(turns.length, 1)
+        assert.include(JSON.stringify(turns[0].body), "warm hello")
+        // The replacement, started once the turn was under way.
+        yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      }).pipe(Effect.scoped, Effect.provide(wiredEnv)))
+
+    it.live("session, with a model", () =>
+      Effect.gen(function*() {
+        const { pool, sandbox, server } = yield* parkedPool
+        const { session, turn, warm } = yield* pool.begin({ cwd: sandbox.cwd, model: "claude-haiku-5" }, "warm session")
+        assert.isTrue(warm)
+        const messages = yield* Stream.runCollect(turn)
+        assert.strictEqual(resultOf(messages), "Hi warm.")
+        assert.isTrue(claimWire.promptBeforeClaimAnswer("warm session"))
+        // The model is set between the claim and the prompt, and the turn ran on it.
+        const model = claimWire.wire.findIndex((w) => w.from === "in" && w.frame.request?.subtype === "set_model")
+        assert.isTrue(model >= 0 && model < claimWire.sentIndex("warm session"))
+        const turns = ScriptedServer.turnRequests(yield* server.requests)
+        assert.strictEqual(turns.length, 1)
+        assert.strictEqual((turns[0].body as { readonly model?: string }).model, "claude-haiku-5")
+        assert.isTrue(isAlive(session.pid))
+      }).pipe(Effect.scoped, Effect.provide(wiredEnv)))
+  })
 })
+

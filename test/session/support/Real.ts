@@ -4,6 +4,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
 import type * as ContentBlock from "../../../src/schema/ContentBlock.ts"
@@ -65,25 +66,43 @@ export const isAlive = (pid: number) => {
 export const waitUntil = (condition: Effect.Effect<boolean>): Effect.Effect<void> =>
   Effect.flatMap(condition, (holds) => holds ? Effect.void : Effect.andThen(Effect.sleep("50 millis"), waitUntil(condition)))
 
+// Shows each whole line of `stream` to `watch` as it passes.
+const tapLines = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, watch: (line: string) => void) => {
+  const decoder = new TextDecoder()
+  let pending = ""
+  return Stream.tap(stream, (chunk) =>
+    Effect.sync(() => {
+      const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n")
+      pending = lines.pop()!
+      lines.forEach(watch)
+    }))
+}
+
 /**
  * Node's spawner, showing each whole stdout line of the processes it starts to `watch` as well: the lines a
- * session keeps to itself (the CLI's acknowledgements of its messages) become visible to a test.
+ * session keeps to itself (the CLI's acknowledgements of its messages) become visible to a test. With
+ * `stdin`, each whole line written to a process (given as a stream) is shown to it as it goes in.
  */
-export const watchingSpawner = (watch: (line: string) => void): Layer.Layer<ChildProcessSpawner.ChildProcessSpawner> =>
+export const watchingSpawner = (
+  watch: (line: string) => void,
+  options: { readonly stdin?: ((line: string) => void) | undefined } = {}
+): Layer.Layer<ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.effect(
     ChildProcessSpawner.ChildProcessSpawner,
     ChildProcessSpawner.ChildProcessSpawner.useSync((node) =>
       ChildProcessSpawner.make((command) =>
-        Effect.map(node.spawn(command), (handle) => {
-          const decoder = new TextDecoder()
-          let pending = ""
-          const stdout = Stream.tap(handle.stdout, (chunk) =>
-            Effect.sync(() => {
-              const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n")
-              pending = lines.pop()!
-              lines.forEach(watch)
-            }))
-          return ChildProcessSpawner.makeHandle({ ...handle, stdout })
-        })
+        Effect.map(node.spawn(watchingStdin(command, options.stdin)), (handle) =>
+          ChildProcessSpawner.makeHandle({ ...handle, stdout: tapLines(handle.stdout, watch) }))
       ))
   ).pipe(Layer.provide(NodeServices.layer))
+
+const watchingStdin = (command: ChildProcess.Command, watch: ((line: string) => void) | undefined): ChildProcess.Command => {
+  if (watch === undefined || !ChildProcess.isStandardCommand(command)) return command
+  const stdin = command.options.stdin
+  const config = typeof stdin === "object" && "stream" in stdin ? stdin : { stream: stdin }
+  if (!Stream.isStream(config.stream)) return command
+  return ChildProcess.make(command.command, command.args, {
+    ...command.options,
+    stdin: { ...config, stream: tapLines(config.stream, watch) }
+  })
+}
