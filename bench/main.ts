@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- flags]`: compiles the library, generates seeded inputs
- * in a temp dir, and measures every variant in a process of its own (forked
+ * `npm run bench [-- flags]`: compiles the library, builds inputs from real
+ * captures (bench/realData.ts, the headline) and generates seeded ones in a
+ * temp dir, and measures every variant in a process of its own (forked
  * workers; warm-up, then rounds in which each variant runs once, the order
  * rotating). Times are medians, goal ratios the median of per-round ratios,
  * peak RSS the variant's own. Then the 64 MiB lines (ASCII and mixed text),
@@ -18,6 +19,7 @@ import * as generate from "./generate.ts"
 import type { HugeResult } from "./huge.ts"
 import { type LatencyResult, readers as latencyReaders } from "./latency.ts"
 import * as pool from "./pool.ts"
+import * as realData from "./realData.ts"
 import * as report from "./report.ts"
 import { compilers, type SchemaRun } from "./schemaOnly.ts"
 import { variants } from "./variants.ts"
@@ -95,6 +97,20 @@ const main = async (): Promise<report.Results> => {
   }
 
   const selected = variants.filter((v) => config.only.length === 0 || config.only.includes(v.name))
+  const real: Array<report.Row> = []
+  const realSizes: Record<string, report.RealInput> = {}
+  const realSelected = selected.filter((v) => report.realVariants.includes(v.name))
+  for (const input of config.realMB > 0 && realSelected.length > 0 ? report.realInputs : []) {
+    realSizes[input] = realData.write(file(input), { bytes: config.realMB * 1e6, partial: input === "real-partial" })
+    log(`${input}: ${realSelected.map((v) => v.name).join(", ")} (${config.warmup} warm-up + ${config.runs} rounds)`)
+    const measured = await pool.measure(realSelected.map((v) => v.name), file(input), { ...config, emptyFile })
+    const rows = measured.map((m, i) => report.row(input, realSelected[i]!.label, m, realSizes[input]!))
+    check(input, report.countMismatches(rows, realSizes[input]!.lines))
+    real.push(...rows)
+    // 200 MB each: not kept beside the other inputs longer than needed.
+    if (!config.keep) fs.rmSync(file(input))
+  }
+
   const throughput: Array<report.Row> = []
   for (const input of ["partial", "plain"] as const) {
     log(`${input}: ${selected.map((v) => v.name).join(", ")} (${config.warmup} warm-up + ${config.runs} rounds)`)
@@ -143,6 +159,7 @@ const main = async (): Promise<report.Results> => {
     config,
     inputs: sizes,
     throughput,
+    real: { inputs: realSizes, rows: real },
     bigLine: { lineBytes: config.bigLineMiB * 1024 * 1024, rows: bigLine },
     huge,
     schemaStep,
