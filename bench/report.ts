@@ -311,7 +311,7 @@ const ratioCells = (wall: Record<string, number>, cpu: Record<string, number>) =
 export const describeReal = (input: string, size: RealInput): string =>
   `${input === "real-partial" ? "real captures with partial messages" : "real captures without partial messages"} ` +
   `(${f1(size.bytes / MB)} MB, ${size.lines} lines: ${size.captures} captures copied ${size.copies} times with fresh ids, ` +
-  `${(size.nonAscii * 100).toFixed(2)}% non-ASCII bytes)`
+  `${(size.nonAscii * 100).toFixed(3)}% non-ASCII bytes)`
 
 /** A goal's figure: MB for memory, a ratio otherwise. */
 export const goalCell = (g: Goal): string => (g.name.includes("RSS") ? f1(g.value) : f2(g.value))
