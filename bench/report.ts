@@ -343,13 +343,13 @@ export const render = (r: Results): string => {
     out += table(header, rows.map(rowCells))
     const cpu = realGoals(r.real.rows, input, "cpu")
     out += table(
-      ["goal (median of per-round ratios)", "goal", "wall", "CPU", "reached"],
+      ["goal (median of per-round ratios)", "goal", "wall", "CPU", "reached (wall / CPU)"],
       realGoals(r.real.rows, input).map((g, i) => [
         g.name.replaceAll("`", ""),
         `${g.kind === "min" ? ">=" : "<="} ${g.goal}${g.aim === undefined ? "" : `, aim ${g.aim}`}`,
         goalCell(g),
         g.name.includes("RSS") ? "" : goalCell(cpu[i]!),
-        reached(g) ? "yes" : "NO"
+        `${reached(g) ? "yes" : "NO"}${g.name.includes("RSS") ? "" : ` / ${reached(cpu[i]!) ? "yes" : "NO"}`}`
       ])
     )
     const cpuRatios = realRatios(r.real.rows, input, "cpu")
