@@ -111,6 +111,20 @@ const main = async (): Promise<report.Results> => {
     if (!config.keep) fs.rmSync(file(input))
   }
 
+  const curve: Array<report.Row> = []
+  const curveSizes: Record<string, { readonly bytes: number; readonly lines: number }> = {}
+  const curveSelected = selected.filter((v) => report.curveVariants.includes(v.name))
+  for (const lineBytes of config.curveMB > 0 && curveSelected.length > 0 ? realData.curveLineBytes : []) {
+    const input = `curve-${lineBytes}`
+    curveSizes[input] = realData.writeCurve(file(input), lineBytes, config.curveMB * 1e6)
+    log(`cost curve, ${report.sizeName(lineBytes)} lines: ${curveSelected.map((v) => v.name).join(", ")}`)
+    const measured = await pool.measure(curveSelected.map((v) => v.name), file(input), { ...config, emptyFile })
+    const rows = measured.map((m, i) => report.row(input, curveSelected[i]!.name, m, curveSizes[input]!))
+    check(input, report.countMismatches(rows, curveSizes[input]!.lines))
+    curve.push(...rows)
+    if (!config.keep) fs.rmSync(file(input))
+  }
+
   const throughput: Array<report.Row> = []
   for (const input of ["partial", "plain"] as const) {
     log(`${input}: ${selected.map((v) => v.name).join(", ")} (${config.warmup} warm-up + ${config.runs} rounds)`)
@@ -160,6 +174,7 @@ const main = async (): Promise<report.Results> => {
     inputs: sizes,
     throughput,
     real: { inputs: realSizes, rows: real },
+    curve: { inputs: curveSizes, rows: curve },
     bigLine: { lineBytes: config.bigLineMiB * 1024 * 1024, rows: bigLine },
     huge,
     schemaStep,

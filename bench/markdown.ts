@@ -80,6 +80,22 @@ export const performance = (r: report.Results): string => {
       ])
     )
   }
+  if (r.curve !== undefined && r.curve.rows.length > 0) {
+    const points = report.curvePoints(r.curve)
+    out += `\n**Cost curve** (the same run): inputs of about ${f1(Math.max(...Object.values(r.curve.inputs).map((x) => x.bytes)) / MB)} MB ` +
+      `or one line, each of lines of one size (a captured assistant text message, its text made longer). Goal: \`Decode.messages\` ` +
+      `no slower than the SDK reader at any size, its time per MB flat.\n\n`
+    out += markdownTable(
+      ["line size", ...report.curveVariants.map((v) => `${v} ms/MB`), "(d) / (b), wall / CPU"],
+      points.map((p) => [
+        report.sizeName(p.lineBytes),
+        ...report.curveVariants.map((v) => f2(p.msPerMB[v] ?? NaN)),
+        `${f2(p.wall)} / ${f2(p.cpu)}: ${p.wall >= 1 && p.cpu >= 1 ? "reached" : p.wall >= 1 || p.cpu >= 1 ? `reached in ${p.wall >= 1 ? "wall-clock" : "CPU"} time only` : "**not reached**"}`
+      ])
+    )
+    const d = points.map((p) => p.msPerMB["d-strict"] ?? NaN)
+    out += `\n\`Decode.messages\`'s slowest size takes ${f2(Math.max(...d) / Math.min(...d))}× the time per MB of its fastest.\n`
+  }
   const generated = (["partial", "plain"] as const).flatMap((input) => {
     const size = r.inputs[input]
     return size === undefined ? [] : [[input, `generated, ${input === "partial" ? "partial messages" : "no partials"} (${f1(size.bytes / MB)} MB, ${size.lines} lines)`] as const]

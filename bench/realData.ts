@@ -109,3 +109,29 @@ export const write = (file: string, options: { readonly bytes: number; readonly 
   }
   return { bytes, lines: lineCount * copies, nonAscii: nonAscii / original.length, copies, captures: chosen.length }
 }
+
+/** Line sizes of the cost curve: 1 KB to 64 MiB. */
+export const curveLineBytes: ReadonlyArray<number> = [1024, 16 * 1024, 256 * 1024, 4 * 1024 * 1024, 64 * 1024 * 1024]
+
+/**
+ * Writes lines of `lineBytes` each (the first `assistant` text message of the captures, its text replaced
+ * by ASCII of the length that makes the line that size) until `file` holds at least `totalBytes`.
+ */
+export const writeCurve = (file: string, lineBytes: number, totalBytes: number): { readonly bytes: number; readonly lines: number } => {
+  const template = captures().flatMap((c) => c.lines).map((l) => JSON.parse(l) as Record<string, any>)
+    .find((m) => m.type === "assistant" && m.message?.content?.[0]?.type === "text")
+  if (template === undefined) throw new Error("no assistant text message in the captures")
+  const shell = JSON.stringify({ ...template, message: { ...template.message, content: [{ type: "text", text: "" }] } })
+  const filler = "All work and no play makes Jack a dull boy. "
+  const textBytes = Math.max(0, lineBytes - Buffer.byteLength(shell) - 1)
+  const text = filler.repeat(Math.ceil(textBytes / filler.length)).slice(0, textBytes)
+  const line = shell.replace(`"text":""`, `"text":${JSON.stringify(text)}`) + "\n"
+  const count = Math.max(1, Math.ceil(totalBytes / Buffer.byteLength(line)))
+  const fd = fs.openSync(file, "w")
+  try {
+    for (let i = 0; i < count; i++) fs.writeSync(fd, freshIds(line, i))
+  } finally {
+    fs.closeSync(fd)
+  }
+  return { bytes: fs.statSync(file).size, lines: count }
+}

@@ -71,6 +71,8 @@ export interface Results {
   readonly throughput: ReadonlyArray<Row>
   /** The headline: {@link realVariants} over `real-partial` and `real-plain`. */
   readonly real: { readonly inputs: Record<string, RealInput>; readonly rows: ReadonlyArray<Row> }
+  /** The cost curve: {@link curveVariants} over inputs of one line size each (`input` is `curve-BYTES`). */
+  readonly curve?: { readonly inputs: Record<string, { readonly bytes: number; readonly lines: number }>; readonly rows: ReadonlyArray<Row> }
   /** One row per variant and text of the big line (`input` is `big-line-ascii` or `big-line-mixed`). */
   readonly bigLine: { readonly lineBytes: number; readonly rows: ReadonlyArray<Row> }
   readonly huge: ReadonlyArray<HugeResult>
@@ -255,6 +257,33 @@ export const realRatios = (rows: ReadonlyArray<Row>, input: string, clock: Clock
   }
 }
 
+/** The variants of the cost curve. */
+export const curveVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict"]
+
+/** One line size of the cost curve: milliseconds per MB of each variant, and (d) against (b). */
+export interface CurvePoint {
+  readonly lineBytes: number
+  readonly msPerMB: Record<string, number>
+  readonly wall: number
+  readonly cpu: number
+}
+
+/** The cost curve's points, by line size (goal: (d) / (b) >= 1 at every size, (d)'s ms per MB flat). */
+export const curvePoints = (curve: NonNullable<Results["curve"]>): Array<CurvePoint> =>
+  Object.entries(curve.inputs).map(([input, size]) => {
+    const rows = curve.rows.filter((x) => x.input === input && x.error === undefined)
+    return {
+      lineBytes: Number(input.replace("curve-", "")),
+      msPerMB: Object.fromEntries(rows.map((x) => [x.variant, x.medianMs / (size.bytes / MB)])),
+      wall: comparing(curve.rows, input, "wall").perRound("d-strict", "b-sdk"),
+      cpu: comparing(curve.rows, input, "cpu").perRound("d-strict", "b-sdk")
+    }
+  })
+
+/** A line size for people: 1 KB, 256 KB, 64 MiB. */
+export const sizeName = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes / 1024} KB`
+
 /** The real-shaped inputs, in the order they are measured. */
 export const realInputs: ReadonlyArray<string> = ["real-partial", "real-plain"]
 
@@ -366,6 +395,13 @@ export const render = (r: Results): string => {
     out += table(
       ["ratio (median of per-round ratios)", "wall", "CPU"],
       ratioCells(ratios(r.throughput, input), ratios(r.throughput, input, "cpu"))
+    )
+  }
+  if (r.curve !== undefined && r.curve.rows.length > 0) {
+    out += `\n== cost curve: one line size per input (goal: (d) / (b) >= 1 at every size, (d)'s ms per MB flat) ==\n`
+    out += table(
+      ["line size", ...curveVariants.map((v) => `${v} ms/MB`), "d/b wall", "d/b CPU"],
+      curvePoints(r.curve).map((p) => [sizeName(p.lineBytes), ...curveVariants.map((v) => f2(p.msPerMB[v] ?? NaN)), f2(p.wall), f2(p.cpu)])
     )
   }
   if (r.bigLine.rows.length > 0) {

@@ -26,6 +26,7 @@ describe("bench arguments", () => {
   it("real-shaped inputs: 200 MB, 8 with --quick, 0 skips them", () => {
     assert.deepStrictEqual([config().realMB, config("--quick").realMB, config("--real", "0").realMB], [200, 8, 0])
     rejects(["--real", "1.5"], /--real 1.5: expected an integer >= 0/)
+    assert.deepStrictEqual([config().curveMB, config("--quick").curveMB, config("--curve", "0").curveMB], [64, 8, 0])
   })
 
   it("--json FILE writes the file, in any position", () => {

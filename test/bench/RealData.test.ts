@@ -28,6 +28,26 @@ describe("real-shaped bench inputs", () => {
     assert.strictEqual(new Set(texts).size, texts.length)
   })
 
+  it("the cost curve's inputs: JSON lines of the size asked, at least the bytes asked", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-curve-"))
+    try {
+      const file = path.join(dir, "curve.jsonl")
+      for (const lineBytes of [1024, 256 * 1024]) {
+        const written = realData.writeCurve(file, lineBytes, 1_000_000)
+        const lines = fs.readFileSync(file, "utf8").split("\n").slice(0, -1)
+        assert.strictEqual(lines.length, written.lines)
+        assert.isAtLeast(written.bytes, 1_000_000)
+        for (const line of lines) {
+          assert.strictEqual((JSON.parse(line) as { type: string }).type, "assistant")
+          // Fresh ids add a few bytes to the line of the size asked.
+          assert.closeTo(Buffer.byteLength(line) + 1, lineBytes, 16)
+        }
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   for (const partial of [true, false]) {
     it(`writes JSON lines ${partial ? "with" : "without"} partial messages, at least the size asked`, () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-real-"))
