@@ -97,32 +97,35 @@ const main = async (): Promise<report.Results> => {
   }
 
   const selected = variants.filter((v) => config.only.length === 0 || config.only.includes(v.name))
-  const real: Array<report.Row> = []
-  const realSizes: Record<string, report.RealInput> = {}
-  const realSelected = selected.filter((v) => report.realVariants.includes(v.name))
-  for (const input of config.realMB > 0 && realSelected.length > 0 ? report.realInputs : []) {
-    realSizes[input] = realData.write(file(input), { bytes: config.realMB * 1e6, partial: input === "real-partial" })
-    log(`${input}: ${realSelected.map((v) => v.name).join(", ")} (${config.warmup} warm-up + ${config.runs} rounds)`)
-    const measured = await pool.measure(realSelected.map((v) => v.name), file(input), { ...config, emptyFile })
-    const rows = measured.map((m, i) => report.row(input, realSelected[i]!.label, m, realSizes[input]!))
-    check(input, report.countMismatches(rows, realSizes[input]!.lines))
-    real.push(...rows)
-    // 200 MB each: not kept beside the other inputs longer than needed.
+  // Measures `names` (those selected) over an input written just before, which is then removed: the
+  // real-shaped inputs (200 MB each) and the curve's are not kept beside the others longer than needed.
+  const measureWritten = async <S extends { readonly bytes: number; readonly lines: number }>(
+    input: string,
+    names: ReadonlyArray<string>,
+    size: S,
+    into: { readonly inputs: Record<string, S>; readonly rows: Array<report.Row> }
+  ) => {
+    const chosen = selected.filter((v) => names.includes(v.name))
+    log(`${input}: ${chosen.map((v) => v.name).join(", ")} (${config.warmup} warm-up + ${config.runs} rounds)`)
+    const measured = await pool.measure(chosen.map((v) => v.name), file(input), { ...config, emptyFile })
+    const rows = measured.map((m, i) => report.row(input, chosen[i]!.label, m, size))
+    check(input, report.countMismatches(rows, size.lines))
+    into.inputs[input] = size
+    into.rows.push(...rows)
     if (!config.keep) fs.rmSync(file(input))
   }
+  const measures = (names: ReadonlyArray<string>) => names.some((name) => selected.some((v) => v.name === name))
 
-  const curve: Array<report.Row> = []
-  const curveSizes: Record<string, { readonly bytes: number; readonly lines: number }> = {}
-  const curveSelected = selected.filter((v) => report.curveVariants.includes(v.name))
-  for (const lineBytes of config.curveMB > 0 && curveSelected.length > 0 ? realData.curveLineBytes : []) {
+  const real = { inputs: {} as Record<string, report.RealInput>, rows: [] as Array<report.Row> }
+  for (const input of config.realMB > 0 && measures(report.realVariants) ? report.realInputs : []) {
+    const size = realData.write(file(input), { bytes: config.realMB * 1e6, partial: input === "real-partial" })
+    await measureWritten(input, report.realVariants, size, real)
+  }
+
+  const curve = { inputs: {} as Record<string, { readonly bytes: number; readonly lines: number }>, rows: [] as Array<report.Row> }
+  for (const lineBytes of config.curveMB > 0 && measures(report.curveVariants) ? realData.curveLineBytes : []) {
     const input = `curve-${lineBytes}`
-    curveSizes[input] = realData.writeCurve(file(input), lineBytes, config.curveMB * 1e6)
-    log(`cost curve, ${report.sizeName(lineBytes)} lines: ${curveSelected.map((v) => v.name).join(", ")}`)
-    const measured = await pool.measure(curveSelected.map((v) => v.name), file(input), { ...config, emptyFile })
-    const rows = measured.map((m, i) => report.row(input, curveSelected[i]!.name, m, curveSizes[input]!))
-    check(input, report.countMismatches(rows, curveSizes[input]!.lines))
-    curve.push(...rows)
-    if (!config.keep) fs.rmSync(file(input))
+    await measureWritten(input, report.curveVariants, realData.writeCurve(file(input), lineBytes, config.curveMB * 1e6), curve)
   }
 
   const throughput: Array<report.Row> = []
@@ -173,8 +176,8 @@ const main = async (): Promise<report.Results> => {
     config,
     inputs: sizes,
     throughput,
-    real: { inputs: realSizes, rows: real },
-    curve: { inputs: curveSizes, rows: curve },
+    real,
+    curve,
     bigLine: { lineBytes: config.bigLineMiB * 1024 * 1024, rows: bigLine },
     huge,
     schemaStep,

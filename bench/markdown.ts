@@ -86,7 +86,7 @@ export const performance = (r: report.Results): string => {
       `or one line, each of lines of one size (a captured assistant text message, its text made longer). Goal: \`Decode.messages\` ` +
       `no slower than the SDK reader at any size, its time per MB flat.\n\n`
     out += markdownTable(
-      ["line size", ...report.curveVariants.map((v) => `${v} ms/MB`), "(d) / (b), wall / CPU"],
+      ["line size", ...report.curveVariants.map((v) => `${v} ms/MB (wall)`), "(d) / (b), wall / CPU"],
       points.map((p) => [
         report.sizeName(p.lineBytes),
         ...report.curveVariants.map((v) => f2(p.msPerMB[v] ?? NaN)),

@@ -400,7 +400,7 @@ export const render = (r: Results): string => {
   if (r.curve !== undefined && r.curve.rows.length > 0) {
     out += `\n== cost curve: one line size per input (goal: (d) / (b) >= 1 at every size, (d)'s ms per MB flat) ==\n`
     out += table(
-      ["line size", ...curveVariants.map((v) => `${v} ms/MB`), "d/b wall", "d/b CPU"],
+      ["line size", ...curveVariants.map((v) => `${v} ms/MB (wall)`), "d/b wall", "d/b CPU"],
       curvePoints(r.curve).map((p) => [sizeName(p.lineBytes), ...curveVariants.map((v) => f2(p.msPerMB[v] ?? NaN)), f2(p.wall), f2(p.cpu)])
     )
   }
