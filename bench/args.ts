@@ -9,6 +9,10 @@ import { parseArgs } from "node:util"
 export interface Config {
   readonly quick: boolean
   readonly sizeMB: number
+  /** Size of each real-shaped input (bench/realData.ts); 0 skips them. */
+  readonly realMB: number
+  /** Bytes (MB) of each input of the cost curve (lines of 1 KB to 64 MiB); 0 skips it. */
+  readonly curveMB: number
   readonly runs: number
   readonly warmup: number
   readonly bigLineMiB: number
@@ -29,9 +33,13 @@ export interface Config {
 
 export const usage = `usage: npm run bench -- [flags]
 
-  --quick                a smoke run: 4 MB inputs, 3 runs, an 8 MiB line, a 64 MB stream, 200 latency lines
+  --quick                a smoke run: 8 MB real and 4 MB generated inputs, 3 runs, an 8 MiB line, a 64 MB stream, 200 latency lines
   --json [FILE]          also write every figure as JSON: to FILE (its folder is created), or,
                          without FILE, to stdout (the tables then go to stderr)
+  --real MB              size of each input built from real captures, the headline figures (200; 8 with --quick;
+                         0 skips them)
+  --curve MB             size of each input of the cost curve, one per line size from 1 KB to 64 MiB
+                         (64; 8; 0 skips it)
   --size MB              size of each generated transcript (32; 4 with --quick)
   --runs N               measured rounds (11; 3)
   --warmup N             warm-up rounds (2; 1)
@@ -52,7 +60,7 @@ export class UsageError extends Error {
   override readonly name = "UsageError"
 }
 
-const numeric = ["size", "runs", "warmup", "big-line", "huge", "latency-count", "latency-interval", "seed"] as const
+const numeric = ["real", "curve", "size", "runs", "warmup", "big-line", "huge", "latency-count", "latency-interval", "seed"] as const
 
 // `--json` takes an optional value, which parseArgs cannot express: a bare `--json` (last, or followed by
 // another flag) becomes `--json=-`, "-" meaning stdout.
@@ -86,6 +94,8 @@ export const parse = (argv: ReadonlyArray<string>, known: ReadonlyArray<string>)
   return {
     quick,
     sizeMB: number("size", 32, 4, 1),
+    realMB: number("real", 200, 8, 0),
+    curveMB: number("curve", 64, 8, 0),
     runs: number("runs", 11, 3, 1),
     warmup: number("warmup", 2, 1, 0),
     bigLineMiB: number("big-line", 64, 8, 0),

@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- flags]`: compiles the library, generates seeded inputs
- * in a temp dir, and measures every variant in a process of its own (forked
+ * `npm run bench [-- flags]`: compiles the library, builds inputs from real
+ * captures (bench/realData.ts, the headline) and generates seeded ones in a
+ * temp dir, and measures every variant in a process of its own (forked
  * workers; warm-up, then rounds in which each variant runs once, the order
  * rotating). Times are medians, goal ratios the median of per-round ratios,
  * peak RSS the variant's own. Then the 64 MiB lines (ASCII and mixed text),
@@ -18,6 +19,7 @@ import * as generate from "./generate.ts"
 import type { HugeResult } from "./huge.ts"
 import { type LatencyResult, readers as latencyReaders } from "./latency.ts"
 import * as pool from "./pool.ts"
+import * as realData from "./realData.ts"
 import * as report from "./report.ts"
 import { compilers, type SchemaRun } from "./schemaOnly.ts"
 import { variants } from "./variants.ts"
@@ -95,6 +97,37 @@ const main = async (): Promise<report.Results> => {
   }
 
   const selected = variants.filter((v) => config.only.length === 0 || config.only.includes(v.name))
+  // Measures `names` (those selected) over an input written just before, which is then removed: the
+  // real-shaped inputs (200 MB each) and the curve's are not kept beside the others longer than needed.
+  const measureWritten = async <S extends { readonly bytes: number; readonly lines: number }>(
+    input: string,
+    names: ReadonlyArray<string>,
+    size: S,
+    into: { readonly inputs: Record<string, S>; readonly rows: Array<report.Row> }
+  ) => {
+    const chosen = selected.filter((v) => names.includes(v.name))
+    log(`${input}: ${chosen.map((v) => v.name).join(", ")} (${config.warmup} warm-up + ${config.runs} rounds)`)
+    const measured = await pool.measure(chosen.map((v) => v.name), file(input), { ...config, emptyFile })
+    const rows = measured.map((m, i) => report.row(input, chosen[i]!.label, m, size))
+    check(input, report.countMismatches(rows, size.lines))
+    into.inputs[input] = size
+    into.rows.push(...rows)
+    if (!config.keep) fs.rmSync(file(input))
+  }
+  const measures = (names: ReadonlyArray<string>) => names.some((name) => selected.some((v) => v.name === name))
+
+  const real = { inputs: {} as Record<string, report.RealInput>, rows: [] as Array<report.Row> }
+  for (const input of config.realMB > 0 && measures(report.realVariants) ? report.realInputs : []) {
+    const size = realData.write(file(input), { bytes: config.realMB * 1e6, partial: input === "real-partial" })
+    await measureWritten(input, report.realVariants, size, real)
+  }
+
+  const curve = { inputs: {} as Record<string, { readonly bytes: number; readonly lines: number }>, rows: [] as Array<report.Row> }
+  for (const lineBytes of config.curveMB > 0 && measures(report.curveVariants) ? realData.curveLineBytes : []) {
+    const input = `curve-${lineBytes}`
+    await measureWritten(input, report.curveVariants, realData.writeCurve(file(input), lineBytes, config.curveMB * 1e6), curve)
+  }
+
   const throughput: Array<report.Row> = []
   for (const input of ["partial", "plain"] as const) {
     log(`${input}: ${selected.map((v) => v.name).join(", ")} (${config.warmup} warm-up + ${config.runs} rounds)`)
@@ -143,6 +176,8 @@ const main = async (): Promise<report.Results> => {
     config,
     inputs: sizes,
     throughput,
+    real,
+    curve,
     bigLine: { lineBytes: config.bigLineMiB * 1024 * 1024, rows: bigLine },
     huge,
     schemaStep,

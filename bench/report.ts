@@ -53,6 +53,15 @@ export interface Machine {
   readonly loadAtEnd: ReadonlyArray<number>
 }
 
+/** An input built from real captures (bench/realData.ts). */
+export interface RealInput {
+  readonly bytes: number
+  readonly lines: number
+  readonly nonAscii: number
+  readonly copies: number
+  readonly captures: number
+}
+
 export interface Results {
   readonly date: string
   readonly durationSeconds: number
@@ -60,6 +69,10 @@ export interface Results {
   readonly config: unknown
   readonly inputs: Record<string, { readonly bytes: number; readonly lines: number }>
   readonly throughput: ReadonlyArray<Row>
+  /** The headline: {@link realVariants} over `real-partial` and `real-plain`. */
+  readonly real: { readonly inputs: Record<string, RealInput>; readonly rows: ReadonlyArray<Row> }
+  /** The cost curve: {@link curveVariants} over inputs of one line size each (`input` is `curve-BYTES`). */
+  readonly curve?: { readonly inputs: Record<string, { readonly bytes: number; readonly lines: number }>; readonly rows: ReadonlyArray<Row> }
   /** One row per variant and text of the big line (`input` is `big-line-ascii` or `big-line-mixed`). */
   readonly bigLine: { readonly lineBytes: number; readonly rows: ReadonlyArray<Row> }
   readonly huge: ReadonlyArray<HugeResult>
@@ -165,7 +178,7 @@ export type Clock = "wall" | "cpu"
  * Goal ratios within one input (throughput ratios: > 1 means the first is
  * faster), each the median over rounds of the ratio within a round.
  */
-export const ratios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "wall") => {
+const comparing = (rows: ReadonlyArray<Row>, input: string, clock: Clock) => {
   const get = (name: string) => rows.find((r) => r.input === input && r.variant === name && r.error === undefined)
   const timesOf = (r: Row) => (clock === "wall" ? r.times : r.cpuTimes)
   // Time of y over time of x in each round, then the median: the runs of one
@@ -177,6 +190,16 @@ export const ratios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "
     const bt = timesOf(b)
     return median(timesOf(a).map((t, round) => bt[round]! / t))
   }
+  const rssOver = (x: string, y: string) => {
+    const a = get(x)
+    const b = get(y)
+    return a && b ? a.peakRssMB - b.peakRssMB : NaN
+  }
+  return { get, perRound, rssOver }
+}
+
+export const ratios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "wall") => {
+  const { get, perRound } = comparing(rows, input, clock)
   const overhead = (x: string, y: string) => 1 / perRound(x, y) - 1
   const d = get("d-strict")
   const b = get("b-sdk")
@@ -197,6 +220,72 @@ export const ratios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "
     "peak RSS d - b, MB (goal <= 0)": d && b ? d.peakRssMB - b.peakRssMB : NaN
   }
 }
+
+/** The variants measured over the real-shaped inputs. */
+export const realVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict", "f-sdk", "f-query", "f-cli"]
+
+/** A goal of the real-data run: a figure, the least (or most) it may be, and what it compares. */
+export interface Goal {
+  readonly name: string
+  readonly value: number
+  readonly goal: number
+  /** "min": the figure must be at least the goal; "max": at most. */
+  readonly kind: "min" | "max"
+  readonly aim?: number | undefined
+}
+
+export const reached = (g: Goal): boolean => (g.kind === "min" ? g.value >= g.goal : g.value <= g.goal)
+
+/** The goals over one real-shaped input: throughput ratios (> 1 means the library is faster) and peak RSS. */
+export const realGoals = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "wall"): Array<Goal> => {
+  const { perRound, rssOver } = comparing(rows, input, clock)
+  return [
+    { name: "`Decode.messages` / the SDK reader (readline + `JSON.parse`)", value: perRound("d-strict", "b-sdk"), goal: 1.3, aim: 1.6, kind: "min" },
+    { name: "`ClaudeCli.query` / the SDK's `query()`, same child", value: perRound("f-cli", "f-query"), goal: 1.2, kind: "min" },
+    { name: "peak RSS of `Decode.messages` - the SDK reader's, MB", value: rssOver("d-strict", "b-sdk"), goal: 0, kind: "max" }
+  ]
+}
+
+/** Further ratios of the real-data run, without goals. */
+export const realRatios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "wall") => {
+  const { perRound } = comparing(rows, input, clock)
+  return {
+    "d/a-bytes (split bytes + JSON.parse)": perRound("d-strict", "a-bytes"),
+    "b/a-bytes": perRound("b-sdk", "a-bytes"),
+    "f-cli/f-sdk (SDK reader on the child)": perRound("f-cli", "f-sdk"),
+    "f-query/f-sdk": perRound("f-query", "f-sdk")
+  }
+}
+
+/** The variants of the cost curve. */
+export const curveVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict"]
+
+/** One line size of the cost curve: milliseconds per MB of each variant, and (d) against (b). */
+export interface CurvePoint {
+  readonly lineBytes: number
+  readonly msPerMB: Record<string, number>
+  readonly wall: number
+  readonly cpu: number
+}
+
+/** The cost curve's points, by line size (goal: (d) / (b) >= 1 at every size, (d)'s ms per MB flat). */
+export const curvePoints = (curve: NonNullable<Results["curve"]>): Array<CurvePoint> =>
+  Object.entries(curve.inputs).map(([input, size]) => {
+    const rows = curve.rows.filter((x) => x.input === input && x.error === undefined)
+    return {
+      lineBytes: Number(input.replace("curve-", "")),
+      msPerMB: Object.fromEntries(rows.map((x) => [x.variant, x.medianMs / (size.bytes / MB)])),
+      wall: comparing(curve.rows, input, "wall").perRound("d-strict", "b-sdk"),
+      cpu: comparing(curve.rows, input, "cpu").perRound("d-strict", "b-sdk")
+    }
+  })
+
+/** A line size for people: 1 KB, 256 KB, 64 MiB. */
+export const sizeName = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes / 1024} KB`
+
+/** The real-shaped inputs, in the order they are measured. */
+export const realInputs: ReadonlyArray<string> = ["real-partial", "real-plain"]
 
 /** The variants measured over the big lines, each in a fresh process. */
 export const bigLineVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict"]
@@ -222,7 +311,15 @@ export const allRatios = (r: Results) => {
       "fast path over Effect AOT": (by("aot")?.effect.bestMs ?? NaN) / (by("interpreter")?.fast.bestMs ?? NaN)
     }
   }
+  const goals = (input: string, clock: Clock) =>
+    Object.fromEntries(realGoals(r.real.rows, input, clock).map((g) => [g.name, { ...g, reached: reached(g) }]))
   return {
+    real: Object.fromEntries(realInputs.map((input) => [input, {
+      goals: goals(input, "wall"),
+      "goals, CPU time": goals(input, "cpu"),
+      ratios: realRatios(r.real.rows, input),
+      "ratios, CPU time": realRatios(r.real.rows, input, "cpu")
+    }])),
     partial: ratios(r.throughput, "partial"),
     plain: ratios(r.throughput, "plain"),
     "partial, CPU time": ratios(r.throughput, "partial", "cpu"),
@@ -238,6 +335,15 @@ const ratioCells = (wall: Record<string, number>, cpu: Record<string, number>) =
   const cell = (k: string, v: number) => (k.includes("overhead") ? `${f1(v * 100)}%` : k.includes("MB") ? f1(v) : f2(v))
   return Object.entries(wall).map(([k, v]) => [k, cell(k, v), k.includes("RSS") ? "" : cell(k, cpu[k]!)])
 }
+
+/** One line on a real-shaped input: what it was built from and its make-up. */
+export const describeReal = (input: string, size: RealInput): string =>
+  `${input === "real-partial" ? "real captures with partial messages" : "real captures without partial messages"} ` +
+  `(${f1(size.bytes / MB)} MB, ${size.lines} lines: ${size.captures} captures copied ${size.copies} times with fresh ids, ` +
+  `${(size.nonAscii * 100).toFixed(3)}% non-ASCII bytes)`
+
+/** A goal's figure: MB for memory, a ratio otherwise. */
+export const goalCell = (g: Goal): string => (g.name.includes("RSS") ? f1(g.value) : f2(g.value))
 
 export const render = (r: Results): string => {
   const m = r.machine
@@ -258,6 +364,29 @@ export const render = (r: Results): string => {
     f1(x.baseRssMB)
   ]
   const header = ["variant", "MB/s", "msg/s", "median ms", "range ms", "CPU ms", "peak RSS MB", "base RSS MB"]
+  for (const input of realInputs) {
+    const rows = r.real.rows.filter((x) => x.input === input)
+    const size = r.real.inputs[input]
+    if (rows.length === 0 || size === undefined) continue
+    out += `\n== headline: ${describeReal(input, size)} ==\n`
+    out += table(header, rows.map(rowCells))
+    const cpu = realGoals(r.real.rows, input, "cpu")
+    out += table(
+      ["goal (median of per-round ratios)", "goal", "wall", "CPU", "reached (wall / CPU)"],
+      realGoals(r.real.rows, input).map((g, i) => [
+        g.name.replaceAll("`", ""),
+        `${g.kind === "min" ? ">=" : "<="} ${g.goal}${g.aim === undefined ? "" : `, aim ${g.aim}`}`,
+        goalCell(g),
+        g.name.includes("RSS") ? "" : goalCell(cpu[i]!),
+        `${reached(g) ? "yes" : "NO"}${g.name.includes("RSS") ? "" : ` / ${reached(cpu[i]!) ? "yes" : "NO"}`}`
+      ])
+    )
+    const cpuRatios = realRatios(r.real.rows, input, "cpu")
+    out += table(
+      ["other ratios", "wall", "CPU"],
+      Object.entries(realRatios(r.real.rows, input)).map(([k, v]) => [k, f2(v), f2(cpuRatios[k as keyof typeof cpuRatios])])
+    )
+  }
   for (const input of ["partial", "plain"]) {
     const rows = r.throughput.filter((x) => x.input === input)
     if (rows.length === 0) continue
@@ -266,6 +395,13 @@ export const render = (r: Results): string => {
     out += table(
       ["ratio (median of per-round ratios)", "wall", "CPU"],
       ratioCells(ratios(r.throughput, input), ratios(r.throughput, input, "cpu"))
+    )
+  }
+  if (r.curve !== undefined && r.curve.rows.length > 0) {
+    out += `\n== cost curve: one line size per input (goal: (d) / (b) >= 1 at every size, (d)'s ms per MB flat) ==\n`
+    out += table(
+      ["line size", ...curveVariants.map((v) => `${v} ms/MB (wall)`), "d/b wall", "d/b CPU"],
+      curvePoints(r.curve).map((p) => [sizeName(p.lineBytes), ...curveVariants.map((v) => f2(p.msPerMB[v] ?? NaN)), f2(p.wall), f2(p.cpu)])
     )
   }
   if (r.bigLine.rows.length > 0) {

@@ -98,6 +98,15 @@ const libraryNodePipe = (file: string): Promise<Tally> =>
     return { messages, rejected: 0 }
   })
 
+/** (f) The Agent SDK's own `query()` over the stand-in CLI: the SDK's reader, its message queue and iterator. */
+const sdkQuery = async (file: string): Promise<Tally> => {
+  const { query } = await import("@anthropic-ai/claude-agent-sdk")
+  let messages = 0
+  const options = { pathToClaudeCodeExecutable: fakeCli.executable, env: { ...process.env, ...fakeCli.allAtOnce(file) } }
+  for await (const _ of query({ prompt: "bench", options })) messages++
+  return { messages, rejected: 0 }
+}
+
 export const variants: ReadonlyArray<Variant> = [
   { name: "a-text", label: "(a) split text + JSON.parse", run: (f) => baseline.splitText(open(f)) },
   { name: "a-bytes", label: "(a) split bytes + JSON.parse", run: (f) => baseline.splitBytes(open(f)) },
@@ -117,7 +126,8 @@ export const variants: ReadonlyArray<Variant> = [
   { name: "f-sdk", label: "(f) child stdout, SDK reader", run: (f) => nodeChild(f, (stdout) => baseline.sdkReadline(stdout)) },
   { name: "f-node", label: "(f) child stdout, Node pipe + Decode", run: libraryNodePipe },
   { name: "f-lib", label: "(f) child stdout, ChildProcess + Decode", run: libraryChild },
-  { name: "f-cli", label: "(f) child stdout, ClaudeCli.query (Live)", run: libraryCli }
+  { name: "f-cli", label: "(f) child stdout, ClaudeCli.query (Live)", run: libraryCli },
+  { name: "f-query", label: "(f) child stdout, the SDK's query()", run: sdkQuery }
 ]
 
 export const byName = (name: string): Variant => {

@@ -151,9 +151,9 @@ const latin1 = (bytes: Uint8Array, buffer: typeof NodeBuffer.Buffer): string =>
 
 // A line's text; throws as the fatal decoder does on invalid UTF-8 (ICU only ever sees valid UTF-8).
 const decodeUtf8 = (bytes: Uint8Array, isFirst: boolean): string => {
-  if (nodeBuffer !== undefined && bytes.length >= utf16MinBytes && bytes.length <= utf16MaxBytes) {
+  if (nodeBuffer !== undefined && bytes.length <= utf16MaxBytes) {
     if (nodeBuffer.isAscii(bytes)) return latin1(bytes, nodeBuffer.Buffer)
-    if (!nodeBuffer.isUtf8(bytes)) return (isFirst ? firstLineDecoder : lineDecoder).decode(bytes)
+    if (bytes.length < utf16MinBytes || !nodeBuffer.isUtf8(bytes)) return (isFirst ? firstLineDecoder : lineDecoder).decode(bytes)
     const utf16 = nodeBuffer.transcode(bytes, "utf8", "utf16le")
     const text = utf16.toString("utf16le")
     // The UTF-16 copy is freed now, not at some later collection (a buffer of its own: transcode's result).
@@ -312,15 +312,27 @@ export const makeSplitter = (options: Options = {}): Splitter => {
     return error
   }
 
+  // A chunk that is all ASCII (most chunks of a transcript) as a Node buffer: its lines are read straight off
+  // it as Latin-1, with no view made per line and no decoder call.
+  const asciiChunk = (chunk: Uint8Array): NodeBuffer.Buffer | undefined => {
+    if (nodeBuffer === undefined || !nodeBuffer.isAscii(chunk)) return undefined
+    return nodeBuffer.Buffer.isBuffer(chunk) ? chunk : nodeBuffer.Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length)
+  }
+
   const push = (chunk: Uint8Array, out: Array<Line | DecodeError>): DecodeError | undefined => {
     let start = 0
     const length = chunk.length
+    const ascii = asciiChunk(chunk)
     while (start < length) {
       const nl = chunk.indexOf(LF, start)
       if (nl === -1) return skipping ? undefined : partial(chunk.subarray(start), out)
       lineNo++
       if (skipping) {
         skipping = false
+      } else if (ascii !== undefined && !spanning && nl - start <= maxLineBytes) {
+        first = false
+        const end = nl > start && ascii[nl - 1] === CR ? nl - 1 : nl
+        if (end > start) accept(ascii.toString("latin1", start, end), out)
       } else {
         const error = spanning ? finish(chunk.subarray(start, nl), out) : wholeLine(chunk.subarray(start, nl), out)
         if (error !== undefined) return error

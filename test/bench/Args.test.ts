@@ -23,6 +23,12 @@ describe("bench arguments", () => {
     assert.deepStrictEqual([c.quick, c.sizeMB, c.runs, c.bigLineMiB, c.hugeMB, c.latencyCount], [true, 4, 5, 8, 64, 200])
   })
 
+  it("real-shaped inputs: 200 MB, 8 with --quick, 0 skips them", () => {
+    assert.deepStrictEqual([config().realMB, config("--quick").realMB, config("--real", "0").realMB], [200, 8, 0])
+    rejects(["--real", "1.5"], /--real 1.5: expected an integer >= 0/)
+    assert.deepStrictEqual([config().curveMB, config("--quick").curveMB, config("--curve", "0").curveMB], [64, 8, 0])
+  })
+
   it("--json FILE writes the file, in any position", () => {
     assert.deepStrictEqual(config("--json", "bench/results/latest.json").json, { to: "file", path: "bench/results/latest.json" })
     assert.deepStrictEqual(config("--json", "out.json", "--quick").json, { to: "file", path: "out.json" })

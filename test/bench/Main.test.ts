@@ -22,7 +22,7 @@ describe("npm run bench", () => {
     try {
       const file = path.join(dir, "results", "nested", "latest.json")
       const run = bench([
-        "--src", "--size", "1", "--runs", "1", "--warmup", "0", "--big-line", "0", "--huge", "0",
+        "--src", "--real", "1", "--size", "1", "--runs", "1", "--warmup", "0", "--big-line", "0", "--huge", "0",
         "--latency-count", "0", "--only", "b-sdk,d-strict", "--json", file
       ])
       assert.strictEqual(run.status, 0, run.stderr)
@@ -31,6 +31,12 @@ describe("npm run bench", () => {
       assert.deepStrictEqual(results.throughput.map((r: { variant: string }) => r.variant), ["b-sdk", "d-strict", "b-sdk", "d-strict"])
       assert.isNumber(results.ratios.partial["d/b (goal >= 1.0, aim 1.2)"])
       assert.isString(results.machine.cpu)
+      assert.deepStrictEqual(
+        results.real.rows.map((r: { input: string; variant: string }) => `${r.input} ${r.variant}`),
+        ["real-partial b-sdk", "real-partial d-strict", "real-plain b-sdk", "real-plain d-strict"]
+      )
+      assert.isNumber(results.ratios.real["real-plain"].goals["`Decode.messages` / the SDK reader (readline + `JSON.parse`)"].value)
+      assert.include(run.stdout, "== headline: real captures with partial messages")
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }

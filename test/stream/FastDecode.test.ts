@@ -2,7 +2,8 @@
  * The fast-path decoders behind `decodeMessage` (src/schema/internal/fastDecode.ts)
  * against Effect's own decoders, schema by schema: same successes (same
  * classes, same keys in the same order), same failures (same issue text), over
- * every corpus line, every fixture line, a generated transcript, and mutated lines.
+ * every corpus line, every fixture line, a generated transcript, the real-shaped
+ * bench input (captures with fresh ids), and mutated lines.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
@@ -10,6 +11,7 @@ import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
 import * as path from "node:path"
 import * as generate from "../../bench/generate.ts"
+import * as realData from "../../bench/realData.ts"
 import * as FastDecode from "../../src/schema/internal/fastDecode.ts"
 import * as Message from "../../src/schema/Message.ts"
 import { allStreamJsonFiles, readLines } from "../support/Corpus.ts"
@@ -94,6 +96,16 @@ describe("fast-path schema decoders", () => {
       assert.isAtLeast(compareAll(JSON.parse(text), `generated:${++lines}`), 1)
     }
     assert.isAbove(lines, 100)
+  })
+
+  it("the real-shaped bench input (captures copied with fresh ids)", () => {
+    let lines = 0
+    for (const capture of realData.captures()) {
+      for (const text of realData.freshIds(capture.lines.join("\n"), 3).split("\n")) {
+        compareAll(JSON.parse(text), `${path.basename(capture.file)} (copy 3):${++lines}`)
+      }
+    }
+    assert.isAbove(lines, 1000)
   })
 
   it("known shapes never need Effect's decoder", () => {
