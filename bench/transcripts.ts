@@ -13,6 +13,7 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { build } from "./realShaped.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 
@@ -167,83 +168,134 @@ const worker = async (mode: string, configDir: string, dir: string, sessionId: s
   }).pipe(Effect.provide(NodeServices.layer)))
 }
 
-const main = () => {
-  const sessions = flag("sessions", 1000)
-  const mb = flag("mb", 200)
+// The totals `stats --format json` gives, as ccusage's.
+const ourTotals = (stdout: string) => {
+  const models = Object.values((JSON.parse(stdout).total?.models ?? JSON.parse(stdout).files[0].models ?? {}) as Record<string, any>)
+  const sum = (k: string) => models.reduce((n, m) => n + (m[k] ?? 0), 0)
+  return {
+    totals: {
+      inputTokens: sum("inputTokens"),
+      outputTokens: sum("outputTokens"),
+      cacheReadTokens: sum("cacheReadInputTokens"),
+      cacheCreationTokens: sum("cacheCreationInputTokens")
+    } satisfies Totals,
+    cost: sum("costUsd") as number
+  }
+}
+
+const theirTotals = (stdout: string) => {
+  const t = JSON.parse(stdout).totals
+  return {
+    totals: {
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      cacheReadTokens: t.cacheReadTokens,
+      cacheCreationTokens: t.cacheCreationTokens
+    } satisfies Totals,
+    cost: t.totalCost as number
+  }
+}
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+interface Row {
+  readonly set: string
+  readonly ours: { readonly seconds: number; readonly peakMb: number }
+  readonly theirs: { readonly seconds: number; readonly peakMb: number }
+  readonly cost: number
+}
+
+// One input: `stats` and ccusage run in turn (interleaved, so a load that comes and goes falls on both), their
+// medians; fails when the totals differ (costs in cents: the two add the same prices in another order).
+const compare = (set: string, configDir: string, bin: string, cli: string, repetitions: number): Row => {
+  const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir }
+  const node = process.execPath
+  const ours: Array<Measured<ReturnType<typeof ourTotals>>> = []
+  const theirs: Array<Measured<ReturnType<typeof theirTotals>>> = []
+  for (let i = 0; i < repetitions; i++) {
+    ours.push(measure([node, bin, "stats", "--format", "json", path.join(configDir, "projects")], env, ourTotals))
+    theirs.push(measure([node, cli, "session", "--json", "--offline"], env, theirTotals))
+  }
+  const a = ours[0]!.output
+  const b = theirs[0]!.output
+  const cents = (usd: number) => Math.round(usd * 100)
+  if (JSON.stringify(a.totals) !== JSON.stringify(b.totals) || cents(a.cost) !== cents(b.cost)) {
+    throw new Error(`${set}: stats and ccusage disagree: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`)
+  }
+  const figures = (ms: ReadonlyArray<Measured<unknown>>) => ({
+    seconds: median(ms.map((m) => m.seconds)),
+    peakMb: median(ms.map((m) => m.peakMb))
+  })
+  return { set, ours: figures(ours), theirs: figures(theirs), cost: a.cost }
+}
+
+// Where the inputs are built: the 1 GB ones need the room.
+const withDirectory = <A>(bytes: number, f: (configDir: string) => A): A => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-transcripts-"))
   try {
-    const configDir = path.join(work, ".claude")
-    const bin = builtBin()
-    generate(configDir, sessions, mb * 1024 * 1024)
+    const free = fs.statfsSync(work)
+    if (free.bavail * free.bsize < bytes * 2.5) throw new Error(`${work}: not enough free disk for ${bytes / 1e6} MB of input`)
+    return f(path.join(work, ".claude"))
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true })
+  }
+}
+
+const MB = 1024 * 1024
+
+/** The real-shaped sets of issue 25, with the goal of each: stats' time and peak at most ccusage's. */
+const realSets = [
+  { name: "real, 2,000 files / 200 MB", files: 2000, bytes: 200 * MB, goal: 1 },
+  { name: "real, 10,000 files / 1 GB", files: 10_000, bytes: 1024 * MB, goal: 1 },
+  { name: "real, one 200 MB transcript", files: 1, bytes: 200 * MB, goal: 1 },
+  // Per-file overhead: within 2x ccusage's time per file.
+  { name: "real, 10,000 small files (one transcript each)", files: 10_000, bytes: 10_000, goal: 2 }
+] as const
+
+const main = () => {
+  const repetitions = flag("repetitions", 3)
+  const only = process.argv.includes("--quick") ? 1 : realSets.length
+  const bin = builtBin()
+  const cli = ccusageCli()
+  const out = (line: string) => process.stdout.write(line + "\n")
+  out(`date ${new Date().toISOString().slice(0, 10)} · machine ${os.cpus()[0]?.model ?? "?"} x${os.cpus().length}, ` +
+    `load ${os.loadavg()[0]!.toFixed(1)} · Node ${process.version} · ccusage ${ccusageVersion} · median of ${repetitions}, interleaved`)
+  out("")
+  out("| input | stats | ccusage | time ratio (goal) | peak MB, stats / ccusage | peak ratio (goal ≤ 1) | cost |")
+  out("|---|---|---|---|---|---|---|")
+  const row = (r: Row, goal: number) => {
+    const time = r.ours.seconds / r.theirs.seconds
+    const peak = r.ours.peakMb / r.theirs.peakMb
+    out(`| ${r.set} | ${r.ours.seconds.toFixed(2)} s | ${r.theirs.seconds.toFixed(2)} s | ` +
+      `${time.toFixed(2)}× (≤ ${goal}: ${time <= goal ? "met" : "**not met**"}) | ` +
+      `${r.ours.peakMb.toFixed(0)} / ${r.theirs.peakMb.toFixed(0)} | ${peak.toFixed(2)}× (${peak <= 1 ? "met" : "**not met**"}) | ` +
+      `$${r.cost.toFixed(2)} |`)
+  }
+  for (const set of realSets.slice(0, only)) {
+    row(withDirectory(set.bytes, (configDir) => {
+      build(configDir, set.files, set.bytes)
+      return compare(set.name, configDir, bin, cli, repetitions)
+    }), set.goal)
+  }
+  // The generated sessions of earlier runs, as a second table's row, and SessionFiles against the SDK.
+  const sessions = flag("sessions", 1000)
+  const mb = flag("mb", 200)
+  withDirectory(mb * MB, (configDir) => {
+    generate(configDir, sessions, mb * MB)
+    row(compare(`generated, ${sessions} files / ${mb} MB`, configDir, bin, cli, repetitions), 1)
     const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir }
-    const node = process.execPath
-    const ours = measure(
-      [node, bin, "stats", "--format", "json", path.join(configDir, "projects")],
-      env,
-      (stdout) => {
-        const models = Object.values((JSON.parse(stdout).total.models ?? {}) as Record<string, any>)
-        const sum = (k: string) => models.reduce((n, m) => n + m[k], 0)
-        return {
-          totals: {
-            inputTokens: sum("inputTokens"),
-            outputTokens: sum("outputTokens"),
-            cacheReadTokens: sum("cacheReadInputTokens"),
-            cacheCreationTokens: sum("cacheCreationInputTokens")
-          } satisfies Totals,
-          cost: sum("costUsd") as number
-        }
-      }
-    )
-    const theirs = measure(
-      [node, ccusageCli(), "session", "--json", "--offline"],
-      env,
-      (stdout) => {
-        const t = JSON.parse(stdout).totals
-        return {
-          totals: {
-            inputTokens: t.inputTokens,
-            outputTokens: t.outputTokens,
-            cacheReadTokens: t.cacheReadTokens,
-            cacheCreationTokens: t.cacheCreationTokens
-          } satisfies Totals,
-          cost: t.totalCost as number
-        }
-      }
-    )
-    // Costs in cents: the two add the same prices in another order.
-    const cents = (usd: number) => Math.round(usd * 100)
-    if (
-      JSON.stringify(ours.output.totals) !== JSON.stringify(theirs.output.totals) ||
-      cents(ours.output.cost) !== cents(theirs.output.cost)
-    ) {
-      throw new Error(`stats and ccusage disagree: ${JSON.stringify(ours.output)} vs ${JSON.stringify(theirs.output)}`)
-    }
-    const dir = "/home/bench/project-0"
     const read = (mode: string) =>
-      measure([node, import.meta.filename, "--worker", mode, configDir, dir, uuidOf(0)], env, (stdout) => JSON.parse(stdout.trim().split("\n").at(-1)!))
+      measure([process.execPath, import.meta.filename, "--worker", mode, configDir, "/home/bench/project-0", uuidOf(0)], env, (stdout) =>
+        JSON.parse(stdout.trim().split("\n").at(-1)!))
     const sdk = read("sdk")
     const files = read("ours")
     if (JSON.stringify(sdk.output) !== JSON.stringify(files.output)) {
       throw new Error(`SessionFiles and the SDK disagree: ${JSON.stringify(files.output)} vs ${JSON.stringify(sdk.output)}`)
     }
-    const rows = [
-      ["stats (effect-claude-code)", ours],
-      ["ccusage session --offline", theirs],
-      ["SessionFiles list + read one", files],
-      ["SDK listSessions + getSessionMessages", sdk]
-    ] as const
-    process.stdout.write(
-      `${sessions} transcripts, ${mb} MB, ${JSON.stringify(ours.output.totals)}, ` +
-        `cost $${ours.output.cost.toFixed(2)} (ccusage $${theirs.output.cost.toFixed(2)})\n`
-    )
-    for (const [name, m] of rows) process.stdout.write(`${name.padEnd(40)} ${m.seconds.toFixed(2).padStart(7)} s ${m.peakMb.toFixed(0).padStart(6)} MB\n`)
-    process.stdout.write(
-      `ratios (ours / theirs): stats time ${(ours.seconds / theirs.seconds).toFixed(2)}, peak ${(ours.peakMb / theirs.peakMb).toFixed(2)}; ` +
-        `sessions time ${(files.seconds / sdk.seconds).toFixed(2)}, peak ${(files.peakMb / sdk.peakMb).toFixed(2)}\n`
-    )
-  } finally {
-    fs.rmSync(work, { recursive: true, force: true })
-  }
+    out("")
+    out(`SessionFiles list + read one vs SDK listSessions + getSessionMessages (generated set, one run): ` +
+      `time ${(files.seconds / sdk.seconds).toFixed(2)}×, peak ${(files.peakMb / sdk.peakMb).toFixed(2)}×`)
+  })
 }
 
 if (!import.meta.main) {

@@ -211,7 +211,8 @@ const countAs = <E, R>(name: string, format: TranscriptDetect.Format, bytes: Str
 // format its head tells, anything else (a special file, a file of stream-json) as stream-json.
 const countFile = (
   file: string,
-  seen: Stats.Seen
+  seen: Stats.Seen,
+  check: Stats.LineCheck
 ): Effect.Effect<
   { readonly stats: Stats.FileStats; readonly format: TranscriptDetect.Format },
   CliFailure.CliFailure,
@@ -222,7 +223,7 @@ const countFile = (
       Stream.runHead,
       Effect.map(Option.getOrThrow)
     )
-    : Stats.transcriptFile(file, seen).pipe(
+    : Stats.transcriptFile(file, seen, check).pipe(
       Effect.mapError(Input.unreadable(file)),
       Effect.flatMap((stats) =>
         stats !== undefined
@@ -247,9 +248,16 @@ const stats = Command.make(
           "(a model's costUsd is null when no result line gives it)"
       ),
       Flag.withDefault("pretty")
+    ),
+    everyLine: Flag.Boolean("every-line").pipe(
+      Flag.withDescription(
+        "check every line of a transcript against the full schema (slower): without it a line that carries no " +
+          "usage or tool call or result is counted by its type, so one broken inside is not counted as failed"
+      ),
+      Flag.withDefault(false)
     )
   },
-  Effect.fnUntraced(function*({ files, format }) {
+  Effect.fnUntraced(function*({ files, format, everyLine }) {
     const stdio = yield* Stdio.Stdio
     // Every file is counted, or said to be unreadable: one that cannot be read does not hide the others.
     const expanded = yield* Effect.forEach(files, (file) => Effect.result(Input.expand(file)))
@@ -260,10 +268,13 @@ const stats = Command.make(
     // read the usual way.
     // A message copied into several transcripts (a forked or resumed session's history) counts once.
     const seen: Stats.Seen = new Set()
-    const fast = yield* Effect.sync(() => Stats.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-"), seen))
+    const check: Stats.LineCheck = everyLine ? "every" : "counted"
+    const fast = yield* Effect.sync(() =>
+      Stats.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-"), seen, check)
+    )
     const rest = yield* Effect.forEach(
       named.filter((_, i) => fast[i] === undefined),
-      (file) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success, seen)),
+      (file) => Effect.result(Result.isFailure(file) ? Effect.fail(file.failure) : countFile(file.success, seen, check)),
       { concurrency: readConcurrency }
     )
     let next = 0
