@@ -1,0 +1,98 @@
+/**
+ * `stats` counts the transcript lines that hold nothing but their kind from their text, without parsing them
+ * (`Stats.LineCheck` `"counted"`, the default): the figures are those of the full path (`"every"`: each line
+ * through the schema) over the corpus, the fixtures and real-shaped inputs, and over lines made to mislead a
+ * scan of the text; only a broken line of such a kind is counted otherwise, which `--every-line` is for.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { build } from "../../bench/realShaped.ts"
+import { generate } from "../../bench/transcripts.ts"
+import * as Stats from "../../src/cli/Stats.ts"
+import { allStreamJsonFiles } from "../support/Corpus.ts"
+import { jsonlFiles, transcriptCorpusFiles } from "./support.ts"
+
+const bothWays = (files: ReadonlyArray<string>) => ({
+  counted: Stats.transcriptFiles(files, new Set(), "counted"),
+  every: Stats.transcriptFiles(files, new Set(), "every")
+})
+
+const withDir = (f: (dir: string) => void) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-fast-"))
+  try {
+    f(dir)
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+describe("stats fast path", () => {
+  it("the full path's figures over the corpus and the fixtures", () => {
+    const files = [...transcriptCorpusFiles, ...allStreamJsonFiles]
+    const { counted, every } = bothWays(files)
+    assert.deepStrictEqual(counted, every)
+    // The transcripts are counted (the rest, stream-json, is left to the caller on both paths).
+    assert.isAtLeast(counted.filter((s) => s !== undefined).length, transcriptCorpusFiles.length - 1)
+  })
+
+  it("the full path's figures over real-shaped and generated inputs", () =>
+    withDir((dir) => {
+      build(path.join(dir, "real"), 30, 3 * 1024 * 1024)
+      generate(path.join(dir, "generated"), 10, 1024 * 1024)
+      const files = jsonlFiles(dir)
+      const { counted, every } = bothWays(files)
+      assert.deepStrictEqual(counted, every)
+      const total = Stats.total("all", counted.filter((s) => s !== undefined))
+      assert.isAbove(total.decoded, 1000)
+      assert.isAbove(Object.keys(total.tools).length, 3)
+    }))
+
+  it("lines made to mislead a scan of their text count as on the full path", () =>
+    withDir((dir) => {
+      const base = { parentUuid: null, isSidechain: false, userType: "external", cwd: "/w", sessionId: "s", version: "2.1.1" }
+      const user = (content: unknown, extra: object = {}) => ({ ...base, ...extra, type: "user", message: { role: "user", content }, uuid: "u", timestamp: "2026-01-01T00:00:00.000Z" })
+      const lines = [
+        // A prompt quoting JSON: its `"type":"` is escaped, inside a string.
+        user("say {\"type\":\"assistant\",\"usage\":{}}"),
+        // The entry's type after a nested object, and a nested type before the entry's.
+        { snapshot: { messageId: "m", type: "x" }, type: "file-history-snapshot", messageId: "m" },
+        { nested: { type: "summary" }, type: "summary", summary: "s" },
+        // A nested type alone: the line has none of its own.
+        { nested: { type: "summary" }, summary: "s" },
+        // Blocks, a subtype, an unknown type, a type with an escape, a system note.
+        user([{ type: "text", text: "hi" }, { type: "mystery" }]),
+        { type: "summary", summary: "s", subtype: "odd" },
+        { type: "no-such-entry", summary: "s" },
+        { type: "sum\u0000mary", summary: "s" },
+        { ...base, type: "system", content: "note", uuid: "n", timestamp: "2026-01-01T00:00:00.000Z" },
+        { type: "summary", summary: "plain", leafUuid: "u" }
+      ]
+      const file = path.join(dir, "misleading.jsonl")
+      fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n" +
+        // A line cut short (a write cut off): not an object as far as its ends show.
+        "{\"type\":\"summary\",\"summary\":\"cut\n")
+      const { counted, every } = bothWays([file])
+      assert.deepStrictEqual(counted, every)
+      assert.strictEqual(every[0]!.failed, 2)
+      assert.strictEqual(every[0]!.unknown, 2)
+    }))
+
+  it("a broken line of a kind that counts nothing else: failed only when every line is checked", () =>
+    withDir((dir) => {
+      const file = path.join(dir, "broken-inside.jsonl")
+      // A summary without its summary text, and one with a syntax error inside: objects of a known type as far
+      // as their ends show, broken inside.
+      fs.writeFileSync(
+        file,
+        [{ type: "summary", summary: "s" }, { type: "summary", leafUuid: 7 }].map((l) => JSON.stringify(l)).join("\n") +
+          "\n{\"type\":\"summary\" broken}\n"
+      )
+      const { counted, every } = bothWays([file])
+      assert.strictEqual(every[0]!.failed, 2)
+      assert.strictEqual(every[0]!.decoded, 1)
+      assert.strictEqual(counted[0]!.failed, 0)
+      assert.strictEqual(counted[0]!.decoded, 3)
+    }))
+})
