@@ -6,6 +6,8 @@
  */
 import * as Schema from "effect/Schema"
 import { installCli } from "./internal/installCli.ts"
+import { UnknownMessage } from "./schema/Message.ts"
+import * as ResultMessage from "./schema/Result.ts"
 import * as SessionStore from "./sessions/SessionStore.ts"
 
 /**
@@ -73,6 +75,34 @@ export class ProcessExited extends Schema.TaggedError<ProcessExited>()("ProcessE
     const how = this.signal !== null ? `was killed by ${this.signal}` : `exited with code ${this.exitCode}`
     const tail = this.stderrTail.trim()
     return `The Claude Code CLI ${how}` + (tail === "" ? " (stderr was empty)" : `; stderr:\n${tail}`)
+  }
+}
+
+/**
+ * The CLI wrote an error result (max turns, an API error, the budget) and then exited with a non-zero code.
+ * A query fails with it only when asked to (`failOnErrorResult: true`); by default such a run ends normally,
+ * with the result as its last message.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ErrorResultExit extends Schema.TaggedError<ErrorResultExit>()("ErrorResultExit", {
+  /** The error result the CLI wrote last. */
+  result: Schema.Union([ResultMessage.ResultError, ResultMessage.ResultSuccess, UnknownMessage]),
+  exitCode: Schema.Number,
+  /** The last few KB the CLI wrote to stderr, secrets redacted. */
+  stderrTail: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    const raw = this.result instanceof UnknownMessage ? this.result.raw : this.result
+    const subtype = typeof raw.subtype === "string" ? raw.subtype : "error"
+    const errors = "errors" in raw && Array.isArray(raw.errors) ? raw.errors.join("; ") : ""
+    const text = errors !== "" ? errors : "result" in raw && typeof raw.result === "string" ? raw.result : ""
+    return `The Claude Code CLI exited with code ${this.exitCode} after an error result (${subtype})` +
+      (text === "" ? "" : `: ${text}`)
   }
 }
 
@@ -257,6 +287,7 @@ export const Reason = Schema.Union([
   ExecutableNotFound,
   SpawnFailed,
   ProcessExited,
+  ErrorResultExit,
   DecodeFailed,
   LineTooLong,
   MissingResult,

@@ -237,6 +237,13 @@ export interface QueryOptions {
   readonly sessionStoreFlush?: "batched" | "eager" | undefined
   /** With `sessionStore` and `resume`: how long each store read of the resume may take (default 60 seconds). */
   readonly loadTimeout?: Duration.Input | undefined
+  /**
+   * `true`: a run whose CLI writes an error result (max turns, an API error, the budget) and then exits with a
+   * non-zero code fails, after that result, with `ClaudeCliError` reason `ErrorResultExit` (the result, the
+   * exit code, the stderr tail). Default `false`: such a run ends normally, the result saying what went wrong.
+   * For queries: a session's CLI does not exit after a turn's error result, so its turns end as they do.
+   */
+  readonly failOnErrorResult?: boolean | undefined
   /** Continue the most recent conversation in `cwd`. */
   readonly continue?: boolean | undefined
   /** With `resume` / `continue`: start a new session id instead of reusing the original. */

@@ -77,6 +77,11 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new CliError.ExecutableNotFound({ executable: "claude" }),
     new CliError.SpawnFailed({ executable: "claude", description: "EACCES", cause: new Error("EACCES") }),
     new CliError.ProcessExited({ exitCode: 1, signal: null, stderrTail: "boom" }),
+    new CliError.ErrorResultExit({
+      result: new Message.UnknownMessage({ raw: { type: "result", subtype: "error_max_turns", errors: ["max turns reached"] } }),
+      exitCode: 1,
+      stderrTail: ""
+    }),
     new CliError.DecodeFailed({ line: 2, raw: "{", issue: "not JSON" }),
     new CliError.LineTooLong({ line: 2, limit: 10, raw: "{\"a\"" }),
     new CliError.MissingResult({ messages: 3, stderrTail: "" }),
@@ -100,11 +105,15 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
       localOnly: 2,
       storedOnly: 3
     }),
+    new SessionStore.SessionNotFound({ sessionId: "s1", detail: "no project of the store holds it" }),
+    new SessionStore.AmbiguousSession({ sessionId: "s1", projectKeys: ["-a", "-b"] }),
     new SessionStore.Unavailable({ store: "SQLite /nonexistent/x.db", cause: new Error("unable to open database file") })
   ]],
   [SessionFilesError.SessionFilesError, [
     new SessionFilesError.SessionNotFound({ sessionId: "s1", searched: ["/home/me/.claude/projects"] }),
+    new SessionFilesError.AmbiguousSession({ sessionId: "s1", projects: ["/home/me/.claude/projects/-a", "/home/me/.claude/projects/-b"] }),
     new SessionFilesError.InvalidSessionId({ sessionId: "../x" }),
+    new SessionFilesError.BlankText({ sessionId: "s1", field: "tag" }),
     new SessionFilesError.MessageNotFound({ sessionId: "s1", uuid: "u1" }),
     new SessionFilesError.BadTranscript({ path: "/s1.jsonl", error: new Error("bad line") }),
     new SessionFilesError.FileSystemFailed({ path: "/s1.jsonl", cause: new Error("EACCES") })

@@ -321,19 +321,24 @@ const headed = (state: State, text: string): string => {
 }
 
 /**
- * How a line that failed to decode is reported: its number, why, and what was there (escaped). A reason over
- * several lines (a schema error says where: `at ["result"]`) goes on under the report, indented.
+ * How a line that failed to decode is reported: its number (with `note`, what became of it), why, and what
+ * was there (escaped). A reason over several lines (a schema error says where: `at ["result"]`) goes on under
+ * the report, indented.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const failureText = (error: DecodeError, redact: Redaction.Redact = Redaction.processRedactor()): string => {
+export const failureText = (
+  error: DecodeError,
+  note?: string,
+  redact: Redaction.Redact = Redaction.processRedactor()
+): string => {
   // A bad line may be a message that prints a credential: shown redacted, as `run` shows it.
   const shown = redactDecodeError(error, redact)
   const [first = "", ...more] = shown.detail.split("\n")
   // Bytes that are not UTF-8 (a binary file) are shown escaped, never as the characters they happen to decode to.
   const found = error.reason._tag === "InvalidUtf8" ? Style.ascii(shown.raw) : Style.printable(shown.raw)
-  return `line ${error.line}: not ${Input.expected(error)} (${Style.printable(first)}); found: ${found}` +
+  return `line ${error.line}${note === undefined ? "" : ` (${note})`}: not ${Input.expected(error)} (${Style.printable(first)}); found: ${found}` +
     more.map((line) => `\n  ${Style.printable(line)}`).join("")
 }
 
@@ -386,12 +391,16 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   const source = enter(state, name)
   if (Input.isOtherEntry(record)) {
     source.entries++
-    // The first line that decodes: what was held back is told.
-    return [...writes, ...heldNote(state, source, now)]
+    // The first line that decodes: what was held back is told. A bookkeeping line that does not fit is told
+    // as a warning: the conversation shown is whole.
+    const unfit = record.unfit === undefined
+      ? []
+      : aside(state, `${state.style.yellow("!")} ${whereIn(source)}${failureText(record.unfit, "bookkeeping, left out", state.redact)}\n`, now)
+    return [...writes, ...heldNote(state, source, now), ...unfit]
   }
   if (isDecodeError(record) && strict === true) {
     const what = Input.isTranscriptLine(record) ? "a session transcript" : "stream-json"
-    const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record, state.redact)}`)
+    const failure = CliFailure.make("BadInput", `${whereIn(source)}Not ${what}: ${failureText(record, undefined, state.redact)}`)
     return [...writes, stdout(screen(state, { _tag: "End" })), { _tag: "Stop", cause: Cause.fail(failure) }]
   }
   const message = isDecodeError(record) ? record : record.message
@@ -400,7 +409,7 @@ const record = <E>(state: State, record: Input.Line, now: number, name: string |
   const { messageCount, decodeErrorCount } = source.run
   // Not strict: a bad line is told on standard error, with the spinner out of the way, and the display goes on.
   if (isDecodeError(record)) {
-    const text = `${state.style.red("✗")} ${whereIn(source)}${failureText(record, state.redact)}\n`
+    const text = `${state.style.red("✗")} ${whereIn(source)}${failureText(record, undefined, state.redact)}\n`
     const undecoded = decodedLines(source) === 0
     if (undecoded && decodeErrorCount > reportedBeforeDecoding) source.held++
     else if (undecoded && state.options.holdUndecoded === true) source.pending.push(text)

@@ -361,7 +361,8 @@ export const withFormat = <A, E, R, E2, R2>(
 
 /**
  * A transcript line that decoded to an entry with no stream-json message (metadata, attachments, system
- * notes): counted, not shown.
+ * notes): counted, not shown. `unfit` is set for a bookkeeping entry whose fields do not fit its schema
+ * (see `TranscriptDecode.unfitBookkeeping`): counted too, and told, but no failed line.
  *
  * @since 0.1.0
  * @category models
@@ -369,6 +370,7 @@ export const withFormat = <A, E, R, E2, R2>(
 export interface OtherEntry {
   readonly _tag: "OtherEntry"
   readonly line: number
+  readonly unfit?: DecodeError | undefined
 }
 
 /**
@@ -432,7 +434,7 @@ const decoded = <E, R>(
       Stream.map((record): Line => {
         if (isDecodeError(record)) {
           transcriptLines.add(record)
-          return record
+          return TranscriptDecode.unfitBookkeeping(record) === undefined ? record : { _tag: "OtherEntry", line: record.line, unfit: record }
         }
         const message = TranscriptMessages.toMessage(record.entry, { toolUseId })
         return message === undefined ? { _tag: "OtherEntry", line: record.line } : { line: record.line, raw: record.raw, message }

@@ -133,6 +133,12 @@ export interface FileStats {
   /** Lines that decoded to an unknown message variant. */
   unknown: number
   failed: number
+  /**
+   * Transcript lines of bookkeeping entries (session metadata, not the conversation) of a known type whose
+   * fields do not fit its schema: counted in {@link decoded} and {@link kinds} by their type, told in
+   * {@link unfitLines}, and no failure (a metadata line never fails a transcript).
+   */
+  unfit: number
   /** Messages per kind: `type` or `type/subtype`. */
   readonly kinds: Record<string, number>
   readonly tools: Record<string, ToolStats>
@@ -145,6 +151,8 @@ export interface FileStats {
    * {@link failureLimit} of a file only: {@link failed} counts them all.
    */
   readonly failures: Array<Failure>
+  /** The {@link unfit} lines, as {@link failures} tells failed ones: the first {@link failureLimit} of a file. */
+  readonly unfitLines: Array<Failure>
   readonly models: Record<string, ModelStats>
   /** One entry per `result` message. */
   readonly results: Array<ResultStats>
@@ -231,11 +239,13 @@ export const empty = (path: string): FileStats => ({
   decoded: 0,
   unknown: 0,
   failed: 0,
+  unfit: 0,
   kinds: {},
   tools: {},
   errorResults: 0,
   unknownTypes: {},
   failures: [],
+  unfitLines: [],
   models: {},
   results: []
 })
@@ -372,15 +382,22 @@ const makeCounter = (path: string, price?: (model: string, tokens: Figures) => n
   // What is shown of a line's own text (a failure's reason, an unknown kind) is redacted with it.
   const redact = Redaction.lazyProcessRedactor()
 
-  // A line's place in the file, and its failure when it failed.
+  // A line's place in the file, and its failure when it failed (a bookkeeping entry that does not fit is
+  // counted by its type instead: see FileStats.unfit).
   const pushLine = (entry: { readonly line: number } | Decode.DecodeError): entry is Decode.DecodeError => {
     stats.lines = Math.max(stats.lines, entry.line)
     if (!isDecodeError(entry)) return false
-    stats.failed++
-    if (stats.failures.length < failureLimit) {
-      // The reason may quote the line's values (a credential among them): kept redacted.
-      stats.failures.push({ line: entry.line, reason: `${entry.reason._tag}: ${redact(entry.detail)}` })
+    // The reason may quote the line's values (a credential among them): kept redacted.
+    const reason = { line: entry.line, reason: `${entry.reason._tag}: ${redact(entry.detail)}` }
+    const unfit = TranscriptDecode.unfitBookkeeping(entry)
+    if (unfit !== undefined) {
+      stats.unfit++
+      if (stats.unfitLines.length < failureLimit) stats.unfitLines.push(reason)
+      pushKind(unfit, false)
+      return true
     }
+    stats.failed++
+    if (stats.failures.length < failureLimit) stats.failures.push(reason)
     return true
   }
 
@@ -768,6 +785,7 @@ export const total = (path: string, all: ReadonlyArray<FileStats>): FileStats =>
     sum.decoded += s.decoded
     sum.unknown += s.unknown
     sum.failed += s.failed
+    sum.unfit += s.unfit
     sum.errorResults += s.errorResults
     for (const [k, n] of Object.entries(s.kinds)) bump(sum.kinds, k, n)
     for (const [k, n] of Object.entries(s.unknownTypes)) bump(sum.unknownTypes, k, n)
@@ -783,7 +801,9 @@ export const total = (path: string, all: ReadonlyArray<FileStats>): FileStats =>
     }
     sum.results.push(...s.results)
     // Line numbers alone are ambiguous across files: the total's say whose line it is.
-    sum.failures.push(...s.failures.map((f) => ({ file: f.file ?? s.path, line: f.line, reason: f.reason })))
+    const inFile = (f: Failure) => ({ file: f.file ?? s.path, line: f.line, reason: f.reason })
+    sum.failures.push(...s.failures.map(inFile))
+    sum.unfitLines.push(...s.unfitLines.map(inFile))
   }
   return sum
 }
@@ -835,9 +855,9 @@ const modelText = (m: ModelStats): string => {
 }
 
 // A reason over several lines (a schema error lists its issues) stays under its `line N failed:` heading.
-const failureLines = (f: Failure): Array<string> =>
+const failureLines = (f: Failure, what = "failed"): Array<string> =>
   f.reason.split("\n").map((line, i) =>
-    `${i === 0 ? `  ${f.file === undefined ? "" : `${Style.printable(f.file)}: `}line ${f.line} failed: ` : "      "}${
+    `${i === 0 ? `  ${f.file === undefined ? "" : `${Style.printable(f.file)}: `}line ${f.line} ${what}: ` : "      "}${
       Style.printable(line)
     }`
   )
@@ -852,7 +872,7 @@ export const toText = (stats: FileStats): string => {
   const out: Array<string> = [
     stats.path,
     `  lines ${stats.lines} · decoded ${stats.decoded} · unknown ${stats.unknown} · failed ${stats.failed}` +
-    (stats.blank > 0 ? ` · blank ${stats.blank}` : "")
+    (stats.unfit > 0 ? ` · unfit bookkeeping ${stats.unfit}` : "") + (stats.blank > 0 ? ` · blank ${stats.blank}` : "")
   ]
   if (Object.keys(stats.kinds).length > 0) out.push(...section("kinds", [byCount(stats.kinds)]))
   const tools = Object.entries(stats.tools).sort((a, b) => b[1].calls - a[1].calls)
@@ -878,6 +898,9 @@ export const toText = (stats: FileStats): string => {
   out.push(...section("models", Object.entries(stats.models).map(([model, m]) => `${model}: ${modelText(m)}`)))
   out.push(...section("results", stats.results.length > 3 ? [resultsSum(stats.results)] : stats.results.map(resultLine)))
   if (Object.keys(stats.unknownTypes).length > 0) out.push(...section("unknown", [byCount(stats.unknownTypes)]))
+  for (const f of stats.unfitLines) out.push(...failureLines(f, "unfit (bookkeeping, counted)"))
+  const unfitUnshown = stats.unfit - stats.unfitLines.length
+  if (unfitUnshown > 0) out.push(`  ${ToolLine.plural(unfitUnshown, "more unfit line")} not shown`)
   for (const f of stats.failures) out.push(...failureLines(f))
   const unshown = stats.failed - stats.failures.length
   if (unshown > 0) out.push(`  ${ToolLine.plural(unshown, "more failed line")} not shown`)

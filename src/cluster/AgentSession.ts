@@ -386,7 +386,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         Stream.concat(
           current.turn(prompt).pipe(
             // The store's frames are the mirror's business, not the turn's.
-            Stream.filter((message) => !(message._tag === "UnknownMessage" && message.raw.type === "transcript_mirror")),
+            Stream.filter((message) => message._tag !== "TranscriptMirror"),
             Stream.tap((message) => {
               messages.push(message)
               // Kept at once, so that a turn cut short by a crash still resumes this conversation.

@@ -6,6 +6,7 @@ import { dual } from "effect/Function"
 import {
   type ClaudeCliError,
   DecodeFailed,
+  ErrorResultExit,
   ExecutableNotFound,
   FixtureUnreadable,
   IdleTimeout,
@@ -105,6 +106,9 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
       })
     case "LineTooLong":
       return new LineTooLong({ ...reason, raw: redactRaw(reason.raw, redact), ...causeOf(redactCause(reason.cause, redact)) })
+    // The result is a message of the stream already: its reader saw it as it is.
+    case "ErrorResultExit":
+      return new ErrorResultExit({ ...reason, stderrTail: Redaction.redactTail(reason.stderrTail, redact) })
     case "MissingResult":
       return new MissingResult({ ...reason, stderrTail: Redaction.redactTail(reason.stderrTail, redact) })
     case "IdleTimeout":

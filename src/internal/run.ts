@@ -70,6 +70,8 @@ interface Progress {
   messages: number
   /** How the last result message seen went. */
   result: "success" | "error" | undefined
+  /** The last result message seen, for `failOnErrorResult`. */
+  last: Message | undefined
 }
 
 // One synchronous pass per chunk (no Effect per line): decode, count, and stop at the first bad line unless `emit`.
@@ -86,7 +88,10 @@ const decoder = (emit: boolean, progress: Progress, redact: Redaction.Redact, re
         continue
       }
       progress.messages++
-      if (decoded.type === "result") progress.result = isErrorResult(decoded) ? "error" : "success"
+      if (decoded.type === "result") {
+        progress.result = isErrorResult(decoded) ? "error" : "success"
+        progress.last = decoded
+      }
       out.push(records ? Decode.toRecord(item as Ndjson.Line, decoded) : decoded)
     }
     return undefined
@@ -98,10 +103,15 @@ const decoder = (emit: boolean, progress: Progress, redact: Redaction.Redact, re
  * A run's lines decoded; a run that ends without a `result` message fails with `MissingResult` (with the
  * CLI's stderr tail). A run whose last result is an error result and whose CLI then exits with a code (see
  * {@link isExitAfterResult}) ends normally: the result says what went wrong, and a `Summary` of the run is
- * kept. The exit code goes on the current span.
+ * kept; with `failOnErrorResult` it fails after the result with `ErrorResultExit`. The exit code goes on the
+ * current span.
  */
-export const decodeRun = (run: Run, onBadLine: Ndjson.OnBadLine): Stream.Stream<Message | DecodeError, CliError.ClaudeCliError> =>
-  decodeRunAs(run, onBadLine, false) as Stream.Stream<Message | DecodeError, CliError.ClaudeCliError>
+export const decodeRun = (
+  run: Run,
+  onBadLine: Ndjson.OnBadLine,
+  failOnErrorResult = false
+): Stream.Stream<Message | DecodeError, CliError.ClaudeCliError> =>
+  decodeRunAs(run, onBadLine, false, failOnErrorResult) as Stream.Stream<Message | DecodeError, CliError.ClaudeCliError>
 
 /**
  * {@link decodeRun} keeping each line's text as written beside its message (what a tool that shows or stores
@@ -111,15 +121,16 @@ export const decodeRunRecords = (
   run: Run,
   onBadLine: Ndjson.OnBadLine
 ): Stream.Stream<Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> =>
-  decodeRunAs(run, onBadLine, true) as Stream.Stream<Decode.DecodedLine | DecodeError, CliError.ClaudeCliError>
+  decodeRunAs(run, onBadLine, true, false) as Stream.Stream<Decode.DecodedLine | DecodeError, CliError.ClaudeCliError>
 
 const decodeRunAs = (
   run: Run,
   onBadLine: Ndjson.OnBadLine,
-  records: boolean
+  records: boolean,
+  failOnErrorResult: boolean
 ): Stream.Stream<Message | Decode.DecodedLine | DecodeError, CliError.ClaudeCliError> =>
   Stream.suspend(() => {
-    const progress: Progress = { messages: 0, result: undefined }
+    const progress: Progress = { messages: 0, result: undefined, last: undefined }
     const end = Stream.unwrap(Effect.gen(function*() {
       const ended = yield* run.ended
       if (ended !== undefined) yield* Effect.annotateCurrentSpan(Telemetry.attributes.exitCode, ended.exitCode)
@@ -130,13 +141,19 @@ const decodeRunAs = (
     }))
     const decoded = applyStepper(run.lines, () => decoder(onBadLine === "emit", progress, run.redact ?? redactKeys, records))
     return Stream.concat(
-      Stream.catch(decoded, (error) =>
-        progress.result === "error" && isExitAfterResult(error)
-          ? Stream.fromEffectDrain(Effect.annotateCurrentSpan(
-            Telemetry.attributes.exitCode,
-            error.reason._tag === "ProcessExited" ? error.reason.exitCode : null
-          ))
-          : Stream.fail(error)),
+      Stream.catch(decoded, (error) => {
+        if (progress.result !== "error" || !isExitAfterResult(error) || error.reason._tag !== "ProcessExited") {
+          return Stream.fail(error)
+        }
+        const { exitCode, stderrTail } = error.reason
+        const annotated = Stream.fromEffectDrain(Effect.annotateCurrentSpan(Telemetry.attributes.exitCode, exitCode))
+        return failOnErrorResult && exitCode !== null && progress.last !== undefined
+          ? Stream.concat(
+            annotated,
+            Stream.fail(CliError.make(new CliError.ErrorResultExit({ result: progress.last as CliError.ErrorResultExit["result"], exitCode, stderrTail })))
+          )
+          : annotated
+      }),
       end
     )
   })
@@ -170,14 +187,14 @@ export const make = (run: Runner, session: StartSession): Service => {
     return Telemetry.observe(
       Stream.unwrap(Effect.gen(function*() {
         const started = yield* run(prompt, queryOptions)
-        const decoded = decodeRun(started, onBadLine)
+        const decoded = decodeRun(started, onBadLine, queryOptions.failOnErrorResult === true)
         if (started.mirror === undefined) return decoded
         // Options the process would refuse are refused before the store writes into the config directory.
         const problem = DerivedOptions.invalid(queryOptions)
         if (problem !== undefined) return yield* Effect.fail(CliError.make(new CliError.InvalidOptions({ description: problem })))
         // Before the process starts (it does when `lines` is read): the session to resume, from the store.
-        yield* Effect.mapError(SessionMirror.restore(started.mirror, queryOptions.resume), CliError.make)
-        return SessionMirror.mirror(started.mirror)(decoded)
+        const target = yield* Effect.mapError(SessionMirror.restore(started.mirror, queryOptions.resume), CliError.make)
+        return SessionMirror.mirror(target)(decoded)
       })),
       queryOptions
     )

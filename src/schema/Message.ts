@@ -274,6 +274,7 @@ export const variants = [
   SessionEvent.PromptSuggestion,
   SessionEvent.ConversationReset,
   SessionEvent.ActiveGoal,
+  SessionEvent.TranscriptMirror,
   Control.ControlRequest,
   Control.ControlResponse,
   Control.ControlCancelRequest,

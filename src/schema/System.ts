@@ -113,6 +113,8 @@ export class SystemInit extends Schema.Class<SystemInit>("effect-claude-code/Sys
   analytics_disabled: optionalBoolean,
   product_feedback_disabled: optionalBoolean,
   served_by_anthropic: optionalBoolean,
+  // Written by CLI 2.1.332: whether the run's shell commands run in the CLI's command sandbox.
+  sandbox_enabled: Schema.optionalKey(Schema.Union([Schema.Boolean, Schema.Literal("unknown")])),
   startup_timing: Schema.optionalKey(JsonObject),
   ...envelope
 }) {

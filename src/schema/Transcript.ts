@@ -292,7 +292,9 @@ export class QueueOperationEntry
 {}
 
 /**
- * The session's last prompt and the leaf of its conversation.
+ * The session's last prompt and the leaf of its conversation. The CLI leaves `lastPrompt` out when the
+ * session has none yet (a `/context` or another local command first), and sets `explicit` when it moved
+ * the leaf itself (a rewind, a branch).
  *
  * @since 0.1.0
  * @category schemas
@@ -300,8 +302,9 @@ export class QueueOperationEntry
 export class LastPromptEntry extends Schema.Class<LastPromptEntry>("effect-claude-code/Transcript/LastPromptEntry")({
   _tag: Schema.tagDefaultOmit("LastPromptEntry"),
   type: Schema.tag("last-prompt"),
-  lastPrompt: Schema.String,
+  lastPrompt: optionalString,
   leafUuid: optionalNullableString,
+  explicit: optionalBoolean,
   sessionId: optionalString
 }) {}
 

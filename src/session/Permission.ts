@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Control from "../schema/Control.ts"
@@ -146,3 +147,55 @@ export const decide = <R>(canUseTool: CanUseTool<R>, request: Request): Effect.E
       return Effect.succeed(toResponse(deny(`Permission callback failed: ${why}`), request))
     })
   )
+
+/**
+ * A `canUseTool` callback the CLI will not call for some tools: `permissionMode: "bypassPermissions"`
+ * approves every call before the callback is asked, and a bare `allowedTools` entry (a tool name without a
+ * rule in parentheses, such as `"Bash"`) approves that whole tool. `tools` names the bare entries (empty for
+ * the bypass). The wording and the condition are the SDK's (`CLAUDE_SDK_CAN_USE_TOOL_SHADOWED`); allow rules
+ * of settings files can shadow the callback too, but are not seen here.
+ *
+ * @since 0.1.0
+ * @category warnings
+ */
+export class CanUseToolShadowed extends Data.TaggedClass("CanUseToolShadowed")<{
+  readonly permissionMode: string | undefined
+  readonly tools: ReadonlyArray<string>
+}> {
+  /**
+   * The SDK's code for this warning.
+   *
+   * @since 0.1.0
+   */
+  get code(): string {
+    return "CLAUDE_SDK_CAN_USE_TOOL_SHADOWED"
+  }
+
+  /**
+   * @since 0.1.0
+   */
+  get message(): string {
+    return this.permissionMode === "bypassPermissions"
+      ? "canUseTool will not be invoked: permissionMode 'bypassPermissions' auto-approves every tool call (except explicit deny rules) before the callback is consulted. To gate every tool call, use a PreToolUse hook instead."
+      : `canUseTool will not be invoked for: ${this.tools.join(", ")}. Bare allowedTools entries auto-approve the whole tool before the callback is consulted. To gate every tool call, use a PreToolUse hook; or remove the bare names from allowedTools so they fall through to canUseTool. Allow rules from settings files can also shadow the callback but are not visible here.`
+  }
+}
+
+/**
+ * The warning for options whose `canUseTool` the CLI will not call for some tools (see
+ * {@link CanUseToolShadowed}); `undefined` without a callback, or when nothing shadows it. A session logs it
+ * with `Effect.logWarning` as it starts, annotated with its `code`.
+ *
+ * @since 0.1.0
+ * @category warnings
+ */
+export const shadowed = (options: {
+  readonly canUseTool?: unknown
+  readonly permissionMode?: string | undefined
+  readonly allowedTools?: ReadonlyArray<string> | undefined
+}): CanUseToolShadowed | undefined => {
+  if (options.canUseTool === undefined) return undefined
+  if (options.permissionMode === "bypassPermissions") return new CanUseToolShadowed({ permissionMode: options.permissionMode, tools: [] })
+  const tools = (options.allowedTools ?? []).filter((rule) => rule.length > 0 && !rule.includes("("))
+  return tools.length === 0 ? undefined : new CanUseToolShadowed({ permissionMode: options.permissionMode, tools })
+}

@@ -69,7 +69,7 @@ import * as Controls from "./Controls.ts"
 import type * as Dialogs from "./Dialogs.ts"
 import * as Initialize from "./Initialize.ts"
 import * as McpServer from "./McpServer.ts"
-import type * as Permission from "./Permission.ts"
+import * as Permission from "./Permission.ts"
 import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
 import * as UserContent from "./UserContent.ts"
@@ -269,9 +269,12 @@ const start = Effect.fnUntraced(function*(
   Scope.Scope | ChildProcessSpawner.ChildProcessSpawner
 > {
   const args = yield* Args.toArgs(options)
-  const mirrorTarget = SessionMirror.target(options)
+  // As the SDK warns at `query`: a callback the CLI will not call for some tools.
+  const shadowing = Permission.shadowed(options)
+  if (shadowing !== undefined) yield* Effect.logWarning(shadowing.message).pipe(Effect.annotateLogs({ code: shadowing.code }))
+  const given = SessionMirror.target(options)
   // Before the CLI starts: the session to resume, from the store.
-  if (mirrorTarget !== undefined) yield* Effect.mapError(SessionMirror.restore(mirrorTarget, options.resume), CliError.make)
+  const mirrorTarget = given === undefined ? undefined : yield* Effect.mapError(SessionMirror.restore(given, options.resume), CliError.make)
   const showReplays = Args.asksForReplays(options)
   const executable = options.executable ?? Process.defaultExecutable
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner

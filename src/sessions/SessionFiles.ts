@@ -1,10 +1,11 @@
 /**
  * The sessions the CLI keeps under its config directory (`<config dir>/projects/<project key>/<session
  * id>.jsonl`, subagents under `<session id>/subagents/agent-<agent id>.jsonl`): list them, read a session's
- * or a subagent's messages in conversation order, fork and delete. The SDK's session functions
- * (`listSessions`, `getSessionInfo`, `getSessionMessages`, `listSubagents`, `getSubagentMessages`,
- * `forkSession`, `deleteSession`) as Effects over `FileSystem`; messages stream, so a transcript of any size
- * is read in memory bounded by its ids and its longest line.
+ * or a subagent's messages in conversation order, fork, delete, rename, tag and archive. The SDK's session
+ * functions (`listSessions`, `getSessionInfo`, `getSessionMessages`, `listSubagents`, `getSubagentMessages`,
+ * `forkSession`, `deleteSession`, `renameSession`, `tagSession`, `archiveSession`, `unarchiveSession`) as
+ * Effects over `FileSystem`, each finding a session by its id alone unless given a project `dir`; messages
+ * stream, so a transcript of any size is read in memory bounded by its ids and its longest line.
  *
  * @since 0.1.0
  */
@@ -35,7 +36,8 @@ import * as SessionFilesError from "./SessionFilesError.ts"
 export type SessionInfo = Info.SessionInfo
 
 /**
- * Where to look: `dir` is a project directory (its sessions only); without it, every project.
+ * Where to look: `dir` is a project directory (its sessions only); without it, every project, where a session
+ * id found in more than one is `AmbiguousSession`.
  *
  * @since 0.1.0
  * @category models
@@ -172,6 +174,30 @@ export interface Shape {
   >
   /** Removes a session's transcript and its directory (subagents). */
   readonly deleteSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionFilesError.SessionFilesError>
+  /**
+   * Gives a session a title without a live session, as the SDK's `renameSession`: a `custom-title` line
+   * appended to its transcript, which listings and the CLI read as its title from then on. A blank title is
+   * `BlankText`.
+   */
+  readonly renameSession: (
+    sessionId: string,
+    title: string,
+    options?: LookupOptions
+  ) => Effect.Effect<void, SessionFilesError.SessionFilesError>
+  /** Tags a session without a live session, as the SDK's `tagSession` (a `tag` line); `null` clears its tag. */
+  readonly tagSession: (
+    sessionId: string,
+    tag: string | null,
+    options?: LookupOptions
+  ) => Effect.Effect<void, SessionFilesError.SessionFilesError>
+  /**
+   * Archives a session, as the SDK's `archiveSession`: a mark beside its transcript
+   * (`<session id>/archived.json`); it stays listed, with `archived: true`, until a prompt is sent in it.
+   * The transcript is not changed.
+   */
+  readonly archiveSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionFilesError.SessionFilesError>
+  /** Unarchives a session: listed with `archived: false`. */
+  readonly unarchiveSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionFilesError.SessionFilesError>
 }
 
 /**
@@ -227,12 +253,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Effect.gen(function*() {
       yield* checkId(sessionId)
       const keys = yield* projectKeys(dir)
-      for (const projectKey of keys) {
-        const file = path.join(projectsDir, projectKey, `${sessionId}.jsonl`)
-        if (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))) return { projectKey, file }
-      }
+      const found = yield* Effect.filter(keys, (projectKey) =>
+        fs.exists(path.join(projectsDir, projectKey, `${sessionId}.jsonl`)).pipe(Effect.orElseSucceed(() => false)))
+      if (found.length === 1) return { projectKey: found[0]!, file: path.join(projectsDir, found[0]!, `${sessionId}.jsonl`) }
       return yield* fail(
-        new SessionFilesError.SessionNotFound({ sessionId, searched: keys.map((k) => path.join(projectsDir, k)) })
+        found.length === 0
+          ? new SessionFilesError.SessionNotFound({ sessionId, searched: keys.map((k) => path.join(projectsDir, k)) })
+          : new SessionFilesError.AmbiguousSession({ sessionId, projects: found.map((k) => path.join(projectsDir, k)) })
       )
     })
 
@@ -257,7 +284,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const head = yield* read(0)
       const whole = size <= Info.windowBytes
       const tail = whole ? head : yield* read(size - Info.windowBytes)
-      return Info.fromWindows({
+      const info = Info.fromWindows({
         sessionId,
         projectKey,
         head,
@@ -266,7 +293,18 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         fileSize: size,
         lastModified: Option.match(stat.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
       })
+      if (info === undefined) return undefined
+      const archived = Info.archivedBy(yield* readMark(projectKey, sessionId), Info.windowEntries(head, tail, whole))
+      return archived === undefined ? info : { ...info, archived }
     })).pipe(Effect.mapError(fsFailed(file)))
+
+  const markFile = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId, "archived.json")
+  // A mark that cannot be read or parsed is none, as the SDK reads it.
+  const readMark = (projectKey: string, sessionId: string) =>
+    fs.readFileString(markFile(projectKey, sessionId)).pipe(
+      Effect.map((text) => text.length > 4096 ? undefined : Info.parseMark(text)),
+      Effect.orElseSucceed(() => undefined)
+    )
 
   const listSessions = (options: ListOptions = {}) =>
     Effect.gen(function*() {
@@ -293,17 +331,23 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const recordsInBand = (file: string) =>
     fs.stream(file).pipe(Stream.mapError(fsFailed(file)), TranscriptDecode.records({ onBadLine: "emit" }))
 
-  // Fails with `BadTranscript` at the first bad line passed in-band.
+  // Fails with `BadTranscript` at the first bad line passed in-band. A bookkeeping entry that does not fit
+  // (TranscriptDecode.unfitBookkeeping) holds none of the conversation: it stays in-band, and fails nothing.
   const failOnBadLine = <A>(file: string, items: Stream.Stream<A | DecodeError, SessionFilesError.SessionFilesError>) =>
-    Stream.mapEffect(items, (item) => isDecodeError(item) ? Effect.fail(badTranscript(file)(item)) : Effect.succeed(item))
+    Stream.mapEffect(items, (item) =>
+      isDecodeError(item) && TranscriptDecode.unfitBookkeeping(item) === undefined
+        ? Effect.fail(badTranscript(file)(item))
+        : Effect.succeed(item))
 
   const conversation = (
     file: string,
     sidechains: boolean,
     options: MessagesOptions
   ): Stream.Stream<SessionMessage | DecodeError, SessionFilesError.SessionFilesError> => {
-    const messages = Chain.conversation(recordsInBand(file), sidechains, options)
-    return options.onBadLine === "emit" ? messages : failOnBadLine(file, messages)
+    if (options.onBadLine === "emit") return Chain.conversation(recordsInBand(file), sidechains, options)
+    // Failing at the first bad line, the chain would stop at an unfit bookkeeping line: those are left out first.
+    const records = Stream.filter(recordsInBand(file), (r) => !isDecodeError(r) || TranscriptDecode.unfitBookkeeping(r) === undefined)
+    return failOnBadLine(file, Chain.conversation(records, sidechains, options))
   }
 
   const subagentsDir = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId)
@@ -441,6 +485,46 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       )
     })
 
+  // A line appended to a session's transcript, on a line of its own even after a torn last line.
+  const appendLine = (sessionId: string, entry: Record<string, unknown>, dir: string | undefined) =>
+    Effect.gen(function*() {
+      const { file } = yield* locate(sessionId, dir)
+      const last = yield* Effect.scoped(Effect.gen(function*() {
+        const handle = yield* fs.open(file)
+        const size = Number((yield* handle.stat).size)
+        return size === 0 ? Option.none() : yield* handle.readAlloc(1, { position: BigInt(size - 1) })
+      })).pipe(Effect.mapError(fsFailed(file)))
+      const torn = Option.isSome(last) && last.value[0] !== 0x0a
+      yield* fs.writeFileString(file, `${torn ? "\n" : ""}${JSON.stringify(entry)}\n`, { flag: "a" }).pipe(Effect.mapError(fsFailed(file)))
+    })
+
+  const blank = (sessionId: string, field: "title" | "tag") => fail(new SessionFilesError.BlankText({ sessionId, field }))
+
+  const renameSession = (sessionId: string, title: string, options: LookupOptions = {}) =>
+    title.trim() === ""
+      ? Effect.fail(blank(sessionId, "title"))
+      : appendLine(sessionId, { type: "custom-title", customTitle: title.trim(), sessionId }, options.dir)
+
+  const tagSession = (sessionId: string, tag: string | null, options: LookupOptions = {}) => {
+    // Control characters are no part of a tag.
+    const text = tag?.replace(/[\u0000-\u001f\u007f]/g, "").trim() ?? ""
+    return tag !== null && text === ""
+      ? Effect.fail(blank(sessionId, "tag"))
+      : appendLine(sessionId, { type: "tag", tag: text, sessionId }, options.dir)
+  }
+
+  const setArchived = (archived: boolean) => (sessionId: string, options: LookupOptions = {}) =>
+    Effect.gen(function*() {
+      const { projectKey } = yield* locate(sessionId, options.dir)
+      const file = markFile(projectKey, sessionId)
+      const text = JSON.stringify({ archived, at: new Date().toISOString(), by: "sdk" })
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
+        Effect.andThen(fs.writeFileString(`${file}.tmp`, text, { mode: 0o600 })),
+        Effect.andThen(fs.rename(`${file}.tmp`, file)),
+        Effect.mapError(fsFailed(file))
+      )
+    })
+
   return SessionFiles.of({
     configDir,
     listSessions,
@@ -458,7 +542,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     listSubagents,
     subagentMessages: subagentMessages as Shape["subagentMessages"],
     forkSession,
-    deleteSession
+    deleteSession,
+    renameSession,
+    tagSession,
+    archiveSession: setArchived(true),
+    unarchiveSession: setArchived(false)
   })
 })
 

@@ -33,6 +33,45 @@ export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("Sess
 }
 
 /**
+ * A session looked for in every project is in more than one (`projects`, their directories): give the
+ * `dir` of the one meant.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class AmbiguousSession extends Schema.TaggedError<AmbiguousSession>()("AmbiguousSession", {
+  sessionId: Schema.String,
+  projects: Schema.Array(Schema.String)
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Session ${this.sessionId} is in ${this.projects.length} projects (${this.projects.join(", ")}): give the dir of the one meant`
+  }
+}
+
+/**
+ * A title or a tag given to a session is blank (a tag is cleared with `null`).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class BlankText extends Schema.TaggedError<BlankText>()("BlankText", {
+  sessionId: Schema.String,
+  field: Schema.Literals(["title", "tag"])
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.field === "title"
+      ? `A title for session ${this.sessionId} cannot be blank`
+      : `A tag for session ${this.sessionId} cannot be blank (null clears the tag)`
+  }
+}
+
+/**
  * The session id is not a UUID (it names a file: anything else could point outside the projects directory).
  *
  * @since 0.1.0
@@ -107,7 +146,15 @@ export class FileSystemFailed extends Schema.TaggedError<FileSystemFailed>()("Fi
  * @since 0.1.0
  * @category models
  */
-export const Reason = Schema.Union([SessionNotFound, InvalidSessionId, MessageNotFound, BadTranscript, FileSystemFailed])
+export const Reason = Schema.Union([
+  SessionNotFound,
+  AmbiguousSession,
+  InvalidSessionId,
+  BlankText,
+  MessageNotFound,
+  BadTranscript,
+  FileSystemFailed
+])
 
 /**
  * @since 0.1.0

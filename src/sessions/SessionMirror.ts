@@ -28,7 +28,7 @@ import * as Stream from "effect/Stream"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import type * as Redaction from "../internal/redaction.ts"
-import * as Message from "../schema/Message.ts"
+import * as SessionEvent from "../schema/SessionEvent.ts"
 import * as System from "../schema/System.ts"
 import * as Plural from "../internal/plural.ts"
 import * as ProjectKey from "./ProjectKey.ts"
@@ -78,6 +78,13 @@ export interface Target {
   readonly loadTimeout?: Duration.Input | undefined
   /** The frames come from a recording, not a CLI: see {@link replay}. */
   readonly replay?: boolean | undefined
+  /**
+   * The store's key of the session a resume found by its id alone and restored (see {@link restore}): the
+   * frames of that session go there, whatever project key the CLI's file has here, so a session resumed in
+   * another directory stays one session of the store, found by its id again. (With a `projectKey` given,
+   * the resumed session goes on under this directory's project key, as the SDK mirrors it.)
+   */
+  readonly resumed?: Omit<SessionStore.SessionKey, "subpath"> | undefined
 }
 
 /**
@@ -181,11 +188,8 @@ export interface Frame {
  * @since 0.1.0
  * @category mirroring
  */
-export const frameOf = (message: unknown): Frame | undefined => {
-  if (!(message instanceof Message.UnknownMessage) || message.raw.type !== "transcript_mirror") return undefined
-  const { filePath, entries } = message.raw
-  return typeof filePath === "string" && Array.isArray(entries) ? { filePath, entries } : undefined
-}
+export const frameOf = (message: unknown): Frame | undefined =>
+  message instanceof SessionEvent.TranscriptMirror ? message : undefined
 
 // The key of an error no transcript is known for.
 const noKey: SessionStore.SessionKey = { projectKey: "", sessionId: "" }
@@ -221,7 +225,11 @@ export const start = Effect.fnUntraced(function*(
   let offered = 0
   // The appends taken from the queue and not yet done: reported if the drain is cut off.
   let pending: Array<Frame> = []
-  const keyOfFile = (filePath: string) => target.replay === true ? recordedKeyOf(filePath) : keyOf(filePath, target.configDir)
+  const keyOfFile = (filePath: string) => {
+    const key = target.replay === true ? recordedKeyOf(filePath) : keyOf(filePath, target.configDir)
+    const home = target.resumed
+    return key !== undefined && home !== undefined && key.sessionId === home.sessionId ? { ...key, projectKey: home.projectKey } : key
+  }
   const notStored = (frame: Frame, why: string) => {
     const key = keyOfFile(frame.filePath)
     return onError(mirrorError(`${why} (${Plural.plural(frame.entries.length, "entry", "entries")} not stored)`, key ?? noKey))
@@ -329,17 +337,19 @@ export const mirror = (target: Target) =>
   }))
 
 /**
- * With `resume`: the stored session written into the target's config directory, under the project key of its
+ * With `resume`: the stored session (under the target's `projectKey`, else found by its id alone, see
+ * `SessionStore.locate`) written into the target's config directory, under the project key of its
  * `cwd` with symbolic links resolved (the CLI keys its sessions by the directory it finds itself in, as the
  * SDK does), each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI;
- * a replay restores nothing.
+ * a replay restores nothing. Gives back the target, with `resumed` set to the session's key in the store
+ * when it was found there by its id alone, for the run's frames of that session to go there.
  *
  * @since 0.1.0
  * @category resume
  */
-export const restore = (target: Target, resume: string | undefined): Effect.Effect<void, SessionStore.SessionStoreError> =>
+export const restore = (target: Target, resume: string | undefined): Effect.Effect<Target, SessionStore.SessionStoreError> =>
   resume === undefined || target.replay === true
-    ? Effect.void
+    ? Effect.succeed(target)
     : FileSystem.FileSystem.use((fs) => fs.realPath(target.cwd)).pipe(
       Effect.orElseSucceed(() => nodePath.resolve(target.cwd)),
       Effect.flatMap((cwd) => restoreIn(target, resume, ProjectKey.fromPath(cwd))),
@@ -347,20 +357,43 @@ export const restore = (target: Target, resume: string | undefined): Effect.Effe
     )
 
 const restoreIn = (target: Target, resume: string, projectKey: string) => {
-  const key = { projectKey: target.projectKey ?? projectKey, sessionId: resume }
   const timeout = target.loadTimeout ?? Duration.seconds(60)
-  const within = <A>(self: Effect.Effect<A, SessionStore.SessionStoreError>, operation: "load" | "listSubkeys", k: SessionStore.SessionKey) =>
+  const within = <A>(self: Effect.Effect<A, SessionStore.SessionStoreError>, operation: Operation, k: SessionStore.SessionKey) =>
     Effect.flatMap(bounded(self, timeout), Option.match({
       onSome: Effect.succeed,
       onNone: () => Effect.fail(timedOut(operation, k, timeout, "loadTimeout"))
     }))
+  const { findProjects } = target.store
   const store: SessionStore.Shape = {
     ...target.store,
     load: (k) => within(target.store.load(k), "load", k),
-    listSubkeys: (k) => within(target.store.listSubkeys(k), "listSubkeys", k)
+    listSubkeys: (k) => within(target.store.listSubkeys(k), "listSubkeys", k),
+    findProjects: findProjects && ((id) => within(findProjects(id), "findProjects", { projectKey: "*", sessionId: id }))
   }
-  return Effect.asVoid(SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }))
+  return Effect.flatMap(
+    storedKey(store, target.projectKey, resume, projectKey),
+    ({ found, key }) =>
+      Effect.map(
+        SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }),
+        (held): Target => held && found ? { ...target, resumed: key } : target
+      )
+  )
 }
+
+// The store's key of the session to resume, and whether it was found by id alone: under the project key
+// given, else found by id (a store that cannot find sessions by id looks under `cwd`'s project key; one that
+// holds none leaves the resume to the CLI). The same id in several projects is `AmbiguousSession`.
+const storedKey = (store: SessionStore.Shape, given: string | undefined, resume: string, projectKey: string) =>
+  given !== undefined || store.findProjects === undefined
+    ? Effect.succeed({ key: { projectKey: given ?? projectKey, sessionId: resume }, found: false })
+    : SessionStore.validateKey("materialize", { sessionId: resume }).pipe(
+      Effect.andThen(SessionStore.locate(store, resume)),
+      Effect.map((key) => ({ key, found: true })),
+      Effect.catchReason("SessionStoreError", "SessionNotFound", () =>
+        Effect.succeed({ key: { projectKey, sessionId: resume }, found: false }))
+    )
+
+type Operation = "append" | "load" | "listSubkeys" | "findProjects"
 
 // `self` within `duration` (`None` when it took longer), without waiting for it to stop: a store call that
 // ignores interruption does not hold the run. It is interrupted in the background.
@@ -375,7 +408,7 @@ const bounded = <A, E>(self: Effect.Effect<A, E>, duration: Duration.Input): Eff
   )
 
 const timedOut = (
-  operation: "append" | "load" | "listSubkeys",
+  operation: Operation,
   key: SessionStore.SessionKey,
   timeout: Duration.Input,
   option: string

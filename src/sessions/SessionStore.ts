@@ -70,6 +70,7 @@ export const Operation = Schema.Literals([
   "listSessionSummaries",
   "listSubkeys",
   "delete",
+  "findProjects",
   "import",
   "fork",
   "materialize"
@@ -189,6 +190,45 @@ export class TranscriptConflict extends Schema.TaggedError<TranscriptConflict>()
 }
 
 /**
+ * A session looked for by its id alone is not in the store: no project holds it, or the store cannot find
+ * sessions by id (it has no `findProjects`), which `detail` says; giving its project key finds it.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("SessionNotFound", {
+  sessionId: Schema.String,
+  detail: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Session ${this.sessionId} not found in the store: ${this.detail}`
+  }
+}
+
+/**
+ * A session looked for by its id alone is in more than one project of the store (`projectKeys`): give the
+ * project key of the one meant.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class AmbiguousSession extends Schema.TaggedError<AmbiguousSession>()("AmbiguousSession", {
+  sessionId: Schema.String,
+  projectKeys: Schema.Array(Schema.String)
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Session ${this.sessionId} is in ${this.projectKeys.length} projects of the store (${this.projectKeys.join(", ")}): ` +
+      `give the projectKey of the one meant`
+  }
+}
+
+/**
  * The store could not be opened (a database file, its tables): `store` says which.
  *
  * @since 0.1.0
@@ -212,7 +252,16 @@ export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable"
  * @since 0.1.0
  * @category errors
  */
-export const Reason = Schema.Union([OperationFailed, Timeout, InvalidKey, InvalidEntry, TranscriptConflict, Unavailable])
+export const Reason = Schema.Union([
+  OperationFailed,
+  Timeout,
+  InvalidKey,
+  InvalidEntry,
+  TranscriptConflict,
+  SessionNotFound,
+  AmbiguousSession,
+  Unavailable
+])
 
 /**
  * @since 0.1.0
@@ -268,6 +317,12 @@ export interface Shape {
   readonly listSubkeys: (key: Omit<SessionKey, "subpath">) => Effect.Effect<ReadonlyArray<string>, SessionStoreError>
   /** Removes a session and everything under it. */
   readonly delete: (key: SessionKey) => Effect.Effect<void, SessionStoreError>
+  /**
+   * The project keys under which the store holds a main transcript of this session id, so that a session is
+   * found by its id alone (see {@link locate}). Not in the SDK's contract, so optional: a store without it
+   * finds sessions by project key only.
+   */
+  readonly findProjects?: ((sessionId: string) => Effect.Effect<ReadonlyArray<string>, SessionStoreError>) | undefined
 }
 
 /**
@@ -374,12 +429,12 @@ const badSubpath = (subpath: string): string | undefined => {
  */
 export const validateKey = (
   operation: Operation,
-  key: { readonly projectKey: string; readonly sessionId?: string | undefined; readonly subpath?: string | undefined }
+  key: { readonly projectKey?: string | undefined; readonly sessionId?: string | undefined; readonly subpath?: string | undefined }
 ): Effect.Effect<void, SessionStoreError> => {
   const problem = (field: "projectKey" | "sessionId" | "subpath", value: string, detail: string | undefined) =>
     detail === undefined ? undefined : new InvalidKey({ operation, field, value, detail })
   const name = (why: string | undefined) => why === undefined ? undefined : `it ${why}`
-  const reason = problem("projectKey", key.projectKey, name(badName(key.projectKey))) ??
+  const reason = (key.projectKey === undefined ? undefined : problem("projectKey", key.projectKey, name(badName(key.projectKey)))) ??
     (key.sessionId === undefined ? undefined : problem("sessionId", key.sessionId, name(badName(key.sessionId)))) ??
     (key.subpath === undefined ? undefined : problem("subpath", key.subpath, badSubpath(key.subpath)))
   return reason === undefined ? Effect.void : Effect.fail(new SessionStoreError({ reason }))
@@ -399,8 +454,30 @@ export const validating = (store: Shape): Shape => ({
   listSessionSummaries: (projectKey) =>
     Effect.andThen(validateKey("listSessionSummaries", { projectKey }), store.listSessionSummaries(projectKey)),
   listSubkeys: (key) => Effect.andThen(validateKey("listSubkeys", { ...key, subpath: undefined }), store.listSubkeys(key)),
-  delete: (key) => Effect.andThen(validateKey("delete", { ...key, subpath: undefined }), store.delete(key))
+  delete: (key) => Effect.andThen(validateKey("delete", { ...key, subpath: undefined }), store.delete(key)),
+  ...(store.findProjects !== undefined && {
+    findProjects: (sessionId: string) => Effect.andThen(validateKey("findProjects", { sessionId }), store.findProjects!(sessionId))
+  })
 })
+
+/**
+ * Finds a session by its id alone: the key of the one project of the store that holds it. Fails with
+ * `SessionNotFound` when none does (or the store has no `findProjects`), and with `AmbiguousSession` naming
+ * the projects when several do.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const locate = (store: Shape, sessionId: string): Effect.Effect<Omit<SessionKey, "subpath">, SessionStoreError> => {
+  const notFound = (detail: string) => Effect.fail(new SessionStoreError({ reason: new SessionNotFound({ sessionId, detail }) }))
+  if (store.findProjects === undefined) return notFound("this store cannot find sessions by id alone (it has no findProjects): give its projectKey")
+  return Effect.flatMap(store.findProjects(sessionId), (projectKeys) =>
+    projectKeys.length === 1
+      ? Effect.succeed({ projectKey: projectKeys[0]!, sessionId })
+      : projectKeys.length === 0
+      ? notFound("no project of the store holds it")
+      : Effect.fail(new SessionStoreError({ reason: new AmbiguousSession({ sessionId, projectKeys: [...projectKeys].sort() }) })))
+}
 
 /**
  * A store in memory, for tests and short-lived processes.
@@ -456,7 +533,11 @@ export const makeMemory = (): Shape => {
         for (const [id, t] of transcripts) {
           if (t.key.projectKey === key.projectKey && t.key.sessionId === key.sessionId) transcripts.delete(id)
         }
-      })
+      }),
+    findProjects: (sessionId) =>
+      Effect.sync(() =>
+        [...transcripts.values()].flatMap((t) => t.key.sessionId === sessionId && t.key.subpath === undefined ? [t.key.projectKey] : [])
+      )
   })
 }
 
@@ -716,13 +797,23 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
       for (const file of states.keys()) if (file === main || file.startsWith(dir + path.sep)) states.delete(file)
     })).pipe(Effect.mapError(fail("delete", key)))
 
+  const findProjects = (sessionId: string) =>
+    fs.readDirectory(root).pipe(
+      NotFound.orElse([] as Array<string>),
+      Effect.flatMap((projectKeys) =>
+        Effect.filter(projectKeys.sort(), (projectKey) => fs.exists(fileOf({ projectKey, sessionId })))
+      ),
+      Effect.mapError(fail("findProjects", sessionId))
+    )
+
   return validating({
     append,
     load: (key) => read(fileOf(key)).pipe(Effect.mapError(failIn("load", key, fileOf(key)))),
     listSessions,
     listSessionSummaries,
     listSubkeys,
-    delete: remove
+    delete: remove,
+    findProjects
   })
 })
 
@@ -806,7 +897,8 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
  * any is written: a conflict or a key that is not a name (see {@link validateKey}, `InvalidKey`) anywhere
  * writes nothing. Each file is written aside and then renamed, so a failed write leaves no partial transcript.
  * A subpath's `agent_metadata` entries (a subagent's `.meta.json`, as the CLI mirrors it) are not transcript
- * lines: the last one, without its `type`, becomes the subagent's `.meta.json`, as the SDK writes it.
+ * lines: the last one, without its `type`, becomes the subagent's `.meta.json`, as the SDK writes it; so
+ * does the last archive mark ({@link archiveSubpath}) become the session's `archived.json`.
  *
  * @since 0.1.0
  * @category resume
@@ -899,6 +991,11 @@ export const materialize = Effect.fnUntraced(function*(
     yield* validateKey("materialize", { ...key, subpath })
     const entries = yield* store.load({ ...key, subpath })
     if (Option.isNone(entries)) continue
+    if (subpath === archiveSubpath) {
+      const mark = entries.value.at(-1)
+      if (mark !== undefined) sidecars.push([path.join(dir, key.sessionId, "archived.json"), mark])
+      continue
+    }
     const file = path.join(dir, key.sessionId, `${subpath}.jsonl`)
     const transcript = entries.value.filter((e) => e.type !== agentMetadata)
     if (transcript.length > 0) plans.push(yield* decide(file, transcript))
@@ -919,10 +1016,20 @@ export const materialize = Effect.fnUntraced(function*(
 const agentMetadata = "agent_metadata"
 
 /**
+ * The subpath under which a store keeps a session's archive marks (`StoredSessions.archiveSession`), one
+ * entry per change, the last one holding: what the SDK keeps beside a transcript as `<session id>/archived.json`,
+ * which {@link materialize} writes back and {@link importSession} reads.
+ *
+ * @since 0.1.0
+ * @category resume
+ */
+export const archiveSubpath = "archived"
+
+/**
  * Copies a session of a CLI config directory into a store, as the SDK's `importSessionToStore`: its main
  * transcript and, unless `includeSubagents` is `false`, the transcripts under it, each read as a stream and
  * appended `batchSize` entries at a time (default 500), each subagent's `.meta.json` after its transcript as
- * an `agent_metadata` entry. The store's key is `source`'s unless `projectKey`
+ * an `agent_metadata` entry, and an archive mark (`archived.json`) under {@link archiveSubpath}. The store's key is `source`'s unless `projectKey`
  * says otherwise. Appends are idempotent by uuid: importing again adds only the entries without one.
  *
  * @since 0.1.0
@@ -960,17 +1067,21 @@ export const importSession = Effect.fnUntraced(function*(
     NotFound.orElse([] as ReadonlyArray<string>),
     Effect.mapError(failed)
   )
-  for (const name of names) {
-    const subpath = name.slice(0, -".jsonl".length).split(path.sep).join("/")
-    yield* copy(path.join(under, name), subpath)
-    const sidecar = path.join(under, name.replace(/\.jsonl$/, ".meta.json"))
-    const metadata = yield* fs.readFileString(sidecar).pipe(
-      Effect.map((text) => Option.liftThrowable(() => JSON.parse(text) as unknown)()),
+  // A JSON object beside the transcripts; an unreadable one is left out, as the SDK does.
+  const sidecar = (file: string) =>
+    fs.readFileString(file).pipe(
+      Effect.map((text) => Option.filter(Option.liftThrowable(() => JSON.parse(text) as unknown)(), Predicate.isObject)),
       Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone),
       Effect.mapError(failed)
     )
-    // An unreadable sidecar is left out, as the SDK does.
-    if (Option.isSome(metadata) && typeof metadata.value === "object" && metadata.value !== null) {
+  // The archive mark, as its own subpath.
+  const mark = yield* sidecar(path.join(under, "archived.json"))
+  if (Option.isSome(mark)) yield* store.append({ ...key, subpath: archiveSubpath }, [{ ...mark.value, type: archiveSubpath }])
+  for (const name of names) {
+    const subpath = name.slice(0, -".jsonl".length).split(path.sep).join("/")
+    yield* copy(path.join(under, name), subpath)
+    const metadata = yield* sidecar(path.join(under, name.replace(/\.jsonl$/, ".meta.json")))
+    if (Option.isSome(metadata)) {
       yield* store.append({ ...key, subpath }, [{ ...metadata.value, type: agentMetadata }])
     }
   }

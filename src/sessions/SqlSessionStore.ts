@@ -9,7 +9,8 @@
  *   SDK's contract says.
  * - summaries (`claude_session_summaries`): one row per session, `project_key`, `session_id`, `mtime` (ms, the
  *   `written_at` of the last append that added to the main transcript), `data` (the
- *   {@link SessionStore.SummaryData} as JSON text); primary key (project, session).
+ *   {@link SessionStore.SummaryData} as JSON text); primary key (project, session), and an index by session
+ *   id, for `findProjects`.
  *
  * An append to a main transcript runs in one transaction: it makes sure the session's summary row exists and
  * takes it (`FOR UPDATE` on PostgreSQL; SQLite writes one transaction at a time), inserts the entries, and
@@ -60,7 +61,8 @@ export const make = (options: Options = {}): Effect.Effect<SessionStore.Shape, S
 const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   const sql = yield* SqlClient.SqlClient
   const table = sql(tableName)
-  const summaries = sql(options.summaryTable ?? (options.table === undefined ? "claude_session_summaries" : `${options.table}_summaries`))
+  const summaryTable = options.summaryTable ?? (options.table === undefined ? "claude_session_summaries" : `${options.table}_summaries`)
+  const summaries = sql(summaryTable)
   const seq = sql.onDialectOrElse({
     pg: () => sql.literal("BIGSERIAL PRIMARY KEY"),
     orElse: () => sql.literal("INTEGER PRIMARY KEY AUTOINCREMENT")
@@ -83,6 +85,8 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     data TEXT NOT NULL,
     PRIMARY KEY (project_key, session_id)
   )`
+  // `findProjects` looks a session up by its id alone.
+  yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${summaryTable}_by_session`)} ON ${summaries} (session_id)`
 
   const fail = SessionStore.operationFailed
   const where = (key: SessionStore.SessionKey) =>
@@ -184,6 +188,13 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
       Effect.mapError(fail("delete", SessionStore.keyString(key)))
     )
 
+  const findProjects = (sessionId: string) =>
+    sql<{ readonly project_key: string }>`
+      SELECT project_key FROM ${summaries} WHERE session_id = ${sessionId} AND data <> '' ORDER BY project_key`.pipe(
+      Effect.map((rows) => rows.map((row) => row.project_key)),
+      Effect.mapError(fail("findProjects", sessionId))
+    )
+
   // Sessions appended before the summaries table existed get their summary here, once.
   const unsummarized = yield* sql<{ readonly project_key: string; readonly session_id: string; readonly mtime: number | string }>`
     SELECT e.project_key, e.session_id, MAX(e.written_at) AS mtime FROM ${table} e
@@ -199,7 +210,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     } ON CONFLICT DO NOTHING`
   }
 
-  return SessionStore.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove })
+  return SessionStore.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove, findProjects })
 })
 
 /**

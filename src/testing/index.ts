@@ -1,6 +1,6 @@
 /**
  * The test kit: a scripted Anthropic Messages API server, a sandbox for the real `claude` binary, scripts
- * and canned processes (`effect-claude-code/testing`).
+ * and canned processes, and a conformance kit for session stores (`effect-claude-code/testing`).
  *
  * @since 0.1.0
  */
@@ -34,4 +34,9 @@ export * as Script from "./Script.ts"
  * @since 0.1.0
  */
 export * as ScriptedServer from "./ScriptedServer.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as StoreConformance from "./StoreConformance.ts"
 

@@ -46,6 +46,28 @@ export interface Options extends Ndjson.Options {
  */
 export const decodeLine: (line: Ndjson.Line) => Transcript.Entry | DecodeError = decodeLineWith(Transcript.decodeEntry)
 
+// The types of `Transcript.ConversationEntry`: a line of one of them that does not fit is a hole in the
+// conversation. Every other known type is bookkeeping (titles, modes, costs, request records, ...).
+const conversationTypes: ReadonlySet<string> = new Set(["user", "assistant", "system", "attachment", "progress"])
+
+/**
+ * The entry type of a bad line that is a bookkeeping entry (session metadata beside the conversation: a
+ * `last-prompt`, a title, a request record, ...) of a known type whose fields do not fit its schema;
+ * `undefined` for any other bad line. No conversation is read from such a line, so readers of whole
+ * transcripts (`stats`, `view`, `SessionFiles`) count and report it and go on: a CLI that writes a
+ * metadata field differently must not fail a user's directory. A conversation entry that does not fit
+ * still fails where bad lines fail.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const unfitBookkeeping = (error: DecodeError): string | undefined => {
+  const reason = error.reason
+  if (reason._tag !== "SchemaMismatch" || !(reason.cause instanceof Transcript.TranscriptEntryError)) return undefined
+  const cause = reason.cause.reason
+  return cause._tag === "InvalidFields" && !conversationTypes.has(cause.entryType) ? cause.entryType : undefined
+}
+
 type Output = "record" | "entry"
 
 // Framing, `JSON.parse` and the schema's synchronous `decodeEntry` run fused per chunk, as in stream-json

@@ -102,9 +102,10 @@ describe("errors", () => {
   })
 
   it("a transcript's bad lines are told as transcript lines", () => {
-    const file = tempFile("session.jsonl", "{\"type\":\"summary\",\"summary\":42}\n{not json\n")
+    // A conversation entry that does not fit (a bookkeeping one is only a warning: test/transcript/Bookkeeping.test.ts).
+    const file = tempFile("session.jsonl", "{\"type\":\"user\",\"sessionId\":\"s\",\"uuid\":42}\n{not json\n")
     const view = Run.cli(["view", file])
-    expect(view.stderr).toContain("line 1: not a transcript entry (Invalid \"summary\" transcript entry")
+    expect(view.stderr).toContain("line 1: not a transcript entry (Invalid \"user\" transcript entry")
     expect(view.stderr).toContain("line 2: not a transcript entry (")
     expect(view.stderr).not.toContain("stream-json")
     const strict = Run.cli(["view", "--strict", file])

@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { allStreamJsonFiles, corpusFiles, readLines } from "../support/Corpus.ts"
+import * as Pretty from "../../src/cli/Pretty.ts"
 import * as Run from "./support/Run.ts"
 
 const cli = (...args: Array<string>) => Run.cli(args)
@@ -104,6 +105,9 @@ describe("stats", () => {
   describe("a session counts once, with its last result's figures", () => {
     const report = (file: string) => JSON.parse(cli("stats", "--format", "json", file).stdout).files[0]
     const recorded = (name: string) => path.join(Run.root, "fixtures", "recorded", name)
+    // The result lines of a recording, from its raw JSON (its timings change with each recording).
+    const resultsOf = (name: string): Array<{ readonly num_turns: number; readonly duration_ms: number }> =>
+      readLines(recorded(name)).map((l) => JSON.parse(l.text)).filter((json) => json.type === "result")
     const runCosts = (r: any) => r.results.map((x: any) => x.costUsd)
 
     it("a multi-turn capture: per model from the last result, cost per run", () => {
@@ -126,8 +130,9 @@ describe("stats", () => {
       expect(r.models["claude-opus-5-5"].costUsd).toBeCloseTo(0.0024, 12)
       for (const cost of runCosts(r)) expect(cost).toBeCloseTo(0.0008, 12)
       expect(r.results.map((x: any) => x.totalCostUsd)).toEqual([0.0008, 0.0016, 0.0024000000000000002])
-      // Turns and wall time are each run's own: they add up.
-      expect(r.results.map((x: any) => [x.turns, x.durationMs])).toEqual([[1, 166], [1, 52], [1, 45]])
+      // Turns and wall time are each run's own (as the recording's result lines give them): they add up.
+      expect(r.results.map((x: any) => [x.turns, x.durationMs])).toEqual(resultsOf("stream_json_session.jsonl").map((x) => [x.num_turns, x.duration_ms]))
+      expect(r.results.map((x: any) => x.turns)).toEqual([1, 1, 1])
     })
 
     it("a background subagent's second result adds no cost", () => {
@@ -155,7 +160,8 @@ describe("stats", () => {
       const { total } = JSON.parse(cli("stats", "--format", "json", ...files).stdout)
       expect(total.models["claude-opus-5-5"]).toMatchObject({ inputTokens: 800, outputTokens: 160 })
       expect(total.models["claude-opus-5-5"].costUsd).toBeCloseTo(0.0064, 12)
-      expect(cli("stats", ...files).stdout).toContain("\n  results  5 runs (success 5): 6 turns, 552ms, $0.0064\n")
+      const ms = ["stream_json_session.jsonl", "subagent.jsonl"].flatMap(resultsOf).reduce((n, x) => n + x.duration_ms, 0)
+      expect(cli("stats", ...files).stdout).toContain(`\n  results  5 runs (success 5): 6 turns, ${Pretty.seconds(ms)}, $0.0064\n`)
     })
   })
 

@@ -96,6 +96,30 @@ describe("ClaudeCli over the real CLI: how runs end", () => {
       Script.turn("never sent", { failures: [Script.invalidRequest("prompt is too long: 250000 tokens > 200000 maximum")] })
     ])))))
 
+  it.live("failOnErrorResult: the exit after an error result fails with ErrorResultExit, after the result", () =>
+    Effect.gen(function*() {
+      const seen: Array<Message> = []
+      const error = yield* ClaudeCli.query("This request is rejected.", { failOnErrorResult: true }).pipe(
+        Stream.runForEach((m) => Effect.sync(() => void seen.push(m))),
+        Effect.flip
+      )
+      assert.strictEqual(error.reason._tag, "ErrorResultExit")
+      if (error.reason._tag !== "ErrorResultExit") return
+      assert.strictEqual(error.reason.exitCode, 1)
+      // The result came first, and the error carries it.
+      assert.strictEqual(seen.at(-1)?.type, "result")
+      assert.strictEqual(error.reason.result, seen.at(-1))
+      assert.include(error.message, "exited with code 1 after an error result")
+    }).pipe(Effect.provide(Scripted.layer(Script.make([
+      Script.turn("never sent", { failures: [Script.invalidRequest("prompt is too long: 250000 tokens > 200000 maximum")] })
+    ])))))
+
+  it.live("failOnErrorResult leaves a successful run as it is", () =>
+    Effect.gen(function*() {
+      const summary = yield* ClaudeCli.query("Hello", { failOnErrorResult: true }).pipe(Stream.run(Summary.sink))
+      assert.isTrue(summary.success)
+    }).pipe(Effect.provide(Scripted.layer(Script.make([Script.turn("Hi.")])))))
+
   it.live("killed mid-line over 1 MiB while paused: ProcessExited with SIGKILL", () =>
     Effect.gen(function*() {
       const server = yield* ScriptedServer.ScriptedServer

@@ -64,7 +64,7 @@ describe("refusals over every corpus and fixture file", () => {
   }
 })
 
-describe("the recorded permission scenarios (CLI 2.1.330)", () => {
+describe("the recorded permission scenarios (CLI 2.1.332)", () => {
   const scenarios = [
     ["create_file", "default", "hello.py"],
     ["permission_default", "default", "out.txt"],

@@ -5,8 +5,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Permission from "../../src/session/Permission.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
@@ -18,6 +21,38 @@ const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
 const turnRequests = (server: ScriptedServer.Shape) => Effect.map(server.requests, ScriptedServer.turnRequests)
 
 describe("options (real CLI)", () => {
+  // The warnings a session logs as it starts, with their `code` annotation.
+  const warningsOf = (options: Partial<Session.Options>) =>
+    Effect.gen(function*() {
+      const warnings: Array<{ readonly message: unknown; readonly code: unknown }> = []
+      const logger = Logger.make((o) => {
+        if (o.logLevel !== "Warn") return
+        const message = Array.isArray(o.message) ? o.message[0] : o.message
+        warnings.push({ message, code: o.fiber.getRef(References.CurrentLogAnnotations).code })
+      })
+      const { base } = yield* setup([Script.turn("one")])
+      const session = yield* Session.make({ ...base, canUseTool: () => Effect.succeed(Permission.allow()), ...options }).pipe(
+        Effect.provide(Logger.layer([logger]))
+      )
+      assert.strictEqual(resultOf(yield* collect(session.turn("hi"))).result, "one")
+      return warnings
+    })
+
+  it.live("canUseTool shadowed by bare allowedTools: the SDK's warning is logged at start", () =>
+    run(Effect.gen(function*() {
+      const warnings = yield* warningsOf({ allowedTools: ["Bash", "Read(./src/**)", "Edit"] })
+      assert.deepStrictEqual(warnings.map((w) => w.code), ["CLAUDE_SDK_CAN_USE_TOOL_SHADOWED"])
+      assert.include(String(warnings[0].message), "canUseTool will not be invoked for: Bash, Edit.")
+    })), 60_000)
+
+  it.live("canUseTool shadowed by bypassPermissions is warned of; rules alone are not", () =>
+    run(Effect.gen(function*() {
+      assert.deepStrictEqual(yield* warningsOf({ allowedTools: ["Bash(ls:*)"] }), [])
+      assert.deepStrictEqual(yield* warningsOf({ canUseTool: undefined, allowedTools: ["Bash"] }), [])
+      const shadowed = Permission.shadowed({ canUseTool: () => {}, permissionMode: "bypassPermissions" })
+      assert.include(shadowed?.message, "permissionMode 'bypassPermissions' auto-approves every tool call")
+    })), 60_000)
+
   it.live("preset system prompt, effort, betas and thinking reach the request", () =>
     run(Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("one")])

@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/layers/Scripted.ts"
 import * as Message from "../../src/schema/Message.ts"
+import * as SessionEvent from "../../src/schema/SessionEvent.ts"
 import * as Context from "effect/Context"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -32,9 +33,7 @@ import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 const configDir = "/home/me/.claude"
 const file = `${configDir}/projects/-work-app/5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11.jsonl`
 const frame = (uuids: ReadonlyArray<string>) =>
-  new Message.UnknownMessage({
-    raw: { type: "transcript_mirror", filePath: file, entries: uuids.map((uuid) => ({ type: "user", uuid })) }
-  })
+  new SessionEvent.TranscriptMirror({ type: "transcript_mirror", filePath: file, entries: uuids.map((uuid) => ({ type: "user", uuid })) })
 
 // A memory store that records the uuids of each append call.
 const recording = () => {
@@ -279,7 +278,7 @@ describe("SessionMirror", () => {
           Effect.provide(Fixture.layer(file))
         )
         assert.deepStrictEqual(out.filter((m) => m._tag === "SystemMirrorError"), [])
-        assert.isFalse(out.some((m) => m._tag === "UnknownMessage" && m.raw.type === "transcript_mirror"))
+        assert.isFalse(out.some((m) => m.type === "transcript_mirror"))
         assert.isTrue(out.some((m) => m._tag === "ResultSuccess" && m.result === "Hi."))
         assert.deepStrictEqual(Option.getOrThrow(yield* replayed.load(key)), stored)
         assert.deepStrictEqual(

@@ -29,41 +29,8 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import * as Postgres from "../support/Postgres.ts"
+import { stores } from "./support/stores.ts"
 import { rawEntries, transcriptCorpusFiles } from "../transcript/support.ts"
-
-const stores: ReadonlyArray<{
-  readonly name: string
-  readonly make: Effect.Effect<SessionStore.Shape, SessionStore.SessionStoreError, FileSystem.FileSystem | import("effect/Scope").Scope | import("effect/Path").Path>
-}> = [
-  { name: "memory", make: Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerMemory) },
-  {
-    name: "directory",
-    make: Effect.gen(function*() {
-      const fsx = yield* FileSystem.FileSystem
-      const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
-      return yield* Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerDirectory(root))
-    })
-  },
-  {
-    name: "SQLite",
-    make: Effect.gen(function*() {
-      const fsx = yield* FileSystem.FileSystem
-      const dir = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
-      // Built in the test's scope: the database stays open until the test ends.
-      const context = yield* Layer.build(SqlSessionStore.layerSqlite({ filename: path.join(dir, "sessions.db") }))
-      return Context.get(context, SessionStore.SessionStore)
-    })
-  },
-  {
-    name: "PostgreSQL",
-    make: Effect.gen(function*() {
-      const server = yield* Postgres.start
-      const { database, host, port, username } = server
-      const context = yield* Layer.build(PgClient.layer({ host, port, username, database })).pipe(Effect.orDie)
-      return yield* SqlSessionStore.make().pipe(Effect.provide(context))
-    })
-  }
-]
 
 const key = { projectKey: "-work-app", sessionId: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11" }
 const entry = (uuid: string | undefined, text: string): SessionStore.Entry => ({ type: uuid === undefined ? "last-prompt" : "user", ...(uuid && { uuid }), text })

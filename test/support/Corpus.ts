@@ -80,12 +80,19 @@ export const nameOf = (file: string): string =>
 /** The committed copy of the transcript corpus (real transcripts from public repositories; see its README). */
 export const transcriptsDir = path.resolve(root, "fixtures", "transcripts")
 
+/** The transcripts the pinned CLI wrote while recording `fixtures/recorded` (`npm run fixtures:record`). */
+export const recordedTranscriptsDir = path.resolve(root, "fixtures", "transcripts-recorded")
+
 const committedTranscripts = listJsonl(transcriptsDir)
 const transcriptNames = new Set(committedTranscripts.map((file) => path.basename(file)))
 
-/** Every file of the transcript corpus: the committed copy, plus shared files it lacks or holds other bytes of. */
+/**
+ * Every file of the transcript corpus: the committed copy and the recorded transcripts, plus shared files the
+ * copy lacks or holds other bytes of.
+ */
 export const transcriptFiles: ReadonlyArray<string> = [
   ...committedTranscripts,
+  ...listJsonl(recordedTranscriptsDir),
   ...listJsonl(sharedTranscriptsDir).filter((file) => {
     const name = path.basename(file)
     return !transcriptNames.has(name) || !fs.readFileSync(file).equals(fs.readFileSync(path.join(transcriptsDir, name)))
@@ -94,7 +101,8 @@ export const transcriptFiles: ReadonlyArray<string> = [
 
 /** Every `.jsonl` file under `fixtures/` (recursively) that is not part of the corpus copy nor a transcript. */
 export const fixtureFiles: ReadonlyArray<string> = listJsonl(fixturesDir).filter((file) =>
-  !file.startsWith(corpusDir + path.sep) && !file.startsWith(transcriptsDir + path.sep)
+  !file.startsWith(corpusDir + path.sep) && !file.startsWith(transcriptsDir + path.sep) &&
+  !file.startsWith(recordedTranscriptsDir + path.sep)
 )
 
 /** Both sets, corpus first. */

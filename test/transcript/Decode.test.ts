@@ -10,6 +10,7 @@ import * as Transcript from "../../src/schema/Transcript.ts"
 import { DecodeError } from "../../src/stream/DecodeError.ts"
 import * as TranscriptDecode from "../../src/transcript/Decode.ts"
 import { decodeKnown, jsonlFiles, rawEntries, realConfigDirs, realScenarios, transcriptCorpusFiles } from "./support.ts"
+import { stateLines } from "./written.ts"
 
 const decodeFile = (file: string) => TranscriptDecode.decodeAll(fs.readFileSync(file))
 
@@ -157,26 +158,7 @@ describe("transcript decoding", () => {
   })
 
   describe("entry types of the pinned CLI", () => {
-    const envelope = { uuid: "u2", parentUuid: "u1", isSidechain: false, sessionId: "s", timestamp: "2026-01-01T00:00:00Z" }
-    const state = { sessionId: "s" }
-    // One line of each, as the CLI builds them, with a field this version does not know.
-    const lines: ReadonlyArray<readonly [Record<string, unknown>, string, string, unknown]> = [
-      [{ type: "progress", ...envelope, toolUseID: "t1", parentToolUseID: "t1", data: { type: "bash_progress", output: "x" } }, "ProgressEntry", "toolUseID", "t1"],
-      [{ type: "relocated", ...state, relocatedCwd: "/work/moved" }, "RelocatedEntry", "relocatedCwd", "/work/moved"],
-      [{ type: "content-replacement", ...state, agentId: "a1", replacements: [{ toolUseId: "t1" }] }, "ContentReplacementEntry", "agentId", "a1"],
-      [{ type: "mode", ...state, mode: "coordinator" }, "ModeEntry", "mode", "coordinator"],
-      [{ type: "permission-mode", ...state, permissionMode: "plan" }, "PermissionModeEntry", "permissionMode", "plan"],
-      [{ type: "pr-link", ...state, prNumber: 12, prUrl: "https://github.com/o/r/pull/12", prRepository: "o/r", timestamp: "t" }, "PrLinkEntry", "prNumber", 12],
-      [{ type: "worktree-state", ...state, worktreeSession: { worktreePath: "/w/t" } }, "WorktreeStateEntry", "worktreeSession", { worktreePath: "/w/t" }],
-      [{ type: "worktree-state", ...state, worktreeSession: null }, "WorktreeStateEntry", "worktreeSession", null],
-      [{ type: "agent-name", ...state, agentName: "reviewer" }, "AgentNameEntry", "agentName", "reviewer"],
-      [{ type: "agent-color", ...state, agentColor: "blue" }, "AgentColorEntry", "agentColor", "blue"],
-      [{ type: "agent-setting", ...state, agentSetting: "reviewer" }, "AgentSettingEntry", "agentSetting", "reviewer"],
-      [{ type: "frame-link", ...state, path: "p", frameUrl: "u", title: "T", artifactCount: 2, timestamp: "t" }, "FrameLinkEntry", "artifactCount", 2],
-      [{ type: "memory-mode", ...state, mode: "auto", afterUuid: "u1", timestamp: "t", reason: "switch" }, "MemoryModeEntry", "afterUuid", "u1"]
-    ]
-
-    for (const [line, tag, field, value] of lines) {
+    for (const [line, tag, field, value] of stateLines) {
       it(`${line.type} ${field === "worktreeSession" && value === null ? "(left)" : ""}`.trim(), () => {
         assert.deepStrictEqual(decodeKnown(line, tag)[field], value)
       })
@@ -191,7 +173,7 @@ describe("transcript decoding", () => {
     })
 
     it("a progress entry links the conversation", () => {
-      const entry = Transcript.decodeEntry(lines[0]![0])
+      const entry = Transcript.decodeEntry(stateLines[0]![0])
       assert.isTrue(Result.isSuccess(entry) && Transcript.isConversation(entry.success))
     })
   })

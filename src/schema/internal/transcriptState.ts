@@ -187,6 +187,8 @@ export class ReplModeEntry extends Schema.Class<ReplModeEntry>("effect-claude-co
   type: Schema.tag("repl-mode"),
   replMode: Schema.Boolean,
   typedEvents: optionalBoolean,
+  /** Set on the copy of the entry that a branch (`/branch`) writes; kept as written. */
+  cloudsOnly: optionalBoolean,
   ...stateFields
 }) {}
 

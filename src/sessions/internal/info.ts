@@ -39,7 +39,61 @@ export interface SessionInfo {
   readonly tag?: string | undefined
   /** The first entry's timestamp, in milliseconds since the epoch. */
   readonly createdAt?: number | undefined
+  /**
+   * Whether the session is archived: `true` once archived, `false` once unarchived or when a prompt was sent
+   * in it after it was archived; absent when it never was (and for a store's sessions in listings).
+   */
+  readonly archived?: boolean | undefined
 }
+
+/**
+ * An archive mark as the SDK keeps it beside a transcript (`<session id>/archived.json`): whether the
+ * session is archived, and since when (ms since the epoch).
+ *
+ * @internal
+ */
+export interface ArchiveMark {
+  readonly archived: boolean
+  readonly at: number
+}
+
+/**
+ * An archive mark's JSON text as a mark; `undefined` for one that is not (as the SDK, which ignores it).
+ *
+ * @internal
+ */
+export const parseMark = (text: string): ArchiveMark | undefined => {
+  try {
+    const value = JSON.parse(text) as { readonly archived?: unknown; readonly at?: unknown }
+    const at = typeof value.at === "string" ? Date.parse(value.at) : Number.NaN
+    return typeof value.archived === "boolean" && !Number.isNaN(at) ? { archived: value.archived, at } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether a session is archived, from its mark and its entries (all, or a file's head and tail windows, as
+ * the SDK reads them): a person's prompt after the mark unarchives it.
+ *
+ * @internal
+ */
+export const archivedBy = (mark: ArchiveMark | undefined, entries: Iterable<Transcript.Entry>): boolean | undefined => {
+  if (mark === undefined || !mark.archived) return mark?.archived
+  for (const entry of entries) {
+    const at = Date.parse(stringField(entry, "timestamp") ?? "")
+    if (promptText(entry) !== undefined && at > mark.at) return false
+  }
+  return true
+}
+
+/**
+ * The entries of a file's head and tail windows (the same text when it fits one).
+ *
+ * @internal
+ */
+export const windowEntries = (head: string, tail: string, whole: boolean): Array<Transcript.Entry> =>
+  whole ? entriesOf(head, "none") : [...entriesOf(head, "head"), ...entriesOf(tail, "tail")]
 
 // The whole lines of a window: a head loses its last (cut) line, a tail its first.
 const entriesOf = (text: string, cut: "head" | "tail" | "none"): Array<Transcript.Entry> => {

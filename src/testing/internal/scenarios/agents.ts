@@ -28,7 +28,7 @@ export const subagent: Scenario.Scenario = {
         Script.text("Delegating to a subagent."),
         Script.toolUse("Task", { description: "Count files", prompt: subagentPrompt, subagent_type: "general-purpose" })
       ]),
-      // CLI 2.1.330 runs the agent in the background: the main agent answers the launch, then gets a
+      // CLI 2.1.332 runs the agent in the background: the main agent answers the launch, then gets a
       // task notification as a new user message when the agent is done.
       Script.turn("The subagent is counting the files."),
       Script.turn("The subagent found 2 files.")

@@ -8,7 +8,7 @@ import type * as Scenario from "../../Scenario.ts"
 import * as Script from "../../Script.ts"
 
 /**
- * `Glob` and `LS` are not offered by CLI 2.1.330 in `-p` mode (the CLI answers "No such tool
+ * `Glob` and `LS` are not offered by CLI 2.1.332 in `-p` mode (the CLI answers "No such tool
  * available"), so the listing goes through Bash, as the CLI itself advises.
  *
  * @since 0.1.0
