@@ -2,7 +2,8 @@
  * `stats` counts the transcript lines that hold nothing but their kind from their text, without parsing them
  * (`Stats.LineCheck` `"counted"`, the default): the figures are those of the full path (`"every"`: each line
  * through the schema) over the corpus, the fixtures and real-shaped inputs, and over lines made to mislead a
- * scan of the text; only a broken line of such a kind is counted otherwise, which `--every-line` is for.
+ * scan of the text; only a line of such a kind broken inside is counted otherwise (as decoded, not failed or unfit), which
+ * `--every-line` is for.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -79,20 +80,19 @@ describe("stats fast path", () => {
       assert.strictEqual(every[0]!.unknown, 2)
     }))
 
-  it("a broken line of a kind that counts nothing else: failed only when every line is checked", () =>
+  it("a line broken inside, of a kind that counts nothing else: told only when every line is checked", () =>
     withDir((dir) => {
       const file = path.join(dir, "broken-inside.jsonl")
-      // A summary without its summary text, and one with a syntax error inside: objects of a known type as far
-      // as their ends show, broken inside.
+      // A summary without its summary text (an unfit bookkeeping line), one with a syntax error inside and a
+      // prompt without its message: objects of a known type as far as their ends show, broken inside.
       fs.writeFileSync(
         file,
-        [{ type: "summary", summary: "s" }, { type: "summary", leafUuid: 7 }].map((l) => JSON.stringify(l)).join("\n") +
-          "\n{\"type\":\"summary\" broken}\n"
+        [{ type: "summary", summary: "s" }, { type: "summary", leafUuid: 7 }, { type: "user", uuid: "u" }]
+          .map((l) => JSON.stringify(l)).join("\n") + "\n{\"type\":\"summary\" broken}\n"
       )
       const { counted, every } = bothWays([file])
-      assert.strictEqual(every[0]!.failed, 2)
-      assert.strictEqual(every[0]!.decoded, 1)
-      assert.strictEqual(counted[0]!.failed, 0)
-      assert.strictEqual(counted[0]!.decoded, 3)
+      assert.deepStrictEqual([every[0]!.decoded, every[0]!.unfit, every[0]!.failed], [2, 1, 2])
+      assert.deepStrictEqual([counted[0]!.decoded, counted[0]!.unfit, counted[0]!.failed], [4, 0, 0])
+      assert.deepStrictEqual(counted[0]!.kinds, { summary: 3, user: 1 })
     }))
 })
