@@ -249,15 +249,15 @@ const stats = Command.make(
       ),
       Flag.withDefault("pretty")
     ),
-    everyLine: Flag.Boolean("every-line").pipe(
+    countedOnly: Flag.Boolean("counted-only").pipe(
       Flag.withDescription(
-        "check every line of a transcript against the full schema (slower): without it a line that carries no " +
-          "usage or tool call or result is counted by its type, so one broken inside is not counted as failed"
+        "check only the transcript lines that carry what is counted (usage, tool calls and results), for ~7% less " +
+          "CPU: another line is counted by its type, so one broken inside counts as decoded, not failed or unfit"
       ),
       Flag.withDefault(false)
     )
   },
-  Effect.fnUntraced(function*({ files, format, everyLine }) {
+  Effect.fnUntraced(function*({ files, format, countedOnly }) {
     const stdio = yield* Stdio.Stdio
     // Every file is counted, or said to be unreadable: one that cannot be read does not hide the others.
     const expanded = yield* Effect.forEach(files, (file) => Effect.result(Input.expand(file)))
@@ -268,7 +268,7 @@ const stats = Command.make(
     // read the usual way.
     // A message copied into several transcripts (a forked or resumed session's history) counts once.
     const seen: Stats.Seen = new Set()
-    const check: Stats.LineCheck = everyLine ? "every" : "counted"
+    const check: Stats.LineCheck = countedOnly ? "counted" : "every"
     const fast = yield* Effect.sync(() =>
       Stats.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-"), seen, check)
     )

@@ -1,9 +1,9 @@
 /**
  * `stats` counts the transcript lines that hold nothing but their kind from their text, without parsing them
- * (`Stats.LineCheck` `"counted"`, the default): the figures are those of the full path (`"every"`: each line
+ * (`Stats.LineCheck` `"counted"`, `--counted-only`): the figures are those of the full path (`"every"`, the default: each line
  * through the schema) over the corpus, the fixtures and real-shaped inputs, and over lines made to mislead a
- * scan of the text; only a line of such a kind broken inside is counted otherwise (as decoded, not failed or unfit), which
- * `--every-line` is for.
+ * scan of the text; only a line of such a kind broken inside is counted otherwise (as decoded, not failed or unfit), which is why
+ * it is not the default.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -12,6 +12,7 @@ import * as path from "node:path"
 import { build } from "../../bench/realShaped.ts"
 import { generate } from "../../bench/transcripts.ts"
 import * as Stats from "../../src/cli/Stats.ts"
+import * as Run from "../cli/support/Run.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
 import { jsonlFiles, transcriptCorpusFiles } from "./support.ts"
 
@@ -94,5 +95,12 @@ describe("stats fast path", () => {
       assert.deepStrictEqual([every[0]!.decoded, every[0]!.unfit, every[0]!.failed], [2, 1, 2])
       assert.deepStrictEqual([counted[0]!.decoded, counted[0]!.unfit, counted[0]!.failed], [4, 0, 0])
       assert.deepStrictEqual(counted[0]!.kinds, { summary: 3, user: 1 })
+      // The command checks every line unless told not to.
+      const figures = (args: ReadonlyArray<string>) => {
+        const [stats] = JSON.parse(Run.cli(["stats", "--format", "json", ...args, file]).stdout).files
+        return [stats.decoded, stats.unfit, stats.failed]
+      }
+      assert.deepStrictEqual(figures([]), [2, 1, 2])
+      assert.deepStrictEqual(figures(["--counted-only"]), [4, 0, 0])
     }))
 })
