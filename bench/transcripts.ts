@@ -1,13 +1,18 @@
 /**
- * `node bench/transcripts.ts [--sessions N] [--mb M]`: a config directory of N generated session transcripts
- * (M MB in all, over ten projects), then, each in a process of its own, timed with its peak RSS:
- * - `effect-claude-code stats --format json` against `ccusage session --json --offline` (the tool most
- *   people use for this): the same token and cost totals, our time and peak memory as ratios of theirs. Each
- *   runs as installed: ccusage its published executable, ours the bin as the package ships it (`dist/cli/main.js`,
- *   built here first by `npm run build`), not the sources through Node's type stripping;
- * - listing every session and reading one session's messages with `SessionFiles` against the official
- *   SDK's `listSessions` / `getSessionMessages`: the same counts, the same ratios.
- * Fails when the figures differ. Prints a table and the ratios (below 1: we are faster / smaller).
+ * `node bench/transcripts.ts [--repetitions N] [--out FILE] [--quick] [--sessions N] [--mb M]`: `effect-claude-code
+ * stats --format json` against `ccusage session --json --offline` (the tool most people use for this), each in a
+ * process of its own, timed with its peak RSS, interleaved, the median of N runs (3) of each, over config
+ * directories built in os.tmpdir() (and removed after):
+ * - real-shaped (the headline, issue 25): the real transcripts of ../shared/corpus/transcripts and
+ *   fixtures/transcripts (and fixtures/transcripts-recorded when present) copied with fresh ids
+ *   (bench/realShaped.ts): 2,000 files of 200 MB, 10,000 files of 1 GB, one 200 MB transcript, 10,000 small
+ *   files (`--quick`: the first set only);
+ * - generated: N sessions (1,000) of M MB (200) written by {@link generate}; and, on them, listing every session
+ *   and reading one with `SessionFiles` against the official SDK's `listSessions` / `getSessionMessages`.
+ * Each runs as installed: ccusage its published executable, ours the bin as the package ships it
+ * (`dist/cli/main.js`, built here first by `npm run build`). Fails when the token totals or the cost (to the cent)
+ * differ. Prints, in one run, each ratio (ours / theirs: below 1 we are faster or smaller) with its goal; with
+ * `--out FILE` writes the same to FILE, which `node scripts/transcripts-table.ts FILE` puts in the README.
  */
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
@@ -257,12 +262,24 @@ const main = () => {
   const only = process.argv.includes("--quick") ? 1 : realSets.length
   const bin = builtBin()
   const cli = ccusageCli()
-  const out = (line: string) => process.stdout.write(line + "\n")
-  out(`date ${new Date().toISOString().slice(0, 10)} · machine ${os.cpus()[0]?.model ?? "?"} x${os.cpus().length}, ` +
+  // `--out FILE`: the output written to FILE too, for scripts/transcripts-table.ts to put in the README.
+  const outIndex = process.argv.indexOf("--out")
+  const outFile = outIndex === -1 ? undefined : process.argv[outIndex + 1]
+  if (outFile !== undefined) fs.writeFileSync(outFile, "")
+  const out = (line: string) => {
+    process.stdout.write(line + "\n")
+    if (outFile !== undefined) fs.appendFileSync(outFile, line + "\n")
+  }
+  out(`date ${new Date().toISOString().slice(0, 10)} · machine ${os.cpus()[0]?.model ?? "?"} ×${os.cpus().length}, ` +
     `load ${os.loadavg()[0]!.toFixed(1)} · Node ${process.version} · ccusage ${ccusageVersion} · median of ${repetitions}, interleaved`)
   out("")
-  out("| input | stats | ccusage | time ratio (goal) | peak MB, stats / ccusage | peak ratio (goal ≤ 1) | cost |")
-  out("|---|---|---|---|---|---|---|")
+  const header = () => {
+    out("| input | stats | ccusage | time ratio (goal) | peak MB, stats / ccusage | peak ratio (goal ≤ 1) | cost |")
+    out("|---|---|---|---|---|---|---|")
+  }
+  out("Real-shaped: the real transcripts of the corpus and the fixtures, copied with fresh ids.")
+  out("")
+  header()
   const row = (r: Row, goal: number) => {
     const time = r.ours.seconds / r.theirs.seconds
     const peak = r.ours.peakMb / r.theirs.peakMb
@@ -280,6 +297,10 @@ const main = () => {
   // The generated sessions of earlier runs, as a second table's row, and SessionFiles against the SDK.
   const sessions = flag("sessions", 1000)
   const mb = flag("mb", 200)
+  out("")
+  out("Generated: sessions written by this bench (long prompts and answers, one tool call per turn).")
+  out("")
+  header()
   withDirectory(mb * MB, (configDir) => {
     generate(configDir, sessions, mb * MB)
     row(compare(`generated, ${sessions} files / ${mb} MB`, configDir, bin, cli, repetitions), 1)
