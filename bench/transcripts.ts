@@ -173,9 +173,11 @@ const worker = async (mode: string, configDir: string, dir: string, sessionId: s
   }).pipe(Effect.provide(NodeServices.layer)))
 }
 
-// The totals `stats --format json` gives, as ccusage's.
+// The totals `stats --format json` gives, as ccusage's, and the cost per model (null: no price known).
 const ourTotals = (stdout: string) => {
-  const models = Object.values((JSON.parse(stdout).total?.models ?? JSON.parse(stdout).files[0].models ?? {}) as Record<string, any>)
+  const json = JSON.parse(stdout)
+  const byModel = (json.total ?? json.files[0]).models as Record<string, any>
+  const models = Object.values(byModel)
   const sum = (k: string) => models.reduce((n, m) => n + (m[k] ?? 0), 0)
   return {
     totals: {
@@ -184,12 +186,18 @@ const ourTotals = (stdout: string) => {
       cacheReadTokens: sum("cacheReadInputTokens"),
       cacheCreationTokens: sum("cacheCreationInputTokens")
     } satisfies Totals,
-    cost: sum("costUsd") as number
+    costs: Object.fromEntries(Object.entries(byModel).map(([name, m]) => [name, m.costUsd as number | null]))
   }
 }
 
+// ccusage's totals, and its cost per model (0 for a model it has no price for).
 const theirTotals = (stdout: string) => {
-  const t = JSON.parse(stdout).totals
+  const json = JSON.parse(stdout)
+  const t = json.totals
+  const costs: Record<string, number> = {}
+  for (const session of json.session ?? json.sessions ?? []) {
+    for (const m of session.modelBreakdowns ?? []) costs[m.modelName] = (costs[m.modelName] ?? 0) + m.cost
+  }
   return {
     totals: {
       inputTokens: t.inputTokens,
@@ -197,8 +205,17 @@ const theirTotals = (stdout: string) => {
       cacheReadTokens: t.cacheReadTokens,
       cacheCreationTokens: t.cacheCreationTokens
     } satisfies Totals,
-    cost: t.totalCost as number
+    costs
   }
+}
+
+// The models both price, with the cost of each (ours, theirs), and the models only one of the two prices.
+const costsCompared = (ours: Record<string, number | null>, theirs: Record<string, number>) => {
+  const both = Object.keys(ours).filter((m) => ours[m] !== null && (theirs[m] ?? 0) > 0)
+  const oneOnly = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].filter((m) =>
+    !both.includes(m) && ((ours[m] ?? 0) > 0 || (theirs[m] ?? 0) > 0)
+  )
+  return { both, oneOnly }
 }
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -207,7 +224,9 @@ interface Row {
   readonly set: string
   readonly ours: { readonly seconds: number; readonly peakMb: number }
   readonly theirs: { readonly seconds: number; readonly peakMb: number }
+  /** The cost of the models both price, and the models only one of the two prices. */
   readonly cost: number
+  readonly pricedByOne: ReadonlyArray<string>
 }
 
 // One input: `stats` and ccusage run in turn (interleaved, so a load that comes and goes falls on both), their
@@ -223,15 +242,24 @@ const compare = (set: string, configDir: string, bin: string, cli: string, repet
   }
   const a = ours[0]!.output
   const b = theirs[0]!.output
+  // Costs in cents, per model both price: the two add the same prices in another order.
   const cents = (usd: number) => Math.round(usd * 100)
-  if (JSON.stringify(a.totals) !== JSON.stringify(b.totals) || cents(a.cost) !== cents(b.cost)) {
+  const { both, oneOnly } = costsCompared(a.costs, b.costs)
+  const differ = both.filter((m) => cents(a.costs[m]!) !== cents(b.costs[m]!))
+  if (JSON.stringify(a.totals) !== JSON.stringify(b.totals) || differ.length > 0) {
     throw new Error(`${set}: stats and ccusage disagree: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`)
   }
   const figures = (ms: ReadonlyArray<Measured<unknown>>) => ({
     seconds: median(ms.map((m) => m.seconds)),
     peakMb: median(ms.map((m) => m.peakMb))
   })
-  return { set, ours: figures(ours), theirs: figures(theirs), cost: a.cost }
+  return {
+    set,
+    ours: figures(ours),
+    theirs: figures(theirs),
+    cost: both.reduce((n, m) => n + a.costs[m]!, 0),
+    pricedByOne: oneOnly
+  }
 }
 
 // Where the inputs are built: the 1 GB ones need the room.
@@ -274,7 +302,7 @@ const main = () => {
     `load ${os.loadavg()[0]!.toFixed(1)} · Node ${process.version} · ccusage ${ccusageVersion} · median of ${repetitions}, interleaved`)
   out("")
   const header = () => {
-    out("| input | stats | ccusage | time ratio (goal) | peak MB, stats / ccusage | peak ratio (goal ≤ 1) | cost |")
+    out("| input | stats | ccusage | time ratio (goal) | peak MB, stats / ccusage | peak ratio (goal ≤ 1) | cost, models both price (the same to the cent) |")
     out("|---|---|---|---|---|---|---|")
   }
   out("Real-shaped: the real transcripts of the corpus and the fixtures, copied with fresh ids.")
@@ -286,7 +314,7 @@ const main = () => {
     out(`| ${r.set} | ${r.ours.seconds.toFixed(2)} s | ${r.theirs.seconds.toFixed(2)} s | ` +
       `${time.toFixed(2)}× (≤ ${goal}: ${time <= goal ? "met" : "**not met**"}) | ` +
       `${r.ours.peakMb.toFixed(0)} / ${r.theirs.peakMb.toFixed(0)} | ${peak.toFixed(2)}× (${peak <= 1 ? "met" : "**not met**"}) | ` +
-      `$${r.cost.toFixed(2)} |`)
+      `$${r.cost.toFixed(2)}${r.pricedByOne.length > 0 ? ` (priced by one only: ${r.pricedByOne.join(", ")})` : ""} |`)
   }
   for (const set of realSets.slice(0, only)) {
     row(withDirectory(set.bytes, (configDir) => {
