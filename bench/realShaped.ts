@@ -15,15 +15,18 @@ const sourceDirs = [
   path.join(root, "fixtures", "transcripts-recorded")
 ]
 
-/** The real transcripts found, each once (the corpus and the fixtures hold some of the same files). */
-export const sources = (): ReadonlyArray<string> => {
+/**
+ * The real transcripts found, each once (the corpus and the fixtures hold some of the same files); with
+ * `maxBytes`, those of at most that size.
+ */
+export const sources = (maxBytes = Infinity): ReadonlyArray<string> => {
   const seen = new Map<string, string>()
   for (const dir of sourceDirs) {
     if (!fs.existsSync(dir)) continue
     for (const name of fs.readdirSync(dir).sort()) {
       if (!name.endsWith(".jsonl")) continue
       const text = fs.readFileSync(path.join(dir, name), "utf8")
-      if (text.trim() !== "") seen.set(text, name)
+      if (text.trim() !== "" && Buffer.byteLength(text) <= maxBytes) seen.set(text, name)
     }
   }
   return [...seen.keys()]
@@ -40,10 +43,11 @@ export const freshIds = (text: string, copy: number): string => {
 
 /**
  * Writes `files` transcripts of about `bytes` in all under `configDir/projects` (ten projects): each file the
- * real transcripts one after another with fresh ids, repeated until the file has its share of the bytes.
+ * real transcripts (of at most `maxSourceBytes` each) one after another with fresh ids, repeated until the file
+ * has its share of the bytes.
  */
-export const build = (configDir: string, files: number, bytes: number): void => {
-  const texts = sources()
+export const build = (configDir: string, files: number, bytes: number, maxSourceBytes = Infinity): void => {
+  const texts = sources(maxSourceBytes)
   const perFile = bytes / files
   let copy = 0
   for (let i = 0; i < files; i++) {
