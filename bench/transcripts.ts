@@ -1,18 +1,24 @@
 /**
- * `node bench/transcripts.ts [--sessions N] [--mb M]`: a config directory of N generated session transcripts
- * (M MB in all, over ten projects), then, each in a process of its own, timed with its peak RSS:
- * - `effect-claude-code stats --format json` against `ccusage session --json --offline` (the tool most
- *   people use for this): the same token and cost totals, our time and peak memory as ratios of theirs. Each
- *   runs as installed: ccusage its published executable, ours the bin as the package ships it (`dist/cli/main.js`,
- *   built here first by `npm run build`), not the sources through Node's type stripping;
- * - listing every session and reading one session's messages with `SessionFiles` against the official
- *   SDK's `listSessions` / `getSessionMessages`: the same counts, the same ratios.
- * Fails when the figures differ. Prints a table and the ratios (below 1: we are faster / smaller).
+ * `node bench/transcripts.ts [--repetitions N] [--out FILE] [--quick] [--sessions N] [--mb M]`: `effect-claude-code
+ * stats --format json` against `ccusage session --json --offline` (the tool most people use for this), each in a
+ * process of its own, timed with its peak RSS, interleaved, the median of N runs (3) of each, over config
+ * directories built in os.tmpdir() (and removed after):
+ * - real-shaped (the headline, issue 25): the real transcripts of ../shared/corpus/transcripts and
+ *   fixtures/transcripts (and fixtures/transcripts-recorded when present) copied with fresh ids
+ *   (bench/realShaped.ts): 2,000 files of 200 MB, 10,000 files of 1 GB, one 200 MB transcript, 10,000 small
+ *   files (`--quick`: the first set only);
+ * - generated: N sessions (1,000) of M MB (200) written by {@link generate}; and, on them, listing every session
+ *   and reading one with `SessionFiles` against the official SDK's `listSessions` / `getSessionMessages`.
+ * Each runs as installed: ccusage its published executable, ours the bin as the package ships it
+ * (`dist/cli/main.js`, built here first by `npm run build`). Fails when the token totals or the cost (to the cent)
+ * differ. Prints, in one run, each ratio (ours / theirs: below 1 we are faster or smaller) with its goal; with
+ * `--out FILE` writes the same to FILE, which `node scripts/transcripts-table.ts FILE` puts in the README.
  */
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { build } from "./realShaped.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 
@@ -167,83 +173,178 @@ const worker = async (mode: string, configDir: string, dir: string, sessionId: s
   }).pipe(Effect.provide(NodeServices.layer)))
 }
 
-const main = () => {
-  const sessions = flag("sessions", 1000)
-  const mb = flag("mb", 200)
+// The totals `stats --format json` gives, as ccusage's, and the cost per model (null: no price known).
+const ourTotals = (stdout: string) => {
+  const json = JSON.parse(stdout)
+  const byModel = (json.total ?? json.files[0]).models as Record<string, any>
+  const models = Object.values(byModel)
+  const sum = (k: string) => models.reduce((n, m) => n + (m[k] ?? 0), 0)
+  return {
+    totals: {
+      inputTokens: sum("inputTokens"),
+      outputTokens: sum("outputTokens"),
+      cacheReadTokens: sum("cacheReadInputTokens"),
+      cacheCreationTokens: sum("cacheCreationInputTokens")
+    } satisfies Totals,
+    costs: Object.fromEntries(Object.entries(byModel).map(([name, m]) => [name, m.costUsd as number | null]))
+  }
+}
+
+// ccusage's totals, and its cost per model (0 for a model it has no price for).
+const theirTotals = (stdout: string) => {
+  const json = JSON.parse(stdout)
+  const t = json.totals
+  const costs: Record<string, number> = {}
+  for (const session of json.session ?? json.sessions ?? []) {
+    for (const m of session.modelBreakdowns ?? []) costs[m.modelName] = (costs[m.modelName] ?? 0) + m.cost
+  }
+  return {
+    totals: {
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      cacheReadTokens: t.cacheReadTokens,
+      cacheCreationTokens: t.cacheCreationTokens
+    } satisfies Totals,
+    costs
+  }
+}
+
+// The models both price, with the cost of each (ours, theirs), and the models only one of the two prices.
+const costsCompared = (ours: Record<string, number | null>, theirs: Record<string, number>) => {
+  const both = Object.keys(ours).filter((m) => ours[m] !== null && (theirs[m] ?? 0) > 0)
+  const oneOnly = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].filter((m) =>
+    !both.includes(m) && ((ours[m] ?? 0) > 0 || (theirs[m] ?? 0) > 0)
+  )
+  return { both, oneOnly }
+}
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+interface Row {
+  readonly set: string
+  readonly ours: { readonly seconds: number; readonly peakMb: number }
+  readonly theirs: { readonly seconds: number; readonly peakMb: number }
+  /** The cost of the models both price, and the models only one of the two prices. */
+  readonly cost: number
+  readonly pricedByOne: ReadonlyArray<string>
+}
+
+// One input: `stats` and ccusage run in turn (interleaved, so a load that comes and goes falls on both), their
+// medians; fails when the totals differ (costs in cents: the two add the same prices in another order).
+const compare = (set: string, configDir: string, bin: string, cli: string, repetitions: number): Row => {
+  const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir }
+  const node = process.execPath
+  const ours: Array<Measured<ReturnType<typeof ourTotals>>> = []
+  const theirs: Array<Measured<ReturnType<typeof theirTotals>>> = []
+  for (let i = 0; i < repetitions; i++) {
+    ours.push(measure([node, bin, "stats", "--format", "json", path.join(configDir, "projects")], env, ourTotals))
+    theirs.push(measure([node, cli, "session", "--json", "--offline"], env, theirTotals))
+  }
+  const a = ours[0]!.output
+  const b = theirs[0]!.output
+  // Costs in cents, per model both price: the two add the same prices in another order.
+  const cents = (usd: number) => Math.round(usd * 100)
+  const { both, oneOnly } = costsCompared(a.costs, b.costs)
+  const differ = both.filter((m) => cents(a.costs[m]!) !== cents(b.costs[m]!))
+  if (JSON.stringify(a.totals) !== JSON.stringify(b.totals) || differ.length > 0) {
+    throw new Error(`${set}: stats and ccusage disagree: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`)
+  }
+  const figures = (ms: ReadonlyArray<Measured<unknown>>) => ({
+    seconds: median(ms.map((m) => m.seconds)),
+    peakMb: median(ms.map((m) => m.peakMb))
+  })
+  return {
+    set,
+    ours: figures(ours),
+    theirs: figures(theirs),
+    cost: both.reduce((n, m) => n + a.costs[m]!, 0),
+    pricedByOne: oneOnly
+  }
+}
+
+// Where the inputs are built: the 1 GB ones need the room.
+const withDirectory = <A>(bytes: number, f: (configDir: string) => A): A => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-transcripts-"))
   try {
-    const configDir = path.join(work, ".claude")
-    const bin = builtBin()
-    generate(configDir, sessions, mb * 1024 * 1024)
+    const free = fs.statfsSync(work)
+    if (free.bavail * free.bsize < bytes * 2.5) throw new Error(`${work}: not enough free disk for ${bytes / 1e6} MB of input`)
+    return f(path.join(work, ".claude"))
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true })
+  }
+}
+
+const MB = 1024 * 1024
+
+/** The real-shaped sets of issue 25, with the goal of each: stats' time and peak at most ccusage's. */
+const realSets = [
+  { name: "real, 2,000 files / 200 MB", files: 2000, bytes: 200 * MB, goal: 1 },
+  { name: "real, 10,000 files / 1 GB", files: 10_000, bytes: 1024 * MB, goal: 1 },
+  { name: "real, one 200 MB transcript", files: 1, bytes: 200 * MB, goal: 1 },
+  // Per-file overhead: within 2x ccusage's time per file.
+  { name: "real, 10,000 small files (one transcript of at most 32 KB each)", files: 10_000, bytes: 10_000, goal: 2, maxSourceBytes: 32 * 1024 }
+] as const
+
+const main = () => {
+  const repetitions = flag("repetitions", 3)
+  const only = process.argv.includes("--quick") ? 1 : realSets.length
+  const bin = builtBin()
+  const cli = ccusageCli()
+  // `--out FILE`: the output written to FILE too, for scripts/transcripts-table.ts to put in the README.
+  const outIndex = process.argv.indexOf("--out")
+  const outFile = outIndex === -1 ? undefined : process.argv[outIndex + 1]
+  if (outFile !== undefined) fs.writeFileSync(outFile, "")
+  const out = (line: string) => {
+    process.stdout.write(line + "\n")
+    if (outFile !== undefined) fs.appendFileSync(outFile, line + "\n")
+  }
+  out(`date ${new Date().toISOString().slice(0, 10)} · machine ${os.cpus()[0]?.model ?? "?"} ×${os.cpus().length}, ` +
+    `load ${os.loadavg()[0]!.toFixed(1)} · Node ${process.version} · ccusage ${ccusageVersion} · median of ${repetitions}, interleaved`)
+  out("")
+  const header = () => {
+    out("| input | stats | ccusage | time ratio (goal) | peak MB, stats / ccusage | peak ratio (goal ≤ 1) | cost, models both price (the same to the cent) |")
+    out("|---|---|---|---|---|---|---|")
+  }
+  out("Real-shaped: the real transcripts of the corpus and the fixtures, copied with fresh ids.")
+  out("")
+  header()
+  const row = (r: Row, goal: number) => {
+    const time = r.ours.seconds / r.theirs.seconds
+    const peak = r.ours.peakMb / r.theirs.peakMb
+    out(`| ${r.set} | ${r.ours.seconds.toFixed(2)} s | ${r.theirs.seconds.toFixed(2)} s | ` +
+      `${time.toFixed(2)}× (≤ ${goal}: ${time <= goal ? "met" : "**not met**"}) | ` +
+      `${r.ours.peakMb.toFixed(0)} / ${r.theirs.peakMb.toFixed(0)} | ${peak.toFixed(2)}× (${peak <= 1 ? "met" : "**not met**"}) | ` +
+      `$${r.cost.toFixed(2)}${r.pricedByOne.length > 0 ? ` (priced by one only: ${r.pricedByOne.join(", ")})` : ""} |`)
+  }
+  for (const set of realSets.slice(0, only)) {
+    row(withDirectory(set.bytes, (configDir) => {
+      build(configDir, set.files, set.bytes, "maxSourceBytes" in set ? set.maxSourceBytes : undefined)
+      return compare(set.name, configDir, bin, cli, repetitions)
+    }), set.goal)
+  }
+  // The generated sessions of earlier runs, as a second table's row, and SessionFiles against the SDK.
+  const sessions = flag("sessions", 1000)
+  const mb = flag("mb", 200)
+  out("")
+  out("Generated: sessions written by this bench (long prompts and answers, one tool call per turn).")
+  out("")
+  header()
+  withDirectory(mb * MB, (configDir) => {
+    generate(configDir, sessions, mb * MB)
+    row(compare(`generated, ${sessions} files / ${mb} MB`, configDir, bin, cli, repetitions), 1)
     const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir }
-    const node = process.execPath
-    const ours = measure(
-      [node, bin, "stats", "--format", "json", path.join(configDir, "projects")],
-      env,
-      (stdout) => {
-        const models = Object.values((JSON.parse(stdout).total.models ?? {}) as Record<string, any>)
-        const sum = (k: string) => models.reduce((n, m) => n + m[k], 0)
-        return {
-          totals: {
-            inputTokens: sum("inputTokens"),
-            outputTokens: sum("outputTokens"),
-            cacheReadTokens: sum("cacheReadInputTokens"),
-            cacheCreationTokens: sum("cacheCreationInputTokens")
-          } satisfies Totals,
-          cost: sum("costUsd") as number
-        }
-      }
-    )
-    const theirs = measure(
-      [node, ccusageCli(), "session", "--json", "--offline"],
-      env,
-      (stdout) => {
-        const t = JSON.parse(stdout).totals
-        return {
-          totals: {
-            inputTokens: t.inputTokens,
-            outputTokens: t.outputTokens,
-            cacheReadTokens: t.cacheReadTokens,
-            cacheCreationTokens: t.cacheCreationTokens
-          } satisfies Totals,
-          cost: t.totalCost as number
-        }
-      }
-    )
-    // Costs in cents: the two add the same prices in another order.
-    const cents = (usd: number) => Math.round(usd * 100)
-    if (
-      JSON.stringify(ours.output.totals) !== JSON.stringify(theirs.output.totals) ||
-      cents(ours.output.cost) !== cents(theirs.output.cost)
-    ) {
-      throw new Error(`stats and ccusage disagree: ${JSON.stringify(ours.output)} vs ${JSON.stringify(theirs.output)}`)
-    }
-    const dir = "/home/bench/project-0"
     const read = (mode: string) =>
-      measure([node, import.meta.filename, "--worker", mode, configDir, dir, uuidOf(0)], env, (stdout) => JSON.parse(stdout.trim().split("\n").at(-1)!))
+      measure([process.execPath, import.meta.filename, "--worker", mode, configDir, "/home/bench/project-0", uuidOf(0)], env, (stdout) =>
+        JSON.parse(stdout.trim().split("\n").at(-1)!))
     const sdk = read("sdk")
     const files = read("ours")
     if (JSON.stringify(sdk.output) !== JSON.stringify(files.output)) {
       throw new Error(`SessionFiles and the SDK disagree: ${JSON.stringify(files.output)} vs ${JSON.stringify(sdk.output)}`)
     }
-    const rows = [
-      ["stats (effect-claude-code)", ours],
-      ["ccusage session --offline", theirs],
-      ["SessionFiles list + read one", files],
-      ["SDK listSessions + getSessionMessages", sdk]
-    ] as const
-    process.stdout.write(
-      `${sessions} transcripts, ${mb} MB, ${JSON.stringify(ours.output.totals)}, ` +
-        `cost $${ours.output.cost.toFixed(2)} (ccusage $${theirs.output.cost.toFixed(2)})\n`
-    )
-    for (const [name, m] of rows) process.stdout.write(`${name.padEnd(40)} ${m.seconds.toFixed(2).padStart(7)} s ${m.peakMb.toFixed(0).padStart(6)} MB\n`)
-    process.stdout.write(
-      `ratios (ours / theirs): stats time ${(ours.seconds / theirs.seconds).toFixed(2)}, peak ${(ours.peakMb / theirs.peakMb).toFixed(2)}; ` +
-        `sessions time ${(files.seconds / sdk.seconds).toFixed(2)}, peak ${(files.peakMb / sdk.peakMb).toFixed(2)}\n`
-    )
-  } finally {
-    fs.rmSync(work, { recursive: true, force: true })
-  }
+    out("")
+    out(`SessionFiles list + read one vs SDK listSessions + getSessionMessages (generated set, one run): ` +
+      `time ${(files.seconds / sdk.seconds).toFixed(2)}×, peak ${(files.peakMb / sdk.peakMb).toFixed(2)}×`)
+  })
 }
 
 if (!import.meta.main) {

@@ -1,0 +1,106 @@
+/**
+ * `stats` counts the transcript lines that hold nothing but their kind from their text, without parsing them
+ * (`Stats.LineCheck` `"counted"`, `--counted-only`): the figures are those of the full path (`"every"`, the default: each line
+ * through the schema) over the corpus, the fixtures and real-shaped inputs, and over lines made to mislead a
+ * scan of the text; only a line of such a kind broken inside is counted otherwise (as decoded, not failed or unfit), which is why
+ * it is not the default.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { build } from "../../bench/realShaped.ts"
+import { generate } from "../../bench/transcripts.ts"
+import * as Stats from "../../src/cli/Stats.ts"
+import * as Run from "../cli/support/Run.ts"
+import { allStreamJsonFiles } from "../support/Corpus.ts"
+import { jsonlFiles, transcriptCorpusFiles } from "./support.ts"
+
+const bothWays = (files: ReadonlyArray<string>) => ({
+  counted: Stats.transcriptFiles(files, new Set(), "counted"),
+  every: Stats.transcriptFiles(files, new Set(), "every")
+})
+
+const withDir = (f: (dir: string) => void) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-fast-"))
+  try {
+    f(dir)
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+describe("stats fast path", () => {
+  it("the full path's figures over the corpus and the fixtures", () => {
+    const files = [...transcriptCorpusFiles, ...allStreamJsonFiles]
+    const { counted, every } = bothWays(files)
+    assert.deepStrictEqual(counted, every)
+    // The transcripts are counted (the rest, stream-json, is left to the caller on both paths).
+    assert.isAtLeast(counted.filter((s) => s !== undefined).length, transcriptCorpusFiles.length - 1)
+  })
+
+  it("the full path's figures over real-shaped and generated inputs", () =>
+    withDir((dir) => {
+      build(path.join(dir, "real"), 30, 3 * 1024 * 1024)
+      generate(path.join(dir, "generated"), 10, 1024 * 1024)
+      const files = jsonlFiles(dir)
+      const { counted, every } = bothWays(files)
+      assert.deepStrictEqual(counted, every)
+      const total = Stats.total("all", counted.filter((s) => s !== undefined))
+      assert.isAbove(total.decoded, 1000)
+      assert.isAbove(Object.keys(total.tools).length, 3)
+    }))
+
+  it("lines made to mislead a scan of their text count as on the full path", () =>
+    withDir((dir) => {
+      const base = { parentUuid: null, isSidechain: false, userType: "external", cwd: "/w", sessionId: "s", version: "2.1.1" }
+      const user = (content: unknown, extra: object = {}) => ({ ...base, ...extra, type: "user", message: { role: "user", content }, uuid: "u", timestamp: "2026-01-01T00:00:00.000Z" })
+      const lines = [
+        // A prompt quoting JSON: its `"type":"` is escaped, inside a string.
+        user("say {\"type\":\"assistant\",\"usage\":{}}"),
+        // The entry's type after a nested object, and a nested type before the entry's.
+        { snapshot: { messageId: "m", type: "x" }, type: "file-history-snapshot", messageId: "m" },
+        { nested: { type: "summary" }, type: "summary", summary: "s" },
+        // A nested type alone: the line has none of its own.
+        { nested: { type: "summary" }, summary: "s" },
+        // Blocks, a subtype, an unknown type, a type with an escape, a system note.
+        user([{ type: "text", text: "hi" }, { type: "mystery" }]),
+        { type: "summary", summary: "s", subtype: "odd" },
+        { type: "no-such-entry", summary: "s" },
+        { type: "sum\u0000mary", summary: "s" },
+        { ...base, type: "system", content: "note", uuid: "n", timestamp: "2026-01-01T00:00:00.000Z" },
+        { type: "summary", summary: "plain", leafUuid: "u" }
+      ]
+      const file = path.join(dir, "misleading.jsonl")
+      fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n" +
+        // A line cut short (a write cut off): not an object as far as its ends show.
+        "{\"type\":\"summary\",\"summary\":\"cut\n")
+      const { counted, every } = bothWays([file])
+      assert.deepStrictEqual(counted, every)
+      assert.strictEqual(every[0]!.failed, 2)
+      assert.strictEqual(every[0]!.unknown, 2)
+    }))
+
+  it("a line broken inside, of a kind that counts nothing else: told only when every line is checked", () =>
+    withDir((dir) => {
+      const file = path.join(dir, "broken-inside.jsonl")
+      // A summary without its summary text (an unfit bookkeeping line), one with a syntax error inside and a
+      // prompt without its message: objects of a known type as far as their ends show, broken inside.
+      fs.writeFileSync(
+        file,
+        [{ type: "summary", summary: "s" }, { type: "summary", leafUuid: 7 }, { type: "user", uuid: "u" }]
+          .map((l) => JSON.stringify(l)).join("\n") + "\n{\"type\":\"summary\" broken}\n"
+      )
+      const { counted, every } = bothWays([file])
+      assert.deepStrictEqual([every[0]!.decoded, every[0]!.unfit, every[0]!.failed], [2, 1, 2])
+      assert.deepStrictEqual([counted[0]!.decoded, counted[0]!.unfit, counted[0]!.failed], [4, 0, 0])
+      assert.deepStrictEqual(counted[0]!.kinds, { summary: 3, user: 1 })
+      // The command checks every line unless told not to.
+      const figures = (args: ReadonlyArray<string>) => {
+        const [stats] = JSON.parse(Run.cli(["stats", "--format", "json", ...args, file]).stdout).files
+        return [stats.decoded, stats.unfit, stats.failed]
+      }
+      assert.deepStrictEqual(figures([]), [2, 1, 2])
+      assert.deepStrictEqual(figures(["--counted-only"]), [4, 0, 0])
+    }))
+})
