@@ -339,8 +339,10 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   })
   const starting = yield* Semaphore.make(1)
   const turns = yield* Semaphore.make(1)
-  let model: string | undefined = options.model
-  let permissionMode: QueryOptions.PermissionMode | undefined = options.permissionMode
+  // The settings the entity's RPCs changed, wherever it was active before; the type's options otherwise.
+  let settings: TurnLog.Settings = yield* log.settings(entityId)
+  const model = (): string | undefined => settings.model !== undefined ? settings.model ?? undefined : options.model
+  const permissionMode = (): QueryOptions.PermissionMode | undefined => settings.permissionMode ?? options.permissionMode
   let live: { readonly session: Session.Session; readonly scope: Scope.Closeable } | undefined
   let active: TurnState | undefined
 
@@ -353,8 +355,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const cwd = sessionOptions.cwd
       // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
       const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
-        ? Effect.map(pool.value.session({ cwd, model, permissionMode }), (claimed) => claimed.session)
-        : cli.session({ ...sessionOptions, model, permissionMode, resume } as Session.Options<R>)
+        ? Effect.map(pool.value.session({ cwd, model: model(), permissionMode: permissionMode() }), (claimed) => claimed.session)
+        : cli.session({ ...sessionOptions, model: model(), permissionMode: permissionMode(), resume } as Session.Options<R>)
       const started = yield* start.pipe(
         Scope.provide(scope),
         Effect.provide(context),
@@ -462,9 +464,23 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
     }))
 
-  // A setting changed while the CLI starts applies to it once started: `starting` is held until then.
-  const setting = (operation: string, apply: (session: Session.Session) => Effect.Effect<void, Session.StreamError>) =>
-    starting.withPermit(Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(apply(live.session), failed(operation))))
+  // A setting changed while the CLI starts applies to it once started: `starting` is held until then. It is
+  // kept in the log first, so that a CLI this entity starts later, on this runner or another, has it too; then
+  // what the CLI reports in effect, when that differs.
+  const setting = <A>(
+    operation: string,
+    change: TurnLog.Settings,
+    apply: (session: Session.Session) => Effect.Effect<A, Session.StreamError>,
+    reported: (answer: A) => TurnLog.Settings = () => ({})
+  ) =>
+    starting.withPermit(Effect.gen(function*() {
+      const keep = (next: TurnLog.Settings) => Effect.suspend(() => log.setSettings(entityId, settings = { ...settings, ...next }))
+      yield* keep(change)
+      if (live === undefined) return
+      const answer = yield* Effect.mapError(apply(live.session), failed(operation))
+      const inEffect = reported(answer)
+      if (Object.keys(inEffect).length > 0) yield* keep(inEffect)
+    }))
 
   return entity.of({
     Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
@@ -488,19 +504,18 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           runner,
           sessionId: sessionId ?? null,
           pid: live?.session.pid ?? null,
-          model: model ?? null,
-          permissionMode: permissionMode ?? null
+          model: model() ?? null,
+          permissionMode: permissionMode() ?? null
         })),
     SetModel: ({ payload }) =>
-      Effect.suspend(() => {
-        model = payload.model ?? undefined
-        return setting("setModel", (session) => session.setModel(payload.model ?? undefined))
-      }),
+      setting("setModel", { model: payload.model }, (session) => session.setModel(payload.model ?? undefined)),
     SetPermissionMode: ({ payload }) =>
-      Effect.suspend(() => {
-        permissionMode = payload.mode
-        return setting("setPermissionMode", (session) => session.setPermissionMode(payload.mode))
-      })
+      setting(
+        "setPermissionMode",
+        { permissionMode: payload.mode },
+        (session) => session.setPermissionMode(payload.mode),
+        (inEffect) => inEffect === undefined ? {} : { permissionMode: inEffect }
+      )
   })
 })
 
