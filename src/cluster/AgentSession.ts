@@ -251,7 +251,7 @@ export const Info = Rpc.make("Info", { success: SessionInfo })
 
 /**
  * `null` resets to the default model. Applies to the entity's CLI (once started, when it is starting) and is
- * kept for the CLIs the entity starts later.
+ * kept in the {@link TurnLog.TurnLog} for the CLIs the entity starts later, on whichever runner.
  *
  * @since 0.1.0
  * @category rpcs
@@ -262,8 +262,9 @@ export const SetModel = Rpc.make("SetModel", {
 })
 
 /**
- * Applies to the entity's CLI (once started, when it is starting) and is kept for the CLIs the entity starts
- * later.
+ * Applies to the entity's CLI (once started, when it is starting) and is kept in the {@link TurnLog.TurnLog}
+ * for the CLIs the entity starts later, on whichever runner: the mode the CLI reports in effect, when it names
+ * one.
  *
  * @since 0.1.0
  * @category rpcs

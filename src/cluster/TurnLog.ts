@@ -1,6 +1,6 @@
 /**
  * What an agent session entity remembers between activations and runners: the CLI session id of each entity
- * (to resume its conversation) and the outcome of each turn by id, so that a re-delivered `Turn` is answered
+ * (to resume its conversation), the settings its RPCs changed, and the outcome of each turn by id, so that a re-delivered `Turn` is answered
  * from here instead of being sent to the model again. The conversation itself stays with the CLI (its
  * transcript) or a session store; this log only keeps what makes delivery idempotent.
  *
