@@ -22,6 +22,9 @@ export const second = (name: string) => `${name} two: ` + "z".repeat(90)
 export const toolPrompt = (name: string) => `${name}: second, with a tool`
 export const toolPidFile = (name: string) => `${name}.tool.pid`
 const toolCommand = (name: string) => `test -e ${toolPidFile(name)} || sh -c 'echo $$ > ${toolPidFile(name)}; exec sleep 300'`
+// With this prompt the turn writes a file (relative to the CLI's cwd), which needs the `acceptEdits` mode.
+export const writePrompt = (name: string) => `${name}: write a file`
+export const writtenFile = (name: string) => `${name}.written.txt`
 const mentions = (text: string) => (request: MessagesRequest.MessagesRequest) => JSON.stringify(request.messages).includes(text)
 
 const script: Script.Script = {
@@ -30,6 +33,10 @@ const script: Script.Script = {
       Script.turn(first(name)),
       Script.turn([Script.text("Running it."), Script.toolUse("Bash", { command: toolCommand(name) })]),
       ...Array.from({ length: 3 }, () => Script.turn(second(name)))
+    ]),
+    Script.conversation(name, mentions(writePrompt(name)), [
+      Script.turn(Script.toolUse("Write", { file_path: writtenFile(name), content: `${name} wrote this.\n` })),
+      Script.turn(first(name))
     ]),
     Script.conversation(name, MessagesRequest.firstUserTextIncludes(`${name}:`), [
       Script.turn(first(name)),

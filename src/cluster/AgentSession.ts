@@ -251,7 +251,7 @@ export const Info = Rpc.make("Info", { success: SessionInfo })
 
 /**
  * `null` resets to the default model. Applies to the entity's CLI (once started, when it is starting) and is
- * kept for the CLIs the entity starts later.
+ * kept in the {@link TurnLog.TurnLog} for the CLIs the entity starts later, on whichever runner.
  *
  * @since 0.1.0
  * @category rpcs
@@ -262,8 +262,9 @@ export const SetModel = Rpc.make("SetModel", {
 })
 
 /**
- * Applies to the entity's CLI (once started, when it is starting) and is kept for the CLIs the entity starts
- * later.
+ * Applies to the entity's CLI (once started, when it is starting) and is kept in the {@link TurnLog.TurnLog}
+ * for the CLIs the entity starts later, on whichever runner: the mode the CLI reports in effect, when it names
+ * one.
  *
  * @since 0.1.0
  * @category rpcs
@@ -345,8 +346,10 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   })
   const starting = yield* Semaphore.make(1)
   const turns = yield* Semaphore.make(1)
-  let model: string | undefined = options.model
-  let permissionMode: QueryOptions.PermissionMode | undefined = options.permissionMode
+  // The settings the entity's RPCs changed, wherever it was active before; the type's options otherwise.
+  let settings: TurnLog.Settings = yield* log.settings(entityId)
+  const model = (): string | undefined => settings.model !== undefined ? settings.model ?? undefined : options.model
+  const permissionMode = (): QueryOptions.PermissionMode | undefined => settings.permissionMode ?? options.permissionMode
   let live: { readonly session: Session.Session; readonly scope: Scope.Closeable } | undefined
   let active: TurnState | undefined
 
@@ -362,10 +365,10 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
         const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
           ? prompt === undefined
-            ? Effect.map(pool.value.session({ cwd, model, permissionMode }), ({ session }): Opened => ({ session, turn: undefined }))
-            : Effect.map(pool.value.begin({ cwd, model, permissionMode }, prompt), ({ session, turn }): Opened => ({ session, turn }))
+            ? Effect.map(pool.value.session({ cwd, model: model(), permissionMode: permissionMode() }), ({ session }): Opened => ({ session, turn: undefined }))
+            : Effect.map(pool.value.begin({ cwd, model: model(), permissionMode: permissionMode() }, prompt), ({ session, turn }): Opened => ({ session, turn }))
           : Effect.map(
-            cli.session({ ...sessionOptions, model, permissionMode, resume } as Session.Options<R>),
+            cli.session({ ...sessionOptions, model: model(), permissionMode: permissionMode(), resume } as Session.Options<R>),
             (session): Opened => ({ session, turn: undefined })
           )
         const started = yield* start.pipe(
@@ -477,9 +480,23 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
     }))
 
-  // A setting changed while the CLI starts applies to it once started: `starting` is held until then.
-  const setting = (operation: string, apply: (session: Session.Session) => Effect.Effect<void, Session.StreamError>) =>
-    starting.withPermit(Effect.suspend(() => live === undefined ? Effect.void : Effect.mapError(apply(live.session), failed(operation))))
+  // A setting changed while the CLI starts applies to it once started: `starting` is held until then. It is
+  // kept in the log first, so that a CLI this entity starts later, on this runner or another, has it too; then
+  // what the CLI reports in effect, when that differs.
+  const setting = <A>(
+    operation: string,
+    change: TurnLog.Settings,
+    apply: (session: Session.Session) => Effect.Effect<A, Session.StreamError>,
+    reported: (answer: A) => TurnLog.Settings = () => ({})
+  ) =>
+    starting.withPermit(Effect.gen(function*() {
+      const keep = (next: TurnLog.Settings) => Effect.suspend(() => log.setSettings(entityId, settings = { ...settings, ...next }))
+      yield* keep(change)
+      if (live === undefined) return
+      const answer = yield* Effect.mapError(apply(live.session), failed(operation))
+      const inEffect = reported(answer)
+      if (Object.keys(inEffect).length > 0) yield* keep(inEffect)
+    }))
 
   return entity.of({
     Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
@@ -503,19 +520,18 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           runner,
           sessionId: sessionId ?? null,
           pid: live?.session.pid ?? null,
-          model: model ?? null,
-          permissionMode: permissionMode ?? null
+          model: model() ?? null,
+          permissionMode: permissionMode() ?? null
         })),
     SetModel: ({ payload }) =>
-      Effect.suspend(() => {
-        model = payload.model ?? undefined
-        return setting("setModel", (session) => session.setModel(payload.model ?? undefined))
-      }),
+      setting("setModel", { model: payload.model }, (session) => session.setModel(payload.model ?? undefined)),
     SetPermissionMode: ({ payload }) =>
-      Effect.suspend(() => {
-        permissionMode = payload.mode
-        return setting("setPermissionMode", (session) => session.setPermissionMode(payload.mode))
-      })
+      setting(
+        "setPermissionMode",
+        { permissionMode: payload.mode },
+        (session) => session.setPermissionMode(payload.mode),
+        (inEffect) => inEffect === undefined ? {} : { permissionMode: inEffect }
+      )
   })
 })
 

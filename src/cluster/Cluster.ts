@@ -78,6 +78,8 @@ export interface SqliteOptions {
   readonly filename: string
   /** Overrides of the sharding configuration (otherwise read from the environment, see `ShardingConfig`). */
   readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
+  /** How long the turn log keeps turns (default: 30 days, 1000 an entity). */
+  readonly turnRetention?: TurnLog.Retention | undefined
 }
 
 /**
@@ -101,7 +103,7 @@ export const layerSqlite = (
     QuietShutdown.layer(SingleRunner.layer({
       shardingConfig: { entityTerminationTimeout: Duration.seconds(1), ...options.shardingConfig }
     })),
-    TurnLog.layerSql()
+    TurnLog.layerSql({ retention: options.turnRetention })
   ).pipe(
     Layer.provideMerge(Sqlite.layer(options.filename)),
     Layer.provide(Digest.layerWebCrypto)
@@ -170,10 +172,10 @@ const pgClient = (url: Redacted.Redacted) =>
 
 // The turn log and the session store, their tables created under a lock: runners starting together would
 // otherwise race in `CREATE TABLE IF NOT EXISTS`, which PostgreSQL does not make atomic.
-const tables = Layer.effectContext(Effect.gen(function*() {
+const tables = (retention: TurnLog.Retention | undefined) => Layer.effectContext(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const [log, store] = yield* sql.withTransaction(
-    Effect.andThen(sql`SELECT pg_advisory_xact_lock(${tablesLock})`, Effect.all([TurnLog.makeSql(), SqlSessionStore.make()]))
+    Effect.andThen(sql`SELECT pg_advisory_xact_lock(${tablesLock})`, Effect.all([TurnLog.makeSql({ retention }), SqlSessionStore.make()]))
   )
   return Context.make(TurnLog.TurnLog, log).pipe(Context.add(SessionStore.SessionStore, store))
 }))
@@ -200,6 +202,8 @@ export interface PostgresOptions {
   readonly serialization?: "ndjson" | "binary" | undefined
   /** Overrides of the sharding configuration (lock expiry, poll intervals, ...). */
   readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
+  /** How long the turn log keeps turns (default: 30 days, 1000 an entity). */
+  readonly turnRetention?: TurnLog.Retention | undefined
 }
 
 /**
@@ -236,7 +240,7 @@ export const layerPostgres = (
     options.runnerAddress === undefined
       ? NodeClusterSocket.layer({ clientOnly: true, storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })
       : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })
-  return Layer.mergeAll(sharding, tables, NodeFileSystem.layer, NodePath.layer).pipe(
+  return Layer.mergeAll(sharding, tables(options.turnRetention), NodeFileSystem.layer, NodePath.layer).pipe(
     Layer.provideMerge(pgClient(options.url))
   )
 }

@@ -1,17 +1,21 @@
 /**
  * What an agent session entity remembers between activations and runners: the CLI session id of each entity
- * (to resume its conversation) and the outcome of each turn by id, so that a re-delivered `Turn` is answered
+ * (to resume its conversation), the settings its RPCs changed, and the outcome of each turn by id, so that a re-delivered `Turn` is answered
  * from here instead of being sent to the model again. The conversation itself stays with the CLI (its
  * transcript) or a session store; this log only keeps what makes delivery idempotent.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Crypto from "node:crypto"
+import * as PermissionModes from "../internal/permissionMode.ts"
 import * as Message from "../schema/Message.ts"
 
 /**
@@ -28,6 +32,25 @@ export type Begin =
   | { readonly _tag: "Conflict" }
 
 /**
+ * The settings an entity's RPCs changed (`SetModel`, `SetPermissionMode`), kept so that the entity's next
+ * activation, on whichever runner, starts its CLI with them. A setting never changed is absent (the entity
+ * type's options apply); `model: null` is the default model, asked for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Settings = Schema.Struct({
+  model: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  permissionMode: Schema.optionalKey(PermissionModes.PermissionMode)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Settings = typeof Settings.Type
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -42,6 +65,10 @@ export interface Shape {
   /** The CLI session id the entity's conversation continues, once it has one. */
   readonly sessionId: (entityId: string) => Effect.Effect<string | undefined>
   readonly setSessionId: (entityId: string, sessionId: string) => Effect.Effect<void>
+  /** The settings the entity's RPCs changed; empty when none did. */
+  readonly settings: (entityId: string) => Effect.Effect<Settings>
+  /** Replaces the entity's settings. */
+  readonly setSettings: (entityId: string, settings: Settings) => Effect.Effect<void>
 }
 
 /**
@@ -70,6 +97,7 @@ export const digest = (prompt: string): string => Crypto.createHash("sha256").up
 export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   const turns = yield* Ref.make(new Map<string, Entry>())
   const sessions = yield* Ref.make(new Map<string, string>())
+  const settings = yield* Ref.make(new Map<string, Settings>())
   const key = (entityId: string, turnId: string) => JSON.stringify([entityId, turnId])
   return TurnLog.of({
     begin: (entityId, turnId, prompt) =>
@@ -89,9 +117,13 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
         return new Map(map).set(key(entityId, turnId), { ...entry, messages: messages.map(Message.encodeMessage) })
       }),
     sessionId: (entityId) => Effect.map(Ref.get(sessions), (map) => map.get(entityId)),
-    setSessionId: (entityId, sessionId) => Ref.update(sessions, (map) => new Map(map).set(entityId, sessionId))
+    setSessionId: (entityId, sessionId) => Ref.update(sessions, (map) => new Map(map).set(entityId, sessionId)),
+    settings: (entityId) => Effect.map(Ref.get(settings), (map) => map.get(entityId) ?? {}),
+    setSettings: (entityId, value) => Ref.update(settings, (map) => new Map(map).set(entityId, value))
   })
 })
+
+const decodeSettings = Schema.decodeUnknownSync(Schema.fromJsonString(Settings))
 
 /**
  * Decodes stored wire messages; they were encoded by this library, so a failure is a defect.
@@ -113,6 +145,30 @@ export const decodeAll = (stored: ReadonlyArray<unknown>): ReadonlyArray<Message
 export const layerMemory: Layer.Layer<TurnLog> = Layer.effect(TurnLog, makeMemory)
 
 /**
+ * How long the SQL log keeps turns: a turn goes when it is older than `maxAge` (since it last began or
+ * finished) or when its entity has `maxTurns` newer ones. Applied each time a turn finishes. A turn no longer
+ * kept is a new turn if its id is asked again (re-delivery comes within seconds, not days). Defaults: 30 days,
+ * 1000 turns an entity.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Retention {
+  readonly maxAge?: Duration.Input | undefined
+  readonly maxTurns?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SqlOptions {
+  /** The tables' names start with it (`claude_turns`, ...). Default `claude`. */
+  readonly prefix?: string | undefined
+  readonly retention?: Retention | undefined
+}
+
+/**
  * A log in SQL tables (created when missing): it survives restarts and is shared by the runners of one
  * database. Works on SQLite and PostgreSQL. A database failure is a defect: the entity cannot tell a new turn
  * from a re-delivered one without its log.
@@ -120,19 +176,37 @@ export const layerMemory: Layer.Layer<TurnLog> = Layer.effect(TurnLog, makeMemor
  * @since 0.1.0
  * @category constructors
  */
-export const makeSql = (options: { readonly prefix?: string | undefined } = {}) =>
+export const makeSql = (options: SqlOptions = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const prefix = options.prefix ?? "claude"
     const turns = sql(`${prefix}_turns`)
     const sessions = sql(`${prefix}_sessions`)
+    const settings = sql(`${prefix}_settings`)
+    const maxAge = Duration.fromInputUnsafe(options.retention?.maxAge ?? Duration.days(30))
+    const maxTurns = options.retention?.maxTurns ?? 1000
     yield* sql`CREATE TABLE IF NOT EXISTS ${turns} (
       entity_id TEXT NOT NULL, turn_id TEXT NOT NULL, attempts INTEGER NOT NULL, prompt_digest TEXT NOT NULL,
-      messages TEXT, PRIMARY KEY (entity_id, turn_id))`
+      messages TEXT, updated_at BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (entity_id, turn_id))`
+    // Asked in a transaction of its own (a savepoint within the caller's): a failed statement would otherwise
+    // abort the caller's transaction on PostgreSQL.
+    const lacks = (column: string) =>
+      Effect.map(Effect.exit(sql.withTransaction(sql`SELECT ${sql(column)} FROM ${turns} WHERE 1 = 0`)), Exit.isFailure)
     // A table made before turns kept their prompt's digest gets the column; its turns' digests are unknown ('').
-    const hasDigest = yield* Effect.exit(sql`SELECT prompt_digest FROM ${turns} WHERE 1 = 0`)
-    if (hasDigest._tag === "Failure") yield* sql`ALTER TABLE ${turns} ADD COLUMN prompt_digest TEXT NOT NULL DEFAULT ''`
+    if (yield* lacks("prompt_digest")) yield* sql`ALTER TABLE ${turns} ADD COLUMN prompt_digest TEXT NOT NULL DEFAULT ''`
+    // Likewise the time of a turn's last change (milliseconds); the turns already there count from now.
+    if (yield* lacks("updated_at")) {
+      yield* sql`ALTER TABLE ${turns} ADD COLUMN updated_at BIGINT NOT NULL DEFAULT 0`
+      yield* sql`UPDATE ${turns} SET updated_at = ${Date.now()}`
+    }
+    const retain = (entityId: string, now: number) =>
+      Effect.andThen(
+        sql`DELETE FROM ${turns} WHERE updated_at < ${now - Duration.toMillis(maxAge)}`,
+        sql`DELETE FROM ${turns} WHERE entity_id = ${entityId} AND turn_id NOT IN (
+          SELECT turn_id FROM ${turns} WHERE entity_id = ${entityId} ORDER BY updated_at DESC, turn_id DESC LIMIT ${maxTurns})`
+      )
     yield* sql`CREATE TABLE IF NOT EXISTS ${sessions} (entity_id TEXT PRIMARY KEY, session_id TEXT NOT NULL)`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${settings} (entity_id TEXT PRIMARY KEY, settings TEXT NOT NULL)`
     const begin = (entityId: string, turnId: string, prompt: string) =>
       Effect.gen(function*() {
         const rows = yield* sql<{ readonly attempts: number; readonly prompt_digest: string; readonly messages: string | null }>`
@@ -146,17 +220,22 @@ export const makeSql = (options: { readonly prefix?: string | undefined } = {}) 
           return { _tag: "Done", messages: decodeAll(JSON.parse(row.messages)) } as const
         }
         const attempt = Number(row?.attempts ?? 0) + 1
-        yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest)
-          VALUES (${entityId}, ${turnId}, ${attempt}, ${promptDigest})
-          ON CONFLICT (entity_id, turn_id) DO UPDATE SET attempts = ${attempt}`
+        const now = Date.now()
+        yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest, updated_at)
+          VALUES (${entityId}, ${turnId}, ${attempt}, ${promptDigest}, ${now})
+          ON CONFLICT (entity_id, turn_id) DO UPDATE SET attempts = ${attempt}, updated_at = ${now}`
         return { _tag: "Start", attempt } as const
       }).pipe(sql.withTransaction)
     return TurnLog.of({
       begin: (entityId, turnId, prompt) => Effect.orDie(begin(entityId, turnId, prompt)),
-      // Finishing comes after a begin, which made the row.
+      // Finishing comes after a begin, which made the row. The log is trimmed on the way: it grows here.
       finish: (entityId, turnId, messages) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))
-        return Effect.orDie(sql`UPDATE ${turns} SET messages = ${json} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`)
+        const now = Date.now()
+        return Effect.orDie(Effect.andThen(
+          sql`UPDATE ${turns} SET messages = ${json}, updated_at = ${now} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`,
+          retain(entityId, now)
+        ))
       },
       sessionId: (entityId) =>
         sql<{ readonly session_id: string }>`SELECT session_id FROM ${sessions} WHERE entity_id = ${entityId}`.pipe(
@@ -165,7 +244,18 @@ export const makeSql = (options: { readonly prefix?: string | undefined } = {}) 
         ),
       setSessionId: (entityId, sessionId) =>
         Effect.orDie(sql`INSERT INTO ${sessions} (entity_id, session_id) VALUES (${entityId}, ${sessionId})
-          ON CONFLICT (entity_id) DO UPDATE SET session_id = ${sessionId}`)
+          ON CONFLICT (entity_id) DO UPDATE SET session_id = ${sessionId}`),
+      // Written by this log from the schema: a row that does not decode is a defect.
+      settings: (entityId) =>
+        sql<{ readonly settings: string }>`SELECT settings FROM ${settings} WHERE entity_id = ${entityId}`.pipe(
+          Effect.map((rows) => rows[0] === undefined ? {} : decodeSettings(rows[0].settings)),
+          Effect.orDie
+        ),
+      setSettings: (entityId, value) => {
+        const json = JSON.stringify(value)
+        return Effect.orDie(sql`INSERT INTO ${settings} (entity_id, settings) VALUES (${entityId}, ${json})
+          ON CONFLICT (entity_id) DO UPDATE SET settings = ${json}`)
+      }
     })
   })
 
@@ -173,5 +263,5 @@ export const makeSql = (options: { readonly prefix?: string | undefined } = {}) 
  * @since 0.1.0
  * @category layers
  */
-export const layerSql = (options: { readonly prefix?: string | undefined } = {}) =>
+export const layerSql = (options: SqlOptions = {}) =>
   Layer.effect(TurnLog, Effect.orDie(makeSql(options)))

@@ -3,6 +3,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as fs from "node:fs"
@@ -50,6 +51,15 @@ describe("TurnLog", () => {
         // The same turn id on another entity is another turn.
         assert.deepStrictEqual(yield* log.begin("f", "t1", "goodbye"), { _tag: "Start", attempt: 1 })
       }).pipe(Effect.provide(layer())))
+
+    it.effect(`${name}: an entity's settings`, () =>
+      Effect.gen(function*() {
+        const log = yield* TurnLog.TurnLog
+        assert.deepStrictEqual(yield* log.settings("e"), {})
+        yield* log.setSettings("e", { model: null, permissionMode: "acceptEdits" })
+        assert.deepStrictEqual(yield* log.settings("e"), { model: null, permissionMode: "acceptEdits" })
+        assert.deepStrictEqual(yield* log.settings("f"), {})
+      }).pipe(Effect.provide(layer())))
   }
 })
 
@@ -75,4 +85,44 @@ describe("TurnLog in SQL", () => {
         assert.deepStrictEqual(yield* log.begin("e", "t2", "other"), { _tag: "Conflict" })
       }).pipe(Effect.provide(TurnLog.layerSql().pipe(Layer.provide(old))))
     }).pipe(Effect.scoped))
+})
+
+describe("TurnLog in SQL: retention", () => {
+  const withLog = (retention: TurnLog.Retention) =>
+    Layer.unwrap(Effect.map(
+      Effect.acquireRelease(
+        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "turnlog-retention-"))),
+        (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+      ),
+      (dir) => TurnLog.layerSql({ retention }).pipe(Layer.provideMerge(Sqlite.layer(path.join(dir, "log.db"))))
+    ))
+  const turnIds = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      Effect.orDie(sql<{ readonly entity_id: string; readonly turn_id: string }>`SELECT entity_id, turn_id FROM claude_turns`),
+      (rows) => rows.map((row) => `${row.entity_id}/${row.turn_id}`).sort()
+    ))
+  const finish = (entityId: string, turnId: string) =>
+    Effect.flatMap(TurnLog.TurnLog, (log) =>
+      Effect.andThen(log.begin(entityId, turnId, turnId), log.finish(entityId, turnId, messages)))
+
+  it.effect("each entity keeps its newest turns", () =>
+    Effect.gen(function*() {
+      for (const turnId of ["t1", "t2", "t3", "t4"]) yield* finish("e", turnId)
+      yield* finish("f", "t1")
+      assert.deepStrictEqual(yield* turnIds, ["e/t3", "e/t4", "f/t1"])
+      // A turn no longer kept is a new turn.
+      const log = yield* TurnLog.TurnLog
+      assert.deepStrictEqual(yield* log.begin("e", "t1", "t1"), { _tag: "Start", attempt: 1 })
+    }).pipe(Effect.provide(withLog({ maxTurns: 2 }))))
+
+  it.effect("turns older than the age go", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* finish("e", "old")
+      yield* finish("f", "old")
+      const twoHoursAgo = Date.now() - Duration.toMillis(Duration.hours(2))
+      yield* Effect.orDie(sql`UPDATE claude_turns SET updated_at = ${twoHoursAgo}`)
+      yield* finish("e", "new")
+      assert.deepStrictEqual(yield* turnIds, ["e/new"])
+    }).pipe(Effect.provide(withLog({ maxAge: "1 hour" }))))
 })
