@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../ClaudeCli.ts"
-import * as CliRun from "../internal/run.ts"
+import * as CliRun from "../layers/internal/run.ts"
 import type * as ClaudeCliError from "../ClaudeCliError.ts"
 import * as LiveLayer from "../layers/Live.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
