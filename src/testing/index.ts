@@ -31,6 +31,13 @@ export * as Scenario from "./Scenario.ts"
 export * as Script from "./Script.ts"
 
 /**
+ * The test kit's `ClaudeCli` layers: the real CLI against a scripted model (moved here from `layers`).
+ *
+ * @since 0.1.0
+ */
+export * as Scripted from "./Scripted.ts"
+
+/**
  * @since 0.1.0
  */
 export * as ScriptedServer from "./ScriptedServer.ts"

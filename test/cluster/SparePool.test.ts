@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as SparePool from "../../src/cluster/SparePool.ts"
-import * as Scripted from "../../src/layers/Scripted.ts"
+import * as Scripted from "../../src/testing/Scripted.ts"
 import * as Script from "../../src/testing/Script.ts"
 import { isAlive, waitUntil } from "../session/support/Real.ts"
 
