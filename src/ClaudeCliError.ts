@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import { installCli } from "./internal/installCli.ts"
 import { UnknownMessage } from "./schema/Message.ts"
 import * as ResultMessage from "./schema/Result.ts"
-import * as SessionStore from "./sessions/SessionStore.ts"
+import * as SessionStore from "./sessions/StoreContract.ts"
 
 /**
  * The CLI executable could not be found.
