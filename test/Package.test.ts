@@ -134,8 +134,9 @@ describe("the public surface", () => {
     console.log(`the entry points counted before: ${total} runtime names (before: ${surfaceBefore})`)
     // At most two thirds of the 590 names counted before, then Live.nodeSpawner (the guarded spawner),
     // Incoming.CallbackInterrupted, ErrorResultExit, the canUseTool warning (CanUseToolShadowed, shadowed), the
-    // store conformance kit (cases, suite) and SessionEvent.TranscriptMirror (the typed transcript_mirror frame).
-    assert.isAtMost(total, 401)
+    // store conformance kit (cases, suite) and SessionEvent.TranscriptMirror (the typed transcript_mirror frame),
+    // and LocalPostgres' 6 names, moved from `./cluster` (not counted) to `./testing` (no name added to the package).
+    assert.isAtMost(total, 407)
     assert.isAbove(total, 100)
   })
 })
