@@ -31,7 +31,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Readable } from "node:stream"
-import type * as CliRunModule from "../src/internal/run.ts"
+import type * as CliRunModule from "../src/layers/internal/run.ts"
 import type * as LiveModule from "../src/layers/Live.ts"
 import type * as ProcessModule from "../src/Process.ts"
 import type * as DecodeModule from "../src/stream/Decode.ts"
@@ -53,7 +53,7 @@ type Step = readonly [label: string, run: (input: Input) => Promise<number>, bas
 const [chainArg = "cli", mbArg = "32", passesArg = "15", fileArg] = process.argv.slice(2)
 
 const Decode = await lib<typeof DecodeModule>("stream/Decode")
-const CliRun = await lib<typeof CliRunModule>("internal/run")
+const CliRun = await lib<typeof CliRunModule>("layers/internal/run")
 const Live = await lib<typeof LiveModule>("layers/Live")
 const Process = await lib<typeof ProcessModule>("Process")
 const FakeSpawner = await lib<typeof FakeSpawnerModule>("testing/FakeSpawner")

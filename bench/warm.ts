@@ -24,7 +24,7 @@ import * as AgentSession from "../src/cluster/AgentSession.ts"
 import * as Cluster from "../src/cluster/Cluster.ts"
 import * as SparePool from "../src/cluster/SparePool.ts"
 import * as ClaudeCli from "../src/ClaudeCli.ts"
-import * as Scripted from "../src/layers/Scripted.ts"
+import * as Scripted from "../src/testing/Scripted.ts"
 import * as Script from "../src/testing/Script.ts"
 
 const log = (s: string) => process.stderr.write(s + "\n")

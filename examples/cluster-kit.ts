@@ -9,8 +9,8 @@ import { SqlClient } from "effect/sql"
 import * as child from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { AgentSession, Cluster, LocalPostgres } from "../src/cluster/index.ts"
-import { ClaudeSandbox, MessagesRequest, Script, ScriptedServer } from "../src/testing/index.ts"
+import { AgentSession, Cluster } from "../src/cluster/index.ts"
+import { ClaudeSandbox, LocalPostgres, MessagesRequest, Script, ScriptedServer } from "../src/testing/index.ts"
 import { shardingConfig } from "./cluster-runner.ts"
 
 // The scripted model: a conversation per entity, its first turn quick, its second streaming for seconds (a

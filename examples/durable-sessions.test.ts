@@ -6,9 +6,8 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer } from "effect"
 import * as path from "node:path"
-import { Scripted } from "../src/layers/index.ts"
 import { ProjectKey, SessionFiles, SqlSessionStore } from "../src/sessions/index.ts"
-import { MessagesRequest, Script } from "../src/testing/index.ts"
+import { MessagesRequest, Script, Scripted } from "../src/testing/index.ts"
 import { conversation, resume, start } from "./durable-sessions.ts"
 
 const script = Script.make([], {

@@ -5,8 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { LanguageModel, type Response } from "effect/ai"
-import { Scripted } from "../src/layers/index.ts"
-import { MessagesRequest, Script, ScriptedServer } from "../src/testing/index.ts"
+import { MessagesRequest, Script, Scripted, ScriptedServer } from "../src/testing/index.ts"
 import { ClaudeCode, InventoryHandlers, restockPlan, stockReport } from "./language-model.ts"
 
 const onClaudeCode = (script: Script.Script) => ClaudeCode.pipe(Layer.provideMerge(Scripted.layer(script)))

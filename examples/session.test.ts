@@ -5,8 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Scripted } from "../src/layers/index.ts"
-import { Script } from "../src/testing/index.ts"
+import { Script, Scripted } from "../src/testing/index.ts"
 import { triage } from "./session.ts"
 
 describe("session", () => {

@@ -5,8 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, FileSystem, Stream } from "effect"
-import { Fixture, Recording, Scripted } from "../src/layers/index.ts"
-import { Script } from "../src/testing/index.ts"
+import { Fixture, Recording } from "../src/layers/index.ts"
+import { Script, Scripted } from "../src/testing/index.ts"
 import { bashCommands, summary, toolCalls } from "./tool-activity.ts"
 
 // The real `claude` binary against a scripted model on loopback: the CLI runs its real tools.

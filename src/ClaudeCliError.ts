@@ -12,7 +12,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import { installCli } from "./internal/installCli.ts"
 import { decodeMessage, encodeMessage, UnknownMessage } from "./schema/Message.ts"
 import * as ResultMessage from "./schema/Result.ts"
-import * as SessionStore from "./sessions/SessionStore.ts"
+import * as SessionStore from "./sessions/StoreContract.ts"
 
 /**
  * The CLI executable could not be found.

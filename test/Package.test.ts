@@ -134,9 +134,10 @@ describe("the public surface", () => {
     console.log(`the entry points counted before: ${total} runtime names (before: ${surfaceBefore})`)
     // At most two thirds of the 590 names counted before, then Live.nodeSpawner (the guarded spawner),
     // Incoming.CallbackInterrupted, ErrorResultExit, the canUseTool warning (CanUseToolShadowed, shadowed), the
-    // store conformance kit (cases, suite), SessionEvent.TranscriptMirror (the typed transcript_mirror frame), and 21
-    // for the filter's input atoms (4) and permission policies (17).
-    assert.isAtMost(total, 422)
+    // store conformance kit (cases, suite), SessionEvent.TranscriptMirror (the typed transcript_mirror frame), 21
+    // for the filter's input atoms (4) and permission policies (17), and LocalPostgres' 6 names, moved from
+    // `./cluster` (not counted) to `./testing` (no name added to the package).
+    assert.isAtMost(total, 428)
     assert.isAbove(total, 100)
   })
 })

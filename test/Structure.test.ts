@@ -1,5 +1,6 @@
 /**
- * The shape of src/: an import graph without cycles, and a layers/ folder holding only layers.
+ * The shape of src/: an import graph without cycles, folders on floors that only look down, and a layers/ folder
+ * holding only layers.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Layer from "effect/Layer"
@@ -55,6 +56,61 @@ const cycles = (edges: Map<string, Array<string>>): Array<Array<string>> => {
   return found
 }
 
+/**
+ * The floors of src/, lowest first. A module sits on the floor of the longest entry naming it (a folder, or a module
+ * of it); an import may only go to its own floor or a lower one. The shared `internal/` holds helpers that look no
+ * higher than `stream/`; an internal helper of the core's top-level modules is named on its users' floor. The
+ * store contract sits under the core that names it, its stores (`sessions/`) above.
+ */
+const floors: ReadonlyArray<ReadonlyArray<string>> = [
+  ["schema"],
+  ["stream"],
+  ["internal", "Redaction.ts", "filter", "transcript"],
+  ["QueryOptions.ts", "ClaudeCliError.ts", "sessions/StoreContract.ts", "sessions/internal/info.ts"],
+  ["Process.ts", "Telemetry.ts", "sessions", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts", "internal/tempDirs.ts"],
+  ["session"],
+  ["ClaudeCli.ts"],
+  ["layers", "testing"],
+  ["ai", "cluster", "cli"],
+  ["index.ts"]
+]
+
+/** The floor entry a module belongs to: the longest entry that is the module or a folder holding it. */
+const placeOf = (table: ReadonlyArray<ReadonlyArray<string>>, module: string): string | undefined =>
+  table.flat().filter((entry) => module === entry || module.startsWith(`${entry}/`))
+    .sort((a, b) => b.length - a.length)[0]
+
+/**
+ * Where a graph leaves its floors: each import into a higher floor, each cycle between entries of one floor, and each
+ * module no entry places.
+ */
+const floorBreaches = (
+  table: ReadonlyArray<ReadonlyArray<string>>,
+  edges: Map<string, Array<string>>
+): Array<string> => {
+  const level = new Map(table.flatMap((entries, index) => entries.map((entry) => [entry, index] as const)))
+  const breaches: Array<string> = []
+  const folders = new Map<string, Array<string>>()
+  for (const [from, tos] of edges) {
+    const a = placeOf(table, from)
+    if (a === undefined) {
+      breaches.push(`unplaced: ${from}`)
+      continue
+    }
+    for (const to of tos) {
+      const b = placeOf(table, to)
+      if (b === undefined || a === b) continue
+      if (level.get(b)! > level.get(a)!) breaches.push(`up: ${from} -> ${to}`)
+      // A cycle through an import up is already reported by it; what is left is a cycle on one floor.
+      if (level.get(b) !== level.get(a)) continue
+      const next = folders.get(a) ?? []
+      if (!next.includes(b)) folders.set(a, [...next, b])
+    }
+  }
+  for (const cycle of cycles(folders)) breaches.push(`cycle: ${cycle.join(" -> ")}`)
+  return breaches.sort()
+}
+
 describe("structure of src/", () => {
   it("every relative import resolves to a module", () => {
     const edges = graph()
@@ -65,6 +121,29 @@ describe("structure of src/", () => {
 
   it("has no import cycle", () => {
     assert.deepStrictEqual(cycles(graph()).map((cycle) => cycle.join(" -> ")), [])
+  })
+
+  it("imports only from its own floor or lower ones", () => {
+    assert.deepStrictEqual(floorBreaches(floors, graph()), [])
+  })
+
+  it("finds an import up a floor and a folder cycle", () => {
+    const table = [["low"], ["mid", "mid/x.ts", "side"], ["top"]]
+    const edges = new Map([
+      ["low/a.ts", ["mid/b.ts"]],
+      ["mid/b.ts", ["low/a.ts", "mid/x.ts"]],
+      ["mid/x.ts", ["side/c.ts"]],
+      ["side/c.ts", ["mid/b.ts", "top/d.ts"]],
+      ["top/d.ts", ["low/a.ts"]],
+      ["stray.ts", []]
+    ])
+    assert.deepStrictEqual(floorBreaches(table, edges), [
+      "cycle: mid -> mid/x.ts -> side -> mid",
+      "unplaced: stray.ts",
+      "up: low/a.ts -> mid/b.ts",
+      "up: side/c.ts -> top/d.ts"
+    ])
+    assert.deepStrictEqual(floorBreaches(table, new Map([["top/d.ts", ["low/a.ts"]]])), [])
   })
 
   it("finds a cycle when there is one", () => {

@@ -16,5 +16,3 @@ export * as Cluster from "./Cluster.ts"
 export * as AgentJob from "./AgentJob.ts"
 /** @since 0.1.0 */
 export * as SparePool from "./SparePool.ts"
-/** @since 0.1.0 */
-export * as LocalPostgres from "./LocalPostgres.ts"

@@ -1,5 +1,5 @@
 /**
- * Layers providing the `ClaudeCli` service: the real CLI, recordings, fixtures, the scripted server.
+ * Layers providing the `ClaudeCli` service: the real CLI, recordings, fixtures (the scripted one is in `testing`).
  *
  * @since 0.1.0
  */
@@ -18,8 +18,3 @@ export * as Live from "./Live.ts"
  * @since 0.1.0
  */
 export * as Recording from "./Recording.ts"
-
-/**
- * @since 0.1.0
- */
-export * as Scripted from "./Scripted.ts"

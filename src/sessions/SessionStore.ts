@@ -10,357 +10,44 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Predicate from "effect/Predicate"
-import * as Schema from "effect/Schema"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
-import * as Plural from "../internal/plural.ts"
+import { causeText } from "../internal/causeText.ts"
 import * as Walk from "../internal/walk.ts"
 import * as Info from "./internal/info.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as LockFile from "./internal/lockFile.ts"
 import * as NotFound from "./internal/notFound.ts"
+import {
+  AmbiguousSession,
+  type Entry,
+  InvalidEntry,
+  InvalidKey,
+  keyString,
+  Operation,
+  operationFailed,
+  type SessionKey,
+  SessionNotFound,
+  SessionStore,
+  SessionStoreError,
+  type SessionSummary,
+  type Shape,
+  type SummaryData,
+  TranscriptConflict
+} from "./StoreContract.ts"
 
 // The transcripts of a session directory, as the CLI names them.
 const isJsonl = (name: string): boolean => name.endsWith(".jsonl")
 
-/**
- * A transcript in the store: a session's main transcript, or one under it (`subpath`, e.g. `subagents/agent-<id>`).
- *
- * @since 0.1.0
- * @category models
- */
-export interface SessionKey {
-  readonly projectKey: string
-  readonly sessionId: string
-  readonly subpath?: string | undefined
-}
-
-/**
- * One transcript line as a JSON object.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Entry {
-  readonly type: string
-  readonly uuid?: string | undefined
-  readonly [k: string]: unknown
-}
-
-/**
- * What a store was asked to do when it failed.
- *
- * @since 0.1.0
- * @category errors
- */
-export const Operation = Schema.Literals([
-  "append",
-  "load",
-  "listSessions",
-  "listSessionSummaries",
-  "listSubkeys",
-  "delete",
-  "findProjects",
-  "import",
-  "fork",
-  "materialize"
-])
-
-/**
- * @since 0.1.0
- * @category errors
- */
-export type Operation = typeof Operation.Type
-
-const causeText = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
-
-/**
- * The store's storage failed (a file, a database): `cause` says why.
- *
- * @since 0.1.0
- * @category reasons
- */
-export class OperationFailed extends Schema.TaggedError<OperationFailed>()("OperationFailed", {
-  operation: Operation,
-  /** The key, project key or file the operation was about. */
-  key: Schema.String,
-  cause: Schema.Defect()
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `SessionStore.${this.operation}(${this.key}) failed: ${causeText(this.cause)}`
-  }
-}
-
-/**
- * The store did not answer in time (`option` names the setting that bounds it); the call may still land.
- *
- * @since 0.1.0
- * @category reasons
- */
-export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
-  operation: Operation,
-  key: Schema.String,
-  timeoutMillis: Schema.Number,
-  option: Schema.String
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `SessionStore.${this.operation}(${this.key}) gave no answer within ${this.timeoutMillis}ms (${this.option})`
-  }
-}
-
-/**
- * A key's part is not a name a store can keep: empty, `.` or `..`, with a path separator (a `subpath` may
- * have `/` between names), or with a NUL.
- *
- * @since 0.1.0
- * @category reasons
- */
-export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {
-  operation: Operation,
-  field: Schema.Literals(["projectKey", "sessionId", "subpath"]),
-  value: Schema.String,
-  detail: Schema.String
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `SessionStore.${this.operation}: invalid ${this.field} ${JSON.stringify(this.value)}: ${this.detail}`
-  }
-}
-
-/**
- * An entry is not what it has to be: a stored entry the transcript schemas reject, a stored line that is not
- * a JSON object (`detail` names the file and the line), or a title or tag that is blank.
- *
- * @since 0.1.0
- * @category reasons
- */
-export class InvalidEntry extends Schema.TaggedError<InvalidEntry>()("InvalidEntry", {
-  operation: Operation,
-  key: Schema.String,
-  detail: Schema.String,
-  cause: Schema.optional(Schema.Defect())
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `SessionStore.${this.operation}(${this.key}): ${this.detail}`
-  }
-}
-
-/**
- * A resume found a local transcript and a stored one that each have entries the other lacks (`localOnly`
- * and `storedOnly` count them, by uuid): the local file was left as it was, and nothing was written. Moving
- * it aside resumes from the store.
- *
- * @since 0.1.0
- * @category reasons
- */
-export class TranscriptConflict extends Schema.TaggedError<TranscriptConflict>()("TranscriptConflict", {
-  key: Schema.String,
-  path: Schema.String,
-  localOnly: Schema.Number,
-  storedOnly: Schema.Number
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `Cannot resume ${this.key} from the store: the local transcript ${this.path} has ${Plural.plural(this.localOnly, "entry", "entries")} ` +
-      `the store lacks, and the store ${this.storedOnly} it lacks; move it aside to resume from the store`
-  }
-}
-
-/**
- * A session looked for by its id alone is not in the store: no project holds it, or the store cannot find
- * sessions by id (it has no `findProjects`), which `detail` says; giving its project key finds it.
- *
- * @since 0.1.0
- * @category reasons
- */
-export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("SessionNotFound", {
-  sessionId: Schema.String,
-  detail: Schema.String
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `Session ${this.sessionId} not found in the store: ${this.detail}`
-  }
-}
-
-/**
- * A session looked for by its id alone is in more than one project of the store (`projectKeys`): give the
- * project key of the one meant.
- *
- * @since 0.1.0
- * @category reasons
- */
-export class AmbiguousSession extends Schema.TaggedError<AmbiguousSession>()("AmbiguousSession", {
-  sessionId: Schema.String,
-  projectKeys: Schema.Array(Schema.String)
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `Session ${this.sessionId} is in ${this.projectKeys.length} projects of the store (${this.projectKeys.join(", ")}): ` +
-      `give the projectKey of the one meant`
-  }
-}
-
-/**
- * The store could not be opened (a database file, its tables): `store` says which.
- *
- * @since 0.1.0
- * @category reasons
- */
-export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
-  store: Schema.String,
-  cause: Schema.Defect()
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `The session store ${this.store} cannot be opened: ${causeText(this.cause)}`
-  }
-}
-
-/**
- * Every reason a {@link SessionStoreError} can carry.
- *
- * @since 0.1.0
- * @category errors
- */
-export const Reason = Schema.Union([
-  OperationFailed,
-  Timeout,
-  InvalidKey,
-  InvalidEntry,
-  TranscriptConflict,
-  SessionNotFound,
-  AmbiguousSession,
-  Unavailable
-])
-
-/**
- * @since 0.1.0
- * @category errors
- */
-export type Reason = typeof Reason.Type
-
-/**
- * A store operation failed; the `reason` says how. Recover by reason with
- * `Effect.catchReason("SessionStoreError", "Timeout", ...)`.
- *
- * @since 0.1.0
- * @category errors
- */
-export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("SessionStoreError", {
-  reason: Reason
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return this.reason.message
-  }
-}
-
-/**
- * A failure of the store's storage as a {@link SessionStoreError} (`OperationFailed`); one already is kept.
- *
- * @since 0.1.0
- * @category errors
- */
-export const operationFailed = (operation: Operation, key: SessionKey | string) => (cause: unknown): SessionStoreError =>
-  cause instanceof SessionStoreError
-    ? cause
-    : new SessionStoreError({ reason: new OperationFailed({ operation, key: typeof key === "string" ? key : keyString(key), cause }) })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface Shape {
-  /** Appends entries in order; an entry whose `uuid` the key already holds is skipped. */
-  readonly append: (key: SessionKey, entries: ReadonlyArray<Entry>) => Effect.Effect<void, SessionStoreError>
-  /** Every entry of a key in append order; `None` for a key never written. */
-  readonly load: (key: SessionKey) => Effect.Effect<Option.Option<ReadonlyArray<Entry>>, SessionStoreError>
-  /** The sessions of a project with their last write time (ms since the epoch). */
-  readonly listSessions: (
-    projectKey: string
-  ) => Effect.Effect<ReadonlyArray<{ readonly sessionId: string; readonly mtime: number }>, SessionStoreError>
-  /** The summaries of a project's sessions, kept up to date by `append`: one read per session, no entry read. */
-  readonly listSessionSummaries: (projectKey: string) => Effect.Effect<ReadonlyArray<SessionSummary>, SessionStoreError>
-  /** The subpaths stored under a session (subagent transcripts). */
-  readonly listSubkeys: (key: Omit<SessionKey, "subpath">) => Effect.Effect<ReadonlyArray<string>, SessionStoreError>
-  /** Removes a session and everything under it. */
-  readonly delete: (key: SessionKey) => Effect.Effect<void, SessionStoreError>
-  /**
-   * The project keys under which the store holds a main transcript of this session id, so that a session is
-   * found by its id alone (see {@link locate}). Not in the SDK's contract, so optional: a store without it
-   * finds sessions by project key only.
-   */
-  readonly findProjects?: ((sessionId: string) => Effect.Effect<ReadonlyArray<string>, SessionStoreError>) | undefined
-}
-
-/**
- * What listing a session needs, folded from its entries (see {@link foldSummary}): JSON-safe, a store keeps
- * it as it is. `bytes` is the size of the entries as JSON lines.
- *
- * @since 0.1.0
- * @category summaries
- */
-export type SummaryData = Info.Summary & { readonly bytes: number }
-
-/**
- * A session's summary in a store. `mtime` is the store's time of the append that last changed it, the same
- * clock (and, after that append, the same value) as `listSessions`' `mtime`.
- *
- * @since 0.1.0
- * @category summaries
- */
-export interface SessionSummary {
-  readonly sessionId: string
-  readonly mtime: number
-  readonly data: SummaryData
-}
-
-/**
- * @since 0.1.0
- * @category services
- */
-export class SessionStore extends Context.Service<SessionStore, Shape>()("effect-claude-code/SessionStore") {}
-
-/**
- * A key as one string (for errors and maps).
- *
- * @since 0.1.0
- * @category utils
- */
-export const keyString = (key: SessionKey): string =>
-  `${key.projectKey}/${key.sessionId}${key.subpath === undefined ? "" : `/${key.subpath}`}`
+export * from "./StoreContract.ts"
 
 /**
  * A session's summary with `entries` (those an append added to its main transcript, never a replayed one)
@@ -833,28 +520,6 @@ export const layerMemory: Layer.Layer<SessionStore> = Layer.sync(SessionStore, m
  */
 export const layerDirectory = (root: string): Layer.Layer<SessionStore, never, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(SessionStore, makeDirectory(root))
-
-/**
- * A store with where its sessions come from, for the `sessionStore` option of queries and sessions.
- *
- * @since 0.1.0
- * @category models
- */
-export interface StoreOptions {
-  readonly store: Shape
-  /** The CLI's config directory (default: the run's `CLAUDE_CONFIG_DIR`, else `~/.claude`). */
-  readonly configDir?: string | undefined
-  /** The store's project key of the session to resume, when it ran in another directory (default: `cwd`'s). */
-  readonly projectKey?: string | undefined
-  /** Retries after a failed append (default 2: three attempts, as the SDK). */
-  readonly retries?: number | undefined
-  /**
-   * How long each append may take (default 60 seconds, as the SDK); one that has not answered by then is not
-   * retried and becomes a `mirror_error`. Also how long the end of a run (or a session's close) waits for the
-   * appends still to do, all together: those it cuts off are `mirror_error`s too.
-   */
-  readonly appendTimeout?: Duration.Input | undefined
-}
 
 // A transcript line as a JSON object; `undefined` for a line that is not one.
 const entryOfLine = (line: string): Entry | undefined => Jsonl.objectOf(line) as Entry | undefined

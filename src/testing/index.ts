@@ -16,6 +16,13 @@ export * as ClaudeSandbox from "./ClaudeSandbox.ts"
 export * as FakeSpawner from "./FakeSpawner.ts"
 
 /**
+ * A throwaway PostgreSQL server for tests and demos (moved here from `cluster`).
+ *
+ * @since 0.1.0
+ */
+export * as LocalPostgres from "./LocalPostgres.ts"
+
+/**
  * @since 0.1.0
  */
 export * as MessagesRequest from "./MessagesRequest.ts"
@@ -29,6 +36,13 @@ export * as Scenario from "./Scenario.ts"
  * @since 0.1.0
  */
 export * as Script from "./Script.ts"
+
+/**
+ * The test kit's `ClaudeCli` layers: the real CLI against a scripted model (moved here from `layers`).
+ *
+ * @since 0.1.0
+ */
+export * as Scripted from "./Scripted.ts"
 
 /**
  * @since 0.1.0

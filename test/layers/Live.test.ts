@@ -17,12 +17,13 @@ import * as Fixture from "../../src/layers/Fixture.ts"
 import * as Layers from "../../src/layers/index.ts"
 import * as Live from "../../src/layers/Live.ts"
 import * as Recording from "../../src/layers/Recording.ts"
-import * as Scripted from "../../src/layers/Scripted.ts"
+import * as Scripted from "../../src/testing/Scripted.ts"
 import * as Telemetry from "../../src/Telemetry.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
 import { rawCutLength } from "../../src/stream/internal/cut.ts"
 import * as FakeSpawner from "../../src/testing/FakeSpawner.ts"
+import * as Testing from "../../src/testing/index.ts"
 import { allStreamJsonFiles, fixturesDir } from "../support/Corpus.ts"
 import { reasonOf, recordingTracer, runToEnd } from "./support.ts"
 
@@ -41,10 +42,10 @@ const chunked = (text: string, size: number): Array<Uint8Array> => {
 }
 
 describe("Live layer over the fake spawner", () => {
-  it("each layer is reachable from effect-claude-code/layers", () => {
+  it("each layer is reachable from its entry point", () => {
     assert.strictEqual(Layers.Live.layer, Live.layer)
     assert.strictEqual(Layers.Fixture.layer, Fixture.layer)
-    assert.strictEqual(Layers.Scripted.layer, Scripted.layer)
+    assert.strictEqual(Testing.Scripted.layer, Scripted.layer)
     assert.strictEqual(Layers.Recording.layer, Recording.layer)
   })
 

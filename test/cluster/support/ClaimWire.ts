@@ -5,7 +5,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert } from "@effect/vitest"
 import * as Layer from "effect/Layer"
-import * as Scripted from "../../../src/layers/Scripted.ts"
+import * as Scripted from "../../../src/testing/Scripted.ts"
 import { watchingSpawner } from "../../session/support/Real.ts"
 
 export const make = (script: Scripted.ScriptInput) => {

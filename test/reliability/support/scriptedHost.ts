@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as path from "node:path"
 import * as ClaudeCli from "../../../src/ClaudeCli.ts"
-import * as Scripted from "../../../src/layers/Scripted.ts"
+import * as Scripted from "../../../src/testing/Scripted.ts"
 import * as Script from "../../../src/testing/Script.ts"
 
 const script = Script.make([

@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import * as LocalPostgres from "../../src/cluster/LocalPostgres.ts"
+import * as LocalPostgres from "../../src/testing/LocalPostgres.ts"
 
 // The live processes, from the process table.
 const processes = () =>
@@ -41,7 +41,7 @@ const waitUntil = (condition: () => boolean) =>
 
 // A process that starts a server, prints it, and lives until killed.
 const startStarter = () => {
-  const module = JSON.stringify(pathToFileURL(path.join(import.meta.dirname, "..", "..", "src", "cluster", "LocalPostgres.ts")).href)
+  const module = JSON.stringify(pathToFileURL(path.join(import.meta.dirname, "..", "..", "src", "testing", "LocalPostgres.ts")).href)
   return child.spawn(process.execPath, ["--input-type=module", "-e", `
     import { Effect } from "effect"
     const LocalPostgres = await import(${module})

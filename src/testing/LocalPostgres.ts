@@ -8,7 +8,8 @@
  * @example
  * ```ts
  * import { Effect, Redacted } from "effect"
- * import { Cluster, LocalPostgres } from "effect-claude-code/cluster"
+ * import { Cluster } from "effect-claude-code/cluster"
+ * import { LocalPostgres } from "effect-claude-code/testing"
  *
  * const program = Effect.gen(function*() {
  *   const server = yield* LocalPostgres.make

@@ -13,11 +13,11 @@ import * as Layer from "effect/Layer"
 import type * as Path from "effect/Path"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as ClaudeCli from "../ClaudeCli.ts"
-import * as ClaudeSandbox from "../testing/ClaudeSandbox.ts"
-import type * as Scenario from "../testing/Scenario.ts"
-import type * as Script from "../testing/Script.ts"
-import * as ScriptedServer from "../testing/ScriptedServer.ts"
-import * as Live from "./Live.ts"
+import * as ClaudeSandbox from "./ClaudeSandbox.ts"
+import type * as Scenario from "./Scenario.ts"
+import type * as Script from "./Script.ts"
+import * as ScriptedServer from "./ScriptedServer.ts"
+import * as Live from "../layers/Live.ts"
 import * as Process from "../Process.ts"
 
 /**
@@ -95,7 +95,7 @@ export const layerWith = (
  * ```ts
  * import { Effect, Stream } from "effect"
  * import { ClaudeCli } from "effect-claude-code"
- * import { Scripted } from "effect-claude-code/layers"
+ * import { Scripted } from "effect-claude-code/testing"
  * import { Script } from "effect-claude-code/testing"
  *
  * const layer = Scripted.layer(({ cwd }) =>
