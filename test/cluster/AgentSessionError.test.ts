@@ -5,9 +5,13 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as RpcSerialization from "effect/rpc/RpcSerialization"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as CliError from "../../src/ClaudeCliError.ts"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Message from "../../src/schema/Message.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
 
 const serviceOf = (layer: Layer.Layer<RpcSerialization.RpcSerialization>) =>
@@ -18,6 +22,12 @@ const serializations = [
   ["binary", serviceOf(RpcSerialization.layerSchemaBinary())]
 ] as const
 
+// The error result of the recorded max-turns run, as the stream decodes it.
+const maxTurns = Result.getOrThrow(Message.decodeMessage(JSON.parse(
+  fs.readFileSync(path.join(import.meta.dirname, "..", "..", "fixtures", "recorded", "error_max_turns.jsonl"), "utf8")
+    .trim().split("\n").at(-1)!
+))) as CliError.ErrorResultExit["result"]
+
 const failed = (error: CliError.ClaudeCliError | SessionError.SessionError) =>
   new AgentSession.AgentSessionError({ reason: new AgentSession.SessionFailed({ operation: "turn", error }) })
 
@@ -25,7 +35,9 @@ const errors = [
   failed(CliError.make(new CliError.ProcessExited({ exitCode: null, signal: "SIGKILL", stderrTail: "killed\n" }))),
   failed(CliError.make(new CliError.ProcessExited({ exitCode: 1, signal: null, stderrTail: "", cause: new Error("cut") }))),
   failed(CliError.make(new CliError.IdleTimeout({ timeoutMillis: 5000, lastLine: 3, stderrTail: "" }))),
-  failed(SessionError.make(new SessionError.InterruptTimeout({ timeoutMillis: 2000 })))
+  failed(SessionError.make(new SessionError.InterruptTimeout({ timeoutMillis: 2000 }))),
+  // A reason holding a decoded message: the class union of results has no field the binary layout tells apart by.
+  failed(CliError.make(new CliError.ErrorResultExit({ result: maxTurns, exitCode: 1, stderrTail: "" })))
 ]
 
 // Encoded by the serialization's codec, framed as an RPC chunk, read back by a fresh parser and decoded.
