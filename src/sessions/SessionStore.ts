@@ -29,6 +29,7 @@ import * as Info from "./internal/info.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as LockFile from "./internal/lockFile.ts"
 import * as NotFound from "./internal/notFound.ts"
+import * as StoredSummary from "./internal/storedSummary.ts"
 
 // The transcripts of a session directory, as the CLI names them.
 const isJsonl = (name: string): boolean => name.endsWith(".jsonl")
@@ -549,11 +550,12 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
   }
   const mtimeOf = (file: string) =>
     Effect.map(fs.stat(file), (info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Math.floor(d.getTime()) }))
-  // A summary file that cannot be read or parsed is as good as none: the transcript is folded again.
+  // A summary file that cannot be read, parsed or checked is as good as none: the transcript is folded again
+  // (and the next append writes it anew), so a corrupt file never lists garbage.
   const readSummary = (projectKey: string, sessionId: string) =>
     readText(summaryFileOf(projectKey, sessionId)).pipe(
       Effect.map(Option.flatMap((text) => Option.liftThrowable(() => JSON.parse(text) as Omit<SessionSummary, "sessionId">)())),
-      Effect.map(Option.filter((s) => typeof s.mtime === "number" && typeof s.data?.bytes === "number"))
+      Effect.map(Option.filter((s) => typeof s?.mtime === "number" && StoredSummary.problem(s.data) === undefined))
     )
   const writeSummary = (projectKey: string, sessionId: string, summary: Omit<SessionSummary, "sessionId">) => {
     const file = summaryFileOf(projectKey, sessionId)

@@ -1,0 +1,137 @@
+/**
+ * Stores under faults: rows and files that are not what the store wrote, a mirror with one bad session,
+ * a lock left by a dead process that had the waiter's pid, and an SQLite database another process holds.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Sqlite from "../../src/internal/sqlite.ts"
+import * as Message from "../../src/schema/Message.ts"
+import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
+import * as SessionStore from "../../src/sessions/SessionStore.ts"
+import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
+
+const configDir = "/home/me/.claude"
+const projectKey = "-work-app"
+const sessionA = "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11"
+const sessionB = "0b6f1a2e-3c4d-4e5f-8a9b-1c2d3e4f5a6b"
+const keyA = { projectKey, sessionId: sessionA }
+const keyB = { projectKey, sessionId: sessionB }
+const user = (uuid: string) => ({ type: "user", uuid, message: { role: "user", content: `prompt ${uuid}` } })
+
+// A frame the CLI sends for a session's main transcript.
+const mirrorFrame = (sessionId: string, uuids: ReadonlyArray<string>) =>
+  new Message.UnknownMessage({
+    raw: { type: "transcript_mirror", filePath: `${configDir}/projects/${projectKey}/${sessionId}.jsonl`, entries: uuids.map(user) }
+  })
+
+// A scoped SQLite store with the client under it, to corrupt its rows from outside.
+const sqliteStore = Effect.gen(function*() {
+  const fsx = yield* FileSystem.FileSystem
+  const dir = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-faults-" }))
+  const context = yield* Layer.build(Sqlite.layer(path.join(dir, "sessions.db"))).pipe(Effect.orDie)
+  const store = yield* SqlSessionStore.make().pipe(Effect.provide(context))
+  return { store, sql: Context.get(context, SqlClient.SqlClient) }
+})
+
+// The failure's reason, or a test failure when `effect` succeeds or dies.
+const reasonOf = <A>(effect: Effect.Effect<A, SessionStore.SessionStoreError>) =>
+  Effect.flatMap(Effect.flip(effect), (error) => Effect.succeed(error.reason))
+
+describe("StoreFaults", () => {
+  describe("corrupt rows and files", () => {
+    it.effect("an entry row that is not JSON: load fails with InvalidEntry naming the session and the row", () =>
+      Effect.gen(function*() {
+        const { sql, store } = yield* sqliteStore
+        yield* store.append(keyA, [user("a1"), user("a2")])
+        yield* store.append(keyB, [user("b1")])
+        yield* sql`UPDATE claude_session_entries SET entry = '{not json' WHERE uuid = 'a2'`
+        const [{ seq }] = yield* sql<{ readonly seq: number }>`SELECT seq FROM claude_session_entries WHERE uuid = 'a2'`
+        const reason = yield* reasonOf(store.load(keyA))
+        assert.strictEqual(reason._tag, "InvalidEntry")
+        assert.include(reason.message, `${projectKey}/${sessionA}`)
+        assert.include(reason.message, `seq ${seq}`)
+        // The other session is untouched.
+        const other = yield* store.load(keyB)
+        assert.deepStrictEqual(other._tag === "Some" && other.value.map((e) => e.uuid), ["b1"])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a summary row that is not a summary: append and listing fail with InvalidEntry naming the session", () =>
+      Effect.gen(function*() {
+        const { sql, store } = yield* sqliteStore
+        yield* store.append(keyA, [user("a1")])
+        for (const data of ["{not json", `{"bytes":"many"}`]) {
+          yield* sql`UPDATE claude_session_summaries SET data = ${data} WHERE session_id = ${sessionA}`
+          const appended = yield* reasonOf(store.append(keyA, [user(`a-${data.length}`)]))
+          assert.strictEqual(appended._tag, "InvalidEntry")
+          assert.include(appended.message, `${projectKey}/${sessionA}`)
+          assert.include(appended.message, "summary row")
+          const listed = yield* reasonOf(store.listSessionSummaries(projectKey))
+          assert.strictEqual(listed._tag, "InvalidEntry")
+          assert.include(listed.message, `${projectKey}/${sessionA}`)
+        }
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a directory summary file that is not a summary: listing folds the transcript again", () =>
+      Effect.gen(function*() {
+        const fsx = yield* FileSystem.FileSystem
+        const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-faults-" }))
+        const store = yield* Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerDirectory(root))
+        const entries = [user("a1"), user("a2")]
+        yield* store.append(keyA, entries)
+        const file = path.join(root, projectKey, `${sessionA}.summary.json`)
+        const bytes = fs.statSync(path.join(root, projectKey, `${sessionA}.jsonl`)).size
+        fs.writeFileSync(file, JSON.stringify({ mtime: 1, data: { bytes, firstPrompt: { not: "text" } } }))
+        const [summary] = yield* store.listSessionSummaries(projectKey)
+        assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, entries))
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.live("a mirror of two sessions, one with a corrupt summary: the other's frames all stored, one mirror_error", () =>
+      Effect.gen(function*() {
+        const { sql, store } = yield* sqliteStore
+        yield* store.append(keyA, [user("a0")])
+        yield* sql`UPDATE claude_session_summaries SET data = '{not json' WHERE session_id = ${sessionA}`
+        const out = yield* Stream.make(
+          mirrorFrame(sessionA, ["a1"]),
+          mirrorFrame(sessionB, ["b1", "b2"]),
+          mirrorFrame(sessionB, ["b3"]),
+          mirrorFrame(sessionB, ["b4"])
+        ).pipe(
+          SessionMirror.mirror({ store, configDir, cwd: "/work/app", flush: "eager" }),
+          Stream.runCollect
+        )
+        const errors = out.filter((m) => m._tag === "SystemMirrorError")
+        assert.strictEqual(errors.length, 1)
+        assert.strictEqual(errors[0].session_id, sessionA)
+        assert.include(errors[0].error, "summary row")
+        const rows = yield* sql<{ readonly uuid: string }>`
+          SELECT uuid FROM claude_session_entries WHERE session_id = ${sessionB} ORDER BY seq`
+        assert.deepStrictEqual(rows.map((r) => r.uuid), ["b1", "b2", "b3", "b4"])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.live("a store that dies on one session: the mirror reports it and stores the other's frames", () =>
+      Effect.gen(function*() {
+        const memory = SessionStore.makeMemory()
+        const store: SessionStore.Shape = {
+          ...memory,
+          append: (key, entries) => key.sessionId === sessionA ? Effect.die(new SyntaxError("bad row")) : memory.append(key, entries)
+        }
+        const out = yield* Stream.make(mirrorFrame(sessionA, ["a1"]), mirrorFrame(sessionB, ["b1"]), mirrorFrame(sessionB, ["b2"])).pipe(
+          SessionMirror.mirror({ store, configDir, cwd: "/work/app", flush: "eager" }),
+          Stream.runCollect
+        )
+        const errors = out.filter((m) => m._tag === "SystemMirrorError")
+        assert.deepStrictEqual(errors.map((e) => e.session_id), [sessionA])
+        assert.include(errors[0].error, "bad row")
+        const stored = yield* memory.load(keyB)
+        assert.deepStrictEqual(stored._tag === "Some" && stored.value.map((e) => e.uuid), ["b1", "b2"])
+      }))
+  })
+})
