@@ -10,9 +10,12 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as Sqlite from "../../src/internal/sqlite.ts"
+import * as LockFile from "../../src/sessions/internal/lockFile.ts"
 import * as Message from "../../src/schema/Message.ts"
 import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
@@ -133,5 +136,35 @@ describe("StoreFaults", () => {
         const stored = yield* memory.load(keyB)
         assert.deepStrictEqual(stored._tag === "Some" && stored.value.map((e) => e.uuid), ["b1", "b2"])
       }))
+  })
+
+  describe("the directory lock", () => {
+    const lockProcess = path.join(import.meta.dirname, "support", "lockProcess.ts")
+    // Each run in a fresh pid namespace, where it is pid 1: a container restarted with the same host name.
+    const inNamespace = (...args: ReadonlyArray<string>) =>
+      childProcess.spawnSync("unshare", ["--pid", "--fork", "--mount-proc", process.execPath, lockProcess, ...args], {
+        encoding: "utf8",
+        timeout: 60_000
+      })
+    const namespaces = process.getuid?.() === 0 && inNamespace("hold", "/dev/null/none").error === undefined
+
+    it.runIf(namespaces)("a lock left by a dead process with the waiter's pid is taken over", () => {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), "store-faults-"))
+      try {
+        const lock = path.join(root, projectKey, `${sessionA}.jsonl.lock`)
+        fs.mkdirSync(path.dirname(lock), { recursive: true })
+        assert.strictEqual(inNamespace("hold", lock).stdout.trim(), "held by 1")
+        // Left for longer than a lock may go untouched.
+        const past = new Date(Date.now() - 2 * LockFile.staleMillis)
+        fs.utimesSync(lock, past, past)
+        const waiter = inNamespace("append", root, projectKey, sessionA, "after-restart")
+        assert.strictEqual(waiter.stdout.trim(), "stored by 1", waiter.stderr)
+        const lines = fs.readFileSync(path.join(root, projectKey, `${sessionA}.jsonl`), "utf8").trim().split("\n")
+        assert.deepStrictEqual(lines.map((line) => JSON.parse(line).uuid), ["after-restart"])
+        assert.isFalse(fs.existsSync(lock))
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true })
+      }
+    }, 120_000)
   })
 })
