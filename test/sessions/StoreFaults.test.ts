@@ -6,6 +6,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -15,6 +16,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Sqlite from "../../src/internal/sqlite.ts"
+import * as SqliteWorker from "../../src/internal/sqliteWorker.ts"
 import * as LockFile from "../../src/sessions/internal/lockFile.ts"
 import * as Message from "../../src/schema/Message.ts"
 import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
@@ -166,5 +168,67 @@ describe("StoreFaults", () => {
         fs.rmSync(root, { recursive: true, force: true })
       }
     }, 120_000)
+  })
+
+  describe("an SQLite database another process holds", () => {
+    // A process holding the database's write lock until it is killed: `locked` once it holds it.
+    const holdLocked = (file: string) =>
+      Effect.acquireRelease(
+        Effect.callback<childProcess.ChildProcess>((resume) => {
+          const child = childProcess.spawn(process.execPath, [
+            "--no-warnings",
+            "-e",
+            `const db = new (require("node:sqlite").DatabaseSync)(process.argv[1]); ` +
+            `db.exec("PRAGMA busy_timeout = 10000"); db.exec("BEGIN EXCLUSIVE"); ` +
+            `console.log("locked"); setInterval(() => {}, 1000)`,
+            file
+          ], { stdio: ["ignore", "pipe", "inherit"] })
+          child.stdout.once("data", () => resume(Effect.succeed(child)))
+        }),
+        (child) =>
+          Effect.callback<void>((resume) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+            child.once("exit", () => resume(Effect.void))
+            child.kill("SIGKILL")
+          })
+      )
+
+    it.live("a 1-second timeout on an append fires before the busy timeout, and timers keep their schedule", () =>
+      Effect.gen(function*() {
+        const fsx = yield* FileSystem.FileSystem
+        const dir = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-faults-" }))
+        const file = path.join(dir, "sessions.db")
+        const context = yield* Layer.build(SqlSessionStore.layerSqlite({ filename: file }))
+        const store = Context.get(context, SessionStore.SessionStore)
+        yield* store.append(keyA, [user("before")])
+        const holder = yield* Effect.scoped(Effect.gen(function*() {
+          yield* holdLocked(file)
+          let ticks = 0
+          const timer = yield* Effect.forkScoped(Effect.forever(Effect.andThen(
+            Effect.sleep("100 millis"),
+            Effect.sync(() => {
+              ticks++
+            })
+          )))
+          const started = Date.now()
+          const result = yield* Effect.result(Effect.timeout(store.append(keyA, [user("while-locked")]), "1 second"))
+          const elapsed = Date.now() - started
+          const counted = ticks
+          yield* Fiber.interrupt(timer)
+          return { result, elapsed, counted }
+        }))
+        assert.isTrue(holder.result._tag === "Failure" && holder.result.failure._tag === "TimeoutError")
+        assert.isBelow(holder.elapsed, SqliteWorker.busyMillis)
+        // About ten 100 ms ticks in that second; a blocked event loop gives none.
+        assert.isAtLeast(holder.counted, 5)
+        // The lock released, the store goes on, and the append cut off was not stored.
+        yield* store.append(keyA, [user("after")])
+        const rows = yield* Effect.provide(
+          Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
+            sql<{ readonly uuid: string }>`SELECT uuid FROM claude_session_entries ORDER BY seq`),
+          Sqlite.layer(file)
+        )
+        assert.deepStrictEqual(rows.map((r) => r.uuid), ["before", "after"])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
   })
 })
