@@ -168,6 +168,22 @@ describe("StoreFaults", () => {
         fs.rmSync(root, { recursive: true, force: true })
       }
     }, 120_000)
+
+    it.live("a lock naming a live pid that started at another time (the pid given again) is taken over", () =>
+      Effect.gen(function*() {
+        const fsx = yield* FileSystem.FileSystem
+        const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-faults-" }))
+        const lock = path.join(root, projectKey, `${sessionA}.jsonl.lock`)
+        fs.mkdirSync(path.dirname(lock), { recursive: true })
+        // This process's parent runs, but did not start at tick 1 after boot.
+        fs.writeFileSync(lock, LockFile.format({ pid: process.ppid, host: os.hostname(), token: "t", start: "1" }))
+        const past = new Date(Date.now() - 2 * LockFile.staleMillis)
+        fs.utimesSync(lock, past, past)
+        const store = yield* SessionStore.makeDirectory(root)
+        yield* Effect.timeout(store.append(keyA, [user("a1")]), "5 seconds")
+        const lines = fs.readFileSync(path.join(root, projectKey, `${sessionA}.jsonl`), "utf8").trim().split("\n")
+        assert.deepStrictEqual(lines.map((line) => JSON.parse(line).uuid), ["a1"])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 30_000)
   })
 
   describe("an SQLite database another process holds", () => {
