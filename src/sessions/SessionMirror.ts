@@ -251,7 +251,10 @@ export const start = Effect.fnUntraced(function*(
         onSome: () => Effect.undefined,
         onNone: () => Effect.fail(timedOut("append", key, timeout, "appendTimeout"))
       })),
-      Effect.catch((error) => Effect.succeed(error.message))
+      Effect.catch((error) => Effect.succeed(error.message)),
+      // A store that dies on one transcript (a defect) loses that append only: the worker goes on with the
+      // others' frames, and this one is a `mirror_error` like any other failure.
+      Effect.catchDefect((defect) => Effect.succeed(`the store failed: ${defect instanceof Error ? defect.message : String(defect)}`))
     )
   }
   // Batched: everything queued so far, one append per transcript, in order. Eager: one append per frame.

@@ -43,6 +43,7 @@ import {
   type SummaryData,
   TranscriptConflict
 } from "./StoreContract.ts"
+import * as StoredSummary from "./internal/storedSummary.ts"
 
 // The transcripts of a session directory, as the CLI names them.
 const isJsonl = (name: string): boolean => name.endsWith(".jsonl")
@@ -248,13 +249,15 @@ const emptyState = (): State => ({ uuids: new Set(), summary: undefined, bytes: 
  *
  * Appends to one transcript are serialized across stores and processes on the same root by a lock file next
  * to it (`<file>.lock`, created exclusively), so uuids stay the idempotency key for all of them. The lock
- * names its holder (pid, host name, a token of its own); the holder touches it every 2.5 seconds while it
- * holds it and, on release, removes it only if it still names that holder. A waiter takes a lock over (one
- * waiter at a time) only when it is stale: untouched for 10 seconds and not naming a live process of the
- * waiter's host. So a live holder on this host keeps its lock however slow or suspended it is; a holder on
- * another host sharing the directory keeps it as long as it keeps touching it (one stopped for 10 seconds
- * loses it, and then two may hold it at once); a lock naming a pid that died is taken over after 10 seconds.
- * (A pid the system has since given to another live process keeps its lock until that process ends.) Each
+ * names its holder (pid, host name, a token of its own and, on Linux, the boot id and the process's start
+ * time); the holder touches it every 2.5 seconds while it holds it and, on release, removes it only if it
+ * still names that holder. A waiter takes a lock over (one waiter at a time) only when it is stale: untouched
+ * for 10 seconds and not naming a live process of the waiter's host. So a live holder on this host keeps its
+ * lock however slow or suspended it is; a holder on another host sharing the directory keeps it as long as it
+ * keeps touching it (one stopped for 10 seconds loses it, and then two may hold it at once); a lock naming a
+ * pid that died is taken over after 10 seconds, also when that pid is now another process's (its start time
+ * differs), one of an earlier boot, or the waiter's own (a container restarted with the same host name runs
+ * as the same pid): the waiter's own lock is only one it took, by its token. Each
  * transcript has a lock of its own: a lock left by a dead process stalls appends to its file only. Waiting
  * for a lock is interruptible: an append cut short by a timeout (the `appendTimeout` of a mirror) or a
  * closing scope stops waiting and writes nothing.
@@ -317,11 +320,12 @@ export const makeDirectory = Effect.fnUntraced(function*(root: string) {
   }
   const mtimeOf = (file: string) =>
     Effect.map(fs.stat(file), (info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => Math.floor(d.getTime()) }))
-  // A summary file that cannot be read or parsed is as good as none: the transcript is folded again.
+  // A summary file that cannot be read, parsed or checked is as good as none: the transcript is folded again
+  // (and the next append writes it anew), so a corrupt file never lists garbage.
   const readSummary = (projectKey: string, sessionId: string) =>
     readText(summaryFileOf(projectKey, sessionId)).pipe(
       Effect.map(Option.flatMap((text) => Option.liftThrowable(() => JSON.parse(text) as Omit<SessionSummary, "sessionId">)())),
-      Effect.map(Option.filter((s) => typeof s.mtime === "number" && typeof s.data?.bytes === "number"))
+      Effect.map(Option.filter((s) => typeof s?.mtime === "number" && StoredSummary.problem(s.data) === undefined))
     )
   const writeSummary = (projectKey: string, sessionId: string, summary: Omit<SessionSummary, "sessionId">) => {
     const file = summaryFileOf(projectKey, sessionId)

@@ -18,7 +18,9 @@
  * fold one after the other, and a replayed append changes nothing. `listSessions` and
  * `listSessionSummaries` read the summaries table only. A database written before the summaries table
  * existed has its sessions summarized once, when the store is made. A database where the tables cannot be
- * made or summarized fails the store's making with `Unavailable`.
+ * made or summarized fails the store's making with `Unavailable`. A row that is not what the store wrote (an
+ * entry that is not a JSON object, a summary that is not one) fails the operation that reads it with
+ * `InvalidEntry`, naming the session and the row; other sessions are not touched.
  *
  * @since 0.1.0
  */
@@ -28,6 +30,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Sqlite from "../internal/sqlite.ts"
+import * as Jsonl from "./internal/jsonl.ts"
+import * as StoredSummary from "./internal/storedSummary.ts"
 import * as SessionStore from "./SessionStore.ts"
 
 /**
@@ -60,9 +64,9 @@ export const make = (options: Options = {}): Effect.Effect<SessionStore.Shape, S
 
 const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   const sql = yield* SqlClient.SqlClient
+  const summariesName = options.summaryTable ?? (options.table === undefined ? "claude_session_summaries" : `${options.table}_summaries`)
   const table = sql(tableName)
-  const summaryTable = options.summaryTable ?? (options.table === undefined ? "claude_session_summaries" : `${options.table}_summaries`)
-  const summaries = sql(summaryTable)
+  const summaries = sql(summariesName)
   const seq = sql.onDialectOrElse({
     pg: () => sql.literal("BIGSERIAL PRIMARY KEY"),
     orElse: () => sql.literal("INTEGER PRIMARY KEY AUTOINCREMENT")
@@ -86,9 +90,22 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     PRIMARY KEY (project_key, session_id)
   )`
   // `findProjects` looks a session up by its id alone.
-  yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${summaryTable}_by_session`)} ON ${summaries} (session_id)`
+  yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${summariesName}_by_session`)} ON ${summaries} (session_id)`
 
   const fail = SessionStore.operationFailed
+  // A row the store cannot read back, as `InvalidEntry` naming its session and the row.
+  const corrupt = (operation: SessionStore.Operation, key: SessionStore.SessionKey, detail: string, cause?: unknown) =>
+    Effect.fail(
+      new SessionStore.SessionStoreError({
+        reason: new SessionStore.InvalidEntry({ operation, key: SessionStore.keyString(key), detail, cause })
+      })
+    )
+  const summaryOf = (operation: SessionStore.Operation, key: SessionStore.SessionKey, text: string) => {
+    const parsed = StoredSummary.parse(text)
+    return "data" in parsed
+      ? Effect.succeed(parsed.data)
+      : corrupt(operation, key, `the summary row of ${summariesName} is not a session summary: ${parsed.problem}`)
+  }
   const where = (key: SessionStore.SessionKey) =>
     sql`project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath = ${key.subpath ?? ""}`
   const session = (key: Omit<SessionStore.SessionKey, "subpath">) =>
@@ -135,7 +152,8 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
       const [held] = yield* sql<{ readonly data: string }>`SELECT data FROM ${summaries} WHERE ${session(key)} ${forUpdate}`
       const added = yield* insert(key, batch, writtenAt)
       if (added.length === 0) return
-      const data = SessionStore.foldSummary(held === undefined || held.data === "" ? undefined : JSON.parse(held.data), added)
+      const summary = held === undefined || held.data === "" ? undefined : yield* summaryOf("append", key, held.data)
+      const data = SessionStore.foldSummary(summary, added)
       yield* sql`UPDATE ${summaries} SET mtime = ${writtenAt}, data = ${JSON.stringify(data)} WHERE ${session(key)}`
     }).pipe(
       sql.withTransaction,
@@ -145,9 +163,17 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   }
 
   const load = (key: SessionStore.SessionKey) =>
-    sql<{ readonly entry: string }>`SELECT entry FROM ${table} WHERE ${where(key)} ORDER BY seq`.pipe(
-      Effect.map((rows) =>
-        rows.length === 0 ? Option.none() : Option.some(rows.map((row) => JSON.parse(row.entry) as SessionStore.Entry))
+    sql<{ readonly seq: number | string; readonly entry: string }>`SELECT seq, entry FROM ${table} WHERE ${where(key)} ORDER BY seq`.pipe(
+      Effect.flatMap((rows) =>
+        rows.length === 0 ? Effect.succeedNone : Effect.map(
+          Effect.forEach(rows, (row) => {
+            const entry = Jsonl.objectOf(row.entry) as SessionStore.Entry | undefined
+            return entry === undefined
+              ? corrupt("load", key, `the entry row with seq ${row.seq} of ${tableName} is not a JSON object`)
+              : Effect.succeed(entry)
+          }),
+          Option.some
+        )
       ),
       Effect.mapError(fail("load", SessionStore.keyString(key)))
     )
@@ -168,8 +194,12 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
 
   const listSessionSummaries = (projectKey: string) =>
     summaryRows(projectKey).pipe(
-      Effect.map((rows) =>
-        rows.map((row): SessionStore.SessionSummary => ({ ...row, data: JSON.parse(row.data) as SessionStore.SummaryData }))
+      Effect.flatMap((rows) =>
+        Effect.forEach(rows, (row) =>
+          Effect.map(
+            summaryOf("listSessionSummaries", { projectKey, sessionId: row.sessionId }, row.data),
+            (data): SessionStore.SessionSummary => ({ ...row, data })
+          ))
       ),
       Effect.mapError(fail("listSessionSummaries", projectKey))
     )

@@ -178,7 +178,8 @@ describe("directory SessionStore", () => {
     it.live("an old lock naming a live process of this host is not taken over", () =>
       Effect.gen(function*() {
         const root = yield* tempRoot
-        const holder = { pid: process.pid, host: os.hostname(), token: "t" }
+        // Another live process (this one's parent): a lock naming this very process is its own only by its token.
+        const holder = { pid: process.ppid, host: os.hostname(), token: "t" }
         heldOld(root, holder)
         const s = yield* SessionStore.makeDirectory(root)
         const result = yield* Effect.result(Effect.timeout(s.append(key, [entry("u0")]), "500 millis"))

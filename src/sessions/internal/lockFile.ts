@@ -1,12 +1,14 @@
 /**
  * A lock file shared by processes on one directory: created exclusively, naming its holder (pid, host name,
- * a token of its own), kept fresh while held, removed on release only while it still names that holder.
+ * a token of its own, and where Linux tells them the boot id and the process's start time), kept fresh while
+ * held, removed on release only while it still names that holder.
  */
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import type * as Scope from "effect/Scope"
 import * as crypto from "node:crypto"
+import * as fs_ from "node:fs"
 import * as os from "node:os"
 import * as NotFound from "./notFound.ts"
 
@@ -21,7 +23,37 @@ export interface Holder {
   readonly pid: number
   readonly host: string
   readonly token: string
+  /** The holder's boot (`/proc/sys/kernel/random/boot_id`), where there is one. */
+  readonly boot?: string | undefined
+  /** The holder's start time in clock ticks after boot (`/proc/<pid>/stat` field 22), where there is one. */
+  readonly start?: string | undefined
 }
+
+// A file's text, trimmed; `undefined` where it cannot be read (not Linux, no /proc).
+const procText = (file: string): string | undefined => {
+  try {
+    return fs_.readFileSync(file, "utf8").trim()
+  } catch {
+    return undefined
+  }
+}
+
+/** This boot's id: a lock of another boot names a process that is gone, whatever its pid. */
+const bootId: string | undefined = procText("/proc/sys/kernel/random/boot_id")
+
+/**
+ * When the process `pid` started, in clock ticks after boot; `undefined` where /proc does not say. A pid
+ * given to another process since starts at another time.
+ */
+const startOf = (pid: number): string | undefined => {
+  const stat = procText(`/proc/${pid}/stat`)
+  // Field 2, the command, is in parentheses and may hold spaces: the fields are counted after it.
+  const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return fields?.[19]
+}
+
+/** The tokens of the locks this process holds: a lock naming this pid and another token is a dead one's. */
+const holding = new Set<string>()
 
 /** The text of a lock held by `holder`. */
 export const format = (holder: Holder): string => JSON.stringify(holder) + "\n"
@@ -32,7 +64,13 @@ export const parse = (text: string): Holder | undefined => {
     const h = JSON.parse(text)
     return typeof h === "object" && h !== null && Number.isInteger(h.pid) && typeof h.host === "string" &&
         typeof h.token === "string"
-      ? { pid: h.pid, host: h.host, token: h.token }
+      ? {
+        pid: h.pid,
+        host: h.host,
+        token: h.token,
+        boot: typeof h.boot === "string" ? h.boot : undefined,
+        start: typeof h.start === "string" ? h.start : undefined
+      }
       : undefined
   } catch {
     return undefined
@@ -61,15 +99,27 @@ const age = (fs: FileSystem.FileSystem, file: string) =>
   )
 
 /**
+ * Whether `holder`, of this host, is a process that still runs. The host name and pid alone do not say: a
+ * container restarted with the same host name runs its process under the same pid (1, say), so a holder of
+ * this pid is this process only if it holds the lock (its token), one of another boot is gone, and one whose
+ * pid started at another time than the holder did is another process.
+ */
+const running = (holder: Holder): boolean => {
+  if (holder.boot !== undefined && bootId !== undefined && holder.boot !== bootId) return false
+  if (holder.pid === process.pid) return holding.has(holder.token)
+  return alive(holder.pid) && (holder.start === undefined || startOf(holder.pid) === holder.start)
+}
+
+/**
  * Whether the lock with text `text` is stale: untouched for {@link staleMillis}, and not naming a process of
- * this host that is alive (a live holder that is slow or suspended keeps it). A lock of another host, or one
+ * this host that runs (a live holder that is slow or suspended keeps it). A lock of another host, or one
  * that names no holder, is judged by its age alone.
  */
 const stale = (fs: FileSystem.FileSystem, lock: string, text: string | undefined) =>
   Effect.map(age(fs, lock), (since) => {
     if (since <= staleMillis) return false
     const holder = text === undefined ? undefined : parse(text)
-    return holder === undefined || holder.host !== os.hostname() || !alive(holder.pid)
+    return holder === undefined || holder.host !== os.hostname() || !running(holder)
   })
 
 /**
@@ -78,12 +128,20 @@ const stale = (fs: FileSystem.FileSystem, lock: string, text: string | undefined
  */
 export const hold = (fs: FileSystem.FileSystem, lock: string): Effect.Effect<void, PlatformError.PlatformError, Scope.Scope> =>
   Effect.gen(function*() {
-    const text = format({ pid: process.pid, host: os.hostname(), token: crypto.randomUUID() })
+    const token = crypto.randomUUID()
+    const text = format({ pid: process.pid, host: os.hostname(), token, boot: bootId, start: startOf(process.pid) })
     while (true) {
       const taken = yield* fs.writeFileString(lock, text, { flag: "wx" }).pipe(
         Effect.as(true),
         Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false)),
-        Effect.tap((taken) => taken ? Effect.addFinalizer(() => Effect.ignore(release(fs, lock, text))) : Effect.void),
+        Effect.tap((taken) =>
+          taken
+            ? Effect.andThen(
+              Effect.sync(() => holding.add(token)),
+              Effect.addFinalizer(() => Effect.ensuring(Effect.ignore(release(fs, lock, text)), Effect.sync(() => holding.delete(token))))
+            )
+            : Effect.void
+        ),
         Effect.uninterruptible
       )
       if (taken) break
