@@ -18,7 +18,7 @@ import * as path from "node:path"
 import * as Sqlite from "../../src/internal/sqlite.ts"
 import * as SqliteWorker from "../../src/internal/sqliteWorker.ts"
 import * as LockFile from "../../src/sessions/internal/lockFile.ts"
-import * as Message from "../../src/schema/Message.ts"
+import * as SessionEvent from "../../src/schema/SessionEvent.ts"
 import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
 import * as SessionStore from "../../src/sessions/SessionStore.ts"
 import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
@@ -33,8 +33,10 @@ const user = (uuid: string) => ({ type: "user", uuid, message: { role: "user", c
 
 // A frame the CLI sends for a session's main transcript.
 const mirrorFrame = (sessionId: string, uuids: ReadonlyArray<string>) =>
-  new Message.UnknownMessage({
-    raw: { type: "transcript_mirror", filePath: `${configDir}/projects/${projectKey}/${sessionId}.jsonl`, entries: uuids.map(user) }
+  new SessionEvent.TranscriptMirror({
+    type: "transcript_mirror",
+    filePath: `${configDir}/projects/${projectKey}/${sessionId}.jsonl`,
+    entries: uuids.map(user)
   })
 
 // A scoped SQLite store with the client under it, to corrupt its rows from outside.
