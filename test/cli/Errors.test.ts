@@ -2,7 +2,7 @@
  * Errors a user can act on, as a user meets them: a readable message on stderr, no stack trace, and the
  * exit code `--help` documents.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -14,8 +14,15 @@ const noStack = /\n\s+at |\.ts:\d+/
 
 const demo = path.join(Run.root, "fixtures", "recorded", "demo.jsonl")
 
+// Every temporary directory of the file's tests, removed when they are done.
+const tempDirs: Array<string> = []
+afterAll(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
+})
+
 const tempFile = (name: string, content: string): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-errors-"))
+  tempDirs.push(dir)
   const file = path.join(dir, name)
   fs.writeFileSync(file, content)
   return file

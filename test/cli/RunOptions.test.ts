@@ -2,7 +2,7 @@
  * `run`'s claude options reach the CLI: the whole command line parsed by effect/cli in process, the CLI
  * started through a fake `ChildProcessSpawner` that records its argv and stdin and answers with a recording.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -28,8 +28,16 @@ const usageErrors = (exit: Exit.Exit<unknown, unknown>): string => {
 const values = (args: ReadonlyArray<string>, flag: string): Array<string> =>
   args.flatMap((a, i) => a === flag ? [args[i + 1]!] : [])
 
+// Every temporary directory of the file's tests, removed when they are done.
+const tempDirs: Array<string> = []
+afterAll(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
+})
+
 const tempFile = (name: string, content: string): string => {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ecc-run-options-")), name)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-run-options-"))
+  tempDirs.push(dir)
+  const file = path.join(dir, name)
   fs.writeFileSync(file, content)
   return file
 }

@@ -357,12 +357,16 @@ describe("Host", () => {
       Effect.sync(() => {
         // A directory is read as a tree of transcripts: one without any is named as such.
         const empty = fs.mkdtempSync(path.join(os.tmpdir(), "no-transcripts-"))
-        for (const [file, kind] of [["/dev/zero", "a character device"], [empty, "a directory with no .jsonl file"]] as const) {
-          for (const command of ["view", "stats"]) {
-            const run = childProcess.spawnSync(process.execPath, [bin, command, file], { cwd: root, encoding: "utf8", timeout: 30_000 })
-            assert.strictEqual(run.status, 3, `${command} ${file}: ${run.stderr}`)
-            assert.include(run.stderr, `Cannot read ${file}: it is ${kind}`)
+        try {
+          for (const [file, kind] of [["/dev/zero", "a character device"], [empty, "a directory with no .jsonl file"]] as const) {
+            for (const command of ["view", "stats"]) {
+              const run = childProcess.spawnSync(process.execPath, [bin, command, file], { cwd: root, encoding: "utf8", timeout: 30_000 })
+              assert.strictEqual(run.status, 3, `${command} ${file}: ${run.stderr}`)
+              assert.include(run.stderr, `Cannot read ${file}: it is ${kind}`)
+            }
           }
+        } finally {
+          fs.rmSync(empty, { recursive: true, force: true })
         }
       }), 60_000)
   })
