@@ -4,13 +4,11 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import * as SchemaGetter from "effect/SchemaGetter"
-import * as SchemaIssue from "effect/SchemaIssue"
 import { installCli } from "./internal/installCli.ts"
-import { decodeMessage, encodeMessage, UnknownMessage } from "./schema/Message.ts"
+import * as MessageJson from "./schema/internal/messageJson.ts"
+import { UnknownMessage } from "./schema/Message.ts"
 import * as ResultMessage from "./schema/Result.ts"
 import * as SessionStore from "./sessions/StoreContract.ts"
 
@@ -96,23 +94,12 @@ const isResultLine = (input: unknown): input is ResultLine =>
   input instanceof ResultMessage.ResultError || input instanceof ResultMessage.ResultSuccess ||
   input instanceof UnknownMessage
 
-// The result travels as the CLI's own JSON, decoded on arrival: a union of the classes cannot be told apart by
-// the binary serialization the cluster's RPCs use (see cluster/Wire), and the CLI's JSON keeps an unknown one whole.
-const ResultLine: Schema.Codec<ResultLine, Schema.Json> = Schema.Json.pipe(
-  Schema.decodeTo(
-    Schema.declare(isResultLine, { identifier: "effect-claude-code/ResultLine" }),
-    {
-      decode: SchemaGetter.transformEffect((json: Schema.Json, options) => {
-        const decoded = decodeMessage(json)
-        if (Result.isSuccess(decoded) && isResultLine(decoded.success)) return Effect.succeed(decoded.success)
-        // A line this version cannot type is kept whole, as the stream keeps it.
-        return typeof json === "object" && json !== null && !Array.isArray(json)
-          ? Effect.succeed(new UnknownMessage({ raw: json as { readonly type: string } }))
-          : Effect.fail(new SchemaIssue.InvalidValue({ message: "expected a result message" }, json, options))
-      }),
-      encode: SchemaGetter.transform((message: ResultLine) => encodeMessage(message) as Schema.Json)
-    }
-  )
+// The result travels as the CLI's own JSON (see schema/internal/messageJson); one this version cannot type is
+// kept whole, as the stream keeps it.
+const ResultLine: Schema.Codec<ResultLine, Schema.Json> = MessageJson.make(
+  "effect-claude-code/ResultLine",
+  isResultLine,
+  (json) => Predicate.isObject(json) && !Array.isArray(json) ? new UnknownMessage({ raw: json as { readonly type: string } }) : undefined
 )
 
 export class ErrorResultExit extends Schema.TaggedError<ErrorResultExit>()("ErrorResultExit", {

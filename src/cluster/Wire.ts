@@ -12,12 +12,9 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
-import * as SchemaGetter from "effect/SchemaGetter"
-import * as SchemaIssue from "effect/SchemaIssue"
-import * as Message from "../schema/Message.ts"
+import type * as Schema from "effect/Schema"
+import * as MessageJson from "../schema/internal/messageJson.ts"
+import type * as Message from "../schema/Message.ts"
 
 const isMessage = (input: unknown): input is Message.Message =>
   typeof input === "object" && input !== null && typeof (input as { _tag?: unknown })._tag === "string"
@@ -29,17 +26,7 @@ const isMessage = (input: unknown): input is Message.Message =>
  * @since 0.1.0
  * @category schemas
  */
-export const WireMessage: Schema.Codec<Message.Message, Schema.Json> = Schema.Json.pipe(
-  Schema.decodeTo(
-    Schema.declare(isMessage, { identifier: "effect-claude-code/Message" }),
-    {
-      decode: SchemaGetter.transformEffect((json: Schema.Json, options) => {
-        const result = Message.decodeMessage(json)
-        return Result.isSuccess(result)
-          ? Effect.succeed(result.success)
-          : Effect.fail(new SchemaIssue.InvalidValue({ message: result.failure.message }, json, options))
-      }),
-      encode: SchemaGetter.transform((message: Message.Message) => Message.encodeMessage(message) as Schema.Json)
-    }
-  )
+export const WireMessage: Schema.Codec<Message.Message, Schema.Json> = MessageJson.make(
+  "effect-claude-code/Message",
+  isMessage
 )
