@@ -164,7 +164,7 @@ const worker = async (mode: string, configDir: string, dir: string, sessionId: s
   }
   const { Effect, Stream } = await import("effect")
   const NodeServices = await import("@effect/platform-node/NodeServices")
-  const SessionFiles = await import("../src/sessions/SessionFiles.ts")
+  const SessionFiles = await import("../src/store/SessionFiles.ts")
   return Effect.runPromise(Effect.gen(function*() {
     const files = yield* SessionFiles.make({ configDir })
     const list = yield* files.listSessions()

@@ -10,7 +10,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { AgentSession, Cluster } from "../src/cluster/index.ts"
 import { Live } from "../src/layers/index.ts"
-import { SessionStore } from "../src/sessions/index.ts"
+import { SessionStore } from "../src/store/index.ts"
 import type { ClaudeSandbox } from "../src/testing/index.ts"
 
 // Failover within seconds on one machine: shard locks refreshed every second, storage polled twice a second.

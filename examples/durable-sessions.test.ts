@@ -6,7 +6,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer } from "effect"
 import * as path from "node:path"
-import { ProjectKey, SessionFiles, SqlSessionStore } from "../src/sessions/index.ts"
+import { ProjectKey, SessionFiles, SqlSessionStore } from "../src/store/index.ts"
 import { MessagesRequest, Script, Scripted } from "../src/testing/index.ts"
 import { conversation, resume, start } from "./durable-sessions.ts"
 

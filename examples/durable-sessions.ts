@@ -4,7 +4,7 @@
  */
 import { Effect, Stream } from "effect"
 import { ClaudeCli } from "../src/index.ts"
-import { SessionFiles, SessionStore } from "../src/sessions/index.ts"
+import { SessionFiles, SessionStore } from "../src/store/index.ts"
 import { Summary } from "../src/stream/index.ts"
 
 // Starts a conversation; its transcript reaches the store as the CLI writes it. Any store works:

@@ -7,7 +7,7 @@ import type * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
 import type * as PermissionModes from "./internal/permissionMode.ts"
 import * as Redaction from "./internal/redaction.ts"
-import type * as SessionStore from "./sessions/StoreContract.ts"
+import type * as SessionStore from "./store/StoreContract.ts"
 import { open, optionalBoolean, optionalNumber, optionalString, optionalStrings } from "./schema/internal/fields.ts"
 
 /**
@@ -229,7 +229,7 @@ export interface QueryOptions {
   readonly resume?: string | undefined
   /**
    * Mirror the session's transcript into a store besides the config directory, and with `resume` resume
-   * from the store (see `effect-claude-code/sessions`: `SessionStore`, `SessionMirror`). Failed appends are
+   * from the store (see `effect-claude-code/store`: `SessionStore`, `SessionMirror`). Failed appends are
    * `mirror_error` messages; the run goes on.
    */
   readonly sessionStore?: SessionStore.Shape | SessionStore.StoreOptions | undefined

@@ -60,14 +60,14 @@ const cycles = (edges: Map<string, Array<string>>): Array<Array<string>> => {
  * The floors of src/, lowest first. A module sits on the floor of the longest entry naming it (a folder, or a module
  * of it); an import may only go to its own floor or a lower one. The shared `internal/` holds helpers that look no
  * higher than `stream/`; an internal helper of the core's top-level modules is named on its users' floor. The
- * store contract sits under the core that names it, its stores (`sessions/`) above.
+ * store contract sits under the core that names it, its stores (`store/`) above.
  */
 const floors: ReadonlyArray<ReadonlyArray<string>> = [
   ["schema"],
   ["stream"],
   ["internal", "Redaction.ts", "filter", "transcript"],
-  ["QueryOptions.ts", "ClaudeCliError.ts", "sessions/StoreContract.ts", "sessions/internal/info.ts"],
-  ["Process.ts", "Telemetry.ts", "sessions", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts", "internal/tempDirs.ts"],
+  ["QueryOptions.ts", "ClaudeCliError.ts", "store/StoreContract.ts", "store/internal/info.ts"],
+  ["Process.ts", "Telemetry.ts", "store", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts", "internal/tempDirs.ts"],
   ["session"],
   ["ClaudeCli.ts"],
   ["layers", "testing"],

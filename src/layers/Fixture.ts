@@ -20,7 +20,7 @@ import * as CliRun from "./internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as DecodeError from "../stream/DecodeError.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
-import * as SessionMirror from "../sessions/SessionMirror.ts"
+import * as SessionMirror from "../store/SessionMirror.ts"
 import { type Metadata, MetadataJson, metadataPath, type Rejected } from "./Recording.ts"
 
 /**

@@ -22,7 +22,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as assert from "node:assert/strict"
-import * as SessionStore from "../sessions/SessionStore.ts"
+import * as SessionStore from "../store/SessionStore.ts"
 
 /**
  * One check of the contract: its `name` says the clause; `run` dies with an `AssertionError` naming what

@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Transcript from "../../src/schema/Transcript.ts"
-import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
+import * as SessionFiles from "../../src/store/SessionFiles.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
 import * as Run from "../cli/support/Run.ts"
 

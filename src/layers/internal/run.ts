@@ -15,7 +15,7 @@ import * as Decode from "../../stream/Decode.ts"
 import { DecodeError } from "../../stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "../../stream/internal/stepper.ts"
 import type * as Ndjson from "../../stream/Ndjson.ts"
-import * as SessionMirror from "../../sessions/SessionMirror.ts"
+import * as SessionMirror from "../../store/SessionMirror.ts"
 import * as Telemetry from "../../Telemetry.ts"
 import { fromRedacted, redactDecodeError, redactKeys, redactLineError } from "../../internal/badLine.ts"
 

@@ -13,7 +13,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Transcript from "../../src/schema/Transcript.ts"
-import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
+import * as SessionFiles from "../../src/store/SessionFiles.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
 
 const sessionId = "aaaaaaaa-0000-4000-8000-00000000000b"

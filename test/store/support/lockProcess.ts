@@ -8,8 +8,8 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import type * as Path from "effect/Path"
-import * as LockFile from "../../../src/sessions/internal/lockFile.ts"
-import * as SessionStore from "../../../src/sessions/SessionStore.ts"
+import * as LockFile from "../../../src/store/internal/lockFile.ts"
+import * as SessionStore from "../../../src/store/SessionStore.ts"
 
 const [mode, ...args] = process.argv.slice(2)
 

@@ -10,9 +10,9 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
-import * as SessionStore from "../../src/sessions/SessionStore.ts"
-import * as StoredSessions from "../../src/sessions/StoredSessions.ts"
+import * as SessionFiles from "../../src/store/SessionFiles.ts"
+import * as SessionStore from "../../src/store/SessionStore.ts"
+import * as StoredSessions from "../../src/store/StoredSessions.ts"
 import { transcriptCorpusFiles } from "../transcript/support.ts"
 
 const key = { projectKey: "-work-app", sessionId: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11" }

@@ -261,7 +261,7 @@ export const layer = (
  *
  * @example
  * ```ts
- * import { SqlSessionStore } from "effect-claude-code/sessions"
+ * import { SqlSessionStore } from "effect-claude-code/store"
  * const StoreLive = SqlSessionStore.layerSqlite({ filename: "sessions.db" })
  * ```
  *

@@ -20,7 +20,7 @@ const djb2 = (text: string): number => {
  *
  * @example
  * ```ts
- * import { ProjectKey } from "effect-claude-code/sessions"
+ * import { ProjectKey } from "effect-claude-code/store"
  * ProjectKey.fromPath("/home/ada/my.project") // "-home-ada-my-project"
  * ```
  *

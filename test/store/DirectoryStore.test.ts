@@ -13,9 +13,9 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as SessionStore from "../../src/sessions/SessionStore.ts"
-import * as Jsonl from "../../src/sessions/internal/jsonl.ts"
-import * as LockFile from "../../src/sessions/internal/lockFile.ts"
+import * as SessionStore from "../../src/store/SessionStore.ts"
+import * as Jsonl from "../../src/store/internal/jsonl.ts"
+import * as LockFile from "../../src/store/internal/lockFile.ts"
 
 const key = { projectKey: "-p", sessionId: "6c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a12" }
 const entry = (uuid: string, content = "hi") => ({ type: "user", uuid, sessionId: key.sessionId, message: { role: "user", content } })

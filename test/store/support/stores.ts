@@ -10,8 +10,8 @@ import * as Layer from "effect/Layer"
 import type * as Path from "effect/Path"
 import type * as Scope from "effect/Scope"
 import * as path from "node:path"
-import * as SessionStore from "../../../src/sessions/SessionStore.ts"
-import * as SqlSessionStore from "../../../src/sessions/SqlSessionStore.ts"
+import * as SessionStore from "../../../src/store/SessionStore.ts"
+import * as SqlSessionStore from "../../../src/store/SqlSessionStore.ts"
 import * as Postgres from "../../support/Postgres.ts"
 
 export const stores: ReadonlyArray<{

@@ -19,11 +19,11 @@ import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
-import * as ProjectKey from "../../src/sessions/ProjectKey.ts"
-import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
-import * as SessionMirror from "../../src/sessions/SessionMirror.ts"
-import * as SessionStore from "../../src/sessions/SessionStore.ts"
-import * as SqlSessionStore from "../../src/sessions/SqlSessionStore.ts"
+import * as ProjectKey from "../../src/store/ProjectKey.ts"
+import * as SessionFiles from "../../src/store/SessionFiles.ts"
+import * as SessionMirror from "../../src/store/SessionMirror.ts"
+import * as SessionStore from "../../src/store/SessionStore.ts"
+import * as SqlSessionStore from "../../src/store/SqlSessionStore.ts"
 import * as Sqlite from "../../src/internal/sqlite.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -426,7 +426,7 @@ describe("SessionStore", () => {
     it.effect("two processes", () =>
       Effect.gen(function*() {
         const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
-        const module = path.resolve(import.meta.dirname, "../../src/sessions/SessionStore.ts")
+        const module = path.resolve(import.meta.dirname, "../../src/store/SessionStore.ts")
         const platform = import.meta.resolve("@effect/platform-node/NodeServices")
         // Each process appends the same 40 entries, one per append.
         const program = `

@@ -9,7 +9,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
+import * as SessionFiles from "../../src/store/SessionFiles.ts"
 
 const sessionId = "aaaaaaaa-0000-4000-8000-00000000000c"
 const user = JSON.stringify({ type: "user", uuid: "u1", parentUuid: null, sessionId, message: { role: "user", content: "Hi" } })

@@ -9,7 +9,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as SessionFiles from "../../src/sessions/SessionFiles.ts"
+import * as SessionFiles from "../../src/store/SessionFiles.ts"
 
 const sessionId = "aaaaaaaa-0000-4000-8000-0000000000c1"
 const entry = (type: "user" | "assistant", uuid: string, parentUuid: string) => ({
