@@ -29,8 +29,8 @@ const builtIn = <const Name extends ToolInput.KnownToolName>(name: Name) =>
     customName: name,
     providerName: name,
     args: Schema.Struct({}),
-    // Results are the CLI's text, or its blocks as JSON: no schema says more of them.
     parameters: ToolInput.schemas[name],
+    // Results are the CLI's text, or its blocks as JSON: no schema says more of them.
     success: Schema.Unknown,
     failure: Schema.Unknown
   })({})

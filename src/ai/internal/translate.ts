@@ -10,6 +10,7 @@ import type * as Response from "effect/ai/Response"
 import * as Tool from "effect/ai/Tool"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import type * as Types from "effect/Types"
 import type * as ContentBlock from "../../schema/ContentBlock.ts"
 import type * as Result from "../../schema/Result.ts"
 import type * as Partial from "../../stream/Partial.ts"
@@ -57,8 +58,6 @@ export type RunMetadata = {
   }>
   readonly toolCalls: Array<UntypedCall>
 }
-
-type Mutable<A> = { -readonly [K in keyof A]: A[K] }
 
 export interface Translator {
   /** Appends the parts of one event; an error result gives its error instead. */
@@ -115,7 +114,7 @@ const usageOf = (result: Result.ResultMessage): typeof Response.Usage.Encoded =>
 
 export const make = (options: Options): Translator => {
   const declared = new Map<string, Tool.Any>()
-  const undeclared = new Map<string, Mutable<UntypedCall>>()
+  const undeclared = new Map<string, Types.Mutable<UntypedCall>>()
   const hidden = new Set<string>()
   const open = new Set<string>()
 
