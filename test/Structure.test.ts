@@ -68,7 +68,7 @@ const floors: ReadonlyArray<ReadonlyArray<string>> = [
   ["internal", "Redaction.ts", "filter", "transcript"],
   ["QueryOptions.ts", "ClaudeCliError.ts", "store/StoreContract.ts", "store/internal/info.ts"],
   ["Process.ts", "Telemetry.ts", "store", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts", "internal/tempDirs.ts"],
-  ["session"],
+  ["session", "governance"],
   ["ClaudeCli.ts"],
   ["layers", "testing"],
   ["ai", "cluster", "cli"],
