@@ -349,6 +349,9 @@ const sum = (spends: Iterable<Spend>): Spend => {
   return { usd, tokens }
 }
 
+/** A message of a query or a session's turn (a session's stream also carries control frames, passed through). */
+type Tagged = { readonly _tag: string }
+
 /**
  * Runs a stream of messages (a query, a session's turn) under a key's budget: refused with `Exceeded` when
  * the key has reached a limit, charged with the CLI's figure at each result, stopped after the message whose
@@ -360,11 +363,11 @@ const sum = (spends: Iterable<Spend>): Spend => {
  * @category combinators
  */
 export const guard: {
-  (key: string, options?: GuardOptions): <E, R>(self: Stream.Stream<Message.Message, E, R>) => Stream.Stream<Message.Message, E | BudgetError, R | Budget>
-  <E, R>(self: Stream.Stream<Message.Message, E, R>, key: string, options?: GuardOptions): Stream.Stream<Message.Message, E | BudgetError, R | Budget>
+  (key: string, options?: GuardOptions): <A extends Tagged, E, R>(self: Stream.Stream<A, E, R>) => Stream.Stream<A, E | BudgetError, R | Budget>
+  <A extends Tagged, E, R>(self: Stream.Stream<A, E, R>, key: string, options?: GuardOptions): Stream.Stream<A, E | BudgetError, R | Budget>
 } = dual(
   (args) => Stream.isStream(args[0]),
-  <E, R>(self: Stream.Stream<Message.Message, E, R>, key: string, options: GuardOptions = {}) =>
+  <A extends Tagged, E, R>(self: Stream.Stream<A, E, R>, key: string, options: GuardOptions = {}) =>
     Stream.unwrap(Effect.gen(function*() {
       const budget = yield* Budget
       const start = yield* check(key)
@@ -374,7 +377,8 @@ export const guard: {
         Ref.modify(state, (s) => [sum(s.pending.values()), { ...s, pending: new Map() }]),
         (cost) => cost.usd === 0 && cost.tokens === 0 ? Effect.void : Effect.asVoid(budget.charge(key, cost))
       )
-      const step = (message: Message.Message): Effect.Effect<void, BudgetError> => {
+      const step = (element: Tagged): Effect.Effect<void, BudgetError> => {
+        const message = element as Message.Message
         if (message._tag === "AssistantMessage") {
           return Effect.gen(function*() {
             const s = yield* Ref.updateAndGet(state, (s) => ({ ...s, pending: new Map(s.pending).set(message.message.id, estimateOf(message)) }))
