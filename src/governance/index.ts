@@ -6,3 +6,5 @@
 
 /** @since 0.1.0 */
 export * as Budget from "./Budget.ts"
+/** @since 0.1.0 */
+export * as CliSlots from "./CliSlots.ts"
