@@ -69,7 +69,7 @@ const floors: ReadonlyArray<ReadonlyArray<string>> = [
   ["QueryOptions.ts", "ClaudeCliError.ts", "store/StoreContract.ts", "store/internal/info.ts"],
   ["Process.ts", "Telemetry.ts", "store", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts", "internal/tempDirs.ts"],
   ["session", "governance"],
-  ["ClaudeCli.ts"],
+  ["ClaudeCli.ts", "SparePool.ts"],
   ["layers", "testing"],
   ["ai", "cluster", "cli"],
   ["index.ts"]

@@ -34,13 +34,8 @@ import * as Semaphore from "effect/Semaphore"
 import * as os from "node:os"
 import * as CliError from "../ClaudeCliError.ts"
 
-/**
- * What one CLI process holds in memory, about (resident set of CLI 2.1.332 in a session).
- *
- * @since 0.1.0
- * @category constants
- */
-export const bytesPerCli = 190 * 1024 * 1024
+// What one CLI process holds in memory, about (resident set of CLI 2.1.332 in a session).
+const bytesPerCli = 190 * 1024 * 1024
 
 /**
  * The default cap: the CLIs half of the host's memory holds, at least one.
@@ -128,15 +123,10 @@ export const make = (options: Options = {}): Effect.Effect<Shape> =>
     return { max, take, inUse: Ref.get(taken), evictable }
   })
 
-/**
- * The spawner with the cap: each process it starts takes a slot for as long as it lives. A start that gets
- * none fails with a `PlatformError` (`Busy`) whose cause is the `NoCliSlot` error, which queries and sessions
- * give as a `ClaudeCliError` (`NoCliSlot`).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const capped = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], slots: Shape): ChildProcessSpawner.ChildProcessSpawner["Service"] =>
+// The spawner with the cap: each process it starts takes a slot for as long as it lives. A start that gets
+// none fails with a `PlatformError` (`Busy`) whose cause is the `NoCliSlot` reason, which queries and sessions
+// give as a `ClaudeCliError` (`NoCliSlot`).
+const capped = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], slots: Shape): ChildProcessSpawner.ChildProcessSpawner["Service"] =>
   ChildProcessSpawner.make((command) =>
     Effect.andThen(
       slots.take.pipe(Effect.mapError((cause) =>
@@ -153,7 +143,7 @@ export const capped = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service
   )
 
 /**
- * The cap (`CliSlots`) and the spawner in context wrapped with it ({@link capped}).
+ * The cap (`CliSlots`) and the spawner in context wrapped with it: each process it starts takes a slot for as long as it lives.
  *
  * @since 0.1.0
  * @category layers
