@@ -58,7 +58,7 @@ describe("CliSlots (real CLI)", () => {
       assert.strictEqual(most, 2)
       assert.deepStrictEqual(started.slice(2), [2, 3, 4])
       assert.strictEqual(yield* Effect.flatMap(CliSlots.CliSlots, (slots) => slots.inUse), 0)
-    }).pipe(Effect.scoped, Effect.provide(capped({ max: 2, maxWait: "60 seconds" })), Effect.provide(NodeServices.layer)), 180_000)
+    }).pipe(Effect.provide(capped({ max: 2, maxWait: "60 seconds" })), Effect.provide(NodeServices.layer)), 180_000)
 
   it.live("a queued session past its wait fails with NoCliSlot", () =>
     Effect.gen(function*() {
@@ -75,7 +75,7 @@ describe("CliSlots (real CLI)", () => {
       assert.strictEqual((reason as ClaudeCliError.NoCliSlot).max, 1)
       assert.isAtLeast((reason as ClaudeCliError.NoCliSlot).waitedMillis, 900)
       assert.strictEqual(liveClis(), 1)
-    }).pipe(Effect.scoped, Effect.provide(capped({ max: 1, maxWait: "1 second" })), Effect.provide(NodeServices.layer)), 120_000)
+    }).pipe(Effect.provide(capped({ max: 1, maxWait: "1 second" })), Effect.provide(NodeServices.layer)), 120_000)
 
   it.effect("evicts the oldest idle offer when one must wait", () =>
     Effect.gen(function*() {

@@ -87,7 +87,6 @@ describe("Budget (real CLI)", () => {
       const spent = yield* (yield* Budget.Budget).spent("job")
       assert.isAbove(spent.usd, 0)
     }).pipe(
-      Effect.scoped,
       Effect.provide(Layer.merge(NodeServices.layer, Budget.layerMemory({ limits: { job: { tokens: 1 } } })))
     )
   }, 120_000)
