@@ -22,6 +22,8 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as assert from "node:assert/strict"
+import * as Keys from "../store/internal/keys.ts"
+import * as StoredSummary from "../store/internal/storedSummary.ts"
 import * as SessionStore from "../store/SessionStore.ts"
 
 /**
@@ -196,7 +198,7 @@ export const cases: ReadonlyArray<Case> = [
       const [summary, ...more] = yield* s.listSessionSummaries(key.projectKey)
       assert.deepStrictEqual(more, [])
       assert.strictEqual(summary?.sessionId, key.sessionId)
-      assert.deepStrictEqual(summary?.data, SessionStore.foldSummary(undefined, entries))
+      assert.deepStrictEqual(summary?.data, StoredSummary.fold(undefined, entries))
       const [listed] = yield* s.listSessions(key.projectKey)
       assert.strictEqual(summary?.mtime, listed?.mtime)
     })
@@ -213,7 +215,7 @@ export const cases: ReadonlyArray<Case> = [
       const loaded = Option.getOrElse(yield* s.load(key), (): ReadonlyArray<SessionStore.Entry> => [])
       assert.deepStrictEqual(loaded.map((e) => e.uuid).sort(), Array.from({ length: 11 }, (_, i) => `u${i}`).sort())
       const [summary] = yield* s.listSessionSummaries(key.projectKey)
-      assert.deepStrictEqual(summary?.data, SessionStore.foldSummary(undefined, loaded))
+      assert.deepStrictEqual(summary?.data, StoredSummary.fold(undefined, loaded))
     })
   },
   {
@@ -248,8 +250,8 @@ export const cases: ReadonlyArray<Case> = [
         { ...key, subpath: "subagents/../../x" }
       ]
       for (const k of bad) {
-        const error = yield* failureOf(s.append(k, [entry("u1", "a")]), `append to ${SessionStore.keyString(k)}`)
-        assert.strictEqual(error.reason._tag, "InvalidKey", SessionStore.keyString(k))
+        const error = yield* failureOf(s.append(k, [entry("u1", "a")]), `append to ${Keys.keyString(k)}`)
+        assert.strictEqual(error.reason._tag, "InvalidKey", Keys.keyString(k))
       }
       assert.deepStrictEqual(yield* s.listSessions(key.projectKey), [])
     })
@@ -267,10 +269,10 @@ export const cases: ReadonlyArray<Case> = [
       assert.deepStrictEqual(yield* s.findProjects(key.sessionId), [])
       yield* s.append(key, [entry("u1", "a")])
       assert.deepStrictEqual(yield* s.findProjects(key.sessionId), [key.projectKey])
-      assert.deepStrictEqual(yield* SessionStore.locate(s, key.sessionId), key)
+      assert.deepStrictEqual(yield* Keys.locate(s, key.sessionId), key)
       yield* s.append(other, [entry("u1", "b")])
       assert.deepStrictEqual([...(yield* s.findProjects(key.sessionId))].sort(), [key.projectKey, other.projectKey].sort())
-      const error = yield* failureOf(SessionStore.locate(s, key.sessionId), "locate of a session id in two projects")
+      const error = yield* failureOf(Keys.locate(s, key.sessionId), "locate of a session id in two projects")
       assert.strictEqual(error.reason._tag, "AmbiguousSession")
       yield* s.delete(other)
       assert.deepStrictEqual(yield* s.findProjects(key.sessionId), [key.projectKey])

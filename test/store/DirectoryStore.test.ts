@@ -16,6 +16,8 @@ import * as path from "node:path"
 import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as Jsonl from "../../src/store/internal/jsonl.ts"
 import * as LockFile from "../../src/store/internal/lockFile.ts"
+import * as DirectorySessionStore from "../../src/store/DirectorySessionStore.ts"
+import * as StoredSummary from "../../src/store/internal/storedSummary.ts"
 
 const key = { projectKey: "-p", sessionId: "6c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a12" }
 const entry = (uuid: string, content = "hi") => ({ type: "user", uuid, sessionId: key.sessionId, message: { role: "user", content } })
@@ -35,13 +37,13 @@ describe("directory SessionStore", () => {
     it.effect("is cut away under the lock; the next append starts its own line", () =>
       Effect.gen(function*() {
         const root = yield* tempRoot
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         yield* s.append(key, [entry("b0")])
         fs.appendFileSync(fileOf(root), "{\"type\":\"user\",\"uuid\":\"b1\",\"mess")
         // Read without the lock, it is left out (an append may be under way).
-        assert.deepStrictEqual(yield* loaded(yield* SessionStore.makeDirectory(root)), ["b0"])
+        assert.deepStrictEqual(yield* loaded(yield* DirectorySessionStore.make(root)), ["b0"])
         yield* s.append(key, [entry("b2")])
-        const other = yield* SessionStore.makeDirectory(root)
+        const other = yield* DirectorySessionStore.make(root)
         yield* other.append(key, [entry("b3")])
         yield* s.append(key, [entry("b1"), entry("b4")])
         assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), ["b0", "b2", "b3", "b1", "b4"].map(line).join(""))
@@ -53,9 +55,9 @@ describe("directory SessionStore", () => {
     it.effect("a whole object without its newline gets one and is kept", () =>
       Effect.gen(function*() {
         const root = yield* tempRoot
-        yield* Effect.flatMap(SessionStore.makeDirectory(root), (s) => s.append(key, [entry("b0")]))
+        yield* Effect.flatMap(DirectorySessionStore.make(root), (s) => s.append(key, [entry("b0")]))
         fs.appendFileSync(fileOf(root), JSON.stringify(entry("b1")))
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         assert.deepStrictEqual(yield* loaded(s), ["b0", "b1"])
         yield* s.append(key, [entry("b1"), entry("b2")])
         assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), ["b0", "b1", "b2"].map(line).join(""))
@@ -69,7 +71,7 @@ describe("directory SessionStore", () => {
       fs.mkdirSync(path.dirname(file), { recursive: true })
       const text = line("b0") + "\n{\"type\":\"user\",\"uu\n" + line("b1")
       fs.writeFileSync(file, text)
-      const s = yield* SessionStore.makeDirectory(root)
+      const s = yield* DirectorySessionStore.make(root)
       for (const failed of [s.load({ ...key, subpath: "subagents/agent-a" }), s.append({ ...key, subpath: "subagents/agent-a" }, [entry("b2")])]) {
         const error = yield* Effect.flip(failed)
         assert.strictEqual(error.reason._tag, "InvalidEntry")
@@ -83,7 +85,7 @@ describe("directory SessionStore", () => {
   it.effect("a transcript without a summary whose line is not a JSON object is left out of the summaries only", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot
-      const s = yield* SessionStore.makeDirectory(root)
+      const s = yield* DirectorySessionStore.make(root)
       yield* s.append(key, [entry("b0")])
       const bad = { ...key, sessionId: "7c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a13" }
       fs.writeFileSync(fileOf(root, bad), line("c0") + "{\"type\":\"user\",\"uu\n" + line("c1"))
@@ -119,15 +121,15 @@ describe("directory SessionStore", () => {
         fs.mkdirSync(path.join(root, key.projectKey))
         fs.writeFileSync(fileOf(root), text)
         assert.isAbove(fs.statSync(fileOf(root)).size, 20 * 64 * 1024)
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)), wholeRead(fileOf(root)))
         // Without a summary file, listing folds the transcript as it reads it.
         const [listed] = yield* s.listSessionSummaries(key.projectKey)
-        assert.deepStrictEqual(listed.data, SessionStore.foldSummary(undefined, wholeRead(fileOf(root))))
+        assert.deepStrictEqual(listed.data, StoredSummary.fold(undefined, wholeRead(fileOf(root))))
         yield* s.append(key, [entry("u299"), entry("u0"), entry("new")])
         assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), text + line("new"))
         const [summary] = yield* s.listSessionSummaries(key.projectKey)
-        assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, wholeRead(fileOf(root))))
+        assert.deepStrictEqual(summary.data, StoredSummary.fold(undefined, wholeRead(fileOf(root))))
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
   })
 
@@ -142,7 +144,7 @@ describe("directory SessionStore", () => {
       Effect.gen(function*() {
         const root = yield* tempRoot
         heldElsewhere(root, key)
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         const result = yield* Effect.result(Effect.timeout(s.append(key, [entry("u0")]), "100 millis"))
         assert.isTrue(result._tag === "Failure" && result.failure._tag === "TimeoutError")
         const fiber = yield* Effect.forkChild(Effect.scoped(s.append(key, [entry("u1")])))
@@ -160,7 +162,7 @@ describe("directory SessionStore", () => {
           heldElsewhere(root, key)
           const old = new Date(Date.now() - 60_000)
           fs.utimesSync(`${fileOf(root)}.lock`, old, old)
-          const stores = yield* Effect.forEach(Array.from({ length: 8 }), () => SessionStore.makeDirectory(root))
+          const stores = yield* Effect.forEach(Array.from({ length: 8 }), () => DirectorySessionStore.make(root))
           yield* Effect.forEach(stores, (s) => s.append(key, [entry("u0"), entry("u1"), entry("u2")]), { concurrency: "unbounded" })
           assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), ["u0", "u1", "u2"].map(line).join(""))
         }
@@ -181,7 +183,7 @@ describe("directory SessionStore", () => {
         // Another live process (this one's parent): a lock naming this very process is its own only by its token.
         const holder = { pid: process.ppid, host: os.hostname(), token: "t" }
         heldOld(root, holder)
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         const result = yield* Effect.result(Effect.timeout(s.append(key, [entry("u0")]), "500 millis"))
         assert.isTrue(result._tag === "Failure" && result.failure._tag === "TimeoutError")
         assert.strictEqual(fs.readFileSync(`${fileOf(root)}.lock`, "utf8"), LockFile.format(holder))
@@ -196,7 +198,7 @@ describe("directory SessionStore", () => {
         ]) {
           const root = yield* tempRoot
           heldOld(root, holder)
-          const s = yield* SessionStore.makeDirectory(root)
+          const s = yield* DirectorySessionStore.make(root)
           yield* Effect.timeout(s.append(key, [entry("u0")]), "2 seconds")
           assert.deepStrictEqual(yield* loaded(s), ["u0"])
           assert.isFalse(fs.existsSync(`${fileOf(root)}.lock`))
@@ -229,7 +231,7 @@ describe("directory SessionStore", () => {
       Effect.gen(function*() {
         const root = yield* tempRoot
         heldElsewhere(root, key)
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         const waiting = yield* Effect.forkChild(s.append(key, [entry("a0")]))
         yield* Effect.sleep("20 millis")
         const others: Array<SessionStore.SessionKey> = [

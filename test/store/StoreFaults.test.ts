@@ -22,6 +22,9 @@ import * as SessionEvent from "../../src/schema/SessionEvent.ts"
 import * as SessionMirror from "../../src/store/SessionMirror.ts"
 import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as SqlSessionStore from "../../src/store/SqlSessionStore.ts"
+import * as DirectorySessionStore from "../../src/store/DirectorySessionStore.ts"
+import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
+import * as StoredSummary from "../../src/store/internal/storedSummary.ts"
 
 const configDir = "/home/me/.claude"
 const projectKey = "-work-app"
@@ -90,14 +93,14 @@ describe("StoreFaults", () => {
       Effect.gen(function*() {
         const fsx = yield* FileSystem.FileSystem
         const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-faults-" }))
-        const store = yield* Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerDirectory(root))
+        const store = yield* Effect.provide(Effect.service(SessionStore.SessionStore), DirectorySessionStore.layer(root))
         const entries = [user("a1"), user("a2")]
         yield* store.append(keyA, entries)
         const file = path.join(root, projectKey, `${sessionA}.summary.json`)
         const bytes = fs.statSync(path.join(root, projectKey, `${sessionA}.jsonl`)).size
         fs.writeFileSync(file, JSON.stringify({ mtime: 1, data: { bytes, firstPrompt: { not: "text" } } }))
         const [summary] = yield* store.listSessionSummaries(projectKey)
-        assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, entries))
+        assert.deepStrictEqual(summary.data, StoredSummary.fold(undefined, entries))
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
     it.live("a mirror of two sessions, one with a corrupt summary: the other's frames all stored, one mirror_error", () =>
@@ -125,7 +128,7 @@ describe("StoreFaults", () => {
 
     it.live("a store that dies on one session: the mirror reports it and stores the other's frames", () =>
       Effect.gen(function*() {
-        const memory = SessionStore.makeMemory()
+        const memory = MemorySessionStore.make()
         const store: SessionStore.Shape = {
           ...memory,
           append: (key, entries) => key.sessionId === sessionA ? Effect.die(new SyntaxError("bad row")) : memory.append(key, entries)
@@ -181,7 +184,7 @@ describe("StoreFaults", () => {
         fs.writeFileSync(lock, LockFile.format({ pid: process.ppid, host: os.hostname(), token: "t", start: "1" }))
         const past = new Date(Date.now() - 2 * LockFile.staleMillis)
         fs.utimesSync(lock, past, past)
-        const store = yield* SessionStore.makeDirectory(root)
+        const store = yield* DirectorySessionStore.make(root)
         yield* Effect.timeout(store.append(keyA, [user("a1")]), "5 seconds")
         const lines = fs.readFileSync(path.join(root, projectKey, `${sessionA}.jsonl`), "utf8").trim().split("\n")
         assert.deepStrictEqual(lines.map((line) => JSON.parse(line).uuid), ["a1"])

@@ -1,5 +1,5 @@
 /**
- * A session's metadata, folded from its entries into a {@link Summary}: from the first and last 64 KiB of a
+ * A session's metadata, folded from its entries into a `SessionStore.Summary`: from the first and last 64 KiB of a
  * transcript file, as the SDK's `listSessions` reads it (the title entries and the last prompt sit at the end,
  * the first prompt, cwd and creation time at the start; the middle is never read), or batch by batch as a
  * store appends them.
@@ -8,43 +8,10 @@
  */
 import * as Result from "effect/Result"
 import * as Transcript from "../../schema/Transcript.ts"
+import type * as SessionStore from "../SessionStore.ts"
 
 /** @internal */
 export const windowBytes = 64 * 1024
-
-/**
- * What `listSessions` and `getSessionInfo` return for one session.
- *
- * @since 0.1.0
- * @category models
- */
-export interface SessionInfo {
-  readonly sessionId: string
-  /** The project directory's key (`projects/<projectKey>/<sessionId>.jsonl`). */
-  readonly projectKey: string
-  /** Display title: the custom title, the model's title, the last prompt, the summary, or the first prompt. */
-  readonly summary: string
-  /**
-   * Last modified time in milliseconds since the epoch: the file's mtime in whole milliseconds as Effect's
-   * `FileSystem` gives it (cut, not rounded; the SDK rounds Node's sub-millisecond mtime, so its value can be
-   * 1 ms later).
-   */
-  readonly lastModified: number
-  /** Size of the transcript in bytes. */
-  readonly fileSize: number
-  readonly customTitle?: string | undefined
-  readonly firstPrompt?: string | undefined
-  readonly gitBranch?: string | undefined
-  readonly cwd?: string | undefined
-  readonly tag?: string | undefined
-  /** The first entry's timestamp, in milliseconds since the epoch. */
-  readonly createdAt?: number | undefined
-  /**
-   * Whether the session is archived: `true` once archived, `false` once unarchived or when a prompt was sent
-   * in it after it was archived; absent when it never was (and for a store's sessions in listings).
-   */
-  readonly archived?: boolean | undefined
-}
 
 /**
  * An archive mark as the SDK keeps it beside a transcript (`<session id>/archived.json`): whether the
@@ -147,7 +114,7 @@ export const fromWindows = (input: {
   readonly whole: boolean
   readonly lastModified: number
   readonly fileSize: number
-}): SessionInfo | undefined => {
+}): SessionStore.SessionInfo | undefined => {
   const head = entriesOf(input.head, input.whole ? "none" : "head")
   const summary = input.whole
     ? fold(empty, head, "whole")
@@ -155,34 +122,10 @@ export const fromWindows = (input: {
   return toInfo(summary, input)
 }
 
-/**
- * What listing a session needs of its entries, folded one batch at a time: the first prompt, cwd, creation
- * time and sidechain flag freeze at their first appearance; titles, tag, last prompt, summary and git branch
- * follow the latest. JSON-safe (fields absent, never `undefined`), so a store keeps it as it is.
- *
- * @internal
- */
-export interface Summary {
-  /** Whether the first user or assistant entry is a sidechain's (a subagent transcript). */
-  readonly isSidechain?: boolean
-  /** The first entry's timestamp, as written. */
-  readonly createdAt?: string
-  readonly cwd?: string
-  /** Where a `relocated` entry says the session moved to: it wins over `cwd`. */
-  readonly relocatedCwd?: string
-  readonly firstPrompt?: string
-  readonly customTitle?: string
-  readonly aiTitle?: string
-  readonly lastPrompt?: string
-  readonly summaryHint?: string
-  readonly gitBranch?: string
-  readonly tag?: string
-}
-
 /** @internal */
-export const empty: Summary = {}
+export const empty: SessionStore.Summary = {}
 
-type Fields = { -readonly [K in keyof Summary]: Summary[K] }
+type Fields = { -readonly [K in keyof SessionStore.Summary]: SessionStore.Summary[K] }
 
 /**
  * `entries` folded into `summary`. A file read as two windows folds its head as `"head"` (no last prompt,
@@ -192,10 +135,10 @@ type Fields = { -readonly [K in keyof Summary]: Summary[K] }
  * @internal
  */
 export const fold = (
-  summary: Summary,
+  summary: SessionStore.Summary,
   entries: ReadonlyArray<Transcript.Entry>,
   part: "whole" | "head" | "tail"
-): Summary => {
+): SessionStore.Summary => {
   const out: Fields = { ...summary }
   const once = <K extends keyof Fields>(key: K, value: Fields[K] | undefined) => {
     if (value !== undefined && out[key] === undefined) out[key] = value
@@ -230,12 +173,12 @@ export const fold = (
  *
  * @internal
  */
-export const toInfo = (summary: Summary, input: {
+export const toInfo = (summary: SessionStore.Summary, input: {
   readonly sessionId: string
   readonly projectKey: string
   readonly lastModified: number
   readonly fileSize: number
-}): SessionInfo | undefined => {
+}): SessionStore.SessionInfo | undefined => {
   if (summary.isSidechain === true) return undefined
   const customTitle = nonEmpty(summary.customTitle)
   const firstPrompt = summary.firstPrompt
