@@ -1,6 +1,7 @@
 /**
  * The directory SessionStore's files: lines cut off by a dead appender, lines that are not entries,
- * transcripts read in chunks, and its lock (interruptible, one per file, kept by a live holder).
+ * transcripts read in chunks, its lock (interruptible, one per file, kept by a live holder), and what it keeps
+ * of the transcripts it appended to (let go once they are idle).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -9,6 +10,7 @@ import * as Fiber from "effect/Fiber"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as TestClock from "effect/testing/TestClock"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -33,6 +35,24 @@ const wholeRead = (file: string) =>
   fs.readFileSync(file, "utf8").split("\n").slice(0, -1).filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as SessionStore.Entry)
 
 describe("directory SessionStore", () => {
+  it.effect("lets go of what it knew of a transcript a while after its last append", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot
+      const s = yield* DirectorySessionStore.make(root)
+      const keys = ["a", "b", "c"].map((sessionId) => ({ projectKey: "-p", sessionId }))
+      for (const k of keys) yield* s.append(k, [entry("u0")])
+      // Rewritten behind the store's back to the same size: only a store that reads the file again sees it.
+      for (const k of keys) fs.writeFileSync(fileOf(root, k), fs.readFileSync(fileOf(root, k), "utf8").replace("u0", "x0"))
+      const uuids = () => keys.map((k) => wholeRead(fileOf(root, k)).map((e) => e.uuid))
+      // Appended to a moment ago: the store still holds the uuids it read, and skips one it thinks it has.
+      for (const k of keys) yield* s.append(k, [entry("u0")])
+      assert.deepStrictEqual(uuids(), [["x0"], ["x0"], ["x0"]])
+      // Idle a while: it holds nothing of them, so the next append reads each file again.
+      yield* TestClock.adjust("2 minutes")
+      for (const k of keys) yield* s.append(k, [entry("u0")])
+      assert.deepStrictEqual(uuids(), [["x0", "u0"], ["x0", "u0"], ["x0", "u0"]])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
   describe("a line cut off by an append that died", () => {
     it.effect("is cut away under the lock; the next append starts its own line", () =>
       Effect.gen(function*() {
