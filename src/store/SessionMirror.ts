@@ -8,6 +8,9 @@
  * saw it resumes it. A replayed recording (`Fixture`) is mirrored from the frames it recorded, under the keys
  * the recorded run had (see {@link replay}).
  *
+ * Not in the `effect-claude-code/store` entry point: the `sessionStore` option is how it is used, by the
+ * library's layers and sessions, which import this module.
+ *
  * @since 0.1.0
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
