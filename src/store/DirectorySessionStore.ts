@@ -185,7 +185,7 @@ export const make = Effect.fnUntraced(function*(root: string) {
       const repaired = yield* repair(file, scanned)
       const entries = repaired.entry === undefined ? [] : [repaired.entry]
       Uuids.fresh(state.uuids, entries)
-      if (folding && entries.length > 0) state.summary = StoredSummary.fold(state.summary, entries)
+      if (folding && entries.length > 0) state.summary = SessionStore.foldSummary(state.summary, entries)
       else if (!folding && key.subpath === undefined) {
         // The stored summary, unless it missed a write: then the transcript is folded again.
         state.summary = Option.isSome(stored) && stored.value.data.bytes === repaired.bytes
@@ -202,7 +202,7 @@ export const make = Effect.fnUntraced(function*(root: string) {
   const foldFile = (file: string, state: State, folding: boolean) => {
     let batch: Array<SessionStore.Entry> = []
     const flush = () => {
-      if (folding && batch.length > 0) state.summary = StoredSummary.fold(state.summary, batch)
+      if (folding && batch.length > 0) state.summary = SessionStore.foldSummary(state.summary, batch)
       batch = []
     }
     return Jsonl.scan(fs, file, { offset: state.bytes, lines: state.lines }, (entry) => {
@@ -230,7 +230,7 @@ export const make = Effect.fnUntraced(function*(root: string) {
         state.bytes += Buffer.byteLength(text)
         state.lines += added.length
         if (key.subpath !== undefined) return
-        state.summary = StoredSummary.fold(state.summary, added)
+        state.summary = SessionStore.foldSummary(state.summary, added)
         yield* writeSummary(key.projectKey, key.sessionId, { mtime: yield* mtimeOf(file), data: state.summary })
       }).pipe(
         // After a failed write the file is read again: what it holds is not known here.
@@ -266,7 +266,7 @@ export const make = Effect.fnUntraced(function*(root: string) {
             return Effect.all([foldFile(file, emptyState(), true), mtimeOf(file)]).pipe(
               Effect.map(([scanned, mtime]) => {
                 const last = Jsonl.objectOf(scanned.tail) as SessionStore.Entry | undefined
-                const data = last === undefined ? scanned.summary : StoredSummary.fold(scanned.summary, [last])
+                const data = last === undefined ? scanned.summary : SessionStore.foldSummary(scanned.summary, [last])
                 return data === undefined ? [] : [{ sessionId, mtime, data }]
               }),
               Effect.catchIf((e) => e instanceof Jsonl.BadLine, () => Effect.succeed([]))

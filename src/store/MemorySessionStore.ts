@@ -36,7 +36,7 @@ export const make = (): SessionStore.Shape => {
         transcripts.set(id, held)
         held.entries.push(...added)
         held.mtime = Date.now()
-        if (key.subpath === undefined) held.summary = StoredSummary.fold(held.summary, added)
+        if (key.subpath === undefined) held.summary = SessionStore.foldSummary(held.summary, added)
       }),
     load: (key) => Effect.sync(() => Option.map(Option.fromUndefinedOr(transcripts.get(Keys.keyString(key))), (t) => [...t.entries])),
     listSessions: (projectKey) =>

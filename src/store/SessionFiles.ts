@@ -21,6 +21,7 @@ import * as Chain from "./internal/chain.ts"
 import * as Info from "./internal/info.ts"
 import * as Blank from "./internal/blank.ts"
 import * as Keys from "./internal/keys.ts"
+import * as Listing from "./internal/listing.ts"
 import * as Subagent from "./internal/subagent.ts"
 import * as ProjectKey from "./ProjectKey.ts"
 import * as Sessions from "./Sessions.ts"
@@ -111,13 +112,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const stat = yield* handle.stat
       const size = Number(stat.size)
       const read = (position: number) =>
-        handle.readAlloc(Info.windowBytes, { position: BigInt(position) }).pipe(
+        handle.readAlloc(Listing.windowBytes, { position: BigInt(position) }).pipe(
           Effect.map(Option.match({ onNone: () => "", onSome: (bytes) => new TextDecoder().decode(bytes) }))
         )
       const head = yield* read(0)
-      const whole = size <= Info.windowBytes
-      const tail = whole ? head : yield* read(size - Info.windowBytes)
-      const info = Info.fromWindows({
+      const whole = size <= Listing.windowBytes
+      const tail = whole ? head : yield* read(size - Listing.windowBytes)
+      const info = Listing.fromWindows({
         sessionId,
         projectKey,
         head,

@@ -14,9 +14,12 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { causeText } from "../internal/causeText.ts"
 import * as Plural from "../internal/plural.ts"
+import * as Transcript from "../schema/Transcript.ts"
+import * as Info from "./internal/info.ts"
 
 /**
  * A transcript in the store: a session's main transcript, or one under it (`subpath`, e.g. `subagents/agent-<id>`).
@@ -354,38 +357,35 @@ export interface Shape {
 }
 
 /**
- * What listing a session needs of its entries, folded one batch at a time: the first prompt, cwd, creation
- * time and sidechain flag freeze at their first appearance; titles, tag, last prompt, summary and git branch
- * follow the latest. JSON-safe (fields absent, never `undefined`), so a store keeps it as it is.
+ * What listing a session needs of its entries, as a store keeps it, folded from them by every append (see
+ * {@link foldSummary}): the first prompt, cwd, creation time and sidechain flag freeze at their first
+ * appearance; titles, tag, last prompt, summary and git branch follow the latest. JSON-safe (fields absent,
+ * never `undefined`), so a store keeps it as it is. `bytes` is the size of the entries as JSON lines.
  *
  * @since 0.1.0
  * @category summaries
  */
-export interface Summary {
-  /** Whether the first user or assistant entry is a sidechain's (a subagent transcript). */
-  readonly isSidechain?: boolean
-  /** The first entry's timestamp, as written. */
-  readonly createdAt?: string
-  readonly cwd?: string
-  /** Where a `relocated` entry says the session moved to: it wins over `cwd`. */
-  readonly relocatedCwd?: string
-  readonly firstPrompt?: string
-  readonly customTitle?: string
-  readonly aiTitle?: string
-  readonly lastPrompt?: string
-  readonly summaryHint?: string
-  readonly gitBranch?: string
-  readonly tag?: string
-}
+export type SummaryData = Info.Summary & { readonly bytes: number }
 
 /**
- * A session's {@link Summary} as a store keeps it, folded from its entries by every append: `bytes` is the size
- * of the entries as JSON lines.
+ * A session's summary with `entries` (those an append added to its main transcript, never a replayed one)
+ * folded in; `undefined` for a session without one yet. Pure: a store calls it inside `append`, serialized
+ * per session. Entries that are not transcript entries count in `bytes` only. A store of your own keeps what
+ * this gives (`StoreConformance` checks it).
  *
  * @since 0.1.0
  * @category summaries
  */
-export type SummaryData = Summary & { readonly bytes: number }
+export const foldSummary = (summary: SummaryData | undefined, entries: ReadonlyArray<Entry>): SummaryData => {
+  let bytes = summary?.bytes ?? 0
+  const decoded: Array<Transcript.Entry> = []
+  for (const entry of entries) {
+    bytes += Buffer.byteLength(JSON.stringify(entry)) + 1
+    const result = Transcript.decodeEntry(entry)
+    if (Result.isSuccess(result)) decoded.push(result.success)
+  }
+  return { ...Info.fold(summary ?? Info.empty, decoded, "whole"), bytes }
+}
 
 /**
  * A session as listing it shows it (`Sessions.listSessions`, `getSessionInfo`), from a transcript file or from a

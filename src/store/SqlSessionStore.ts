@@ -155,7 +155,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
       const added = yield* insert(key, batch, writtenAt)
       if (added.length === 0) return
       const summary = held === undefined || held.data === "" ? undefined : yield* summaryOf("append", key, held.data)
-      const data = StoredSummary.fold(summary, added)
+      const data = SessionStore.foldSummary(summary, added)
       yield* sql`UPDATE ${summaries} SET mtime = ${writtenAt}, data = ${JSON.stringify(data)} WHERE ${session(key)}`
     }).pipe(
       sql.withTransaction,
@@ -236,7 +236,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     GROUP BY e.project_key, e.session_id`
   for (const row of unsummarized) {
     const entries = yield* load({ projectKey: row.project_key, sessionId: row.session_id })
-    const data = StoredSummary.fold(undefined, Option.getOrElse(entries, (): ReadonlyArray<SessionStore.Entry> => []))
+    const data = SessionStore.foldSummary(undefined, Option.getOrElse(entries, (): ReadonlyArray<SessionStore.Entry> => []))
     yield* sql`INSERT INTO ${summaries} ${
       sql.insert({ project_key: row.project_key, session_id: row.session_id, mtime: Number(row.mtime), data: JSON.stringify(data) })
     } ON CONFLICT DO NOTHING`

@@ -198,7 +198,7 @@ export const cases: ReadonlyArray<Case> = [
       const [summary, ...more] = yield* s.listSessionSummaries(key.projectKey)
       assert.deepStrictEqual(more, [])
       assert.strictEqual(summary?.sessionId, key.sessionId)
-      assert.deepStrictEqual(summary?.data, StoredSummary.fold(undefined, entries))
+      assert.deepStrictEqual(summary?.data, SessionStore.foldSummary(undefined, entries))
       const [listed] = yield* s.listSessions(key.projectKey)
       assert.strictEqual(summary?.mtime, listed?.mtime)
     })
@@ -215,7 +215,7 @@ export const cases: ReadonlyArray<Case> = [
       const loaded = Option.getOrElse(yield* s.load(key), (): ReadonlyArray<SessionStore.Entry> => [])
       assert.deepStrictEqual(loaded.map((e) => e.uuid).sort(), Array.from({ length: 11 }, (_, i) => `u${i}`).sort())
       const [summary] = yield* s.listSessionSummaries(key.projectKey)
-      assert.deepStrictEqual(summary?.data, StoredSummary.fold(undefined, loaded))
+      assert.deepStrictEqual(summary?.data, SessionStore.foldSummary(undefined, loaded))
     })
   },
   {

@@ -145,11 +145,11 @@ describe("directory SessionStore", () => {
         assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)), wholeRead(fileOf(root)))
         // Without a summary file, listing folds the transcript as it reads it.
         const [listed] = yield* s.listSessionSummaries(key.projectKey)
-        assert.deepStrictEqual(listed.data, StoredSummary.fold(undefined, wholeRead(fileOf(root))))
+        assert.deepStrictEqual(listed.data, SessionStore.foldSummary(undefined, wholeRead(fileOf(root))))
         yield* s.append(key, [entry("u299"), entry("u0"), entry("new")])
         assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), text + line("new"))
         const [summary] = yield* s.listSessionSummaries(key.projectKey)
-        assert.deepStrictEqual(summary.data, StoredSummary.fold(undefined, wholeRead(fileOf(root))))
+        assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, wholeRead(fileOf(root))))
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
   })
 

@@ -151,7 +151,7 @@ describe("SessionStore", () => {
           const [summary, ...others] = yield* s.listSessionSummaries(key.projectKey)
           assert.deepStrictEqual(others, [])
           const stored = Option.getOrThrow(yield* s.load(key))
-          assert.deepStrictEqual(summary, { sessionId: key.sessionId, mtime: summary.mtime, data: StoredSummary.fold(undefined, stored) })
+          assert.deepStrictEqual(summary, { sessionId: key.sessionId, mtime: summary.mtime, data: SessionStore.foldSummary(undefined, stored) })
           // The same clock as listSessions'.
           assert.deepStrictEqual(yield* s.listSessions(key.projectKey), [{ sessionId: key.sessionId, mtime: summary.mtime }])
           // What a listing shows, counted here from the lines themselves.
@@ -175,7 +175,7 @@ describe("SessionStore", () => {
           // A replay with uuid-less entries appends those again; the summary follows what is stored.
           yield* s.append(key, batches[2])
           const [again] = yield* s.listSessionSummaries(key.projectKey)
-          assert.deepStrictEqual(again.data, StoredSummary.fold(undefined, Option.getOrThrow(yield* s.load(key))))
+          assert.deepStrictEqual(again.data, SessionStore.foldSummary(undefined, Option.getOrThrow(yield* s.load(key))))
           assert.strictEqual(again.data.bytes, bytes + batches[2].reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)) + 1, 0))
           // A subagent's transcript has no summary of its own, and leaves the session's alone.
           yield* s.append({ ...key, subpath: "subagents/agent-a1" }, [{ ...batches[0][0], uuid: "s1", isSidechain: true }])
@@ -198,7 +198,7 @@ describe("SessionStore", () => {
           const stored = Option.getOrThrow(yield* s.load(key))
           assert.strictEqual(stored.filter((e) => e.uuid !== undefined).length, 13)
           const [summary] = yield* s.listSessionSummaries(key.projectKey)
-          assert.deepStrictEqual(summary.data, StoredSummary.fold(undefined, stored))
+          assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, stored))
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
 
       it.effect("imports a session of a config directory in batches, with its subagents", () =>
@@ -216,7 +216,7 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(yield* s.listSubkeys(key), ["subagents/agent-acompact-e1f845"])
           assert.deepStrictEqual(Option.getOrThrow(yield* s.load({ ...key, subpath: "subagents/agent-acompact-e1f845" })), rawEntries(agent))
           const [summary] = yield* s.listSessionSummaries(key.projectKey)
-          assert.deepStrictEqual(summary.data, StoredSummary.fold(undefined, rawEntries(main) as ReadonlyArray<SessionStore.Entry>))
+          assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, rawEntries(main) as ReadonlyArray<SessionStore.Entry>))
           // Again: the entries with a uuid are there once.
           yield* SessionTransfer.importSession(s, { configDir, ...key }, { includeSubagents: false })
           const uuids = (es: ReadonlyArray<SessionStore.Entry>) => es.flatMap((e) => e.uuid === undefined ? [] : [e.uuid])
@@ -279,7 +279,7 @@ describe("SessionStore", () => {
         for (let i = 0; i < entries.length; i += 5) yield* s.append(key, entries.slice(i, i + 5))
         const stored = Option.getOrThrow(yield* s.load(key))
         const summaries = yield* s.listSessionSummaries(key.projectKey)
-        assert.deepStrictEqual(summaries.map((x) => x.data), [StoredSummary.fold(undefined, stored)], file)
+        assert.deepStrictEqual(summaries.map((x) => x.data), [SessionStore.foldSummary(undefined, stored)], file)
       }
     }))
 
@@ -521,7 +521,7 @@ describe("SessionStore", () => {
         const s = yield* DirectorySessionStore.make(root)
         yield* s.append(key, third)
         const [summary] = yield* s.listSessionSummaries(key.projectKey)
-        assert.deepStrictEqual(summary.data, StoredSummary.fold(undefined, [...first, ...second, ...third]))
+        assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, [...first, ...second, ...third]))
         // A transcript without a summary file is listed from its entries.
         fs.rmSync(path.join(root, key.projectKey, `${key.sessionId}.summary.json`))
         assert.deepStrictEqual((yield* s.listSessionSummaries(key.projectKey))[0].data, summary.data)
@@ -585,7 +585,7 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(loaded.map((e) => e.text), many.map((e) => e.text))
           assert.strictEqual(Option.getOrThrow(yield* s.load({ ...key, subpath: "subagents/agent-a" })).length, 20_000)
           const [summary] = yield* s.listSessionSummaries(key.projectKey)
-          assert.deepStrictEqual(summary.data, StoredSummary.fold(undefined, many))
+          assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, many))
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
     }
 

@@ -100,7 +100,7 @@ describe("StoreFaults", () => {
         const bytes = fs.statSync(path.join(root, projectKey, `${sessionA}.jsonl`)).size
         fs.writeFileSync(file, JSON.stringify({ mtime: 1, data: { bytes, firstPrompt: { not: "text" } } }))
         const [summary] = yield* store.listSessionSummaries(projectKey)
-        assert.deepStrictEqual(summary.data, StoredSummary.fold(undefined, entries))
+        assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, entries))
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
     it.live("a mirror of two sessions, one with a corrupt summary: the other's frames all stored, one mirror_error", () =>

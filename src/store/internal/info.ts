@@ -1,5 +1,5 @@
 /**
- * A session's metadata, folded from its entries into a `SessionStore.Summary`: from the first and last 64 KiB of a
+ * A session's metadata, folded from its entries into a `Summary`: from the first and last 64 KiB of a
  * transcript file, as the SDK's `listSessions` reads it (the title entries and the last prompt sit at the end,
  * the first prompt, cwd and creation time at the start; the middle is never read), or batch by batch as a
  * store appends them.
@@ -8,10 +8,6 @@
  */
 import * as Result from "effect/Result"
 import * as Transcript from "../../schema/Transcript.ts"
-import type * as SessionStore from "../SessionStore.ts"
-
-/** @internal */
-export const windowBytes = 64 * 1024
 
 /**
  * An archive mark as the SDK keeps it beside a transcript (`<session id>/archived.json`): whether the
@@ -62,8 +58,8 @@ export const archivedBy = (mark: ArchiveMark | undefined, entries: Iterable<Tran
 export const windowEntries = (head: string, tail: string, whole: boolean): Array<Transcript.Entry> =>
   whole ? entriesOf(head, "none") : [...entriesOf(head, "head"), ...entriesOf(tail, "tail")]
 
-// The whole lines of a window: a head loses its last (cut) line, a tail its first.
-const entriesOf = (text: string, cut: "head" | "tail" | "none"): Array<Transcript.Entry> => {
+/** The entries on the whole lines of a window: a head loses its last (cut) line, a tail its first. */
+export const entriesOf = (text: string, cut: "head" | "tail" | "none"): Array<Transcript.Entry> => {
   const lines = text.split("\n")
   if (cut === "head") lines.pop()
   if (cut === "tail") lines.shift()
@@ -98,34 +94,36 @@ const stringField = (entry: Transcript.Entry, name: string): string | undefined 
   return typeof value === "string" && value !== "" ? value : undefined
 }
 
-const nonEmpty = (s: string | undefined) => s === undefined || s === "" ? undefined : s
+export const nonEmpty = (s: string | undefined) => s === undefined || s === "" ? undefined : s
 
 /**
- * The info of a session from its head and tail windows (the same text when the file fits one window);
- * `undefined` for a sidechain transcript or one with nothing to show.
+ * What listing a session needs of its entries, folded one batch at a time: the first prompt, cwd, creation
+ * time and sidechain flag freeze at their first appearance; titles, tag, last prompt, summary and git branch
+ * follow the latest. JSON-safe (fields absent, never `undefined`), so a store keeps it as it is.
  *
  * @internal
  */
-export const fromWindows = (input: {
-  readonly sessionId: string
-  readonly projectKey: string
-  readonly head: string
-  readonly tail: string
-  readonly whole: boolean
-  readonly lastModified: number
-  readonly fileSize: number
-}): SessionStore.SessionInfo | undefined => {
-  const head = entriesOf(input.head, input.whole ? "none" : "head")
-  const summary = input.whole
-    ? fold(empty, head, "whole")
-    : fold(fold(empty, head, "head"), entriesOf(input.tail, "tail"), "tail")
-  return toInfo(summary, input)
+export interface Summary {
+  /** Whether the first user or assistant entry is a sidechain's (a subagent transcript). */
+  readonly isSidechain?: boolean
+  /** The first entry's timestamp, as written. */
+  readonly createdAt?: string
+  readonly cwd?: string
+  /** Where a `relocated` entry says the session moved to: it wins over `cwd`. */
+  readonly relocatedCwd?: string
+  readonly firstPrompt?: string
+  readonly customTitle?: string
+  readonly aiTitle?: string
+  readonly lastPrompt?: string
+  readonly summaryHint?: string
+  readonly gitBranch?: string
+  readonly tag?: string
 }
 
 /** @internal */
-export const empty: SessionStore.Summary = {}
+export const empty: Summary = {}
 
-type Fields = { -readonly [K in keyof SessionStore.Summary]: SessionStore.Summary[K] }
+type Fields = { -readonly [K in keyof Summary]: Summary[K] }
 
 /**
  * `entries` folded into `summary`. A file read as two windows folds its head as `"head"` (no last prompt,
@@ -135,10 +133,10 @@ type Fields = { -readonly [K in keyof SessionStore.Summary]: SessionStore.Summar
  * @internal
  */
 export const fold = (
-  summary: SessionStore.Summary,
+  summary: Summary,
   entries: ReadonlyArray<Transcript.Entry>,
   part: "whole" | "head" | "tail"
-): SessionStore.Summary => {
+): Summary => {
   const out: Fields = { ...summary }
   const once = <K extends keyof Fields>(key: K, value: Fields[K] | undefined) => {
     if (value !== undefined && out[key] === undefined) out[key] = value
@@ -166,37 +164,4 @@ export const fold = (
     latest("tag", entry._tag === "TagEntry" ? entry.tag : undefined)
   }
   return out
-}
-
-/**
- * The info a summary gives; `undefined` for a sidechain transcript or one with nothing to show.
- *
- * @internal
- */
-export const toInfo = (summary: SessionStore.Summary, input: {
-  readonly sessionId: string
-  readonly projectKey: string
-  readonly lastModified: number
-  readonly fileSize: number
-}): SessionStore.SessionInfo | undefined => {
-  if (summary.isSidechain === true) return undefined
-  const customTitle = nonEmpty(summary.customTitle)
-  const firstPrompt = summary.firstPrompt
-  const title = customTitle ?? nonEmpty(summary.aiTitle) ?? nonEmpty(summary.lastPrompt) ??
-    nonEmpty(summary.summaryHint) ?? firstPrompt
-  if (title === undefined) return undefined
-  const createdAt = summary.createdAt === undefined ? undefined : Date.parse(summary.createdAt)
-  return {
-    sessionId: input.sessionId,
-    projectKey: input.projectKey,
-    summary: title,
-    lastModified: input.lastModified,
-    fileSize: input.fileSize,
-    customTitle,
-    firstPrompt,
-    gitBranch: summary.gitBranch,
-    cwd: summary.relocatedCwd ?? summary.cwd,
-    tag: nonEmpty(summary.tag),
-    createdAt: createdAt === undefined || Number.isNaN(createdAt) ? undefined : createdAt
-  }
 }

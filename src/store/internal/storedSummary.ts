@@ -1,34 +1,12 @@
 /**
- * A session's summary as a store keeps it: folded from the entries each append adds, read back from the JSON
- * text a store kept (checked to be a summary before it is used, so a corrupt row or file is named instead of
+ * A session's summary as a store keeps it: read back from the JSON text a store kept (checked to be a summary before it is used, so a corrupt row or file is named instead of
  * listed as garbage or thrown as a defect), and listed as sessions' infos.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
-import * as Transcript from "../../schema/Transcript.ts"
 import type * as SessionStore from "../SessionStore.ts"
-import * as Info from "./info.ts"
-
-/**
- * A session's summary with `entries` (those an append added to its main transcript, never a replayed one)
- * folded in; `undefined` for a session without one yet. Pure: a store calls it inside `append`, serialized
- * per session. Entries that are not transcript entries count in `bytes` only.
- */
-export const fold = (
-  summary: SessionStore.SummaryData | undefined,
-  entries: ReadonlyArray<SessionStore.Entry>
-): SessionStore.SummaryData => {
-  let bytes = summary?.bytes ?? 0
-  const decoded: Array<Transcript.Entry> = []
-  for (const entry of entries) {
-    bytes += Buffer.byteLength(JSON.stringify(entry)) + 1
-    const result = Transcript.decodeEntry(entry)
-    if (Result.isSuccess(result)) decoded.push(result.success)
-  }
-  return { ...Info.fold(summary ?? Info.empty, decoded, "whole"), bytes }
-}
+import * as Listing from "./listing.ts"
 
 /**
  * The sessions of a project in a store, as listing gives them for files (title, first prompt, cwd, branch,
@@ -41,7 +19,7 @@ export const infos = (
 ): Effect.Effect<Array<SessionStore.SessionInfo>, SessionStore.SessionStoreError> =>
   Effect.map(store.listSessionSummaries(projectKey), (summaries) =>
     summaries.flatMap((summary) => {
-      const info = Info.toInfo(summary.data, {
+      const info = Listing.toInfo(summary.data, {
         sessionId: summary.sessionId,
         projectKey,
         lastModified: summary.mtime,
