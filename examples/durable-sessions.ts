@@ -27,8 +27,8 @@ export const resume = (conversation: { readonly sessionId: string; readonly proj
     }).pipe(Stream.run(Summary.sink))
   })
 
-// What a session said, in conversation order (found in the project of `dir`, else by its id alone): from the CLI's transcripts with
-// `SessionFiles.layer()`, or from the store with `StoredSessions.layer`.
+// What a session said, in conversation order (in the project of `dir`, else found by its id alone): from the
+// CLI's transcripts with `SessionFiles.layer()`, or from the store with `StoredSessions.layer`.
 export const conversation = (sessionId: string, dir?: string) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions.Sessions

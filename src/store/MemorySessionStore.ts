@@ -7,7 +7,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Keys from "./internal/keys.ts"
-import * as StoredSummary from "./internal/storedSummary.ts"
 import * as Uuids from "./internal/uuids.ts"
 import * as SessionStore from "./SessionStore.ts"
 

@@ -23,7 +23,6 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as assert from "node:assert/strict"
 import * as Keys from "../store/internal/keys.ts"
-import * as StoredSummary from "../store/internal/storedSummary.ts"
 import * as SessionStore from "../store/SessionStore.ts"
 
 /**

@@ -19,7 +19,6 @@ import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as Jsonl from "../../src/store/internal/jsonl.ts"
 import * as LockFile from "../../src/store/internal/lockFile.ts"
 import * as DirectorySessionStore from "../../src/store/DirectorySessionStore.ts"
-import * as StoredSummary from "../../src/store/internal/storedSummary.ts"
 
 const key = { projectKey: "-p", sessionId: "6c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a12" }
 const entry = (uuid: string, content = "hi") => ({ type: "user", uuid, sessionId: key.sessionId, message: { role: "user", content } })

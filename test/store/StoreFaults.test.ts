@@ -24,7 +24,6 @@ import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as SqlSessionStore from "../../src/store/SqlSessionStore.ts"
 import * as DirectorySessionStore from "../../src/store/DirectorySessionStore.ts"
 import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
-import * as StoredSummary from "../../src/store/internal/storedSummary.ts"
 
 const configDir = "/home/me/.claude"
 const projectKey = "-work-app"
