@@ -134,7 +134,8 @@ describe("SessionFiles on sessions the real CLI wrote", () => {
         const missing = yield* Effect.flip(Stream.runCollect(sessions.messages(withAgent)))
         assert.strictEqual(missing.reason._tag, "SessionNotFound")
         const invalid = yield* Effect.flip(sessions.deleteSession("../etc"))
-        assert.strictEqual(invalid.reason._tag, "InvalidSessionId")
+        // A session id that is not a UUID names no file: `InvalidKey` (was `InvalidSessionId`).
+        assert.strictEqual(invalid.reason._tag, "InvalidKey")
       }))
   })
 })

@@ -431,18 +431,18 @@ describe("SessionStore", () => {
     it.effect("two processes", () =>
       Effect.gen(function*() {
         const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
-        const module = path.resolve(import.meta.dirname, "../../src/store/SessionStore.ts")
+        const module = path.resolve(import.meta.dirname, "../../src/store/DirectorySessionStore.ts")
         const platform = import.meta.resolve("@effect/platform-node/NodeServices")
         // Each process appends the same 40 entries, one per append.
         const program = `
-          import * as SessionStore from ${JSON.stringify(module)}
+          import * as DirectorySessionStore from ${JSON.stringify(module)}
           import * as NodeServices from ${JSON.stringify(platform)}
           import * as Effect from "effect/Effect"
           const key = ${JSON.stringify(key)}
           await Effect.runPromise(Effect.gen(function*() {
             const s = yield* DirectorySessionStore.make(${JSON.stringify(root)})
             for (let i = 0; i < 40; i++) yield* s.append(key, [{ type: "user", uuid: "u" + i, message: { role: "user", content: "x" } }])
-          }).pipe(Effect.provide(NodeServices.layer)))
+          }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
         `
         const run = () =>
           Effect.callback<number>((resume) => {

@@ -92,7 +92,7 @@ describe("StoreFaults", () => {
       Effect.gen(function*() {
         const fsx = yield* FileSystem.FileSystem
         const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-faults-" }))
-        const store = yield* Effect.provide(Effect.service(SessionStore.SessionStore), DirectorySessionStore.layer(root))
+        const store = yield* DirectorySessionStore.make(root)
         const entries = [user("a1"), user("a2")]
         yield* store.append(keyA, entries)
         const file = path.join(root, projectKey, `${sessionA}.summary.json`)

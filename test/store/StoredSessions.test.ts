@@ -90,6 +90,24 @@ describe("Sessions over a store", () => {
       assert.strictEqual(missing.reason._tag, "SessionNotFound")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+  it.effect("lists, reads entries and deletes as over the config directory, in a project named or found", () =>
+    Effect.gen(function*() {
+      const { files, store, stored } = yield* imported
+      for (const sessions of [files, stored]) {
+        const listed = yield* sessions.listSessions(at)
+        assert.deepStrictEqual(listed.map((i) => i.sessionId), [key.sessionId])
+        assert.deepStrictEqual(yield* sessions.listSessions({ ...at, offset: 1 }), [])
+        const entries = yield* Stream.runCollect(sessions.entries(key.sessionId))
+        assert.deepStrictEqual(entries.map((e) => e.line), entries.map((_, i) => i + 1))
+        yield* sessions.deleteSession(key.sessionId)
+        assert.isTrue(Option.isNone(yield* sessions.getSessionInfo(key.sessionId, at)))
+        // A project key that is no name is refused before anything is read.
+        const invalid = yield* Effect.flip(sessions.listSessions({ projectKey: "../x" }))
+        assert.strictEqual(invalid.reason._tag, "InvalidKey")
+      }
+      assert.deepStrictEqual(yield* store.listSessions(key.projectKey), [])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
   it.effect("renames and tags a stored session", () =>
     Effect.gen(function*() {
       const { stored } = yield* imported

@@ -26,7 +26,8 @@ export const stores: ReadonlyArray<{
     make: Effect.gen(function*() {
       const fsx = yield* FileSystem.FileSystem
       const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
-      return yield* Effect.provide(Effect.service(SessionStore.SessionStore), DirectorySessionStore.layer(root))
+      // Made in the test's scope: what it holds is let go when the test ends.
+      return yield* DirectorySessionStore.make(root)
     })
   },
   {
