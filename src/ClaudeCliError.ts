@@ -10,7 +10,7 @@ import { installCli } from "./internal/installCli.ts"
 import * as MessageJson from "./schema/internal/messageJson.ts"
 import { UnknownMessage } from "./schema/Message.ts"
 import * as ResultMessage from "./schema/Result.ts"
-import * as SessionStore from "./store/StoreContract.ts"
+import * as SessionStore from "./store/SessionStore.ts"
 
 /**
  * The CLI executable could not be found.

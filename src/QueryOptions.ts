@@ -7,7 +7,7 @@ import type * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
 import type * as PermissionModes from "./internal/permissionMode.ts"
 import * as Redaction from "./internal/redaction.ts"
-import type * as SessionStore from "./store/StoreContract.ts"
+import type * as SessionStore from "./store/SessionStore.ts"
 import { open, optionalBoolean, optionalNumber, optionalString, optionalStrings } from "./schema/internal/fields.ts"
 
 /**

@@ -15,7 +15,6 @@ import * as Incoming from "../src/session/Incoming.ts"
 import * as Policy from "../src/session/Policy.ts"
 import * as Protocol from "../src/session/Protocol.ts"
 import * as SessionError from "../src/session/SessionError.ts"
-import * as SessionFilesError from "../src/store/SessionFilesError.ts"
 import * as SessionStore from "../src/store/SessionStore.ts"
 import * as DecodeError from "../src/stream/DecodeError.ts"
 import * as ClaudeSandbox from "../src/testing/ClaudeSandbox.ts"
@@ -108,16 +107,9 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     }),
     new SessionStore.SessionNotFound({ sessionId: "s1", detail: "no project of the store holds it" }),
     new SessionStore.AmbiguousSession({ sessionId: "s1", projectKeys: ["-a", "-b"] }),
+    new SessionStore.MessageNotFound({ sessionId: "s1", uuid: "u1" }),
+    new SessionStore.BadTranscript({ path: "/s1.jsonl", error: new Error("bad line") }),
     new SessionStore.Unavailable({ store: "SQLite /nonexistent/x.db", cause: new Error("unable to open database file") })
-  ]],
-  [SessionFilesError.SessionFilesError, [
-    new SessionFilesError.SessionNotFound({ sessionId: "s1", searched: ["/home/me/.claude/projects"] }),
-    new SessionFilesError.AmbiguousSession({ sessionId: "s1", projects: ["/home/me/.claude/projects/-a", "/home/me/.claude/projects/-b"] }),
-    new SessionFilesError.InvalidSessionId({ sessionId: "../x" }),
-    new SessionFilesError.BlankText({ sessionId: "s1", field: "tag" }),
-    new SessionFilesError.MessageNotFound({ sessionId: "s1", uuid: "u1" }),
-    new SessionFilesError.BadTranscript({ path: "/s1.jsonl", error: new Error("bad line") }),
-    new SessionFilesError.FileSystemFailed({ path: "/s1.jsonl", cause: new Error("EACCES") })
   ]],
   [Transcript.TranscriptEntryError, [
     new Transcript.NotAnEntry({ detail: "not an object" }),

@@ -66,7 +66,7 @@ const floors: ReadonlyArray<ReadonlyArray<string>> = [
   ["schema"],
   ["stream"],
   ["internal", "Redaction.ts", "filter", "transcript"],
-  ["QueryOptions.ts", "ClaudeCliError.ts", "store/StoreContract.ts", "store/internal/info.ts"],
+  ["QueryOptions.ts", "ClaudeCliError.ts", "store/SessionStore.ts", "store/internal/info.ts"],
   ["Process.ts", "Telemetry.ts", "store", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts", "internal/tempDirs.ts"],
   ["session", "governance"],
   ["ClaudeCli.ts", "SparePool.ts"],

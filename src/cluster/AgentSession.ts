@@ -176,12 +176,13 @@ export const TurnEvent = Schema.Union([TurnStarted, TurnReplayed, TurnMessage])
 export type TurnEvent = typeof TurnEvent.Type
 
 /**
- * What `Info` answers.
+ * What `Info` answers: the entity now (its runner, CLI session and process), not a stored session's listing
+ * (`SessionStore.SessionInfo`).
  *
  * @since 0.1.0
  * @category models
  */
-export class SessionInfo extends Schema.Class<SessionInfo>("effect-claude-code/cluster/SessionInfo")({
+export class EntityInfo extends Schema.Class<EntityInfo>("effect-claude-code/cluster/EntityInfo")({
   entityId: Schema.String,
   /** The runner holding the entity now (`host:port`); `null` on a runner without an address (tests). */
   runner: Schema.NullOr(Schema.String),
@@ -247,7 +248,7 @@ export const Close = Rpc.make("Close")
  * @since 0.1.0
  * @category rpcs
  */
-export const Info = Rpc.make("Info", { success: SessionInfo })
+export const Info = Rpc.make("Info", { success: EntityInfo })
 
 /**
  * `null` resets to the default model. Applies to the entity's CLI (once started, when it is starting) and is
@@ -515,7 +516,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     Close: () => close,
     Info: () =>
       Effect.map(log.sessionId(entityId), (sessionId) =>
-        new SessionInfo({
+        new EntityInfo({
           entityId: address.entityId,
           runner,
           sessionId: sessionId ?? null,

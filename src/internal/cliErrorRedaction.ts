@@ -21,7 +21,7 @@ import {
 } from "../ClaudeCliError.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 import { redactCutAtEnd, redactDecodeError, redactRaw, withFields } from "../stream/internal/cut.ts"
-import * as SessionStore from "../store/StoreContract.ts"
+import * as SessionStore from "../store/SessionStore.ts"
 import * as Redaction from "./redaction.ts"
 
 // A copy of an error, array or plain object with every string redacted; other values are kept.

@@ -1,15 +1,11 @@
 /**
- * The sessions the CLI keeps under its config directory (`<config dir>/projects/<project key>/<session
- * id>.jsonl`, subagents under `<session id>/subagents/agent-<agent id>.jsonl`): list them, read a session's
- * or a subagent's messages in conversation order, fork, delete, rename, tag and archive. The SDK's session
- * functions (`listSessions`, `getSessionInfo`, `getSessionMessages`, `listSubagents`, `getSubagentMessages`,
- * `forkSession`, `deleteSession`, `renameSession`, `tagSession`, `archiveSession`, `unarchiveSession`) as
- * Effects over `FileSystem`, each finding a session by its id alone unless given a project `dir`; messages
- * stream, so a transcript of any size is read in memory bounded by its ids and its longest line.
+ * {@link Sessions.Sessions} over the sessions the CLI keeps under its config directory (`<config
+ * dir>/projects/<project key>/<session id>.jsonl`, subagents under `<session
+ * id>/subagents/agent-<agent id>.jsonl`), as Effects over `FileSystem`. A session id names a file here: one
+ * that is not a UUID is `InvalidKey`.
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -18,193 +14,18 @@ import * as Path from "effect/Path"
 import * as Predicate from "effect/Predicate"
 import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
-import * as Transcript from "../schema/Transcript.ts"
 import * as Walk from "../internal/walk.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
-import type * as Ndjson from "../stream/Ndjson.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as Chain from "./internal/chain.ts"
-import * as Subagent from "./internal/subagent.ts"
 import * as Info from "./internal/info.ts"
+import * as Blank from "./internal/blank.ts"
+import * as Keys from "./internal/keys.ts"
+import * as Listing from "./internal/listing.ts"
+import * as Subagent from "./internal/subagent.ts"
 import * as ProjectKey from "./ProjectKey.ts"
-import * as SessionFilesError from "./SessionFilesError.ts"
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type SessionInfo = Info.SessionInfo
-
-/**
- * Where to look: `dir` is a project directory (its sessions only); without it, every project, where a session
- * id found in more than one is `AmbiguousSession`.
- *
- * @since 0.1.0
- * @category models
- */
-export interface LookupOptions {
-  readonly dir?: string | undefined
-}
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface ListOptions extends LookupOptions {
-  readonly limit?: number | undefined
-  readonly offset?: number | undefined
-}
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface MessagesOptions extends LookupOptions {
-  readonly limit?: number | undefined
-  readonly offset?: number | undefined
-  /** Also the system entries on the conversation (compaction boundaries, API errors, notes). */
-  readonly includeSystemMessages?: boolean | undefined
-  /**
-   * What a bad line of a transcript file does (a torn last line is what a crash leaves). `"fail"` (default):
-   * the messages written before it come first, then the read fails with `BadTranscript`; `"emit"`: it is
-   * left out of the conversation and passed on in-band as a {@link DecodeError}, and reading goes on.
-   */
-  readonly onBadLine?: Ndjson.OnBadLine | undefined
-}
-
-/**
- * A message of a session: a user or assistant entry, or a system entry when asked for.
- *
- * @since 0.1.0
- * @category models
- */
-export type SessionMessage = Transcript.MessageEntry | Transcript.SystemEntry
-
-/**
- * A subagent transcript of a session, with what its `.meta.json` says about it.
- *
- * @since 0.1.0
- * @category models
- */
-export interface SubagentInfo {
-  readonly agentId: string
-  /** The transcript's path relative to the session's directory (`subagents/agent-<id>.jsonl`). */
-  readonly subpath: string
-  readonly agentType?: string | undefined
-  readonly description?: string | undefined
-  /** The Task (Agent) tool call that started it. */
-  readonly toolUseId?: string | undefined
-  /** 1 for a subagent of the main agent, 2 for one of a subagent, ... */
-  readonly spawnDepth?: number | undefined
-}
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface ForkOptions extends LookupOptions {
-  /** The last message to copy (its `uuid`); every message when absent. */
-  readonly upToMessageId?: string | undefined
-  /** The fork's title; the source's title followed by " (fork)" when absent. */
-  readonly title?: string | undefined
-  /**
-   * What a bad line of the source does (a torn last line is what a crash leaves). `"skip"` (default): it is
-   * left out of the fork, as the CLI leaves it out of a resume, and its line number is in `skippedLines`;
-   * `"fail"`: the fork fails with `BadTranscript`.
-   */
-  readonly onBadLine?: "skip" | "fail" | undefined
-}
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface Shape {
-  /** The config directory read (`CLAUDE_CONFIG_DIR`, or `~/.claude`). */
-  readonly configDir: string
-  /** Sessions, most recently modified first (sidechain transcripts and sessions with nothing to show left out). */
-  readonly listSessions: (options?: ListOptions) => Effect.Effect<ReadonlyArray<SessionInfo>, SessionFilesError.SessionFilesError>
-  readonly getSessionInfo: (
-    sessionId: string,
-    options?: LookupOptions
-  ) => Effect.Effect<Option.Option<SessionInfo>, SessionFilesError.SessionFilesError>
-  /** Every entry of a session's transcript in file order, with its line as written. */
-  readonly entries: (
-    sessionId: string,
-    options?: LookupOptions
-  ) => Stream.Stream<TranscriptDecode.DecodedEntry, SessionFilesError.SessionFilesError>
-  /**
-   * A session's messages in conversation order, as the SDK's `getSessionMessages` gives them and the CLI
-   * resumes them: following `parentUuid` from the last message (so from the last compaction's summary on,
-   * with the messages it kept), with the other calls of parallel tool calls and their results put back after
-   * their message, and a prompt queued mid-turn as a user message where the model read it.
-   */
-  readonly messages: {
-    (sessionId: string, options: MessagesOptions & { readonly onBadLine: "emit" }): Stream.Stream<
-      SessionMessage | DecodeError,
-      SessionFilesError.SessionFilesError
-    >
-    (sessionId: string, options?: MessagesOptions): Stream.Stream<SessionMessage, SessionFilesError.SessionFilesError>
-  }
-  readonly listSubagents: (
-    sessionId: string,
-    options?: LookupOptions
-  ) => Effect.Effect<ReadonlyArray<SubagentInfo>, SessionFilesError.SessionFilesError>
-  /** A subagent's messages in conversation order. */
-  readonly subagentMessages: {
-    (sessionId: string, agentId: string, options: MessagesOptions & { readonly onBadLine: "emit" }): Stream.Stream<
-      SessionMessage | DecodeError,
-      SessionFilesError.SessionFilesError
-    >
-    (sessionId: string, agentId: string, options?: MessagesOptions): Stream.Stream<
-      SessionMessage,
-      SessionFilesError.SessionFilesError
-    >
-  }
-  /**
-   * Copies a session's conversation into a new session (fresh uuids, same project) the CLI can resume; the
-   * source's bad lines left out are `skippedLines` (1-based).
-   */
-  readonly forkSession: (
-    sessionId: string,
-    options?: ForkOptions
-  ) => Effect.Effect<
-    { readonly sessionId: string; readonly skippedLines: ReadonlyArray<number> },
-    SessionFilesError.SessionFilesError
-  >
-  /** Removes a session's transcript and its directory (subagents). */
-  readonly deleteSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionFilesError.SessionFilesError>
-  /**
-   * Gives a session a title without a live session, as the SDK's `renameSession`: a `custom-title` line
-   * appended to its transcript, which listings and the CLI read as its title from then on. A blank title is
-   * `BlankText`.
-   */
-  readonly renameSession: (
-    sessionId: string,
-    title: string,
-    options?: LookupOptions
-  ) => Effect.Effect<void, SessionFilesError.SessionFilesError>
-  /** Tags a session without a live session, as the SDK's `tagSession` (a `tag` line); `null` clears its tag. */
-  readonly tagSession: (
-    sessionId: string,
-    tag: string | null,
-    options?: LookupOptions
-  ) => Effect.Effect<void, SessionFilesError.SessionFilesError>
-  /**
-   * Archives a session, as the SDK's `archiveSession`: a mark beside its transcript
-   * (`<session id>/archived.json`); it stays listed, with `archived: true`, until a prompt is sent in it.
-   * The transcript is not changed.
-   */
-  readonly archiveSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionFilesError.SessionFilesError>
-  /** Unarchives a session: listed with `archived: false`. */
-  readonly unarchiveSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionFilesError.SessionFilesError>
-}
-
-/**
- * @since 0.1.0
- * @category services
- */
-export class SessionFiles extends Context.Service<SessionFiles, Shape>()("effect-claude-code/SessionFiles") {}
+import * as Sessions from "./Sessions.ts"
+import * as SessionStore from "./SessionStore.ts"
 
 /**
  * @since 0.1.0
@@ -215,14 +36,18 @@ export interface Options {
   readonly configDir?: string | undefined
 }
 
-const fail = (reason: SessionFilesError.Reason) => new SessionFilesError.SessionFilesError({ reason })
-const fsFailed = (path: string) => (cause: PlatformError.PlatformError) =>
-  fail(new SessionFilesError.FileSystemFailed({ path, cause }))
+type Operation = SessionStore.Operation
+type Failure = SessionStore.SessionStoreError
+
+const fail = (reason: SessionStore.Reason) => new SessionStore.SessionStoreError({ reason })
+// A file that could not be read, written or removed: `OperationFailed` naming it.
+const fsFailed = (operation: Operation, path: string) => (cause: PlatformError.PlatformError) =>
+  fail(new SessionStore.OperationFailed({ operation, key: path, cause }))
 const isNotFound = (error: PlatformError.PlatformError) =>
   error.reason._tag === "NotFound"
 
 /**
- * Builds the service over the `FileSystem` and `Path` in context.
+ * Builds {@link Sessions.Sessions} over the config directory, with the `FileSystem` and `Path` in context.
  *
  * @since 0.1.0
  * @category constructors
@@ -234,42 +59,51 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const configDir = options.configDir ?? process.env.CLAUDE_CONFIG_DIR ?? path.join(home, ".claude")
   const projectsDir = path.join(configDir, "projects")
 
-  const checkId = (sessionId: string) =>
+  // A session id names a file: anything but a UUID could point outside the projects directory.
+  const checkId = (operation: Operation, sessionId: string) =>
     ProjectKey.isSessionId(sessionId)
       ? Effect.void
-      : Effect.fail(fail(new SessionFilesError.InvalidSessionId({ sessionId })))
+      : Effect.fail(fail(new SessionStore.InvalidKey({ operation, field: "sessionId", value: sessionId, detail: "it is not a UUID" })))
 
-  // The project directories to look in: the one of `dir`, or all of them.
-  const projectKeys = (dir: string | undefined): Effect.Effect<ReadonlyArray<string>, SessionFilesError.SessionFilesError> =>
-    dir !== undefined
+  // The project directories to look in: the one named, or all of them.
+  const projectKeys = (operation: Operation, lookup: Sessions.LookupOptions): Effect.Effect<ReadonlyArray<string>, Failure> => {
+    const { dir, projectKey } = lookup
+    return projectKey !== undefined
+      ? Effect.as(Keys.validateKey(operation, { projectKey }), [projectKey])
+      : dir !== undefined
       ? fs.realPath(dir).pipe(Effect.orElseSucceed(() => path.resolve(dir)), Effect.map((real) => [ProjectKey.fromPath(real)]))
       : fs.readDirectoryEntries(projectsDir).pipe(
         Effect.map((entries) => entries.filter((e) => e.type === "Directory").map((e) => e.name).sort()),
         Effect.catchIf(isNotFound, () => Effect.succeed([])),
-        Effect.mapError(fsFailed(projectsDir))
+        Effect.mapError(fsFailed(operation, projectsDir))
       )
+  }
 
-  const locate = (sessionId: string, dir: string | undefined) =>
+  const locate = (operation: Operation, sessionId: string, lookup: Sessions.LookupOptions) =>
     Effect.gen(function*() {
-      yield* checkId(sessionId)
-      const keys = yield* projectKeys(dir)
+      yield* checkId(operation, sessionId)
+      const keys = yield* projectKeys(operation, lookup)
       const found = yield* Effect.filter(keys, (projectKey) =>
         fs.exists(path.join(projectsDir, projectKey, `${sessionId}.jsonl`)).pipe(Effect.orElseSucceed(() => false)))
       if (found.length === 1) return { projectKey: found[0]!, file: path.join(projectsDir, found[0]!, `${sessionId}.jsonl`) }
       return yield* fail(
         found.length === 0
-          ? new SessionFilesError.SessionNotFound({ sessionId, searched: keys.map((k) => path.join(projectsDir, k)) })
-          : new SessionFilesError.AmbiguousSession({ sessionId, projects: found.map((k) => path.join(projectsDir, k)) })
+          ? new SessionStore.SessionNotFound({ sessionId, searched: keys.map((k) => path.join(projectsDir, k)) })
+          : new SessionStore.AmbiguousSession({
+            sessionId,
+            projectKeys: found,
+            directories: found.map((k) => path.join(projectsDir, k))
+          })
       )
     })
 
-  const badTranscript = (file: string) => (error: DecodeError) => fail(new SessionFilesError.BadTranscript({ path: file, error }))
+  const badTranscript = (file: string) => (error: DecodeError) => fail(new SessionStore.BadTranscript({ path: file, error }))
 
-  const records = (file: string): Stream.Stream<TranscriptDecode.DecodedEntry, SessionFilesError.SessionFilesError> =>
+  const records = (file: string): Stream.Stream<TranscriptDecode.DecodedEntry, Failure> =>
     fs.stream(file).pipe(
-      Stream.mapError(fsFailed(file)),
+      Stream.mapError(fsFailed("load", file)),
       TranscriptDecode.records(),
-      Stream.mapError((error) => error._tag === "SessionFilesError" ? error : badTranscript(file)(error as DecodeError))
+      Stream.mapError((error) => error._tag === "SessionStoreError" ? error : badTranscript(file)(error as DecodeError))
     )
 
   const infoOf = (projectKey: string, sessionId: string, file: string) =>
@@ -278,13 +112,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const stat = yield* handle.stat
       const size = Number(stat.size)
       const read = (position: number) =>
-        handle.readAlloc(Info.windowBytes, { position: BigInt(position) }).pipe(
+        handle.readAlloc(Listing.windowBytes, { position: BigInt(position) }).pipe(
           Effect.map(Option.match({ onNone: () => "", onSome: (bytes) => new TextDecoder().decode(bytes) }))
         )
       const head = yield* read(0)
-      const whole = size <= Info.windowBytes
-      const tail = whole ? head : yield* read(size - Info.windowBytes)
-      const info = Info.fromWindows({
+      const whole = size <= Listing.windowBytes
+      const tail = whole ? head : yield* read(size - Listing.windowBytes)
+      const info = Listing.fromWindows({
         sessionId,
         projectKey,
         head,
@@ -296,7 +130,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       if (info === undefined) return undefined
       const archived = Info.archivedBy(yield* readMark(projectKey, sessionId), Info.windowEntries(head, tail, whole))
       return archived === undefined ? info : { ...info, archived }
-    })).pipe(Effect.mapError(fsFailed(file)))
+    })).pipe(Effect.mapError(fsFailed("load", file)))
 
   const markFile = (projectKey: string, sessionId: string) => path.join(projectsDir, projectKey, sessionId, "archived.json")
   // A mark that cannot be read or parsed is none, as the SDK reads it.
@@ -306,14 +140,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       Effect.orElseSucceed(() => undefined)
     )
 
-  const listSessions = (options: ListOptions = {}) =>
+  const listSessions = (options: Sessions.ListOptions = {}) =>
     Effect.gen(function*() {
-      const infos: Array<SessionInfo> = []
-      for (const projectKey of yield* projectKeys(options.dir)) {
+      const infos: Array<SessionStore.SessionInfo> = []
+      for (const projectKey of yield* projectKeys("listSessions", options)) {
         const dir = path.join(projectsDir, projectKey)
         const names = yield* fs.readDirectory(dir).pipe(
           Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
-          Effect.mapError(fsFailed(dir))
+          Effect.mapError(fsFailed("listSessions", dir))
         )
         for (const name of names) {
           const sessionId = name.slice(0, -".jsonl".length)
@@ -329,11 +163,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
 
   // A file's records with its bad lines in-band, so that what was written before one is not lost with it.
   const recordsInBand = (file: string) =>
-    fs.stream(file).pipe(Stream.mapError(fsFailed(file)), TranscriptDecode.records({ onBadLine: "emit" }))
+    fs.stream(file).pipe(Stream.mapError(fsFailed("load", file)), TranscriptDecode.records({ onBadLine: "emit" }))
 
   // Fails with `BadTranscript` at the first bad line passed in-band. A bookkeeping entry that does not fit
   // (TranscriptDecode.unfitBookkeeping) holds none of the conversation: it stays in-band, and fails nothing.
-  const failOnBadLine = <A>(file: string, items: Stream.Stream<A | DecodeError, SessionFilesError.SessionFilesError>) =>
+  const failOnBadLine = <A>(file: string, items: Stream.Stream<A | DecodeError, Failure>) =>
     Stream.mapEffect(items, (item) =>
       isDecodeError(item) && TranscriptDecode.unfitBookkeeping(item) === undefined
         ? Effect.fail(badTranscript(file)(item))
@@ -342,8 +176,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const conversation = (
     file: string,
     sidechains: boolean,
-    options: MessagesOptions
-  ): Stream.Stream<SessionMessage | DecodeError, SessionFilesError.SessionFilesError> => {
+    options: Sessions.MessagesOptions
+  ): Stream.Stream<Sessions.SessionMessage | DecodeError, Failure> => {
     if (options.onBadLine === "emit") return Chain.conversation(recordsInBand(file), sidechains, options)
     // Failing at the first bad line, the chain would stop at an unfit bookkeeping line: those are left out first.
     const records = Stream.filter(recordsInBand(file), (r) => !isDecodeError(r) || TranscriptDecode.unfitBookkeeping(r) === undefined)
@@ -358,9 +192,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const root = subagentsDir(projectKey, sessionId)
       const names = yield* Walk.files(fs, path, root, (name) => /^agent-.+\.jsonl$/.test(name)).pipe(
         Effect.catchIf(isNotFound, () => Effect.succeed([] as ReadonlyArray<string>)),
-        Effect.mapError(fsFailed(root))
+        Effect.mapError(fsFailed("listSubkeys", root))
       )
-      const out: Array<SubagentInfo> = []
+      const out: Array<Sessions.SubagentInfo> = []
       for (const subpath of names) {
         const match = /^agent-(.+)\.jsonl$/.exec(path.basename(subpath))
         if (match === null) continue
@@ -373,23 +207,23 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       return out
     })
 
-  const listSubagents = (sessionId: string, options: LookupOptions = {}) =>
-    Effect.flatMap(locate(sessionId, options.dir), ({ projectKey }) => subagentsOf(projectKey, sessionId))
+  const listSubagents = (sessionId: string, options: Sessions.LookupOptions = {}) =>
+    Effect.flatMap(locate("listSubkeys", sessionId, options), ({ projectKey }) => subagentsOf(projectKey, sessionId))
 
-  const subagentMessages = (sessionId: string, agentId: string, options: MessagesOptions = {}) =>
+  const subagentMessages = (sessionId: string, agentId: string, options: Sessions.MessagesOptions = {}) =>
     Stream.unwrap(Effect.gen(function*() {
-      const { projectKey } = yield* locate(sessionId, options.dir)
+      const { projectKey } = yield* locate("load", sessionId, options)
       const agent = (yield* subagentsOf(projectKey, sessionId)).find((a) => a.agentId === agentId)
       if (agent === undefined) {
         const searched = [subagentsDir(projectKey, sessionId)]
-        return yield* fail(new SessionFilesError.SessionNotFound({ sessionId, agentId, searched }))
+        return yield* fail(new SessionStore.SessionNotFound({ sessionId, agentId, searched }))
       }
       return conversation(path.join(subagentsDir(projectKey, sessionId), agent.subpath), true, options)
     }))
 
-  const forkSession = (sessionId: string, options: ForkOptions = {}) =>
+  const forkSession = (sessionId: string, options: Sessions.ForkOptions = {}) =>
     Effect.gen(function*() {
-      const { projectKey, file } = yield* locate(sessionId, options.dir)
+      const { projectKey, file } = yield* locate("fork", sessionId, options)
       const info = yield* infoOf(projectKey, sessionId, file)
       const skipped = new Set<number>()
       const source = (file: string) =>
@@ -422,7 +256,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           if (l.uuid === options.upToMessageId) lastLine = record.line
         }))
       if (options.upToMessageId !== undefined && lastLine === Number.POSITIVE_INFINITY) {
-        return yield* fail(new SessionFilesError.MessageNotFound({ sessionId, uuid: options.upToMessageId }))
+        return yield* fail(new SessionStore.MessageNotFound({ sessionId, uuid: options.upToMessageId }))
       }
       const forkId = crypto.randomUUID()
       // A parent that is not copied (a sidechain entry) is skipped to its nearest copied ancestor.
@@ -469,78 +303,75 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         Stream.encodeText
       )
       yield* Stream.run(lines, fs.sink(target)).pipe(
-        Effect.mapError((e) => e._tag === "SessionFilesError" ? e : fsFailed(target)(e))
+        Effect.mapError((e) => e._tag === "SessionStoreError" ? e : fsFailed("fork", target)(e))
       )
       return { sessionId: forkId, skippedLines: [...skipped] }
     })
 
-  const deleteSession = (sessionId: string, options: LookupOptions = {}) =>
+  const deleteSession = (sessionId: string, options: Sessions.LookupOptions = {}) =>
     Effect.gen(function*() {
-      const { projectKey, file } = yield* locate(sessionId, options.dir)
-      yield* fs.remove(file).pipe(Effect.mapError(fsFailed(file)))
+      const { projectKey, file } = yield* locate("delete", sessionId, options)
+      yield* fs.remove(file).pipe(Effect.mapError(fsFailed("delete", file)))
       const dir = subagentsDir(projectKey, sessionId)
       yield* fs.remove(dir, { recursive: true }).pipe(
         Effect.catchIf(isNotFound, () => Effect.void),
-        Effect.mapError(fsFailed(dir))
+        Effect.mapError(fsFailed("delete", dir))
       )
     })
 
   // A line appended to a session's transcript, on a line of its own even after a torn last line.
-  const appendLine = (sessionId: string, entry: Record<string, unknown>, dir: string | undefined) =>
+  const appendLine = (sessionId: string, entry: Record<string, unknown>, lookup: Sessions.LookupOptions) =>
     Effect.gen(function*() {
-      const { file } = yield* locate(sessionId, dir)
+      const { file } = yield* locate("append", sessionId, lookup)
       const last = yield* Effect.scoped(Effect.gen(function*() {
         const handle = yield* fs.open(file)
         const size = Number((yield* handle.stat).size)
         return size === 0 ? Option.none() : yield* handle.readAlloc(1, { position: BigInt(size - 1) })
-      })).pipe(Effect.mapError(fsFailed(file)))
+      })).pipe(Effect.mapError(fsFailed("append", file)))
       const torn = Option.isSome(last) && last.value[0] !== 0x0a
-      yield* fs.writeFileString(file, `${torn ? "\n" : ""}${JSON.stringify(entry)}\n`, { flag: "a" }).pipe(Effect.mapError(fsFailed(file)))
+      yield* fs.writeFileString(file, `${torn ? "\n" : ""}${JSON.stringify(entry)}\n`, { flag: "a" }).pipe(Effect.mapError(fsFailed("append", file)))
     })
 
-  const blank = (sessionId: string, field: "title" | "tag") => fail(new SessionFilesError.BlankText({ sessionId, field }))
-
-  const renameSession = (sessionId: string, title: string, options: LookupOptions = {}) =>
+  const renameSession = (sessionId: string, title: string, options: Sessions.LookupOptions = {}) =>
     title.trim() === ""
-      ? Effect.fail(blank(sessionId, "title"))
-      : appendLine(sessionId, { type: "custom-title", customTitle: title.trim(), sessionId }, options.dir)
+      ? Effect.fail(Blank.blank(sessionId, "title"))
+      : appendLine(sessionId, { type: "custom-title", customTitle: title.trim(), sessionId }, options)
 
-  const tagSession = (sessionId: string, tag: string | null, options: LookupOptions = {}) => {
+  const tagSession = (sessionId: string, tag: string | null, options: Sessions.LookupOptions = {}) => {
     // Control characters are no part of a tag.
     const text = tag?.replace(/[\u0000-\u001f\u007f]/g, "").trim() ?? ""
     return tag !== null && text === ""
-      ? Effect.fail(blank(sessionId, "tag"))
-      : appendLine(sessionId, { type: "tag", tag: text, sessionId }, options.dir)
+      ? Effect.fail(Blank.blank(sessionId, "tag"))
+      : appendLine(sessionId, { type: "tag", tag: text, sessionId }, options)
   }
 
-  const setArchived = (archived: boolean) => (sessionId: string, options: LookupOptions = {}) =>
+  const setArchived = (archived: boolean) => (sessionId: string, options: Sessions.LookupOptions = {}) =>
     Effect.gen(function*() {
-      const { projectKey } = yield* locate(sessionId, options.dir)
+      const { projectKey } = yield* locate("append", sessionId, options)
       const file = markFile(projectKey, sessionId)
       const text = JSON.stringify({ archived, at: new Date().toISOString(), by: "sdk" })
       yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
         Effect.andThen(fs.writeFileString(`${file}.tmp`, text, { mode: 0o600 })),
         Effect.andThen(fs.rename(`${file}.tmp`, file)),
-        Effect.mapError(fsFailed(file))
+        Effect.mapError(fsFailed("append", file))
       )
     })
 
-  return SessionFiles.of({
-    configDir,
+  return Sessions.Sessions.of({
     listSessions,
     getSessionInfo: (sessionId, options = {}) =>
-      locate(sessionId, options.dir).pipe(
+      locate("load", sessionId, options).pipe(
         Effect.flatMap(({ file, projectKey }) => infoOf(projectKey, sessionId, file)),
         Effect.map(Option.fromUndefinedOr),
-        Effect.catchReason("SessionFilesError", "SessionNotFound", () => Effect.succeed(Option.none()))
+        Effect.catchReason("SessionStoreError", "SessionNotFound", () => Effect.succeed(Option.none()))
       ),
     entries: (sessionId, options = {}) =>
-      Stream.unwrap(Effect.map(locate(sessionId, options.dir), ({ file }) => records(file))),
+      Stream.unwrap(Effect.map(locate("load", sessionId, options), ({ file }) => records(file))),
     // One implementation for both overloads: bad lines are in-band only with `onBadLine: "emit"`.
-    messages: ((sessionId: string, options: MessagesOptions = {}) =>
-      Stream.unwrap(Effect.map(locate(sessionId, options.dir), ({ file }) => conversation(file, false, options)))) as Shape["messages"],
+    messages: ((sessionId: string, options: Sessions.MessagesOptions = {}) =>
+      Stream.unwrap(Effect.map(locate("load", sessionId, options), ({ file }) => conversation(file, false, options)))) as Sessions.Shape["messages"],
     listSubagents,
-    subagentMessages: subagentMessages as Shape["subagentMessages"],
+    subagentMessages: subagentMessages as Sessions.Shape["subagentMessages"],
     forkSession,
     deleteSession,
     renameSession,
@@ -569,8 +400,10 @@ const keptIn = (metadata: Record<string, unknown>, copied: ReadonlyMap<string, s
 }
 
 /**
+ * {@link Sessions.Sessions} over the config directory (see {@link make}).
+ *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<SessionFiles, never, FileSystem.FileSystem | Path.Path> =>
-  Layer.effect(SessionFiles, make(options))
+export const layer = (options: Options = {}): Layer.Layer<Sessions.Sessions, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(Sessions.Sessions, make(options))

@@ -8,6 +8,9 @@
  * saw it resumes it. A replayed recording (`Fixture`) is mirrored from the frames it recorded, under the keys
  * the recorded run had (see {@link replay}).
  *
+ * Not in the `effect-claude-code/store` entry point: the `sessionStore` option is how it is used, by the
+ * library's layers and sessions, which import this module.
+ *
  * @since 0.1.0
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
@@ -31,8 +34,10 @@ import type * as Redaction from "../internal/redaction.ts"
 import * as SessionEvent from "../schema/SessionEvent.ts"
 import * as System from "../schema/System.ts"
 import * as Plural from "../internal/plural.ts"
+import * as Keys from "./internal/keys.ts"
 import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionStore from "./SessionStore.ts"
+import * as SessionTransfer from "./SessionTransfer.ts"
 
 /**
  * The flag that makes the CLI write `transcript_mirror` frames (the `sessionStore` option passes it).
@@ -341,7 +346,7 @@ export const mirror = (target: Target) =>
 
 /**
  * With `resume`: the stored session (under the target's `projectKey`, else found by its id alone, see
- * `SessionStore.locate`) written into the target's config directory, under the project key of its
+ * `Keys.locate`) written into the target's config directory, under the project key of its
  * `cwd` with symbolic links resolved (the CLI keys its sessions by the directory it finds itself in, as the
  * SDK does), each store call bounded by `loadTimeout`. A session the store does not hold is left to the CLI;
  * a replay restores nothing. Gives back the target, with `resumed` set to the session's key in the store
@@ -377,7 +382,7 @@ const restoreIn = (target: Target, resume: string, projectKey: string) => {
     storedKey(store, target.projectKey, resume, projectKey),
     ({ found, key }) =>
       Effect.map(
-        SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }),
+        SessionTransfer.materialize(store, key, { configDir: target.configDir, projectKey }),
         (held): Target => held && found ? { ...target, resumed: key } : target
       )
   )
@@ -389,8 +394,8 @@ const restoreIn = (target: Target, resume: string, projectKey: string) => {
 const storedKey = (store: SessionStore.Shape, given: string | undefined, resume: string, projectKey: string) =>
   given !== undefined || store.findProjects === undefined
     ? Effect.succeed({ key: { projectKey: given ?? projectKey, sessionId: resume }, found: false })
-    : SessionStore.validateKey("materialize", { sessionId: resume }).pipe(
-      Effect.andThen(SessionStore.locate(store, resume)),
+    : Keys.validateKey("materialize", { sessionId: resume }).pipe(
+      Effect.andThen(Keys.locate(store, resume)),
       Effect.map((key) => ({ key, found: true })),
       Effect.catchReason("SessionStoreError", "SessionNotFound", () =>
         Effect.succeed({ key: { projectKey, sessionId: resume }, found: false }))
@@ -419,7 +424,7 @@ const timedOut = (
   new SessionStore.SessionStoreError({
     reason: new SessionStore.Timeout({
       operation,
-      key: SessionStore.keyString(key),
+      key: Keys.keyString(key),
       timeoutMillis: Duration.toMillis(Duration.fromInputUnsafe(timeout)),
       option
     })

@@ -31,7 +31,9 @@ import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Sqlite from "../internal/sqlite.ts"
 import * as Jsonl from "./internal/jsonl.ts"
+import * as Keys from "./internal/keys.ts"
 import * as StoredSummary from "./internal/storedSummary.ts"
+import * as Uuids from "./internal/uuids.ts"
 import * as SessionStore from "./SessionStore.ts"
 
 /**
@@ -92,12 +94,12 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   // `findProjects` looks a session up by its id alone.
   yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${summariesName}_by_session`)} ON ${summaries} (session_id)`
 
-  const fail = SessionStore.operationFailed
+  const fail = Keys.operationFailed
   // A row the store cannot read back, as `InvalidEntry` naming its session and the row.
   const corrupt = (operation: SessionStore.Operation, key: SessionStore.SessionKey, detail: string, cause?: unknown) =>
     Effect.fail(
       new SessionStore.SessionStoreError({
-        reason: new SessionStore.InvalidEntry({ operation, key: SessionStore.keyString(key), detail, cause })
+        reason: new SessionStore.InvalidEntry({ operation, key: Keys.keyString(key), detail, cause })
       })
     )
   const summaryOf = (operation: SessionStore.Operation, key: SessionStore.SessionKey, text: string) => {
@@ -140,7 +142,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
 
   const append = (key: SessionStore.SessionKey, entries: ReadonlyArray<SessionStore.Entry>) => {
     // A uuid twice in one batch: the first is the one kept, as across batches.
-    const batch = SessionStore.distinct(entries)
+    const batch = Uuids.distinct(entries)
     if (!Arr.isReadonlyArrayNonEmpty(batch)) return Effect.void
     const writtenAt = Date.now()
     const main = key.subpath === undefined
@@ -158,7 +160,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     }).pipe(
       sql.withTransaction,
       Effect.asVoid,
-      Effect.mapError(fail("append", SessionStore.keyString(key)))
+      Effect.mapError(fail("append", Keys.keyString(key)))
     )
   }
 
@@ -175,7 +177,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
           Option.some
         )
       ),
-      Effect.mapError(fail("load", SessionStore.keyString(key)))
+      Effect.mapError(fail("load", Keys.keyString(key)))
     )
 
   // A row still without data belongs to an append that has not committed.
@@ -208,14 +210,14 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     sql<{ readonly subpath: string }>`
       SELECT DISTINCT subpath FROM ${table} WHERE ${session(key)} AND subpath <> '' ORDER BY subpath`.pipe(
       Effect.map((rows) => rows.map((row) => row.subpath)),
-      Effect.mapError(fail("listSubkeys", SessionStore.keyString(key)))
+      Effect.mapError(fail("listSubkeys", Keys.keyString(key)))
     )
 
   const remove = (key: SessionStore.SessionKey) =>
     Effect.all([sql`DELETE FROM ${table} WHERE ${session(key)}`, sql`DELETE FROM ${summaries} WHERE ${session(key)}`]).pipe(
       sql.withTransaction,
       Effect.asVoid,
-      Effect.mapError(fail("delete", SessionStore.keyString(key)))
+      Effect.mapError(fail("delete", Keys.keyString(key)))
     )
 
   const findProjects = (sessionId: string) =>
@@ -240,7 +242,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     } ON CONFLICT DO NOTHING`
   }
 
-  return SessionStore.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove, findProjects })
+  return Keys.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove, findProjects })
 })
 
 /**

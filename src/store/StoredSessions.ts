@@ -1,80 +1,63 @@
 /**
- * The SDK's session functions given a `sessionStore`, over a {@link SessionStore.Shape}, each taking a session's
- * key or its id alone (found in the project that holds it): a session's info,
- * its messages and its subagents' in conversation order, read from the store instead of a config directory;
- * a fork into the store; a title and a tag appended as the CLI writes them; archive marks. Listing is
- * `SessionStore.listSessionInfo`, deleting the store's `delete`.
+ * {@link Sessions.Sessions} over a {@link SessionStore.Shape}, as the SDK's session functions given a
+ * `sessionStore`: a session's info from its summary, its messages and its subagents' in conversation order read
+ * from the store instead of a config directory, a fork into the store, a title and a tag appended as the CLI
+ * writes them, archive marks (which the SDK refuses over a store) as a transcript of their own, which a resume
+ * writes back as the SDK's `archived.json`. A session given its `projectKey` (or `dir`) is read from that
+ * project without checking that the store holds it (a session it does not hold has no messages); by its id
+ * alone, the store finds it (`findProjects`).
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Path from "effect/Path"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
 import type * as TranscriptDecode from "../transcript/Decode.ts"
+import * as Blank from "./internal/blank.ts"
 import * as Chain from "./internal/chain.ts"
 import * as Info from "./internal/info.ts"
+import * as Keys from "./internal/keys.ts"
+import * as StoredSummary from "./internal/storedSummary.ts"
 import * as Subagent from "./internal/subagent.ts"
+import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionFiles from "./SessionFiles.ts"
+import * as Sessions from "./Sessions.ts"
 import * as SessionStore from "./SessionStore.ts"
+import * as SessionTransfer from "./SessionTransfer.ts"
 
-/**
- * A message of a session (see `SessionFiles.SessionMessage`).
- *
- * @since 0.1.0
- * @category models
- */
-export type SessionMessage = SessionFiles.SessionMessage
+type Key = Omit<SessionStore.SessionKey, "subpath">
+type Failure = SessionStore.SessionStoreError
 
-/**
- * A session in a store.
- *
- * @since 0.1.0
- * @category models
- */
-export type Key = Omit<SessionStore.SessionKey, "subpath">
-
-/**
- * A session as the functions here take it: its key, or its id alone, found in whichever project of the
- * store holds it (see `SessionStore.locate`: `SessionNotFound`, `AmbiguousSession`).
- *
- * @since 0.1.0
- * @category models
- */
-export type Lookup = Key | string
-
-const keyOf = (store: SessionStore.Shape, session: Lookup): Effect.Effect<Key, SessionStore.SessionStoreError> =>
-  typeof session === "string" ? SessionStore.locate(store, session) : Effect.succeed(session)
-
-/**
- * A session's info as `listSessionInfo` gives it, from its summary, with whether it is archived (see
- * {@link archiveSession}); `None` for a session the store does not hold or one with nothing to show.
- *
- * @since 0.1.0
- * @category reading
- */
-export const getSessionInfo = (
-  store: SessionStore.Shape,
-  session: Lookup
-): Effect.Effect<Option.Option<SessionFiles.SessionInfo>, SessionStore.SessionStoreError> =>
-  keyOf(store, session).pipe(
-    Effect.flatMap((key) =>
-      Effect.flatMap(SessionStore.listSessionInfo(store, key.projectKey), (infos) => {
-        const info = infos.find((i) => i.sessionId === key.sessionId)
-        return info === undefined
-          ? Effect.succeedNone
-          : Effect.map(archivedOf(store, key), (archived) => Option.some(archived === undefined ? info : { ...info, archived }))
+// A stored transcript as decoded lines (line = position in the store); an entry the transcript schemas
+// reject fails the read, as a bad line of a file does.
+const records = (store: SessionStore.Shape, key: SessionStore.SessionKey) =>
+  Stream.unwrap(Effect.map(store.load(key), (loaded) =>
+    Stream.fromIterable(Option.getOrElse(loaded, (): ReadonlyArray<SessionStore.Entry> => [])).pipe(
+      Stream.zipWithIndex,
+      Stream.mapEffect(([entry, index]): Effect.Effect<TranscriptDecode.DecodedEntry, Failure> => {
+        const decoded = Transcript.decodeEntry(entry)
+        return Result.isSuccess(decoded)
+          ? Effect.succeed({ line: index + 1, raw: JSON.stringify(entry), entry: decoded.success })
+          : Effect.fail(new SessionStore.SessionStoreError({
+            reason: new SessionStore.InvalidEntry({
+              operation: "load",
+              key: Keys.keyString(key),
+              detail: `entry ${index + 1} is not a transcript entry: ${decoded.failure.message}`,
+              cause: decoded.failure
+            })
+          }))
       })
-    ),
-    Effect.catchReason("SessionStoreError", "SessionNotFound", () => Effect.succeedNone)
-  )
+    )))
 
 // Whether a stored session is archived: its last mark, unless a prompt was sent after it (the transcript is
 // read only for a session archived).
 const archivedOf = (store: SessionStore.Shape, key: Key) =>
-  Effect.flatMap(store.load({ ...key, subpath: SessionStore.archiveSubpath }), (marks) => {
+  Effect.flatMap(store.load({ ...key, subpath: Keys.archiveSubpath }), (marks) => {
     const last = Option.getOrUndefined(marks)?.at(-1)
     const mark = last === undefined ? undefined : Info.parseMark(JSON.stringify(last))
     if (mark?.archived !== true) return Effect.succeed(mark?.archived)
@@ -88,64 +71,8 @@ const archivedOf = (store: SessionStore.Shape, key: Key) =>
       ))
   })
 
-// A stored transcript as decoded lines (line = position in the store); an entry the transcript schemas
-// reject fails the read, as a bad line of a file does.
-const records = (store: SessionStore.Shape, key: SessionStore.SessionKey) =>
-  Stream.unwrap(Effect.map(store.load(key), (loaded) =>
-    Stream.fromIterable(Option.getOrElse(loaded, (): ReadonlyArray<SessionStore.Entry> => [])).pipe(
-      Stream.zipWithIndex,
-      Stream.mapEffect(([entry, index]): Effect.Effect<TranscriptDecode.DecodedEntry, SessionStore.SessionStoreError> => {
-        const decoded = Transcript.decodeEntry(entry)
-        return Result.isSuccess(decoded)
-          ? Effect.succeed({ line: index + 1, raw: JSON.stringify(entry), entry: decoded.success })
-          : Effect.fail(new SessionStore.SessionStoreError({
-            reason: new SessionStore.InvalidEntry({
-              operation: "load",
-              key: SessionStore.keyString(key),
-              detail: `entry ${index + 1} is not a transcript entry: ${decoded.failure.message}`,
-              cause: decoded.failure
-            })
-          }))
-      })
-    )))
-
-/**
- * A stored session's messages in conversation order (following `parentUuid` from the last message,
- * sidechains apart, parallel tool calls' siblings put back), as `SessionFiles.messages` reads a file. The session is loaded twice (once to find the
- * chain, once to read it); a session the store does not hold under a key given has none.
- *
- * @since 0.1.0
- * @category reading
- */
-export const messages = (
-  store: SessionStore.Shape,
-  session: Lookup,
-  options: SessionFiles.MessagesOptions = {}
-): Stream.Stream<SessionMessage, SessionStore.SessionStoreError> =>
-  Stream.unwrap(Effect.map(keyOf(store, session), (key) => Chain.conversation(records(store, key), false, options)))
-
-/**
- * A stored subagent transcript: its agent id, subpath (`subagents/agent-<id>`) and what its last
- * `agent_metadata` entry (its `.meta.json`) says, as `SessionFiles.listSubagents` gives a file's.
- *
- * @since 0.1.0
- * @category models
- */
-export type StoredSubagent = SessionFiles.SubagentInfo
-
-/**
- * The subagent transcripts stored under a session, by subpath, with their metadata (each transcript is
- * loaded to find it).
- *
- * @since 0.1.0
- * @category reading
- */
-export const listSubagents = (
-  store: SessionStore.Shape,
-  session: Lookup
-): Effect.Effect<ReadonlyArray<StoredSubagent>, SessionStore.SessionStoreError> =>
-  Effect.flatMap(keyOf(store, session), (key) => subagentsOf(store, key))
-
+// The subagent transcripts stored under a session, by subpath, with their metadata (each transcript is
+// loaded to find it).
 const subagentsOf = (store: SessionStore.Shape, key: Key) =>
   Effect.flatMap(store.listSubkeys(key), (subpaths) =>
     Effect.forEach(
@@ -154,7 +81,7 @@ const subagentsOf = (store: SessionStore.Shape, key: Key) =>
         return match === null ? [] : [{ agentId: match[1]!, subpath }]
       }),
       ({ agentId, subpath }) =>
-        Effect.map(store.load({ ...key, subpath }), (loaded) => {
+        Effect.map(store.load({ ...key, subpath }), (loaded): Sessions.SubagentInfo => {
           const entries = Option.getOrElse(loaded, (): ReadonlyArray<SessionStore.Entry> => [])
           const meta = entries.findLast((entry) => entry.type === "agent_metadata")
           return Subagent.info(agentId, subpath, meta ?? {})
@@ -162,121 +89,127 @@ const subagentsOf = (store: SessionStore.Shape, key: Key) =>
     ))
 
 /**
- * A stored subagent's messages in conversation order; none for an agent the store does not hold.
+ * Builds {@link Sessions.Sessions} over `store`. Forking materializes the session into a temporary config
+ * directory (of the `FileSystem` in context), forks it there and appends the fork to the store.
  *
  * @since 0.1.0
- * @category reading
+ * @category constructors
  */
-export const subagentMessages = (
-  store: SessionStore.Shape,
-  session: Lookup,
-  agentId: string,
-  options: SessionFiles.MessagesOptions = {}
-): Stream.Stream<SessionMessage, SessionStore.SessionStoreError> =>
-  Stream.unwrap(Effect.flatMap(keyOf(store, session), (key) =>
-    Effect.map(subagentsOf(store, key), (agents) => {
-      const agent = agents.find((a) => a.agentId === agentId)
-      return agent === undefined
-        ? Stream.empty
-        : Chain.conversation(records(store, { ...key, subpath: agent.subpath }), true, options)
-    })))
-
-/**
- * Forks a stored session into a new session of the same project in the store, as `SessionFiles.forkSession`
- * forks a file (fresh uuids, the conversation up to `upToMessageId`, a title): the session is materialized
- * into a temporary config directory, forked there, and the fork appended to the store. A session the store
- * does not hold is `SessionNotFound`.
- *
- * @since 0.1.0
- * @category forking
- */
-export const forkSession = Effect.fnUntraced(function*(
-  store: SessionStore.Shape,
-  session: Lookup,
-  options: Omit<SessionFiles.ForkOptions, "dir"> = {}
-) {
-  const key = yield* keyOf(store, session)
+export const make = Effect.fnUntraced(function*(store: SessionStore.Shape) {
   const fs = yield* FileSystem.FileSystem
-  const configDir = yield* fs.makeTempDirectoryScoped({ prefix: "claude-fork-" }).pipe(
-    Effect.mapError(SessionStore.operationFailed("fork", key))
-  )
-  yield* SessionStore.materialize(store, key, { configDir, projectKey: key.projectKey })
-  const files = yield* SessionFiles.make({ configDir })
-  const fork = yield* files.forkSession(key.sessionId, options)
-  yield* SessionStore.importSession(store, { configDir, projectKey: key.projectKey, sessionId: fork.sessionId }, {
-    includeSubagents: false
-  })
-  return fork
-}, Effect.scoped)
+  const path = yield* Path.Path
+  const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
 
-// A title or tag entry as the CLI writes one; a blank text is refused before anything is appended.
-const appendMarker = (
-  store: SessionStore.Shape,
-  session: Lookup,
-  entry: { readonly type: "custom-title"; readonly customTitle: string } | { readonly type: "tag"; readonly tag: string },
-  blank: string | undefined
-): Effect.Effect<void, SessionStore.SessionStoreError> =>
-  blank !== undefined
-    ? Effect.fail(new SessionStore.SessionStoreError({
-      reason: new SessionStore.InvalidEntry({
-        operation: "append",
-        key: typeof session === "string" ? session : SessionStore.keyString(session),
-        detail: blank
+  // The project a lookup names: its `projectKey`, or that of its `dir` (the current directory's for `orCwd`).
+  const projectOf = (lookup: Sessions.LookupOptions, orCwd: boolean): Effect.Effect<string | undefined> => {
+    const dir = lookup.dir ?? (orCwd ? process.cwd() : undefined)
+    return lookup.projectKey !== undefined || dir === undefined
+      ? Effect.succeed(lookup.projectKey)
+      : fs.realPath(dir).pipe(Effect.orElseSucceed(() => path.resolve(dir)), Effect.map(ProjectKey.fromPath))
+  }
+
+  // A session's key: in the project named, or the one project of the store that holds it.
+  const keyOf = (sessionId: string, lookup: Sessions.LookupOptions): Effect.Effect<Key, Failure> =>
+    Effect.flatMap(projectOf(lookup, false), (projectKey) =>
+      projectKey === undefined ? Keys.locate(store, sessionId) : Effect.succeed({ projectKey, sessionId }))
+
+  const listSessions = (options: Sessions.ListOptions = {}) =>
+    Effect.flatMap(projectOf(options, true), (projectKey) =>
+      Effect.map(StoredSummary.infos(store, projectKey!), (infos) => {
+        const offset = options.offset ?? 0
+        return infos.slice(offset, options.limit === undefined ? undefined : offset + options.limit)
+      }))
+
+  const getSessionInfo = (sessionId: string, options: Sessions.LookupOptions = {}) =>
+    keyOf(sessionId, options).pipe(
+      Effect.flatMap((key) =>
+        Effect.flatMap(StoredSummary.infos(store, key.projectKey), (infos) => {
+          const info = infos.find((i) => i.sessionId === key.sessionId)
+          return info === undefined
+            ? Effect.succeedNone
+            : Effect.map(archivedOf(store, key), (archived) => Option.some(archived === undefined ? info : { ...info, archived }))
+        })
+      ),
+      Effect.catchReason("SessionStoreError", "SessionNotFound", () => Effect.succeedNone)
+    )
+
+  const subagentMessages = (sessionId: string, agentId: string, options: Sessions.MessagesOptions = {}) =>
+    Stream.unwrap(Effect.flatMap(keyOf(sessionId, options), (key) =>
+      Effect.map(subagentsOf(store, key), (agents) => {
+        const agent = agents.find((a) => a.agentId === agentId)
+        return agent === undefined
+          ? Stream.empty
+          : Chain.conversation(records(store, { ...key, subpath: agent.subpath }), true, options)
+      })))
+
+  // The session is materialized into a temporary config directory, forked there, and the fork appended.
+  const forkSession = (sessionId: string, options: Sessions.ForkOptions = {}) =>
+    Effect.gen(function*() {
+      const key = yield* keyOf(sessionId, options)
+      const configDir = yield* fs.makeTempDirectoryScoped({ prefix: "claude-fork-" }).pipe(
+        Effect.mapError(Keys.operationFailed("fork", key))
+      )
+      yield* SessionTransfer.materialize(store, key, { configDir, projectKey: key.projectKey })
+      const files = yield* SessionFiles.make({ configDir })
+      const fork = yield* files.forkSession(key.sessionId, { ...options, dir: undefined, projectKey: key.projectKey })
+      yield* SessionTransfer.importSession(store, { configDir, projectKey: key.projectKey, sessionId: fork.sessionId }, {
+        includeSubagents: false
       })
-    }))
-    : Effect.flatMap(keyOf(store, session), (key) =>
-      store.append(key, [{ ...entry, sessionId: key.sessionId, uuid: crypto.randomUUID(), timestamp: new Date().toISOString() }]))
+      return fork
+    }).pipe(Effect.scoped, Effect.provide(context))
+
+  // A title or tag entry as the CLI writes one; a blank text is refused before anything is appended.
+  const appendMarker = (
+    sessionId: string,
+    lookup: Sessions.LookupOptions,
+    entry: { readonly type: "custom-title"; readonly customTitle: string } | { readonly type: "tag"; readonly tag: string },
+    blank: "title" | "tag" | undefined
+  ): Effect.Effect<void, Failure> =>
+    blank !== undefined
+      ? Effect.fail(Blank.blank(lookup.projectKey === undefined ? sessionId : Keys.keyString({ projectKey: lookup.projectKey, sessionId }), blank))
+      : Effect.flatMap(keyOf(sessionId, lookup), (key) =>
+        store.append(key, [{ ...entry, sessionId: key.sessionId, uuid: crypto.randomUUID(), timestamp: new Date().toISOString() }]))
+
+  // An archive mark as the SDK writes one, under the store's archive subpath.
+  const setArchived = (archived: boolean) => (sessionId: string, options: Sessions.LookupOptions = {}) =>
+    Effect.flatMap(keyOf(sessionId, options), (key) =>
+      store.append({ ...key, subpath: Keys.archiveSubpath }, [{
+        type: Keys.archiveSubpath,
+        archived,
+        at: new Date().toISOString(),
+        by: "sdk"
+      }]))
+
+  return Sessions.Sessions.of({
+    listSessions,
+    getSessionInfo,
+    entries: (sessionId, options = {}) => Stream.unwrap(Effect.map(keyOf(sessionId, options), (key) => records(store, key))),
+    // The session is loaded twice (once to find the chain, once to read it); one the store does not hold under
+    // a key given has none.
+    messages: ((sessionId: string, options: Sessions.MessagesOptions = {}) =>
+      Stream.unwrap(Effect.map(keyOf(sessionId, options), (key) => Chain.conversation(records(store, key), false, options)))) as Sessions.Shape["messages"],
+    listSubagents: (sessionId, options = {}) => Effect.flatMap(keyOf(sessionId, options), (key) => subagentsOf(store, key)),
+    subagentMessages: subagentMessages as Sessions.Shape["subagentMessages"],
+    forkSession,
+    deleteSession: (sessionId, options = {}) => Effect.flatMap(keyOf(sessionId, options), store.delete),
+    renameSession: (sessionId, title, options = {}) =>
+      appendMarker(sessionId, options, { type: "custom-title", customTitle: title.trim() }, title.trim() === "" ? "title" : undefined),
+    tagSession: (sessionId, tag, options = {}) =>
+      appendMarker(sessionId, options, { type: "tag", tag: tag?.trim() ?? "" }, tag !== null && tag.trim() === "" ? "tag" : undefined),
+    archiveSession: setArchived(true),
+    unarchiveSession: setArchived(false)
+  })
+})
 
 /**
- * Gives a stored session a title (a `custom-title` entry), which its listing shows from then on.
+ * {@link Sessions.Sessions} over the {@link SessionStore.SessionStore} in context (see {@link make}).
  *
  * @since 0.1.0
- * @category mutations
+ * @category layers
  */
-export const renameSession = (store: SessionStore.Shape, session: Lookup, title: string): Effect.Effect<void, SessionStore.SessionStoreError> =>
-  appendMarker(store, session, { type: "custom-title", customTitle: title.trim() }, title.trim() === "" ? "a session title cannot be blank" : undefined)
-
-/**
- * Tags a stored session (a `tag` entry); `null` clears its tag.
- *
- * @since 0.1.0
- * @category mutations
- */
-export const tagSession = (store: SessionStore.Shape, session: Lookup, tag: string | null): Effect.Effect<void, SessionStore.SessionStoreError> =>
-  appendMarker(
-    store,
-    session,
-    { type: "tag", tag: tag?.trim() ?? "" },
-    tag !== null && tag.trim() === "" ? "a tag cannot be blank (null clears the tag)" : undefined
-  )
-
-// An archive mark as the SDK writes one, under the store's archive subpath.
-const setArchived = (archived: boolean) => (store: SessionStore.Shape, session: Lookup): Effect.Effect<void, SessionStore.SessionStoreError> =>
-  Effect.flatMap(keyOf(store, session), (key) =>
-    store.append({ ...key, subpath: SessionStore.archiveSubpath }, [{
-      type: SessionStore.archiveSubpath,
-      archived,
-      at: new Date().toISOString(),
-      by: "sdk"
-    }]))
-
-/**
- * Archives a stored session: a mark under `SessionStore.archiveSubpath` (the SDK refuses a store here, since
- * it keeps the mark beside the local transcript; this store keeps it as a transcript of its own, which a
- * resume writes back beside the local transcript as the SDK's `archived.json`). {@link getSessionInfo}
- * shows it archived until a prompt is sent in it.
- *
- * @since 0.1.0
- * @category mutations
- */
-export const archiveSession: (store: SessionStore.Shape, session: Lookup) => Effect.Effect<void, SessionStore.SessionStoreError> =
-  setArchived(true)
-
-/**
- * Unarchives a stored session: {@link getSessionInfo} shows it with `archived: false`.
- *
- * @since 0.1.0
- * @category mutations
- */
-export const unarchiveSession: (store: SessionStore.Shape, session: Lookup) => Effect.Effect<void, SessionStore.SessionStoreError> =
-  setArchived(false)
+export const layer: Layer.Layer<Sessions.Sessions, never, SessionStore.SessionStore | FileSystem.FileSystem | Path.Path> = Layer.effect(
+  Sessions.Sessions,
+  Effect.gen(function*() {
+    return yield* make(yield* SessionStore.SessionStore)
+  })
+)

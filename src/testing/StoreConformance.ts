@@ -22,6 +22,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as assert from "node:assert/strict"
+import * as Keys from "../store/internal/keys.ts"
 import * as SessionStore from "../store/SessionStore.ts"
 
 /**
@@ -248,8 +249,8 @@ export const cases: ReadonlyArray<Case> = [
         { ...key, subpath: "subagents/../../x" }
       ]
       for (const k of bad) {
-        const error = yield* failureOf(s.append(k, [entry("u1", "a")]), `append to ${SessionStore.keyString(k)}`)
-        assert.strictEqual(error.reason._tag, "InvalidKey", SessionStore.keyString(k))
+        const error = yield* failureOf(s.append(k, [entry("u1", "a")]), `append to ${Keys.keyString(k)}`)
+        assert.strictEqual(error.reason._tag, "InvalidKey", Keys.keyString(k))
       }
       assert.deepStrictEqual(yield* s.listSessions(key.projectKey), [])
     })
@@ -267,10 +268,10 @@ export const cases: ReadonlyArray<Case> = [
       assert.deepStrictEqual(yield* s.findProjects(key.sessionId), [])
       yield* s.append(key, [entry("u1", "a")])
       assert.deepStrictEqual(yield* s.findProjects(key.sessionId), [key.projectKey])
-      assert.deepStrictEqual(yield* SessionStore.locate(s, key.sessionId), key)
+      assert.deepStrictEqual(yield* Keys.locate(s, key.sessionId), key)
       yield* s.append(other, [entry("u1", "b")])
       assert.deepStrictEqual([...(yield* s.findProjects(key.sessionId))].sort(), [key.projectKey, other.projectKey].sort())
-      const error = yield* failureOf(SessionStore.locate(s, key.sessionId), "locate of a session id in two projects")
+      const error = yield* failureOf(Keys.locate(s, key.sessionId), "locate of a session id in two projects")
       assert.strictEqual(error.reason._tag, "AmbiguousSession")
       yield* s.delete(other)
       assert.deepStrictEqual(yield* s.findProjects(key.sessionId), [key.projectKey])

@@ -361,7 +361,7 @@ describe("AgentSession.make", () => {
 describe("AgentSession schemas", () => {
   it("the permission modes are the session options' own", () => {
     assert.strictEqual(AgentSession.SetPermissionMode.payloadSchema.fields.mode, PermissionModes.PermissionMode)
-    assert.strictEqual(AgentSession.SessionInfo.fields.permissionMode.members[0], PermissionModes.PermissionMode)
+    assert.strictEqual(AgentSession.EntityInfo.fields.permissionMode.members[0], PermissionModes.PermissionMode)
     // The options' type is the schema's: a mode the options take is a mode the RPC takes, and back.
     const fromOptions: ReadonlyArray<QueryOptions.PermissionMode> = PermissionModes.PermissionMode.literals
     const toOptions: ReadonlyArray<typeof PermissionModes.PermissionMode.Type> = fromOptions

@@ -98,12 +98,13 @@ describe("SessionFiles.messages with bad lines", () => {
 
   it.effect("fork leaves a torn last line out, or fails on it when asked", () =>
     Effect.gen(function*() {
-      const files = yield* SessionFiles.make({ configDir: configWith(torn) })
+      const configDir = configWith(torn)
+      const files = yield* SessionFiles.make({ configDir })
       const fork = yield* files.forkSession(sessionId)
       assert.deepStrictEqual(fork.skippedLines, [7])
       const forked = yield* Stream.runCollect(files.messages(fork.sessionId))
       const error = yield* Effect.flip(files.forkSession(sessionId, { onBadLine: "fail" }))
-      fs.rmSync(files.configDir, { recursive: true, force: true })
+      fs.rmSync(configDir, { recursive: true, force: true })
       assert.deepStrictEqual(texts(forked), all)
       assert.strictEqual(error.reason._tag, "BadTranscript")
       assert.include(error.message, "line 7: invalid JSON")
@@ -111,19 +112,21 @@ describe("SessionFiles.messages with bad lines", () => {
 
   it.effect("fork goes on across a bad middle line as messages does", () =>
     Effect.gen(function*() {
-      const files = yield* SessionFiles.make({ configDir: configWith(middle) })
+      const configDir = configWith(middle)
+      const files = yield* SessionFiles.make({ configDir })
       const fork = yield* files.forkSession(sessionId)
       const forked = yield* Stream.runCollect(files.messages(fork.sessionId))
-      fs.rmSync(files.configDir, { recursive: true, force: true })
+      fs.rmSync(configDir, { recursive: true, force: true })
       assert.deepStrictEqual(fork.skippedLines, [4])
       assert.deepStrictEqual(texts(forked), ["question 1", "answer 1", "question 2", "question 3", "answer 3"])
     }).pipe(Effect.provide(NodeServices.layer)))
 
   it.effect("paging counts messages only", () =>
     Effect.gen(function*() {
-      const files = yield* SessionFiles.make({ configDir: configWith(torn) })
+      const configDir = configWith(torn)
+      const files = yield* SessionFiles.make({ configDir })
       const page = yield* Stream.runCollect(files.messages(sessionId, { offset: 1, limit: 2 }))
-      fs.rmSync(files.configDir, { recursive: true, force: true })
+      fs.rmSync(configDir, { recursive: true, force: true })
       assert.deepStrictEqual(texts(page), ["answer 1", "question 2"])
     }).pipe(Effect.provide(NodeServices.layer)))
 })

@@ -3,7 +3,7 @@
  * real CLI, another working directory, so another project key), read and forked from another by its id,
  * with no project key given, and the resumed turns stay in its project of the store; the same id in two
  * projects is `AmbiguousSession` naming them. The same for
- * the config directory through `SessionFiles`.
+ * the config directory, `Sessions` through `SessionFiles`.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -18,13 +18,15 @@ import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as Transcript from "../../src/schema/Transcript.ts"
 import * as ProjectKey from "../../src/store/ProjectKey.ts"
 import * as SessionFiles from "../../src/store/SessionFiles.ts"
-import * as SessionFilesError from "../../src/store/SessionFilesError.ts"
-import * as SessionStore from "../../src/store/SessionStore.ts"
+import type * as Sessions from "../../src/store/Sessions.ts"
+import type * as SessionStore from "../../src/store/SessionStore.ts"
 import * as StoredSessions from "../../src/store/StoredSessions.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { stores } from "./support/stores.ts"
+import * as Keys from "../../src/store/internal/keys.ts"
+import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
 
 const script = Script.make([Script.turn("Nice to meet you, Ada."), Script.turn("Your name is Ada."), Script.turn("Still Ada.")])
 
@@ -42,11 +44,11 @@ const lastRequest = Effect.gen(function*() {
   return JSON.stringify(Option.getOrThrow(MessagesRequest.decode(last.body)).messages)
 })
 
-const texts = (messages: Iterable<StoredSessions.SessionMessage>) => Array.from(messages, (m) => Transcript.isMessage(m) ? m.text : "")
+const texts = (messages: Iterable<Sessions.SessionMessage>) => Array.from(messages, (m) => Transcript.isMessage(m) ? m.text : "")
 
 // A store holding one session id in two projects.
 const inTwoProjects = Effect.gen(function*() {
-  const store = SessionStore.makeMemory()
+  const store = MemorySessionStore.make()
   const sessionId = "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11"
   for (const projectKey of ["-work-b", "-work-a"]) {
     yield* store.append({ projectKey, sessionId }, [{ type: "user", uuid: "u1", message: { role: "user", content: "hi" } }])
@@ -65,7 +67,7 @@ describe("sessions by id alone", () => {
           const { sessionId } = yield* run("My name is Ada.", { sessionStore: store })
           return { projectKey: ProjectKey.fromPath(sandbox.cwd), sessionId }
         }).pipe(Effect.provide(Scripted.layer(script)))
-        assert.deepStrictEqual(yield* SessionStore.locate(store, sessionId), { projectKey, sessionId })
+        assert.deepStrictEqual(yield* Keys.locate(store, sessionId), { projectKey, sessionId })
 
         // Another machine, another working directory: resumed by its id alone.
         yield* Effect.gen(function*() {
@@ -77,30 +79,32 @@ describe("sessions by id alone", () => {
         }).pipe(Effect.provide(Scripted.layer(script)))
 
         // The resumed turns were stored under the session's project: one session, read by its id.
-        assert.deepStrictEqual(yield* SessionStore.locate(store, sessionId), { projectKey, sessionId })
-        const read = texts(yield* Stream.runCollect(StoredSessions.messages(store, sessionId)))
+        assert.deepStrictEqual(yield* Keys.locate(store, sessionId), { projectKey, sessionId })
+        const stored = yield* StoredSessions.make(store)
+        const read = texts(yield* Stream.runCollect(stored.messages(sessionId)))
         assert.deepStrictEqual(read, ["My name is Ada.", "Nice to meet you, Ada.", "What is my name?", "Your name is Ada."])
-        assert.strictEqual(Option.getOrThrow(yield* StoredSessions.getSessionInfo(store, sessionId)).sessionId, sessionId)
-        const fork = yield* StoredSessions.forkSession(store, sessionId, { title: "Ada again" })
-        assert.deepStrictEqual(yield* SessionStore.locate(store, fork.sessionId), { projectKey, sessionId: fork.sessionId })
-        assert.deepStrictEqual(texts(yield* Stream.runCollect(StoredSessions.messages(store, fork.sessionId))), read)
+        assert.strictEqual(Option.getOrThrow(yield* stored.getSessionInfo(sessionId)).sessionId, sessionId)
+        const fork = yield* stored.forkSession(sessionId, { title: "Ada again" })
+        assert.deepStrictEqual(yield* Keys.locate(store, fork.sessionId), { projectKey, sessionId: fork.sessionId })
+        assert.deepStrictEqual(texts(yield* Stream.runCollect(stored.messages(fork.sessionId))), read)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 180_000)
   }
 
   it.effect("the same id in two projects of a store: AmbiguousSession naming them; an unknown id: SessionNotFound", () =>
     Effect.gen(function*() {
       const { sessionId, store } = yield* inTwoProjects
-      const error = yield* Effect.flip(Stream.runCollect(StoredSessions.messages(store, sessionId)))
+      const stored = yield* StoredSessions.make(store)
+      const error = yield* Effect.flip(Stream.runCollect(stored.messages(sessionId)))
       assert.strictEqual(error.reason._tag, "AmbiguousSession")
       assert.deepStrictEqual((error.reason as SessionStore.AmbiguousSession).projectKeys, ["-work-a", "-work-b"])
       assert.include(error.message, "-work-a, -work-b")
       // With its project key, there is no doubt.
-      assert.strictEqual((yield* Stream.runCollect(StoredSessions.messages(store, { projectKey: "-work-a", sessionId }))).length, 1)
-      const unknown = yield* Effect.flip(StoredSessions.renameSession(store, crypto.randomUUID(), "x"))
+      assert.strictEqual((yield* Stream.runCollect(stored.messages(sessionId, { projectKey: "-work-a" }))).length, 1)
+      const unknown = yield* Effect.flip(stored.renameSession(crypto.randomUUID(), "x"))
       assert.strictEqual(unknown.reason._tag, "SessionNotFound")
       // A store without findProjects says so.
       const { findProjects: _, ...sdkStore } = store
-      const cannot = yield* Effect.flip(StoredSessions.forkSession(sdkStore, sessionId))
+      const cannot = yield* Effect.flip(Effect.flatMap(StoredSessions.make(sdkStore), (s) => s.forkSession(sessionId)))
       assert.strictEqual(cannot.reason._tag, "SessionNotFound")
       assert.include(cannot.message, "findProjects")
     }).pipe(Effect.provide(NodeServices.layer)))
@@ -135,7 +139,7 @@ describe("sessions by id alone", () => {
       const error = yield* Effect.flip(Stream.runCollect(files.messages(sessionId)))
       assert.strictEqual(error.reason._tag, "AmbiguousSession")
       assert.deepStrictEqual(
-        (error.reason as SessionFilesError.AmbiguousSession).projects,
+        (error.reason as SessionStore.AmbiguousSession).directories,
         [path.join(projects, "-elsewhere"), path.join(projects, home)].sort()
       )
       assert.deepStrictEqual(texts(yield* Stream.runCollect(files.messages(sessionId, { dir: sandbox.cwd }))), read)

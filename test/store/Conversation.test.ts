@@ -13,12 +13,14 @@ import * as path from "node:path"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as SessionFiles from "../../src/store/SessionFiles.ts"
-import * as SessionStore from "../../src/store/SessionStore.ts"
+import type * as Sessions from "../../src/store/Sessions.ts"
 import * as StoredSessions from "../../src/store/StoredSessions.ts"
 import type * as Scenario from "../../src/testing/Scenario.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
 import { compactScenario, jsonlFiles, parallelBashScenario, rawEntries, realConfigDirs } from "../transcript/support.ts"
+import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
+import * as SessionTransfer from "../../src/store/SessionTransfer.ts"
 
 // Three calls in one API message: one succeeds, two fail (a Bash exit and a Read of a missing file).
 const threeCalls: Scenario.Scenario = {
@@ -78,9 +80,9 @@ describe("the conversation as the SDK reads it", () => {
         for (const includeSystemMessages of [false, true]) {
           const ours = uuids(yield* Stream.runCollect(files.messages(sessionId, { includeSystemMessages })))
           assert.deepStrictEqual(ours, yield* sdkMessages(configDir, sessionId, includeSystemMessages))
-          const store = SessionStore.makeMemory()
-          yield* SessionStore.importSession(store, { configDir, projectKey, sessionId })
-          const stored = StoredSessions.messages(store, { projectKey, sessionId }, { includeSystemMessages })
+          const store = MemorySessionStore.make()
+          yield* SessionTransfer.importSession(store, { configDir, projectKey, sessionId })
+          const stored = (yield* StoredSessions.make(store)).messages(sessionId, { projectKey, includeSystemMessages })
           assert.deepStrictEqual(uuids(yield* Stream.runCollect(stored)), ours)
         }
         const ours = uuids(yield* Stream.runCollect(files.messages(sessionId)))
@@ -196,7 +198,7 @@ describe("the conversation as the SDK reads it", () => {
           assert.deepStrictEqual(uuids(yield* Stream.runCollect(files.messages(sessionId))), ["s", "u2", "a2", "u3", "a3"])
           // A fork reads the same, its copies of the kept messages after its summary.
           const fork = yield* files.forkSession(sessionId)
-          const texts = (messages: Iterable<SessionFiles.SessionMessage>) => Array.from(messages, (m) => m.type === "system" ? "" : m.text)
+          const texts = (messages: Iterable<Sessions.SessionMessage>) => Array.from(messages, (m) => m.type === "system" ? "" : m.text)
           assert.deepStrictEqual(
             texts(yield* Stream.runCollect(files.messages(fork.sessionId))),
             texts(yield* Stream.runCollect(files.messages(sessionId)))

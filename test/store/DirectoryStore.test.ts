@@ -1,6 +1,7 @@
 /**
  * The directory SessionStore's files: lines cut off by a dead appender, lines that are not entries,
- * transcripts read in chunks, and its lock (interruptible, one per file, kept by a live holder).
+ * transcripts read in chunks, its lock (interruptible, one per file, kept by a live holder), and what it keeps
+ * of the transcripts it appended to (let go once they are idle).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -9,6 +10,7 @@ import * as Fiber from "effect/Fiber"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as TestClock from "effect/testing/TestClock"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -16,6 +18,7 @@ import * as path from "node:path"
 import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as Jsonl from "../../src/store/internal/jsonl.ts"
 import * as LockFile from "../../src/store/internal/lockFile.ts"
+import * as DirectorySessionStore from "../../src/store/DirectorySessionStore.ts"
 
 const key = { projectKey: "-p", sessionId: "6c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a12" }
 const entry = (uuid: string, content = "hi") => ({ type: "user", uuid, sessionId: key.sessionId, message: { role: "user", content } })
@@ -31,17 +34,35 @@ const wholeRead = (file: string) =>
   fs.readFileSync(file, "utf8").split("\n").slice(0, -1).filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as SessionStore.Entry)
 
 describe("directory SessionStore", () => {
+  it.effect("lets go of what it knew of a transcript a while after its last append", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot
+      const s = yield* DirectorySessionStore.make(root)
+      const keys = ["a", "b", "c"].map((sessionId) => ({ projectKey: "-p", sessionId }))
+      for (const k of keys) yield* s.append(k, [entry("u0")])
+      // Rewritten behind the store's back to the same size: only a store that reads the file again sees it.
+      for (const k of keys) fs.writeFileSync(fileOf(root, k), fs.readFileSync(fileOf(root, k), "utf8").replace("u0", "x0"))
+      const uuids = () => keys.map((k) => wholeRead(fileOf(root, k)).map((e) => e.uuid))
+      // Appended to a moment ago: the store still holds the uuids it read, and skips one it thinks it has.
+      for (const k of keys) yield* s.append(k, [entry("u0")])
+      assert.deepStrictEqual(uuids(), [["x0"], ["x0"], ["x0"]])
+      // Idle a while: it holds nothing of them, so the next append reads each file again.
+      yield* TestClock.adjust("2 minutes")
+      for (const k of keys) yield* s.append(k, [entry("u0")])
+      assert.deepStrictEqual(uuids(), [["x0", "u0"], ["x0", "u0"], ["x0", "u0"]])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
   describe("a line cut off by an append that died", () => {
     it.effect("is cut away under the lock; the next append starts its own line", () =>
       Effect.gen(function*() {
         const root = yield* tempRoot
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         yield* s.append(key, [entry("b0")])
         fs.appendFileSync(fileOf(root), "{\"type\":\"user\",\"uuid\":\"b1\",\"mess")
         // Read without the lock, it is left out (an append may be under way).
-        assert.deepStrictEqual(yield* loaded(yield* SessionStore.makeDirectory(root)), ["b0"])
+        assert.deepStrictEqual(yield* loaded(yield* DirectorySessionStore.make(root)), ["b0"])
         yield* s.append(key, [entry("b2")])
-        const other = yield* SessionStore.makeDirectory(root)
+        const other = yield* DirectorySessionStore.make(root)
         yield* other.append(key, [entry("b3")])
         yield* s.append(key, [entry("b1"), entry("b4")])
         assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), ["b0", "b2", "b3", "b1", "b4"].map(line).join(""))
@@ -53,9 +74,9 @@ describe("directory SessionStore", () => {
     it.effect("a whole object without its newline gets one and is kept", () =>
       Effect.gen(function*() {
         const root = yield* tempRoot
-        yield* Effect.flatMap(SessionStore.makeDirectory(root), (s) => s.append(key, [entry("b0")]))
+        yield* Effect.flatMap(DirectorySessionStore.make(root), (s) => s.append(key, [entry("b0")]))
         fs.appendFileSync(fileOf(root), JSON.stringify(entry("b1")))
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         assert.deepStrictEqual(yield* loaded(s), ["b0", "b1"])
         yield* s.append(key, [entry("b1"), entry("b2")])
         assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), ["b0", "b1", "b2"].map(line).join(""))
@@ -69,7 +90,7 @@ describe("directory SessionStore", () => {
       fs.mkdirSync(path.dirname(file), { recursive: true })
       const text = line("b0") + "\n{\"type\":\"user\",\"uu\n" + line("b1")
       fs.writeFileSync(file, text)
-      const s = yield* SessionStore.makeDirectory(root)
+      const s = yield* DirectorySessionStore.make(root)
       for (const failed of [s.load({ ...key, subpath: "subagents/agent-a" }), s.append({ ...key, subpath: "subagents/agent-a" }, [entry("b2")])]) {
         const error = yield* Effect.flip(failed)
         assert.strictEqual(error.reason._tag, "InvalidEntry")
@@ -83,7 +104,7 @@ describe("directory SessionStore", () => {
   it.effect("a transcript without a summary whose line is not a JSON object is left out of the summaries only", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot
-      const s = yield* SessionStore.makeDirectory(root)
+      const s = yield* DirectorySessionStore.make(root)
       yield* s.append(key, [entry("b0")])
       const bad = { ...key, sessionId: "7c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a13" }
       fs.writeFileSync(fileOf(root, bad), line("c0") + "{\"type\":\"user\",\"uu\n" + line("c1"))
@@ -119,7 +140,7 @@ describe("directory SessionStore", () => {
         fs.mkdirSync(path.join(root, key.projectKey))
         fs.writeFileSync(fileOf(root), text)
         assert.isAbove(fs.statSync(fileOf(root)).size, 20 * 64 * 1024)
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)), wholeRead(fileOf(root)))
         // Without a summary file, listing folds the transcript as it reads it.
         const [listed] = yield* s.listSessionSummaries(key.projectKey)
@@ -142,7 +163,7 @@ describe("directory SessionStore", () => {
       Effect.gen(function*() {
         const root = yield* tempRoot
         heldElsewhere(root, key)
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         const result = yield* Effect.result(Effect.timeout(s.append(key, [entry("u0")]), "100 millis"))
         assert.isTrue(result._tag === "Failure" && result.failure._tag === "TimeoutError")
         const fiber = yield* Effect.forkChild(Effect.scoped(s.append(key, [entry("u1")])))
@@ -160,7 +181,7 @@ describe("directory SessionStore", () => {
           heldElsewhere(root, key)
           const old = new Date(Date.now() - 60_000)
           fs.utimesSync(`${fileOf(root)}.lock`, old, old)
-          const stores = yield* Effect.forEach(Array.from({ length: 8 }), () => SessionStore.makeDirectory(root))
+          const stores = yield* Effect.forEach(Array.from({ length: 8 }), () => DirectorySessionStore.make(root))
           yield* Effect.forEach(stores, (s) => s.append(key, [entry("u0"), entry("u1"), entry("u2")]), { concurrency: "unbounded" })
           assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), ["u0", "u1", "u2"].map(line).join(""))
         }
@@ -181,7 +202,7 @@ describe("directory SessionStore", () => {
         // Another live process (this one's parent): a lock naming this very process is its own only by its token.
         const holder = { pid: process.ppid, host: os.hostname(), token: "t" }
         heldOld(root, holder)
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         const result = yield* Effect.result(Effect.timeout(s.append(key, [entry("u0")]), "500 millis"))
         assert.isTrue(result._tag === "Failure" && result.failure._tag === "TimeoutError")
         assert.strictEqual(fs.readFileSync(`${fileOf(root)}.lock`, "utf8"), LockFile.format(holder))
@@ -196,7 +217,7 @@ describe("directory SessionStore", () => {
         ]) {
           const root = yield* tempRoot
           heldOld(root, holder)
-          const s = yield* SessionStore.makeDirectory(root)
+          const s = yield* DirectorySessionStore.make(root)
           yield* Effect.timeout(s.append(key, [entry("u0")]), "2 seconds")
           assert.deepStrictEqual(yield* loaded(s), ["u0"])
           assert.isFalse(fs.existsSync(`${fileOf(root)}.lock`))
@@ -229,7 +250,7 @@ describe("directory SessionStore", () => {
       Effect.gen(function*() {
         const root = yield* tempRoot
         heldElsewhere(root, key)
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         const waiting = yield* Effect.forkChild(s.append(key, [entry("a0")]))
         yield* Effect.sleep("20 millis")
         const others: Array<SessionStore.SessionKey> = [

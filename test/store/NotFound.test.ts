@@ -25,7 +25,7 @@ describe("SessionFiles: not found", () => {
 
       const session = yield* Effect.flip(Stream.runCollect(files.messages("aaaaaaaa-0000-4000-8000-0000000000ff")))
       assert.strictEqual(session.reason._tag, "SessionNotFound")
-      assert.strictEqual(session.reason._tag === "SessionNotFound" && session.reason.searched.length, 12)
+      assert.strictEqual(session.reason._tag === "SessionNotFound" && session.reason.searched?.length, 12)
       assert.include(session.message, "looked in 12 directories: ")
       assert.notInclude(session.message, "-project-11")
 

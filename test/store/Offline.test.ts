@@ -15,11 +15,14 @@ import * as Scripted from "../../src/testing/Scripted.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as ProjectKey from "../../src/store/ProjectKey.ts"
 import * as SessionFiles from "../../src/store/SessionFiles.ts"
-import * as SessionStore from "../../src/store/SessionStore.ts"
+import type * as Sessions from "../../src/store/Sessions.ts"
 import * as StoredSessions from "../../src/store/StoredSessions.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import * as Keys from "../../src/store/internal/keys.ts"
+import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
+import * as SessionTransfer from "../../src/store/SessionTransfer.ts"
 
 const script = Script.make([Script.turn("Nice to meet you, Ada."), Script.turn("Your name is Ada."), Script.turn("Still Ada.")])
 
@@ -35,10 +38,10 @@ const sandboxFiles = Effect.gen(function*() {
   const configDir = sandbox.env.CLAUDE_CONFIG_DIR!
   const file = (sessionId: string) =>
     path.join(configDir, "projects", ProjectKey.fromPath(fs.realpathSync(sandbox.cwd)), `${sessionId}.jsonl`)
-  return { files: yield* SessionFiles.make({ configDir }), file }
+  return { files: yield* SessionFiles.make({ configDir }), configDir, file }
 })
 
-const infoOf = (files: SessionFiles.Shape, sessionId: string) => Effect.map(files.getSessionInfo(sessionId), Option.getOrThrow)
+const infoOf = (files: Sessions.Shape, sessionId: string) => Effect.map(files.getSessionInfo(sessionId), Option.getOrThrow)
 
 describe("sessions changed offline", () => {
   it.live("rename and tag a session file, then the real CLI resumes it", () =>
@@ -67,7 +70,7 @@ describe("sessions changed offline", () => {
       assert.isUndefined((yield* infoOf(files, sessionId)).tag)
       for (const [title, tag] of [[" ", "x"], ["x", " \u0007 "]] as const) {
         const error = yield* Effect.flip(title.trim() === "" ? files.renameSession(sessionId, title) : files.tagSession(sessionId, tag))
-        assert.strictEqual(error.reason._tag, "BlankText")
+        assert.strictEqual(error.reason._tag, "InvalidEntry")
       }
     }).pipe(Effect.provide([Scripted.layer(script), NodeServices.layer])), 120_000)
 
@@ -96,34 +99,35 @@ describe("sessions changed offline", () => {
 
   it.live("archive in a store: the mark goes with a resume elsewhere, and a prompt after it unarchives", () =>
     Effect.gen(function*() {
-      const store = SessionStore.makeMemory()
+      const store = MemorySessionStore.make()
+      const stored = yield* StoredSessions.make(store)
       const { sessionId } = yield* run("My name is Ada.", { sessionStore: store }).pipe(Effect.provide(Scripted.layer(script)))
-      const archived = Effect.map(StoredSessions.getSessionInfo(store, sessionId), (info) => Option.getOrThrow(info).archived)
+      const archived = Effect.map(stored.getSessionInfo(sessionId), (info) => Option.getOrThrow(info).archived)
       assert.isUndefined(yield* archived)
-      yield* StoredSessions.archiveSession(store, sessionId)
+      yield* stored.archiveSession(sessionId)
       assert.isTrue(yield* archived)
-      yield* StoredSessions.unarchiveSession(store, sessionId)
+      yield* stored.unarchiveSession(sessionId)
       assert.isFalse(yield* archived)
-      yield* StoredSessions.archiveSession(store, sessionId)
+      yield* stored.archiveSession(sessionId)
       // Materialized, the mark is the SDK's `archived.json` beside the transcript.
-      const key = yield* SessionStore.locate(store, sessionId)
+      const key = yield* Keys.locate(store, sessionId)
       const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "config-"))
-      yield* SessionStore.materialize(store, key, { configDir, projectKey: key.projectKey })
+      yield* SessionTransfer.materialize(store, key, { configDir, projectKey: key.projectKey })
       const written = JSON.parse(fs.readFileSync(path.join(configDir, "projects", key.projectKey, sessionId, "archived.json"), "utf8"))
       fs.rmSync(configDir, { recursive: true })
       assert.deepStrictEqual([written.archived, written.by], [true, "sdk"])
       yield* Effect.sleep("5 millis")
       // Another machine resumes it from the store: the CLI finds the mark there and, sent a prompt, unarchives.
       yield* Effect.gen(function*() {
-        const { file, files } = yield* sandboxFiles
+        const { configDir, file, files } = yield* sandboxFiles
         assert.isTrue((yield* run("What is my name?", { sessionStore: store, resume: sessionId })).success)
         const mark = JSON.parse(fs.readFileSync(path.join(path.dirname(file(sessionId)), sessionId, "archived.json"), "utf8"))
         assert.deepStrictEqual([mark.archived, mark.by], [false, "cli"])
         assert.isFalse((yield* infoOf(files, sessionId)).archived)
         // Imported into another store, the mark comes along.
-        const other = SessionStore.makeMemory()
-        yield* SessionStore.importSession(other, { configDir: files.configDir, projectKey: path.basename(path.dirname(file(sessionId))), sessionId })
-        const marks = Option.getOrThrow(yield* other.load({ ...(yield* SessionStore.locate(other, sessionId)), subpath: SessionStore.archiveSubpath }))
+        const other = MemorySessionStore.make()
+        yield* SessionTransfer.importSession(other, { configDir, projectKey: path.basename(path.dirname(file(sessionId))), sessionId })
+        const marks = Option.getOrThrow(yield* other.load({ ...(yield* Keys.locate(other, sessionId)), subpath: Keys.archiveSubpath }))
         assert.deepStrictEqual(marks.map((m) => [m.archived, m.by]), [[false, "cli"]])
       }).pipe(Effect.provide(Scripted.layer(script)))
       assert.isFalse(yield* archived)

@@ -15,6 +15,7 @@ import type * as QueryOptions from "../../src/QueryOptions.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as Transcript from "../../src/schema/Transcript.ts"
 import * as SessionFiles from "../../src/store/SessionFiles.ts"
+import type * as Sessions from "../../src/store/Sessions.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import type * as Scenario from "../../src/testing/Scenario.ts"
 import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
@@ -49,7 +50,7 @@ const rawTurns = (file: string, sidechain: boolean) =>
     (e.type === "user" || e.type === "assistant") && e.isSidechain === sidechain && e.isMeta !== true
   )
 
-const textOf = (m: SessionFiles.SessionMessage) => Transcript.isMessage(m) ? m.text : ""
+const textOf = (m: Sessions.SessionMessage) => Transcript.isMessage(m) ? m.text : ""
 
 describe("SessionFiles on sessions the real CLI wrote", () => {
   layer(TestLayer, { timeout: 120_000 })((it) => {
@@ -133,7 +134,8 @@ describe("SessionFiles on sessions the real CLI wrote", () => {
         const missing = yield* Effect.flip(Stream.runCollect(sessions.messages(withAgent)))
         assert.strictEqual(missing.reason._tag, "SessionNotFound")
         const invalid = yield* Effect.flip(sessions.deleteSession("../etc"))
-        assert.strictEqual(invalid.reason._tag, "InvalidSessionId")
+        // A session id that is not a UUID names no file: `InvalidKey` (was `InvalidSessionId`).
+        assert.strictEqual(invalid.reason._tag, "InvalidKey")
       }))
   })
 })

@@ -29,6 +29,8 @@ import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
+import * as SessionTransfer from "../../src/store/SessionTransfer.ts"
 
 const configDir = "/home/me/.claude"
 const file = `${configDir}/projects/-work-app/5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11.jsonl`
@@ -38,7 +40,7 @@ const frame = (uuids: ReadonlyArray<string>) =>
 // A memory store that records the uuids of each append call.
 const recording = () => {
   const calls: Array<ReadonlyArray<unknown>> = []
-  const memory = SessionStore.makeMemory()
+  const memory = MemorySessionStore.make()
   const store: SessionStore.Shape = {
     ...memory,
     append: (key, entries) => Effect.andThen(Effect.sync(() => calls.push(entries.map((e) => e.uuid))), memory.append(key, entries))
@@ -102,7 +104,7 @@ describe("SessionMirror", () => {
     const hanging = () => {
       let calls = 0
       const store: SessionStore.Shape = {
-        ...SessionStore.makeMemory(),
+        ...MemorySessionStore.make(),
         append: () => Effect.suspend(() => (calls++, Effect.uninterruptible(Effect.never)))
       }
       return { store, calls: () => calls }
@@ -203,7 +205,7 @@ describe("SessionMirror", () => {
   it.effect("closing a session waits for its store by appendTimeout, not by a fixed time", () =>
     Effect.gen(function*() {
       // The first append answers after 40 seconds of the test clock (appendTimeout is 60), the others at once.
-      const memory = SessionStore.makeMemory()
+      const memory = MemorySessionStore.make()
       let appends = 0
       const slow: SessionStore.Shape = {
         ...memory,
@@ -230,7 +232,7 @@ describe("SessionMirror", () => {
 
   it.live("a resume whose store does not answer within loadTimeout fails before the CLI starts", () =>
     Effect.gen(function*() {
-      const hanging: SessionStore.Shape = { ...SessionStore.makeMemory(), load: () => Effect.never }
+      const hanging: SessionStore.Shape = { ...MemorySessionStore.make(), load: () => Effect.never }
       const error = yield* ClaudeCli.query("Hello", {
         resume: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11",
         sessionStore: hanging,
@@ -246,7 +248,7 @@ describe("SessionMirror", () => {
 
   it.live("a store with persistSession: false is InvalidOptions", () =>
     Effect.gen(function*() {
-      const error = yield* ClaudeCli.query("Hello", { sessionStore: SessionStore.makeMemory(), persistSession: false }).pipe(
+      const error = yield* ClaudeCli.query("Hello", { sessionStore: MemorySessionStore.make(), persistSession: false }).pipe(
         Stream.runDrain,
         Effect.flip
       )
@@ -259,7 +261,7 @@ describe("SessionMirror", () => {
       Effect.gen(function*() {
         const dir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "replay-" })))
         const file = path.join(dir, "run.jsonl")
-        const live = SessionStore.makeMemory()
+        const live = MemorySessionStore.make()
         const scripted = yield* Layer.build(Scripted.layer(Script.make([Script.turn("Hi.")])))
         const sandbox = Context.get(scripted, Scripted.Sandbox)
         const recorded = yield* ClaudeCli.query("Hello", { sessionStore: live }).pipe(
@@ -272,7 +274,7 @@ describe("SessionMirror", () => {
         assert.isAbove(stored.length, 1)
 
         // Replayed elsewhere (no sandbox, another config directory): the same entries under the same key.
-        const replayed = SessionStore.makeMemory()
+        const replayed = MemorySessionStore.make()
         const out = yield* ClaudeCli.query("Hello", { sessionStore: replayed, resume: sessionId }).pipe(
           Stream.runCollect,
           Effect.provide(Fixture.layer(file))
@@ -318,7 +320,7 @@ describe("SessionMirror", () => {
   it.live("options are checked before a resume writes the stored session into the config directory", () =>
     Effect.gen(function*() {
       const sandbox = yield* Scripted.Sandbox
-      const store = SessionStore.makeMemory()
+      const store = MemorySessionStore.make()
       const projectKey = ProjectKey.fromPath(sandbox.cwd)
       const sessionId = "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11"
       yield* store.append({ projectKey, sessionId }, [{ type: "user", uuid: "u1", message: { role: "user", content: "Hi" } }])
@@ -349,8 +351,8 @@ describe("SessionMirror", () => {
 
     it.live("mirrored by the CLI, restored on a resume elsewhere; imported, restored by materialize", () =>
       Effect.gen(function*() {
-        const store = SessionStore.makeMemory()
-        const imported = SessionStore.makeMemory()
+        const store = MemorySessionStore.make()
+        const imported = MemorySessionStore.make()
         const first = yield* Effect.gen(function*() {
           const sandbox = yield* Scripted.Sandbox
           const out = yield* ClaudeCli.query(Scenarios.subagent.prompt, { allowedTools: ["Bash", "Task"], sessionStore: store }).pipe(
@@ -359,7 +361,7 @@ describe("SessionMirror", () => {
           const sessionId = out.flatMap((m) => m._tag === "SystemInit" ? [m.session_id] : [])[0]!
           const configDir = sandbox.env.CLAUDE_CONFIG_DIR!
           const projectKey = ProjectKey.fromPath(fs.realpathSync(sandbox.cwd))
-          yield* SessionStore.importSession(imported, { configDir, projectKey, sessionId })
+          yield* SessionTransfer.importSession(imported, { configDir, projectKey, sessionId })
           return { sessionId, projectKey, written: sidecars(configDir) }
         }).pipe(Effect.provide(subagentLayer()))
         const written = first.written
@@ -379,7 +381,7 @@ describe("SessionMirror", () => {
         assert.isString(written[name!].toolUseId)
         // Imported from files and materialized into a fresh config directory: the sidecar as it was.
         const fresh = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
-        assert.isTrue(yield* SessionStore.materialize(imported, first, { configDir: fresh, projectKey: first.projectKey }))
+        assert.isTrue(yield* SessionTransfer.materialize(imported, first, { configDir: fresh, projectKey: first.projectKey }))
         assert.deepStrictEqual(sidecars(fresh), written)
         const transcript = path.join(fresh, "projects", first.projectKey, first.sessionId, "subagents", name!.replace(".meta.json", ".jsonl"))
         assert.notInclude(fs.readFileSync(transcript, "utf8"), "agent_metadata")

@@ -31,6 +31,11 @@ import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import * as Postgres from "../support/Postgres.ts"
 import { stores } from "./support/stores.ts"
 import { rawEntries, transcriptCorpusFiles } from "../transcript/support.ts"
+import * as DirectorySessionStore from "../../src/store/DirectorySessionStore.ts"
+import * as Keys from "../../src/store/internal/keys.ts"
+import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
+import * as SessionTransfer from "../../src/store/SessionTransfer.ts"
+import * as StoredSummary from "../../src/store/internal/storedSummary.ts"
 
 const key = { projectKey: "-work-app", sessionId: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11" }
 const entry = (uuid: string | undefined, text: string): SessionStore.Entry => ({ type: uuid === undefined ? "last-prompt" : "user", ...(uuid && { uuid }), text })
@@ -86,8 +91,8 @@ const mirrored = (store: SessionStore.Shape, prompt: string, options: QueryOptio
   })
 
 const failing: SessionStore.Shape = {
-  ...SessionStore.makeMemory(),
-  append: (key) => Effect.fail(SessionStore.operationFailed("append", key)(new Error("disk on fire")))
+  ...MemorySessionStore.make(),
+  append: (key) => Effect.fail(Keys.operationFailed("append", key)(new Error("disk on fire")))
 }
 
 describe("SessionStore", () => {
@@ -151,7 +156,7 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(yield* s.listSessions(key.projectKey), [{ sessionId: key.sessionId, mtime: summary.mtime }])
           // What a listing shows, counted here from the lines themselves.
           const bytes = batches.flat().reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)) + 1, 0)
-          assert.deepStrictEqual(yield* SessionStore.listSessionInfo(s, key.projectKey), [{
+          assert.deepStrictEqual(yield* StoredSummary.infos(s, key.projectKey), [{
             sessionId: key.sessionId,
             projectKey: key.projectKey,
             summary: "Module renaming",
@@ -206,14 +211,14 @@ describe("SessionStore", () => {
           fs.mkdirSync(path.dirname(agent), { recursive: true })
           fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("entireio__cli__24"))!, main)
           fs.copyFileSync(transcriptCorpusFiles.find((f) => f.includes("agent-acompact"))!, agent)
-          yield* SessionStore.importSession(s, { configDir, ...key }, { batchSize: 7 })
+          yield* SessionTransfer.importSession(s, { configDir, ...key }, { batchSize: 7 })
           assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)), rawEntries(main))
           assert.deepStrictEqual(yield* s.listSubkeys(key), ["subagents/agent-acompact-e1f845"])
           assert.deepStrictEqual(Option.getOrThrow(yield* s.load({ ...key, subpath: "subagents/agent-acompact-e1f845" })), rawEntries(agent))
           const [summary] = yield* s.listSessionSummaries(key.projectKey)
           assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, rawEntries(main) as ReadonlyArray<SessionStore.Entry>))
           // Again: the entries with a uuid are there once.
-          yield* SessionStore.importSession(s, { configDir, ...key }, { includeSubagents: false })
+          yield* SessionTransfer.importSession(s, { configDir, ...key }, { includeSubagents: false })
           const uuids = (es: ReadonlyArray<SessionStore.Entry>) => es.flatMap((e) => e.uuid === undefined ? [] : [e.uuid])
           assert.deepStrictEqual(uuids(Option.getOrThrow(yield* s.load(key))), uuids(rawEntries(main) as ReadonlyArray<SessionStore.Entry>))
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
@@ -240,7 +245,7 @@ describe("SessionStore", () => {
             const replayed = Option.getOrThrow(yield* s.load(sessionKey))
             assert.deepStrictEqual(replayed.filter((e) => e.uuid !== undefined).map((e) => e.uuid), loaded.filter((e) => e.uuid !== undefined).map((e) => e.uuid))
             // Its summary from the store alone: the last prompt, the first one, where it ran.
-            const [info] = yield* SessionStore.listSessionInfo(s, projectKey)
+            const [info] = yield* StoredSummary.infos(s, projectKey)
             assert.strictEqual(info.sessionId, first.sessionId)
             assert.strictEqual(info.summary, "What is 2 + 2?")
             assert.strictEqual(info.firstPrompt, "My name is Ada.")
@@ -270,7 +275,7 @@ describe("SessionStore", () => {
     Effect.gen(function*() {
       for (const file of transcriptCorpusFiles) {
         const entries = rawEntries(file) as ReadonlyArray<SessionStore.Entry>
-        const s = SessionStore.makeMemory()
+        const s = MemorySessionStore.make()
         for (let i = 0; i < entries.length; i += 5) yield* s.append(key, entries.slice(i, i + 5))
         const stored = Option.getOrThrow(yield* s.load(key))
         const summaries = yield* s.listSessionSummaries(key.projectKey)
@@ -280,11 +285,11 @@ describe("SessionStore", () => {
 
   it.effect("a relocated session is listed where it moved to", () =>
     Effect.gen(function*() {
-      const s = SessionStore.makeMemory()
+      const s = MemorySessionStore.make()
       for (const batch of conversation()) yield* s.append(key, batch)
-      assert.strictEqual((yield* SessionStore.listSessionInfo(s, key.projectKey))[0].cwd, "/work/app")
+      assert.strictEqual((yield* StoredSummary.infos(s, key.projectKey))[0].cwd, "/work/app")
       yield* s.append(key, [{ type: "relocated", relocatedCwd: "/work/moved", sessionId: key.sessionId }])
-      assert.strictEqual((yield* SessionStore.listSessionInfo(s, key.projectKey))[0].cwd, "/work/moved")
+      assert.strictEqual((yield* StoredSummary.infos(s, key.projectKey))[0].cwd, "/work/moved")
     }))
 
   describe("a resume never loses a local transcript", () => {
@@ -296,7 +301,7 @@ describe("SessionStore", () => {
         fs.mkdirSync(path.dirname(file), { recursive: true })
         const text = local.map((e) => JSON.stringify(e) + "\n").join("")
         fs.writeFileSync(file, text)
-        const s = SessionStore.makeMemory()
+        const s = MemorySessionStore.make()
         yield* s.append(key, stored)
         return { configDir, file, text, s, target: { configDir, projectKey: key.projectKey } }
       })
@@ -314,7 +319,7 @@ describe("SessionStore", () => {
     it.effect("a local transcript the stored one goes on from is replaced by it", () =>
       Effect.gen(function*() {
         const { file, s, target } = yield* setup(entries.slice(0, 2), entries)
-        assert.isTrue(yield* SessionStore.materialize(s, key, target))
+        assert.isTrue(yield* SessionTransfer.materialize(s, key, target))
         assert.deepStrictEqual(rawEntries(file), entries)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
@@ -324,10 +329,10 @@ describe("SessionStore", () => {
         // The local copy of the last prompt has its keys in another order: it is held all the same.
         const local = entries.map((e) => e.type === "last-prompt" ? Object.fromEntries(Object.entries(e).reverse()) as SessionStore.Entry : e)
         const { file, s, target, text } = yield* setup(local, [...entries, title])
-        assert.isTrue(yield* SessionStore.materialize(s, key, target))
+        assert.isTrue(yield* SessionTransfer.materialize(s, key, target))
         assert.strictEqual(fs.readFileSync(file, "utf8"), text + JSON.stringify(title) + "\n")
         // Again: nothing more.
-        yield* SessionStore.materialize(s, key, target)
+        yield* SessionTransfer.materialize(s, key, target)
         assert.strictEqual(fs.readFileSync(file, "utf8"), text + JSON.stringify(title) + "\n")
         assert.deepStrictEqual(fs.readdirSync(path.dirname(file)), [`${key.sessionId}.jsonl`])
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
@@ -336,7 +341,7 @@ describe("SessionStore", () => {
       Effect.gen(function*() {
         const tag = { type: "tag", tag: "local", sessionId: key.sessionId }
         const { file, s, target } = yield* setup([...entries.slice(0, 2), tag], entries)
-        yield* SessionStore.materialize(s, key, target)
+        yield* SessionTransfer.materialize(s, key, target)
         assert.deepStrictEqual(rawEntries(file), [...entries, tag])
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
@@ -348,7 +353,7 @@ describe("SessionStore", () => {
         fs.mkdirSync(path.dirname(agent), { recursive: true })
         fs.writeFileSync(agent, JSON.stringify(entry("s-local", "x")) + "\n")
         yield* s.append(subkey, [entry("s-stored", "y")])
-        const error = yield* Effect.flip(SessionStore.materialize(s, key, target))
+        const error = yield* Effect.flip(SessionTransfer.materialize(s, key, target))
         assert.strictEqual(error.reason._tag, "TranscriptConflict")
         assert.include(error.message, agent)
         assert.strictEqual(fs.readFileSync(file, "utf8"), text)
@@ -359,7 +364,7 @@ describe("SessionStore", () => {
       Effect.gen(function*() {
         const other = entries.map((e) => e.uuid === "a1" ? { ...e, uuid: "other" } : e)
         const { file, s, target, text } = yield* setup(other, entries)
-        const error = yield* Effect.flip(SessionStore.materialize(s, key, target))
+        const error = yield* Effect.flip(SessionTransfer.materialize(s, key, target))
         assert.strictEqual(error.reason._tag, "TranscriptConflict")
         assert.include(error.message, "has 1 entry the store lacks, and the store 1 it lacks")
         assert.strictEqual(fs.readFileSync(file, "utf8"), text)
@@ -370,7 +375,7 @@ describe("SessionStore", () => {
         const { configDir, s } = yield* setup([], entries)
         // Where the session's project directory would go, a file.
         fs.writeFileSync(path.join(configDir, "projects", "-elsewhere"), "")
-        const error = yield* Effect.flip(SessionStore.materialize(s, key, { configDir, projectKey: "-elsewhere" }))
+        const error = yield* Effect.flip(SessionTransfer.materialize(s, key, { configDir, projectKey: "-elsewhere" }))
         assert.strictEqual(error.reason._tag, "OperationFailed")
         assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "materialize")
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
@@ -378,14 +383,14 @@ describe("SessionStore", () => {
 
   it.effect("InvalidKey names the part of a subpath that is not a name", () =>
     Effect.gen(function*() {
-      const message = (subpath: string) => Effect.map(Effect.flip(SessionStore.validateKey("load", { ...key, subpath })), (e) => e.message)
+      const message = (subpath: string) => Effect.map(Effect.flip(Keys.validateKey("load", { ...key, subpath })), (e) => e.message)
       assert.strictEqual(
         yield* message("subagents/../escaped"),
         `SessionStore.load: invalid subpath "subagents/../escaped": its part ".." names a directory relative to another`
       )
       assert.include(yield* message("subagents//a"), `: its part "" is empty`)
       assert.include(yield* message("subagents/a\0b"), `: its part ${JSON.stringify("a\0b")} has a NUL character`)
-      const whole = yield* Effect.flip(SessionStore.validateKey("load", { ...key, sessionId: ".." }))
+      const whole = yield* Effect.flip(Keys.validateKey("load", { ...key, sessionId: ".." }))
       assert.include(whole.message, `invalid sessionId "..": it names a directory relative to another`)
     }))
 
@@ -393,7 +398,7 @@ describe("SessionStore", () => {
     Effect.gen(function*() {
       const dir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
       const root = path.join(dir, "root")
-      const s = yield* SessionStore.makeDirectory(root)
+      const s = yield* DirectorySessionStore.make(root)
       yield* s.append(key, [entry("u1", "a")])
       yield* Effect.flip(s.append({ projectKey: "..", sessionId: "escaped" }, [entry("u2", "b")]))
       yield* Effect.flip(s.delete({ projectKey: key.projectKey, sessionId: "" }))
@@ -405,15 +410,15 @@ describe("SessionStore", () => {
   describe("directory: uuids stay the idempotency key across stores on one root", () => {
     const batch = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => entry(`u${from + i}`, "x"))
     const storedUuids = (root: string) =>
-      Effect.map(Effect.flatMap(SessionStore.makeDirectory(root), (s) => s.load(key)), (loaded) =>
+      Effect.map(Effect.flatMap(DirectorySessionStore.make(root), (s) => s.load(key)), (loaded) =>
         Option.getOrThrow(loaded).map((e) => e.uuid))
 
     // Live: a store waiting for the other's lock sleeps on the clock.
     it.live("two stores in one process", () =>
       Effect.gen(function*() {
         const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
-        const a = yield* SessionStore.makeDirectory(root)
-        const b = yield* SessionStore.makeDirectory(root)
+        const a = yield* DirectorySessionStore.make(root)
+        const b = yield* DirectorySessionStore.make(root)
         yield* a.append(key, batch(0, 2))
         yield* b.append(key, batch(0, 3))
         yield* a.append(key, batch(0, 4))
@@ -426,18 +431,18 @@ describe("SessionStore", () => {
     it.effect("two processes", () =>
       Effect.gen(function*() {
         const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
-        const module = path.resolve(import.meta.dirname, "../../src/store/SessionStore.ts")
+        const module = path.resolve(import.meta.dirname, "../../src/store/DirectorySessionStore.ts")
         const platform = import.meta.resolve("@effect/platform-node/NodeServices")
         // Each process appends the same 40 entries, one per append.
         const program = `
-          import * as SessionStore from ${JSON.stringify(module)}
+          import * as DirectorySessionStore from ${JSON.stringify(module)}
           import * as NodeServices from ${JSON.stringify(platform)}
           import * as Effect from "effect/Effect"
           const key = ${JSON.stringify(key)}
           await Effect.runPromise(Effect.gen(function*() {
-            const s = yield* SessionStore.makeDirectory(${JSON.stringify(root)})
+            const s = yield* DirectorySessionStore.make(${JSON.stringify(root)})
             for (let i = 0; i < 40; i++) yield* s.append(key, [{ type: "user", uuid: "u" + i, message: { role: "user", content: "x" } }])
-          }).pipe(Effect.provide(NodeServices.layer)))
+          }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
         `
         const run = () =>
           Effect.callback<number>((resume) => {
@@ -457,14 +462,14 @@ describe("SessionStore", () => {
   it.effect("materialize and restore refuse a key that is not a name", () =>
     Effect.gen(function*() {
       const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
-      const s = SessionStore.makeMemory()
+      const s = MemorySessionStore.make()
       yield* s.append(key, [entry("u1", "a")])
       // A store that gives back a subpath outside the session.
       const leaky: SessionStore.Shape = { ...s, listSubkeys: () => Effect.succeed(["../../../escaped"]) }
       const reasons = [
-        yield* Effect.flip(SessionStore.materialize(s, { ...key, sessionId: "../x" }, { configDir, projectKey: key.projectKey })),
-        yield* Effect.flip(SessionStore.materialize(s, key, { configDir, projectKey: ".." })),
-        yield* Effect.flip(SessionStore.materialize(leaky, key, { configDir, projectKey: key.projectKey })),
+        yield* Effect.flip(SessionTransfer.materialize(s, { ...key, sessionId: "../x" }, { configDir, projectKey: key.projectKey })),
+        yield* Effect.flip(SessionTransfer.materialize(s, key, { configDir, projectKey: ".." })),
+        yield* Effect.flip(SessionTransfer.materialize(leaky, key, { configDir, projectKey: key.projectKey })),
         yield* Effect.flip(SessionMirror.restore({ store: s, configDir, cwd: "/work/app" }, "../../x"))
       ].map((error) => error.reason._tag === "InvalidKey" ? [error.reason.operation, error.reason.field] : error.reason._tag)
       assert.deepStrictEqual(reasons, [
@@ -482,18 +487,18 @@ describe("SessionStore", () => {
       Effect.gen(function*() {
         for (const batch of conversation()) yield* s.append(key, batch)
         const summaries = yield* s.listSessionSummaries(key.projectKey)
-        const infos = yield* SessionStore.listSessionInfo(s, key.projectKey)
+        const infos = yield* StoredSummary.infos(s, key.projectKey)
         assert.strictEqual(infos[0].summary, "Module renaming")
         yield* spoil
         assert.deepStrictEqual(yield* s.listSessionSummaries(key.projectKey), summaries)
-        assert.deepStrictEqual(yield* SessionStore.listSessionInfo(s, key.projectKey), infos)
+        assert.deepStrictEqual(yield* StoredSummary.infos(s, key.projectKey), infos)
         assert.deepStrictEqual((yield* s.listSessions(key.projectKey)).map((x) => x.sessionId), [key.sessionId])
       })
 
     it.effect("directory: one summary file per session", () =>
       Effect.gen(function*() {
         const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         const transcript = path.join(root, key.projectKey, `${key.sessionId}.jsonl`)
         yield* unchangedWithout(s, Effect.sync(() => fs.writeFileSync(transcript, "not a transcript\n")))
         assert.isTrue(fs.existsSync(path.join(root, key.projectKey, `${key.sessionId}.summary.json`)))
@@ -509,11 +514,11 @@ describe("SessionStore", () => {
       Effect.gen(function*() {
         const root = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "store-" })))
         const [first, second, third] = conversation()
-        yield* Effect.flatMap(SessionStore.makeDirectory(root), (s) => s.append(key, first))
+        yield* Effect.flatMap(DirectorySessionStore.make(root), (s) => s.append(key, first))
         // Lines written by another hand: the summary file does not know them.
         const transcript = path.join(root, key.projectKey, `${key.sessionId}.jsonl`)
         fs.appendFileSync(transcript, second.map((e) => JSON.stringify(e) + "\n").join(""))
-        const s = yield* SessionStore.makeDirectory(root)
+        const s = yield* DirectorySessionStore.make(root)
         yield* s.append(key, third)
         const [summary] = yield* s.listSessionSummaries(key.projectKey)
         assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, [...first, ...second, ...third]))
@@ -601,7 +606,7 @@ describe("SessionStore", () => {
 
   it.live("a multi-turn session mirrored into a store resumes elsewhere from it", () =>
     Effect.gen(function*() {
-      const store = SessionStore.makeMemory()
+      const store = MemorySessionStore.make()
       const stored = yield* Effect.gen(function*() {
         const sandbox = yield* Scripted.Sandbox
         const { sessionId, seen } = yield* Effect.scoped(Effect.gen(function*() {
@@ -628,7 +633,7 @@ describe("SessionStore", () => {
 
   it.live("a resume where the session ran keeps the turns its store missed", () =>
     Effect.gen(function*() {
-      const s = SessionStore.makeMemory()
+      const s = MemorySessionStore.make()
       const first = yield* mirrored(s, "My name is Ada.")
       // The second turn's appends fail: the store misses them, the local transcript has them.
       const second = yield* mirrored({ ...s, append: failing.append }, "What is 2 + 2?", { resume: first.sessionId })
@@ -643,7 +648,7 @@ describe("SessionStore", () => {
 
   it.live("a resume from a cwd under a symbolic link writes the session where the CLI looks", () =>
     Effect.gen(function*() {
-      const s = SessionStore.makeMemory()
+      const s = MemorySessionStore.make()
       const stored = yield* Effect.gen(function*() {
         const first = yield* mirrored(s, "My name is Ada.")
         return { projectKey: ProjectKey.fromPath(first.sandbox.cwd), sessionId: first.sessionId }
@@ -665,7 +670,7 @@ describe("SessionStore", () => {
 
   it.live("a title set through the store reaches a resume where the session ran", () =>
     Effect.gen(function*() {
-      const s = SessionStore.makeMemory()
+      const s = MemorySessionStore.make()
       const first = yield* mirrored(s, "My name is Ada.")
       const sessionKey = { projectKey: ProjectKey.fromPath(first.sandbox.cwd), sessionId: first.sessionId }
       // The title as the CLI writes one (no uuid), mirrored from another machine: the local file lacks it.

@@ -14,16 +14,18 @@ import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as SqlSessionStore from "../../src/store/SqlSessionStore.ts"
 import * as StoreConformance from "../../src/testing/StoreConformance.ts"
 import * as Postgres from "../support/Postgres.ts"
+import * as DirectorySessionStore from "../../src/store/DirectorySessionStore.ts"
+import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
 
 // A temporary directory for the suite, removed with its layer.
 const tempDir = Effect.orDie(FileSystem.FileSystem.use((fs) => fs.makeTempDirectoryScoped({ prefix: "conformance-" })))
 
-StoreConformance.suite(layer, "memory", SessionStore.layerMemory)
+StoreConformance.suite(layer, "memory", MemorySessionStore.layer)
 
 StoreConformance.suite(
   layer,
   "directory",
-  Layer.unwrap(Effect.map(tempDir, SessionStore.layerDirectory)).pipe(Layer.provide(NodeServices.layer))
+  Layer.unwrap(Effect.map(tempDir, DirectorySessionStore.layer)).pipe(Layer.provide(NodeServices.layer))
 )
 
 StoreConformance.suite(
@@ -53,7 +55,7 @@ describe("StoreConformance", () => {
   for (const [clause, breakIt] of broken) {
     it.effect(`fails a store that breaks "${clause}"`, () =>
       Effect.gen(function*() {
-        const store = breakIt(SessionStore.makeMemory())
+        const store = breakIt(MemorySessionStore.make())
         const failed: Array<string> = []
         for (const c of StoreConformance.cases) {
           const exit = yield* Effect.exit(Effect.provideService(c.run, SessionStore.SessionStore, store))

@@ -22,6 +22,8 @@ import * as SessionEvent from "../../src/schema/SessionEvent.ts"
 import * as SessionMirror from "../../src/store/SessionMirror.ts"
 import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as SqlSessionStore from "../../src/store/SqlSessionStore.ts"
+import * as DirectorySessionStore from "../../src/store/DirectorySessionStore.ts"
+import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
 
 const configDir = "/home/me/.claude"
 const projectKey = "-work-app"
@@ -90,7 +92,7 @@ describe("StoreFaults", () => {
       Effect.gen(function*() {
         const fsx = yield* FileSystem.FileSystem
         const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-faults-" }))
-        const store = yield* Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerDirectory(root))
+        const store = yield* DirectorySessionStore.make(root)
         const entries = [user("a1"), user("a2")]
         yield* store.append(keyA, entries)
         const file = path.join(root, projectKey, `${sessionA}.summary.json`)
@@ -125,7 +127,7 @@ describe("StoreFaults", () => {
 
     it.live("a store that dies on one session: the mirror reports it and stores the other's frames", () =>
       Effect.gen(function*() {
-        const memory = SessionStore.makeMemory()
+        const memory = MemorySessionStore.make()
         const store: SessionStore.Shape = {
           ...memory,
           append: (key, entries) => key.sessionId === sessionA ? Effect.die(new SyntaxError("bad row")) : memory.append(key, entries)
@@ -181,7 +183,7 @@ describe("StoreFaults", () => {
         fs.writeFileSync(lock, LockFile.format({ pid: process.ppid, host: os.hostname(), token: "t", start: "1" }))
         const past = new Date(Date.now() - 2 * LockFile.staleMillis)
         fs.utimesSync(lock, past, past)
-        const store = yield* SessionStore.makeDirectory(root)
+        const store = yield* DirectorySessionStore.make(root)
         yield* Effect.timeout(store.append(keyA, [user("a1")]), "5 seconds")
         const lines = fs.readFileSync(path.join(root, projectKey, `${sessionA}.jsonl`), "utf8").trim().split("\n")
         assert.deepStrictEqual(lines.map((line) => JSON.parse(line).uuid), ["a1"])

@@ -10,7 +10,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as SessionFiles from "../../src/store/SessionFiles.ts"
-import * as SessionStore from "../../src/store/SessionStore.ts"
+import * as DirectorySessionStore from "../../src/store/DirectorySessionStore.ts"
+import * as SessionTransfer from "../../src/store/SessionTransfer.ts"
 
 const projectKey = "-tmp-walk"
 const sessionId = "aaaaaaaa-0000-4000-8000-00000000000c"
@@ -59,8 +60,8 @@ describe("session directories with link loops and a named pipe", () => {
     Effect.gen(function*() {
       const root = yield* tempDir("walk-store-")
       const key = { projectKey, sessionId }
-      const store = yield* SessionStore.makeDirectory(root)
-      yield* SessionStore.importSession(store, { configDir: yield* configWithLoops, ...key })
+      const store = yield* DirectorySessionStore.make(root)
+      yield* SessionTransfer.importSession(store, { configDir: yield* configWithLoops, ...key })
       assert.deepStrictEqual(yield* store.listSubkeys(key), subkeys)
       // The store's own tree with the same loops.
       fs.rmSync(path.join(root, projectKey, sessionId), { recursive: true })

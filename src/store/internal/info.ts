@@ -1,5 +1,5 @@
 /**
- * A session's metadata, folded from its entries into a {@link Summary}: from the first and last 64 KiB of a
+ * A session's metadata, folded from its entries into a `Summary`: from the first and last 64 KiB of a
  * transcript file, as the SDK's `listSessions` reads it (the title entries and the last prompt sit at the end,
  * the first prompt, cwd and creation time at the start; the middle is never read), or batch by batch as a
  * store appends them.
@@ -8,43 +8,6 @@
  */
 import * as Result from "effect/Result"
 import * as Transcript from "../../schema/Transcript.ts"
-
-/** @internal */
-export const windowBytes = 64 * 1024
-
-/**
- * What `listSessions` and `getSessionInfo` return for one session.
- *
- * @since 0.1.0
- * @category models
- */
-export interface SessionInfo {
-  readonly sessionId: string
-  /** The project directory's key (`projects/<projectKey>/<sessionId>.jsonl`). */
-  readonly projectKey: string
-  /** Display title: the custom title, the model's title, the last prompt, the summary, or the first prompt. */
-  readonly summary: string
-  /**
-   * Last modified time in milliseconds since the epoch: the file's mtime in whole milliseconds as Effect's
-   * `FileSystem` gives it (cut, not rounded; the SDK rounds Node's sub-millisecond mtime, so its value can be
-   * 1 ms later).
-   */
-  readonly lastModified: number
-  /** Size of the transcript in bytes. */
-  readonly fileSize: number
-  readonly customTitle?: string | undefined
-  readonly firstPrompt?: string | undefined
-  readonly gitBranch?: string | undefined
-  readonly cwd?: string | undefined
-  readonly tag?: string | undefined
-  /** The first entry's timestamp, in milliseconds since the epoch. */
-  readonly createdAt?: number | undefined
-  /**
-   * Whether the session is archived: `true` once archived, `false` once unarchived or when a prompt was sent
-   * in it after it was archived; absent when it never was (and for a store's sessions in listings).
-   */
-  readonly archived?: boolean | undefined
-}
 
 /**
  * An archive mark as the SDK keeps it beside a transcript (`<session id>/archived.json`): whether the
@@ -95,8 +58,8 @@ export const archivedBy = (mark: ArchiveMark | undefined, entries: Iterable<Tran
 export const windowEntries = (head: string, tail: string, whole: boolean): Array<Transcript.Entry> =>
   whole ? entriesOf(head, "none") : [...entriesOf(head, "head"), ...entriesOf(tail, "tail")]
 
-// The whole lines of a window: a head loses its last (cut) line, a tail its first.
-const entriesOf = (text: string, cut: "head" | "tail" | "none"): Array<Transcript.Entry> => {
+/** The entries on the whole lines of a window: a head loses its last (cut) line, a tail its first. */
+export const entriesOf = (text: string, cut: "head" | "tail" | "none"): Array<Transcript.Entry> => {
   const lines = text.split("\n")
   if (cut === "head") lines.pop()
   if (cut === "tail") lines.shift()
@@ -131,29 +94,7 @@ const stringField = (entry: Transcript.Entry, name: string): string | undefined 
   return typeof value === "string" && value !== "" ? value : undefined
 }
 
-const nonEmpty = (s: string | undefined) => s === undefined || s === "" ? undefined : s
-
-/**
- * The info of a session from its head and tail windows (the same text when the file fits one window);
- * `undefined` for a sidechain transcript or one with nothing to show.
- *
- * @internal
- */
-export const fromWindows = (input: {
-  readonly sessionId: string
-  readonly projectKey: string
-  readonly head: string
-  readonly tail: string
-  readonly whole: boolean
-  readonly lastModified: number
-  readonly fileSize: number
-}): SessionInfo | undefined => {
-  const head = entriesOf(input.head, input.whole ? "none" : "head")
-  const summary = input.whole
-    ? fold(empty, head, "whole")
-    : fold(fold(empty, head, "head"), entriesOf(input.tail, "tail"), "tail")
-  return toInfo(summary, input)
-}
+export const nonEmpty = (s: string | undefined) => s === undefined || s === "" ? undefined : s
 
 /**
  * What listing a session needs of its entries, folded one batch at a time: the first prompt, cwd, creation
@@ -223,37 +164,4 @@ export const fold = (
     latest("tag", entry._tag === "TagEntry" ? entry.tag : undefined)
   }
   return out
-}
-
-/**
- * The info a summary gives; `undefined` for a sidechain transcript or one with nothing to show.
- *
- * @internal
- */
-export const toInfo = (summary: Summary, input: {
-  readonly sessionId: string
-  readonly projectKey: string
-  readonly lastModified: number
-  readonly fileSize: number
-}): SessionInfo | undefined => {
-  if (summary.isSidechain === true) return undefined
-  const customTitle = nonEmpty(summary.customTitle)
-  const firstPrompt = summary.firstPrompt
-  const title = customTitle ?? nonEmpty(summary.aiTitle) ?? nonEmpty(summary.lastPrompt) ??
-    nonEmpty(summary.summaryHint) ?? firstPrompt
-  if (title === undefined) return undefined
-  const createdAt = summary.createdAt === undefined ? undefined : Date.parse(summary.createdAt)
-  return {
-    sessionId: input.sessionId,
-    projectKey: input.projectKey,
-    summary: title,
-    lastModified: input.lastModified,
-    fileSize: input.fileSize,
-    customTitle,
-    firstPrompt,
-    gitBranch: summary.gitBranch,
-    cwd: summary.relocatedCwd ?? summary.cwd,
-    tag: nonEmpty(summary.tag),
-    createdAt: createdAt === undefined || Number.isNaN(createdAt) ? undefined : createdAt
-  }
 }

@@ -5,7 +5,7 @@
  * @internal
  */
 
-/** @internal The shape of `SessionFiles.SubagentInfo` (not imported here: SessionFiles imports this module). */
+/** @internal A `Sessions.SubagentInfo`. */
 export const info = (agentId: string, subpath: string, meta: { readonly [key: string]: unknown }) => {
   const str = (key: string) => typeof meta[key] === "string" ? meta[key] as string : undefined
   return {

@@ -8,8 +8,8 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import type * as Path from "effect/Path"
+import * as DirectorySessionStore from "../../../src/store/DirectorySessionStore.ts"
 import * as LockFile from "../../../src/store/internal/lockFile.ts"
-import * as SessionStore from "../../../src/store/SessionStore.ts"
 
 const [mode, ...args] = process.argv.slice(2)
 
@@ -21,12 +21,12 @@ const program: Effect.Effect<void, unknown, FileSystem.FileSystem | Path.Path> =
     process.exit(0)
   }).pipe(Effect.scoped)
   : Effect.gen(function*() {
-    const store = yield* SessionStore.makeDirectory(args[0])
+    const store = yield* DirectorySessionStore.make(args[0])
     const done = yield* store.append({ projectKey: args[1], sessionId: args[2] }, [{ type: "user", uuid: args[3] }]).pipe(
       Effect.timeoutOption("30 seconds")
     )
     console.log(Option.isSome(done) ? `stored by ${process.pid}` : "timed out")
-  })
+  }).pipe(Effect.scoped)
 
 Effect.runPromise(Effect.provide(program, NodeServices.layer)).catch((e) => {
   console.error(e)

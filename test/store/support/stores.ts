@@ -13,18 +13,21 @@ import * as path from "node:path"
 import * as SessionStore from "../../../src/store/SessionStore.ts"
 import * as SqlSessionStore from "../../../src/store/SqlSessionStore.ts"
 import * as Postgres from "../../support/Postgres.ts"
+import * as DirectorySessionStore from "../../../src/store/DirectorySessionStore.ts"
+import * as MemorySessionStore from "../../../src/store/MemorySessionStore.ts"
 
 export const stores: ReadonlyArray<{
   readonly name: string
   readonly make: Effect.Effect<SessionStore.Shape, SessionStore.SessionStoreError, FileSystem.FileSystem | Scope.Scope | Path.Path>
 }> = [
-  { name: "memory", make: Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerMemory) },
+  { name: "memory", make: Effect.provide(Effect.service(SessionStore.SessionStore), MemorySessionStore.layer) },
   {
     name: "directory",
     make: Effect.gen(function*() {
       const fsx = yield* FileSystem.FileSystem
       const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-" }))
-      return yield* Effect.provide(Effect.service(SessionStore.SessionStore), SessionStore.layerDirectory(root))
+      // Made in the test's scope: what it holds is let go when the test ends.
+      return yield* DirectorySessionStore.make(root)
     })
   },
   {

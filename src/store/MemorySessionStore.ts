@@ -1,0 +1,81 @@
+/**
+ * A {@link SessionStore.Shape} in memory, for tests and short-lived processes.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Keys from "./internal/keys.ts"
+import * as Uuids from "./internal/uuids.ts"
+import * as SessionStore from "./SessionStore.ts"
+
+/**
+ * A store in memory.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (): SessionStore.Shape => {
+  const transcripts = new Map<string, {
+    readonly key: SessionStore.SessionKey
+    entries: Array<SessionStore.Entry>
+    uuids: Set<string>
+    mtime: number
+    summary: SessionStore.SummaryData | undefined
+  }>()
+  return Keys.validating({
+    append: (key, entries) =>
+      Effect.sync(() => {
+        const id = Keys.keyString(key)
+        const held = transcripts.get(id) ?? { key, entries: [], uuids: new Set<string>(), mtime: 0, summary: undefined }
+        // Stored as JSON round-trips them: a caller's later mutation does not reach the store.
+        const added = Uuids.fresh(held.uuids, entries).map((e) => JSON.parse(JSON.stringify(e)) as SessionStore.Entry)
+        if (added.length === 0) return
+        transcripts.set(id, held)
+        held.entries.push(...added)
+        held.mtime = Date.now()
+        if (key.subpath === undefined) held.summary = SessionStore.foldSummary(held.summary, added)
+      }),
+    load: (key) => Effect.sync(() => Option.map(Option.fromUndefinedOr(transcripts.get(Keys.keyString(key))), (t) => [...t.entries])),
+    listSessions: (projectKey) =>
+      Effect.sync(() =>
+        [...transcripts.values()].filter((t) => t.key.projectKey === projectKey && t.key.subpath === undefined)
+          .map((t) => ({ sessionId: t.key.sessionId, mtime: t.mtime }))
+      ),
+    listSessionSummaries: (projectKey) =>
+      Effect.sync(() =>
+        [...transcripts.values()].flatMap((t) =>
+          t.key.projectKey === projectKey && t.summary !== undefined
+            ? [{ sessionId: t.key.sessionId, mtime: t.mtime, data: t.summary }]
+            : []
+        )
+      ),
+    listSubkeys: (key) =>
+      Effect.sync(() =>
+        [...transcripts.values()].flatMap((t) =>
+          t.key.projectKey === key.projectKey && t.key.sessionId === key.sessionId && t.key.subpath !== undefined
+            ? [t.key.subpath]
+            : []
+        )
+      ),
+    delete: (key) =>
+      Effect.sync(() => {
+        for (const [id, t] of transcripts) {
+          if (t.key.projectKey === key.projectKey && t.key.sessionId === key.sessionId) transcripts.delete(id)
+        }
+      }),
+    findProjects: (sessionId) =>
+      Effect.sync(() =>
+        [...transcripts.values()].flatMap((t) => t.key.sessionId === sessionId && t.key.subpath === undefined ? [t.key.projectKey] : [])
+      )
+  })
+}
+
+/**
+ * {@link SessionStore.SessionStore} in memory.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<SessionStore.SessionStore> = Layer.sync(SessionStore.SessionStore, make)
