@@ -8,11 +8,13 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Latch from "effect/Latch"
 import * as Pull from "effect/Pull"
 import * as Queue from "effect/Queue"
-import * as Signal from "./signal.ts"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 
 export interface Handover<A, E> {
   /** Hands a value over; waits until it is published, unless reading ahead. */
@@ -25,35 +27,36 @@ export interface Handover<A, E> {
   readonly drain: (publish: (value: A) => Effect.Effect<void>) => Effect.Effect<void, E>
 }
 
-export const make = <A, E>(): Effect.Effect<Handover<A, E>> =>
-  Effect.map(Queue.unbounded<A, E | Cause.Done>(), (queue) => {
-    let offered = 0
-    let published = 0
-    let ahead = 0
-    const signal = Signal.make()
-    const track = (delta: number) =>
-      Effect.sync(() => {
-        ahead += delta
-        signal.notify()
-      })
-    const loop = (publish: (value: A) => Effect.Effect<void>): Effect.Effect<void, E | Cause.Done> =>
-      Queue.take(queue).pipe(
-        Effect.flatMap(publish),
-        Effect.andThen(Effect.sync(() => {
-          published++
-          signal.notify()
-        })),
-        Effect.andThen(Effect.suspend(() => loop(publish)))
-      )
-    return {
-      offer: (value) =>
-        Effect.suspend(() => {
-          const n = ++offered
-          Queue.offerUnsafe(queue, value)
-          return signal.until(() => published >= n || ahead > 0)
-        }),
-      end: (exit) => Effect.asVoid(Exit.isSuccess(exit) ? Queue.end(queue) : Queue.failCause(queue, exit.cause)),
-      readingAhead: (effect) => Effect.acquireUseRelease(track(1), () => effect, () => track(-1)),
-      drain: (publish) => Pull.catchDone(loop(publish), () => Effect.void)
-    }
-  })
+// A value and what its offer waits for.
+interface Entry<A> {
+  readonly value: A
+  readonly published: Deferred.Deferred<void>
+}
+
+export const make = Effect.fnUntraced(function*<A, E>() {
+  const queue = yield* Queue.unbounded<Entry<A>, E | Cause.Done>()
+  // Open while anyone reads ahead. The count and the latch change together, so that the last one to stop
+  // closes it and no other can reopen it in between.
+  const ahead = yield* Latch.make(false)
+  const readers = yield* SynchronizedRef.make(0)
+  const track = (delta: number) =>
+    SynchronizedRef.updateEffect(readers, (n) => Effect.as(n + delta > 0 ? ahead.open : ahead.close, n + delta))
+  const offer = (value: A) =>
+    Effect.suspend(() => {
+      const published = Deferred.makeUnsafe<void>()
+      Queue.offerUnsafe(queue, { value, published })
+      return ahead.isOpen() ? Effect.void : Effect.raceFirst(Deferred.await(published), ahead.await)
+    })
+  const loop = (publish: (value: A) => Effect.Effect<void>): Effect.Effect<void, E | Cause.Done> =>
+    Queue.take(queue).pipe(
+      Effect.flatMap((entry) => Effect.andThen(publish(entry.value), Deferred.succeed(entry.published, undefined))),
+      Effect.andThen(Effect.suspend(() => loop(publish)))
+    )
+  const handover: Handover<A, E> = {
+    offer,
+    end: (exit) => Effect.asVoid(Exit.isSuccess(exit) ? Queue.end(queue) : Queue.failCause(queue, exit.cause)),
+    readingAhead: (effect) => Effect.acquireUseRelease(track(1), () => effect, () => track(-1)),
+    drain: (publish) => Pull.catchDone(loop(publish), () => Effect.void)
+  }
+  return handover
+})

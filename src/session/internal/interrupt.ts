@@ -23,7 +23,7 @@ export const make = (options: {
   readonly timeout: Duration.Duration
   /** Ends the CLI by force, failing with the error. */
   readonly forceEnd: (error: SessionError.SessionError) => Effect.Effect<never, SessionError.SessionError>
-  readonly closed: (operation: string) => SessionError.SessionError
+  readonly closed: (operation: string) => Effect.Effect<SessionError.SessionError>
 }): Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError> =>
   Effect.suspend(() => {
     const { turns } = options
@@ -53,7 +53,7 @@ export const make = (options: {
       Effect.flatMap(again),
       Effect.flatMap((answer) =>
         Effect.flatMap(turns.awaitEnd(target.turn), (ended) =>
-          ended ? Effect.succeed(answer) : Effect.fail(options.closed("finish the interrupted turn")))
+          ended ? Effect.succeed(answer) : Effect.flatMap(options.closed("finish the interrupted turn"), Effect.fail))
       ),
       Effect.timeoutOrElse({
         duration: options.timeout,
