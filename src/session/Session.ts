@@ -261,7 +261,7 @@ const start = Effect.fnUntraced(function*(
 > {
   const { args, mirror } = yield* prepare(options)
   const child = yield* Child.spawn(options, args)
-  const turns = Turns.make()
+  const turns = yield* Turns.make
   const idle = yield* Idle.make({
     timeout: options.idleTimeout,
     busy: turns.busy,
@@ -358,7 +358,7 @@ const shutting = (child: Child.Child, protocol: Protocol.Protocol, turns: Turns.
   Effect.flatMap(Deferred.succeed(child.closed, undefined), (first) =>
     first
       ? Effect.gen(function*() {
-        turns.close()
+        yield* turns.close
         yield* protocol.closeWith(yield* child.closedError("complete a control request"))
         yield* child.endInput
         yield* known.fail(yield* child.closedError("learn the session id"))
@@ -382,11 +382,11 @@ const sending = Effect.fnUntraced(function*(options: Options<unknown>, session: 
   const send = (content: UserContent.UserContent) =>
     sendLock.withPermits(1)(Effect.gen(function*() {
       const uuid = crypto.randomUUID()
-      const sent = turns.sent(uuid)
+      const sent = yield* turns.sent(uuid)
       yield* session.idle.changed
       const frame = userFrame(content, yield* known.sessionId, uuid)
       yield* child.write(options.verbatimPrompts === true ? { ...frame, client_composed: true } : frame).pipe(
-        Effect.tapError(() => Effect.sync(() => turns.unsent(uuid)))
+        Effect.tapError(() => turns.unsent(uuid))
       )
       return { uuid, sent }
     }))

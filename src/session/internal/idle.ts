@@ -37,7 +37,7 @@ interface State {
 
 export const make = (options: {
   readonly timeout: Duration.Input | undefined
-  readonly busy: () => boolean
+  readonly busy: Effect.Effect<boolean>
   readonly onIdle: (timeout: Duration.Duration) => Effect.Effect<void>
 }): Effect.Effect<Watchdog> => {
   if (options.timeout === undefined) return Effect.succeed(disabled)
@@ -45,7 +45,7 @@ export const make = (options: {
   return Effect.map(SubscriptionRef.make<State>({ waiting: false, holds: 0 }), (state) => {
     // Every update is a change, even one that leaves the state as it was: `busy` is read again.
     const track = (update: (state: State) => State) => SubscriptionRef.update(state, update)
-    const armed = (state: State) => state.waiting && state.holds === 0 && options.busy()
+    const armed = (state: State) => state.waiting && state.holds === 0 ? options.busy : Effect.succeed(false)
     return {
       changed: track((state) => ({ ...state })),
       reading: (stream) =>
@@ -64,7 +64,7 @@ export const make = (options: {
         ),
       // Whether the deadline runs is read at each change; idle is a state that stayed armed that long.
       run: SubscriptionRef.changes(state).pipe(
-        Stream.map(armed),
+        Stream.mapEffect(armed),
         Stream.debounce(duration),
         Stream.filter((idle) => idle),
         Stream.runHead,

@@ -25,9 +25,8 @@ export const make = (options: {
   readonly forceEnd: (error: SessionError.SessionError) => Effect.Effect<never, SessionError.SessionError>
   readonly closed: (operation: string) => Effect.Effect<SessionError.SessionError>
 }): Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError> =>
-  Effect.suspend(() => {
+  Effect.flatMap(options.turns.current, (target) => {
     const { turns } = options
-    const target = turns.current()
     const body = options.cancelQueued ? { subtype: "interrupt", cancel_queued: true } : { subtype: "interrupt" }
     // A CLI without `interrupt_receipt_v1` answers `{}`: no receipt.
     const receipt = (timeout?: Duration.Duration) =>

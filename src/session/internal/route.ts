@@ -56,11 +56,13 @@ export const make = (options: {
   }
   if (Protocol.isControlFrame(message)) return options.protocol.receive(message)
   if (message._tag === "KeepAlive") return Effect.void
-  return Effect.andThen(options.onMessage(message), () => {
+  return options.onMessage(message).pipe(
     // Tracked as the line is read, before any reader sees it: a turn's end is known even while readers lag.
-    const seen = options.turns.observe(message)
-    // Acknowledgements of our own messages are the session's, unless the caller asked for the replays.
-    const visible = !seen.acknowledgement || (seen.replayOf !== undefined && options.showReplays)
-    return options.publish({ ...seen, message, visible })
-  })
+    Effect.andThen(options.turns.observe(message)),
+    Effect.flatMap((seen) => {
+      // Acknowledgements of our own messages are the session's, unless the caller asked for the replays.
+      const visible = !seen.acknowledgement || (seen.replayOf !== undefined && options.showReplays)
+      return options.publish({ ...seen, message, visible })
+    })
+  )
 }
