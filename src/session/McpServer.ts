@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import type * as RpcMessage from "effect/rpc/RpcMessage"
 import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import * as RpcServer from "effect/rpc/RpcServer"
@@ -369,9 +370,9 @@ export const connect = <R>(
     }
     // A client that calls before its handshake (the CLI always shakes hands first) gets one made for it, so
     // that the server's lifecycle holds whatever order the messages come in.
-    let initialized = false
-    const handshake = yield* Effect.cached(Effect.suspend(() =>
-      initialized ? Effect.void : request({
+    const initialized = yield* Ref.make(false)
+    const handshake = yield* Effect.cached(Effect.flatMap(Ref.get(initialized), (done) =>
+      done ? Effect.void : request({
         jsonrpc: "2.0",
         id: "effect-claude-code/initialize",
         method: "initialize",
@@ -382,10 +383,7 @@ export const connect = <R>(
       if (message.id === undefined || message.id === null || message.method === undefined) {
         return Effect.as(notify(message), { jsonrpc: "2.0", id: message.id ?? 0, result: {} })
       }
-      if (message.method === "initialize") {
-        initialized = true
-        return request(message)
-      }
+      if (message.method === "initialize") return Effect.andThen(Ref.set(initialized, true), request(message))
       return Effect.andThen(handshake, request(message))
     }
     return { name: server.name, handle }

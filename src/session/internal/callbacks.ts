@@ -11,13 +11,14 @@ import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import type * as Dialogs from "../Dialogs.ts"
-import * as Hooks from "../Hooks.ts"
-import * as Incoming from "../Incoming.ts"
+import type * as Hooks from "../Hooks.ts"
 import * as McpServer from "../McpServer.ts"
 import type * as Permission from "../Permission.ts"
 import * as Protocol from "../Protocol.ts"
 import * as SessionError from "../SessionError.ts"
 import type * as Child from "./child.ts"
+import * as Handler from "./handler.ts"
+import * as HookRegistration from "./hookRegistration.ts"
 import type * as Idle from "./idle.ts"
 
 export interface Options extends Dialogs.Callbacks<unknown> {
@@ -32,7 +33,7 @@ export interface Callbacks {
   readonly protocol: Protocol.Protocol
   /** The errors recovered from, redacted. */
   readonly errors: PubSub.PubSub<SessionError.SessionError>
-  readonly hooks: Hooks.Registration<unknown>
+  readonly hooks: HookRegistration.Registration<unknown>
 }
 
 // How many recovered errors `errors` replays to a reader that comes late.
@@ -47,7 +48,7 @@ export const start = Effect.fnUntraced(function*(
   // What the session recovered from without ending; the last ones are replayed to a late reader.
   const errors = yield* PubSub.sliding<SessionError.SessionError>({ capacity: errorsKept, replay: errorsKept })
   const report = (error: SessionError.SessionError) => Effect.asVoid(PubSub.publish(errors, child.redact(error)))
-  const hooks = Hooks.register(options.hooks)
+  const hooks = HookRegistration.register(options.hooks)
   const mcpServers = yield* Effect.forEach(
     options.mcpServers ?? [],
     (server) =>
@@ -59,7 +60,7 @@ export const start = Effect.fnUntraced(function*(
         context
       )
   )
-  const answer = Incoming.handler({
+  const answer = Handler.handler({
     canUseTool: options.canUseTool,
     hooks,
     mcpServers,

@@ -23,6 +23,7 @@ import type * as QueryOptions from "../../QueryOptions.ts"
 import * as DecodeError from "../../stream/DecodeError.ts"
 import type * as Ndjson from "../../stream/Ndjson.ts"
 import * as SessionError from "../SessionError.ts"
+import * as ErrorRedaction from "./errorRedaction.ts"
 
 export interface Options extends QueryOptions.QueryOptions {
   readonly executable?: string | undefined
@@ -153,6 +154,6 @@ export const spawn = Effect.fnUntraced(function*(
     closedError,
     // The CLI's text may quote the secrets of its environment and options.
     redact: (error) =>
-      (CliError.isClaudeCliError(error) ? CliErrorRedaction.redact(error, cli.redact) : SessionError.redact(error, cli.redact)) as typeof error
+      (CliError.isClaudeCliError(error) ? CliErrorRedaction.redact(error, cli.redact) : ErrorRedaction.redact(error, cli.redact)) as typeof error
   }
 })
