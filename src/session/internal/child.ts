@@ -38,7 +38,6 @@ export type Forced = SessionError.SessionError | CliError.ClaudeCliError
 export interface Child {
   readonly cli: Process.Running
   readonly executable: string
-  readonly killGracePeriod: Duration.Duration
   /** Notes a line the CLI wrote: its number, the temporary directories it names. */
   readonly see: (line: Ndjson.Line | DecodeError.DecodeError) => Effect.Effect<void>
   /** `IdleTimeout`, naming the last line seen. */
@@ -56,9 +55,9 @@ export interface Child {
   /** Ends stdin, waits for the CLI to exit (up to the grace period), then terminates it. */
   readonly stop: Effect.Effect<void>
   /** Waits for the CLI to exit and keeps its status for `closedError`. */
-  readonly exited: (wait: Effect.Effect<Process.ExitStatus>) => Effect.Effect<void>
-  /** `close` has begun: a failure of the output after it is this side's doing. */
-  readonly closing: Ref.Ref<boolean>
+  readonly awaitExit: Effect.Effect<void>
+  /** Whether `stop` has begun: a failure of the output after it is this side's doing. */
+  readonly closing: Effect.Effect<boolean>
   /** Done once the session is closed: a write still waiting for room in stdin then fails. */
   readonly closed: Deferred.Deferred<void>
   /** `SessionClosed` for an operation, with the stderr tail and the exit status when known. */
@@ -133,9 +132,13 @@ export const spawn = Effect.fnUntraced(function*(
   return {
     cli,
     executable,
-    killGracePeriod,
     see: (line) =>
-      Effect.andThen(Ref.set(lastLine, line.line), Effect.sync(() => DecodeError.isDecodeError(line) || temp.see(line))),
+      Effect.andThen(
+        Ref.set(lastLine, line.line),
+        Effect.sync(() => {
+          if (!DecodeError.isDecodeError(line)) temp.see(line)
+        })
+      ),
     idleError: (timeout) => Effect.map(Ref.get(lastLine), (line) => Process.idleTimeoutError(timeout, line, cli.stderrTail())),
     write,
     endInput,
@@ -148,8 +151,8 @@ export const spawn = Effect.fnUntraced(function*(
         Effect.timeoutOrElse({ duration: killGracePeriod, orElse: () => Effect.andThen(terminate, cli.exitStatus) })
       ))
     ),
-    exited,
-    closing,
+    awaitExit: exited(cli.exitStatus),
+    closing: Ref.get(closing),
     closed,
     closedError,
     // The CLI's text may quote the secrets of its environment and options.

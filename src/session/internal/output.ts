@@ -90,7 +90,7 @@ export const start = Effect.fnUntraced(function*(options: {
       const forced = yield* child.forced
       if (forced !== undefined) return Exit.fail(forced)
       // A CLI that `close` ended (or that failed once closing began) was closed by this side, not failing.
-      if (Exit.isFailure(read) && (yield* Ref.get(child.closing))) {
+      if (Exit.isFailure(read) && (yield* child.closing)) {
         return Exit.fail(yield* child.closedError("read more output"))
       }
       return read
@@ -99,7 +99,7 @@ export const start = Effect.fnUntraced(function*(options: {
     const exit = yield* read
     // Output that cannot be read (a bad line) leaves nothing to drive the CLI with.
     if (Exit.isFailure(exit) && (yield* child.forced) === undefined) yield* child.terminate
-    yield* child.exited(child.cli.exitStatus)
+    yield* child.awaitExit
     if (mirroring !== undefined) yield* mirroring.end
     yield* shut
     // The output ends once the last frames are stored or reported: their mirror_errors are messages too.
