@@ -11,10 +11,9 @@ import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Latch from "effect/Latch"
 import * as Pull from "effect/Pull"
 import * as Queue from "effect/Queue"
-import * as SynchronizedRef from "effect/SynchronizedRef"
+import * as Ref from "effect/Ref"
 
 export interface Handover<A, E> {
   /** Hands a value over; waits until it is published, unless reading ahead. */
@@ -33,20 +32,42 @@ interface Entry<A> {
   readonly published: Deferred.Deferred<void>
 }
 
+interface State {
+  /** How many read ahead now. */
+  readonly ahead: number
+  /** What the offers that wait wait for: done when their value is published, or when reading ahead begins. */
+  readonly waiting: ReadonlySet<Deferred.Deferred<void>>
+}
+
+const without = <A>(set: ReadonlySet<A>, value: A): ReadonlySet<A> => {
+  const rest = new Set(set)
+  rest.delete(value)
+  return rest
+}
+
 export const make = Effect.fnUntraced(function*<A, E>() {
   const queue = yield* Queue.unbounded<Entry<A>, E | Cause.Done>()
-  // Open while anyone reads ahead. The count and the latch change together, so that the last one to stop
-  // closes it and no other can reopen it in between.
-  const ahead = yield* Latch.make(false)
-  const readers = yield* SynchronizedRef.make(0)
-  const track = (delta: number) =>
-    SynchronizedRef.updateEffect(readers, (n) => Effect.as(n + delta > 0 ? ahead.open : ahead.close, n + delta))
+  const state = yield* Ref.make<State>({ ahead: 0, waiting: new Set() })
   const offer = (value: A) =>
     Effect.suspend(() => {
       const published = Deferred.makeUnsafe<void>()
       Queue.offerUnsafe(queue, { value, published })
-      return ahead.isOpen() ? Effect.void : Effect.raceFirst(Deferred.await(published), ahead.await)
+      return Effect.flatMap(
+        Ref.modify(state, (s) => s.ahead > 0 ? [false, s] : [true, { ...s, waiting: new Set(s.waiting).add(published) }]),
+        (wait) =>
+          wait
+            ? Effect.ensuring(
+              Deferred.await(published),
+              Ref.update(state, (s) => ({ ...s, waiting: without(s.waiting, published) }))
+            )
+            : Effect.void
+      )
     })
+  // Reading ahead begins: no offer waits any more, those that wait now included.
+  const begin = Effect.flatMap(
+    Ref.modify(state, (s) => [s.waiting, { ahead: s.ahead + 1, waiting: new Set<Deferred.Deferred<void>>() }]),
+    (waiting) => Effect.forEach(waiting, (deferred) => Deferred.succeed(deferred, undefined), { discard: true })
+  )
   const loop = (publish: (value: A) => Effect.Effect<void>): Effect.Effect<void, E | Cause.Done> =>
     Queue.take(queue).pipe(
       Effect.flatMap((entry) => Effect.andThen(publish(entry.value), Deferred.succeed(entry.published, undefined))),
@@ -55,7 +76,8 @@ export const make = Effect.fnUntraced(function*<A, E>() {
   const handover: Handover<A, E> = {
     offer,
     end: (exit) => Effect.asVoid(Exit.isSuccess(exit) ? Queue.end(queue) : Queue.failCause(queue, exit.cause)),
-    readingAhead: (effect) => Effect.acquireUseRelease(track(1), () => effect, () => track(-1)),
+    readingAhead: (effect) =>
+      Effect.acquireUseRelease(begin, () => effect, () => Ref.update(state, (s) => ({ ...s, ahead: s.ahead - 1 }))),
     drain: (publish) => Pull.catchDone(loop(publish), () => Effect.void)
   }
   return handover
