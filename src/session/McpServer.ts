@@ -28,6 +28,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Callback from "./internal/callback.ts"
 import { describe } from "./internal/describe.ts"
+import * as Immutable from "./internal/immutable.ts"
 
 /**
  * A tool result as MCP shapes it.
@@ -306,7 +307,9 @@ export const connect = <R>(
 ): Effect.Effect<Connection, never, Scope.Scope | R> =>
   Effect.gen(function*() {
     const incoming = yield* Queue.unbounded<string>()
-    const waiting = new Map<string, Deferred.Deferred<Record<string, unknown>>>()
+    // The requests that wait for the server's reply, by id.
+    const waiting = yield* Ref.make<ReadonlyMap<string, Deferred.Deferred<Record<string, unknown>>>>(new Map())
+    const forget = (key: string) => Ref.modify(waiting, (all) => Immutable.take(all, key))
     const transport = RpcServer.Protocol.make(Effect.fnUntraced(function*(writeRequest) {
       const parser = serialization.makeUnsafe()
       yield* Queue.take(incoming).pipe(
@@ -323,16 +326,15 @@ export const connect = <R>(
       return {
         disconnects: yield* Queue.make<number>(),
         send: (_clientId, response) =>
-          Effect.sync(() => {
+          Effect.suspend(() => {
             const encoded = parser.encode(response)
-            if (typeof encoded !== "string") return
-            for (const reply of replies(encoded)) {
-              const key = keyOf(reply.id)
-              const deferred = waiting.get(key)
-              if (deferred === undefined) continue
-              waiting.delete(key)
-              Deferred.doneUnsafe(deferred, Exit.succeed(reply))
-            }
+            return Effect.forEach(
+              typeof encoded === "string" ? replies(encoded) : [],
+              (reply) =>
+                Effect.flatMap(forget(keyOf(reply.id)), (deferred) =>
+                  deferred === undefined ? Effect.void : Deferred.succeed(deferred, reply)),
+              { discard: true }
+            )
           }),
         end: () => Effect.void,
         clientIds: Effect.succeed(new Set([0])),
@@ -357,15 +359,15 @@ export const connect = <R>(
       const key = keyOf(message.id)
       return Effect.gen(function*() {
         const deferred = yield* Deferred.make<Record<string, unknown>>()
-        waiting.set(key, deferred)
+        yield* Ref.update(waiting, (all) => new Map(all).set(key, deferred))
         yield* Queue.offer(incoming, JSON.stringify(message))
         return yield* Deferred.await(deferred)
       }).pipe(Effect.onInterrupt(() =>
         // The handler stops with its caller (a callback deadline, the session's end).
-        Effect.suspend(() => {
-          waiting.delete(key)
-          return notify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: message.id } })
-        })
+        Effect.andThen(
+          forget(key),
+          notify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: message.id } })
+        )
       ))
     }
     // A client that calls before its handshake (the CLI always shakes hands first) gets one made for it, so

@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Control from "../schema/Control.ts"
 import { describe } from "./internal/describe.ts"
+import * as Immutable from "./internal/immutable.ts"
 import * as SessionError from "./SessionError.ts"
 
 /**
@@ -84,12 +85,6 @@ interface State {
   readonly pending: ReadonlyMap<string, Pending>
 }
 
-const withoutKey = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => {
-  const rest = new Map(map)
-  rest.delete(key)
-  return rest
-}
-
 /**
  * @since 0.1.0
  * @category constructors
@@ -105,8 +100,10 @@ export const make = Effect.fnUntraced(function*(options: {
   const state = yield* Ref.make<State>({ sent: 0, closed: undefined, pending: new Map() })
   // Takes a request out of those pending: whoever takes it settles it, once.
   const take = (id: string) =>
-    Ref.modify(state, (s): readonly [Pending | undefined, State] =>
-      s.pending.has(id) ? [s.pending.get(id), { ...s, pending: withoutKey(s.pending, id) }] : [undefined, s])
+    Ref.modify(state, (s): readonly [Pending | undefined, State] => {
+      const [entry, pending] = Immutable.take(s.pending, id)
+      return [entry, { ...s, pending }]
+    })
   // Ids unique across sessions, so that a stray response can never match another session's request.
   const prefix = Math.random().toString(36).slice(2, 10)
   const handling = yield* FiberMap.make<string>()

@@ -14,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Pull from "effect/Pull"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Immutable from "./immutable.ts"
 
 export interface Handover<A, E> {
   /** Hands a value over; waits until it is published, unless reading ahead. */
@@ -39,12 +40,6 @@ interface State {
   readonly waiting: ReadonlySet<Deferred.Deferred<void>>
 }
 
-const without = <A>(set: ReadonlySet<A>, value: A): ReadonlySet<A> => {
-  const rest = new Set(set)
-  rest.delete(value)
-  return rest
-}
-
 export const make = Effect.fnUntraced(function*<A, E>() {
   const queue = yield* Queue.unbounded<Entry<A>, E | Cause.Done>()
   const state = yield* Ref.make<State>({ ahead: 0, waiting: new Set() })
@@ -58,7 +53,7 @@ export const make = Effect.fnUntraced(function*<A, E>() {
           wait
             ? Effect.ensuring(
               Deferred.await(published),
-              Ref.update(state, (s) => ({ ...s, waiting: without(s.waiting, published) }))
+              Ref.update(state, (s) => ({ ...s, waiting: Immutable.without(s.waiting, published) }))
             )
             : Effect.void
       )

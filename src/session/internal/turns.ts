@@ -14,6 +14,7 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Immutable from "./immutable.ts"
 import type { Message } from "./message.ts"
 
 /** Where an output message goes. */
@@ -112,19 +113,13 @@ const end = (state: State): State => ({
   queued: state.takenUp ? state.queued : state.queued.slice(1)
 })
 
-const without = <A>(set: ReadonlySet<A>, value: A): ReadonlySet<A> => {
-  const rest = new Set(set)
-  rest.delete(value)
-  return rest
-}
-
 const unqueue = (state: State, uuid: string): State => ({ ...state, queued: state.queued.filter((q) => q !== uuid) })
 
 // Where one output message goes, and the state after it.
 const observe = (state: State, message: Message): readonly [Seen, State] => {
   const uuid = acknowledged(message)
   const own = typeof uuid === "string" && state.ours.has(uuid) ? uuid : undefined
-  if (own !== undefined && isLast(message)) state = { ...state, ours: without(state.ours, own) }
+  if (own !== undefined && isLast(message)) state = { ...state, ours: Immutable.without(state.ours, own) }
   const queued = own !== undefined && state.queued.includes(own)
   if (queued && lifecycle(message) === "cancelled") {
     state = unqueue(state, own!)
@@ -190,7 +185,7 @@ export const make: Effect.Effect<Turns> = Effect.map(SubscriptionRef.make(initia
         { turn: state.running || state.queued.length > 0 ? undefined : state.started + 1, after: state.started },
         { ...state, queued: [...state.queued, uuid], ours: new Set(state.ours).add(uuid) }
       ]),
-    unsent: (uuid) => SubscriptionRef.update(ref, (state) => ({ ...unqueue(state, uuid), ours: without(state.ours, uuid) })),
+    unsent: (uuid) => SubscriptionRef.update(ref, (state) => ({ ...unqueue(state, uuid), ours: Immutable.without(state.ours, uuid) })),
     observe: (message) => SubscriptionRef.modify(ref, (state) => observe(state, message)),
     busy: Effect.map(SubscriptionRef.get(ref), (state) => state.running || state.queued.length > 0),
     current: Effect.map(SubscriptionRef.get(ref), (state) =>
