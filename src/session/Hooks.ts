@@ -115,38 +115,3 @@ export const additionalContext = (
  * @category constructors
  */
 export const proceed: HookOutput = {}
-
-/**
- * The hooks as registered: the `initialize` payload and the callbacks by id.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Registration<R = never> {
-  readonly wire: Record<string, ReadonlyArray<Record<string, unknown>>> | undefined
-  readonly callbacks: ReadonlyMap<string, HookCallback<R, any>>
-}
-
-/**
- * @since 0.1.0
- * @category constructors
- */
-export const register = <R>(hooks: Hooks<R> | undefined): Registration<R> => {
-  const callbacks = new Map<string, HookCallback<R, any>>()
-  const entries = Object.entries(hooks ?? {}) as Array<[HookEvent, ReadonlyArray<HookMatcher<R, any>>]>
-  if (entries.length === 0) return { wire: undefined, callbacks }
-  const wire = Object.fromEntries(entries.map(([event, matchers]) => [
-    event,
-    matchers.map((m) => ({
-      ...(m.matcher === undefined ? {} : { matcher: m.matcher }),
-      hookCallbackIds: m.hooks.map((hook) => {
-        const id = `hook_${callbacks.size}`
-        callbacks.set(id, hook)
-        return id
-      }),
-      ...(m.timeout === undefined ? {} : { timeout: m.timeout }),
-      ...(m.onFailure === undefined ? {} : { onFailure: m.onFailure })
-    }))
-  ]))
-  return { wire, callbacks }
-}

@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import type * as RpcMessage from "effect/rpc/RpcMessage"
 import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import * as RpcServer from "effect/rpc/RpcServer"
@@ -27,6 +28,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Callback from "./internal/callback.ts"
 import { describe } from "./internal/describe.ts"
+import * as Immutable from "./internal/immutable.ts"
 
 /**
  * A tool result as MCP shapes it.
@@ -305,7 +307,9 @@ export const connect = <R>(
 ): Effect.Effect<Connection, never, Scope.Scope | R> =>
   Effect.gen(function*() {
     const incoming = yield* Queue.unbounded<string>()
-    const waiting = new Map<string, Deferred.Deferred<Record<string, unknown>>>()
+    // The requests that wait for the server's reply, by id.
+    const waiting = yield* Ref.make<ReadonlyMap<string, Deferred.Deferred<Record<string, unknown>>>>(new Map())
+    const forget = (key: string) => Ref.modify(waiting, (all) => Immutable.take(all, key))
     const transport = RpcServer.Protocol.make(Effect.fnUntraced(function*(writeRequest) {
       const parser = serialization.makeUnsafe()
       yield* Queue.take(incoming).pipe(
@@ -322,16 +326,15 @@ export const connect = <R>(
       return {
         disconnects: yield* Queue.make<number>(),
         send: (_clientId, response) =>
-          Effect.sync(() => {
+          Effect.suspend(() => {
             const encoded = parser.encode(response)
-            if (typeof encoded !== "string") return
-            for (const reply of replies(encoded)) {
-              const key = keyOf(reply.id)
-              const deferred = waiting.get(key)
-              if (deferred === undefined) continue
-              waiting.delete(key)
-              Deferred.doneUnsafe(deferred, Exit.succeed(reply))
-            }
+            return Effect.forEach(
+              typeof encoded === "string" ? replies(encoded) : [],
+              (reply) =>
+                Effect.flatMap(forget(keyOf(reply.id)), (deferred) =>
+                  deferred === undefined ? Effect.void : Deferred.succeed(deferred, reply)),
+              { discard: true }
+            )
           }),
         end: () => Effect.void,
         clientIds: Effect.succeed(new Set([0])),
@@ -356,22 +359,22 @@ export const connect = <R>(
       const key = keyOf(message.id)
       return Effect.gen(function*() {
         const deferred = yield* Deferred.make<Record<string, unknown>>()
-        waiting.set(key, deferred)
+        yield* Ref.update(waiting, (all) => new Map(all).set(key, deferred))
         yield* Queue.offer(incoming, JSON.stringify(message))
         return yield* Deferred.await(deferred)
       }).pipe(Effect.onInterrupt(() =>
         // The handler stops with its caller (a callback deadline, the session's end).
-        Effect.suspend(() => {
-          waiting.delete(key)
-          return notify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: message.id } })
-        })
+        Effect.andThen(
+          forget(key),
+          notify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: message.id } })
+        )
       ))
     }
     // A client that calls before its handshake (the CLI always shakes hands first) gets one made for it, so
     // that the server's lifecycle holds whatever order the messages come in.
-    let initialized = false
-    const handshake = yield* Effect.cached(Effect.suspend(() =>
-      initialized ? Effect.void : request({
+    const initialized = yield* Ref.make(false)
+    const handshake = yield* Effect.cached(Effect.flatMap(Ref.get(initialized), (done) =>
+      done ? Effect.void : request({
         jsonrpc: "2.0",
         id: "effect-claude-code/initialize",
         method: "initialize",
@@ -382,10 +385,7 @@ export const connect = <R>(
       if (message.id === undefined || message.id === null || message.method === undefined) {
         return Effect.as(notify(message), { jsonrpc: "2.0", id: message.id ?? 0, result: {} })
       }
-      if (message.method === "initialize") {
-        initialized = true
-        return request(message)
-      }
+      if (message.method === "initialize") return Effect.andThen(Ref.set(initialized, true), request(message))
       return Effect.andThen(handshake, request(message))
     }
     return { name: server.name, handle }

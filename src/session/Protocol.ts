@@ -11,10 +11,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
+import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Control from "../schema/Control.ts"
 import { describe } from "./internal/describe.ts"
+import * as Immutable from "./internal/immutable.ts"
 import * as SessionError from "./SessionError.ts"
 
 /**
@@ -73,6 +76,15 @@ interface Pending {
   readonly deferred: Deferred.Deferred<unknown, SessionError.SessionError>
 }
 
+interface State {
+  /** Requests sent so far, for the next id. */
+  readonly sent: number
+  /** The error every request fails with once the transport is gone. */
+  readonly closed: SessionError.SessionError | undefined
+  /** The requests that wait for an answer, by id. */
+  readonly pending: ReadonlyMap<string, Pending>
+}
+
 /**
  * @since 0.1.0
  * @category constructors
@@ -85,48 +97,61 @@ export const make = Effect.fnUntraced(function*(options: {
   /** Told when an answer to an incoming request could not be written as it was (see `answer`). */
   readonly report?: ((error: SessionError.SessionError) => Effect.Effect<void>) | undefined
 }): Effect.fn.Return<Protocol, never, Scope.Scope> {
-  const pending = new Map<string, Pending>()
-  let counter = 0
-  let closed: SessionError.SessionError | undefined
+  const state = yield* Ref.make<State>({ sent: 0, closed: undefined, pending: new Map() })
+  // Takes a request out of those pending: whoever takes it settles it, once.
+  const take = (id: string) =>
+    Ref.modify(state, (s): readonly [Pending | undefined, State] => {
+      const [entry, pending] = Immutable.take(s.pending, id)
+      return [entry, { ...s, pending }]
+    })
   // Ids unique across sessions, so that a stray response can never match another session's request.
   const prefix = Math.random().toString(36).slice(2, 10)
   const handling = yield* FiberMap.make<string>()
   const scope = yield* Effect.scope
   const defaultTimeout = Duration.fromInputUnsafe(options.defaultTimeout ?? Duration.seconds(60))
 
+  // Registers a request, unless the transport is gone: its id, or the error it fails with.
+  const register = (subtype: string, deferred: Pending["deferred"]) =>
+    Effect.flatMap(
+      Ref.modify(state, (s): readonly [Result.Result<string, SessionError.SessionError>, State] => {
+        if (s.closed !== undefined) return [Result.fail(s.closed), s]
+        const id = `req_${s.sent + 1}_${prefix}`
+        return [Result.succeed(id), { ...s, sent: s.sent + 1, pending: new Map(s.pending).set(id, { subtype, deferred }) }]
+      }),
+      Effect.fromResult
+    )
+
   const request: Protocol["request"] = (body, opts) =>
-    Effect.suspend(() => {
-      if (closed !== undefined) return Effect.fail(closed)
-      const id = `req_${++counter}_${prefix}`
+    Effect.gen(function*() {
+      const deferred = yield* Deferred.make<unknown, SessionError.SessionError>()
+      const written = yield* Deferred.make<void>()
       const timeout = opts?.timeout === undefined ? defaultTimeout : Duration.fromInputUnsafe(opts.timeout)
-      const deferred = Deferred.makeUnsafe<unknown, SessionError.SessionError>()
-      let written = false
       // Withdraws a request the CLI has seen. In the background: stdin may be the very thing that is stuck, and
       // the caller gets its answer (timeout, interruption) without waiting for the withdrawal to go through.
-      const cancel = Effect.suspend(() =>
-        pending.delete(id) && written
-          ? Effect.asVoid(Effect.forkIn(options.write({ type: "control_cancel_request", request_id: id }), scope))
-          : Effect.void
-      )
-      pending.set(id, { subtype: body.subtype, deferred })
+      const cancel = (id: string) =>
+        Effect.flatMap(take(id), (entry) =>
+          entry !== undefined && Deferred.isDoneUnsafe(written)
+            ? Effect.asVoid(Effect.forkIn(options.write({ type: "control_cancel_request", request_id: id }), scope))
+            : Effect.void)
       // The write is under the deadline too: a CLI that stops reading stdin must not hold the caller forever.
-      return options.write({ type: "control_request", request_id: id, request: body }).pipe(
-        Effect.andThen(Effect.sync(() => (written = true))),
-        Effect.andThen(opts?.written === undefined ? Effect.void : Deferred.succeed(opts.written, undefined)),
-        Effect.andThen(Deferred.await(deferred)),
-        Effect.timeoutOrElse({
-          duration: timeout,
-          orElse: () =>
-            Effect.andThen(
-              cancel,
-              Effect.fail(SessionError.make(
-                new SessionError.ControlTimeout({ subtype: body.subtype, timeoutMillis: Duration.toMillis(timeout) })
-              ))
-            )
-        }),
-        Effect.onInterrupt(() => cancel),
-        Effect.ensuring(Effect.sync(() => pending.delete(id)))
-      )
+      const send = (id: string) =>
+        options.write({ type: "control_request", request_id: id, request: body }).pipe(
+          Effect.andThen(Deferred.succeed(written, undefined)),
+          Effect.andThen(opts?.written === undefined ? Effect.void : Deferred.succeed(opts.written, undefined)),
+          Effect.andThen(Deferred.await(deferred)),
+          Effect.timeoutOrElse({
+            duration: timeout,
+            orElse: () =>
+              Effect.andThen(
+                cancel(id),
+                Effect.fail(SessionError.make(
+                  new SessionError.ControlTimeout({ subtype: body.subtype, timeoutMillis: Duration.toMillis(timeout) })
+                ))
+              )
+          }),
+          Effect.onInterrupt(() => cancel(id))
+        )
+      return yield* Effect.acquireUseRelease(register(body.subtype, deferred), send, take)
     })
 
   const report = options.report ?? (() => Effect.void)
@@ -158,19 +183,18 @@ export const make = Effect.fnUntraced(function*(options: {
       ? reject(id, `the handler of "${subtype}" was interrupted before it answered`)
       : reject(id, describe(exit.cause))
 
-  const settle = (frame: Control.ControlResponse): Effect.Effect<void> => {
-    const entry = pending.get(frame.requestId)
-    // Responses to requests nobody waits for (timed out, cancelled) are dropped, as the protocol says.
-    if (entry === undefined) return Effect.void
-    pending.delete(frame.requestId)
-    const response = frame.response
-    return (response.subtype === "success"
-      ? Deferred.succeed(entry.deferred, response.response ?? {})
-      : Deferred.fail(
-        entry.deferred,
-        SessionError.make(new SessionError.ControlRequestFailed({ subtype: entry.subtype, error: response.error }))
-      )).pipe(Effect.asVoid)
-  }
+  const settle = (frame: Control.ControlResponse): Effect.Effect<void> =>
+    Effect.flatMap(take(frame.requestId), (entry) => {
+      // Responses to requests nobody waits for (timed out, cancelled) are dropped, as the protocol says.
+      if (entry === undefined) return Effect.void
+      const response = frame.response
+      return (response.subtype === "success"
+        ? Deferred.succeed(entry.deferred, response.response ?? {})
+        : Deferred.fail(
+          entry.deferred,
+          SessionError.make(new SessionError.ControlRequestFailed({ subtype: entry.subtype, error: response.error }))
+        )).pipe(Effect.asVoid)
+    })
 
   const receive = (frame: ControlFrame): Effect.Effect<void> => {
     switch (frame.type) {
@@ -193,12 +217,10 @@ export const make = Effect.fnUntraced(function*(options: {
   }
 
   const closeWith = (error: SessionError.SessionError) =>
-    Effect.suspend(() => {
-      closed = error
-      const all = [...pending.values()]
-      pending.clear()
-      return Effect.forEach(all, (p) => Deferred.fail(p.deferred, error), { discard: true })
-    })
+    Effect.flatMap(
+      Ref.modify(state, (s): readonly [Iterable<Pending>, State] => [s.pending.values(), { ...s, closed: error, pending: new Map() }]),
+      (all) => Effect.forEach(all, (p) => Deferred.fail(p.deferred, error), { discard: true })
+    )
 
   return { request, receive, reject, closeWith }
 })

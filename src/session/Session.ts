@@ -36,46 +36,39 @@
  * }).pipe(Effect.scoped, Effect.provide(Live.layer()))
  * ```
  */
-import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
-import * as PubSub from "effect/PubSub"
-import * as Queue from "effect/Queue"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
-import * as Process from "../Process.ts"
+import type * as QueryOptions from "../QueryOptions.ts"
 import * as SessionMirror from "../store/SessionMirror.ts"
 import * as Telemetry from "../Telemetry.ts"
-import * as QueryOptions from "../QueryOptions.ts"
-import * as DerivedOptions from "../internal/queryOptions.ts"
-import * as Hooks from "./Hooks.ts"
-import * as Incoming from "./Incoming.ts"
-import * as Initialization from "./Initialization.ts"
-import * as Handover from "./internal/handover.ts"
-import type * as Internal from "./internal/message.ts"
-import * as Hub from "./internal/hub.ts"
-import * as Idle from "./internal/idle.ts"
-import * as Interrupt from "./internal/interrupt.ts"
-import * as Args from "./internal/options.ts"
-import * as Route from "./internal/route.ts"
-import * as Turns from "./internal/turns.ts"
 import * as Controls from "./Controls.ts"
 import type * as Dialogs from "./Dialogs.ts"
+import type * as Hooks from "./Hooks.ts"
+import * as Initialization from "./Initialization.ts"
 import * as Initialize from "./Initialize.ts"
-import * as McpServer from "./McpServer.ts"
+import * as Callbacks from "./internal/callbacks.ts"
+import * as Child from "./internal/child.ts"
+import * as Idle from "./internal/idle.ts"
+import * as Interrupt from "./internal/interrupt.ts"
+import * as Known from "./internal/known.ts"
+import type * as Internal from "./internal/message.ts"
+import * as Args from "./internal/options.ts"
+import * as Output from "./internal/output.ts"
+import type * as Route from "./internal/route.ts"
+import * as Turns from "./internal/turns.ts"
+import type * as McpServer from "./McpServer.ts"
 import * as Permission from "./Permission.ts"
-import * as Protocol from "./Protocol.ts"
-import * as SessionError from "./SessionError.ts"
-import * as UserContent from "./UserContent.ts"
-import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
-import * as TempDirs from "../internal/tempDirs.ts"
-import { isDecodeError } from "../stream/DecodeError.ts"
+import type * as Protocol from "./Protocol.ts"
+import type * as SessionError from "./SessionError.ts"
+import type * as UserContent from "./UserContent.ts"
 
 /**
  * A message of the session's output: any stream-json message but the control frames, which the session
@@ -256,10 +249,8 @@ export const make = <O extends Options<any>>(options?: O): Effect.Effect<
     (context) => start(options ?? {}, context as Context.Context<unknown>)
   )
 
-const encoder = new TextEncoder()
-
-type Item = Route.Item
-
+// The session, step by step: the CLI's arguments, the process, its watchdog and callbacks, the output, the
+// handshake; then the operations over them.
 const start = Effect.fnUntraced(function*(
   options: Options<unknown>,
   context: Context.Context<unknown>
@@ -268,287 +259,74 @@ const start = Effect.fnUntraced(function*(
   CliError.ClaudeCliError | SessionError.SessionError,
   Scope.Scope | ChildProcessSpawner.ChildProcessSpawner
 > {
-  const args = yield* Args.toArgs(options)
-  // As the SDK warns at `query`: a callback the CLI will not call for some tools.
-  const shadowing = Permission.shadowed(options)
-  if (shadowing !== undefined) yield* Effect.logWarning(shadowing.message).pipe(Effect.annotateLogs({ code: shadowing.code }))
-  const given = SessionMirror.target(options)
-  // Before the CLI starts: the session to resume, from the store.
-  const mirrorTarget = given === undefined ? undefined : yield* Effect.mapError(SessionMirror.restore(given, options.resume), CliError.make)
-  const showReplays = Args.asksForReplays(options)
-  const executable = options.executable ?? Process.defaultExecutable
-  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
-  const killGracePeriod = options.killGracePeriod ?? Duration.seconds(3)
-  const bufferSize = options.bufferSize ?? 64
-  const stdin = yield* Queue.bounded<Uint8Array, Cause.Done>(bufferSize)
-  // Added before the spawn, so run after the CLI and its descendants are gone (they could write it again).
-  const temp = TempDirs.track(DerivedOptions.environment(options), options.envMode !== "replace")
-  yield* Effect.addFinalizer(() => temp.remove)
-  const cli = yield* Process.spawn(spawner, {
-    executable,
-    args: [...(options.executableArgs ?? []), ...args],
-    cwd: options.cwd,
-    env: DerivedOptions.environment(options),
-    envMode: options.envMode,
-    onStderr: options.stderr,
-    stdin: { stream: Stream.fromQueue(stdin), endOnDone: true },
-    killGracePeriod
-  })
-  const { handle } = cli
-  const terminate = handle.kill({ killSignal: "SIGTERM", forceKillAfter: killGracePeriod }).pipe(Effect.ignore)
-  let exitStatus: Process.ExitStatus | undefined
-  const closedError = (operation: string) =>
-    SessionError.make(new SessionError.SessionClosed({
-      operation,
-      stderrTail: cli.stderrTail(),
-      ...(exitStatus === undefined ? {} : { exitCode: exitStatus.exitCode, ...(exitStatus.signal === null ? {} : { signal: exitStatus.signal }) })
-    }))
-  // Done once the session is closed: a write still waiting for room in stdin then fails instead of waiting on.
-  const closed = yield* Deferred.make<void>()
-
-  const write = (frame: Record<string, unknown>) =>
-    Effect.try({
-      try: () => encoder.encode(JSON.stringify(frame) + "\n"),
-      catch: (error) =>
-        SessionError.make(
-          new SessionError.Unserializable({
-            operation: `write a ${String(frame.type)} frame`,
-            detail: error instanceof Error ? error.message : String(error)
-          })
-        )
-    }).pipe(
-      Effect.flatMap((bytes) => Effect.raceFirst(Queue.offer(stdin, bytes), Effect.as(Deferred.await(closed), false))),
-      Effect.flatMap((ok) => ok ? Effect.void : Effect.fail(closedError(`write a ${String(frame.type)} frame`)))
-    )
-
-  const turns = Turns.make()
-  // Set when the session ends the CLI by force, so that the output fails with why.
-  let forced: StreamError | undefined
-  // Set once `close` starts.
-  let closing = false
-  const forceEnd = <E extends StreamError>(error: E): Effect.Effect<never, E> =>
-    Effect.suspend(() => {
-      forced ??= error
-      return Effect.andThen(terminate, Effect.fail(error))
-    })
-
-  let lastLine = 0
-  const idle = Idle.make({
+  const { args, mirror } = yield* prepare(options)
+  const child = yield* Child.spawn(options, args)
+  const turns = yield* Turns.make
+  const idle = yield* Idle.make({
     timeout: options.idleTimeout,
     busy: turns.busy,
-    onIdle: (timeout) => forceEnd(Process.idleTimeoutError(timeout, lastLine, cli.stderrTail())).pipe(Effect.ignore)
+    onIdle: (timeout) => Effect.ignore(Effect.flatMap(child.idleError(timeout), child.forceEnd))
   })
   yield* Effect.forkScoped(idle.run)
-
-  // What the session recovered from without ending; the last ones are replayed to a late reader.
-  const errors = yield* PubSub.sliding<SessionError.SessionError>({ capacity: errorsKept, replay: errorsKept })
-  const report = (error: SessionError.SessionError) => Effect.asVoid(PubSub.publish(errors, SessionError.redact(error, cli.redact)))
-  const hooks = Hooks.register(options.hooks)
-  const mcpServers = yield* Effect.forEach(
-    options.mcpServers ?? [],
-    (server) =>
-      Effect.provideContext(
-        McpServer.connect(server, (invalid) =>
-          report(SessionError.make(
-            new SessionError.CallbackFailed({ callback: `the MCP server "${server.name}"`, detail: invalid.message })
-          ))),
-        context
-      )
-  )
-  const answer = Incoming.handler({
-    canUseTool: options.canUseTool,
-    hooks,
-    mcpServers,
-    timeout: options.callbackTimeout,
-    dialogs: options
-  }, context, report)
-  const protocol = yield* Protocol.make({
-    write,
-    // While a callback runs the CLI waits for us: that silence is not idleness.
-    handler: (request) => idle.holding(answer(request)),
-    defaultTimeout: options.controlTimeout,
-    report
-  })
-
-  const output = yield* Hub.make<Item, StreamError>(bufferSize)
-  const handover = yield* Handover.make<Item, StreamError>()
-  // Errors leave the session redacted of the secrets of its environment and options: the CLI's text may
-  // quote them.
-  const redact = <E extends StreamError>(error: E): E =>
-    (CliError.isClaudeCliError(error) ? CliErrorRedaction.redact(error, cli.redact) : SessionError.redact(error, cli.redact)) as E
-  // The answer comes through the output: read it ahead of slow readers, which may be the caller itself.
-  const request: Protocol.Protocol["request"] = (body, opts) =>
-    handover.readingAhead(Effect.mapError(protocol.request(body, opts), redact))
-  const sessionIdKnown = yield* Deferred.make<string, SessionError.SessionError>()
-  let sessionId = ""
-  // Nothing until the CLI answers `initialize`.
-  let initialization: Initialization.Initialization = { commands: [], agents: [], models: [], available_output_styles: [] }
-
-  // Fails what waits on the CLI, and anything later, once the session ends, whatever ends it (the output,
-  // `close`, the scope): callers in fibers the scope does not own must not wait for what will never come.
-  let isShut = false
-  const shut = Effect.suspend(() => {
-    if (isShut) return Effect.void
-    isShut = true
-    turns.close()
-    return Effect.all([
-      Deferred.succeed(closed, undefined),
-      protocol.closeWith(closedError("complete a control request")),
-      Queue.end(stdin),
-      Deferred.fail(sessionIdKnown, closedError("learn the session id"))
-    ], { discard: true })
-  })
-
-  // The `sessionStore` option: frames go to the store, not to readers; a failed append is a message of the
-  // turn that was last seen, queued without waiting for a reader (that turn may have no reader left).
-  let lastTurn = 0
-  const mirroring = mirrorTarget === undefined ? undefined : yield* SessionMirror.start(mirrorTarget, (error) =>
-    handover.readingAhead(handover.offer({
-      turn: lastTurn,
-      replayOf: undefined,
-      takes: undefined,
-      acknowledgement: false,
-      ends: false,
-      message: error,
-      visible: true
-    })))
-
-  const route = Route.make({
+  const { errors, hooks, protocol } = yield* Callbacks.start(options, context, child, idle)
+  const known = yield* Known.make
+  const shut = shutting(child, protocol, turns, known)
+  const close = Effect.andThen(child.stop, shut)
+  const output = yield* Output.start({
+    child,
     protocol,
     turns,
-    showReplays,
-    redact: cli.redact,
-    onMessage: (message) => {
-      if (message._tag === "SystemCommandsChanged") {
-        initialization = { ...initialization, commands: message.commands }
-        return
-      }
-      if (message._tag !== "SystemInit") return
-      sessionId = message.session_id
-      Deferred.doneUnsafe(sessionIdKnown, Exit.succeed(sessionId))
-    },
-    publish: (item) => {
-      lastTurn = item.turn
-      const frame = mirroring === undefined ? undefined : SessionMirror.frameOf(item.message)
-      return frame === undefined ? handover.offer(item) : mirroring!.offer(frame)
-    }
+    idle,
+    bufferSize: options.bufferSize ?? 64,
+    maxLineBytes: options.maxLineBytes,
+    showReplays: Args.asksForReplays(options),
+    mirror,
+    observe: known.observe,
+    shut,
+    close
   })
+  // The answer comes through the output: read it ahead of slow readers, which may be the caller itself.
+  const request: Protocol.Protocol["request"] = (body, opts) =>
+    output.readingAhead(Effect.mapError(protocol.request(body, opts), child.redact))
 
-  yield* Effect.forkScoped(Effect.gen(function*() {
-    const read = yield* Process.output(cli, { executable, maxLineBytes: options.maxLineBytes }).pipe(
-      idle.reading,
-      Stream.runForEach((line) => {
-        lastLine = line.line
-        if (!isDecodeError(line)) temp.see(line)
-        return route(line)
-      }),
-      Effect.exit
-    )
-    // Output that cannot be read (a bad line) leaves nothing to drive the CLI with.
-    if (Exit.isFailure(read) && forced === undefined) yield* terminate
-    exitStatus = yield* cli.exitStatus
-    if (mirroring !== undefined) yield* mirroring.end
-    yield* shut
-    // The output ends once the last frames are stored or reported: their mirror_errors are messages too.
-    if (mirroring !== undefined) yield* mirroring.done
-    // A CLI that `close` ended (or that failed once closing began) was closed by this side, not failing.
-    const ended = forced !== undefined
-      ? Exit.fail(forced)
-      : closing && Exit.isFailure(read)
-      ? Exit.fail(closedError("read more output"))
-      : read
-    yield* handover.end(Exit.mapError(ended, redact))
-  }))
-  yield* Effect.forkScoped(Effect.flatMap(Effect.exit(handover.drain(output.publish)), output.end))
-  // Added last, so it runs first when the scope closes: readers end with what they have buffered, then
-  // SessionClosed, and every call fails with it.
-  yield* Effect.addFinalizer(() => Effect.andThen(shut, output.end(Exit.fail(closedError("read more output")))))
-
-  const initialize = Effect.flatMap(
-    request(Initialize.request(options, { hooks: hooks.wire, sdkMcpServers: options.mcpServers?.map((s) => s.name) })),
-    (raw) =>
-      Effect.map(
-        Effect.mapError(Initialization.decode(raw), redact),
-        (decoded) => [raw as Readonly<Record<string, unknown>>, (initialization = decoded)] as const
+  const initialize = request(
+    Initialize.request(options, { hooks: hooks.wire, sdkMcpServers: options.mcpServers?.map((s) => s.name) })
+  ).pipe(
+    Effect.flatMap((raw) =>
+      Effect.mapError(Initialization.decode(raw), child.redact).pipe(
+        Effect.tap(known.initialized),
+        Effect.map((decoded) => [raw as Readonly<Record<string, unknown>>, decoded] as const)
       )
+    )
   )
   const [rawInitialization] = yield* initialize
   const controls = Controls.make(request)
-  const current = (update: Partial<Initialization.Initialization>) =>
-    Effect.sync(() => (initialization = { ...initialization, ...update }))
-
-  // One writer at a time, so that the turn tracking sees messages in the order the CLI reads them.
-  const sendLock = yield* Semaphore.make(1)
-  const sendTracked = (content: UserContent.UserContent) =>
-    sendLock.withPermits(1)(Effect.suspend(() => {
-      const uuid = crypto.randomUUID()
-      const sent = turns.sent(uuid)
-      idle.changed()
-      const frame = userFrame(content, sessionId, uuid)
-      return write(options.verbatimPrompts === true ? { ...frame, client_composed: true } : frame).pipe(
-        Effect.tapError(() => Effect.sync(() => turns.unsent(uuid))),
-        Effect.as({ uuid, sent })
-      )
-    }))
-
-  const visible = (items: Stream.Stream<Item, StreamError>) =>
-    items.pipe(Stream.filter((item) => item.visible), Stream.map((item) => item.message))
+  const { send, turn } = yield* sending(options, { child, turns, idle, known, output })
+  const interrupt = (cancelQueued: boolean) =>
+    Interrupt.make({
+      cancelQueued,
+      turns,
+      request,
+      readingAhead: output.readingAhead,
+      timeout: Duration.fromInputUnsafe(options.interruptTimeout ?? Duration.seconds(10)),
+      forceEnd: child.forceEnd,
+      closed: child.closedError
+    })
   const subscribe = Effect.map(output.subscribe, visible)
-
-  const turnLock = yield* Semaphore.make(1)
-  const turn = (content: UserContent.UserContent) =>
-    Telemetry.observeTurn(turnStream(content), options)
-  const turnStream = (content: UserContent.UserContent) =>
-    Stream.unwrap(Effect.gen(function*() {
-      yield* turnLock.takeScoped(1)
-      const items = yield* output.subscribe
-      const { sent, uuid } = yield* sendTracked(content)
-      let ended = false
-      return items.pipe(
-        Turns.select(sent, uuid),
-        Stream.tap((item) => Effect.sync(() => (ended ||= item.ends || item.withdrawn === uuid))),
-        visible,
-        Stream.concat(Stream.suspend(() => ended ? Stream.empty : Stream.fail(closedError("finish the turn"))))
-      )
-    }))
-
-  const interrupt = (cancelQueued: boolean) => Interrupt.make({
-    cancelQueued,
-    turns,
-    request,
-    readingAhead: handover.readingAhead,
-    timeout: Duration.fromInputUnsafe(options.interruptTimeout ?? Duration.seconds(10)),
-    forceEnd,
-    closed: closedError
-  })
-
-  const close = Effect.gen(function*() {
-    closing = true
-    yield* Queue.end(stdin)
-    const status = yield* cli.exitStatus.pipe(
-      Effect.timeoutOrElse({ duration: killGracePeriod, orElse: () => Effect.andThen(terminate, cli.exitStatus) })
-    )
-    exitStatus = status
-    // The CLI is gone: what waits on it fails now, even while readers still read what it wrote.
-    yield* shut
-  })
-
-  // Runs before the session's other finalizers: the CLI ends, its last frames are stored or reported.
-  if (mirroring !== undefined) yield* Effect.addFinalizer(() => Effect.andThen(close, mirroring.finish))
 
   return {
     ...controls,
     reloadPlugins: (options) =>
-      Effect.tap(controls.reloadPlugins(options), (r) => current({ commands: r.commands, agents: r.agents })),
-    reloadOutputStyles: Effect.tap(controls.reloadOutputStyles, (styles) => current({ available_output_styles: styles })),
-    pid: handle.pid,
+      Effect.tap(controls.reloadPlugins(options), (r) => known.update({ commands: r.commands, agents: r.agents })),
+    reloadOutputStyles: Effect.tap(controls.reloadOutputStyles, (styles) => known.update({ available_output_styles: styles })),
+    pid: child.cli.handle.pid,
     get initialization() {
-      return initialization
+      return known.initialization()
     },
     rawInitialization,
     reinitialize: Effect.map(initialize, ([, decoded]) => decoded),
-    sessionId: Deferred.await(sessionIdKnown),
-    send: (content) => Effect.map(sendTracked(content), (sent) => sent.uuid),
+    sessionId: known.awaitSessionId,
+    send: (content) => Effect.map(send(content), (sent) => sent.uuid),
     messages: Stream.unwrap(subscribe),
     subscribe,
     turn,
@@ -557,10 +335,81 @@ const start = Effect.fnUntraced(function*(
     setPermissionMode: controls.setPermissionMode,
     setModel: (model) => Effect.asVoid(request({ subtype: "set_model", model: model ?? "default" })),
     request,
-    errors: Stream.fromPubSub(errors).pipe(Stream.interruptWhen(Deferred.await(closed))),
+    errors: Stream.fromPubSub(errors).pipe(Stream.interruptWhen(Deferred.await(child.closed))),
     close
   }
 })
 
-// How many recovered errors `errors` replays to a reader that comes late.
-const errorsKept = 64
+// Before the CLI starts: its arguments (the options are checked), and the session to resume from the store.
+const prepare = Effect.fnUntraced(function*(options: Options<unknown>) {
+  const args = yield* Args.toArgs(options)
+  // As the SDK warns at `query`: a callback the CLI will not call for some tools.
+  const shadowing = Permission.shadowed(options)
+  if (shadowing !== undefined) yield* Effect.logWarning(shadowing.message).pipe(Effect.annotateLogs({ code: shadowing.code }))
+  const given = SessionMirror.target(options)
+  const mirror = given === undefined ? undefined : yield* Effect.mapError(SessionMirror.restore(given, options.resume), CliError.make)
+  return { args, mirror }
+})
+
+// Fails what waits on the CLI, and anything later, once the session ends, whatever ends it (the output,
+// `close`, the scope): callers in fibers the scope does not own must not wait for what will never come. The
+// first call does it (it completes `closed`); later ones find it done.
+const shutting = (child: Child.Child, protocol: Protocol.Protocol, turns: Turns.Turns, known: Known.Known) =>
+  Effect.flatMap(Deferred.succeed(child.closed, undefined), (first) =>
+    first
+      ? Effect.gen(function*() {
+        yield* turns.close
+        yield* protocol.closeWith(yield* child.closedError("complete a control request"))
+        yield* child.endInput
+        yield* known.fail(yield* child.closedError("learn the session id"))
+      })
+      : Effect.void)
+
+const visible = (items: Stream.Stream<Route.Item, StreamError>) =>
+  items.pipe(Stream.filter((item) => item.visible), Stream.map((item) => item.message))
+
+// Writing user messages: `send`, and `turn`, which sends and streams the turn the message goes to.
+const sending = Effect.fnUntraced(function*(options: Options<unknown>, session: {
+  readonly child: Child.Child
+  readonly turns: Turns.Turns
+  readonly idle: Idle.Watchdog
+  readonly known: Known.Known
+  readonly output: Output.Output
+}) {
+  const { child, known, output, turns } = session
+  // One writer at a time, so that the turn tracking sees messages in the order the CLI reads them.
+  const sendLock = yield* Semaphore.make(1)
+  const send = (content: UserContent.UserContent) =>
+    sendLock.withPermits(1)(Effect.gen(function*() {
+      const uuid = crypto.randomUUID()
+      const sent = yield* turns.sent(uuid)
+      yield* session.idle.changed
+      const frame = userFrame(content, yield* known.sessionId, uuid)
+      yield* child.write(options.verbatimPrompts === true ? { ...frame, client_composed: true } : frame).pipe(
+        Effect.tapError(() => turns.unsent(uuid))
+      )
+      return { uuid, sent }
+    }))
+
+  const turnLock = yield* Semaphore.make(1)
+  const turnStream = (content: UserContent.UserContent) =>
+    Stream.unwrap(Effect.gen(function*() {
+      yield* turnLock.takeScoped(1)
+      const items = yield* output.subscribe
+      const { sent, uuid } = yield* send(content)
+      const ended = yield* Ref.make(false)
+      // Output that ends before the turn does cut it short.
+      const cutShort = Effect.flatMap(Ref.get(ended), (done) =>
+        done ? Effect.void : Effect.flatMap(child.closedError("finish the turn"), Effect.fail))
+      return items.pipe(
+        Turns.select(sent, uuid),
+        Stream.tap((item) => item.ends || item.withdrawn === uuid ? Ref.set(ended, true) : Effect.void),
+        visible,
+        Stream.concat(Stream.fromEffectDrain(cutShort))
+      )
+    }))
+  return {
+    send,
+    turn: (content: UserContent.UserContent) => Telemetry.observeTurn(turnStream(content), options)
+  }
+})

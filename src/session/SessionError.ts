@@ -3,9 +3,7 @@
  *
  * @since 0.1.0
  */
-import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
-import * as Redaction from "../internal/redaction.ts"
 
 /**
  * The CLI answered a control request with an error.
@@ -183,55 +181,3 @@ export class SessionError extends Schema.TaggedError<SessionError>()("SessionErr
  * @category constructors
  */
 export const make = (reason: Reason): SessionError => new SessionError({ reason })
-
-// The reason itself when redaction changes nothing.
-const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
-  switch (reason._tag) {
-    case "ControlRequestFailed": {
-      const error = redact(reason.error)
-      return error === reason.error ? reason : new ControlRequestFailed({ subtype: reason.subtype, error })
-    }
-    case "InvalidResponse": {
-      const detail = redact(reason.detail)
-      return detail === reason.detail ? reason : new InvalidResponse({ subtype: reason.subtype, detail })
-    }
-    case "SessionClosed": {
-      const stderrTail = reason.stderrTail === undefined ? undefined : Redaction.redactTail(reason.stderrTail, redact)
-      return stderrTail === reason.stderrTail ? reason : new SessionClosed({ ...reason, stderrTail })
-    }
-    case "CallbackFailed": {
-      const detail = redact(reason.detail)
-      return detail === reason.detail ? reason : new CallbackFailed({ callback: reason.callback, detail })
-    }
-    case "ControlTimeout":
-    case "InterruptTimeout":
-    case "InvalidOptions":
-    case "Unserializable":
-      return reason
-  }
-}
-
-/**
- * The error with the secrets `redact` knows removed from the text the CLI wrote into it: the error it
- * answered a control request with, what does not fit in its answer, its stderr tail. A session applies it
- * to every error it gives, with the secrets of its environment and options.
- *
- * @since 0.1.0
- * @category redaction
- * @example
- * ```ts
- * import { Redaction } from "effect-claude-code"
- * import { SessionError } from "effect-claude-code/session"
- *
- * const error = SessionError.make(new SessionError.ControlRequestFailed({ subtype: "set_model", error: "bad key hunter2-x" }))
- * SessionError.redact(error, Redaction.redactor(["hunter2-x"])).message
- * // 'The CLI refused the "set_model" control request: bad key <redacted>'
- * ```
- */
-export const redact: {
-  (redact: Redaction.Redact): (self: SessionError) => SessionError
-  (self: SessionError, redact: Redaction.Redact): SessionError
-} = dual(2, (self: SessionError, redact: Redaction.Redact): SessionError => {
-  const reason = redactReason(self.reason, redact)
-  return reason === self.reason ? self : make(reason)
-})

@@ -8,11 +8,13 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Pull from "effect/Pull"
 import * as Queue from "effect/Queue"
-import * as Signal from "./signal.ts"
+import * as Ref from "effect/Ref"
+import * as Immutable from "./immutable.ts"
 
 export interface Handover<A, E> {
   /** Hands a value over; waits until it is published, unless reading ahead. */
@@ -25,35 +27,53 @@ export interface Handover<A, E> {
   readonly drain: (publish: (value: A) => Effect.Effect<void>) => Effect.Effect<void, E>
 }
 
-export const make = <A, E>(): Effect.Effect<Handover<A, E>> =>
-  Effect.map(Queue.unbounded<A, E | Cause.Done>(), (queue) => {
-    let offered = 0
-    let published = 0
-    let ahead = 0
-    const signal = Signal.make()
-    const track = (delta: number) =>
-      Effect.sync(() => {
-        ahead += delta
-        signal.notify()
-      })
-    const loop = (publish: (value: A) => Effect.Effect<void>): Effect.Effect<void, E | Cause.Done> =>
-      Queue.take(queue).pipe(
-        Effect.flatMap(publish),
-        Effect.andThen(Effect.sync(() => {
-          published++
-          signal.notify()
-        })),
-        Effect.andThen(Effect.suspend(() => loop(publish)))
+// A value and what its offer waits for.
+interface Entry<A> {
+  readonly value: A
+  readonly published: Deferred.Deferred<void>
+}
+
+interface State {
+  /** How many read ahead now. */
+  readonly ahead: number
+  /** What the offers that wait wait for: done when their value is published, or when reading ahead begins. */
+  readonly waiting: ReadonlySet<Deferred.Deferred<void>>
+}
+
+export const make = Effect.fnUntraced(function*<A, E>() {
+  const queue = yield* Queue.unbounded<Entry<A>, E | Cause.Done>()
+  const state = yield* Ref.make<State>({ ahead: 0, waiting: new Set() })
+  const offer = (value: A) =>
+    Effect.suspend(() => {
+      const published = Deferred.makeUnsafe<void>()
+      Queue.offerUnsafe(queue, { value, published })
+      return Effect.flatMap(
+        Ref.modify(state, (s) => s.ahead > 0 ? [false, s] : [true, { ...s, waiting: new Set(s.waiting).add(published) }]),
+        (wait) =>
+          wait
+            ? Effect.ensuring(
+              Deferred.await(published),
+              Ref.update(state, (s) => ({ ...s, waiting: Immutable.without(s.waiting, published) }))
+            )
+            : Effect.void
       )
-    return {
-      offer: (value) =>
-        Effect.suspend(() => {
-          const n = ++offered
-          Queue.offerUnsafe(queue, value)
-          return signal.until(() => published >= n || ahead > 0)
-        }),
-      end: (exit) => Effect.asVoid(Exit.isSuccess(exit) ? Queue.end(queue) : Queue.failCause(queue, exit.cause)),
-      readingAhead: (effect) => Effect.acquireUseRelease(track(1), () => effect, () => track(-1)),
-      drain: (publish) => Pull.catchDone(loop(publish), () => Effect.void)
-    }
-  })
+    })
+  // Reading ahead begins: no offer waits any more, those that wait now included.
+  const begin = Effect.flatMap(
+    Ref.modify(state, (s) => [s.waiting, { ahead: s.ahead + 1, waiting: new Set<Deferred.Deferred<void>>() }]),
+    (waiting) => Effect.forEach(waiting, (deferred) => Deferred.succeed(deferred, undefined), { discard: true })
+  )
+  const loop = (publish: (value: A) => Effect.Effect<void>): Effect.Effect<void, E | Cause.Done> =>
+    Queue.take(queue).pipe(
+      Effect.flatMap((entry) => Effect.andThen(publish(entry.value), Deferred.succeed(entry.published, undefined))),
+      Effect.andThen(Effect.suspend(() => loop(publish)))
+    )
+  const handover: Handover<A, E> = {
+    offer,
+    end: (exit) => Effect.asVoid(Exit.isSuccess(exit) ? Queue.end(queue) : Queue.failCause(queue, exit.cause)),
+    readingAhead: (effect) =>
+      Effect.acquireUseRelease(begin, () => effect, () => Ref.update(state, (s) => ({ ...s, ahead: s.ahead - 1 }))),
+    drain: (publish) => Pull.catchDone(loop(publish), () => Effect.void)
+  }
+  return handover
+})

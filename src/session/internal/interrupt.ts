@@ -23,11 +23,10 @@ export const make = (options: {
   readonly timeout: Duration.Duration
   /** Ends the CLI by force, failing with the error. */
   readonly forceEnd: (error: SessionError.SessionError) => Effect.Effect<never, SessionError.SessionError>
-  readonly closed: (operation: string) => SessionError.SessionError
+  readonly closed: (operation: string) => Effect.Effect<SessionError.SessionError>
 }): Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError> =>
-  Effect.suspend(() => {
+  Effect.flatMap(options.turns.current, (target) => {
     const { turns } = options
-    const target = turns.current()
     const body = options.cancelQueued ? { subtype: "interrupt", cancel_queued: true } : { subtype: "interrupt" }
     // A CLI without `interrupt_receipt_v1` answers `{}`: no receipt.
     const receipt = (timeout?: Duration.Duration) =>
@@ -53,7 +52,7 @@ export const make = (options: {
       Effect.flatMap(again),
       Effect.flatMap((answer) =>
         Effect.flatMap(turns.awaitEnd(target.turn), (ended) =>
-          ended ? Effect.succeed(answer) : Effect.fail(options.closed("finish the interrupted turn")))
+          ended ? Effect.succeed(answer) : Effect.flatMap(options.closed("finish the interrupted turn"), Effect.fail))
       ),
       Effect.timeoutOrElse({
         duration: options.timeout,

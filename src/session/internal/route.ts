@@ -45,7 +45,7 @@ export const make = (options: {
   readonly showReplays: boolean
   readonly redact: Redaction.Redact
   /** Called with every message before it is tracked (`system/init` carries the session id). */
-  readonly onMessage: (message: Message) => void
+  readonly onMessage: (message: Message) => Effect.Effect<void>
   readonly publish: (item: Item) => Effect.Effect<void>
 }) =>
 (line: Ndjson.Line | Decode.DecodeError): Effect.Effect<void, CliError.ClaudeCliError> => {
@@ -56,10 +56,13 @@ export const make = (options: {
   }
   if (Protocol.isControlFrame(message)) return options.protocol.receive(message)
   if (message._tag === "KeepAlive") return Effect.void
-  options.onMessage(message)
-  // Tracked as the line is read, before any reader sees it: a turn's end is known even while readers lag.
-  const seen = options.turns.observe(message)
-  // Acknowledgements of our own messages are the session's, unless the caller asked for the replays.
-  const visible = !seen.acknowledgement || (seen.replayOf !== undefined && options.showReplays)
-  return options.publish({ ...seen, message, visible })
+  return options.onMessage(message).pipe(
+    // Tracked as the line is read, before any reader sees it: a turn's end is known even while readers lag.
+    Effect.andThen(options.turns.observe(message)),
+    Effect.flatMap((seen) => {
+      // Acknowledgements of our own messages are the session's, unless the caller asked for the replays.
+      const visible = !seen.acknowledgement || (seen.replayOf !== undefined && options.showReplays)
+      return options.publish({ ...seen, message, visible })
+    })
+  )
 }

@@ -11,10 +11,10 @@
  *
  * @internal
  */
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Immutable from "./immutable.ts"
 import type { Message } from "./message.ts"
 
 /** Where an output message goes. */
@@ -62,15 +62,15 @@ const isLast = (message: Message) => lifecycle(message) === "completed" || lifec
 
 export interface Turns {
   /** Records a user message about to be written. */
-  readonly sent: (uuid: string) => Sent
+  readonly sent: (uuid: string) => Effect.Effect<Sent>
   /** Forgets a message whose write failed. */
-  readonly unsent: (uuid: string) => void
+  readonly unsent: (uuid: string) => Effect.Effect<void>
   /** Feeds one output message, in order. */
-  readonly observe: (message: Message) => Seen
+  readonly observe: (message: Message) => Effect.Effect<Seen>
   /** Whether the CLI owes output: a turn runs, or a sent message is not taken up yet. */
-  readonly busy: () => boolean
+  readonly busy: Effect.Effect<boolean>
   /** The turn an interrupt now ends: the running one, else the one a queued message will start. */
-  readonly current: () => Current | undefined
+  readonly current: Effect.Effect<Current | undefined>
   /** Completes when the turn has taken up a message (true) or has ended, or the output has (false). */
   readonly awaitTakenUp: (turn: number) => Effect.Effect<boolean>
   /**
@@ -79,143 +79,126 @@ export interface Turns {
    */
   readonly awaitEnd: (turn: number) => Effect.Effect<boolean>
   /** The output ended: every turn is over. */
-  readonly close: () => void
+  readonly close: Effect.Effect<void>
 }
 
-// Deferreds by turn, completed all at once.
-const waiters = <A>() => {
-  const all = new Map<number, Deferred.Deferred<A>>()
-  return {
-    await: (turn: number) => {
-      let deferred = all.get(turn)
-      if (deferred === undefined) all.set(turn, deferred = Deferred.makeUnsafe<A>())
-      return Deferred.await(deferred)
-    },
-    complete: (turn: number, value: A) => {
-      const deferred = all.get(turn)
-      all.delete(turn)
-      if (deferred !== undefined) Deferred.doneUnsafe(deferred, Exit.succeed(value))
-    },
-    completeAll: (value: A) => {
-      for (const deferred of all.values()) Deferred.doneUnsafe(deferred, Exit.succeed(value))
-      all.clear()
+interface State {
+  /** The number of turns started. */
+  readonly started: number
+  /** Whether the last one started runs still. */
+  readonly running: boolean
+  /** Whether the CLI has taken up a message of the running turn. */
+  readonly takenUp: boolean
+  readonly closed: boolean
+  /** Our messages sent and not yet taken up, oldest first. */
+  readonly queued: ReadonlyArray<string>
+  /** Our messages the CLI may still write about. */
+  readonly ours: ReadonlySet<string>
+}
+
+const initial: State = { started: 0, running: false, takenUp: false, closed: false, queued: [], ours: new Set() }
+
+const finished = (state: State, turn: number) => turn < state.started || (turn === state.started && !state.running)
+
+// The next turn will not start: nothing runs and nothing waits for it.
+const abandoned = (state: State, turn: number) =>
+  turn === state.started + 1 && !state.running && state.queued.length === 0
+
+const start = (state: State): State => ({ ...state, started: state.started + 1, running: true, takenUp: false })
+
+// A CLI that tells nothing: the turn took up the oldest message.
+const end = (state: State): State => ({
+  ...state,
+  running: false,
+  queued: state.takenUp ? state.queued : state.queued.slice(1)
+})
+
+const unqueue = (state: State, uuid: string): State => ({ ...state, queued: state.queued.filter((q) => q !== uuid) })
+
+// Where one output message goes, and the state after it.
+const observe = (state: State, message: Message): readonly [Seen, State] => {
+  const uuid = acknowledged(message)
+  const own = typeof uuid === "string" && state.ours.has(uuid) ? uuid : undefined
+  if (own !== undefined && isLast(message)) state = { ...state, ours: Immutable.without(state.ours, own) }
+  const queued = own !== undefined && state.queued.includes(own)
+  if (queued && lifecycle(message) === "cancelled") {
+    state = unqueue(state, own!)
+    const seen: Seen = {
+      turn: state.running ? state.started : state.started + 1,
+      replayOf: undefined,
+      takes: undefined,
+      acknowledgement: true,
+      ends: false,
+      withdrawn: own
     }
+    return [seen, state]
   }
+  const replayOf = message._tag === "UserMessageReplay" ? own : undefined
+  const taking = replayOf ?? (lifecycle(message) === "started" ? own : undefined)
+  const seen = (state: State, turn: number, takes?: string): readonly [Seen, State] => [{
+    turn,
+    replayOf,
+    takes,
+    acknowledgement: own !== undefined,
+    ends: message.type === "result"
+  }, state]
+  if (taking !== undefined && state.queued.includes(taking)) {
+    state = unqueue(state, taking)
+    state = { ...(state.running ? state : start(state)), takenUp: true }
+    return seen(state, state.started, taking)
+  }
+  if (message.type === "result") {
+    // A result with no turn seen starting (a CLI that wrote nothing else) is a turn of its own.
+    state = end(state.running ? state : start(state))
+    return seen(state, state.started)
+  }
+  // The CLI may write about a message (`system/init`, its `queued` event) before taking it up: any output
+  // while a message waits starts its turn.
+  if (!state.running && state.queued.length > 0) state = start(state)
+  return seen(state, state.running ? state.started : state.started + 1)
 }
 
-export const make = (): Turns => {
-  let started = 0
-  let running = false
-  let takenUp = false
-  let closed = false
-  const queued: Array<string> = []
-  // Our messages the CLI may still write about.
-  const ours = new Set<string>()
-  const ends = waiters<boolean>()
-  const takings = waiters<boolean>()
+// What a wait on a turn's taking-up learns from a state: `undefined` while it cannot tell yet.
+const takenUpVerdict = (turn: number) => (state: State): boolean | undefined =>
+  state.closed || finished(state, turn) || abandoned(state, turn)
+    ? false
+    : turn === state.started && state.takenUp
+    ? true
+    : undefined
 
-  const finished = (turn: number) => turn < started || (turn === started && !running)
-  // The next turn will not start: nothing runs and nothing waits for it.
-  const abandoned = (turn: number) => turn === started + 1 && !running && queued.length === 0
-  const start = () => {
-    started++
-    running = true
-    takenUp = false
-  }
-  const end = () => {
-    running = false
-    // A CLI that tells nothing: the turn took up the oldest message.
-    if (!takenUp) queued.shift()
-    takings.complete(started, false)
-    ends.complete(started, true)
-  }
-  const remove = (uuid: string) => {
-    const at = queued.indexOf(uuid)
-    if (at >= 0) queued.splice(at, 1)
-    return at >= 0
-  }
+const endVerdict = (turn: number) => (state: State): boolean | undefined =>
+  finished(state, turn) || abandoned(state, turn) ? true : state.closed ? false : undefined
 
+export const make: Effect.Effect<Turns> = Effect.map(SubscriptionRef.make(initial), (ref) => {
+  // Waits for the first state, the current one included, that tells.
+  const until = (verdict: (state: State) => boolean | undefined) =>
+    SubscriptionRef.changes(ref).pipe(
+      Stream.map(verdict),
+      Stream.filter((known) => known !== undefined),
+      Stream.runHead,
+      // The changes of a SubscriptionRef never end.
+      Effect.map((known) => known._tag === "Some" && known.value)
+    )
   return {
-    sent: (uuid) => {
-      const turn = running || queued.length > 0 ? undefined : started + 1
-      queued.push(uuid)
-      ours.add(uuid)
-      return { turn, after: started }
-    },
-    unsent: (uuid) => {
-      remove(uuid)
-      ours.delete(uuid)
-    },
-    observe: (message) => {
-      const uuid = acknowledged(message)
-      const own = typeof uuid === "string" && ours.has(uuid) ? uuid : undefined
-      if (own !== undefined && isLast(message)) ours.delete(own)
-      if (own !== undefined && lifecycle(message) === "cancelled" && remove(own)) {
-        if (abandoned(started + 1)) {
-          takings.complete(started + 1, false)
-          ends.complete(started + 1, true)
-        }
-        return {
-          turn: running ? started : started + 1,
-          replayOf: undefined,
-          takes: undefined,
-          acknowledgement: true,
-          ends: false,
-          withdrawn: own
-        }
-      }
-      const replayOf = message._tag === "UserMessageReplay" ? own : undefined
-      const taking = replayOf ?? (lifecycle(message) === "started" ? own : undefined)
-      const seen = (turn: number, takes?: string): Seen => ({
-        turn,
-        replayOf,
-        takes,
-        acknowledgement: own !== undefined,
-        ends: message.type === "result"
-      })
-      if (taking !== undefined && remove(taking)) {
-        if (!running) start()
-        takenUp = true
-        takings.complete(started, true)
-        return seen(started, taking)
-      }
-      if (message.type === "result") {
-        // A result with no turn seen starting (a CLI that wrote nothing else) is a turn of its own.
-        if (!running) start()
-        end()
-        return seen(started)
-      }
-      // The CLI may write about a message (`system/init`, its `queued` event) before taking it up: any output
-      // while a message waits starts its turn.
-      if (!running && queued.length > 0) start()
-      return seen(running ? started : started + 1)
-    },
-    busy: () => running || queued.length > 0,
-    current: () =>
-      running
-        ? { turn: started, takenUp }
-        : queued.length > 0
-        ? { turn: started + 1, takenUp: false }
-        : undefined,
-    awaitTakenUp: (turn) =>
-      Effect.suspend(() =>
-        closed || finished(turn) || abandoned(turn)
-          ? Effect.succeed(false)
-          : turn === started && takenUp
-          ? Effect.succeed(true)
-          : takings.await(turn)
-      ),
-    awaitEnd: (turn) =>
-      Effect.suspend(() =>
-        finished(turn) || abandoned(turn) ? Effect.succeed(true) : closed ? Effect.succeed(false) : ends.await(turn)
-      ),
-    close: () => {
-      closed = true
-      takings.completeAll(false)
-      ends.completeAll(false)
-    }
+    sent: (uuid) =>
+      SubscriptionRef.modify(ref, (state) => [
+        { turn: state.running || state.queued.length > 0 ? undefined : state.started + 1, after: state.started },
+        { ...state, queued: [...state.queued, uuid], ours: new Set(state.ours).add(uuid) }
+      ]),
+    unsent: (uuid) => SubscriptionRef.update(ref, (state) => ({ ...unqueue(state, uuid), ours: Immutable.without(state.ours, uuid) })),
+    observe: (message) => SubscriptionRef.modify(ref, (state) => observe(state, message)),
+    busy: Effect.map(SubscriptionRef.get(ref), (state) => state.running || state.queued.length > 0),
+    current: Effect.map(SubscriptionRef.get(ref), (state) =>
+      state.running
+        ? { turn: state.started, takenUp: state.takenUp }
+        : state.queued.length > 0
+        ? { turn: state.started + 1, takenUp: false }
+        : undefined),
+    awaitTakenUp: (turn) => until(takenUpVerdict(turn)),
+    awaitEnd: (turn) => until(endVerdict(turn)),
+    close: SubscriptionRef.update(ref, (state) => ({ ...state, closed: true }))
   }
-}
+})
 
 /**
  * The lines of the turn a message went to, up to and including its result: from the turn's first line when
