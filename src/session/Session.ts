@@ -49,7 +49,9 @@ import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as CliError from "../ClaudeCliError.ts"
-import * as Process from "../Process.ts"
+import * as ProcessLines from "../process/internal/lines.ts"
+import * as Drain from "../process/internal/drain.ts"
+import * as Spawn from "../process/internal/spawn.ts"
 import * as SessionMirror from "../store/SessionMirror.ts"
 import * as Telemetry from "../Telemetry.ts"
 import * as QueryOptions from "../QueryOptions.ts"
@@ -74,7 +76,7 @@ import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
 import * as UserContent from "./UserContent.ts"
 import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
-import * as TempDirs from "../internal/tempDirs.ts"
+import * as TempDirs from "../process/internal/tempDirs.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
 
 /**
@@ -276,7 +278,7 @@ const start = Effect.fnUntraced(function*(
   // Before the CLI starts: the session to resume, from the store.
   const mirrorTarget = given === undefined ? undefined : yield* Effect.mapError(SessionMirror.restore(given, options.resume), CliError.make)
   const showReplays = Args.asksForReplays(options)
-  const executable = options.executable ?? Process.defaultExecutable
+  const executable = options.executable ?? Spawn.defaultExecutable
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const killGracePeriod = options.killGracePeriod ?? Duration.seconds(3)
   const bufferSize = options.bufferSize ?? 64
@@ -284,7 +286,7 @@ const start = Effect.fnUntraced(function*(
   // Added before the spawn, so run after the CLI and its descendants are gone (they could write it again).
   const temp = TempDirs.track(DerivedOptions.environment(options), options.envMode !== "replace")
   yield* Effect.addFinalizer(() => temp.remove)
-  const cli = yield* Process.spawn(spawner, {
+  const cli = yield* Spawn.spawn(spawner, {
     executable,
     args: [...(options.executableArgs ?? []), ...args],
     cwd: options.cwd,
@@ -296,7 +298,7 @@ const start = Effect.fnUntraced(function*(
   })
   const { handle } = cli
   const terminate = handle.kill({ killSignal: "SIGTERM", forceKillAfter: killGracePeriod }).pipe(Effect.ignore)
-  let exitStatus: Process.ExitStatus | undefined
+  let exitStatus: Spawn.ExitStatus | undefined
   const closedError = (operation: string) =>
     SessionError.make(new SessionError.SessionClosed({
       operation,
@@ -336,7 +338,7 @@ const start = Effect.fnUntraced(function*(
   const idle = Idle.make({
     timeout: options.idleTimeout,
     busy: turns.busy,
-    onIdle: (timeout) => forceEnd(Process.idleTimeoutError(timeout, lastLine, cli.stderrTail())).pipe(Effect.ignore)
+    onIdle: (timeout) => forceEnd(Drain.idleTimeoutError(timeout, lastLine, cli.stderrTail())).pipe(Effect.ignore)
   })
   yield* Effect.forkScoped(idle.run)
 
@@ -435,7 +437,7 @@ const start = Effect.fnUntraced(function*(
   })
 
   yield* Effect.forkScoped(Effect.gen(function*() {
-    const read = yield* Process.output(cli, { executable, maxLineBytes: options.maxLineBytes }).pipe(
+    const read = yield* ProcessLines.output(cli, { executable, maxLineBytes: options.maxLineBytes }).pipe(
       idle.reading,
       Stream.runForEach((line) => {
         lastLine = line.line
