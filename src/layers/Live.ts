@@ -21,6 +21,7 @@ import * as StderrTail from "../process/internal/stderrTail.ts"
 import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
 import * as TempDirs from "../process/internal/tempDirs.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
+import { peek } from "../stream/internal/peek.ts"
 
 /**
  * How the CLI is started (see the fields below), plus a default working directory. The executable,
@@ -48,7 +49,7 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], reda
     Effect.map(spawner.spawn(command), (handle) =>
       spawned = ChildProcessSpawner.makeHandle({
         ...handle,
-        stderr: Stream.tap(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk)))
+        stderr: peek(tail.push)(handle.stderr)
       }))
   )
   const ended: Effect.Effect<CliRun.Ended | undefined> = Effect.suspend(() => {
@@ -88,7 +89,7 @@ const runner = (
     // the process does not redact itself (a failed read of stdout).
     const temp = TempDirs.track(env.env, env.envMode !== "replace")
     const lines = Stream.mapError(ProcessLines.lines(watched.spawner, config)(prompt, own, redact), CliErrorRedaction.redact(redact)).pipe(
-      Stream.tap((line) => Effect.sync(() => isDecodeError(line) ? undefined : temp.see(line))),
+      peek((line) => isDecodeError(line) ? undefined : temp.see(line)),
       // Once the process and its descendants are gone (they could write it again before).
       Stream.ensuring(temp.remove)
     )

@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type { ChildProcessSpawner as Spawner } from "effect/process/ChildProcessSpawner"
-import * as Stream from "effect/Stream"
+import { peek } from "../stream/internal/peek.ts"
 import * as Guard from "./internal/guard.ts"
 
 /**
@@ -74,7 +74,7 @@ export const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
         )
         return ChildProcessSpawner.makeHandle({
           ...handle,
-          stdout: Stream.tap(handle.stdout, () => Effect.sync(recorded.news))
+          stdout: peek<Uint8Array>(recorded.news)(handle.stdout)
         })
       }))
   })

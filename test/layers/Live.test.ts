@@ -178,6 +178,13 @@ describe("Live layer over the fake spawner", () => {
       stdout: [recordedLines[0], "Warning: something odd", ...recordedLines.slice(1)].join("\n") + "\n"
     }))))
 
+  it.effect("hands on the messages of one read of stdout together", () =>
+    Effect.gen(function*() {
+      // One read holds every line: each chunk-wise stage (decoding, telemetry) then runs once for all of them.
+      const sizes = yield* ClaudeCli.query("hi").pipe(Stream.chunks, Stream.map((chunk) => chunk.length), Stream.runCollect)
+      assert.deepStrictEqual(sizes, [recordedLines.length])
+    }).pipe(Effect.provide(withFake({ stdout: recorded }))))
+
   it.effect("a line over maxLineBytes is LineTooLong", () =>
     Effect.gen(function*() {
       const reason = reasonOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
