@@ -11,7 +11,7 @@
  *
  * - `cli`: split + `JSON.parse` (the floor), `Decode.messages`,
  *   the Live layer's runner lines over a `FakeSpawner` (spawn, stderr tail,
- *   `Process.output`'s framing, exit status), + the internal decodeRun,
+ *   the process room's line framing, exit status), + the internal decodeRun,
  *   + `Telemetry.observe` (= `ClaudeCli.query` on `Live.make`).
  * - `cli-pipe`: the same through Node's spawner and a real pipe from
  *   bench/fake-claude.sh, the SDK's reader as the reference and `Decode.messages`
@@ -33,7 +33,7 @@ import * as path from "node:path"
 import { Readable } from "node:stream"
 import type * as CliRunModule from "../src/layers/internal/run.ts"
 import type * as LiveModule from "../src/layers/Live.ts"
-import type * as ProcessModule from "../src/Process.ts"
+import type * as ProcessModule from "../src/process/Process.ts"
 import type * as DecodeModule from "../src/stream/Decode.ts"
 import type * as FakeSpawnerModule from "../src/testing/FakeSpawner.ts"
 import { sdkReadline, splitBytes } from "./baseline.ts"
@@ -55,7 +55,7 @@ const [chainArg = "cli", mbArg = "32", passesArg = "15", fileArg] = process.argv
 const Decode = await lib<typeof DecodeModule>("stream/Decode")
 const CliRun = await lib<typeof CliRunModule>("layers/internal/run")
 const Live = await lib<typeof LiveModule>("layers/Live")
-const Process = await lib<typeof ProcessModule>("Process")
+const Process = await lib<typeof ProcessModule>("process/Process")
 const FakeSpawner = await lib<typeof FakeSpawnerModule>("testing/FakeSpawner")
 const stages = await (await import("./stages.ts")).load()
 
@@ -89,7 +89,7 @@ const cli = (over: "memory" | "pipe"): ReadonlyArray<Step> => {
         const program = await fakeCli.readEffectChild(fakeCli.allAtOnce(input.file), (stdout) => Stream.runCount(stdout.pipe(Decode.messages())))
         return Effect.runPromise(program.pipe(Effect.provide(Process.nodeSpawner)))
       }],
-    ["Live runner lines (Process.lines)", (input) =>
+    ["Live runner lines (process lines)", (input) =>
       run(input, (spawner) => Stream.unwrap(Effect.map(runner(input, spawner), (started) => started.lines)))],
     ["+ decodeRun", (input) =>
       run(input, (spawner) => Stream.unwrap(Effect.map(runner(input, spawner), (started) => CliRun.decodeRun(started, "fail"))))],

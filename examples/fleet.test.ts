@@ -6,7 +6,7 @@ import { Effect, Fiber, Layer } from "effect"
 import * as fs from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Budget, CliSlots } from "../src/governance/index.ts"
-import { Live } from "../src/layers/index.ts"
+import { Process } from "../src/process/index.ts"
 import { Script, Scripted, ScriptedServer } from "../src/testing/index.ts"
 import { childPids } from "../test/reliability/support/leaks.ts"
 import { fleet } from "./fleet.ts"
@@ -46,7 +46,7 @@ describe("fleet", () => {
       assert.isAbove(spent.usd, 0.002)
     }).pipe(
       Effect.provide(Scripted.layerWith(Script.make(Array.from({ length: 5 }, () => Script.turn("Triaged.", { eventDelay: "50 millis" }))))),
-      Effect.provide(Layer.provideMerge(CliSlots.layer({ max: 2, maxWait: "1 minute" }), Live.nodeSpawner)),
+      Effect.provide(Layer.provideMerge(CliSlots.layer({ max: 2, maxWait: "1 minute" }), Process.nodeSpawner)),
       Effect.provide(Layer.merge(NodeServices.layer, Budget.layerMemory({ limits: { acme: { usd: 0.002 } } })))
     ), { timeout: 120_000 })
 })

@@ -9,6 +9,7 @@ import { Effect, Layer, Stream } from "effect"
 import { ClaudeCli } from "../src/index.ts"
 import { Budget, CliSlots } from "../src/governance/index.ts"
 import { Live } from "../src/layers/index.ts"
+import { Process } from "../src/process/index.ts"
 
 export const jobs = ["Triage issue 1", "Triage issue 2", "Triage issue 3", "Triage issue 4", "Triage issue 5"]
 
@@ -37,6 +38,6 @@ export const fleet = Effect.forEach(jobs, runJob, { concurrency: "unbounded" })
 export const budget = Budget.layerSqlite({ filename: "budget.db", limits: { acme: { usd: 0.002 } } })
 
 // The cap wraps the spawner the CLI layer starts its processes with.
-export const capped = CliSlots.layer({ max: 2, maxWait: "1 minute" }).pipe(Layer.provideMerge(Live.nodeSpawner))
+export const capped = CliSlots.layer({ max: 2, maxWait: "1 minute" }).pipe(Layer.provideMerge(Process.nodeSpawner))
 
 export const program = fleet.pipe(Effect.provide(Live.layerWith({})), Effect.provide(capped), Effect.provide(budget))

@@ -11,6 +11,7 @@ import * as MessageJson from "./schema/internal/messageJson.ts"
 import { UnknownMessage } from "./schema/Message.ts"
 import * as ResultMessage from "./schema/Result.ts"
 import * as SessionStore from "./store/SessionStore.ts"
+import * as DecodeError from "./stream/DecodeError.ts"
 
 /**
  * The CLI executable could not be found.
@@ -167,29 +168,6 @@ export class DecodeFailed extends Schema.TaggedError<DecodeFailed>()("DecodeFail
 }
 
 /**
- * A stdout line exceeded the configured maximum length.
- *
- * @since 0.1.0
- * @category reasons
- */
-export class LineTooLong extends Schema.TaggedError<LineTooLong>()("LineTooLong", {
-  /** 1-based line number in the CLI's stdout. */
-  line: Schema.Number,
-  /** The limit in bytes. */
-  limit: Schema.Number,
-  /** A cut of the start of the line. */
-  raw: Schema.String,
-  cause: Schema.optional(Schema.Defect())
-}) {
-  /**
-   * @since 0.1.0
-   */
-  override get message(): string {
-    return `Line ${this.line} of the CLI output is longer than the limit of ${this.limit} bytes (maxLineBytes)\n  ${this.raw}`
-  }
-}
-
-/**
  * The CLI exited successfully but never wrote a `result` message.
  *
  * @since 0.1.0
@@ -326,7 +304,8 @@ export const Reason = Schema.Union([
   ProcessExited,
   ErrorResultExit,
   DecodeFailed,
-  LineTooLong,
+  // A stdout line over `maxLineBytes`: the stream layer's own reason, one concept wherever it is reported.
+  DecodeError.LineTooLong,
   MissingResult,
   IdleTimeout,
   SessionUnavailable,

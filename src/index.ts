@@ -2,7 +2,7 @@
  * effect-claude-code: the Claude Code CLI as typed, resource-safe Effect streams.
  *
  * The entry point holds the service, its options and errors, and redaction; each folder has an entry point
- * of its own (`effect-claude-code/schema`, `/stream`, `/filter`, `/layers`, `/session`, `/testing`).
+ * of its own (`effect-claude-code/schema`, `/stream`, `/filter`, `/layers`, `/process`, `/session`, `/testing`).
  *
  * @example
  * ```ts

@@ -83,7 +83,7 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
       stderrTail: ""
     }),
     new CliError.DecodeFailed({ line: 2, raw: "{", issue: "not JSON" }),
-    new CliError.LineTooLong({ line: 2, limit: 10, raw: "{\"a\"" }),
+    new DecodeError.LineTooLong({ line: 2, raw: "{\"a\"…", detail: "more than the limit of 10 bytes (maxLineBytes)", maxLineBytes: 10 }),
     new CliError.MissingResult({ messages: 3, stderrTail: "" }),
     new CliError.IdleTimeout({ timeoutMillis: 5, lastLine: 1, stderrTail: "" }),
     new CliError.SessionUnavailable({ layer: "Fixture" }),
@@ -205,6 +205,12 @@ describe("error classes", () => {
     assert.deepStrictEqual(loose, [], "error classes without a reason")
     assert.sameMembers(parents, samples.map(([error]) => error), "every error with a reason has samples here")
     for (const reason of reasons) assert.isTrue(reason.prototype instanceof Error)
+  })
+
+  it("a line too long is one reason, the stream's, in ClaudeCliError and DecodeError", () => {
+    const tooLong = (error: ErrorClass) => reasonsOf(error)!.filter((r) => r.name === "LineTooLong")
+    assert.deepStrictEqual(tooLong(CliError.ClaudeCliError), [DecodeError.LineTooLong])
+    assert.deepStrictEqual(tooLong(DecodeError.DecodeError), [DecodeError.LineTooLong])
   })
 
   for (const [error, reasons] of samples) {

@@ -78,6 +78,7 @@ const entrySources: Record<string, string> = {
   "./stream": "stream/index.ts",
   "./filter": "filter/index.ts",
   "./layers": "layers/index.ts",
+  "./process": "process/index.ts",
   "./session": "session/index.ts",
   "./testing": "testing/index.ts",
   "./ai": "ai/index.ts",

@@ -9,7 +9,7 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as ClaudeCli from "../src/ClaudeCli.ts"
 import * as CliSlots from "../src/governance/CliSlots.ts"
-import * as Live from "../src/layers/Live.ts"
+import * as Process from "../src/process/Process.ts"
 import * as SparePool from "../src/SparePool.ts"
 import * as Scripted from "../src/testing/Scripted.ts"
 import * as Script from "../src/testing/Script.ts"
@@ -138,7 +138,7 @@ describe("SparePool under a CLI cap", () => {
   // One slot: the parked spare holds it until a session that is not the pool's asks for it.
   const capped = Scripted.layerWith(Script.make([Script.turn("cold"), Script.turn("warm again")])).pipe(
     Layer.provideMerge(CliSlots.layer({ max: 1, maxWait: "30 seconds" })),
-    Layer.provide(Live.nodeSpawner),
+    Layer.provide(Process.nodeSpawner),
     Layer.provideMerge(NodeServices.layer)
   )
 

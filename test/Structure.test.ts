@@ -67,7 +67,7 @@ const floors: ReadonlyArray<ReadonlyArray<string>> = [
   ["stream"],
   ["internal", "Redaction.ts", "filter", "transcript"],
   ["QueryOptions.ts", "ClaudeCliError.ts", "store/SessionStore.ts", "store/internal/info.ts"],
-  ["Process.ts", "Telemetry.ts", "store", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts", "internal/tempDirs.ts"],
+  ["process", "Telemetry.ts", "store", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts"],
   ["session", "governance"],
   ["ClaudeCli.ts", "SparePool.ts"],
   ["layers", "testing"],

@@ -14,9 +14,10 @@
  * import { Layer } from "effect"
  * import { CliSlots } from "effect-claude-code/governance"
  * import { Live } from "effect-claude-code/layers"
+ * import { Process } from "effect-claude-code/process"
  *
  * // At most 4 CLIs; a fifth waits up to 30 s for one to end.
- * const spawner = CliSlots.layer({ max: 4, maxWait: "30 seconds" }).pipe(Layer.provide(Live.nodeSpawner))
+ * const spawner = CliSlots.layer({ max: 4, maxWait: "30 seconds" }).pipe(Layer.provide(Process.nodeSpawner))
  * const claude = Live.layerWith({}).pipe(Layer.provide(spawner))
  * ```
  *

@@ -1,6 +1,6 @@
 /**
  * A bad line as the `ClaudeCli` service reports it: its `DecodeError` redacted, and the matching
- * `ClaudeCliError` (`DecodeFailed`, `LineTooLong`). Queries and sessions share it.
+ * `ClaudeCliError` (`DecodeFailed`, or the stream's own `LineTooLong`). Queries and sessions share it.
  */
 import * as CliError from "../ClaudeCliError.ts"
 import * as Redaction from "./redaction.ts"
@@ -44,6 +44,6 @@ export const fromDecodeError = (raw: DecodeError, redact?: Redaction.Redact): Cl
 export const fromRedacted = (error: DecodeError): CliError.ClaudeCliError =>
   CliError.make(
     error.reason._tag === "LineTooLong"
-      ? new CliError.LineTooLong({ line: error.line, limit: error.reason.maxLineBytes, raw: error.raw, cause: error })
+      ? error.reason
       : new CliError.DecodeFailed({ line: error.line, raw: error.raw, issue: error.detail, cause: error })
   )

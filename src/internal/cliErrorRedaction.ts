@@ -11,7 +11,6 @@ import {
   FixtureUnreadable,
   IdleTimeout,
   InvalidOptions,
-  LineTooLong,
   make,
   MissingResult,
   ProcessExited,
@@ -19,7 +18,7 @@ import {
   RecordingFailed,
   SpawnFailed
 } from "../ClaudeCliError.ts"
-import { isDecodeError } from "../stream/DecodeError.ts"
+import { isDecodeError, LineTooLong } from "../stream/DecodeError.ts"
 import { redactCutAtEnd, redactDecodeError, redactRaw, withFields } from "../stream/internal/cut.ts"
 import * as SessionStore from "../store/SessionStore.ts"
 import * as Redaction from "./redaction.ts"
@@ -105,7 +104,12 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
         ...causeOf(redactCause(reason.cause, redact))
       })
     case "LineTooLong":
-      return new LineTooLong({ ...reason, raw: redactRaw(reason.raw, redact), ...causeOf(redactCause(reason.cause, redact)) })
+      return new LineTooLong({
+        ...reason,
+        raw: redactRaw(reason.raw, redact),
+        detail: redact(reason.detail),
+        ...causeOf(redactCause(reason.cause, redact))
+      })
     // The result is a message of the stream already: its reader saw it as it is.
     case "ErrorResultExit":
       return new ErrorResultExit({ ...reason, stderrTail: Redaction.redactTail(reason.stderrTail, redact) })

@@ -1,5 +1,5 @@
 /**
- * The real Claude Code CLI as the `ClaudeCli` service: queries through `Process` (one `claude -p` per
+ * The real Claude Code CLI as the `ClaudeCli` service: queries through the process room (`process/`, one `claude -p` per
  * query), sessions through `Session.make`, both with the layer's executable and environment.
  *
  * @since 0.1.0
@@ -14,38 +14,42 @@ import * as QueryOptions from "../QueryOptions.ts"
 import * as Redaction from "../internal/redaction.ts"
 import * as Session from "../session/Session.ts"
 import * as SessionMirror from "../store/SessionMirror.ts"
-import * as Process from "../Process.ts"
+import * as Process from "../process/Process.ts"
+import * as ProcessLines from "../process/internal/lines.ts"
+import * as Spawn from "../process/internal/spawn.ts"
+import * as StderrTail from "../process/internal/stderrTail.ts"
 import * as CliErrorRedaction from "../internal/cliErrorRedaction.ts"
-import * as TempDirs from "../internal/tempDirs.ts"
+import * as TempDirs from "../process/internal/tempDirs.ts"
 import { isDecodeError } from "../stream/DecodeError.ts"
+import { peek } from "../stream/internal/peek.ts"
 
 /**
- * How the CLI is started (see `Process.Config`), plus a default working directory. The executable,
+ * How the CLI is started (see the fields below), plus a default working directory. The executable,
  * environment, working directory, kill grace period and `idleTimeout` apply to sessions too (a session's
  * idle timer runs only while a turn owes output), unless the session's own options say otherwise.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Config extends Process.Config {
+export interface Config extends Spawn.Config {
   /** Working directory of queries and sessions that set no `cwd`. Default: the current directory. */
   readonly cwd?: string | undefined
 }
 
-type Env = Process.Config["env"]
+type Env = Spawn.Config["env"]
 
 const mergeEnv = (base: Env, own: Env): Env => base === undefined && own === undefined ? undefined : { ...base, ...own }
 
-// `Process.lines` keeps the stderr tail and exit status to itself; a run also needs them after a clean exit
+// The process's lines keep the stderr tail and exit status to itself; a run also needs them after a clean exit
 // (a missing result message, the exit code on the span), so the spawn is watched here.
 const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], redact: Redaction.Redact, tailBytes: number) => {
-  const tail = Process.makeTail(tailBytes, redact)
+  const tail = StderrTail.makeTail(tailBytes, redact)
   let spawned: ChildProcessSpawner.ChildProcessHandle | undefined
   const watched = ChildProcessSpawner.make((command) =>
     Effect.map(spawner.spawn(command), (handle) =>
       spawned = ChildProcessSpawner.makeHandle({
         ...handle,
-        stderr: Stream.tap(handle.stderr, (chunk) => Effect.sync(() => tail.push(chunk)))
+        stderr: peek(tail.push)(handle.stderr)
       }))
   )
   const ended: Effect.Effect<CliRun.Ended | undefined> = Effect.suspend(() => {
@@ -61,7 +65,7 @@ const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], reda
 
 /**
  * One `claude -p` process per query; the CLI's temp directory of the run's session goes with it (see
- * `internal/tempDirs.ts`). Its errors, and the text its `redact` is given, are redacted of the
+ * `process/internal/tempDirs.ts`). Its errors, and the text its `redact` is given, are redacted of the
  * secrets of its environment (the layer's, the query's and, with `envMode` `"merge"`, the inherited ones)
  * and of its options (MCP headers, settings, arguments: see `Redaction.optionSecrets`).
  */
@@ -77,15 +81,15 @@ const runner = (
     // One redactor for the run and its process, which would otherwise build its own (reading the environment
     // again): the secrets of both.
     const redact = Redaction.redactor([
-      ...Process.secrets({ ...env, args: QueryOptions.toArgs(own) }),
+      ...Spawn.secrets({ ...env, args: QueryOptions.toArgs(own) }),
       ...Redaction.optionSecrets(own)
     ])
-    const watched = watch(spawner, redact, config.stderrTailBytes ?? Process.defaultStderrTailBytes)
+    const watched = watch(spawner, redact, config.stderrTailBytes ?? StderrTail.defaultStderrTailBytes)
     // Every error of the run leaves it redacted here too, whichever stage made it: a safety net for those
     // the process does not redact itself (a failed read of stdout).
     const temp = TempDirs.track(env.env, env.envMode !== "replace")
-    const lines = Stream.mapError(Process.lines(watched.spawner, config)(prompt, own, redact), CliErrorRedaction.redact(redact)).pipe(
-      Stream.tap((line) => Effect.sync(() => isDecodeError(line) ? undefined : temp.see(line))),
+    const lines = Stream.mapError(ProcessLines.lines(watched.spawner, config)(prompt, own, redact), CliErrorRedaction.redact(redact)).pipe(
+      peek((line) => isDecodeError(line) ? undefined : temp.see(line)),
       // Once the process and its descendants are gone (they could write it again before).
       Stream.ensuring(temp.remove)
     )
@@ -136,27 +140,6 @@ export const layerWith = (
     ClaudeCli.ClaudeCli,
     Effect.map(Effect.service(ChildProcessSpawner.ChildProcessSpawner), (spawner) => make(spawner, config))
   )
-
-/**
- * Node's `ChildProcessSpawner`, guarded (the one {@link layer} runs on): every process it starts, and every
- * descendant of it, ends with its run (the scope that started it) and when the host process dies, however it
- * dies. Provide it to `Session.make` so that sessions end as the layer's runs do. See `guard` in `Process.ts`
- * for how, and for what it cannot reach (a descendant that left the CLI's process tree and cleared its
- * environment before it was seen).
- *
- * @since 0.1.0
- * @category layers
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { Live } from "effect-claude-code/layers"
- * import { Session } from "effect-claude-code/session"
- *
- * const program = Effect.scoped(Effect.flatMap(Session.make(), (session) => session.send("hi")))
- * Effect.runPromise(program.pipe(Effect.provide(Live.nodeSpawner)))
- * ```
- */
-export const nodeSpawner: Layer.Layer<ChildProcessSpawner.ChildProcessSpawner> = Process.nodeSpawner
 
 /**
  * `ClaudeCli` running the real CLI on Node (`claude` on `PATH` unless `config.executable` says otherwise).

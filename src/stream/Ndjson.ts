@@ -204,8 +204,8 @@ export const makeSplitter = (options: Options = {}): Splitter => {
       line,
       raw: cutBytes(head) + (head.length <= headBytes ? "…" : ""),
       detail: bytes === undefined
-        ? `more than ${maxLineBytes} bytes (the limit is maxLineBytes)`
-        : `${bytes} bytes, more than ${maxLineBytes} (the limit is maxLineBytes)`,
+        ? `more than the limit of ${maxLineBytes} bytes (maxLineBytes)`
+        : `${bytes} bytes, more than the limit of ${maxLineBytes} bytes (maxLineBytes)`,
       maxLineBytes
     }))
 

@@ -13,8 +13,8 @@ import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { installCli } from "../internal/installCli.ts"
-import * as Watcher from "../internal/watcher.ts"
-import * as Process from "../Process.ts"
+import * as Watcher from "../process/internal/watcher.ts"
+import * as Process from "../process/Process.ts"
 
 /**
  * No `claude` executable was found where the sandbox looked.
@@ -179,7 +179,7 @@ export const findExecutable = Effect.fnUntraced(function*(
   })
 })
 
-// Removes the sandbox when the host dies (see `internal/watcher.ts`), once the host-death guard of the CLIs
+// Removes the sandbox when the host dies (see `process/internal/watcher.ts`), once the host-death guard of the CLIs
 // that ran in it has ended them (`Process.guardGracePeriod`, and a second): a CLI still writing would
 // otherwise make parts of it again.
 const removeOnHostDeath = (root: string) =>

@@ -31,7 +31,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Watcher from "../internal/watcher.ts"
+import * as Watcher from "../process/internal/watcher.ts"
 
 /**
  * No `pg_ctl` on `PATH` nor under `/usr/lib/postgresql`.

@@ -18,7 +18,8 @@ import type * as Scenario from "./Scenario.ts"
 import type * as Script from "./Script.ts"
 import * as ScriptedServer from "./ScriptedServer.ts"
 import * as Live from "../layers/Live.ts"
-import * as Process from "../Process.ts"
+import * as Process from "../process/Process.ts"
+import type * as Spawn from "../process/internal/spawn.ts"
 
 /**
  * The sandbox the CLI runs in (its `cwd` is the default working directory of every query and session).
@@ -35,7 +36,7 @@ export class Sandbox extends Context.Service<Sandbox, ClaudeSandbox.Sandbox>()("
 export interface Options
   extends
     Omit<ClaudeSandbox.Options, "baseUrl">,
-    Pick<Process.Config, "killGracePeriod" | "maxLineBytes" | "idleTimeout" | "stderrTailBytes">
+    Pick<Spawn.Config, "killGracePeriod" | "maxLineBytes" | "idleTimeout" | "stderrTailBytes">
 {}
 
 /**
@@ -86,7 +87,7 @@ export const layerWith = (
 /**
  * `ClaudeCli` running the real CLI on a sandbox whose `ANTHROPIC_BASE_URL` is a `ScriptedServer` playing
  * `script`: offline, deterministic, and the CLI itself does everything else (tools, permissions, retries).
- * The CLI runs on the guarded spawner of `Live.layer` (`Live.nodeSpawner`): it and its tools end with each
+ * The CLI runs on the guarded spawner of `Live.layer` (`Process.nodeSpawner`): it and its tools end with each
  * run and with the host, and so does the sandbox.
  *
  * @since 0.1.0

@@ -8,7 +8,7 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as ClaudeCliError from "../../src/ClaudeCliError.ts"
 import * as CliSlots from "../../src/governance/CliSlots.ts"
-import * as Live from "../../src/layers/Live.ts"
+import * as Process from "../../src/process/Process.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as Script from "../../src/testing/Script.ts"
 import { childPids } from "../reliability/support/leaks.ts"
@@ -25,7 +25,7 @@ const liveClis = (): number =>
   }).length
 
 const capped = (options: CliSlots.Options) =>
-  Layer.provideMerge(CliSlots.layer(options), Live.nodeSpawner)
+  Layer.provideMerge(CliSlots.layer(options), Process.nodeSpawner)
 
 describe("CliSlots (real CLI)", () => {
   it.live("a cap of 2: five sessions at once, never more than two CLIs, all answered in order", () =>

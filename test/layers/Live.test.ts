@@ -178,18 +178,26 @@ describe("Live layer over the fake spawner", () => {
       stdout: [recordedLines[0], "Warning: something odd", ...recordedLines.slice(1)].join("\n") + "\n"
     }))))
 
+  it.effect("hands on the messages of one read of stdout together", () =>
+    Effect.gen(function*() {
+      // One read holds every line: each chunk-wise stage (decoding, telemetry) then runs once for all of them.
+      const sizes = yield* ClaudeCli.query("hi").pipe(Stream.chunks, Stream.map((chunk) => chunk.length), Stream.runCollect)
+      assert.deepStrictEqual(sizes, [recordedLines.length])
+    }).pipe(Effect.provide(withFake({ stdout: recorded }))))
+
   it.effect("a line over maxLineBytes is LineTooLong", () =>
     Effect.gen(function*() {
       const reason = reasonOf(yield* ClaudeCli.query("hi").pipe(Stream.runDrain, Effect.exit))
       assert.strictEqual(reason._tag, "LineTooLong")
       if (reason._tag !== "LineTooLong") return
-      assert.deepStrictEqual([reason.line, reason.limit], [1, 1024])
+      assert.deepStrictEqual([reason.line, reason.maxLineBytes], [1, 1024])
       assert.isTrue(reason.raw.startsWith(recordedLines[0].slice(0, 40)), reason.raw)
       assert.isTrue(reason.raw.endsWith("…"))
       assert.isAtMost(reason.raw.length, rawCutLength + 1)
-      assert.include(reason.message, "Line 1 ")
+      // The stream layer's own reason and message: the line, the limit, the raw cut quoted.
+      assert.include(reason.message, "line 1:")
       assert.include(reason.message, "1024 bytes")
-      assert.include(reason.message, reason.raw)
+      assert.include(reason.message, JSON.stringify(reason.raw))
     }).pipe(Effect.provide(withFake({ stdout: recorded }, { maxLineBytes: 1024 }))))
 
   it.effect("a Fixture layer refuses sessions with SessionUnavailable", () =>

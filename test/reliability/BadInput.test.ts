@@ -297,7 +297,7 @@ describe("Bad input", () => {
         assertNoDefect(strict.exit, "strict")
         assert.deepStrictEqual(strict.items.map((m) => m._tag), ["SystemInit"])
         const reason = reasonOf(strict.exit)
-        assert.deepStrictEqual(reason._tag === "LineTooLong" && [reason.line, reason.limit], [2, 1024 * 1024])
+        assert.deepStrictEqual(reason._tag === "LineTooLong" && [reason.line, reason.maxLineBytes], [2, 1024 * 1024])
         const lenient = yield* runToEnd(Stream.provide(ClaudeCli.query("q", { onBadLine: "emit" }), layer))
         assertNoDefect(lenient.exit, "lenient")
         assert.strictEqual(lenient.exit._tag, "Success")

@@ -21,7 +21,7 @@ import * as Recording from "../../src/layers/Recording.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as QueryOptions from "../../src/QueryOptions.ts"
 import * as Redaction from "../../src/internal/redaction.ts"
-import { DecodeError, InvalidJson, make as decodeError } from "../../src/stream/DecodeError.ts"
+import { DecodeError, InvalidJson, LineTooLong, make as decodeError } from "../../src/stream/DecodeError.ts"
 import * as FaultCli from "../../src/testing/internal/FaultCli.ts"
 import * as Script from "../../src/testing/Script.ts"
 import { reasonOf, runToEnd, tempDir } from "../layers/support.ts"
@@ -261,7 +261,7 @@ describe("Secrets", () => {
           new CliError.SpawnFailed({ executable: "claude", description: `EACCES ${secret}`, cause: spawnError }),
           new CliError.ProcessExited({ exitCode: 3, signal: null, stderrTail: `…${secret.slice(4)} failed`, cause: `line 2 was cut by the exit: {"pw":"${secret.slice(0, 5)}` }),
           new CliError.DecodeFailed({ line: 2, raw: `pw ${secret.slice(0, 6)}… (40 more chars)`, issue: `at ${secret}`, cause: badLine }),
-          new CliError.LineTooLong({ line: 2, limit: 10, raw: `pw ${secret}`, cause: badLine }),
+          new LineTooLong({ line: 2, raw: `pw ${secret}`, detail: `more than 10 bytes: ${secret}`, maxLineBytes: 10, cause: badLine }),
           new CliError.MissingResult({ messages: 1, stderrTail: `login ${secret}` }),
           new CliError.IdleTimeout({ timeoutMillis: 5, lastLine: 1, stderrTail: `login ${secret}` }),
           new CliError.FixtureUnreadable({ path: `/f/${secret}`, description: secret, cause: spawnError }),

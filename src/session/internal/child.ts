@@ -17,8 +17,9 @@ import * as Stream from "effect/Stream"
 import * as CliError from "../../ClaudeCliError.ts"
 import * as CliErrorRedaction from "../../internal/cliErrorRedaction.ts"
 import * as DerivedOptions from "../../internal/queryOptions.ts"
-import * as TempDirs from "../../internal/tempDirs.ts"
-import * as Process from "../../Process.ts"
+import * as TempDirs from "../../process/internal/tempDirs.ts"
+import * as Drain from "../../process/internal/drain.ts"
+import * as Spawn from "../../process/internal/spawn.ts"
 import type * as QueryOptions from "../../QueryOptions.ts"
 import * as DecodeError from "../../stream/DecodeError.ts"
 import type * as Ndjson from "../../stream/Ndjson.ts"
@@ -36,7 +37,7 @@ export interface Options extends QueryOptions.QueryOptions {
 export type Forced = SessionError.SessionError | CliError.ClaudeCliError
 
 export interface Child {
-  readonly cli: Process.Running
+  readonly cli: Spawn.Running
   readonly executable: string
   /** Notes a line the CLI wrote: its number, the temporary directories it names. */
   readonly see: (line: Ndjson.Line | DecodeError.DecodeError) => Effect.Effect<void>
@@ -84,14 +85,14 @@ export const spawn = Effect.fnUntraced(function*(
   options: Options,
   args: ReadonlyArray<string>
 ): Effect.fn.Return<Child, CliError.ClaudeCliError, Scope.Scope | ChildProcessSpawner.ChildProcessSpawner> {
-  const executable = options.executable ?? Process.defaultExecutable
+  const executable = options.executable ?? Spawn.defaultExecutable
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const killGracePeriod = Duration.fromInputUnsafe(options.killGracePeriod ?? Duration.seconds(3))
   const stdin = yield* Queue.bounded<Uint8Array, Cause.Done>(options.bufferSize ?? 64)
   // Added before the spawn, so run after the CLI and its descendants are gone (they could write it again).
   const temp = TempDirs.track(DerivedOptions.environment(options), options.envMode !== "replace")
   yield* Effect.addFinalizer(() => temp.remove)
-  const cli = yield* Process.spawn(spawner, {
+  const cli = yield* Spawn.spawn(spawner, {
     executable,
     args: [...(options.executableArgs ?? []), ...args],
     cwd: options.cwd,
@@ -102,7 +103,7 @@ export const spawn = Effect.fnUntraced(function*(
     killGracePeriod
   })
   const terminate = cli.handle.kill({ killSignal: "SIGTERM", forceKillAfter: killGracePeriod }).pipe(Effect.ignore)
-  const exitStatus = yield* Ref.make<Process.ExitStatus | undefined>(undefined)
+  const exitStatus = yield* Ref.make<Spawn.ExitStatus | undefined>(undefined)
   const forced = yield* Ref.make<Forced | undefined>(undefined)
   const closing = yield* Ref.make(false)
   const closed = yield* Deferred.make<void>()
@@ -126,7 +127,7 @@ export const spawn = Effect.fnUntraced(function*(
       Effect.flatMap((ok) => ok ? Effect.void : Effect.flatMap(closedError(`write a ${String(frame.type)} frame`), Effect.fail))
     )
 
-  const exited = (wait: Effect.Effect<Process.ExitStatus>) => Effect.flatMap(wait, (status) => Ref.set(exitStatus, status))
+  const exited = (wait: Effect.Effect<Spawn.ExitStatus>) => Effect.flatMap(wait, (status) => Ref.set(exitStatus, status))
   const endInput = Effect.asVoid(Queue.end(stdin))
 
   return {
@@ -139,7 +140,7 @@ export const spawn = Effect.fnUntraced(function*(
           if (!DecodeError.isDecodeError(line)) temp.see(line)
         })
       ),
-    idleError: (timeout) => Effect.map(Ref.get(lastLine), (line) => Process.idleTimeoutError(timeout, line, cli.stderrTail())),
+    idleError: (timeout) => Effect.map(Ref.get(lastLine), (line) => Drain.idleTimeoutError(timeout, line, cli.stderrTail())),
     write,
     endInput,
     terminate,

@@ -10,7 +10,7 @@ import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Process from "../../Process.ts"
+import * as ProcessLines from "../../process/internal/lines.ts"
 import * as SessionMirror from "../../store/SessionMirror.ts"
 import type * as Protocol from "../Protocol.ts"
 import type * as Child from "./child.ts"
@@ -79,7 +79,7 @@ export const start = Effect.fnUntraced(function*(options: {
     }
   })
 
-  const read = Process.output(child.cli, { executable: child.executable, maxLineBytes: options.maxLineBytes }).pipe(
+  const read = ProcessLines.output(child.cli, { executable: child.executable, maxLineBytes: options.maxLineBytes }).pipe(
     options.idle.reading,
     Stream.runForEach((line) => Effect.andThen(child.see(line), route(line))),
     Effect.exit

@@ -5,7 +5,7 @@
  * no output, flood stdout or stderr as fast as the pipe takes it, never read stdin, and start a child process
  * (a tool, a helper) that holds its pipes open.
  *
- * Start it with {@link make} (an executable path to put in `Process.Config.executable`) or {@link layer}
+ * Start it with {@link make} (an executable path to put in `Live.Config.executable`) or {@link layer}
  * (the `ClaudeCli` service running it). Every run writes its pid and a {@link Report} for assertions.
  *
  * @since 0.1.0
@@ -40,7 +40,8 @@ import type * as Scope from "effect/Scope"
 import { fileURLToPath } from "node:url"
 import type * as ClaudeCli from "../../ClaudeCli.ts"
 import * as Live from "../../layers/Live.ts"
-import * as Process from "../../Process.ts"
+import * as Process from "../../process/Process.ts"
+import type * as Spawn from "../../process/internal/spawn.ts"
 
 /**
  * @since 0.1.0
@@ -242,7 +243,7 @@ export const child = (
  * @category models
  */
 export interface Installed {
-  /** The executable to configure as the CLI (`Process.Config.executable`). */
+  /** The executable to configure as the CLI (`Live.Config.executable`). */
   readonly executable: string
   /** The pids of every run so far, in start order. */
   readonly pids: Effect.Effect<ReadonlyArray<number>>
@@ -315,7 +316,7 @@ export class FaultCli extends Context.Service<FaultCli, Installed>()("effect-cla
  */
 export const layer = (
   self: Plan,
-  config: Omit<Process.Config, "executable"> = {}
+  config: Omit<Spawn.Config, "executable"> = {}
 ): Layer.Layer<ClaudeCli.ClaudeCli | FaultCli, PlatformError.PlatformError> =>
   Layer.unwrap(
     Effect.map(

@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeCli from "../../../src/ClaudeCli.ts"
 import type * as CliError from "../../../src/ClaudeCliError.ts"
-import type * as Process from "../../../src/Process.ts"
+import type * as Spawn from "../../../src/process/internal/spawn.ts"
 import type { Message } from "../../../src/schema/Message.ts"
 import * as Decode from "../../../src/stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../../../src/stream/DecodeError.ts"
@@ -53,7 +53,7 @@ export interface Outcome {
 }
 
 export interface RunOptions {
-  readonly config?: Omit<Process.Config, "executable"> | undefined
+  readonly config?: Omit<Spawn.Config, "executable"> | undefined
   readonly prompt?: string | undefined
   /** `onBadLine: "emit"`: bad lines in-band. */
   readonly lenient?: boolean | undefined

@@ -8,8 +8,8 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as ProjectKey from "../store/ProjectKey.ts"
-import type * as Ndjson from "../stream/Ndjson.ts"
+import * as ProjectKey from "../../store/ProjectKey.ts"
+import type * as Ndjson from "../../stream/Ndjson.ts"
 
 /** What a run needs to find its directory. */
 export interface Tracker {

@@ -9,7 +9,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as CliError from "../../src/ClaudeCliError.ts"
-import * as Process from "../../src/Process.ts"
+import * as Process from "../../src/process/Process.ts"
+import * as ProcessLines from "../../src/process/internal/lines.ts"
+import * as Spawn from "../../src/process/internal/spawn.ts"
 import type { DecodeError } from "../../src/stream/DecodeError.ts"
 import type * as Ndjson from "../../src/stream/Ndjson.ts"
 
@@ -23,7 +25,7 @@ const script = (name: string, body: string): string => {
 
 const run = (executable: string, prompt = "hi", env?: Record<string, string | Redacted.Redacted<string>>) =>
   Effect.flatMap(Effect.service(ChildProcessSpawner), (spawner) =>
-    Process.lines(spawner, { executable, killGracePeriod: "500 millis" })(prompt, env ? { env } : {}).pipe(
+    ProcessLines.lines(spawner, { executable, killGracePeriod: "500 millis" })(prompt, env ? { env } : {}).pipe(
       Stream.runCollect,
       Effect.exit
     ))
@@ -57,7 +59,7 @@ describe("Process", () => {
     Effect.gen(function*() {
       const spawner = yield* Effect.service(ChildProcessSpawner)
       const missing = path.join(dir, "no-such-dir")
-      const exit = yield* Process.spawn(spawner, { executable: "sh", args: [], cwd: missing, stdin: "ignore" }).pipe(
+      const exit = yield* Spawn.spawn(spawner, { executable: "sh", args: [], cwd: missing, stdin: "ignore" }).pipe(
         Effect.scoped,
         Effect.exit
       )
@@ -113,7 +115,7 @@ describe("Process", () => {
     Effect.gen(function*() {
       const exe = script("forever.sh", `while true; do echo "{\\"pid\\":$$}"; sleep 0.05; done`)
       const spawner = yield* Effect.service(ChildProcessSpawner)
-      const lines = yield* Process.lines(spawner, { executable: exe })("hi").pipe(Stream.take(1), Stream.runCollect)
+      const lines = yield* ProcessLines.lines(spawner, { executable: exe })("hi").pipe(Stream.take(1), Stream.runCollect)
       const pid = JSON.parse((lines[0] as Ndjson.Line).text).pid as number
       assert.isFalse(alive(pid))
     }).pipe(Effect.provide(Process.nodeSpawner)))
@@ -123,7 +125,7 @@ describe("Process", () => {
       const pidFile = path.join(dir, "stubborn.pid")
       const exe = script("stubborn.sh", `trap '' TERM; echo $$ > ${pidFile}; while true; do echo '{}'; sleep 0.05; done`)
       const spawner = yield* Effect.service(ChildProcessSpawner)
-      yield* Process.lines(spawner, { executable: exe, killGracePeriod: "300 millis" })("hi").pipe(
+      yield* ProcessLines.lines(spawner, { executable: exe, killGracePeriod: "300 millis" })("hi").pipe(
         Stream.take(3),
         Stream.runDrain,
         Effect.timeout("5 seconds")
@@ -137,7 +139,7 @@ describe("Process", () => {
       const exe = script("stubborn-pid.sh", `trap '' TERM; while true; do echo "{\\"pid\\":$$}"; sleep 0.05; done`)
       const spawner = yield* Effect.service(ChildProcessSpawner)
       const seen: Array<Ndjson.Line | DecodeError> = []
-      const fiber = yield* Process.lines(spawner, { executable: exe, killGracePeriod: "300 millis" })("hi").pipe(
+      const fiber = yield* ProcessLines.lines(spawner, { executable: exe, killGracePeriod: "300 millis" })("hi").pipe(
         Stream.runForEach((line) => Effect.sync(() => seen.push(line))),
         Effect.forkChild
       )
