@@ -7,7 +7,7 @@
  * @internal
  */
 import * as Result from "effect/Result"
-import * as Transcript from "../../schema/Transcript.ts"
+import * as Transcript from "../../transcript/Transcript.ts"
 
 /** @internal */
 export const windowBytes = 64 * 1024
