@@ -11,6 +11,15 @@ export * as ApiMessage from "./ApiMessage.ts"
 export * as ContentBlock from "./ContentBlock.ts"
 /** @since 0.1.0 */
 export * as Control from "./Control.ts"
+/**
+ * The answers to the session's control requests, as types: read from the session's methods, never decoded
+ * by users.
+ *
+ * @since 0.1.0
+ */
+export type * as ControlAnswer from "./ControlAnswer.ts"
+/** @since 0.1.0 */
+export * as HookEvents from "./HookEvents.ts"
 /** @since 0.1.0 */
 export * as Message from "./Message.ts"
 /** @since 0.1.0 */

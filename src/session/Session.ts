@@ -53,10 +53,11 @@ import * as Process from "../Process.ts"
 import * as SessionMirror from "../store/SessionMirror.ts"
 import * as Telemetry from "../Telemetry.ts"
 import * as QueryOptions from "../QueryOptions.ts"
+import * as ControlAnswer from "../schema/ControlAnswer.ts"
 import * as DerivedOptions from "../internal/queryOptions.ts"
 import * as Hooks from "./Hooks.ts"
 import * as Incoming from "./Incoming.ts"
-import * as Initialization from "./Initialization.ts"
+import * as Answer from "./internal/answer.ts"
 import * as Handover from "./internal/handover.ts"
 import type * as Internal from "./internal/message.ts"
 import * as Hub from "./internal/hub.ts"
@@ -67,7 +68,7 @@ import * as Route from "./internal/route.ts"
 import * as Turns from "./internal/turns.ts"
 import * as Controls from "./Controls.ts"
 import type * as Dialogs from "./Dialogs.ts"
-import * as Initialize from "./Initialize.ts"
+import * as Initialize from "./internal/initialize.ts"
 import * as McpServer from "./McpServer.ts"
 import * as Permission from "./Permission.ts"
 import * as Protocol from "./Protocol.ts"
@@ -162,14 +163,14 @@ export interface Session extends Controls.Controls {
    * the CLI's `commands_changed` notices (a `reloadSkills` that finds new commands sends one) and the
    * results of `reloadPlugins`, `reloadOutputStyles` and `reinitialize` update it.
    */
-  readonly initialization: Initialization.Initialization
+  readonly initialization: ControlAnswer.Initialization
   /** The `initialize` response as the CLI wrote it. */
   readonly rawInitialization: Readonly<Record<string, unknown>>
   /**
    * Sends `initialize` again and gives the CLI's current answer (which `initialization` then holds). The
    * hooks are registered anew: a hook the CLI was waiting on is settled by the CLI itself.
    */
-  readonly reinitialize: Effect.Effect<Initialization.Initialization, SessionError.SessionError>
+  readonly reinitialize: Effect.Effect<ControlAnswer.Initialization, SessionError.SessionError>
   /** The session id, known once the CLI has written its `system/init` message (after the first send). */
   readonly sessionId: Effect.Effect<string, SessionError.SessionError>
   /**
@@ -204,12 +205,12 @@ export interface Session extends Controls.Controls {
    * `controlTimeout`). Answers the CLI's receipt: the uuids of the prompts still queued, which will run
    * (`undefined` from a CLI that gives none).
    */
-  readonly interrupt: Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError>
+  readonly interrupt: Effect.Effect<ControlAnswer.InterruptReceipt | undefined, SessionError.SessionError>
   /**
    * As `interrupt`, and withdraws every prompt still queued (`cancel_queued`): the receipt lists them under
    * `cancelled`; their turns end without a result. A CLI without `interrupt_cancel_queued_v1` ignores it.
    */
-  readonly interruptAndCancelQueued: Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError>
+  readonly interruptAndCancelQueued: Effect.Effect<ControlAnswer.InterruptReceipt | undefined, SessionError.SessionError>
   /** `undefined` resets to the default model. */
   readonly setModel: (model: string | undefined) => Effect.Effect<void, SessionError.SessionError>
   /** Any other control request. */
@@ -382,7 +383,7 @@ const start = Effect.fnUntraced(function*(
   const sessionIdKnown = yield* Deferred.make<string, SessionError.SessionError>()
   let sessionId = ""
   // Nothing until the CLI answers `initialize`.
-  let initialization: Initialization.Initialization = { commands: [], agents: [], models: [], available_output_styles: [] }
+  let initialization: ControlAnswer.Initialization = { commands: [], agents: [], models: [], available_output_styles: [] }
 
   // Fails what waits on the CLI, and anything later, once the session ends, whatever ends it (the output,
   // `close`, the scope): callers in fibers the scope does not own must not wait for what will never come.
@@ -468,13 +469,13 @@ const start = Effect.fnUntraced(function*(
     request(Initialize.request(options, { hooks: hooks.wire, sdkMcpServers: options.mcpServers?.map((s) => s.name) })),
     (raw) =>
       Effect.map(
-        Effect.mapError(Initialization.decode(raw), redact),
+        Effect.mapError(Answer.decode(ControlAnswer.Initialization, "initialize")(raw), redact),
         (decoded) => [raw as Readonly<Record<string, unknown>>, (initialization = decoded)] as const
       )
   )
   const [rawInitialization] = yield* initialize
   const controls = Controls.make(request)
-  const current = (update: Partial<Initialization.Initialization>) =>
+  const current = (update: Partial<ControlAnswer.Initialization>) =>
     Effect.sync(() => (initialization = { ...initialization, ...update }))
 
   // One writer at a time, so that the turn tracking sees messages in the order the CLI reads them.

@@ -15,23 +15,11 @@ export * as Dialogs from "./Dialogs.ts"
 /**
  * @since 0.1.0
  */
-export * as HookEvents from "./HookEvents.ts"
-/**
- * @since 0.1.0
- */
 export * as Hooks from "./Hooks.ts"
 /**
  * @since 0.1.0
  */
 export * as Incoming from "./Incoming.ts"
-/**
- * @since 0.1.0
- */
-export * as Initialization from "./Initialization.ts"
-/**
- * @since 0.1.0
- */
-export * as Initialize from "./Initialize.ts"
 /**
  * @since 0.1.0
  */
