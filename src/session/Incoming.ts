@@ -18,7 +18,7 @@ import * as Hooks from "./Hooks.ts"
 import * as Callback from "./internal/callback.ts"
 import { describe } from "./internal/describe.ts"
 import type * as McpServer from "./McpServer.ts"
-import * as Permission from "./Permission.ts"
+import * as CanUseTool from "./CanUseTool.ts"
 import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
 
@@ -29,7 +29,7 @@ import * as SessionError from "./SessionError.ts"
  * @category models
  */
 export interface Callbacks<R = never> {
-  readonly canUseTool?: Permission.CanUseTool<R> | undefined
+  readonly canUseTool?: CanUseTool.CanUseTool<R> | undefined
   readonly hooks: Hooks.Registration<R>
   /** The session's in-process MCP servers, running (see `McpServer.connect`). */
   readonly mcpServers?: ReadonlyArray<McpServer.Connection> | undefined
@@ -223,14 +223,14 @@ export const handler = <R>(
         return canUseTool === undefined
           ? callbackError(new MissingCallback({ callback: "canUseTool" }))
           // The deadline is inside the decision, so that a late callback is a deny like a failed one.
-          : Permission.decide((tool, input, ctx) =>
+          : CanUseTool.decide((tool, input, ctx) =>
             reporting(
               "canUseTool",
-              run("canUseTool", Effect.suspend(() => Callback.effectOf<Permission.Decision>("canUseTool", canUseTool(tool, input, ctx))))
+              run("canUseTool", Effect.suspend(() => Callback.effectOf<CanUseTool.Decision>("canUseTool", canUseTool(tool, input, ctx))))
             ), request).pipe(
               Effect.flatMap((answer) =>
                 writable("canUseTool", answer, (detail) =>
-                  Permission.decide(() => Effect.succeed(Permission.deny(`Permission callback failed: ${detail}`)), request))
+                  CanUseTool.decide(() => Effect.succeed(CanUseTool.deny(`Permission callback failed: ${detail}`)), request))
               )
             )
       case "HookCallbackRequest": {

@@ -11,7 +11,7 @@
  * import { Console, Effect, Stream } from "effect"
  * import { ClaudeCli } from "effect-claude-code"
  * import { Live } from "effect-claude-code/layers"
- * import { Hooks, Permission } from "effect-claude-code/session"
+ * import { CanUseTool, Hooks } from "effect-claude-code/session"
  *
  * const program = Effect.gen(function*() {
  *   const session = yield* ClaudeCli.session({
@@ -20,8 +20,8 @@
  *     canUseTool: (tool, input) =>
  *       Effect.succeed(
  *         tool === "Write" && String(input.file_path).endsWith(".env")
- *           ? Permission.deny("never touch .env files")
- *           : Permission.allow()
+ *           ? CanUseTool.deny("never touch .env files")
+ *           : CanUseTool.allow()
  *       ),
  *     hooks: { PreToolUse: [{ matcher: "Bash", hooks: [() => Effect.succeed(Hooks.block("no shell here"))] }] }
  *   })
@@ -70,7 +70,7 @@ import * as Controls from "./Controls.ts"
 import type * as Dialogs from "./Dialogs.ts"
 import * as Initialize from "./internal/initialize.ts"
 import * as McpServer from "./McpServer.ts"
-import * as Permission from "./Permission.ts"
+import * as CanUseTool from "./CanUseTool.ts"
 import * as Protocol from "./Protocol.ts"
 import * as SessionError from "./SessionError.ts"
 import * as UserContent from "./UserContent.ts"
@@ -95,7 +95,7 @@ export type Message = Internal.Message
  */
 export interface Options<R = never> extends QueryOptions.QueryOptions, Initialize.Options, Dialogs.Callbacks<R> {
   /** Asked before each tool use the CLI's rules do not settle. Adds `--permission-prompt-tool stdio`. */
-  readonly canUseTool?: Permission.CanUseTool<R> | undefined
+  readonly canUseTool?: CanUseTool.CanUseTool<R> | undefined
   /** Hooks by event, registered at `initialize` and called back over the control protocol. */
   readonly hooks?: Hooks.Hooks<R> | undefined
   /** In-process MCP servers; their tools are `mcp__<server>__<tool>`. */
@@ -271,7 +271,7 @@ const start = Effect.fnUntraced(function*(
 > {
   const args = yield* Args.toArgs(options)
   // As the SDK warns at `query`: a callback the CLI will not call for some tools.
-  const shadowing = Permission.shadowed(options)
+  const shadowing = CanUseTool.shadowed(options)
   if (shadowing !== undefined) yield* Effect.logWarning(shadowing.message).pipe(Effect.annotateLogs({ code: shadowing.code }))
   const given = SessionMirror.target(options)
   // Before the CLI starts: the session to resume, from the store.

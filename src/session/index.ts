@@ -7,6 +7,10 @@
 /**
  * @since 0.1.0
  */
+export * as CanUseTool from "./CanUseTool.ts"
+/**
+ * @since 0.1.0
+ */
 export * as Controls from "./Controls.ts"
 /**
  * @since 0.1.0
@@ -24,10 +28,6 @@ export * as Incoming from "./Incoming.ts"
  * @since 0.1.0
  */
 export * as McpServer from "./McpServer.ts"
-/**
- * @since 0.1.0
- */
-export * as Permission from "./Permission.ts"
 /**
  * @since 0.1.0
  */
