@@ -57,13 +57,7 @@ export class ToolUseSummary extends Schema.Class<ToolUseSummary>("effect-claude-
   ...envelope
 }) {}
 
-/**
- * Subscription rate-limit state.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const RateLimitInfo = Schema.Struct({
+const RateLimitInfo = Schema.Struct({
   status: Schema.String,
   resetsAt: optionalNumber,
   rateLimitType: optionalString,
@@ -80,6 +74,14 @@ export const RateLimitInfo = Schema.Struct({
   canUserPurchaseCredits: optionalBoolean,
   hasChargeableSavedPaymentMethod: optionalBoolean
 })
+
+/**
+ * Subscription rate-limit state.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RateLimitInfo = typeof RateLimitInfo.Type
 
 /**
  * The subscription's rate-limit state changed (allowed, warning, rejected) and when it resets.
@@ -123,19 +125,21 @@ export class ConversationReset extends Schema.Class<ConversationReset>("effect-c
   ...envelope
 }) {}
 
-/**
- * The goal set by `/goal`, as its Stop hook last judged it.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Goal = Schema.Struct({
+const Goal = Schema.Struct({
   condition: Schema.String,
   iterations: Num,
   set_at: Num,
   tokens_at_start: Num,
   last_reason: optionalString
 })
+
+/**
+ * The goal set by `/goal`, as its Stop hook last judged it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Goal = typeof Goal.Type
 
 /**
  * The `/goal` Stop hook reported: `value` is the goal not met yet (with its
