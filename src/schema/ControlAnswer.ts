@@ -194,12 +194,6 @@ export type McpServerStatus = typeof McpServerStatus.Type
 export const McpStatusResponse = open({ mcpServers: list(McpServerStatus) })
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type McpStatusResponse = typeof McpStatusResponse.Type
-
-/**
  * What `setMcpServers` changed: servers added and removed, errors by server.
  *
  * @since 0.1.0
@@ -226,12 +220,6 @@ export type McpSetServersResult = typeof McpSetServersResult.Type
 export const McpResourceContents = open({
   contents: list(open({ uri: Schema.String, mimeType: optionalString, text: optionalString, blob: optionalString }))
 })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type McpResourceContents = typeof McpResourceContents.Type
 
 /**
  * Whether the files could be rewound, and what changed (or would, in a dry run).
@@ -312,24 +300,12 @@ export const SessionUsage = open({
 })
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type SessionUsage = typeof SessionUsage.Type
-
-/**
  * The session's cost as the `/cost` command shows it.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const SessionCost = open({ text: Schema.String })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type SessionCost = typeof SessionCost.Type
 
 /**
  * What `reloadPlugins` loaded: commands, agents, plugins and MCP servers after the reload.
@@ -361,21 +337,9 @@ export const ReloadSkillsResult = open({ skills: list(SlashCommand) })
 
 /**
  * @since 0.1.0
- * @category models
- */
-export type ReloadSkillsResult = typeof ReloadSkillsResult.Type
-
-/**
- * @since 0.1.0
  * @category schemas
  */
 export const ReloadOutputStylesResult = open({ available_output_styles: list(Schema.String) })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type ReloadOutputStylesResult = typeof ReloadOutputStylesResult.Type
 
 /**
  * The settings in effect, where they came from, and what the session applied (model, effort, ...).
@@ -390,24 +354,12 @@ export const Settings = open({
 })
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type Settings = typeof Settings.Type
-
-/**
  * The output of a background shell or monitor task: its text, its whole size, and whether the text is cut.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const TaskOutput = open({ output: optionalString, total_bytes: optionalNumber, truncated: optionalBoolean })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type TaskOutput = typeof TaskOutput.Type
 
 /**
  * The CLI's own version and build.
@@ -419,21 +371,9 @@ export const BinaryVersion = open({ version: Schema.String, buildTime: optionalS
 
 /**
  * @since 0.1.0
- * @category models
- */
-export type BinaryVersion = typeof BinaryVersion.Type
-
-/**
- * @since 0.1.0
  * @category schemas
  */
 export const Models = open({ models: list(Model) })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type Models = typeof Models.Type
 
 /**
  * The hooks registered, by event, and the catalogue of events.
@@ -452,24 +392,12 @@ export const HooksListing = open({
 })
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type HooksListing = typeof HooksListing.Type
-
-/**
  * The permission rules in effect.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const PermissionRules = open({ state: open({ rules: list(Schema.Unknown) }) })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type PermissionRules = typeof PermissionRules.Type
 
 /**
  * A file the CLI read for the host.
@@ -487,12 +415,6 @@ export const FileContents = open({
 })
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type FileContents = typeof FileContents.Type
-
-/**
  * Paths matching a partial `@` mention.
  *
  * @since 0.1.0
@@ -501,24 +423,12 @@ export type FileContents = typeof FileContents.Type
 export const FileSuggestions = open({ suggestions: list(Schema.Unknown), cwd: optionalString })
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type FileSuggestions = typeof FileSuggestions.Type
-
-/**
  * Whether a queued message was withdrawn before the model saw it.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const CancelAsyncMessageResult = open({ cancelled: Schema.Boolean })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type CancelAsyncMessageResult = typeof CancelAsyncMessageResult.Type
 
 /**
  * What an interrupt answers (CLIs with `interrupt_receipt_v1`): the uuids of the queued prompts that survive
@@ -580,12 +490,6 @@ export type McpCallResult = typeof McpCallResult.Type
 export const BackgroundTasksResult = open({ backgrounded: optionalBoolean })
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type BackgroundTasksResult = typeof BackgroundTasksResult.Type
-
-/**
  * The permission mode `set_permission_mode` left in effect, where the CLI names one.
  *
  * @since 0.1.0
@@ -594,21 +498,9 @@ export type BackgroundTasksResult = typeof BackgroundTasksResult.Type
 export const SetPermissionModeResult = open({ mode: optionalString })
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type SetPermissionModeResult = typeof SetPermissionModeResult.Type
-
-/**
  * A warning `set_mcp_permission_mode_override` may answer with.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const McpPermissionModeOverrideResult = open({ warning: optionalString })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type McpPermissionModeOverrideResult = typeof McpPermissionModeOverrideResult.Type

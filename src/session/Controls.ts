@@ -70,7 +70,7 @@ export interface Controls {
   readonly readMcpResource: (
     serverName: string,
     uri: string
-  ) => Effect.Effect<ControlAnswer.McpResourceContents, SessionError.SessionError>
+  ) => Effect.Effect<typeof ControlAnswer.McpResourceContents.Type, SessionError.SessionError>
   /**
    * Restores the files edited since the user message `userMessageId` (a uuid from the output) to their state
    * then; `dryRun` only says what would change. Needs `enableFileCheckpointing`.
@@ -84,7 +84,7 @@ export interface Controls {
   ) => Effect.Effect<ControlAnswer.ContextWindowUsage, SessionError.SessionError>
   readonly usage: (
     options?: { readonly skipBehaviors?: boolean | undefined }
-  ) => Effect.Effect<ControlAnswer.SessionUsage, SessionError.SessionError>
+  ) => Effect.Effect<typeof ControlAnswer.SessionUsage.Type, SessionError.SessionError>
   readonly sessionCost: Effect.Effect<string, SessionError.SessionError>
   /** Stops a background task (a subagent, a shell) by its task id. */
   readonly stopTask: (taskId: string) => Effect.Effect<void, SessionError.SessionError>
@@ -101,7 +101,7 @@ export interface Controls {
   readonly setPermissionMode: (
     mode: QueryOptions.PermissionMode
   ) => Effect.Effect<QueryOptions.PermissionMode | undefined, SessionError.SessionError>
-  readonly taskOutput: (taskId: string) => Effect.Effect<ControlAnswer.TaskOutput, SessionError.SessionError>
+  readonly taskOutput: (taskId: string) => Effect.Effect<typeof ControlAnswer.TaskOutput.Type, SessionError.SessionError>
   /** The thinking budget from the next model request on (`null`: the session's default). */
   readonly setMaxThinkingTokens: (
     maxThinkingTokens: number | null,
@@ -109,7 +109,7 @@ export interface Controls {
   ) => Effect.Effect<void, SessionError.SessionError>
   /** Merges settings into the flag layer (highest of the user-controlled ones); `null` removes a key. */
   readonly applyFlagSettings: (settings: Readonly<Record<string, unknown>>) => Effect.Effect<void, SessionError.SessionError>
-  readonly settings: Effect.Effect<ControlAnswer.Settings, SessionError.SessionError>
+  readonly settings: Effect.Effect<typeof ControlAnswer.Settings.Type, SessionError.SessionError>
   /** Writes settings to the local or user settings file. */
   readonly updateSettings: (
     source: "localSettings" | "userSettings",
@@ -120,22 +120,22 @@ export interface Controls {
     readonly refuseIfBusy?: boolean | undefined
     readonly holdOnCacheImpact?: boolean | undefined
   }) => Effect.Effect<ControlAnswer.ReloadPluginsResult, SessionError.SessionError>
-  readonly reloadSkills: Effect.Effect<ControlAnswer.ReloadSkillsResult, SessionError.SessionError>
+  readonly reloadSkills: Effect.Effect<typeof ControlAnswer.ReloadSkillsResult.Type, SessionError.SessionError>
   readonly reloadOutputStyles: Effect.Effect<ReadonlyArray<string>, SessionError.SessionError>
   /** Renames the session (its title in `/resume` and the transcript). */
   readonly rename: (title: string) => Effect.Effect<void, SessionError.SessionError>
   readonly supportedModels: Effect.Effect<ReadonlyArray<ControlAnswer.Model>, SessionError.SessionError>
-  readonly binaryVersion: Effect.Effect<ControlAnswer.BinaryVersion, SessionError.SessionError>
-  readonly hooksListing: Effect.Effect<ControlAnswer.HooksListing, SessionError.SessionError>
-  readonly permissionRules: Effect.Effect<ControlAnswer.PermissionRules, SessionError.SessionError>
+  readonly binaryVersion: Effect.Effect<typeof ControlAnswer.BinaryVersion.Type, SessionError.SessionError>
+  readonly hooksListing: Effect.Effect<typeof ControlAnswer.HooksListing.Type, SessionError.SessionError>
+  readonly permissionRules: Effect.Effect<typeof ControlAnswer.PermissionRules.Type, SessionError.SessionError>
   /** Reads a file the session's permissions let it read. */
   readonly readFile: (
     path: string,
     options?: { readonly maxBytes?: number | undefined; readonly encoding?: "utf-8" | "base64" | undefined }
-  ) => Effect.Effect<ControlAnswer.FileContents, SessionError.SessionError>
+  ) => Effect.Effect<typeof ControlAnswer.FileContents.Type, SessionError.SessionError>
   /** Tells the CLI a file was read at `mtime` (ms), so that edits to it need no read first. */
   readonly seedReadState: (path: string, mtime: number) => Effect.Effect<void, SessionError.SessionError>
-  readonly fileSuggestions: (query: string) => Effect.Effect<ControlAnswer.FileSuggestions, SessionError.SessionError>
+  readonly fileSuggestions: (query: string) => Effect.Effect<typeof ControlAnswer.FileSuggestions.Type, SessionError.SessionError>
   /** Withdraws a queued user message (by its uuid) the model has not seen yet. */
   readonly cancelAsyncMessage: (messageUuid: string) => Effect.Effect<boolean, SessionError.SessionError>
   /** Whether someone watches the session (the CLI may hold notifications otherwise). */
