@@ -7,7 +7,7 @@
 import { Effect, Stream } from "effect"
 import { ClaudeCli } from "../src/index.ts"
 import { Filter, Item } from "../src/filter/index.ts"
-import { Permission, Policy } from "../src/session/index.ts"
+import { CanUseTool, Policy } from "../src/session/index.ts"
 
 export const rules = `
 allow tool:Read & path:src/**
@@ -24,7 +24,7 @@ export const tidy = Effect.gen(function*() {
   const tracked = yield* Policy.track(policy, {
     ask: (tool, input) =>
       Effect.succeed(
-        tool === "Write" && String(input.file_path).endsWith(".md") ? Permission.allow() : Permission.deny("Not today.")
+        tool === "Write" && String(input.file_path).endsWith(".md") ? CanUseTool.allow() : CanUseTool.deny("Not today.")
       )
   })
   const session = yield* ClaudeCli.session({

@@ -3,7 +3,7 @@
  */
 import { Effect, Schema, Stream } from "effect"
 import { ClaudeCli } from "../src/index.ts"
-import { McpServer, Permission } from "../src/session/index.ts"
+import { CanUseTool, McpServer } from "../src/session/index.ts"
 
 // A tool the model can call, run in this process: an Effect Schema input and an Effect handler.
 const ticketStatus = McpServer.tool(
@@ -20,8 +20,8 @@ export const triage = Effect.gen(function*() {
     canUseTool: (tool, input) =>
       Effect.succeed(
         tool === "Write" && !String(input.file_path).endsWith(".md")
-          ? Permission.deny("Only Markdown files may be written.")
-          : Permission.allow()
+          ? CanUseTool.deny("Only Markdown files may be written.")
+          : CanUseTool.allow()
       )
   })
   // Each turn streams its messages up to and including its result.

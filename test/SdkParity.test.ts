@@ -9,7 +9,7 @@ import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as Parity from "../scripts/internal/parity.ts"
 import type * as Result from "../src/schema/Result.ts"
-import type * as HookEvents from "../src/session/HookEvents.ts"
+import type * as HookEvents from "../src/schema/HookEvents.ts"
 
 describe("SDK parity table", () => {
   const source = fs.readFileSync(Parity.declarationsPath, "utf8")

@@ -1,7 +1,5 @@
 /**
- * The CLI's permission modes as a schema: the one list `QueryOptions.PermissionMode` and the cluster's RPCs
- * are both made from.
+ * The CLI's permission modes as a schema, for the modules above `schema/` that validate a mode: the list is
+ * `Permission.PermissionMode` of the schemas, so that there is one.
  */
-import * as Schema from "effect/Schema"
-
-export const PermissionMode = Schema.Literals(["default", "acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"])
+export { PermissionMode } from "../schema/Permission.ts"

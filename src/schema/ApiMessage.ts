@@ -2,6 +2,9 @@
  * The Messages API payloads the CLI wraps: `assistant.message`,
  * `user.message` and `message_start.message`.
  *
+ * Published as types (`effect-claude-code/schema`): the payload is read through the message that carries it;
+ * the schemas are the `message` fields of the message classes (`AssistantMessage.fields.message`).
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"

@@ -3,6 +3,10 @@
  * directions, their responses, cancellations and keep-alives. Request bodies
  * dispatch on `subtype`; unknown subtypes decode to {@link UnknownRequest}.
  *
+ * Published as types (`effect-claude-code/schema`): the session writes and answers these frames, users read
+ * them. The frame classes are in `Message.variants` (for `Schema.is`), the request bodies in the members
+ * of `ControlRequest.fields.request`.
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"

@@ -4,6 +4,9 @@
  * has internal ones: `coordinator`, `observer`...) decodes to
  * {@link UnknownOrigin}, keeping the raw object.
  *
+ * Published as types (`effect-claude-code/schema`): an origin narrows by its `_tag`; the schema is the
+ * `origin` field of `UserMessage` and the results (`UserMessage.fields.origin`).
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"

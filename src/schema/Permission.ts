@@ -13,16 +13,17 @@ import type { PermissionDenial } from "./Result.ts"
 import type { ToolResultMeta } from "./ToolUseResult.ts"
 
 /**
- * The permission modes the CLI documents. Decoded messages keep the mode
- * as a string so that a new mode never fails a decode.
+ * The permission modes the CLI takes: the one list `QueryOptions.PermissionMode`, the session's
+ * `setPermissionMode` and the cluster's RPCs are made from. Decoded messages keep the mode as a string so
+ * that a new mode never fails a decode.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const PermissionMode = Schema.Literals(["default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto"])
+export const PermissionMode = Schema.Literals(["default", "acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"])
 
 /**
- * A permission mode the CLI documents.
+ * A permission mode the CLI takes.
  *
  * @since 0.1.0
  * @category models

@@ -22,13 +22,7 @@ import * as Reasons from "./internal/startupFailureReason.ts"
 import { Origin } from "./Origin.ts"
 import { ModelUsageByModel, Usage } from "./Usage.ts"
 
-/**
- * A tool call the permission system refused during the run.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionDenial = Schema.Struct({
+const PermissionDenial = Schema.Struct({
   tool_name: Schema.String,
   tool_use_id: Schema.String,
   tool_input: JsonObject
@@ -42,17 +36,19 @@ export const PermissionDenial = Schema.Struct({
  */
 export type PermissionDenial = typeof PermissionDenial.Type
 
-/**
- * A tool call the run stopped at, to be answered later (a deferred tool).
- *
- * @since 0.1.0
- * @category schemas
- */
-export const DeferredToolUse = Schema.Struct({
+const DeferredToolUse = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   input: JsonObject
 })
+
+/**
+ * A tool call the run stopped at, to be answered later (a deferred tool).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DeferredToolUse = typeof DeferredToolUse.Type
 
 /**
  * Why Claude Code refused to start, so a host can offer the fix instead of a retry (as SDK 0.3.332 lists
@@ -65,15 +61,7 @@ export const DeferredToolUse = Schema.Struct({
  */
 export type StartupFailureReason = typeof Reasons.StartupFailureReason.Type
 
-/**
- * The config file that did not parse (`startup_failure_reason:
- * "config_file_invalid"`), and its backup. Read paths from here, never from
- * the text of `errors`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const InvalidConfigFile = Schema.Struct({
+const InvalidConfigFile = Schema.Struct({
   path: Schema.String,
   is_global: Schema.Boolean,
   backup_searched: Schema.Boolean,
@@ -81,13 +69,16 @@ export const InvalidConfigFile = Schema.Struct({
 })
 
 /**
- * Subagents of the run: spawned, by how they were requested and by type,
- * how deep, and how they ended (not in the SDK's types; CLI 2.1.330 writes it).
+ * The config file that did not parse (`startup_failure_reason:
+ * "config_file_invalid"`), and its backup. Read paths from here, never from
+ * the text of `errors`.
  *
  * @since 0.1.0
- * @category schemas
+ * @category models
  */
-export const SubagentStats = Schema.Struct({
+export type InvalidConfigFile = typeof InvalidConfigFile.Type
+
+const SubagentStats = Schema.Struct({
   spawned: Num,
   requested: Schema.Struct({ background: Num, foreground: Num, unset: Num }),
   started_in_background: Num,
@@ -99,6 +90,15 @@ export const SubagentStats = Schema.Struct({
   killed: Schema.Struct({ parent: Num, user: Num, system: Num }),
   refused: Schema.Struct({ depth_limit: Num, concurrency_limit: Num, budget: Num })
 })
+
+/**
+ * Subagents of the run: spawned, by how they were requested and by type,
+ * how deep, and how they ended (not in the SDK's types; CLI 2.1.330 writes it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SubagentStats = typeof SubagentStats.Type
 
 const summaryFields = {
   type: Schema.tag("result"),

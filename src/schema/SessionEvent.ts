@@ -5,10 +5,8 @@
  *
  * @since 0.1.0
  */
-import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { envelope, JsonObject, Num, optionalBoolean, optionalNumber, optionalString } from "./internal/fields.ts"
-import * as Transcript from "./Transcript.ts"
 
 /**
  * A tool call is still running (`elapsed_time_seconds` so far), written while long tools run.
@@ -59,13 +57,7 @@ export class ToolUseSummary extends Schema.Class<ToolUseSummary>("effect-claude-
   ...envelope
 }) {}
 
-/**
- * Subscription rate-limit state.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const RateLimitInfo = Schema.Struct({
+const RateLimitInfo = Schema.Struct({
   status: Schema.String,
   resetsAt: optionalNumber,
   rateLimitType: optionalString,
@@ -82,6 +74,14 @@ export const RateLimitInfo = Schema.Struct({
   canUserPurchaseCredits: optionalBoolean,
   hasChargeableSavedPaymentMethod: optionalBoolean
 })
+
+/**
+ * Subscription rate-limit state.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RateLimitInfo = typeof RateLimitInfo.Type
 
 /**
  * The subscription's rate-limit state changed (allowed, warning, rejected) and when it resets.
@@ -125,19 +125,21 @@ export class ConversationReset extends Schema.Class<ConversationReset>("effect-c
   ...envelope
 }) {}
 
-/**
- * The goal set by `/goal`, as its Stop hook last judged it.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Goal = Schema.Struct({
+const Goal = Schema.Struct({
   condition: Schema.String,
   iterations: Num,
   set_at: Num,
   tokens_at_start: Num,
   last_reason: optionalString
 })
+
+/**
+ * The goal set by `/goal`, as its Stop hook last judged it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Goal = typeof Goal.Type
 
 /**
  * The `/goal` Stop hook reported: `value` is the goal not met yet (with its
@@ -157,7 +159,7 @@ export class ActiveGoal extends Schema.Class<ActiveGoal>("effect-claude-code/Act
  * The lines the CLI just saved to one transcript file (`filePath`), as a frame on stdout: written with
  * `--session-mirror`, which the `sessionStore` option passes, so that the library appends them to the store
  * (and takes the frame out of the run's messages). `entries` are kept as written, every field, so that the
- * store holds what the file holds; {@link TranscriptMirror.transcriptEntries} decodes them.
+ * store holds what the file holds; `Transcript.mirroredEntries` (`effect-claude-code/transcript`) decodes them.
  *
  * @since 0.1.0
  * @category schemas
@@ -167,14 +169,4 @@ export class TranscriptMirror extends Schema.Class<TranscriptMirror>("effect-cla
   type: Schema.tag("transcript_mirror"),
   filePath: Schema.String,
   entries: Schema.Array(Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [JsonObject]))
-}) {
-  /**
-   * The entries decoded as transcript entries, each in its place. Decoded here, not in the frame's schema: a
-   * transcript entry of a newer CLI that does not fit must not fail the frame that carries it to the store.
-   *
-   * @since 0.1.0
-   */
-  get transcriptEntries(): ReadonlyArray<Transcript.Entry | Transcript.TranscriptEntryError> {
-    return this.entries.map((entry) => Result.merge(Transcript.decodeEntry(entry)))
-  }
-}
+}) {}

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as ControlAnswer from "./ControlAnswer.ts"
 import {
   envelope,
   JsonObject,
@@ -20,55 +21,19 @@ import {
 } from "./internal/fields.ts"
 
 /**
- * An MCP server as listed by `init`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const McpServerStatus = Schema.Struct({
-  name: Schema.String,
-  status: Schema.String,
-  source: optionalString
-})
-
-/**
- * A plugin as listed by `init`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PluginInfo = Schema.Struct({
-  name: Schema.String,
-  path: Schema.String,
-  source: optionalString,
-  version: optionalString
-})
-
-/**
- * A slash command as listed by `commands_changed`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const SlashCommand = Schema.Struct({
-  name: Schema.String,
-  description: Schema.String,
-  argumentHint: optionalString,
-  aliases: optionalStrings,
-  builtin: optionalBoolean
-})
-
-/**
  * Token, tool and time totals of a background task.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const TaskUsage = Schema.Struct({
+const TaskUsage = Schema.Struct({
   total_tokens: Num,
   tool_uses: Num,
   duration_ms: Num
 })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type TaskUsage = typeof TaskUsage.Type
 
 /**
  * The first line of a run: model, tools, permission mode, MCP servers.
@@ -83,7 +48,7 @@ export class SystemInit extends Schema.Class<SystemInit>("effect-claude-code/Sys
   cwd: Schema.String,
   model: Schema.String,
   tools: optionalStrings,
-  mcp_servers: Schema.optionalKey(Schema.Array(McpServerStatus)),
+  mcp_servers: Schema.optionalKey(Schema.Array(ControlAnswer.McpServerStatus)),
   permissionMode: optionalString,
   permission_mode: optionalString,
   apiKeySource: optionalString,
@@ -94,7 +59,7 @@ export class SystemInit extends Schema.Class<SystemInit>("effect-claude-code/Sys
   output_style: optionalString,
   agents: optionalStrings,
   skills: optionalStrings,
-  plugins: Schema.optionalKey(Schema.Array(PluginInfo)),
+  plugins: Schema.optionalKey(Schema.Array(ControlAnswer.PluginInfo)),
   plugin_errors: Schema.optionalKey(Schema.Array(JsonObject)),
   betas: optionalStrings,
   capabilities: optionalStrings,
@@ -504,7 +469,7 @@ export class SystemCommandsChanged extends Schema.Class<SystemCommandsChanged>("
   _tag: Schema.tagDefaultOmit("SystemCommandsChanged"),
   type: Schema.tag("system"),
   subtype: Schema.tag("commands_changed"),
-  commands: Schema.Array(SlashCommand),
+  commands: Schema.Array(ControlAnswer.SlashCommand),
   ...envelope
 }) {}
 

@@ -4,6 +4,9 @@
  * (`LS`, `MultiEdit`, `KillShell`, `Task`). Unknown keys are ignored, so a
  * newer CLI adding an option does not make a call unrecognised.
  *
+ * Each tool's schema is in {@link schemas} (by the tool's name, also {@link schemaFor}), its type
+ * `InputOf<"Bash">`.
+ *
  * @since 0.1.0
  */
 import * as Option from "effect/Option"
@@ -17,11 +20,8 @@ const opt = Schema.optionalKey
 
 /**
  * `Read`: read a file (text, image, PDF, notebook).
- *
- * @since 0.1.0
- * @category schemas
  */
-export const Read = Schema.Struct({
+const Read = Schema.Struct({
   file_path: Str,
   offset: opt(Num),
   limit: opt(Num),
@@ -31,19 +31,13 @@ export const Read = Schema.Struct({
 
 /**
  * `Write`: create or overwrite a file.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const Write = Schema.Struct({ file_path: Str, content: Str })
+const Write = Schema.Struct({ file_path: Str, content: Str })
 
 /**
  * `Edit`: replace a string in a file.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const Edit = Schema.Struct({
+const Edit = Schema.Struct({
   file_path: Str,
   old_string: Str,
   new_string: Str,
@@ -52,22 +46,16 @@ export const Edit = Schema.Struct({
 
 /**
  * `MultiEdit` (older CLIs): several edits of one file, applied in order.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const MultiEdit = Schema.Struct({
+const MultiEdit = Schema.Struct({
   file_path: Str,
   edits: Schema.Array(Schema.Struct({ old_string: Str, new_string: Str, replace_all: opt(Bool) }))
 })
 
 /**
  * `Bash`: run a shell command.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const Bash = Schema.Struct({
+const Bash = Schema.Struct({
   command: Str,
   timeout: opt(Num),
   description: opt(Str),
@@ -77,43 +65,28 @@ export const Bash = Schema.Struct({
 
 /**
  * `BashOutput` (older CLIs): read the output of a background shell.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const BashOutput = Schema.Struct({ bash_id: Str, filter: opt(Str) })
+const BashOutput = Schema.Struct({ bash_id: Str, filter: opt(Str) })
 
 /**
  * `KillShell` / `KillBash` (older CLIs): stop a background shell.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const KillShell = Schema.Struct({ shell_id: Str })
+const KillShell = Schema.Struct({ shell_id: Str })
 
 /**
  * `TaskStop`: stop a background task (the successor of `KillShell`).
- *
- * @since 0.1.0
- * @category schemas
  */
-export const TaskStop = Schema.Struct({ task_id: opt(Str), shell_id: opt(Str) })
+const TaskStop = Schema.Struct({ task_id: opt(Str), shell_id: opt(Str) })
 
 /**
  * `Glob`: find files by pattern.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const Glob = Schema.Struct({ pattern: Str, path: opt(Str) })
+const Glob = Schema.Struct({ pattern: Str, path: opt(Str) })
 
 /**
  * `Grep`: search file contents (ripgrep).
- *
- * @since 0.1.0
- * @category schemas
  */
-export const Grep = Schema.Struct({
+const Grep = Schema.Struct({
   pattern: Str,
   path: opt(Str),
   glob: opt(Str),
@@ -133,20 +106,14 @@ export const Grep = Schema.Struct({
 
 /**
  * `LS` (older CLIs): list a directory.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const LS = Schema.Struct({ path: Str, ignore: opt(Schema.Array(Str)) })
+const LS = Schema.Struct({ path: Str, ignore: opt(Schema.Array(Str)) })
 
 /**
  * `Task` (older CLIs) and `Agent`: run a subagent. Its messages carry the
  * tool use id as `parent_tool_use_id`.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const Task = Schema.Struct({
+const Task = Schema.Struct({
   description: Str,
   prompt: Str,
   subagent_type: opt(Str),
@@ -159,19 +126,13 @@ export const Task = Schema.Struct({
 
 /**
  * `WebFetch`: fetch a URL and run a prompt on it.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const WebFetch = Schema.Struct({ url: Str, prompt: Str, offset: opt(Num) })
+const WebFetch = Schema.Struct({ url: Str, prompt: Str, offset: opt(Num) })
 
 /**
  * `WebSearch`: search the web.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const WebSearch = Schema.Struct({
+const WebSearch = Schema.Struct({
   query: Str,
   allowed_domains: opt(Schema.Array(Str)),
   blocked_domains: opt(Schema.Array(Str))
@@ -179,19 +140,13 @@ export const WebSearch = Schema.Struct({
 
 /**
  * A todo list entry's status.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const TodoStatus = Schema.Literals(["pending", "in_progress", "completed"])
+const TodoStatus = Schema.Literals(["pending", "in_progress", "completed"])
 
 /**
  * `TodoWrite`: replace the todo list.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const TodoWrite = Schema.Struct({
+const TodoWrite = Schema.Struct({
   todos: Schema.Array(Schema.Struct({ content: Str, status: TodoStatus, activeForm: opt(Str) }))
 })
 
@@ -199,11 +154,8 @@ const Metadata = Schema.Record(Str, Schema.Unknown)
 
 /**
  * `TaskCreate`: add a task to the task list.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const TaskCreate = Schema.Struct({
+const TaskCreate = Schema.Struct({
   subject: Str,
   description: Str,
   activeForm: opt(Str),
@@ -212,19 +164,13 @@ export const TaskCreate = Schema.Struct({
 
 /**
  * `TaskGet`: read one task.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const TaskGet = Schema.Struct({ taskId: Str })
+const TaskGet = Schema.Struct({ taskId: Str })
 
 /**
  * `TaskUpdate`: change a task.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const TaskUpdate = Schema.Struct({
+const TaskUpdate = Schema.Struct({
   taskId: Str,
   subject: opt(Str),
   description: opt(Str),
@@ -238,19 +184,13 @@ export const TaskUpdate = Schema.Struct({
 
 /**
  * `TaskList`, `EnterPlanMode`: no input.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const Empty = Schema.Struct({})
+const Empty = Schema.Struct({})
 
 /**
  * `NotebookEdit`: edit a Jupyter notebook cell.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const NotebookEdit = Schema.Struct({
+const NotebookEdit = Schema.Struct({
   notebook_path: Str,
   cell_id: opt(Str),
   new_source: Str,
@@ -260,22 +200,16 @@ export const NotebookEdit = Schema.Struct({
 
 /**
  * `ExitPlanMode`: leave plan mode (older CLIs send the plan as `plan`).
- *
- * @since 0.1.0
- * @category schemas
  */
-export const ExitPlanMode = Schema.Struct({
+const ExitPlanMode = Schema.Struct({
   plan: opt(Str),
   allowedPrompts: opt(Schema.Array(Schema.Struct({ tool: Str, prompt: Str })))
 })
 
 /**
  * `ToolSearch`: load deferred tools (`select:Read,Write`) or search them.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const ToolSearch = Schema.Struct({ query: Str, max_results: opt(Num) })
+const ToolSearch = Schema.Struct({ query: Str, max_results: opt(Num) })
 
 /**
  * The input schema of every built-in tool, by the name the CLI gives it.

@@ -6,6 +6,8 @@
  * exact object. {@link ToolResultMeta} says what the permission system
  * decided for each call.
  *
+ * Each known shape's schema is in {@link shapes} (by tool name); {@link classify} tells them apart.
+ *
  * @since 0.1.0
  */
 import * as Predicate from "effect/Predicate"
@@ -17,11 +19,8 @@ const opt = Schema.optionalKey
 /**
  * `Read` of a file: `type` is `text`, `image`, `notebook`, `pdf` or `parts`;
  * `file` has `filePath`, and for text `content`, `numLines`, `startLine`, `totalLines`.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const FileRead = open({
+const FileRead = open({
   type: Schema.Literals(["text", "image", "notebook", "pdf", "parts"]),
   file: open({
     filePath: opt(Schema.String),
@@ -34,11 +33,8 @@ export const FileRead = open({
 
 /**
  * `Bash`: the command's output and whether it was interrupted.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const BashResult = open({
+const BashResult = open({
   stdout: Schema.String,
   stderr: Schema.String,
   interrupted: Schema.Boolean,
@@ -58,11 +54,8 @@ const Patch = Schema.Array(open({
 
 /**
  * `Write`: a file created or replaced, with its patch.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const FileWrite = open({
+const FileWrite = open({
   type: Schema.Literals(["create", "update"]),
   filePath: Schema.String,
   content: Schema.String,
@@ -72,11 +65,8 @@ export const FileWrite = open({
 
 /**
  * `Edit` / `MultiEdit`: a file edited, with its patch.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const FileEdit = open({
+const FileEdit = open({
   filePath: Schema.String,
   oldString: opt(Schema.String),
   newString: opt(Schema.String),
@@ -88,11 +78,8 @@ export const FileEdit = open({
 
 /**
  * `Glob`: the matched file names.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const GlobResult = open({
+const GlobResult = open({
   filenames: Schema.Array(Schema.String),
   numFiles: Num,
   durationMs: Num,
@@ -101,11 +88,8 @@ export const GlobResult = open({
 
 /**
  * `Grep`: matched files, and the matching lines in `content` mode.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const GrepResult = open({
+const GrepResult = open({
   mode: opt(Schema.Literals(["content", "files_with_matches", "count"])),
   numFiles: Num,
   filenames: Schema.Array(Schema.String),
@@ -118,19 +102,13 @@ const Todo = open({ content: Schema.String, status: Schema.String, activeForm: o
 
 /**
  * `TodoWrite`: the todo list before and after.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const TodoWriteResult = open({ oldTodos: Schema.Array(Todo), newTodos: Schema.Array(Todo) })
+const TodoWriteResult = open({ oldTodos: Schema.Array(Todo), newTodos: Schema.Array(Todo) })
 
 /**
  * `ToolSearch`: the deferred tools it loaded.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const ToolSearchResult = open({
+const ToolSearchResult = open({
   matches: Schema.Array(Schema.String),
   query: Schema.String,
   total_deferred_tools: opt(Num)
@@ -138,11 +116,8 @@ export const ToolSearchResult = open({
 
 /**
  * `Task` / `Agent`: a subagent's final answer and totals.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const AgentResult = open({
+const AgentResult = open({
   status: Schema.String,
   prompt: Schema.String,
   content: opt(Schema.Array(Schema.Unknown)),
@@ -153,11 +128,8 @@ export const AgentResult = open({
 
 /**
  * `WebFetch`: the HTTP status and the prompt's answer.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const WebFetchResult = open({
+const WebFetchResult = open({
   url: Schema.String,
   code: Num,
   codeText: Schema.String,
@@ -168,11 +140,8 @@ export const WebFetchResult = open({
 
 /**
  * `WebSearch`: the query and its results.
- *
- * @since 0.1.0
- * @category schemas
  */
-export const WebSearchResult = open({
+const WebSearchResult = open({
   query: Schema.String,
   results: Schema.Array(Schema.Unknown),
   durationSeconds: Num

@@ -2,6 +2,9 @@
  * Token usage and cost, as written on assistant messages, `message_delta`
  * events and results, and the `/context` and `/usage` reports.
  *
+ * Published as types (`effect-claude-code/schema`): read through the messages that carry them, whose
+ * classes hold the schemas in their `fields`.
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -26,6 +29,12 @@ export const CacheCreation = Schema.Struct({
 })
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export type CacheCreation = typeof CacheCreation.Type
+
+/**
  * Server-side tool calls (web search, web fetch) counted by the API.
  *
  * @since 0.1.0
@@ -35,6 +44,12 @@ export const ServerToolUse = Schema.Struct({
   web_search_requests: Num,
   web_fetch_requests: optionalNumber
 })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerToolUse = typeof ServerToolUse.Type
 
 const countedFields = {
   cache_creation_input_tokens: optionalNullableNumber,
@@ -140,6 +155,12 @@ export type ModelUsage = typeof ModelUsage.Type
 export const ModelUsageByModel = Schema.Record(Schema.String, ModelUsage)
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export type ModelUsageByModel = typeof ModelUsageByModel.Type
+
+/**
  * The context window in use, by category (`/context`): carried as
  * `context_usage` by the assistant message that delivers the report.
  *
@@ -191,6 +212,12 @@ export const UsageLimit = Schema.Struct({
   severity: Schema.String,
   is_active: Schema.Boolean
 })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type UsageLimit = typeof UsageLimit.Type
 
 /**
  * The session's totals and the plan's usage (`/usage`): carried as

@@ -6,15 +6,24 @@
  */
 
 /** @since 0.1.0 */
-export * as ApiMessage from "./ApiMessage.ts"
+export type * as ApiMessage from "./ApiMessage.ts"
 /** @since 0.1.0 */
 export * as ContentBlock from "./ContentBlock.ts"
 /** @since 0.1.0 */
-export * as Control from "./Control.ts"
+export type * as Control from "./Control.ts"
+/**
+ * The answers to the session's control requests, as types: read from the session's methods, never decoded
+ * by users.
+ *
+ * @since 0.1.0
+ */
+export type * as ControlAnswer from "./ControlAnswer.ts"
+/** @since 0.1.0 */
+export * as HookEvents from "./HookEvents.ts"
 /** @since 0.1.0 */
 export * as Message from "./Message.ts"
 /** @since 0.1.0 */
-export * as Origin from "./Origin.ts"
+export type * as Origin from "./Origin.ts"
 /** @since 0.1.0 */
 export * as Permission from "./Permission.ts"
 /** @since 0.1.0 */
@@ -30,4 +39,4 @@ export * as ToolInput from "./ToolInput.ts"
 /** @since 0.1.0 */
 export * as ToolUseResult from "./ToolUseResult.ts"
 /** @since 0.1.0 */
-export * as Usage from "./Usage.ts"
+export type * as Usage from "./Usage.ts"

@@ -13,7 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type * as Control from "../schema/Control.ts"
 import { describe } from "./internal/describe.ts"
-import * as Permission from "./Permission.ts"
+import * as CanUseTool from "./CanUseTool.ts"
 
 /**
  * One option of a question.
@@ -188,10 +188,10 @@ export const askUserQuestion = <R>(
   Schema.decodeUnknownEffect(AskUserQuestionInput)(request.input).pipe(
     Effect.mapError((error) => `the questions do not decode: ${error.message}`),
     Effect.flatMap(({ questions }) => onAsk(questions, { toolUseId: request.tool_use_id })),
-    Effect.map((answers) => Permission.allow({ updatedInput: { ...request.input, answers } })),
+    Effect.map((answers) => CanUseTool.allow({ updatedInput: { ...request.input, answers } })),
     (effect) =>
-      settle(effect, callbacks.dialogTimeout, (why) => Permission.deny(`The user did not answer: ${why}`)),
-    Effect.flatMap((decision) => Permission.decide(() => Effect.succeed(decision), request))
+      settle(effect, callbacks.dialogTimeout, (why) => CanUseTool.deny(`The user did not answer: ${why}`)),
+    Effect.flatMap((decision) => CanUseTool.decide(() => Effect.succeed(decision), request))
   )
 
 /**

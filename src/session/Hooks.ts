@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type * as HookEvents from "./HookEvents.ts"
+import type * as HookEvents from "../schema/HookEvents.ts"
 
 /**
  * The events a hook can be registered for: all of `HookEvents.events`. Claude Code 2.1.332 calls back

@@ -44,7 +44,7 @@ import { kindsOf } from "../filter/internal/kinds.ts"
 import type * as Item from "../filter/Item.ts"
 import * as Syntax from "../filter/Syntax.ts"
 import { describe } from "./internal/describe.ts"
-import * as Permission from "./Permission.ts"
+import * as CanUseTool from "./CanUseTool.ts"
 
 /**
  * @since 0.1.0
@@ -441,7 +441,7 @@ export interface Decision {
   /** 0-based index of the rule. */
   readonly ruleIndex: number | undefined
   readonly action: Action
-  readonly decision: Permission.Decision
+  readonly decision: CanUseTool.Decision
 }
 
 // A permission request as the tool call item the filters read; the message is only the call's.
@@ -485,12 +485,12 @@ export const match = (policy: Policy, toolName: string, input: Readonly<Record<s
  */
 export interface Options<R> {
   /** Decides the calls the policy asks about; without it they are denied. */
-  readonly ask?: Permission.CanUseTool<R> | undefined
+  readonly ask?: CanUseTool.CanUseTool<R> | undefined
   /** Told each decision, once made. */
   readonly onDecision?: ((decision: Decision) => Effect.Effect<void>) | undefined
 }
 
-const askFailed = (cause: Cause.Cause<unknown>) => Permission.deny(`The ask callback of the permission policy failed: ${describe(cause)}`)
+const askFailed = (cause: Cause.Cause<unknown>) => CanUseTool.deny(`The ask callback of the permission policy failed: ${describe(cause)}`)
 
 /**
  * The policy as a `canUseTool` callback (`Session.make({ canUseTool })`, an `AgentSession` entity's options).
@@ -499,7 +499,7 @@ const askFailed = (cause: Cause.Cause<unknown>) => Permission.deny(`The ask call
  * @since 0.1.0
  * @category running
  */
-export const canUseTool = <R = never>(policy: Policy, options: Options<R> = {}): Permission.CanUseTool<R> =>
+export const canUseTool = <R = never>(policy: Policy, options: Options<R> = {}): CanUseTool.CanUseTool<R> =>
 (toolName, input, context) =>
   Effect.gen(function*() {
     const ruleIndex = match(policy, toolName, input)
@@ -507,11 +507,11 @@ export const canUseTool = <R = never>(policy: Policy, options: Options<R> = {}):
     const action = rule?.action ?? policy.default
     const reason = rule === undefined ? policy.defaultReason : rule.reason
     const source = rule === undefined ? "the policy's default" : `policy rule ${ruleIndex! + 1} (${describeRule(rule)})`
-    let decision: Permission.Decision
-    if (action === "allow") decision = Permission.allow()
-    else if (action === "deny") decision = Permission.deny(reason ?? `Denied by ${source}.`)
+    let decision: CanUseTool.Decision
+    if (action === "allow") decision = CanUseTool.allow()
+    else if (action === "deny") decision = CanUseTool.deny(reason ?? `Denied by ${source}.`)
     else if (options.ask === undefined) {
-      decision = Permission.deny(reason ?? `${toolName} needs approval (${source} asks) and no one can give it here.`)
+      decision = CanUseTool.deny(reason ?? `${toolName} needs approval (${source} asks) and no one can give it here.`)
     } else {
       const exit = yield* Effect.exit(options.ask(toolName, input, context))
       if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
@@ -535,7 +535,7 @@ const end: unique symbol = Symbol("effect-claude-code/Policy/end")
  * @category models
  */
 export interface Tracked<R> {
-  readonly canUseTool: Permission.CanUseTool<R>
+  readonly canUseTool: CanUseTool.CanUseTool<R>
   readonly decisions: Stream.Stream<Decision>
   readonly decided: Effect.Effect<ReadonlyArray<Decision>>
 }
@@ -564,7 +564,7 @@ export interface Tracked<R> {
  */
 export const track = <R = never>(
   policy: Policy,
-  options: { readonly ask?: Permission.CanUseTool<R> | undefined } = {}
+  options: { readonly ask?: CanUseTool.CanUseTool<R> | undefined } = {}
 ): Effect.Effect<Tracked<R>, never, Scope.Scope> =>
   Effect.gen(function*() {
     // Replays every decision to a late subscriber; an end marker closes the streams with the scope.

@@ -1,7 +1,7 @@
 /**
  * The control protocol over any transport that writes one JSON frame per line: requests out with ids and
  * timeouts, their responses as values or typed errors, and the CLI's requests dispatched to a handler, each
- * answered exactly once unless the CLI cancels it. Frames are the `Control` classes of `effect-claude-code/schema`.
+ * answered exactly once unless the CLI cancels it. Frames are typed by `Control` of `effect-claude-code/schema`.
  *
  * @since 0.1.0
  */

@@ -20,8 +20,8 @@
  *     canUseTool: (tool, input) =>
  *       Effect.succeed(
  *         tool === "Write" && String(input.file_path).endsWith(".env")
- *           ? Permission.deny("never touch .env files")
- *           : Permission.allow()
+ *           ? CanUseTool.deny("never touch .env files")
+ *           : CanUseTool.allow()
  *       ),
  *     hooks: { PreToolUse: [{ matcher: "Bash", hooks: [() => Effect.succeed(Hooks.block("no shell here"))] }] }
  *   })
@@ -45,6 +45,7 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
+import * as ControlAnswer from "../schema/ControlAnswer.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import * as SessionMirror from "../store/SessionMirror.ts"
@@ -52,8 +53,8 @@ import * as Telemetry from "../Telemetry.ts"
 import * as Controls from "./Controls.ts"
 import type * as Dialogs from "./Dialogs.ts"
 import type * as Hooks from "./Hooks.ts"
-import * as Initialization from "./Initialization.ts"
-import * as Initialize from "./Initialize.ts"
+import * as Initialize from "./internal/initialize.ts"
+import * as Answer from "./internal/answer.ts"
 import * as Callbacks from "./internal/callbacks.ts"
 import * as Child from "./internal/child.ts"
 import * as Idle from "./internal/idle.ts"
@@ -65,7 +66,7 @@ import * as Output from "./internal/output.ts"
 import type * as Route from "./internal/route.ts"
 import * as Turns from "./internal/turns.ts"
 import type * as McpServer from "./McpServer.ts"
-import * as Permission from "./Permission.ts"
+import * as CanUseTool from "./CanUseTool.ts"
 import type * as Protocol from "./Protocol.ts"
 import type * as SessionError from "./SessionError.ts"
 import type * as UserContent from "./UserContent.ts"
@@ -87,7 +88,7 @@ export type Message = Internal.Message
  */
 export interface Options<R = never> extends QueryOptions.QueryOptions, Initialize.Options, Dialogs.Callbacks<R> {
   /** Asked before each tool use the CLI's rules do not settle. Adds `--permission-prompt-tool stdio`. */
-  readonly canUseTool?: Permission.CanUseTool<R> | undefined
+  readonly canUseTool?: CanUseTool.CanUseTool<R> | undefined
   /** Hooks by event, registered at `initialize` and called back over the control protocol. */
   readonly hooks?: Hooks.Hooks<R> | undefined
   /** In-process MCP servers; their tools are `mcp__<server>__<tool>`. */
@@ -155,14 +156,14 @@ export interface Session extends Controls.Controls {
    * the CLI's `commands_changed` notices (a `reloadSkills` that finds new commands sends one) and the
    * results of `reloadPlugins`, `reloadOutputStyles` and `reinitialize` update it.
    */
-  readonly initialization: Initialization.Initialization
+  readonly initialization: ControlAnswer.Initialization
   /** The `initialize` response as the CLI wrote it. */
   readonly rawInitialization: Readonly<Record<string, unknown>>
   /**
    * Sends `initialize` again and gives the CLI's current answer (which `initialization` then holds). The
    * hooks are registered anew: a hook the CLI was waiting on is settled by the CLI itself.
    */
-  readonly reinitialize: Effect.Effect<Initialization.Initialization, SessionError.SessionError>
+  readonly reinitialize: Effect.Effect<ControlAnswer.Initialization, SessionError.SessionError>
   /** The session id, known once the CLI has written its `system/init` message (after the first send). */
   readonly sessionId: Effect.Effect<string, SessionError.SessionError>
   /**
@@ -197,12 +198,12 @@ export interface Session extends Controls.Controls {
    * `controlTimeout`). Answers the CLI's receipt: the uuids of the prompts still queued, which will run
    * (`undefined` from a CLI that gives none).
    */
-  readonly interrupt: Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError>
+  readonly interrupt: Effect.Effect<ControlAnswer.InterruptReceipt | undefined, SessionError.SessionError>
   /**
    * As `interrupt`, and withdraws every prompt still queued (`cancel_queued`): the receipt lists them under
    * `cancelled`; their turns end without a result. A CLI without `interrupt_cancel_queued_v1` ignores it.
    */
-  readonly interruptAndCancelQueued: Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError>
+  readonly interruptAndCancelQueued: Effect.Effect<ControlAnswer.InterruptReceipt | undefined, SessionError.SessionError>
   /** `undefined` resets to the default model. */
   readonly setModel: (model: string | undefined) => Effect.Effect<void, SessionError.SessionError>
   /** Any other control request. */
@@ -293,7 +294,7 @@ const start = Effect.fnUntraced(function*(
     Initialize.request(options, { hooks: hooks.wire, sdkMcpServers: options.mcpServers?.map((s) => s.name) })
   ).pipe(
     Effect.flatMap((raw) =>
-      Effect.mapError(Initialization.decode(raw), child.redact).pipe(
+      Effect.mapError(Answer.decode(ControlAnswer.Initialization, "initialize")(raw), child.redact).pipe(
         Effect.tap(known.initialized),
         Effect.map((decoded) => [raw as Readonly<Record<string, unknown>>, decoded] as const)
       )
@@ -344,7 +345,7 @@ const start = Effect.fnUntraced(function*(
 const prepare = Effect.fnUntraced(function*(options: Options<unknown>) {
   const args = yield* Args.toArgs(options)
   // As the SDK warns at `query`: a callback the CLI will not call for some tools.
-  const shadowing = Permission.shadowed(options)
+  const shadowing = CanUseTool.shadowed(options)
   if (shadowing !== undefined) yield* Effect.logWarning(shadowing.message).pipe(Effect.annotateLogs({ code: shadowing.code }))
   const given = SessionMirror.target(options)
   const mirror = given === undefined ? undefined : yield* Effect.mapError(SessionMirror.restore(given, options.resume), CliError.make)

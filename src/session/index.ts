@@ -7,15 +7,15 @@
 /**
  * @since 0.1.0
  */
+export * as CanUseTool from "./CanUseTool.ts"
+/**
+ * @since 0.1.0
+ */
 export * as Controls from "./Controls.ts"
 /**
  * @since 0.1.0
  */
 export * as Dialogs from "./Dialogs.ts"
-/**
- * @since 0.1.0
- */
-export * as HookEvents from "./HookEvents.ts"
 /**
  * @since 0.1.0
  */
@@ -27,19 +27,7 @@ export * as Incoming from "./Incoming.ts"
 /**
  * @since 0.1.0
  */
-export * as Initialization from "./Initialization.ts"
-/**
- * @since 0.1.0
- */
-export * as Initialize from "./Initialize.ts"
-/**
- * @since 0.1.0
- */
 export * as McpServer from "./McpServer.ts"
-/**
- * @since 0.1.0
- */
-export * as Permission from "./Permission.ts"
 /**
  * @since 0.1.0
  */

@@ -18,7 +18,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { causeText } from "../internal/causeText.ts"
 import * as Plural from "../internal/plural.ts"
-import * as Transcript from "../schema/Transcript.ts"
+import * as Transcript from "../transcript/Transcript.ts"
 import * as Info from "./internal/info.ts"
 
 /**

@@ -11,7 +11,7 @@
  */
 import { dual } from "effect/Function"
 import * as Stream from "effect/Stream"
-import * as Transcript from "../schema/Transcript.ts"
+import * as Transcript from "./Transcript.ts"
 import { decodeLineWith } from "../stream/internal/decodeLine.ts"
 import { DecodeError } from "../stream/DecodeError.ts"
 import { applyStepper, type Stepper } from "../stream/internal/stepper.ts"

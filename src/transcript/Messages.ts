@@ -10,7 +10,7 @@
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Message from "../schema/Message.ts"
-import type * as Transcript from "../schema/Transcript.ts"
+import type * as Transcript from "./Transcript.ts"
 import type * as Decode from "../stream/Decode.ts"
 import { DecodeError } from "../stream/DecodeError.ts"
 import type * as TranscriptDecode from "./Decode.ts"

@@ -6,7 +6,7 @@
  */
 
 /** @since 0.1.0 */
-export * as Transcript from "../schema/Transcript.ts"
+export * as Transcript from "./Transcript.ts"
 /** @since 0.1.0 */
 export * as TranscriptDecode from "./Decode.ts"
 /** @since 0.1.0 */

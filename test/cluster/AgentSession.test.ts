@@ -15,7 +15,7 @@ import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as PermissionModes from "../../src/internal/permissionMode.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
@@ -265,7 +265,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.deepStrictEqual(asked, ["Write"])
       assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "out.txt")))
     }).pipe(Effect.provide(env({
-      canUseTool: (tool) => Effect.sync(() => asked.push(tool)).pipe(Effect.as(Permission.deny("not here")))
+      canUseTool: (tool) => Effect.sync(() => asked.push(tool)).pipe(Effect.as(CanUseTool.deny("not here")))
     }))))
 
   const askedWarm: Array<string> = []
@@ -284,7 +284,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
         AgentSession.layer({
           cwd: sandbox.cwd,
           spares: 1,
-          canUseTool: (tool) => Effect.sync(() => askedWarm.push(tool)).pipe(Effect.as(Permission.deny("not here")))
+          canUseTool: (tool) => Effect.sync(() => askedWarm.push(tool)).pipe(Effect.as(CanUseTool.deny("not here")))
         }))).pipe(
           Layer.provideMerge(Cluster.layerTest),
           Layer.provideMerge(Scripted.layer(script))

@@ -19,7 +19,7 @@ import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -86,14 +86,14 @@ describe("Sessions", () => {
           canUseTool: (_tool, input): any => {
             const name = path.basename(String(input.file_path), ".txt")
             return name === "bigint"
-              ? Effect.succeed(Permission.allow({ updatedInput: { ...input, size: 1n } }))
+              ? Effect.succeed(CanUseTool.allow({ updatedInput: { ...input, size: 1n } }))
               : name === "cyclic"
-              ? Effect.succeed(Permission.allow({ updatedInput: cyclic() }))
+              ? Effect.succeed(CanUseTool.allow({ updatedInput: cyclic() }))
               : name === "promise"
-              ? Promise.resolve(Permission.allow())
+              ? Promise.resolve(CanUseTool.allow())
               : name === "plain"
-              ? Permission.allow()
-              : Effect.succeed(Permission.allow())
+              ? CanUseTool.allow()
+              : Effect.succeed(CanUseTool.allow())
           }
         })
         const why = ["BigInt", "circular", "returned a Promise", "returned a plain object"]
@@ -236,7 +236,7 @@ describe("Sessions", () => {
             callbackTimeout: "1 second",
             canUseTool: () =>
               Effect.uninterruptible(Effect.andThen(Effect.sleep("60 seconds"), Effect.sync(() => (finished = true)))).pipe(
-                Effect.as(Permission.allow())
+                Effect.as(CanUseTool.allow())
               )
           })
           const messages = yield* collect(session.turn("write slowly"))

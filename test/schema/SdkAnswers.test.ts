@@ -6,8 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type * as Schema from "effect/Schema"
 import ts from "typescript"
-import * as Controls from "../../src/session/Controls.ts"
-import * as Initialization from "../../src/session/Initialization.ts"
+import * as ControlAnswer from "../../src/schema/ControlAnswer.ts"
 import { checker, program, sdkFile } from "../support/SdkProgram.ts"
 
 // Exported or not: some answers are declared without `export`.
@@ -18,21 +17,21 @@ program.getSourceFile(sdkFile)!.forEachChild((node) => {
 
 // The SDK's answer type, and our schema of it.
 const answers: ReadonlyArray<readonly [string, Schema.Top]> = [
-  ["SDKControlInterruptResponse", Controls.InterruptReceipt],
-  ["RewindFilesResult", Controls.RewindFilesResult],
-  ["McpSetServersResult", Controls.McpSetServersResult],
-  ["McpServerStatus", Controls.McpServerStatus],
-  ["SDKControlGetContextUsageResponse", Controls.ContextUsage],
-  ["SDKControlGetUsageResponse", Controls.Usage],
-  ["SDKControlReloadPluginsResponse", Controls.ReloadPluginsResult],
-  ["SDKControlReloadSkillsResponse", Controls.ReloadSkillsResult],
-  ["SDKControlReloadOutputStylesResponse", Controls.ReloadOutputStylesResult],
-  ["SDKControlMcpReadResourceResponse", Controls.McpResourceContents],
-  ["SDKControlReadFileResponse", Controls.FileContents],
-  ["SDKControlListPermissionRulesResponse", Controls.PermissionRules],
-  ["SDKControlGetHooksListingResponse", Controls.HooksListing],
-  ["SDKControlGetTaskOutputResponse", Controls.TaskOutput],
-  ["SDKControlInitializeResponse", Initialization.Initialization]
+  ["SDKControlInterruptResponse", ControlAnswer.InterruptReceipt],
+  ["RewindFilesResult", ControlAnswer.RewindFilesResult],
+  ["McpSetServersResult", ControlAnswer.McpSetServersResult],
+  ["McpServerStatus", ControlAnswer.McpServerStatus],
+  ["SDKControlGetContextUsageResponse", ControlAnswer.ContextWindowUsage],
+  ["SDKControlGetUsageResponse", ControlAnswer.SessionUsage],
+  ["SDKControlReloadPluginsResponse", ControlAnswer.ReloadPluginsResult],
+  ["SDKControlReloadSkillsResponse", ControlAnswer.ReloadSkillsResult],
+  ["SDKControlReloadOutputStylesResponse", ControlAnswer.ReloadOutputStylesResult],
+  ["SDKControlMcpReadResourceResponse", ControlAnswer.McpResourceContents],
+  ["SDKControlReadFileResponse", ControlAnswer.FileContents],
+  ["SDKControlListPermissionRulesResponse", ControlAnswer.PermissionRules],
+  ["SDKControlGetHooksListingResponse", ControlAnswer.HooksListing],
+  ["SDKControlGetTaskOutputResponse", ControlAnswer.TaskOutput],
+  ["SDKControlInitializeResponse", ControlAnswer.Initialization]
 ]
 
 const fieldsOf = (schema: Schema.Top): ReadonlyArray<string> =>

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -171,7 +171,7 @@ describe("callMcpTool's options (real CLI)", () => {
       const session = yield* Session.make({
         ...base,
         mcpConfig,
-        canUseTool: (toolName) => Effect.sync(() => (asks.push(toolName), Permission.deny("not now")))
+        canUseTool: (toolName) => Effect.sync(() => (asks.push(toolName), CanUseTool.deny("not now")))
       })
       yield* connected(session)
       const refused = yield* Effect.flip(session.callMcpTool("mcp__calc__add", { a: 1, b: 1 }, { checkPermissions: true }))

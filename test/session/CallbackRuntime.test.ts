@@ -15,7 +15,7 @@ import { CanUseToolRequest } from "../../src/schema/Control.ts"
 import * as Dialogs from "../../src/session/Dialogs.ts"
 import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import type * as SessionError from "../../src/session/SessionError.ts"
 import { collect, settle } from "./support/Collect.ts"
@@ -61,7 +61,7 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
       canUseTool: (_tool, input) =>
         Effect.map(
           Effect.service(Policy),
-          (policy) => input.command === policy.allowed ? Permission.allow() : Permission.deny(`only ${policy.allowed}`)
+          (policy) => input.command === policy.allowed ? CanUseTool.allow() : CanUseTool.deny(`only ${policy.allowed}`)
         ),
       hooks: {
         PreToolUse: [{
@@ -113,7 +113,7 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
     }))
     const started = ClaudeCli.session({
       canUseTool: (_tool, input) =>
-        Effect.map(Effect.service(Policy), (policy) => input.command === policy.allowed ? Permission.allow() : Permission.deny("no"))
+        Effect.map(Effect.service(Policy), (policy) => input.command === policy.allowed ? CanUseTool.allow() : CanUseTool.deny("no"))
     })
     const typed: Effect.Effect<
       Session.Session,
@@ -139,7 +139,7 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
     return Effect.gen(function*() {
       const session = yield* Session.make({
         callbackTimeout: "5 seconds",
-        canUseTool: (_tool, input) => input.command === "ls" ? Effect.succeed(Permission.allow()) : stuck("canUseTool"),
+        canUseTool: (_tool, input) => input.command === "ls" ? Effect.succeed(CanUseTool.allow()) : stuck("canUseTool"),
         hooks: { PreToolUse: [{ hooks: [() => stuck("hook")] }] },
         mcpServers: [McpServer.make("calc", [McpServer.tool("add", "Adds", numbers, () => stuck("add"))])]
       })
@@ -178,11 +178,11 @@ const interrupting = <A>(how: "interrupt" | "join"): Effect.Effect<A> =>
     })
 
 describe("Session callbacks that interrupt themselves (fake CLI)", () => {
-  it.effect("Permission.decide makes a deny of it", () =>
+  it.effect("CanUseTool.decide makes a deny of it", () =>
     Effect.gen(function*() {
       const request = new CanUseToolRequest({ subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" } })
       for (const how of ["interrupt", "join"] as const) {
-        const answer = yield* Permission.decide(() => interrupting(how), request)
+        const answer = yield* CanUseTool.decide(() => interrupting(how), request)
         assert.deepStrictEqual([answer.behavior, answer.message], [
           "deny",
           "Permission callback failed: the callback was interrupted before it answered"

@@ -8,7 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
@@ -34,7 +34,7 @@ describe("Session callbacks (real CLI)", () => {
         canUseTool: (tool, input) =>
           Effect.sync(() => {
             asked.push(`${tool}:${path.basename(String(input.file_path))}`)
-            return String(input.file_path).includes("denied") ? Permission.deny("not that one") : Permission.allow()
+            return String(input.file_path).includes("denied") ? CanUseTool.deny("not that one") : CanUseTool.allow()
           })
       })
       const messages = yield* collect(session.turn("write two files"))
@@ -63,7 +63,7 @@ describe("Session callbacks (real CLI)", () => {
             ? Effect.fail("callback failed")
             : String(input.file_path).endsWith("dies.txt")
             ? Effect.die(new Error("callback died"))
-            : Effect.succeed(Permission.allow({ updatedInput: { ...input, content: "rewritten" } }))
+            : Effect.succeed(CanUseTool.allow({ updatedInput: { ...input, content: "rewritten" } }))
       })
       const messages = yield* collect(session.turn("write"))
       assert.strictEqual(fs.readFileSync(path.join(sandbox.cwd, "draft.txt"), "utf8"), "rewritten")
@@ -83,7 +83,7 @@ describe("Session callbacks (real CLI)", () => {
       ])
       const session = yield* Session.make({
         ...base,
-        canUseTool: () => Effect.succeed(Permission.deny("stop right here", { interrupt: true }))
+        canUseTool: () => Effect.succeed(CanUseTool.deny("stop right here", { interrupt: true }))
       })
       const messages = yield* collect(session.turn("write"))
       const result = messages.at(-1)
@@ -107,7 +107,7 @@ describe("Session callbacks (real CLI)", () => {
         canUseTool: (_tool, input) =>
           Effect.sync(() => {
             asked.push(input.command)
-            return Permission.allow({
+            return CanUseTool.allow({
               updatedPermissions: [{ type: "addRules", rules: [{ toolName: "Bash" }], behavior: "allow", destination: "session" }]
             })
           })
@@ -128,11 +128,11 @@ describe("Session callbacks (real CLI)", () => {
         Script.turn(Script.toolUse("Bash", { command: `rm -rf ${path.join(outside, "gone")}` })),
         Script.turn("done")
       ])
-      const seen: Array<[string, Permission.Context]> = []
+      const seen: Array<[string, CanUseTool.Context]> = []
       const session = yield* Session.make({
         ...base,
         canUseTool: (tool, _input, context) =>
-          Effect.map(Effect.service(Reviewer), (reviewer) => (seen.push([tool, context]), Permission.deny(reviewer.verdict)))
+          Effect.map(Effect.service(Reviewer), (reviewer) => (seen.push([tool, context]), CanUseTool.deny(reviewer.verdict)))
       }).pipe(Effect.provideService(Reviewer, { verdict: "the reviewer says no" }))
       const messages = yield* collect(session.turn("go"))
       assert.deepStrictEqual(seen.map(([tool]) => tool), ["Write", "Bash"])

@@ -6,7 +6,7 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
 import { collect, settle } from "./support/Collect.ts"
@@ -220,7 +220,7 @@ describe("Session control (fake CLI)", () => {
       const session = yield* Session.make({
         canUseTool: (_tool, input) =>
           input.command === "ls"
-            ? Effect.succeed(Permission.allow({ updatedPermissions: [{ type: "setMode", mode: "acceptEdits" }] }))
+            ? Effect.succeed(CanUseTool.allow({ updatedPermissions: [{ type: "setMode", mode: "acceptEdits" }] }))
             : Effect.die(new Error("refusing to think about it"))
       })
       yield* collect(session.turn("hello"))
@@ -364,27 +364,27 @@ describe("Session control (fake CLI)", () => {
   describe("incompatible options fail before the CLI starts", () => {
     const cases: ReadonlyArray<[string, Session.Options, string]> = [
       ["canUseTool with bypassPermissions", {
-        canUseTool: () => Effect.succeed(Permission.allow()),
+        canUseTool: () => Effect.succeed(CanUseTool.allow()),
         permissionMode: "bypassPermissions"
       }, "bypassPermissions"],
       ["canUseTool with --dangerously-skip-permissions in extraArgs", {
-        canUseTool: () => Effect.succeed(Permission.allow()),
+        canUseTool: () => Effect.succeed(CanUseTool.allow()),
         extraArgs: ["--dangerously-skip-permissions"]
       }, "--dangerously-skip-permissions"],
       ["canUseTool with --permission-mode bypassPermissions in extraArgs", {
-        canUseTool: () => Effect.succeed(Permission.allow()),
+        canUseTool: () => Effect.succeed(CanUseTool.allow()),
         extraArgs: ["--verbose", "--permission-mode", "bypassPermissions"]
       }, "--permission-mode bypassPermissions"],
       ["canUseTool with --permission-mode=dontAsk in extraArgs", {
-        canUseTool: () => Effect.succeed(Permission.allow()),
+        canUseTool: () => Effect.succeed(CanUseTool.allow()),
         extraArgs: ["--permission-mode=dontAsk"]
       }, "--permission-mode=dontAsk"],
       ["canUseTool with permissionMode dontAsk", {
-        canUseTool: () => Effect.succeed(Permission.allow()),
+        canUseTool: () => Effect.succeed(CanUseTool.allow()),
         permissionMode: "dontAsk"
       }, "dontAsk"],
       ["canUseTool with a permission prompt tool", {
-        canUseTool: () => Effect.succeed(Permission.allow()),
+        canUseTool: () => Effect.succeed(CanUseTool.allow()),
         extraArgs: ["--permission-prompt-tool", "mcp__x__y"]
       }, "--permission-prompt-tool"],
       ["an input format in extraArgs", { extraArgs: ["--input-format=text"] }, "--input-format"],

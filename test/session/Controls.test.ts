@@ -10,7 +10,7 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as McpServer from "../../src/session/McpServer.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -84,7 +84,7 @@ describe("Session control requests (real CLI)", () => {
       const session = yield* Session.make({
         ...base,
         enableFileCheckpointing: true,
-        canUseTool: () => Effect.succeed(Permission.allow())
+        canUseTool: () => Effect.succeed(CanUseTool.allow())
       })
       const output = yield* session.subscribe
       const id = yield* session.send("rewrite notes.txt")
@@ -181,7 +181,7 @@ describe("Session initialize (real CLI)", () => {
         toolAliases: { Scribble: "Write" },
         planModeInstructions: "Plan briefly.",
         agentProgressSummaries: true,
-        canUseTool: () => Effect.succeed(Permission.allow())
+        canUseTool: () => Effect.succeed(CanUseTool.allow())
       })
       yield* collect(session.turn("write via the alias"))
       assert.strictEqual(fs.readFileSync(path.join(sandbox.cwd, "aliased.txt"), "utf8"), "via alias")

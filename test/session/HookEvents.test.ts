@@ -9,9 +9,9 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as HookEvents from "../../src/session/HookEvents.ts"
+import * as HookEvents from "../../src/schema/HookEvents.ts"
 import type * as Hooks from "../../src/session/Hooks.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -72,7 +72,7 @@ describe("hook events (real CLI)", () => {
         ...base,
         settingSources: ["project"],
         hooks,
-        canUseTool: () => Effect.succeed(Permission.allow())
+        canUseTool: () => Effect.succeed(CanUseTool.allow())
       })
       yield* collect(session.turn("do things"))
       yield* collect(session.turn("/greet bob"))

@@ -7,7 +7,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as CliError from "../../src/ClaudeCliError.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as Script from "../../src/testing/Script.ts"
 import { collect, isDone, outline, reasonOf, settle } from "./support/Collect.ts"
@@ -64,7 +64,7 @@ describe("Session idle timeout (fake CLI, test clock)", () => {
         idleTimeout: "30 seconds",
         bufferSize: 1,
         // The CLI waits for this answer: two minutes of silence that are ours, not the CLI's.
-        canUseTool: () => Effect.as(Effect.sleep("2 minutes"), Permission.allow())
+        canUseTool: () => Effect.as(Effect.sleep("2 minutes"), CanUseTool.allow())
       })
       assert.deepStrictEqual(outline(yield* collect(session.turn("one"))), ["SystemInit", "AssistantMessage", "echo: one"])
       yield* TestClock.adjust("1 hour")
@@ -102,7 +102,7 @@ describe("Session idle timeout (real CLI)", () => {
         ...base,
         idleTimeout: "1500 millis",
         bufferSize: 2,
-        canUseTool: () => Effect.as(Effect.sleep("3 seconds"), Permission.allow())
+        canUseTool: () => Effect.as(Effect.sleep("3 seconds"), CanUseTool.allow())
       })
       assert.strictEqual(resultOf(yield* collect(session.turn("one"))).result, "one")
       yield* Effect.sleep("3 seconds")

@@ -9,7 +9,7 @@ import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
@@ -31,7 +31,7 @@ describe("options (real CLI)", () => {
         warnings.push({ message, code: o.fiber.getRef(References.CurrentLogAnnotations).code })
       })
       const { base } = yield* setup([Script.turn("one")])
-      const session = yield* Session.make({ ...base, canUseTool: () => Effect.succeed(Permission.allow()), ...options }).pipe(
+      const session = yield* Session.make({ ...base, canUseTool: () => Effect.succeed(CanUseTool.allow()), ...options }).pipe(
         Effect.provide(Logger.layer([logger]))
       )
       assert.strictEqual(resultOf(yield* collect(session.turn("hi"))).result, "one")
@@ -49,7 +49,7 @@ describe("options (real CLI)", () => {
     run(Effect.gen(function*() {
       assert.deepStrictEqual(yield* warningsOf({ allowedTools: ["Bash(ls:*)"] }), [])
       assert.deepStrictEqual(yield* warningsOf({ canUseTool: undefined, allowedTools: ["Bash"] }), [])
-      const shadowed = Permission.shadowed({ canUseTool: () => {}, permissionMode: "bypassPermissions" })
+      const shadowed = CanUseTool.shadowed({ canUseTool: () => {}, permissionMode: "bypassPermissions" })
       assert.include(shadowed?.message, "permissionMode 'bypassPermissions' auto-approves every tool call")
     })), 60_000)
 

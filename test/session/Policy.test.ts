@@ -10,7 +10,7 @@ import * as Stream from "effect/Stream"
 import type * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Filter from "../../src/filter/Filter.ts"
 import * as Item from "../../src/filter/Item.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Policy from "../../src/session/Policy.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -29,7 +29,7 @@ const text = [
 const parsed = (policy: string) => Effect.runSync(Policy.parse(policy))
 const parseError = (policy: string) => Effect.runSync(Effect.flip(Policy.parse(policy)))
 const reasons = (policy: Policy.Policy) => policy.warnings.map((w) => `${w.reason}:${w.rule ?? "-"}`)
-const context: Permission.Context = { toolUseId: "toolu_1", suggestions: [], blockedPath: undefined, decisionReason: undefined }
+const context: CanUseTool.Context = { toolUseId: "toolu_1", suggestions: [], blockedPath: undefined, decisionReason: undefined }
 
 describe("policy text", () => {
   it("reads rules, reasons and the default", () => {
@@ -108,13 +108,13 @@ describe("policy decisions", () => {
       const policy = parsed(text)
       const plain = Policy.canUseTool(policy)
       const decide = (tool: string, input: Record<string, unknown>) => plain(tool, input, context)
-      assert.deepStrictEqual(yield* decide("Read", { file_path: "/repo/src/a.ts" }), Permission.allow())
-      assert.deepStrictEqual(yield* decide("Bash", { command: "rm -rf /" }), Permission.deny("no deleting"))
+      assert.deepStrictEqual(yield* decide("Read", { file_path: "/repo/src/a.ts" }), CanUseTool.allow())
+      assert.deepStrictEqual(yield* decide("Bash", { command: "rm -rf /" }), CanUseTool.deny("no deleting"))
       const asked = yield* decide("Bash", { command: "ls" })
       assert.strictEqual(asked._tag, "Deny")
-      assert.include((asked as Permission.Deny).message, "needs approval (the policy's default asks)")
-      const withAsk = Policy.canUseTool(policy, { ask: (tool) => Effect.succeed(Permission.deny(`asked about ${tool}`)) })
-      assert.deepStrictEqual(yield* withAsk("Read", { file_path: "/etc/passwd" }, context), Permission.deny("asked about Read"))
+      assert.include((asked as CanUseTool.Deny).message, "needs approval (the policy's default asks)")
+      const withAsk = Policy.canUseTool(policy, { ask: (tool) => Effect.succeed(CanUseTool.deny(`asked about ${tool}`)) })
+      assert.deepStrictEqual(yield* withAsk("Read", { file_path: "/etc/passwd" }, context), CanUseTool.deny("asked about Read"))
       // The same callback serves sessions and entities.
       const entityOptions: AgentSession.Options = { canUseTool: withAsk }
       const sessionOptions: Session.Options = { canUseTool: plain }
@@ -122,7 +122,7 @@ describe("policy decisions", () => {
       assert.strictEqual(sessionOptions.canUseTool, plain)
       const failing = Policy.canUseTool(policy, { ask: () => Effect.fail("offline") })
       const failed = yield* failing("Write", { file_path: "x" }, context)
-      assert.include((failed as Permission.Deny).message, "ask callback of the permission policy failed: offline")
+      assert.include((failed as CanUseTool.Deny).message, "ask callback of the permission policy failed: offline")
     }))
 })
 
@@ -170,7 +170,7 @@ describe("policy decisions (real CLI)", () => {
         ask: (tool) =>
           Effect.sync(() => {
             asked.push(tool)
-            return tool === "Write" ? Permission.allow() : Permission.deny("the user says no")
+            return tool === "Write" ? CanUseTool.allow() : CanUseTool.deny("the user says no")
           })
       })
       const session = yield* Session.make({

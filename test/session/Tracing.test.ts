@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
 import * as Telemetry from "../../src/Telemetry.ts"
-import * as Permission from "../../src/session/Permission.ts"
+import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
@@ -31,7 +31,7 @@ describe("session tracing (real CLI)", () => {
       const { tracer, spans } = recordingTracer()
       const { base } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "a.txt", content: "x" })), Script.turn("done")])
       const traced = Effect.gen(function*() {
-        const session = yield* Session.make({ ...base, canUseTool: () => Effect.succeed(Permission.allow()) })
+        const session = yield* Session.make({ ...base, canUseTool: () => Effect.succeed(CanUseTool.allow()) })
         const environment = environmentOf(session.initialization.pid ?? session.pid)
         yield* collect(session.turn("write it"))
         return environment

@@ -12,7 +12,7 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Transcript from "../../src/schema/Transcript.ts"
+import * as Transcript from "../../src/transcript/Transcript.ts"
 import * as SessionFiles from "../../src/store/SessionFiles.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
 

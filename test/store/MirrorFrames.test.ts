@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as Message from "../../src/schema/Message.ts"
 import * as SessionEvent from "../../src/schema/SessionEvent.ts"
-import * as Transcript from "../../src/schema/Transcript.ts"
+import * as Transcript from "../../src/transcript/Transcript.ts"
 import * as SessionMirror from "../../src/store/SessionMirror.ts"
 import * as Decode from "../../src/stream/Decode.ts"
 import { isDecodeError } from "../../src/stream/DecodeError.ts"
@@ -45,7 +45,7 @@ describe("transcript_mirror frames of the real CLI", () => {
         for (const frame of frames) {
           assert.strictEqual(SessionMirror.frameOf(frame), frame)
           byFile.set(frame.filePath, [...(byFile.get(frame.filePath) ?? []), ...frame.entries])
-          for (const entry of frame.transcriptEntries) {
+          for (const entry of Transcript.mirroredEntries(frame)) {
             assert.isFalse(entry._tag === "TranscriptEntryError" || entry._tag === "UnknownEntry", JSON.stringify(entry))
           }
         }
@@ -62,7 +62,7 @@ describe("transcript_mirror frames of the real CLI", () => {
             assert.deepStrictEqual(metadata.at(-1), { type: "agent_metadata", ...meta })
           }
         }
-        const known = frames.flatMap((f) => f.transcriptEntries) as ReadonlyArray<Transcript.Entry>
+        const known = frames.flatMap(Transcript.mirroredEntries) as ReadonlyArray<Transcript.Entry>
         assert.isTrue(known.some(Transcript.isMessage))
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
   }

@@ -6,7 +6,8 @@ import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Transcript from "../../src/schema/Transcript.ts"
+import { decodeMessage } from "../../src/schema/Message.ts"
+import * as Transcript from "../../src/transcript/Transcript.ts"
 import { DecodeError } from "../../src/stream/DecodeError.ts"
 import * as TranscriptDecode from "../../src/transcript/Decode.ts"
 import { decodeKnown, jsonlFiles, rawEntries, realConfigDirs, realScenarios, transcriptCorpusFiles } from "./support.ts"
@@ -175,6 +176,22 @@ describe("transcript decoding", () => {
     it("a progress entry links the conversation", () => {
       const entry = Transcript.decodeEntry(stateLines[0]![0])
       assert.isTrue(Result.isSuccess(entry) && Transcript.isConversation(entry.success))
+    })
+  })
+
+  describe("mirror frames", () => {
+    it("decodes a frame's entries in place, a broken one as an error beside the others", () => {
+      const entries = [
+        { type: "summary", summary: "Greeting fixed", leafUuid: null },
+        { type: "tag", tag: 7 },
+        { type: "brand-new-entry", sessionId: "s1" }
+      ]
+      // The frame itself decodes whatever its entries hold: a bad entry must not cost the store the others.
+      const frame = Result.getOrThrow(decodeMessage({ type: "transcript_mirror", filePath: "/p/s1.jsonl", entries }))
+      assert.strictEqual(frame._tag, "TranscriptMirror")
+      const decoded = Transcript.mirroredEntries(frame as Extract<typeof frame, { _tag: "TranscriptMirror" }>)
+      assert.deepStrictEqual(decoded.map((entry) => entry._tag), ["SummaryEntry", "TranscriptEntryError", "UnknownEntry"])
+      assert.strictEqual((decoded[0] as Transcript.SummaryEntry).summary, "Greeting fixed")
     })
   })
 })

@@ -13,7 +13,7 @@ import type * as Scope from "effect/Scope"
 import type * as Dialogs from "../Dialogs.ts"
 import type * as Hooks from "../Hooks.ts"
 import * as McpServer from "../McpServer.ts"
-import type * as Permission from "../Permission.ts"
+import type * as CanUseTool from "../CanUseTool.ts"
 import * as Protocol from "../Protocol.ts"
 import * as SessionError from "../SessionError.ts"
 import type * as Child from "./child.ts"
@@ -22,7 +22,7 @@ import * as HookRegistration from "./hookRegistration.ts"
 import type * as Idle from "./idle.ts"
 
 export interface Options extends Dialogs.Callbacks<unknown> {
-  readonly canUseTool?: Permission.CanUseTool<unknown> | undefined
+  readonly canUseTool?: CanUseTool.CanUseTool<unknown> | undefined
   readonly hooks?: Hooks.Hooks<unknown> | undefined
   readonly mcpServers?: ReadonlyArray<McpServer.McpServer<unknown>> | undefined
   readonly callbackTimeout?: Duration.Input | undefined

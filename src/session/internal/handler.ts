@@ -12,11 +12,11 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as Control from "../../schema/Control.ts"
 import * as Dialogs from "../Dialogs.ts"
-import type * as HookEvents from "../HookEvents.ts"
+import type * as HookEvents from "../../schema/HookEvents.ts"
 import type * as Hooks from "../Hooks.ts"
 import * as Incoming from "../Incoming.ts"
 import type * as McpServer from "../McpServer.ts"
-import * as Permission from "../Permission.ts"
+import * as CanUseTool from "../CanUseTool.ts"
 import * as Protocol from "../Protocol.ts"
 import * as SessionError from "../SessionError.ts"
 import * as Callback from "./callback.ts"
@@ -25,7 +25,7 @@ import type * as HookRegistration from "./hookRegistration.ts"
 
 /** What a session answers with. */
 export interface Callbacks<R = never> {
-  readonly canUseTool?: Permission.CanUseTool<R> | undefined
+  readonly canUseTool?: CanUseTool.CanUseTool<R> | undefined
   readonly hooks: HookRegistration.Registration<R>
   /** The session's in-process MCP servers, running (see `McpServer.connect`). */
   readonly mcpServers?: ReadonlyArray<McpServer.Connection> | undefined
@@ -121,14 +121,14 @@ export const handler = <R>(
         return canUseTool === undefined
           ? callbackError(new Incoming.MissingCallback({ callback: "canUseTool" }))
           // The deadline is inside the decision, so that a late callback is a deny like a failed one.
-          : Permission.decide((tool, input, ctx) =>
+          : CanUseTool.decide((tool, input, ctx) =>
             reporting(
               "canUseTool",
-              run("canUseTool", Effect.suspend(() => Callback.effectOf<Permission.Decision>("canUseTool", canUseTool(tool, input, ctx))))
+              run("canUseTool", Effect.suspend(() => Callback.effectOf<CanUseTool.Decision>("canUseTool", canUseTool(tool, input, ctx))))
             ), request).pipe(
               Effect.flatMap((answer) =>
                 writable("canUseTool", answer, (detail) =>
-                  Permission.decide(() => Effect.succeed(Permission.deny(`Permission callback failed: ${detail}`)), request))
+                  CanUseTool.decide(() => Effect.succeed(CanUseTool.deny(`Permission callback failed: ${detail}`)), request))
               )
             )
       case "HookCallbackRequest": {

@@ -6,7 +6,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
-import * as Controls from "../Controls.ts"
+import * as ControlAnswer from "../../schema/ControlAnswer.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as SessionError from "../SessionError.ts"
 import * as Answer from "./answer.ts"
@@ -24,7 +24,7 @@ export const make = (options: {
   /** Ends the CLI by force, failing with the error. */
   readonly forceEnd: (error: SessionError.SessionError) => Effect.Effect<never, SessionError.SessionError>
   readonly closed: (operation: string) => Effect.Effect<SessionError.SessionError>
-}): Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError> =>
+}): Effect.Effect<ControlAnswer.InterruptReceipt | undefined, SessionError.SessionError> =>
   Effect.flatMap(options.turns.current, (target) => {
     const { turns } = options
     const body = options.cancelQueued ? { subtype: "interrupt", cancel_queued: true } : { subtype: "interrupt" }
@@ -32,9 +32,9 @@ export const make = (options: {
     const receipt = (timeout?: Duration.Duration) =>
       Effect.flatMap(
         options.request(body, timeout === undefined ? undefined : { timeout }),
-        (answer): Effect.Effect<Controls.InterruptReceipt | undefined, SessionError.SessionError> =>
+        (answer): Effect.Effect<ControlAnswer.InterruptReceipt | undefined, SessionError.SessionError> =>
           Predicate.isObject(answer) && "still_queued" in answer
-            ? Answer.decode(Controls.InterruptReceipt, "interrupt")(answer)
+            ? Answer.decode(ControlAnswer.InterruptReceipt, "interrupt")(answer)
             : Effect.succeed(undefined)
       )
     if (target === undefined) return receipt()
@@ -42,7 +42,7 @@ export const make = (options: {
     // The CLI interrupts only a turn that has taken up its prompt; one it still holds queued would run on, so
     // the interrupt goes again once the turn takes it up (unless the turn has ended by then). The receipt is
     // the last one the CLI gave.
-    const again = (answer: Controls.InterruptReceipt | undefined) =>
+    const again = (answer: ControlAnswer.InterruptReceipt | undefined) =>
       target.takenUp || answer === undefined || answer.still_queued.length === 0
         ? Effect.succeed(answer)
         : Effect.flatMap(turns.awaitTakenUp(target.turn), (running) => running ? ask : Effect.succeed(answer))

@@ -7,7 +7,7 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import type * as Initialization from "../Initialization.ts"
+import * as ControlAnswer from "../../schema/ControlAnswer.ts"
 import type * as SessionError from "../SessionError.ts"
 import type { Message } from "./message.ts"
 
@@ -19,11 +19,11 @@ export interface Known {
   /** The session id will never come: the session ended. */
   readonly fail: (error: SessionError.SessionError) => Effect.Effect<void>
   /** The latest initialization; a plain read, for the session's `initialization` property. */
-  readonly initialization: () => Initialization.Initialization
+  readonly initialization: () => ControlAnswer.Initialization
   /** A new `initialize` answer. */
-  readonly initialized: (initialization: Initialization.Initialization) => Effect.Effect<void>
+  readonly initialized: (initialization: ControlAnswer.Initialization) => Effect.Effect<void>
   /** Updates fields of the initialization. */
-  readonly update: (fields: Partial<Initialization.Initialization>) => Effect.Effect<void>
+  readonly update: (fields: Partial<ControlAnswer.Initialization>) => Effect.Effect<void>
   /** Learns from a message of the output. */
   readonly observe: (message: Message) => Effect.Effect<void>
 }
@@ -32,13 +32,13 @@ export const make: Effect.Effect<Known> = Effect.gen(function*() {
   const sessionId = yield* Ref.make("")
   const sessionIdKnown = yield* Deferred.make<string, SessionError.SessionError>()
   // Nothing until the CLI answers `initialize`.
-  const initialization = yield* Ref.make<Initialization.Initialization>({
+  const initialization = yield* Ref.make<ControlAnswer.Initialization>({
     commands: [],
     agents: [],
     models: [],
     available_output_styles: []
   })
-  const update = (fields: Partial<Initialization.Initialization>) =>
+  const update = (fields: Partial<ControlAnswer.Initialization>) =>
     Ref.update(initialization, (current) => ({ ...current, ...fields }))
   return {
     sessionId: Ref.get(sessionId),

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as QueryOptions from "../../QueryOptions.ts"
 import * as DerivedOptions from "../../internal/queryOptions.ts"
-import * as Initialize from "../Initialize.ts"
+import * as Initialize from "./initialize.ts"
 import * as SessionError from "../SessionError.ts"
 
 /** What the checks and the arguments read of a session's options (`Session.Options` is one). */

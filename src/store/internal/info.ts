@@ -7,7 +7,7 @@
  * @internal
  */
 import * as Result from "effect/Result"
-import * as Transcript from "../../schema/Transcript.ts"
+import * as Transcript from "../../transcript/Transcript.ts"
 
 /**
  * An archive mark as the SDK keeps it beside a transcript (`<session id>/archived.json`): whether the

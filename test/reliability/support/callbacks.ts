@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Hooks from "../../../src/session/Hooks.ts"
 import * as McpServer from "../../../src/session/McpServer.ts"
-import * as Permission from "../../../src/session/Permission.ts"
+import * as CanUseTool from "../../../src/session/CanUseTool.ts"
 import type * as Session from "../../../src/session/Session.ts"
 import * as MessagesRequest from "../../../src/testing/MessagesRequest.ts"
 import * as Script from "../../../src/testing/Script.ts"
@@ -85,7 +85,7 @@ export const options: Session.Options = {
   callbackTimeout: deadline,
   dialogTimeout: deadline,
   allowedTools: ["Bash", "mcp__calls__act"],
-  canUseTool: (_tool, input) => ending(outcomeOf(String(input.file_path)), Permission.allow()),
+  canUseTool: (_tool, input) => ending(outcomeOf(String(input.file_path)), CanUseTool.allow()),
   hooks: {
     PreToolUse: [{
       matcher: "Bash",

@@ -82,10 +82,10 @@ export type CanUseTool<R = never> = (
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Permission } from "effect-claude-code/session"
+ * import { CanUseTool } from "effect-claude-code/session"
  *
- * const canUseTool: Permission.CanUseTool = (tool, input) =>
- *   Effect.succeed(tool === "Bash" ? Permission.deny("no shell") : Permission.allow({ updatedInput: input }))
+ * const canUseTool: CanUseTool.CanUseTool = (tool, input) =>
+ *   Effect.succeed(tool === "Bash" ? CanUseTool.deny("no shell") : CanUseTool.allow({ updatedInput: input }))
  * ```
  */
 export const allow = (options: Omit<Allow, "_tag"> = {}): Decision => ({ _tag: "Allow", ...options })

@@ -2,9 +2,9 @@
  * The session options the CLI takes only in the `initialize` request a session opens with (no flag stands
  * for them), and that request's body.
  *
- * @since 0.1.0
+ * @internal
  */
-import type * as QueryOptions from "../QueryOptions.ts"
+import type * as QueryOptions from "../../QueryOptions.ts"
 
 /**
  * @since 0.1.0

@@ -11,17 +11,21 @@
  * with broken fields is a {@link TranscriptEntryError}; unknown extra fields
  * are ignored.
  *
+ * The metadata, session state and bookkeeping entries (`SummaryEntry`,
+ * `CustomTitleEntry`, `ModeEntry`, `AtisLatchEntry`, ...) are exported as
+ * types: match them by `_tag`. Their schemas are in {@link variants} (each
+ * class with its `_tag`), for `Schema.is`.
+ *
  * @since 0.1.0
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as SchemaIssue from "effect/SchemaIssue"
-import { AssistantApiMessage, UserApiMessage } from "./ApiMessage.ts"
-import * as ContentBlock from "./ContentBlock.ts"
-import * as FastDecode from "./internal/fastDecode.ts"
+import type * as SessionEvent from "../schema/SessionEvent.ts"
+import { AssistantApiMessage, UserApiMessage } from "../schema/ApiMessage.ts"
+import * as ContentBlock from "../schema/ContentBlock.ts"
+import * as FastDecode from "../schema/internal/fastDecode.ts"
 import {
-  JsonObject,
-  Num,
   open,
   optionalBoolean,
   optionalNullableString,
@@ -29,10 +33,11 @@ import {
   optionalString,
   optionalUnknown,
   rawObject
-} from "./internal/fields.ts"
-import * as ToolUseResult from "./ToolUseResult.ts"
-import * as TranscriptRecords from "./internal/transcriptRecords.ts"
-import * as TranscriptState from "./internal/transcriptState.ts"
+} from "../schema/internal/fields.ts"
+import * as ToolUseResult from "../schema/ToolUseResult.ts"
+import * as Metadata from "./internal/metadata.ts"
+import * as Records from "./internal/records.ts"
+import * as State from "./internal/state.ts"
 
 /**
  * The fields every conversation entry carries. Older CLIs leave some out
@@ -246,220 +251,6 @@ export class AttachmentEntry extends Schema.Class<AttachmentEntry>("effect-claud
 }) {}
 
 /**
- * A summary of the conversation up to `leafUuid` (older CLIs' session title).
- *
- * @since 0.1.0
- * @category schemas
- */
-export class SummaryEntry extends Schema.Class<SummaryEntry>("effect-claude-code/Transcript/SummaryEntry")({
-  _tag: Schema.tagDefaultOmit("SummaryEntry"),
-  type: Schema.tag("summary"),
-  summary: Schema.String,
-  leafUuid: optionalNullableString
-}) {}
-
-/**
- * The backups of edited files taken before the message `messageId` (for rewinding).
- *
- * @since 0.1.0
- * @category schemas
- */
-export class FileHistorySnapshotEntry
-  extends Schema.Class<FileHistorySnapshotEntry>("effect-claude-code/Transcript/FileHistorySnapshotEntry")({
-    _tag: Schema.tagDefaultOmit("FileHistorySnapshotEntry"),
-    type: Schema.tag("file-history-snapshot"),
-    messageId: Schema.String,
-    snapshot: open({ trackedFileBackups: Schema.optionalKey(JsonObject), timestamp: optionalString }),
-    isSnapshotUpdate: optionalBoolean
-  })
-{}
-
-/**
- * A change to the queue of prompts waiting for the model (`enqueue`, `dequeue`, `remove`, `popAll`).
- *
- * @since 0.1.0
- * @category schemas
- */
-export class QueueOperationEntry
-  extends Schema.Class<QueueOperationEntry>("effect-claude-code/Transcript/QueueOperationEntry")({
-    _tag: Schema.tagDefaultOmit("QueueOperationEntry"),
-    type: Schema.tag("queue-operation"),
-    operation: Schema.String,
-    timestamp: optionalString,
-    sessionId: optionalString,
-    content: optionalUnknown
-  })
-{}
-
-/**
- * The session's last prompt and the leaf of its conversation. The CLI leaves `lastPrompt` out when the
- * session has none yet (a `/context` or another local command first), and sets `explicit` when it moved
- * the leaf itself (a rewind, a branch).
- *
- * @since 0.1.0
- * @category schemas
- */
-export class LastPromptEntry extends Schema.Class<LastPromptEntry>("effect-claude-code/Transcript/LastPromptEntry")({
-  _tag: Schema.tagDefaultOmit("LastPromptEntry"),
-  type: Schema.tag("last-prompt"),
-  lastPrompt: optionalString,
-  leafUuid: optionalNullableString,
-  explicit: optionalBoolean,
-  sessionId: optionalString
-}) {}
-
-const titleFields = { sessionId: optionalString, uuid: optionalString, timestamp: optionalString } as const
-
-/**
- * A title set by the user (`/rename`, or a fork's title).
- *
- * @since 0.1.0
- * @category schemas
- */
-export class CustomTitleEntry extends Schema.Class<CustomTitleEntry>("effect-claude-code/Transcript/CustomTitleEntry")({
-  _tag: Schema.tagDefaultOmit("CustomTitleEntry"),
-  type: Schema.tag("custom-title"),
-  customTitle: Schema.String,
-  ...titleFields
-}) {}
-
-/**
- * A title the model generated.
- *
- * @since 0.1.0
- * @category schemas
- */
-export class AiTitleEntry extends Schema.Class<AiTitleEntry>("effect-claude-code/Transcript/AiTitleEntry")({
-  _tag: Schema.tagDefaultOmit("AiTitleEntry"),
-  type: Schema.tag("ai-title"),
-  aiTitle: Schema.String,
-  ...titleFields
-}) {}
-
-/**
- * A tag set by the user.
- *
- * @since 0.1.0
- * @category schemas
- */
-export class TagEntry extends Schema.Class<TagEntry>("effect-claude-code/Transcript/TagEntry")({
-  _tag: Schema.tagDefaultOmit("TagEntry"),
-  type: Schema.tag("tag"),
-  tag: Schema.String,
-  ...titleFields
-}) {}
-
-/**
- * The sessions a fork was made from.
- *
- * @since 0.1.0
- * @category schemas
- */
-export class DerivedFromEntry extends Schema.Class<DerivedFromEntry>("effect-claude-code/Transcript/DerivedFromEntry")({
-  _tag: Schema.tagDefaultOmit("DerivedFromEntry"),
-  type: Schema.tag("derived-from"),
-  v: optionalNumber,
-  sessionId: optionalString,
-  sessions: Schema.optionalKey(Schema.Array(Schema.Unknown))
-}) {}
-
-/**
- * The running cost of the session, per model (`modelUsage` as in a result's `modelUsage`).
- *
- * @since 0.1.0
- * @category schemas
- */
-export class CostStateEntry extends Schema.Class<CostStateEntry>("effect-claude-code/Transcript/CostStateEntry")({
-  _tag: Schema.tagDefaultOmit("CostStateEntry"),
-  type: Schema.tag("cost-state"),
-  sessionId: optionalString,
-  totalCostUSD: Num,
-  totalAPIDuration: optionalNumber,
-  totalDuration: optionalNumber,
-  modelUsage: Schema.optionalKey(Schema.Record(Schema.String, JsonObject)),
-  hasUnknownModelCost: optionalBoolean
-}) {}
-
-/**
- * The tools the model has called in the session.
- *
- * @since 0.1.0
- * @category schemas
- */
-export class ToolsUsedEntry extends Schema.Class<ToolsUsedEntry>("effect-claude-code/Transcript/ToolsUsedEntry")({
-  _tag: Schema.tagDefaultOmit("ToolsUsedEntry"),
-  type: Schema.tag("tools-used"),
-  tools: Schema.Array(Schema.String),
-  sessionId: optionalString
-}) {}
-
-/**
- * An internal latch the CLI keeps across resumes.
- *
- * @since 0.1.0
- * @category schemas
- */
-export class AtisLatchEntry extends Schema.Class<AtisLatchEntry>("effect-claude-code/Transcript/AtisLatchEntry")({
-  _tag: Schema.tagDefaultOmit("AtisLatchEntry"),
-  type: Schema.tag("atis-latch"),
-  atis: Schema.String,
-  sessionId: optionalString
-}) {}
-
-const requestFields = { sessionId: optionalString, timestamp: optionalString, version: optionalString } as const
-
-/**
- * The fixed part of the API requests (system prompt, tools), kept once per `shapeHash`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export class ApiRequestShapeEntry
-  extends Schema.Class<ApiRequestShapeEntry>("effect-claude-code/Transcript/ApiRequestShapeEntry")({
-    _tag: Schema.tagDefaultOmit("ApiRequestShapeEntry"),
-    type: Schema.tag("api-request-shape"),
-    shapeHash: Schema.String,
-    shape: optionalUnknown,
-    ...requestFields
-  })
-{}
-
-/**
- * One request message kept once by its `hash`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export class ApiRequestBlobEntry
-  extends Schema.Class<ApiRequestBlobEntry>("effect-claude-code/Transcript/ApiRequestBlobEntry")({
-    _tag: Schema.tagDefaultOmit("ApiRequestBlobEntry"),
-    type: Schema.tag("api-request-blob"),
-    hash: Schema.String,
-    message: optionalUnknown,
-    sessionId: optionalString
-  })
-{}
-
-/**
- * One API request, as its parameters, shape and the hashes of its messages.
- *
- * @since 0.1.0
- * @category schemas
- */
-export class ApiRequestEntry extends Schema.Class<ApiRequestEntry>("effect-claude-code/Transcript/ApiRequestEntry")({
-  _tag: Schema.tagDefaultOmit("ApiRequestEntry"),
-  type: Schema.tag("api-request"),
-  id: Schema.String,
-  querySource: optionalString,
-  shapeHash: optionalString,
-  params: optionalUnknown,
-  base: optionalString,
-  keep: optionalNumber,
-  tail: Schema.optionalKey(Schema.Array(Schema.String)),
-  ...requestFields
-}) {}
-
-/**
  * A tool's or hook's progress while it runs (`data.type`: `bash_progress`, `hook_progress`,
  * `agent_progress`, ...); it links the conversation like a message.
  *
@@ -475,75 +266,15 @@ export class ProgressEntry extends Schema.Class<ProgressEntry>("effect-claude-co
   ...envelope
 }) {}
 
-export {
-  /** @since 0.1.0 */
-  RelocatedEntry,
-  /** @since 0.1.0 */
-  ContentReplacementEntry,
-  /** @since 0.1.0 */
-  ModeEntry,
-  /** @since 0.1.0 */
-  PermissionModeEntry,
-  /** @since 0.1.0 */
-  PrLinkEntry,
-  /** @since 0.1.0 */
-  WorktreeStateEntry,
-  /** @since 0.1.0 */
-  AgentNameEntry,
-  /** @since 0.1.0 */
-  AgentColorEntry,
-  /** @since 0.1.0 */
-  AgentSettingEntry,
-  /** @since 0.1.0 */
-  FrameLinkEntry,
-  /** @since 0.1.0 */
-  MemoryModeEntry,
-  /** @since 0.1.0 */
-  ReplModeEntry,
-  /** @since 0.1.0 */
-  BridgeSessionEntry,
-  /** @since 0.1.0 */
-  SessionOwnerEntry,
-  /** @since 0.1.0 */
-  HybridOrganizationEntry,
-  /** @since 0.1.0 */
-  IsolationLatchEntry,
-  /** @since 0.1.0 */
-  DevModsEntry,
-  /** @since 0.1.0 */
-  HistorySuppressionEntry,
-  /** @since 0.1.0 */
-  ArtifactCommentMonitorEntry,
-  /** @since 0.1.0 */
-  ArtifactAutoreactLedgerEntry
-} from "./internal/transcriptState.ts"
 
-export {
-  /** @since 0.1.0 */
-  FileHistoryDeltaEntry,
-  /** @since 0.1.0 */
-  AttributionSnapshotEntry,
-  /** @since 0.1.0 */
-  ContinuedInEntry,
-  /** @since 0.1.0 */
-  EndedByModelEntry,
-  /** @since 0.1.0 */
-  ResumeHeadVouchEntry,
-  /** @since 0.1.0 */
-  ApiRequestResumedEntry,
-  /** @since 0.1.0 */
-  ForkContextRefEntry,
-  /** @since 0.1.0 */
-  ObserverRefEntry,
-  /** @since 0.1.0 */
-  HostRowEntry,
-  /** @since 0.1.0 */
-  DataFlowRecordsEntry,
-  /** @since 0.1.0 */
-  DataFlowIncompleteEntry,
-  /** @since 0.1.0 */
-  AgentMetadataEntry
-} from "./internal/transcriptRecords.ts"
+
+// The entries users match by `_tag` and never construct: types here, their schemas in `variants`.
+/** @since 0.1.0 */
+export type * from "./internal/metadata.ts"
+/** @since 0.1.0 */
+export type * from "./internal/state.ts"
+/** @since 0.1.0 */
+export type * from "./internal/records.ts"
 
 /**
  * An entry whose `type` (or system `subtype`) this version does not know.
@@ -588,23 +319,10 @@ export const variants = [
   ApiErrorEntry,
   SystemNoteEntry,
   AttachmentEntry,
-  SummaryEntry,
-  FileHistorySnapshotEntry,
-  QueueOperationEntry,
-  LastPromptEntry,
-  CustomTitleEntry,
-  AiTitleEntry,
-  TagEntry,
-  DerivedFromEntry,
-  CostStateEntry,
-  ToolsUsedEntry,
-  AtisLatchEntry,
-  ApiRequestShapeEntry,
-  ApiRequestBlobEntry,
-  ApiRequestEntry,
+  ...Metadata.variants,
   ProgressEntry,
-  ...TranscriptState.variants,
-  ...TranscriptRecords.variants
+  ...State.variants,
+  ...Records.variants
 ] as const
 
 /**
@@ -812,3 +530,14 @@ export type ConversationEntry = MessageEntry | SystemEntry | AttachmentEntry | P
  */
 export const isConversation = (entry: Entry): entry is ConversationEntry =>
   isMessage(entry) || isSystem(entry) || entry._tag === "AttachmentEntry" || entry._tag === "ProgressEntry"
+
+/**
+ * The entries of a `transcript_mirror` frame decoded as transcript entries, each in its place. Decoded here,
+ * not in the frame's schema: a transcript entry of a newer CLI that does not fit must not fail the frame that
+ * carries it to the store.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const mirroredEntries = (frame: SessionEvent.TranscriptMirror): ReadonlyArray<Entry | TranscriptEntryError> =>
+  frame.entries.map((entry) => Result.merge(decodeEntry(entry)))

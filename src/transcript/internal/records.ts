@@ -6,7 +6,7 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
-import { Num, open, optionalBoolean, optionalNumber, optionalString, optionalUnknown } from "./fields.ts"
+import { Num, open, optionalBoolean, optionalNumber, optionalString, optionalUnknown } from "../../schema/internal/fields.ts"
 
 const recordFields = { sessionId: optionalString, timestamp: optionalString } as const
 

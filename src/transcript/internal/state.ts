@@ -15,7 +15,7 @@ import {
   optionalString,
   optionalStrings,
   optionalUnknown
-} from "./fields.ts"
+} from "../../schema/internal/fields.ts"
 
 const stateFields = { sessionId: optionalString, timestamp: optionalString } as const
 
