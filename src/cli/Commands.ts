@@ -18,13 +18,14 @@ import * as Filter from "../filter/Filter.ts"
 import * as FilterKinds from "../filter/internal/kinds.ts"
 import * as Decode from "../stream/Decode.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
+import * as Stats from "../transcript/Stats.ts"
 import type * as TranscriptDetect from "../transcript/Detect.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Display from "./Display.ts"
 import * as Input from "./Input.ts"
 import * as Live from "./Live.ts"
 import * as RunOptions from "./RunOptions.ts"
-import * as Stats from "./Stats.ts"
+import * as StatsText from "./Stats.ts"
 
 // `run` and `demo` need the machinery of a claude process (and `demo` the scripted model): loaded when one of them
 // runs, so that `view` and `stats` start without it.
@@ -288,8 +289,8 @@ const stats = Command.make(
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined
     const text = format === "json"
-      ? JSON.stringify({ files: all.map(Stats.toJson), ...(total && { total: Stats.toJson(total) }) }) + "\n"
-      : [...all, ...(total === undefined ? [] : [total])].map(Stats.toText).join("\n")
+      ? JSON.stringify({ files: all.map(StatsText.toJson), ...(total && { total: StatsText.toJson(total) }) }) + "\n"
+      : [...all, ...(total === undefined ? [] : [total])].map(StatsText.toText).join("\n")
     yield* Stream.run(Stream.make(text), stdio.stdout())
     const problems = counted.flatMap((r) =>
       Result.isFailure(r)
