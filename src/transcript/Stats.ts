@@ -10,7 +10,6 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import * as Sink from "effect/Sink"
-import * as nodeFs from "node:fs"
 import type * as Decode from "../stream/Decode.ts"
 import type * as TranscriptDecode from "./Decode.ts"
 import * as Counter from "./internal/counter.ts"
@@ -129,26 +128,8 @@ export const transcriptFile = (
  * @category counting
  */
 export const transcriptFileSync = (path: string, seen?: Seen, check: LineCheck = "every"): FileStats | undefined => {
-  // Not even opened unless a regular file: opening a named pipe, however briefly, lets its writer in, whose
-  // writes then fail once it is closed, and the read that counts it waits for a writer that never comes.
-  if (!nodeFs.statSync(path).isFile()) return undefined
-  const fd = nodeFs.openSync(path, nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK)
-  const buffer = Lines.takeBuffer()
-  try {
-    if (!nodeFs.fstatSync(fd).isFile()) return undefined
-    let read = nodeFs.readSync(fd, buffer, 0, buffer.length, null)
-    if (!Lines.isTranscript(buffer.subarray(0, read))) return undefined
-    const counting = Lines.transcriptCounting(path, seen, check)
-    while (true) {
-      if (read > 0) counting.push(buffer.subarray(0, read))
-      if (read < buffer.length) break
-      read = nodeFs.readSync(fd, buffer, 0, buffer.length, null)
-    }
-    return counting.done()
-  } finally {
-    Lines.giveBuffer(buffer)
-    nodeFs.closeSync(fd)
-  }
+  const unsettled = Lines.unsettledFileSync(path, check)
+  return unsettled === undefined ? undefined : Counter.settle(unsettled, seen, Pricing.costOf)
 }
 
 /**

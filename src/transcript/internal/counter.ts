@@ -177,7 +177,61 @@ export interface Counter {
   readonly pushTranscriptEntry: (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => void
   /** A transcript line that holds nothing counted but its kind (see {@link plainKind}). */
   readonly pushPlain: (line: number, kind: string) => void
+  /** The file's figures, its messages left out where `seen` (if any) holds them; `seen` then holds them too. */
   readonly done: () => FileStats
+  /** The file's figures before {@link settle}: counted apart from the files before it (on another thread). */
+  readonly unsettled: () => Unsettled
+}
+
+/** An assistant message's usage, by its key in `Seen` (`undefined`: none, it always counts). */
+interface MessageUsage {
+  readonly model: string
+  readonly figures: Figures
+  readonly key: string | undefined
+}
+
+/**
+ * A file counted but for its tokens and cost, which depend on the files counted before it (a message copied into
+ * several counts for the first): its sessions' figures from their results, and their assistant messages. Plain
+ * data, so that a file counted on a worker thread is settled on the main one, in the order of the files.
+ */
+export interface Unsettled {
+  readonly stats: FileStats
+  readonly results: ReadonlyArray<readonly [session: string, models: Readonly<Record<string, Figures>>]>
+  readonly messages: ReadonlyArray<readonly [session: string, messages: ReadonlyArray<MessageUsage>]>
+}
+
+/**
+ * The figures of an {@link Unsettled} file: with `seen`, its messages an earlier file counted are left out, and
+ * the rest claimed for it (a later file's copy is not counted again). A session with results counts its results'
+ * figures; one without, its assistant messages, priced by `price` when it knows the model.
+ */
+export const settle = (
+  unsettled: Unsettled,
+  seen: Seen | undefined,
+  price?: (model: string, tokens: Figures) => number | undefined
+): FileStats => {
+  const stats = unsettled.stats
+  const covered = new Set<string>()
+  for (const [id, figures] of unsettled.results) {
+    // Results without modelUsage (older CLIs) leave the session to its assistant messages.
+    if (Object.keys(figures).length > 0) covered.add(id)
+    for (const [name, f] of Object.entries(figures)) addModel(stats, name, "result", f)
+  }
+  // Claimed by this file only once all of it is read: a copy within the file counts (as it did alone).
+  const counted = unsettled.messages.map(([session, messages]) =>
+    [session, seen === undefined ? messages : messages.filter(({ key }) => key === undefined || !seen.has(key))] as const
+  )
+  for (const [session, messages] of counted) {
+    if (seen !== undefined) for (const { key } of messages) if (key !== undefined) seen.add(key)
+    if (covered.has(session)) continue
+    for (const { figures, model } of messages) {
+      const cost = price?.(model, figures)
+      addModel(stats, model, "assistant", cost === undefined ? figures : { ...figures, costUsd: cost }, cost !== undefined)
+    }
+  }
+  stats.blank = stats.lines - stats.decoded - stats.failed
+  return stats
 }
 
 // A message's key in {@link Seen}: none without a request id (each such message counts, as in ccusage). Made
@@ -188,7 +242,7 @@ const seenKey = (id: string, requestId: string | undefined): string | undefined 
 
 /**
  * A new {@link Counter} for the file `path`; with `seen`, its assistant messages counted in an earlier file
- * are left out of its tokens and cost.
+ * are left out of its tokens and cost (see {@link settle}).
  */
 export const makeCounter = (path: string, price?: (model: string, tokens: Figures) => number | undefined, seen?: Seen): Counter => {
   const stats = empty(path)
@@ -197,10 +251,9 @@ export const makeCounter = (path: string, price?: (model: string, tokens: Figure
   // Per session, the usage of each assistant message: the CLI writes one line per content block, all with the
   // same message id and usage, so a message counts once (its last line, the most complete).
   // Kept as figures, not as the usage object: a long transcript holds many messages.
-  const assistantUsage = new Map<string, Map<string, { readonly model: string; readonly figures: Figures; readonly key: string | undefined }>>()
+  const assistantUsage = new Map<string, Map<string, MessageUsage>>()
   const countUsage = (session: string, id: string, model: string, usage: Usage.Usage, requestId: string | undefined) => {
-    const key = seen === undefined ? undefined : seenKey(id, requestId)
-    if (key !== undefined && seen!.has(key)) return
+    const key = seenKey(id, requestId)
     const messages = assistantUsage.get(session) ?? assistantUsage.set(session, new Map()).get(session)!
     messages.set(id, { model, figures: fromUsage(usage), key })
   }
@@ -369,31 +422,17 @@ export const makeCounter = (path: string, price?: (model: string, tokens: Figure
     }
   }
 
-  const done = (): FileStats => {
-    const covered = new Set<string>()
-    for (const [id, session] of sessions) {
+  const unsettled = (): Unsettled => ({
+    stats,
+    results: [...sessions].map(([id, session]) => {
       const figures: Record<string, Figures> = {}
       addModels(figures, session.earlier)
       addModels(figures, session.current)
-      // Results without modelUsage (older CLIs) leave the session to its assistant messages.
-      if (Object.keys(figures).length > 0) covered.add(id)
-      for (const [name, f] of Object.entries(figures)) addModel(stats, name, "result", f)
-    }
-    for (const [session, messages] of assistantUsage) {
-      // Claimed by this file once it is done: a later file's copy is not counted again.
-      if (seen !== undefined) for (const { key } of messages.values()) if (key !== undefined) seen.add(key)
-      if (covered.has(session)) continue
-      for (const { figures, model } of messages.values()) {
-        const cost = price?.(model, figures)
-        addModel(stats, model, "assistant", cost === undefined ? figures : { ...figures, costUsd: cost }, cost !== undefined)
-      }
-    }
-    assistantUsage.clear()
-    sessions.clear()
-    stats.blank = stats.lines - stats.decoded - stats.failed
-    return stats
-  }
+      return [id, figures] as const
+    }),
+    messages: [...assistantUsage].map(([session, messages]) => [session, [...messages.values()]] as const)
+  })
 
-  return { push, pushEntry, pushTranscriptEntry, pushPlain, done }
+  return { push, pushEntry, pushTranscriptEntry, pushPlain, done: () => settle(unsettled(), seen, price), unsettled }
 }
 
