@@ -14,11 +14,11 @@ import * as Redaction from "../internal/redaction.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import { redactDecodeError } from "../stream/internal/cut.ts"
 import * as Summary from "../stream/Summary.ts"
+import * as Stats from "../transcript/Stats.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Input from "./Input.ts"
 import * as Pretty from "./Pretty.ts"
 import * as Screen from "./Screen.ts"
-import * as Stats from "./Stats.ts"
 import * as Style from "./Style.ts"
 
 /**

@@ -21,6 +21,7 @@ import * as Decode from "../stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as TranscriptDetect from "../transcript/Detect.ts"
+import * as Head from "../transcript/internal/head.ts"
 import * as TranscriptMessages from "../transcript/Messages.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Style from "./Style.ts"
@@ -294,7 +295,7 @@ export const files = (
  * @since 0.1.0
  * @category constants
  */
-export const detectBytes = chunkSize
+export const detectBytes: number = Head.bytes
 
 /**
  * The format of a file from its first bytes (only the first {@link detectBytes} of them count).
@@ -302,8 +303,7 @@ export const detectBytes = chunkSize
  * @since 0.1.0
  * @category constructors
  */
-export const formatOf = (head: Uint8Array): TranscriptDetect.Format =>
-  TranscriptDetect.detect(new TextDecoder().decode(head.length > detectBytes ? head.subarray(0, detectBytes) : head))
+export const formatOf: (head: Uint8Array) => TranscriptDetect.Format = Head.formatOf
 
 /**
  * Whether a file holds stream-json or a session transcript, from its first 64 KiB (standard input, which

@@ -15,3 +15,5 @@ export * as TranscriptMessages from "./Messages.ts"
 export * as TranscriptDetect from "./Detect.ts"
 /** @since 0.1.0 */
 export * as TranscriptPricing from "./Pricing.ts"
+/** @since 0.1.0 */
+export * as Stats from "./Stats.ts"

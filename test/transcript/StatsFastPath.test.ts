@@ -11,7 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { build } from "../../bench/realShaped.ts"
 import { generate } from "../../bench/transcripts.ts"
-import * as Stats from "../../src/cli/Stats.ts"
+import * as Stats from "../../src/transcript/Stats.ts"
 import * as Run from "../cli/support/Run.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
 import { jsonlFiles, transcriptCorpusFiles } from "./support.ts"
@@ -79,6 +79,34 @@ describe("stats fast path", () => {
       assert.deepStrictEqual(counted, every)
       assert.strictEqual(every[0]!.failed, 2)
       assert.strictEqual(every[0]!.unknown, 2)
+    }))
+
+  it("lines whose type is not where a scan of their start finds it count as on the full path", () =>
+    withDir((dir) => {
+      const base = { parentUuid: null, isSidechain: false, userType: "external", cwd: "/w", sessionId: "s", version: "2.1.1" }
+      const at = { uuid: "a", timestamp: "2026-01-01T00:00:00.000Z" }
+      const prompt = (content: unknown) => ({ ...base, type: "user", message: { role: "user", content }, ...at })
+      const lines = [
+        // The entry's type after a nested one (as in an attachment), a nested subtype, a prompt quoting a block.
+        JSON.stringify({ ...base, attachment: { type: "file", content: "say \\\"" }, type: "attachment", ...at }),
+        JSON.stringify({ nested: { subtype: "x", type: "y" }, type: "summary", summary: "s" }),
+        JSON.stringify(prompt("{\"type\":\"tool_result\"}")),
+        // Strings ending in backslashes, before and after the type.
+        JSON.stringify({ summary: "s\\", type: "summary", leafUuid: "u\\\\" }),
+        // A second top-level type (JSON.parse keeps the last), a top-level subtype after nested objects.
+        "{\"type\":\"summary\",\"summary\":\"s\",\"type\":\"user\"}",
+        JSON.stringify({ nested: { a: [1, { b: "}" }] }, type: "summary", summary: "s", subtype: "odd" }),
+        // Two objects on one line, a bracket closing too soon, a key with a space before its colon.
+        "{\"type\":\"summary\",\"summary\":\"s\"}{\"type\":\"summary\"}",
+        "{\"type\":\"summary\",\"summary\":\"s\"}{\"summary\":\"t\"}",
+        "{\"type\":\"summary\",\"summary\":\"s\"}]}",
+        "{\"type\" :\"summary\",\"summary\":\"s\"}"
+      ]
+      const file = path.join(dir, "misplaced.jsonl")
+      fs.writeFileSync(file, lines.join("\n") + "\n")
+      const { counted, every } = bothWays([file])
+      assert.deepStrictEqual(counted, every)
+      assert.deepStrictEqual([every[0]!.decoded, every[0]!.failed], [6, 4])
     }))
 
   it("a line broken inside, of a kind that counts nothing else: told only when every line is checked", () =>

@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { generate } from "../../bench/transcripts.ts"
-import * as Stats from "../../src/cli/Stats.ts"
+import * as Stats from "../../src/transcript/Stats.ts"
 import * as TranscriptDecode from "../../src/transcript/Decode.ts"
 import { jsonlFiles, transcriptCorpusFiles } from "./support.ts"
 
