@@ -51,6 +51,7 @@ import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
+import * as Lease from "../store/Lease.ts"
 import * as SparePool from "./SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
 import { WireMessage } from "./Wire.ts"
@@ -360,6 +361,13 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       if (live !== undefined) return Effect.succeed<Opened>({ session: live.session, turn: undefined })
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(entityScope)
+        // The conversation's lease, taken before its chain is read (a resume restores it from the store): a
+        // runner that held it before writes nothing more, and ends its CLI once it finds out.
+        const sessionStore = yield* Lease.hold(sessionOptions.sessionStore, entityId, Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope))).pipe(
+          Scope.provide(scope),
+          Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
+          Effect.onError(() => Scope.close(scope, Exit.void))
+        )
         const resume = yield* log.sessionId(entityId)
         const cwd = sessionOptions.cwd
         // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
@@ -368,7 +376,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
             ? Effect.map(pool.value.session({ cwd, model: model(), permissionMode: permissionMode() }), ({ session }): Opened => ({ session, turn: undefined }))
             : Effect.map(pool.value.begin({ cwd, model: model(), permissionMode: permissionMode() }, prompt), ({ session, turn }): Opened => ({ session, turn }))
           : Effect.map(
-            cli.session({ ...sessionOptions, model: model(), permissionMode: permissionMode(), resume } as Session.Options<R>),
+            cli.session({ ...sessionOptions, sessionStore, model: model(), permissionMode: permissionMode(), resume } as Session.Options<R>),
             (session): Opened => ({ session, turn: undefined })
           )
         const started = yield* start.pipe(
@@ -383,11 +391,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     }))
   const session = Effect.map(open(undefined), (opened) => opened.session)
 
-  const close = starting.withPermit(Effect.suspend(() => {
-    const current = live
-    live = undefined
-    return current === undefined ? Effect.void : Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void))
-  }))
+  // Closes the CLI session when it is the one of `scope` (any, without).
+  const closeOf = (scope?: Scope.Closeable) =>
+    starting.withPermit(Effect.suspend(() => {
+      const current = live
+      if (current === undefined || (scope !== undefined && current.scope !== scope)) return Effect.void
+      live = undefined
+      return Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void))
+    }))
+  const close = closeOf()
 
   const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {

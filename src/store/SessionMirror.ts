@@ -244,9 +244,13 @@ export const start = Effect.fnUntraced(function*(
           : `${frame.filePath} is not under ${target.configDir}/projects: the CLI's config directory differs`
       )
     }
-    // A failure is retried, a timeout not: the append may still land.
+    // A failure is retried, a timeout not (the append may still land), nor a refused fence (it stays refused).
     return bounded(target.store.append(key, frame.entries), timeout).pipe(
-      Effect.retry({ times: target.retries ?? 2, schedule: Schedule.exponential("20 millis") }),
+      Effect.retry({
+        times: target.retries ?? 2,
+        schedule: Schedule.exponential("20 millis"),
+        while: (error) => error.reason._tag !== "Fenced"
+      }),
       Effect.flatMap(Option.match({
         onSome: () => Effect.undefined,
         onNone: () => Effect.fail(timedOut("append", key, timeout, "appendTimeout"))

@@ -22,6 +22,7 @@ import * as Stream from "effect/Stream"
 import * as Transcript from "../schema/Transcript.ts"
 import { causeText } from "../internal/causeText.ts"
 import * as Walk from "../internal/walk.ts"
+import * as Fencing from "./internal/fencing.ts"
 import * as Info from "./internal/info.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as LockFile from "./internal/lockFile.ts"
@@ -136,7 +137,7 @@ export const validateKey = (
  * @category constructors
  */
 export const validating = (store: Shape): Shape => ({
-  append: (key, entries) => Effect.andThen(validateKey("append", key), store.append(key, entries)),
+  append: (key, entries, fence) => Effect.andThen(validateKey("append", key), store.append(key, entries, fence)),
   load: (key) => Effect.andThen(validateKey("load", key), store.load(key)),
   listSessions: (projectKey) => Effect.andThen(validateKey("listSessions", { projectKey }), store.listSessions(projectKey)),
   listSessionSummaries: (projectKey) =>
@@ -145,7 +146,8 @@ export const validating = (store: Shape): Shape => ({
   delete: (key) => Effect.andThen(validateKey("delete", { ...key, subpath: undefined }), store.delete(key)),
   ...(store.findProjects !== undefined && {
     findProjects: (sessionId: string) => Effect.andThen(validateKey("findProjects", { sessionId }), store.findProjects!(sessionId))
-  })
+  }),
+  ...(store.leases !== undefined && { leases: store.leases })
 })
 
 /**
@@ -168,7 +170,7 @@ export const locate = (store: Shape, sessionId: string): Effect.Effect<Omit<Sess
 }
 
 /**
- * A store in memory, for tests and short-lived processes.
+ * A store in memory, for tests and short-lived processes. Its leases fence the writers of this process.
  *
  * @since 0.1.0
  * @category constructors
@@ -181,18 +183,24 @@ export const makeMemory = (): Shape => {
     mtime: number
     summary: SummaryData | undefined
   }>()
+  const tokens = new Map<string, number>()
+  const current = (lease: string) => tokens.get(lease) ?? 0
   return validating({
-    append: (key, entries) =>
-      Effect.sync(() => {
+    append: (key, entries, fence) =>
+      Effect.suspend(() => {
+        if (fence !== undefined && current(fence.lease) !== fence.token) {
+          return Effect.fail(Fencing.refused("append", key, fence, current(fence.lease)))
+        }
         const id = keyString(key)
         const held = transcripts.get(id) ?? { key, entries: [], uuids: new Set<string>(), mtime: 0, summary: undefined }
         // Stored as JSON round-trips them: a caller's later mutation does not reach the store.
         const added = fresh(held.uuids, entries).map((e) => JSON.parse(JSON.stringify(e)) as Entry)
-        if (added.length === 0) return
+        if (added.length === 0) return Effect.void
         transcripts.set(id, held)
         held.entries.push(...added)
         held.mtime = Date.now()
         if (key.subpath === undefined) held.summary = foldSummary(held.summary, added)
+        return Effect.void
       }),
     load: (key) => Effect.sync(() => Option.map(Option.fromUndefinedOr(transcripts.get(keyString(key))), (t) => [...t.entries])),
     listSessions: (projectKey) =>
@@ -225,7 +233,11 @@ export const makeMemory = (): Shape => {
     findProjects: (sessionId) =>
       Effect.sync(() =>
         [...transcripts.values()].flatMap((t) => t.key.sessionId === sessionId && t.key.subpath === undefined ? [t.key.projectKey] : [])
-      )
+      ),
+    leases: {
+      acquire: (lease) => Effect.sync(() => ({ lease, token: tokens.set(lease, current(lease) + 1).get(lease)! })),
+      current: (lease) => Effect.sync(() => current(lease))
+    }
   })
 }
 

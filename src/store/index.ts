@@ -5,6 +5,8 @@
  */
 
 /** @since 0.1.0 */
+export * as Lease from "./Lease.ts"
+/** @since 0.1.0 */
 export * as ProjectKey from "./ProjectKey.ts"
 /** @since 0.1.0 */
 export * as SessionFiles from "./SessionFiles.ts"
