@@ -33,18 +33,18 @@ export const fenced = (store: SessionStore.Shape, fence: SessionStore.Fence, onF
 
 /**
  * Takes the lease `lease` of the `sessionStore` option's store, for the scope: the option with the store
- * fenced (see {@link fenced}), and a watch that runs `onLost` once the lease is another's (an append refused,
- * or the lease's token changed). `onLost` runs in the scope's fiber: to close that scope, fork it elsewhere.
+ * fenced (see {@link fenced}) and resuming from the stored chain (`onConflict: "store"`), and a watch that
+ * runs `onLost` once the lease is another's (an append refused, or the lease's token changed). `onLost` runs in the scope's fiber: to close that scope, fork it elsewhere.
  * A store without leases (or no store) is given back as it is: there is nothing to fence.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const hold = <Option extends SessionStore.Shape | SessionStore.StoreOptions | undefined>(
-  option: Option,
+export const hold = (
+  option: SessionStore.Shape | SessionStore.StoreOptions | undefined,
   lease: string,
   onLost: Effect.Effect<void>
-): Effect.Effect<Option, SessionStore.SessionStoreError, Scope.Scope> => {
+): Effect.Effect<SessionStore.Shape | SessionStore.StoreOptions | undefined, SessionStore.SessionStoreError, Scope.Scope> => {
   if (option === undefined) return Effect.succeed(option)
   const given: SessionStore.StoreOptions = "store" in option ? option : { store: option }
   const leases = given.store.leases
@@ -59,6 +59,7 @@ export const hold = <Option extends SessionStore.Shape | SessionStore.StoreOptio
     })
     yield* Effect.raceFirst(Deferred.await(refused), Effect.asVoid(taken)).pipe(Effect.andThen(onLost), Effect.forkScoped)
     const store = fenced(given.store, fence, Deferred.succeed(refused, undefined).pipe(Effect.asVoid))
-    return ("store" in option ? { ...given, store } : store) as Option
+    // What a fenced-out holder left in this machine's transcript is no part of the conversation.
+    return { ...given, store, onConflict: "store" } satisfies SessionStore.StoreOptions
   })
 }

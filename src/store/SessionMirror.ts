@@ -74,6 +74,8 @@ export interface Target {
    */
   readonly appendTimeout?: Duration.Input | undefined
   readonly flush?: Flush | undefined
+  /** What a resume does with a local transcript in conflict with the stored one (see `StoreOptions`). */
+  readonly onConflict?: "fail" | "store" | undefined
   /** How long each `load` / `listSubkeys` of a resume may take (default 60 seconds, as the SDK). */
   readonly loadTimeout?: Duration.Input | undefined
   /** The frames come from a recording, not a CLI: see {@link replay}. */
@@ -151,6 +153,7 @@ export const target = (options: {
     projectKey: given.projectKey,
     retries: given.retries,
     appendTimeout: given.appendTimeout,
+    onConflict: given.onConflict,
     flush: options.sessionStoreFlush,
     loadTimeout: options.loadTimeout
   }
@@ -381,7 +384,7 @@ const restoreIn = (target: Target, resume: string, projectKey: string) => {
     storedKey(store, target.projectKey, resume, projectKey),
     ({ found, key }) =>
       Effect.map(
-        SessionStore.materialize(store, key, { configDir: target.configDir, projectKey }),
+        SessionStore.materialize(store, key, { configDir: target.configDir, projectKey, onConflict: target.onConflict }),
         (held): Target => held && found ? { ...target, resumed: key } : target
       )
   )

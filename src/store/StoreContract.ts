@@ -424,4 +424,11 @@ export interface StoreOptions {
    * appends still to do, all together: those it cuts off are `mirror_error`s too.
    */
   readonly appendTimeout?: Duration.Input | undefined
+  /**
+   * What a resume does with a local transcript that has entries the store lacks while lacking some it holds:
+   * `"fail"` (default) with `TranscriptConflict`; `"store"`: the stored chain is the conversation, and the local
+   * file is moved aside (`<file>.aside-<time>`). A lease's holder resumes so: what the store lacks there was
+   * written by a holder the store fenced out.
+   */
+  readonly onConflict?: "fail" | "store" | undefined
 }
