@@ -289,7 +289,8 @@ export type Rpcs = typeof rpcs[number]
  * How long a re-delivered turn waits before it starts: {@link Process.guardGracePeriod} and a second to spare.
  * The attempt before was cut short by its runner's death (a runner that lets a shard go ends its turns and
  * CLIs first); that host's guard ends the CLI and its tools within the grace period of the death, which came
- * before the re-delivery. So two CLIs never write one session.
+ * before the re-delivery, so its tools are gone first. That two CLIs never write one session is the lease's
+ * work, not this delay's (a runner paused rather than killed has no guard to end its CLI): see `Lease`.
  *
  * @since 0.1.0
  * @category constants
@@ -363,7 +364,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         const scope = yield* Scope.fork(entityScope)
         // The conversation's lease, taken before its chain is read (a resume restores it from the store): a
         // runner that held it before writes nothing more, and ends its CLI once it finds out.
-        const sessionStore = yield* Lease.hold(sessionOptions.sessionStore, entityId, Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope))).pipe(
+        const lost = Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope))
+        const sessionStore = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
           Scope.provide(scope),
           Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
           Effect.onError(() => Scope.close(scope, Exit.void))

@@ -19,13 +19,8 @@ import type * as SessionStore from "./StoreContract.ts"
 // holder that writes nothing after it wakes still ends its CLI within this.
 const checkInterval: Duration.Duration = Duration.seconds(1)
 
-/**
- * `store` whose appends carry `fence`; `onFenced` runs when one is refused (`Fenced`), before the error goes on.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const fenced = (store: SessionStore.Shape, fence: SessionStore.Fence, onFenced: Effect.Effect<void>): SessionStore.Shape => ({
+// `store` whose appends carry `fence`; `onFenced` runs when one is refused (`Fenced`), before the error goes on.
+const fenced = (store: SessionStore.Shape, fence: SessionStore.Fence, onFenced: Effect.Effect<void>): SessionStore.Shape => ({
   ...store,
   append: (key, entries) =>
     Effect.tapError(store.append(key, entries, fence), (error) => error.reason._tag === "Fenced" ? onFenced : Effect.void)
@@ -33,9 +28,10 @@ export const fenced = (store: SessionStore.Shape, fence: SessionStore.Fence, onF
 
 /**
  * Takes the lease `lease` of the `sessionStore` option's store, for the scope: the option with the store
- * fenced (see {@link fenced}) and resuming from the stored chain (`onConflict: "store"`), and a watch that
- * runs `onLost` once the lease is another's (an append refused, or the lease's token changed). `onLost` runs in the scope's fiber: to close that scope, fork it elsewhere.
- * A store without leases (or no store) is given back as it is: there is nothing to fence.
+ * fenced (its appends carry the lease's token) and resuming from the stored chain (`onConflict: "store"`),
+ * and a watch that runs `onLost` once the lease is another's (an append refused, or the lease's token
+ * changed). `onLost` runs in a fiber of the scope: to close that scope, fork it elsewhere. A store without
+ * leases (or no store) is given back as it is: there is nothing to fence.
  *
  * @since 0.1.0
  * @category constructors
