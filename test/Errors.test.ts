@@ -108,7 +108,8 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     }),
     new SessionStore.SessionNotFound({ sessionId: "s1", detail: "no project of the store holds it" }),
     new SessionStore.AmbiguousSession({ sessionId: "s1", projectKeys: ["-a", "-b"] }),
-    new SessionStore.Unavailable({ store: "SQLite /nonexistent/x.db", cause: new Error("unable to open database file") })
+    new SessionStore.Unavailable({ store: "SQLite /nonexistent/x.db", cause: new Error("unable to open database file") }),
+    new SessionStore.Fenced({ operation: "append", key: "-work-app/s1", lease: "AgentSession/user-42", token: 3, current: 4 })
   ]],
   [SessionFilesError.SessionFilesError, [
     new SessionFilesError.SessionNotFound({ sessionId: "s1", searched: ["/home/me/.claude/projects"] }),
