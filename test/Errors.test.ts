@@ -109,7 +109,8 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     new SessionStore.AmbiguousSession({ sessionId: "s1", projectKeys: ["-a", "-b"] }),
     new SessionStore.MessageNotFound({ sessionId: "s1", uuid: "u1" }),
     new SessionStore.BadTranscript({ path: "/s1.jsonl", error: new Error("bad line") }),
-    new SessionStore.Unavailable({ store: "SQLite /nonexistent/x.db", cause: new Error("unable to open database file") })
+    new SessionStore.Unavailable({ store: "SQLite /nonexistent/x.db", cause: new Error("unable to open database file") }),
+    new SessionStore.Fenced({ operation: "append", key: "-work-app/s1", lease: "AgentSession/user-42", token: 3, current: 4 })
   ]],
   [Transcript.TranscriptEntryError, [
     new Transcript.NotAnEntry({ detail: "not an object" }),

@@ -51,6 +51,7 @@ import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
+import * as Lease from "../store/Lease.ts"
 import * as SparePool from "../SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
 import { WireMessage } from "./Wire.ts"
@@ -289,7 +290,8 @@ export type Rpcs = typeof rpcs[number]
  * How long a re-delivered turn waits before it starts: {@link Process.guardGracePeriod} and a second to spare.
  * The attempt before was cut short by its runner's death (a runner that lets a shard go ends its turns and
  * CLIs first); that host's guard ends the CLI and its tools within the grace period of the death, which came
- * before the re-delivery. So two CLIs never write one session.
+ * before the re-delivery, so its tools are gone first. That two CLIs never write one session is the lease's
+ * work, not this delay's (a runner paused rather than killed has no guard to end its CLI): see `Lease`.
  *
  * @since 0.1.0
  * @category constants
@@ -361,6 +363,14 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       if (live !== undefined) return Effect.succeed<Opened>({ session: live.session, turn: undefined })
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(entityScope)
+        // The conversation's lease, taken before its chain is read (a resume restores it from the store): a
+        // runner that held it before writes nothing more, and ends its CLI once it finds out.
+        const lost = Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope))
+        const sessionStore = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
+          Scope.provide(scope),
+          Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
+          Effect.onError(() => Scope.close(scope, Exit.void))
+        )
         const resume = yield* log.sessionId(entityId)
         const cwd = sessionOptions.cwd
         // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
@@ -369,7 +379,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
             ? Effect.map(pool.value.session({ cwd, model: model(), permissionMode: permissionMode() }), ({ session }): Opened => ({ session, turn: undefined }))
             : Effect.map(pool.value.begin({ cwd, model: model(), permissionMode: permissionMode() }, prompt), ({ session, turn }): Opened => ({ session, turn }))
           : Effect.map(
-            cli.session({ ...sessionOptions, model: model(), permissionMode: permissionMode(), resume } as Session.Options<R>),
+            cli.session({ ...sessionOptions, sessionStore, model: model(), permissionMode: permissionMode(), resume } as Session.Options<R>),
             (session): Opened => ({ session, turn: undefined })
           )
         const started = yield* start.pipe(
@@ -384,11 +394,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     }))
   const session = Effect.map(open(undefined), (opened) => opened.session)
 
-  const close = starting.withPermit(Effect.suspend(() => {
-    const current = live
-    live = undefined
-    return current === undefined ? Effect.void : Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void))
-  }))
+  // Closes the CLI session when it is the one of `scope` (any, without).
+  const closeOf = (scope?: Scope.Closeable) =>
+    starting.withPermit(Effect.suspend(() => {
+      const current = live
+      if (current === undefined || (scope !== undefined && current.scope !== scope)) return Effect.void
+      live = undefined
+      return Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void))
+    }))
+  const close = closeOf()
 
   const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {

@@ -207,12 +207,17 @@ export const makeSql = (options: SqlOptions = {}) =>
       )
     yield* sql`CREATE TABLE IF NOT EXISTS ${sessions} (entity_id TEXT PRIMARY KEY, session_id TEXT NOT NULL)`
     yield* sql`CREATE TABLE IF NOT EXISTS ${settings} (entity_id TEXT PRIMARY KEY, settings TEXT NOT NULL)`
+    const forUpdate = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE"), orElse: () => sql.literal("") })
+    // The turn's row is made first (attempt 0) and then read locked, so two runners beginning one turn take
+    // turns: the second reads the first's attempt, never both attempt 1 (SQLite writes one at a time).
     const begin = (entityId: string, turnId: string, prompt: string) =>
       Effect.gen(function*() {
-        const rows = yield* sql<{ readonly attempts: number; readonly prompt_digest: string; readonly messages: string | null }>`
-          SELECT attempts, prompt_digest, messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
-        const row = rows[0]
         const promptDigest = digest(prompt)
+        yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest, updated_at)
+          VALUES (${entityId}, ${turnId}, 0, ${promptDigest}, ${Date.now()}) ON CONFLICT (entity_id, turn_id) DO NOTHING`
+        const rows = yield* sql<{ readonly attempts: number; readonly prompt_digest: string; readonly messages: string | null }>`
+          SELECT attempts, prompt_digest, messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId} ${forUpdate}`
+        const row = rows[0]
         if (row !== undefined && row.prompt_digest !== "" && row.prompt_digest !== promptDigest) {
           return { _tag: "Conflict" } as const
         }
@@ -220,10 +225,8 @@ export const makeSql = (options: SqlOptions = {}) =>
           return { _tag: "Done", messages: decodeAll(JSON.parse(row.messages)) } as const
         }
         const attempt = Number(row?.attempts ?? 0) + 1
-        const now = Date.now()
-        yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest, updated_at)
-          VALUES (${entityId}, ${turnId}, ${attempt}, ${promptDigest}, ${now})
-          ON CONFLICT (entity_id, turn_id) DO UPDATE SET attempts = ${attempt}, updated_at = ${now}`
+        yield* sql`UPDATE ${turns} SET attempts = ${attempt}, updated_at = ${Date.now()}
+          WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
         return { _tag: "Start", attempt } as const
       }).pipe(sql.withTransaction)
     return TurnLog.of({

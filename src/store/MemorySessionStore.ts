@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Fencing from "./internal/fencing.ts"
 import * as Keys from "./internal/keys.ts"
 import * as Uuids from "./internal/uuids.ts"
 import * as SessionStore from "./SessionStore.ts"
@@ -24,18 +25,24 @@ export const make = (): SessionStore.Shape => {
     mtime: number
     summary: SessionStore.SummaryData | undefined
   }>()
+  const tokens = new Map<string, number>()
+  const current = (lease: string) => tokens.get(lease) ?? 0
   return Keys.validating({
-    append: (key, entries) =>
-      Effect.sync(() => {
+    append: (key, entries, fence) =>
+      Effect.suspend(() => {
+        if (fence !== undefined && current(fence.lease) !== fence.token) {
+          return Effect.fail(Fencing.refused("append", key, fence, current(fence.lease)))
+        }
         const id = Keys.keyString(key)
         const held = transcripts.get(id) ?? { key, entries: [], uuids: new Set<string>(), mtime: 0, summary: undefined }
         // Stored as JSON round-trips them: a caller's later mutation does not reach the store.
         const added = Uuids.fresh(held.uuids, entries).map((e) => JSON.parse(JSON.stringify(e)) as SessionStore.Entry)
-        if (added.length === 0) return
+        if (added.length === 0) return Effect.void
         transcripts.set(id, held)
         held.entries.push(...added)
         held.mtime = Date.now()
         if (key.subpath === undefined) held.summary = SessionStore.foldSummary(held.summary, added)
+        return Effect.void
       }),
     load: (key) => Effect.sync(() => Option.map(Option.fromUndefinedOr(transcripts.get(Keys.keyString(key))), (t) => [...t.entries])),
     listSessions: (projectKey) =>
@@ -68,7 +75,11 @@ export const make = (): SessionStore.Shape => {
     findProjects: (sessionId) =>
       Effect.sync(() =>
         [...transcripts.values()].flatMap((t) => t.key.sessionId === sessionId && t.key.subpath === undefined ? [t.key.projectKey] : [])
-      )
+      ),
+    leases: {
+      acquire: (lease) => Effect.sync(() => ({ lease, token: tokens.set(lease, current(lease) + 1).get(lease)! })),
+      current: (lease) => Effect.sync(() => current(lease))
+    }
   })
 }
 

@@ -79,6 +79,8 @@ export interface Target {
    */
   readonly appendTimeout?: Duration.Input | undefined
   readonly flush?: Flush | undefined
+  /** What a resume does with a local transcript in conflict with the stored one (see `StoreOptions`). */
+  readonly onConflict?: "fail" | "store" | undefined
   /** How long each `load` / `listSubkeys` of a resume may take (default 60 seconds, as the SDK). */
   readonly loadTimeout?: Duration.Input | undefined
   /** The frames come from a recording, not a CLI: see {@link replay}. */
@@ -156,6 +158,7 @@ export const target = (options: {
     projectKey: given.projectKey,
     retries: given.retries,
     appendTimeout: given.appendTimeout,
+    onConflict: given.onConflict,
     flush: options.sessionStoreFlush,
     loadTimeout: options.loadTimeout
   }
@@ -249,9 +252,13 @@ export const start = Effect.fnUntraced(function*(
           : `${frame.filePath} is not under ${target.configDir}/projects: the CLI's config directory differs`
       )
     }
-    // A failure is retried, a timeout not: the append may still land.
+    // A failure is retried, a timeout not (the append may still land), nor a refused fence (it stays refused).
     return bounded(target.store.append(key, frame.entries), timeout).pipe(
-      Effect.retry({ times: target.retries ?? 2, schedule: Schedule.exponential("20 millis") }),
+      Effect.retry({
+        times: target.retries ?? 2,
+        schedule: Schedule.exponential("20 millis"),
+        while: (error) => error.reason._tag !== "Fenced"
+      }),
       Effect.flatMap(Option.match({
         onSome: () => Effect.undefined,
         onNone: () => Effect.fail(timedOut("append", key, timeout, "appendTimeout"))
@@ -382,7 +389,7 @@ const restoreIn = (target: Target, resume: string, projectKey: string) => {
     storedKey(store, target.projectKey, resume, projectKey),
     ({ found, key }) =>
       Effect.map(
-        SessionTransfer.materialize(store, key, { configDir: target.configDir, projectKey }),
+        SessionTransfer.materialize(store, key, { configDir: target.configDir, projectKey, onConflict: target.onConflict }),
         (held): Target => held && found ? { ...target, resumed: key } : target
       )
   )

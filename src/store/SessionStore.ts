@@ -61,7 +61,8 @@ export const Operation = Schema.Literals([
   "findProjects",
   "import",
   "fork",
-  "materialize"
+  "materialize",
+  "lease"
 ])
 
 /**
@@ -287,6 +288,30 @@ export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable"
 }
 
 /**
+ * An append carried a {@link Fence} whose lease another holder has taken since (`current` is the token it is
+ * held with now, 0 for a lease never taken): nothing was written. The writer lost the conversation (a runner
+ * paused past its shards' expiry, then woke) and must end its CLI; the holder's chain stands.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class Fenced extends Schema.TaggedError<Fenced>()("Fenced", {
+  operation: Operation,
+  key: Schema.String,
+  lease: Schema.String,
+  token: Schema.Number,
+  current: Schema.Number
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `SessionStore.${this.operation}(${this.key}) refused: the lease ${JSON.stringify(this.lease)} is held with token ` +
+      `${this.current} now, this writer has ${this.token} (it lost the lease); nothing was written`
+  }
+}
+
+/**
  * Every reason a {@link SessionStoreError} can carry.
  *
  * @since 0.1.0
@@ -302,7 +327,8 @@ export const Reason = Schema.Union([
   AmbiguousSession,
   MessageNotFound,
   BadTranscript,
-  Unavailable
+  Unavailable,
+  Fenced
 ])
 
 /**
@@ -330,12 +356,44 @@ export class SessionStoreError extends Schema.TaggedError<SessionStoreError>()("
 }
 
 /**
+ * A lease on a conversation (its name) and the fencing token its holder took it with: tokens of one lease
+ * only grow, so the holder with the highest is the one allowed to write.
+ *
+ * @since 0.1.0
+ * @category leases
+ */
+export interface Fence {
+  readonly lease: string
+  readonly token: number
+}
+
+/**
+ * The leases of a store that fences its writers (see `Lease`): one holder of a lease at a time, enforced by
+ * the store where it keeps the entries.
+ *
+ * @since 0.1.0
+ * @category leases
+ */
+export interface Leases {
+  /**
+   * Takes the lease from whoever held it: its token is one above the last one given. Returns once no append
+   * carrying an older token is under way, so none lands after.
+   */
+  readonly acquire: (lease: string) => Effect.Effect<Fence, SessionStoreError>
+  /** The token the lease is held with now; 0 for a lease never taken. */
+  readonly current: (lease: string) => Effect.Effect<number, SessionStoreError>
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface Shape {
-  /** Appends entries in order; an entry whose `uuid` the key already holds is skipped. */
-  readonly append: (key: SessionKey, entries: ReadonlyArray<Entry>) => Effect.Effect<void, SessionStoreError>
+  /**
+   * Appends entries in order; an entry whose `uuid` the key already holds is skipped. With a `fence` (on a
+   * store with `leases`), nothing is written unless the fence's token is the lease's current one: `Fenced`.
+   */
+  readonly append: (key: SessionKey, entries: ReadonlyArray<Entry>, fence?: Fence | undefined) => Effect.Effect<void, SessionStoreError>
   /** Every entry of a key in append order; `None` for a key never written. */
   readonly load: (key: SessionKey) => Effect.Effect<Option.Option<ReadonlyArray<Entry>>, SessionStoreError>
   /** The sessions of a project with their last write time (ms since the epoch). */
@@ -354,6 +412,11 @@ export interface Shape {
    * finds sessions by project key only.
    */
   readonly findProjects?: ((sessionId: string) => Effect.Effect<ReadonlyArray<string>, SessionStoreError>) | undefined
+  /**
+   * The store's leases, when it fences writers: not in the SDK's contract, so optional. A store without them
+   * cannot refuse a stale writer (the directory store: no transaction spans a lease and a file).
+   */
+  readonly leases?: Leases | undefined
 }
 
 /**
@@ -461,4 +524,11 @@ export interface StoreOptions {
    * appends still to do, all together: those it cuts off are `mirror_error`s too.
    */
   readonly appendTimeout?: Duration.Input | undefined
+  /**
+   * What a resume does with a local transcript that has entries the store lacks while lacking some it holds:
+   * `"fail"` (default) with `TranscriptConflict`; `"store"`: the stored chain is the conversation, and the local
+   * file is moved aside (`<file>.aside-<time>`). A lease's holder resumes so: what the store lacks there was
+   * written by a holder the store fenced out.
+   */
+  readonly onConflict?: "fail" | "store" | undefined
 }

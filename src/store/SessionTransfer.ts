@@ -33,9 +33,11 @@ const canonical = (entry: SessionStore.Entry): string =>
       : value)
 
 // What materializing writes to one file: `head` (the local file as it is, or the stored entries), then the
-// local lines numbered in `kept` (after stored entries: the local ones the store lacks), then `tail`.
+// local lines numbered in `kept` (after stored entries: the local ones the store lacks), then `tail`; the
+// local file moved to `aside` first, when given.
 interface Plan {
   readonly file: string
+  readonly aside?: string | undefined
   readonly head: "local" | ReadonlyArray<SessionStore.Entry>
   readonly kept: ReadonlySet<number>
   readonly tail: string
@@ -57,7 +59,8 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
  *   store, which the CLI then reads as the latest); when it lacks none, it is not written at all;
  * - a local file lacking stored uuids, all of its own being stored, becomes the stored entries, followed by
  *   its entries without a uuid the store lacks (a title or tag set on this machine);
- * - a local file with uuids the store lacks, lacking some it holds, fails with `TranscriptConflict`.
+ * - a local file with uuids the store lacks, lacking some it holds, fails with `TranscriptConflict`; with
+ *   `onConflict: "store"` it is moved aside (`<file>.aside-<time>`) and the stored entries written instead.
  * So materializing again writes nothing. Every file (the main transcript and its subpaths) is decided before
  * any is written: a conflict or a key that is not a name (`InvalidKey`) anywhere
  * writes nothing. Each file is written aside and then renamed, so a failed write leaves no partial transcript.
@@ -71,7 +74,7 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
 export const materialize = Effect.fnUntraced(function*(
   store: SessionStore.Shape,
   key: Omit<SessionStore.SessionKey, "subpath">,
-  target: { readonly configDir: string; readonly projectKey: string }
+  target: { readonly configDir: string; readonly projectKey: string; readonly onConflict?: "fail" | "store" | undefined }
 ) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
@@ -109,6 +112,9 @@ export const materialize = Effect.fnUntraced(function*(
       const stored = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
       const storedOnly = [...stored].filter((uuid) => !local.uuids.has(uuid)).length
       const localOnly = [...local.uuids].filter((uuid) => !stored.has(uuid)).length
+      if (storedOnly > 0 && localOnly > 0 && target.onConflict === "store") {
+        return Option.some<Plan>({ file, aside: `${file}.aside-${Date.now()}`, head: entries, kept: new Set(), tail: "" })
+      }
       if (storedOnly > 0 && localOnly > 0) {
         return yield* Effect.fail(new SessionStore.SessionStoreError({
           reason: new SessionStore.TranscriptConflict({ key: Keys.keyString(key), path: file, localOnly, storedOnly })
@@ -139,6 +145,7 @@ export const materialize = Effect.fnUntraced(function*(
         )
       ),
       Effect.andThen(plan.tail === "" ? Effect.void : fs.writeFileString(aside, plan.tail, { flag: "a" })),
+      Effect.andThen(plan.aside === undefined ? Effect.void : fs.copyFile(plan.file, plan.aside)),
       Effect.andThen(fs.rename(aside, plan.file)),
       Effect.onError(() => Effect.ignore(fs.remove(aside))),
       Effect.mapError(failed)

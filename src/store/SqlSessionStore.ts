@@ -11,11 +11,16 @@
  *   `written_at` of the last append that added to the main transcript), `data` (the
  *   {@link SessionStore.SummaryData} as JSON text); primary key (project, session), and an index by session
  *   id, for `findProjects`.
+ * - leases (`claude_session_leases`): one row per lease, `lease` (its name, primary key), `token` (the last
+ *   fencing token given), `acquired_at` (ms). `leases.acquire` raises the token in one statement.
  *
  * An append to a main transcript runs in one transaction: it makes sure the session's summary row exists and
  * takes it (`FOR UPDATE` on PostgreSQL; SQLite writes one transaction at a time), inserts the entries, and
  * folds the ones the database took (`RETURNING uuid`) into the summary. Concurrent appends to a session thus
- * fold one after the other, and a replayed append changes nothing. `listSessions` and
+ * fold one after the other, and a replayed append changes nothing. An append with a fence first reads its
+ * lease's row in that transaction (`FOR SHARE` on PostgreSQL, which an `acquire` waits for; on SQLite a write
+ * after another's commit fails) and writes nothing unless the token is the current one (`Fenced`): once an
+ * `acquire` returns, no append with an older token lands. `listSessions` and
  * `listSessionSummaries` read the summaries table only. A database written before the summaries table
  * existed has its sessions summarized once, when the store is made. A database where the tables cannot be
  * made or summarized fails the store's making with `Unavailable`. A row that is not what the store wrote (an
@@ -30,6 +35,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Sqlite from "../internal/sqlite.ts"
+import * as Fencing from "./internal/fencing.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as Keys from "./internal/keys.ts"
 import * as StoredSummary from "./internal/storedSummary.ts"
@@ -45,6 +51,8 @@ export interface Options {
   readonly table?: string | undefined
   /** The summaries table's name. Default `claude_session_summaries`, or `<table>_summaries` for a given `table`. */
   readonly summaryTable?: string | undefined
+  /** The leases table's name. Default `claude_session_leases`, or `<table>_leases` for a given `table`. */
+  readonly leaseTable?: string | undefined
 }
 
 // Rows per INSERT: 6 parameters each, far below every database's bound.
@@ -67,13 +75,16 @@ export const make = (options: Options = {}): Effect.Effect<SessionStore.Shape, S
 const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   const sql = yield* SqlClient.SqlClient
   const summariesName = options.summaryTable ?? (options.table === undefined ? "claude_session_summaries" : `${options.table}_summaries`)
+  const leasesName = options.leaseTable ?? (options.table === undefined ? "claude_session_leases" : `${options.table}_leases`)
   const table = sql(tableName)
   const summaries = sql(summariesName)
+  const leases = sql(leasesName)
   const seq = sql.onDialectOrElse({
     pg: () => sql.literal("BIGSERIAL PRIMARY KEY"),
     orElse: () => sql.literal("INTEGER PRIMARY KEY AUTOINCREMENT")
   })
   const forUpdate = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE"), orElse: () => sql.literal("") })
+  const forShare = sql.onDialectOrElse({ pg: () => sql.literal("FOR SHARE"), orElse: () => sql.literal("") })
   yield* sql`CREATE TABLE IF NOT EXISTS ${table} (
     seq ${seq},
     project_key TEXT NOT NULL,
@@ -90,6 +101,11 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     mtime BIGINT NOT NULL,
     data TEXT NOT NULL,
     PRIMARY KEY (project_key, session_id)
+  )`
+  yield* sql`CREATE TABLE IF NOT EXISTS ${leases} (
+    lease TEXT PRIMARY KEY,
+    token BIGINT NOT NULL,
+    acquired_at BIGINT NOT NULL
   )`
   // `findProjects` looks a session up by its id alone.
   yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${summariesName}_by_session`)} ON ${summaries} (session_id)`
@@ -140,13 +156,19 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
       }
     )
 
-  const append = (key: SessionStore.SessionKey, entries: ReadonlyArray<SessionStore.Entry>) => {
+  const append = (key: SessionStore.SessionKey, entries: ReadonlyArray<SessionStore.Entry>, fence?: SessionStore.Fence) => {
     // A uuid twice in one batch: the first is the one kept, as across batches.
     const batch = Uuids.distinct(entries)
     if (!Arr.isReadonlyArrayNonEmpty(batch)) return Effect.void
     const writtenAt = Date.now()
     const main = key.subpath === undefined
     return Effect.gen(function*() {
+      if (fence !== undefined) {
+        const [lease] = yield* sql<{ readonly token: number | string }>`
+          SELECT token FROM ${leases} WHERE lease = ${fence.lease} ${forShare}`
+        const current = Number(lease?.token ?? 0)
+        if (current !== fence.token) return yield* Effect.fail(Fencing.refused("append", key, fence, current))
+      }
       if (!main) return yield* insert(key, batch, writtenAt)
       yield* sql`INSERT INTO ${summaries} ${
         sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime: 0, data: "" })
@@ -242,7 +264,30 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     } ON CONFLICT DO NOTHING`
   }
 
-  return Keys.validating({ append, load, listSessions, listSessionSummaries, listSubkeys, delete: remove, findProjects })
+  const acquire = (lease: string) => {
+    const now = Date.now()
+    return sql<{ readonly token: number | string }>`INSERT INTO ${leases} (lease, token, acquired_at) VALUES (${lease}, 1, ${now})
+      ON CONFLICT (lease) DO UPDATE SET token = ${leases}.token + 1, acquired_at = ${now} RETURNING token`.pipe(
+      Effect.map(([row]): SessionStore.Fence => ({ lease, token: Number(row!.token) })),
+      Effect.mapError(fail("lease", lease))
+    )
+  }
+  const current = (lease: string) =>
+    sql<{ readonly token: number | string }>`SELECT token FROM ${leases} WHERE lease = ${lease}`.pipe(
+      Effect.map(([row]) => Number(row?.token ?? 0)),
+      Effect.mapError(fail("lease", lease))
+    )
+
+  return Keys.validating({
+    append,
+    load,
+    listSessions,
+    listSessionSummaries,
+    listSubkeys,
+    delete: remove,
+    findProjects,
+    leases: { acquire, current }
+  })
 })
 
 /**

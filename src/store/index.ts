@@ -11,6 +11,8 @@ export * as DirectorySessionStore from "./DirectorySessionStore.ts"
 /** @since 0.1.0 */
 export * as MemorySessionStore from "./MemorySessionStore.ts"
 /** @since 0.1.0 */
+export * as Lease from "./Lease.ts"
+/** @since 0.1.0 */
 export * as ProjectKey from "./ProjectKey.ts"
 /** @since 0.1.0 */
 export * as SessionFiles from "./SessionFiles.ts"

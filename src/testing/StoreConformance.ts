@@ -276,6 +276,39 @@ export const cases: ReadonlyArray<Case> = [
       yield* s.delete(other)
       assert.deepStrictEqual(yield* s.findProjects(key.sessionId), [key.projectKey])
     })
+  },
+  {
+    name: "leases (when the store has them): tokens grow; an append with a fence not the current one writes nothing",
+    run: Effect.gen(function*() {
+      const s = yield* store
+      if (s.leases === undefined) return
+      const key = freshKey()
+      const lease = `conformance-${key.sessionId}`
+      assert.strictEqual(yield* s.leases.current(lease), 0)
+      const first = yield* s.leases.acquire(lease)
+      yield* s.append(key, [entry("u1", "a")], first)
+      yield* s.append({ ...key, subpath: "subagents/agent-a" }, [entry("s1", "sub")], first)
+      const second = yield* s.leases.acquire(lease)
+      assert.deepStrictEqual([second.lease, second.token > first.token], [lease, true])
+      assert.strictEqual(yield* s.leases.current(lease), second.token)
+      // The first holder, woken after the second took over: refused on the main transcript and under it.
+      for (const at of [key, { ...key, subpath: "subagents/agent-a" }]) {
+        const error = yield* failureOf(s.append(at, [entry("u2", "stale"), entry(undefined, "p")], first), "a stale append")
+        assert.deepStrictEqual(
+          error.reason._tag === "Fenced" ? [error.reason.lease, error.reason.token, error.reason.current] : error.reason._tag,
+          [lease, first.token, second.token]
+        )
+      }
+      // A lease never taken holds no writer either.
+      const never = yield* failureOf(s.append(key, [entry("u3", "x")], { lease: `${lease}-never`, token: 1 }), "an unleased append")
+      assert.strictEqual(never.reason._tag, "Fenced")
+      yield* s.append(key, [entry("u4", "b")], second)
+      assert.deepStrictEqual(texts(yield* s.load(key)), ["a", "b"])
+      assert.deepStrictEqual(texts(yield* s.load({ ...key, subpath: "subagents/agent-a" })), ["sub"])
+      // Concurrent takers each get a token of their own.
+      const tokens = yield* Effect.forEach([1, 2, 3, 4], () => s.leases!.acquire(lease), { concurrency: 4 })
+      assert.strictEqual(new Set(tokens.map((f) => f.token)).size, 4)
+    })
   }
 ]
 

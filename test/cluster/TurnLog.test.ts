@@ -2,7 +2,11 @@
  * The turn log in memory and in SQL (SQLite): attempts, stored answers and prompt digests.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -14,6 +18,8 @@ import * as Sqlite from "../../src/internal/sqlite.ts"
 import * as Message from "../../src/schema/Message.ts"
 import * as Decode from "../../src/stream/Decode.ts"
 import { fixtureFiles } from "../support/Corpus.ts"
+import * as Postgres from "../support/Postgres.ts"
+import { waitUntil } from "../session/support/Real.ts"
 
 // A real turn's messages, from a fixture.
 const messages = Decode.decodeAll(fs.readFileSync(fixtureFiles[0])).flatMap((record) =>
@@ -125,4 +131,36 @@ describe("TurnLog in SQL: retention", () => {
       yield* finish("e", "new")
       assert.deepStrictEqual(yield* turnIds, ["e/new"])
     }).pipe(Effect.provide(withLog({ maxAge: "1 hour" }))))
+})
+
+describe("TurnLog in PostgreSQL", () => {
+  // Two runners beginning one turn at once (the old holder's attempt and the new one's): the second begin
+  // comes while the first's transaction is open, and waits for it.
+  it.live("two begins of one turn at once: attempts 1 and 2, never 1 twice", () =>
+    Effect.gen(function*() {
+      const { database, host, port, username } = yield* Postgres.start
+      const pg = PgClient.layer({ host, port, username, database })
+      yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const log = yield* TurnLog.TurnLog
+        const [begun, release] = [yield* Deferred.make<void>(), yield* Deferred.make<void>()]
+        const first = yield* log.begin("e", "t1", "hello").pipe(
+          Effect.tap(() => Effect.andThen(Deferred.succeed(begun, undefined), Deferred.await(release))),
+          sql.withTransaction,
+          Effect.forkChild
+        )
+        yield* Deferred.await(begun)
+        const second = yield* Effect.forkChild(log.begin("e", "t1", "hello"))
+        // The first begin's transaction holds the turn's row: the second waits on a lock for it.
+        yield* waitUntil(Effect.map(
+          Effect.orDie(sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM pg_locks WHERE NOT granted`),
+          ([row]) => Number(row!.n) > 0
+        )).pipe(Effect.timeout("60 seconds"))
+        yield* Deferred.succeed(release, undefined)
+        const attempts = [yield* Fiber.join(first), yield* Fiber.join(second)]
+        assert.deepStrictEqual(attempts, [{ _tag: "Start", attempt: 1 }, { _tag: "Start", attempt: 2 }])
+        const [row] = yield* Effect.orDie(sql<{ readonly attempts: number }>`SELECT attempts FROM claude_turns`)
+        assert.strictEqual(Number(row!.attempts), 2)
+      }).pipe(Effect.provide(TurnLog.layerSql().pipe(Layer.provideMerge(pg))))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
 })

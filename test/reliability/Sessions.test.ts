@@ -8,6 +8,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
@@ -21,12 +22,15 @@ import * as Hooks from "../../src/session/Hooks.ts"
 import * as McpServer from "../../src/session/McpServer.ts"
 import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as Session from "../../src/session/Session.ts"
+import * as Keys from "../../src/store/internal/keys.ts"
+import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
+import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { collect, reasonOf, settle } from "../session/support/Collect.ts"
 import * as FakeCli from "../session/support/FakeCli.ts"
-import { resultOf, setup, toolResults, turnBodies } from "../session/support/Real.ts"
+import { isAlive, resultOf, setup, toolResults, turnBodies, waitUntil } from "../session/support/Real.ts"
 import * as Callbacks from "./support/callbacks.ts"
 
 const real = <A, E>(effect: Effect.Effect<A, E, any>) =>
@@ -46,6 +50,15 @@ const reported = (session: Session.Session, count: number) =>
       assert.instanceOf(error.reason, SessionError.CallbackFailed)
       return error.reason as SessionError.CallbackFailed
     }))
+
+// Every entry the store holds of a session, its transcripts under it included.
+const storedEntries = (store: SessionStore.Shape, sessionId: string) =>
+  Effect.gen(function*() {
+    const key = yield* Keys.locate(store, sessionId)
+    const keys: Array<SessionStore.SessionKey> = [key, ...(yield* store.listSubkeys(key)).map((subpath) => ({ ...key, subpath }))]
+    return yield* Effect.forEach(keys, (k) =>
+      Effect.map(store.load(k), (entries) => ({ subpath: k.subpath, entries: Option.getOrElse(entries, () => []) })))
+  })
 
 describe("Sessions", () => {
   describe("close during a streaming turn", () => {
@@ -289,5 +302,42 @@ describe("Sessions", () => {
           Layer.provideMerge(Scripted.layer(Callbacks.script))
         ))
       ), 180_000)
+  })
+
+  describe("an AgentSession's lease taken by another holder while its CLI runs a Bash tool (real CLI)", () => {
+    // What a runner paused past its shards' expiry finds when it wakes: the conversation went on elsewhere.
+    it.live("its appends refused (Fenced), nothing stored after; its CLI and tool end", () =>
+      Effect.gen(function*() {
+        const store = MemorySessionStore.make()
+        const script = Script.make([
+          Script.turn([Script.text("Running it."), Script.toolUse("Bash", { command: "echo $$ > tool.pid; exec sleep 300" })]),
+          Script.turn("Done.")
+        ])
+        const sandboxed = Layer.unwrap(Effect.map(Effect.service(Scripted.Sandbox), (sandbox) =>
+          AgentSession.layer({
+            cwd: sandbox.cwd,
+            allowedTools: ["Bash"],
+            sessionStore: { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR as string }
+          })))
+        yield* Effect.gen(function*() {
+          const { cwd } = yield* Scripted.Sandbox
+          const client = yield* AgentSession.client
+          const pidFile = path.join(cwd, "tool.pid")
+          const turn = yield* Effect.forkChild(Effect.exit(Stream.runCollect(client("e").Turn({ turnId: "t1", prompt: "Run it" }))))
+          yield* waitUntil(Effect.sync(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").endsWith("\n")))
+          const tool = Number(fs.readFileSync(pidFile, "utf8"))
+          const info = yield* client("e").Info()
+          const cli = info.pid!
+          // Another holder takes the lease: from now on nothing of this CLI may land.
+          yield* store.leases!.acquire(AgentSession.logKey("AgentSession", "e"))
+          const stored = yield* storedEntries(store, info.sessionId!)
+          assert.isAbove(stored[0]!.entries.length, 0)
+          yield* waitUntil(Effect.sync(() => !isAlive(cli) && !isAlive(tool))).pipe(Effect.timeout("60 seconds"))
+          const ended = yield* Fiber.join(turn)
+          assert.isTrue(ended._tag === "Failure", "the turn cut off with its CLI fails")
+          // A CLI that ends writes its last entries (the killed tool's result, its cost): all refused.
+          assert.deepStrictEqual(yield* storedEntries(store, info.sessionId!), stored)
+        }).pipe(Effect.provide(sandboxed.pipe(Layer.provideMerge(Cluster.layerTest), Layer.provideMerge(Scripted.layer(script)))))
+      }), 120_000)
   })
 })

@@ -370,6 +370,18 @@ describe("SessionStore", () => {
         assert.strictEqual(fs.readFileSync(file, "utf8"), text)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+    it.effect("with onConflict store, a differing local transcript is moved aside and the stored one written", () =>
+      Effect.gen(function*() {
+        // What a runner fenced out of the conversation left here: a branch the store refused.
+        const other = entries.map((e) => e.uuid === "a1" ? { ...e, uuid: "other" } : e)
+        const { file, s, target, text } = yield* setup(other, entries)
+        assert.isTrue(yield* SessionTransfer.materialize(s, key, { ...target, onConflict: "store" }))
+        assert.deepStrictEqual(rawEntries(file), entries)
+        const aside = fs.readdirSync(path.dirname(file)).filter((name) => name.startsWith(`${key.sessionId}.jsonl.aside-`))
+        assert.strictEqual(aside.length, 1)
+        assert.strictEqual(fs.readFileSync(path.join(path.dirname(file), aside[0]!), "utf8"), text)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
     it.effect("a transcript that cannot be written fails as materialize, not as load", () =>
       Effect.gen(function*() {
         const { configDir, s } = yield* setup([], entries)

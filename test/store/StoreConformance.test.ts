@@ -50,7 +50,8 @@ describe("StoreConformance", () => {
   const broken: ReadonlyArray<readonly [string, (s: SessionStore.Shape) => SessionStore.Shape]> = [
     ["append is idempotent", (s) => ({ ...s, append: (key, entries) => s.append(key, entries.map(({ uuid: _, ...e }) => e)) })],
     ["findProjects", (s) => ({ ...s, findProjects: () => Effect.succeed([]) })],
-    ["delete removes", (s) => ({ ...s, delete: () => Effect.void })]
+    ["delete removes", (s) => ({ ...s, delete: () => Effect.void })],
+    ["leases", (s) => ({ ...s, append: (key, entries) => s.append(key, entries) })]
   ]
   for (const [clause, breakIt] of broken) {
     it.effect(`fails a store that breaks "${clause}"`, () =>

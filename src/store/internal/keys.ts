@@ -61,7 +61,7 @@ export const validateKey = (
 
 /** `store` refusing, with `InvalidKey`, every key {@link validateKey} refuses, before `store` sees it. Every store here is made so. */
 export const validating = (store: SessionStore.Shape): SessionStore.Shape => ({
-  append: (key, entries) => Effect.andThen(validateKey("append", key), store.append(key, entries)),
+  append: (key, entries, fence) => Effect.andThen(validateKey("append", key), store.append(key, entries, fence)),
   load: (key) => Effect.andThen(validateKey("load", key), store.load(key)),
   listSessions: (projectKey) => Effect.andThen(validateKey("listSessions", { projectKey }), store.listSessions(projectKey)),
   listSessionSummaries: (projectKey) =>
@@ -70,7 +70,8 @@ export const validating = (store: SessionStore.Shape): SessionStore.Shape => ({
   delete: (key) => Effect.andThen(validateKey("delete", { ...key, subpath: undefined }), store.delete(key)),
   ...(store.findProjects !== undefined && {
     findProjects: (sessionId: string) => Effect.andThen(validateKey("findProjects", { sessionId }), store.findProjects!(sessionId))
-  })
+  }),
+  ...(store.leases !== undefined && { leases: store.leases })
 })
 
 /**

@@ -1,0 +1,108 @@
+/**
+ * Two runner processes on one real PostgreSQL, the real CLI on the scripted model: a runner paused (SIGSTOP) for
+ * 20 seconds while a turn of its entity runs a long Bash tool. The other runner takes the entity over and runs
+ * the turn again from the store's chain, under a new lease; when the paused runner wakes (SIGCONT) it writes
+ * nothing more to the store (its rows, from SQL), its CLI and tool end (the process table), and the next turn's
+ * model request (the scripted server's log) holds every earlier turn and the retried answer.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import * as Runners from "./support/Runners.ts"
+
+const { collect, first, resultText, second, waitUntil, within } = Runners
+
+// The stored entries, in append order, from their rows; and the lease's token.
+const storeRows = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(
+    Effect.orDie(sql<{ readonly entry: string }>`SELECT entry FROM claude_session_entries ORDER BY seq`),
+    (rows) => rows.map((row) => JSON.parse(row.entry))
+  ))
+const leaseToken = (lease: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      Effect.orDie(sql<{ readonly token: string | number }>`SELECT token FROM claude_session_leases WHERE lease = ${lease}`),
+      ([row]) => Number(row?.token ?? 0)
+    ))
+
+describe("Cluster.layerPostgres: fencing", () => {
+  it.live("a runner paused mid-tool writes nothing once its lease is gone, and its CLI and tool end", () =>
+    Runners.withCluster("binary", ({ cwd, moving, runners, server, survivor, victim }) =>
+      Effect.gen(function*() {
+        const client = yield* AgentSession.client
+        const [name] = moving
+        const lease = AgentSession.logKey("AgentSession", name)
+        assert.strictEqual(resultText(yield* collect(name, `${name}-1`, `${name}: first`)), first(name))
+        const cli = (yield* client(name).Info()).pid!
+        assert.isTrue(Runners.carries(cli, victim.mark))
+        const held = yield* leaseToken(lease)
+        assert.isAbove(held, 0)
+
+        // The second turn runs a shell command that sleeps; its runner is paused while it does.
+        const pidFile = path.join(cwd, Runners.toolPidFile(name))
+        const running = yield* Effect.forkChild(collect(name, `${name}-2`, Runners.toolPrompt(name)))
+        yield* waitUntil(Effect.sync(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").endsWith("\n")))
+          .pipe(within("60 seconds", "the in-flight turn's tool", runners))
+        const tool = Number(fs.readFileSync(pidFile, "utf8"))
+        assert.includeMembers(Runners.leftBehind(victim).map((p) => p.pid), [cli, tool])
+        const pausedAt = Date.now()
+        victim.process.kill("SIGSTOP")
+        // The first attempt's branch as the store held it then.
+        const branch = new Set((yield* storeRows).flatMap((entry) => typeof entry.uuid === "string" ? [entry.uuid] : []))
+        yield* Effect.addFinalizer(() => Effect.sync(() => victim.process.exitCode === null && victim.process.kill("SIGCONT")))
+
+        // The survivor runs the turn again, under a lease of its own.
+        const retried = yield* Fiber.join(running).pipe(within("150 seconds", "the retried turn", runners))
+        assert.deepStrictEqual(
+          retried.filter((e) => e._tag === "TurnStarted"),
+          [1, 2].map((attempt) => new AgentSession.TurnStarted({ turnId: `${name}-2`, attempt }))
+        )
+        assert.strictEqual(resultText(retried), second(name))
+        assert.strictEqual((yield* client(name).Info()).runner, survivor.address)
+        assert.isAbove(yield* leaseToken(lease), held)
+        // Both CLIs ran at once: the paused one and its tool are still there.
+        assert.isTrue(Runners.isRunning(cli) && Runners.isRunning(tool))
+
+        // Paused 20 seconds at least, then woken.
+        yield* Effect.sleep(Math.max(0, 20_000 - (Date.now() - pausedAt)))
+        const before = yield* storeRows
+        victim.process.kill("SIGCONT")
+
+        // It finds out it lost the lease: its CLI and tool end, and nothing of its tree is left.
+        yield* waitUntil(Effect.sync(() => !Runners.isRunning(cli) && !Runners.isRunning(tool)))
+          .pipe(within("60 seconds", "the paused side's CLI and tool to end", runners))
+        yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0))
+          .pipe(within("60 seconds", () => `the paused side's tree: ${JSON.stringify(Runners.leftBehind(victim))}`, runners))
+        // What its CLI writes as it ends would reach the store by now (the mirror appends as frames come): its
+        // cost, stamped with its start (before the pause), and its last prompt, naming the first attempt's
+        // branch as the conversation's leaf. The survivor's CLI may write too (it ends when the entity moves
+        // back), but started after the pause and leaves the retried branch.
+        yield* Effect.sleep("5 seconds")
+        const written = (yield* storeRows).slice(before.length)
+        const stale = written.filter((entry) =>
+          (entry.type === "cost-state" && entry.startTime < pausedAt) || (entry.type === "last-prompt" && branch.has(entry.leafUuid))
+        )
+        assert.deepStrictEqual(stale, [])
+        assert.isTrue(victim.process.exitCode === null, "the paused runner lives on")
+
+        // The next turn: its model request holds every earlier turn and the retried answer.
+        const third = yield* collect(name, `${name}-3`, `${name}: third`).pipe(within("120 seconds", "the next turn", runners))
+        assert.strictEqual(resultText(third), second(name))
+        const requests = ScriptedServer.turnRequests(yield* server.requests).filter((r) => r.conversation === name)
+        const body = JSON.stringify(requests.at(-1)!.body)
+        for (const text of [`${name}: first`, first(name), Runners.toolPrompt(name), second(name), `${name}: third`]) {
+          assert.include(body, text)
+        }
+        // The retried turn, asked again, is the survivor's answer from the log.
+        const replayed = yield* collect(name, `${name}-2`, Runners.toolPrompt(name))
+        assert.deepStrictEqual(replayed[0], new AgentSession.TurnReplayed({ turnId: `${name}-2` }))
+        assert.strictEqual(resultText(replayed), second(name))
+      })
+    ).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 400_000)
+})
