@@ -51,6 +51,7 @@ import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
+import * as StalledCaller from "./internal/stalledCaller.ts"
 import * as SparePool from "./SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
 import { WireMessage } from "./Wire.ts"
@@ -474,6 +475,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
       const unattendedUntilEnd = Effect.andThen(attend(1), Effect.ensuring(Deferred.await(ended), attend(-1)))
       return Stream.fromQueue(events).pipe(
+        // A caller that takes nothing of the ended turn (its client died) is let go, so the entity can idle out.
+        StalledCaller.release(ended, entityScope),
         Stream.onExit(() =>
           Effect.flatMap(Deferred.isDone(ended), (done) => done ? Effect.void : Effect.forkIn(unattendedUntilEnd, entityScope))
         )
