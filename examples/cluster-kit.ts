@@ -13,6 +13,9 @@ import { AgentSession, Cluster } from "../src/cluster/index.ts"
 import { ClaudeSandbox, LocalPostgres, MessagesRequest, Script, ScriptedServer } from "../src/testing/index.ts"
 import { shardingConfig } from "./cluster-runner.ts"
 
+/** The variable marking a runner's process tree. */
+export const markVariable = "CLUSTER_DEMO_TREE"
+
 // The scripted model: a conversation per entity, its first turn quick, its second streaming for seconds (a
 // resumed conversation may carry the CLI's note of the interrupted turn: the retry lands one turn on).
 export const names = Array.from({ length: 12 }, (_, i) => `agent${String.fromCharCode(97 + i)}`)
@@ -85,9 +88,6 @@ export const duplicateModelRequests = (requests: ReadonlyArray<ScriptedServer.Re
   }
   return duplicates
 }
-
-/** The variable marking a runner's process tree. */
-export const markVariable = "CLUSTER_DEMO_TREE"
 
 export interface Child {
   readonly process: child.ChildProcess
