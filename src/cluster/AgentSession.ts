@@ -51,6 +51,7 @@ import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
+import * as Drain from "./internal/drain.ts"
 import * as StalledCaller from "./internal/stalledCaller.ts"
 import * as SparePool from "./SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
@@ -332,7 +333,8 @@ interface Opened {
 const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   entity: Entity.Entity<Name, Rpcs>,
   options: Options<R>,
-  pool: Option.Option<SparePool.Pool>
+  pool: Option.Option<SparePool.Pool>,
+  drain: Drain.Drain
 ) {
   const { maxIdleTime: _, spares: __, ...sessionOptions } = options
   const address = yield* Entity.CurrentAddress
@@ -428,13 +430,17 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
     }))
 
-  const produce = (turnId: string, prompt: string) =>
+  const produce = (turnId: string, prompt: string, admitted: () => void) =>
     Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
       const state: TurnState = { streaming: false, interruptOwed: false }
       yield* Effect.acquireRelease(
         Effect.andThen(turns.take(1), Effect.sync(() => (active = state))),
         () => Effect.andThen(Effect.sync(() => (active = undefined)), turns.release(1))
       )
+      // The runner drains: the turn is not started (nor counted in the log); its request stays, to be
+      // re-delivered to the runner that takes the entity.
+      if (!(yield* drain.admit)) return Stream.never
+      admitted()
       const begun = yield* log.begin(entityId, turnId, prompt)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
@@ -469,8 +475,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     Stream.unwrap(Effect.gen(function*() {
       const events = yield* Queue.unbounded<TurnEvent, AgentSessionError | Cause.Done>()
       const ended = yield* Deferred.make<void>()
-      yield* Stream.runIntoQueue(produce(turnId, prompt), events).pipe(
+      const answered = yield* Deferred.make<void>()
+      let admitted = false
+      yield* Stream.runIntoQueue(produce(turnId, prompt, () => (admitted = true)), events).pipe(
         Effect.ensuring(Deferred.succeed(ended, undefined)),
+        Effect.forkIn(entityScope)
+      )
+      // A started turn holds a draining runner until it has ended and its caller is answered (or let go).
+      yield* Effect.all([Deferred.await(ended), Deferred.await(answered)]).pipe(
+        Effect.andThen(Effect.suspend(() => admitted ? drain.leave : Effect.void)),
         Effect.forkIn(entityScope)
       )
       const unattendedUntilEnd = Effect.andThen(attend(1), Effect.ensuring(Deferred.await(ended), attend(-1)))
@@ -478,7 +491,10 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         // A caller that takes nothing of the ended turn (its client died) is let go, so the entity can idle out.
         StalledCaller.release(ended, entityScope),
         Stream.onExit(() =>
-          Effect.flatMap(Deferred.isDone(ended), (done) => done ? Effect.void : Effect.forkIn(unattendedUntilEnd, entityScope))
+          Effect.andThen(
+            Deferred.succeed(answered, undefined),
+            Effect.flatMap(Deferred.isDone(ended), (done) => done ? Effect.void : Effect.forkIn(unattendedUntilEnd, entityScope))
+          )
         )
       )
     }))
@@ -539,8 +555,17 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
 })
 
 const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, options: Options<R>) =>
-  Layer.unwrap(Effect.map(spares(options), (pool) =>
-    entity.toLayer(handlers(entity, options, pool), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })))
+  Layer.effectDiscard(Effect.gen(function*() {
+    const pool = yield* spares(options)
+    const drain = yield* Drain.make
+    yield* Layer.build(
+      entity.toLayer(handlers(entity, options, pool, drain), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
+    )
+    // Added after the registration, so run before it is undone: the turns finish while the sharding still
+    // serves them (see Drain), for as long as the runner layer says.
+    const deadline = yield* Drain.Deadline
+    yield* Effect.addFinalizer(() => drain.run(deadline))
+  }))
 
 /**
  * An agent session entity type of its own name, for sessions of other options (another prompt, other tools,
