@@ -24,7 +24,7 @@ export const second = (name: string) => `${name} two: ` + "z".repeat(90)
 // With this prompt the second turn runs a shell command that writes its pid to a file and sleeps.
 export const toolPrompt = (name: string) => `${name}: second, with a tool`
 export const toolPidFile = (name: string) => `${name}.tool.pid`
-const toolCommand = (name: string) => `test -e ${toolPidFile(name)} || sh -c 'echo $$ > ${toolPidFile(name)}; exec sleep 300'`
+export const toolCommand = (name: string) => `test -e ${toolPidFile(name)} || sh -c 'echo $$ > ${toolPidFile(name)}; exec sleep 300'`
 // With this prompt the second turn runs a shell command for 20 seconds, each run noting its runner's mark in a file.
 export const slowToolPrompt = (name: string) => `${name}: second, with a slow tool`
 export const toolRunsFile = (name: string) => `${name}.tool.runs`

@@ -52,6 +52,7 @@ import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
 import * as Drain from "./internal/drain.ts"
+import * as RetryNote from "./internal/retryNote.ts"
 import * as StalledCaller from "./internal/stalledCaller.ts"
 import * as SparePool from "./SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
@@ -395,6 +396,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
       const opened = yield* open(prompt)
+      // The tool calls and results so far, kept as they come: a retry of this turn tells the model about them.
+      const activity: Array<Session.Message> = []
       const current = opened.session
       const messages: Array<Session.Message> = []
       // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
@@ -410,10 +413,16 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
             Stream.filter((message) => message._tag !== "TranscriptMirror"),
             Stream.tap((message) => {
               messages.push(message)
-              // Kept at once, so that a turn cut short by a crash still resumes this conversation.
+              if (RetryNote.isToolActivity(message)) activity.push(message)
+              // Kept at once, so that a turn cut short by a crash still resumes this conversation and its retry
+              // knows what it did.
               return Effect.andThen(
                 first,
-                message._tag === "SystemInit" ? log.setSessionId(entityId, message.session_id) : Effect.void
+                message._tag === "SystemInit"
+                  ? log.setSessionId(entityId, message.session_id)
+                  : RetryNote.isToolActivity(message)
+                  ? log.progress(entityId, turnId, activity)
+                  : Effect.void
               )
             }),
             Stream.map((message) => new TurnMessage({ message })),
@@ -455,7 +464,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         )
       }
       if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
-      return run(turnId, prompt, begun.attempt, state)
+      // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
+      return run(turnId, begun.attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? []), begun.attempt, state)
     }))
 
   // Turns running on without their caller. While there are any the entity is kept alive: an entity without

@@ -20,14 +20,15 @@ import * as Message from "../schema/Message.ts"
 
 /**
  * What `begin` found for a turn id: a new turn (`attempt` 1), one that was started before and never finished
- * (a re-delivery: `attempt` counts the starts, this one included), one whose messages are known, or one that
- * was begun with another prompt (`Conflict`: nothing is counted).
+ * (a re-delivery: `attempt` counts the starts, this one included; `interrupted`, when they kept any with
+ * `progress`, the messages with the tool calls and results of the attempts before), one whose messages are known, or one that was
+ * begun with another prompt (`Conflict`: nothing is counted).
  *
  * @since 0.1.0
  * @category models
  */
 export type Begin =
-  | { readonly _tag: "Start"; readonly attempt: number }
+  | { readonly _tag: "Start"; readonly attempt: number; readonly interrupted?: ReadonlyArray<Message.Message> }
   | { readonly _tag: "Done"; readonly messages: ReadonlyArray<Message.Message> }
   | { readonly _tag: "Conflict" }
 
@@ -60,6 +61,11 @@ export interface Shape {
    * log keeps a digest of the prompt (not the prompt), so a turn id asked again with another prompt is told.
    */
   readonly begin: (entityId: string, turnId: string, prompt: string) => Effect.Effect<Begin>
+  /**
+   * Keeps what a running turn did so far (the messages with its tool calls and their results), for a retry
+   * to tell the model; replaced at each call, kept after the turn finishes.
+   */
+  readonly progress: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
   /** Stores a finished turn's messages, up to its result. */
   readonly finish: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
   /** The CLI session id the entity's conversation continues, once it has one. */
@@ -77,7 +83,12 @@ export interface Shape {
  */
 export class TurnLog extends Context.Service<TurnLog, Shape>()("effect-claude-code/cluster/TurnLog") {}
 
-type Entry = { readonly attempts: number; readonly digest: string; readonly messages?: ReadonlyArray<unknown> }
+type Entry = {
+  readonly attempts: number
+  readonly digest: string
+  readonly messages?: ReadonlyArray<unknown>
+  readonly progress?: ReadonlyArray<unknown>
+}
 
 /**
  * The digest a turn's prompt is kept as (SHA-256, hex).
@@ -107,7 +118,16 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
         if (entry !== undefined && entry.digest !== promptDigest) return [{ _tag: "Conflict" }, map]
         if (entry?.messages !== undefined) return [{ _tag: "Done", messages: decodeAll(entry.messages) }, map]
         const attempts = (entry?.attempts ?? 0) + 1
-        return [{ _tag: "Start", attempt: attempts }, new Map(map).set(key(entityId, turnId), { attempts, digest: promptDigest })]
+        return [
+          started(attempts, entry?.progress),
+          new Map(map).set(key(entityId, turnId), { ...entry, attempts, digest: promptDigest })
+        ]
+      }),
+    progress: (entityId, turnId, messages) =>
+      Ref.update(turns, (map) => {
+        const entry = map.get(key(entityId, turnId))
+        if (entry === undefined) return map
+        return new Map(map).set(key(entityId, turnId), { ...entry, progress: messages.map(Message.encodeMessage) })
       }),
     finish: (entityId, turnId, messages) =>
       Ref.update(turns, (map) => {
@@ -122,6 +142,10 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
     setSettings: (entityId, value) => Ref.update(settings, (map) => new Map(map).set(entityId, value))
   })
 })
+
+// A start, with the progress of the attempts before when they kept any.
+const started = (attempt: number, progress: ReadonlyArray<unknown> | undefined): Begin =>
+  progress === undefined ? { _tag: "Start", attempt } : { _tag: "Start", attempt, interrupted: decodeAll(progress) }
 
 const decodeSettings = Schema.decodeUnknownSync(Schema.fromJsonString(Settings))
 
@@ -187,13 +211,15 @@ export const makeSql = (options: SqlOptions = {}) =>
     const maxTurns = options.retention?.maxTurns ?? 1000
     yield* sql`CREATE TABLE IF NOT EXISTS ${turns} (
       entity_id TEXT NOT NULL, turn_id TEXT NOT NULL, attempts INTEGER NOT NULL, prompt_digest TEXT NOT NULL,
-      messages TEXT, updated_at BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (entity_id, turn_id))`
+      messages TEXT, progress TEXT, updated_at BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (entity_id, turn_id))`
     // Asked in a transaction of its own (a savepoint within the caller's): a failed statement would otherwise
     // abort the caller's transaction on PostgreSQL.
     const lacks = (column: string) =>
       Effect.map(Effect.exit(sql.withTransaction(sql`SELECT ${sql(column)} FROM ${turns} WHERE 1 = 0`)), Exit.isFailure)
     // A table made before turns kept their prompt's digest gets the column; its turns' digests are unknown ('').
     if (yield* lacks("prompt_digest")) yield* sql`ALTER TABLE ${turns} ADD COLUMN prompt_digest TEXT NOT NULL DEFAULT ''`
+    // Likewise what a running turn did so far (its messages with tool calls or results, JSON).
+    if (yield* lacks("progress")) yield* sql`ALTER TABLE ${turns} ADD COLUMN progress TEXT`
     // Likewise the time of a turn's last change (milliseconds); the turns already there count from now.
     if (yield* lacks("updated_at")) {
       yield* sql`ALTER TABLE ${turns} ADD COLUMN updated_at BIGINT NOT NULL DEFAULT 0`
@@ -209,8 +235,12 @@ export const makeSql = (options: SqlOptions = {}) =>
     yield* sql`CREATE TABLE IF NOT EXISTS ${settings} (entity_id TEXT PRIMARY KEY, settings TEXT NOT NULL)`
     const begin = (entityId: string, turnId: string, prompt: string) =>
       Effect.gen(function*() {
-        const rows = yield* sql<{ readonly attempts: number; readonly prompt_digest: string; readonly messages: string | null }>`
-          SELECT attempts, prompt_digest, messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
+        const rows = yield* sql<{
+          readonly attempts: number
+          readonly prompt_digest: string
+          readonly messages: string | null
+          readonly progress: string | null
+        }>`SELECT attempts, prompt_digest, messages, progress FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
         const row = rows[0]
         const promptDigest = digest(prompt)
         if (row !== undefined && row.prompt_digest !== "" && row.prompt_digest !== promptDigest) {
@@ -224,10 +254,14 @@ export const makeSql = (options: SqlOptions = {}) =>
         yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest, updated_at)
           VALUES (${entityId}, ${turnId}, ${attempt}, ${promptDigest}, ${now})
           ON CONFLICT (entity_id, turn_id) DO UPDATE SET attempts = ${attempt}, updated_at = ${now}`
-        return { _tag: "Start", attempt } as const
+        return started(attempt, row?.progress == null ? undefined : JSON.parse(row.progress))
       }).pipe(sql.withTransaction)
     return TurnLog.of({
       begin: (entityId, turnId, prompt) => Effect.orDie(begin(entityId, turnId, prompt)),
+      progress: (entityId, turnId, messages) => {
+        const json = JSON.stringify(messages.map(Message.encodeMessage))
+        return Effect.orDie(sql`UPDATE ${turns} SET progress = ${json} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`)
+      },
       // Finishing comes after a begin, which made the row. The log is trimmed on the way: it grows here.
       finish: (entityId, turnId, messages) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))

@@ -52,6 +52,21 @@ describe("TurnLog", () => {
         assert.deepStrictEqual(yield* log.begin("f", "t1", "goodbye"), { _tag: "Start", attempt: 1 })
       }).pipe(Effect.provide(layer())))
 
+    it.effect(`${name}: a running turn's progress goes to its next attempt`, () =>
+      Effect.gen(function*() {
+        const log = yield* TurnLog.TurnLog
+        const progress = messages.slice(0, 2)
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+        yield* log.progress("e", "t1", progress)
+        const retry = yield* log.begin("e", "t1", "hello")
+        assert.deepStrictEqual(
+          retry._tag === "Start" ? [retry.attempt, retry.interrupted?.map(Message.encodeMessage)] : [],
+          [2, progress.map(Message.encodeMessage)]
+        )
+        // Another turn has none.
+        assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
+      }).pipe(Effect.provide(layer())))
+
     it.effect(`${name}: an entity's settings`, () =>
       Effect.gen(function*() {
         const log = yield* TurnLog.TurnLog
