@@ -7,8 +7,11 @@
  * turns themselves run one at a time. A `Turn` carries an id: one whose messages are in the log is answered
  * from there (a `TurnReplayed` event, then the stored messages) without reaching the model; one that was
  * started and never finished (a re-delivery after a crash) runs once more, after {@link takeoverDelay}, its
- * `TurnStarted` event saying `attempt: 2`; a third start fails with `TurnRetriesExhausted`. A turn runs to its
- * end in the entity even when its caller stops reading, so it is logged and never sent to the model twice.
+ * `TurnStarted` event saying `attempt: 2` and its prompt going with a note on what the cut attempt did (its
+ * tool calls and results, kept in the log as they came); a third start fails with `TurnRetriesExhausted`. A
+ * turn runs to its end in the entity even when its caller stops reading, so it is logged and never sent to the
+ * model twice; a caller that takes nothing of an ended turn for 30 seconds (its client died) is let go, so the
+ * entity idles out. A stopping runner drains first: no new turn starts, running ones finish (see `Cluster`).
  *
  * With `spares` and a `cwd` in the options, the runner keeps CLIs parked with the entity type's own options
  * (callbacks included) and a new conversation claims one instead of starting a CLI, its first prompt sent

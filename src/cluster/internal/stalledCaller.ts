@@ -15,8 +15,12 @@ import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 
-/** How long a caller may take nothing of a turn that has ended before it is let go. */
-export const replyGrace: Duration.Duration = Duration.seconds(5)
+/**
+ * How long a caller may take nothing of a turn that has ended before it is let go: long enough for a live
+ * client's acknowledgement on a loaded machine (it travels through the database), which a shorter grace would
+ * cut, its stream ending interrupted.
+ */
+export const replyGrace: Duration.Duration = Duration.seconds(30)
 
 /**
  * `events` read by the fiber that pulls them (the RPC server's, which also waits for the acknowledgements),
