@@ -25,6 +25,8 @@ export const second = (name: string) => `${name} two: ` + "z".repeat(90)
 export const toolPrompt = (name: string) => `${name}: second, with a tool`
 export const toolPidFile = (name: string) => `${name}.tool.pid`
 export const toolCommand = (name: string) => `test -e ${toolPidFile(name)} || sh -c 'echo $$ > ${toolPidFile(name)}; exec sleep 300'`
+// How a retried turn's prompt begins (AgentSession tells the model what the cut attempt did).
+const retryNote = "This prompt was sent before"
 // With this prompt the second turn runs a shell command for 20 seconds, each run noting its runner's mark in a file.
 export const slowToolPrompt = (name: string) => `${name}: second, with a slow tool`
 export const toolRunsFile = (name: string) => `${name}.tool.runs`
@@ -36,6 +38,11 @@ const mentions = (text: string) => (request: MessagesRequest.MessagesRequest) =>
 
 const script: Script.Script = {
   conversations: names.flatMap((name) => [
+    // A retry of the tool turn, told that its first attempt ran the tool: the model answers without running it again.
+    Script.conversation(name, (request) => mentions(toolPrompt(name))(request) && mentions(retryNote)(request), [
+      Script.turn(first(name)),
+      ...Array.from({ length: 3 }, () => Script.turn(second(name)))
+    ]),
     Script.conversation(name, mentions(toolPrompt(name)), [
       Script.turn(first(name)),
       Script.turn([Script.text("Running it."), Script.toolUse("Bash", { command: toolCommand(name) })]),

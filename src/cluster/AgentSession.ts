@@ -362,12 +362,16 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
 
   // The CLI session of this activation, started on first use and resumed from the log's session id. Started
   // for a turn's `prompt`, it may come with that turn under way (`turn`): a spare gets the prompt with its claim.
-  const open = (prompt: string | undefined) =>
+  // Started for a `retry`, it resumes at the last answer before the cut turn, which drops what that turn left
+  // in the conversation (its prompt, its calls); a retried first turn starts the conversation anew.
+  const open = (prompt: string | undefined, retry = false) =>
     starting.withPermit(Effect.suspend(() => {
       if (live !== undefined) return Effect.succeed<Opened>({ session: live.session, turn: undefined })
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(entityScope)
-        const resume = yield* log.sessionId(entityId)
+        const known = yield* log.sessionId(entityId)
+        const resumeSessionAt = retry && known !== undefined ? yield* log.resumeAt(entityId) : undefined
+        const resume = retry && resumeSessionAt === undefined ? undefined : known
         const cwd = sessionOptions.cwd
         // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
         const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
@@ -375,7 +379,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
             ? Effect.map(pool.value.session({ cwd, model: model(), permissionMode: permissionMode() }), ({ session }): Opened => ({ session, turn: undefined }))
             : Effect.map(pool.value.begin({ cwd, model: model(), permissionMode: permissionMode() }, prompt), ({ session, turn }): Opened => ({ session, turn }))
           : Effect.map(
-            cli.session({ ...sessionOptions, model: model(), permissionMode: permissionMode(), resume } as Session.Options<R>),
+            cli.session({ ...sessionOptions, model: model(), permissionMode: permissionMode(), resume, resumeSessionAt } as Session.Options<R>),
             (session): Opened => ({ session, turn: undefined })
           )
         const started = yield* start.pipe(
@@ -398,7 +402,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
 
   const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
-      const opened = yield* open(prompt)
+      const opened = yield* open(prompt, attempt > 1)
       // The tool calls and results so far, kept as they come: a retry of this turn tells the model about them.
       const activity: Array<Session.Message> = []
       const current = opened.session
@@ -435,6 +439,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         Stream.onEnd(Effect.gen(function*() {
           const sessionId = yield* Effect.option(current.sessionId)
           if (sessionId._tag === "Some") yield* log.setSessionId(entityId, sessionId.value)
+          const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)?.uuid
+          if (answer !== undefined) yield* log.setResumeAt(entityId, answer)
           yield* log.finish(entityId, turnId, messages)
         })),
         // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.

@@ -71,6 +71,12 @@ export interface Shape {
   /** The CLI session id the entity's conversation continues, once it has one. */
   readonly sessionId: (entityId: string) => Effect.Effect<string | undefined>
   readonly setSessionId: (entityId: string, sessionId: string) => Effect.Effect<void>
+  /**
+   * Where a retry resumes the conversation: the last answer (assistant message uuid) of the entity's last
+   * finished turn, so that a cut turn is dropped from it rather than resumed half done.
+   */
+  readonly resumeAt: (entityId: string) => Effect.Effect<string | undefined>
+  readonly setResumeAt: (entityId: string, messageId: string) => Effect.Effect<void>
   /** The settings the entity's RPCs changed; empty when none did. */
   readonly settings: (entityId: string) => Effect.Effect<Settings>
   /** Replaces the entity's settings. */
@@ -108,6 +114,7 @@ export const digest = (prompt: string): string => Crypto.createHash("sha256").up
 export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   const turns = yield* Ref.make(new Map<string, Entry>())
   const sessions = yield* Ref.make(new Map<string, string>())
+  const resumePoints = yield* Ref.make(new Map<string, string>())
   const settings = yield* Ref.make(new Map<string, Settings>())
   const key = (entityId: string, turnId: string) => JSON.stringify([entityId, turnId])
   return TurnLog.of({
@@ -138,6 +145,8 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
       }),
     sessionId: (entityId) => Effect.map(Ref.get(sessions), (map) => map.get(entityId)),
     setSessionId: (entityId, sessionId) => Ref.update(sessions, (map) => new Map(map).set(entityId, sessionId)),
+    resumeAt: (entityId) => Effect.map(Ref.get(resumePoints), (map) => map.get(entityId)),
+    setResumeAt: (entityId, messageId) => Ref.update(resumePoints, (map) => new Map(map).set(entityId, messageId)),
     settings: (entityId) => Effect.map(Ref.get(settings), (map) => map.get(entityId) ?? {}),
     setSettings: (entityId, value) => Ref.update(settings, (map) => new Map(map).set(entityId, value))
   })
@@ -214,8 +223,8 @@ export const makeSql = (options: SqlOptions = {}) =>
       messages TEXT, progress TEXT, updated_at BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (entity_id, turn_id))`
     // Asked in a transaction of its own (a savepoint within the caller's): a failed statement would otherwise
     // abort the caller's transaction on PostgreSQL.
-    const lacks = (column: string) =>
-      Effect.map(Effect.exit(sql.withTransaction(sql`SELECT ${sql(column)} FROM ${turns} WHERE 1 = 0`)), Exit.isFailure)
+    const lacks = (column: string, table = turns) =>
+      Effect.map(Effect.exit(sql.withTransaction(sql`SELECT ${sql(column)} FROM ${table} WHERE 1 = 0`)), Exit.isFailure)
     // A table made before turns kept their prompt's digest gets the column; its turns' digests are unknown ('').
     if (yield* lacks("prompt_digest")) yield* sql`ALTER TABLE ${turns} ADD COLUMN prompt_digest TEXT NOT NULL DEFAULT ''`
     // Likewise what a running turn did so far (its messages with tool calls or results, JSON).
@@ -231,7 +240,9 @@ export const makeSql = (options: SqlOptions = {}) =>
         sql`DELETE FROM ${turns} WHERE entity_id = ${entityId} AND turn_id NOT IN (
           SELECT turn_id FROM ${turns} WHERE entity_id = ${entityId} ORDER BY updated_at DESC, turn_id DESC LIMIT ${maxTurns})`
       )
-    yield* sql`CREATE TABLE IF NOT EXISTS ${sessions} (entity_id TEXT PRIMARY KEY, session_id TEXT NOT NULL)`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${sessions} (entity_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, resume_at TEXT)`
+    // A table made before retries resumed at the last answer gets the column.
+    if (yield* lacks("resume_at", sessions)) yield* sql`ALTER TABLE ${sessions} ADD COLUMN resume_at TEXT`
     yield* sql`CREATE TABLE IF NOT EXISTS ${settings} (entity_id TEXT PRIMARY KEY, settings TEXT NOT NULL)`
     const begin = (entityId: string, turnId: string, prompt: string) =>
       Effect.gen(function*() {
@@ -279,6 +290,14 @@ export const makeSql = (options: SqlOptions = {}) =>
       setSessionId: (entityId, sessionId) =>
         Effect.orDie(sql`INSERT INTO ${sessions} (entity_id, session_id) VALUES (${entityId}, ${sessionId})
           ON CONFLICT (entity_id) DO UPDATE SET session_id = ${sessionId}`),
+      resumeAt: (entityId) =>
+        sql<{ readonly resume_at: string | null }>`SELECT resume_at FROM ${sessions} WHERE entity_id = ${entityId}`.pipe(
+          Effect.map((rows) => rows[0]?.resume_at ?? undefined),
+          Effect.orDie
+        ),
+      // The entity's session id was kept when its first message came, before any answer.
+      setResumeAt: (entityId, messageId) =>
+        Effect.orDie(sql`UPDATE ${sessions} SET resume_at = ${messageId} WHERE entity_id = ${entityId}`),
       // Written by this log from the schema: a row that does not decode is a defect.
       settings: (entityId) =>
         sql<{ readonly settings: string }>`SELECT settings FROM ${settings} WHERE entity_id = ${entityId}`.pipe(

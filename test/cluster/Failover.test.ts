@@ -95,6 +95,9 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
         assert.include(retry, "This prompt was sent before")
         assert.include(retry, `Bash {\\"command\\":\\"${Runners.toolCommand(inFlight)}\\"}`)
         assert.include(retry, "no result was recorded")
+        // Resumed at the answer before the cut turn: no reply made up for the cut prompt, which is sent once.
+        assert.notInclude(retry, "No response requested.")
+        assert.strictEqual(retry.split(Runners.toolPrompt(inFlight)).length - 1, 1)
         // Every finished turn reached the model once; the in-flight one twice (its retry).
         const count = (name: string, later: boolean) =>
           requests.filter((r) => r.conversation === name && (later ? r.turn! >= 1 : r.turn === 0)).length
