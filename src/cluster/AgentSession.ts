@@ -44,6 +44,7 @@ import * as Rpc from "effect/rpc/Rpc"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as Stream from "effect/Stream"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -328,6 +329,12 @@ interface TurnState {
   interruptOwed: boolean
 }
 
+// The entity's CLI session and the scope it runs in.
+interface Live {
+  readonly session: Session.Session
+  readonly scope: Scope.Closeable
+}
+
 // A started CLI session, with the turn it was started for when that is under way already.
 interface Opened {
   readonly session: Session.Session
@@ -351,13 +358,14 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     onNone: () => null,
     onSome: (address) => `${address.host}:${address.port}`
   })
-  const starting = yield* Semaphore.make(1)
   const turns = yield* Semaphore.make(1)
   // The settings the entity's RPCs changed, wherever it was active before; the type's options otherwise.
   let settings: TurnLog.Settings = yield* log.settings(entityId)
   const model = (): string | undefined => settings.model !== undefined ? settings.model ?? undefined : options.model
   const permissionMode = (): QueryOptions.PermissionMode | undefined => settings.permissionMode ?? options.permissionMode
-  let live: { readonly session: Session.Session; readonly scope: Scope.Closeable } | undefined
+  // The CLI session of this activation with its scope, once started. Changed one change at a time (a start, a
+  // close, a setting applied), so that a setting sent while the CLI starts applies to it once it has started.
+  const live = yield* SynchronizedRef.make<Live | undefined>(undefined)
   let active: TurnState | undefined
 
   // The CLI session of this activation, started on first use and resumed from the log's session id. Started
@@ -365,8 +373,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   // Started for a `retry`, it resumes at the last answer before the cut turn, which drops what that turn left
   // in the conversation (its prompt, its calls); a retried first turn starts the conversation anew.
   const open = (prompt: string | undefined, retry = false) =>
-    starting.withPermit(Effect.suspend(() => {
-      if (live !== undefined) return Effect.succeed<Opened>({ session: live.session, turn: undefined })
+    SynchronizedRef.modifyEffect(live, (current): Effect.Effect<readonly [Opened, Live], AgentSessionError> => {
+      if (current !== undefined) return Effect.succeed([{ session: current.session, turn: undefined }, current])
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(entityScope)
         const known = yield* log.sessionId(entityId)
@@ -388,17 +396,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           Effect.onError(() => Scope.close(scope, Exit.void)),
           Effect.mapError(failed("start"))
         )
-        live = { session: started.session, scope }
-        return started
-      }) as Effect.Effect<Opened, AgentSessionError>
-    }))
+        return [started, { session: started.session, scope }] as const
+      }) as Effect.Effect<readonly [Opened, Live], AgentSessionError>
+    })
   const session = Effect.map(open(undefined), (opened) => opened.session)
 
-  const close = starting.withPermit(Effect.suspend(() => {
-    const current = live
-    live = undefined
-    return current === undefined ? Effect.void : Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void))
-  }))
+  const close = SynchronizedRef.updateEffect(live, (current) =>
+    current === undefined
+      ? Effect.succeed(undefined)
+      : Effect.as(Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void)), undefined))
 
   const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
@@ -518,7 +524,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
     }))
 
-  // A setting changed while the CLI starts applies to it once started: `starting` is held until then. It is
+  // A setting changed while the CLI starts applies to it once started: `live` changes after the start. It is
   // kept in the log first, so that a CLI this entity starts later, on this runner or another, has it too; then
   // what the CLI reports in effect, when that differs.
   const setting = <A>(
@@ -527,14 +533,16 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     apply: (session: Session.Session) => Effect.Effect<A, Session.StreamError>,
     reported: (answer: A) => TurnLog.Settings = () => ({})
   ) =>
-    starting.withPermit(Effect.gen(function*() {
-      const keep = (next: TurnLog.Settings) => Effect.suspend(() => log.setSettings(entityId, settings = { ...settings, ...next }))
-      yield* keep(change)
-      if (live === undefined) return
-      const answer = yield* Effect.mapError(apply(live.session), failed(operation))
-      const inEffect = reported(answer)
-      if (Object.keys(inEffect).length > 0) yield* keep(inEffect)
-    }))
+    SynchronizedRef.updateEffect(live, (current) =>
+      Effect.gen(function*() {
+        const keep = (next: TurnLog.Settings) => Effect.suspend(() => log.setSettings(entityId, settings = { ...settings, ...next }))
+        yield* keep(change)
+        if (current === undefined) return current
+        const answer = yield* Effect.mapError(apply(current.session), failed(operation))
+        const inEffect = reported(answer)
+        if (Object.keys(inEffect).length > 0) yield* keep(inEffect)
+        return current
+      }))
 
   return entity.of({
     Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
@@ -546,9 +554,10 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           active.interruptOwed = true
           return Effect.void
         }
-        return live === undefined
+        const current = SynchronizedRef.getUnsafe(live)
+        return current === undefined
           ? Effect.void
-          : Effect.mapError(Effect.asVoid(live.session.interrupt), failed("interrupt"))
+          : Effect.mapError(Effect.asVoid(current.session.interrupt), failed("interrupt"))
       }),
     Close: () => close,
     Info: () =>
@@ -557,7 +566,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           entityId: address.entityId,
           runner,
           sessionId: sessionId ?? null,
-          pid: live?.session.pid ?? null,
+          pid: SynchronizedRef.getUnsafe(live)?.session.pid ?? null,
           model: model() ?? null,
           permissionMode: permissionMode() ?? null
         })),
