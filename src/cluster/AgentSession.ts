@@ -55,10 +55,10 @@ import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
+import * as SparePool from "../SparePool.ts"
 import * as Drain from "./internal/drain.ts"
 import * as RetryNote from "./internal/retryNote.ts"
 import * as StalledCaller from "./internal/stalledCaller.ts"
-import * as SparePool from "./SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
 import { WireMessage } from "./Wire.ts"
 
@@ -445,8 +445,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         Stream.onEnd(Effect.gen(function*() {
           const sessionId = yield* Effect.option(current.sessionId)
           if (sessionId._tag === "Some") yield* log.setSessionId(entityId, sessionId.value)
-          const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)?.uuid
-          if (answer !== undefined) yield* log.setResumeAt(entityId, answer)
+          const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
+          if (answer?._tag === "AssistantMessage" && answer.uuid !== undefined) yield* log.setResumeAt(entityId, answer.uuid)
           yield* log.finish(entityId, turnId, messages)
         })),
         // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.

@@ -25,9 +25,8 @@ const maxIdleTime = Duration.seconds(5)
 const clientScript = path.join(import.meta.dirname, "..", "cluster", "support", "client.ts")
 
 // The rows of a turn in the turn log and in the cluster's messages.
-const turnRows = (name: string, turnId: string) =>
+const turnRows = (sql: SqlClient.SqlClient, name: string, turnId: string) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const [turn] = yield* sql<{ readonly attempts: number; readonly messages: string | null }>`SELECT attempts, messages
       FROM claude_turns WHERE entity_id = ${AgentSession.logKey("AgentSession", name)} AND turn_id = ${turnId}`
     const requests = yield* sql<{ readonly processed: boolean }>`SELECT processed FROM cluster_messages
@@ -41,6 +40,7 @@ describe("Cluster", () => {
       Runners.withCluster("binary", ({ runners, server, staying: [name], url }) =>
         Effect.gen(function*() {
           const client = yield* AgentSession.client
+          const sql = yield* SqlClient.SqlClient
           const turnId = `${name}-2`
           assert.strictEqual(resultText(yield* collect(name, `${name}-1`, `${name}: first`)), first(name))
           const cli = (yield* client(name).Info()).pid!
@@ -61,12 +61,12 @@ describe("Cluster", () => {
           yield* Effect.promise(() => caller.exited)
 
           // The turn runs to its end and is logged.
-          const logged = Effect.map(turnRows(name, turnId), (rows) => rows.turn?.messages != null)
+          const logged = Effect.map(turnRows(sql, name, turnId), (rows) => rows.turn?.messages != null)
           yield* waitUntil(logged).pipe(within("60 seconds", "the turn logged", runners))
 
           // Its request is processed, and the entity idles out: its CLI ends within the idle time, the reaper's
           // round (5 s) and the grace a caller has to read the end of a turn.
-          const processed = Effect.map(turnRows(name, turnId), (rows) => rows.processed.length === 1 && rows.processed[0]!)
+          const processed = Effect.map(turnRows(sql, name, turnId), (rows) => rows.processed.length === 1 && rows.processed[0]!)
           const deadline = Duration.sum(Duration.sum(maxIdleTime, StalledCaller.replyGrace), Duration.seconds(5 + 10))
           yield* waitUntil(Effect.map(processed, (done) => done && !Runners.isRunning(cli))).pipe(
             Effect.timeout(deadline),
@@ -89,6 +89,7 @@ describe("Cluster", () => {
     it.live("the turn finishes on that runner, is not retried, its tool run once", () =>
       Runners.withCluster("binary", ({ cwd, moving: [name], runners, server, victim }) =>
         Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
           const turnId = `${name}-2`
           assert.strictEqual(resultText(yield* collect(name, `${name}-1`, `${name}: first`)), first(name))
 
@@ -106,7 +107,7 @@ describe("Cluster", () => {
           assert.strictEqual(fs.readFileSync(runs, "utf8"), `${victim.mark}\n`)
 
           // Not retried: one start in the turn log, the request processed, the model asked once for each step.
-          const rows = yield* turnRows(name, turnId)
+          const rows = yield* turnRows(sql, name, turnId)
           assert.deepStrictEqual([Number(rows.turn?.attempts), rows.processed], [1, [true]])
           const requests = ScriptedServer.turnRequests(yield* server.requests).filter((r) => r.conversation === name)
           assert.deepStrictEqual(requests.map((r) => r.turn), [0, 1, 2])
