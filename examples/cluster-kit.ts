@@ -13,6 +13,9 @@ import { AgentSession, Cluster } from "../src/cluster/index.ts"
 import { ClaudeSandbox, LocalPostgres, MessagesRequest, Script, ScriptedServer } from "../src/testing/index.ts"
 import { shardingConfig } from "./cluster-runner.ts"
 
+/** The variable marking a runner's process tree. */
+export const markVariable = "CLUSTER_DEMO_TREE"
+
 // The scripted model: a conversation per entity, its first turn quick, its second streaming for seconds (a
 // resumed conversation may carry the CLI's note of the interrupted turn: the retry lands one turn on).
 export const names = Array.from({ length: 12 }, (_, i) => `agent${String.fromCharCode(97 + i)}`)
@@ -21,7 +24,13 @@ export const second = (name: string) => `${name} two: ` + "z".repeat(90)
 // With this prompt the second turn runs a shell command that writes its pid to a file and sleeps.
 export const toolPrompt = (name: string) => `${name}: second, with a tool`
 export const toolPidFile = (name: string) => `${name}.tool.pid`
-const toolCommand = (name: string) => `test -e ${toolPidFile(name)} || sh -c 'echo $$ > ${toolPidFile(name)}; exec sleep 300'`
+export const toolCommand = (name: string) => `test -e ${toolPidFile(name)} || sh -c 'echo $$ > ${toolPidFile(name)}; exec sleep 300'`
+// How a retried turn's prompt begins (AgentSession tells the model what the cut attempt did).
+const retryNote = "This prompt was sent before"
+// With this prompt the second turn runs a shell command for 20 seconds, each run noting its runner's mark in a file.
+export const slowToolPrompt = (name: string) => `${name}: second, with a slow tool`
+export const toolRunsFile = (name: string) => `${name}.tool.runs`
+const slowToolCommand = (name: string) => `echo $${markVariable} >> ${toolRunsFile(name)}; sleep 20`
 // With this prompt the turn writes a file (relative to the CLI's cwd), which needs the `acceptEdits` mode.
 export const writePrompt = (name: string) => `${name}: write a file`
 export const writtenFile = (name: string) => `${name}.written.txt`
@@ -29,10 +38,20 @@ const mentions = (text: string) => (request: MessagesRequest.MessagesRequest) =>
 
 const script: Script.Script = {
   conversations: names.flatMap((name) => [
+    // A retry of the tool turn, told that its first attempt ran the tool: the model answers without running it again.
+    Script.conversation(name, (request) => mentions(toolPrompt(name))(request) && mentions(retryNote)(request), [
+      Script.turn(first(name)),
+      ...Array.from({ length: 3 }, () => Script.turn(second(name)))
+    ]),
     Script.conversation(name, mentions(toolPrompt(name)), [
       Script.turn(first(name)),
       Script.turn([Script.text("Running it."), Script.toolUse("Bash", { command: toolCommand(name) })]),
       ...Array.from({ length: 3 }, () => Script.turn(second(name)))
+    ]),
+    Script.conversation(name, mentions(slowToolPrompt(name)), [
+      Script.turn(first(name)),
+      Script.turn([Script.text("Running it."), Script.toolUse("Bash", { command: slowToolCommand(name) })]),
+      Script.turn(second(name))
     ]),
     Script.conversation(name, mentions(writePrompt(name)), [
       Script.turn(Script.toolUse("Write", { file_path: writtenFile(name), content: `${name} wrote this.\n` })),
@@ -76,9 +95,6 @@ export const duplicateModelRequests = (requests: ReadonlyArray<ScriptedServer.Re
   }
   return duplicates
 }
-
-/** The variable marking a runner's process tree. */
-export const markVariable = "CLUSTER_DEMO_TREE"
 
 export interface Child {
   readonly process: child.ChildProcess
@@ -185,13 +201,20 @@ export interface World {
   readonly staying: readonly [string, string]
   /** The working directory both runners' CLIs share. */
   readonly cwd: string
+  /** The database the runners share. */
+  readonly url: string
 }
 
 /**
  * The cluster, its RPCs serialized as `serialization` says; `body` runs once both runners are registered and
  * two entities are placed on each. Each runner has its own CLI home: only the store carries a conversation.
+ * `runnerEnv` adds to the runners' environment (the sharding configuration's settings, `ENTITY_MAX_IDLE_TIME`...).
  */
-export const withCluster = <A, E, R>(serialization: "binary" | "ndjson", body: (world: World) => Effect.Effect<A, E, R>) =>
+export const withCluster = <A, E, R>(
+  serialization: "binary" | "ndjson",
+  body: (world: World) => Effect.Effect<A, E, R>,
+  runnerEnv: Record<string, string> = {}
+) =>
   Effect.gen(function*() {
     const url = (yield* LocalPostgres.make).url
     const server = yield* ScriptedServer.make(script)
@@ -200,6 +223,7 @@ export const withCluster = <A, E, R>(serialization: "binary" | "ndjson", body: (
       const port = yield* LocalPostgres.freePort
       const mark = newMark()
       const env = {
+        ...runnerEnv,
         CLAUDE_CLUSTER_PG_URL: url,
         CLAUDE_CLUSTER_RUNNER_HOST: "127.0.0.1",
         CLAUDE_CLUSTER_RUNNER_PORT: String(port),
@@ -246,6 +270,6 @@ export const withCluster = <A, E, R>(serialization: "binary" | "ndjson", body: (
         within("90 seconds", () => `entities spread: ${JSON.stringify(placed)}`, runners)
       )
       const [victim, survivor] = runners
-      return yield* body({ server, runners, victim, survivor, moving: on(victim), staying: on(survivor), cwd: sandbox.cwd })
+      return yield* body({ server, runners, victim, survivor, moving: on(victim), staying: on(survivor), cwd: sandbox.cwd, url })
     }).pipe(Effect.provide(Cluster.layerPostgres({ url: Redacted.make(url), serialization, shardingConfig })))
   })

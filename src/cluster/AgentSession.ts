@@ -7,8 +7,11 @@
  * turns themselves run one at a time. A `Turn` carries an id: one whose messages are in the log is answered
  * from there (a `TurnReplayed` event, then the stored messages) without reaching the model; one that was
  * started and never finished (a re-delivery after a crash) runs once more, after {@link takeoverDelay}, its
- * `TurnStarted` event saying `attempt: 2`; a third start fails with `TurnRetriesExhausted`. A turn runs to its
- * end in the entity even when its caller stops reading, so it is logged and never sent to the model twice.
+ * `TurnStarted` event saying `attempt: 2` and its prompt going with a note on what the cut attempt did (its
+ * tool calls and results, kept in the log as they came); a third start fails with `TurnRetriesExhausted`. A
+ * turn runs to its end in the entity even when its caller stops reading, so it is logged and never sent to the
+ * model twice; a caller that takes nothing of an ended turn for 30 seconds (its client died) is let go, so the
+ * entity idles out. A stopping runner drains first: no new turn starts, running ones finish (see `Cluster`).
  *
  * With `spares` and a `cwd` in the options, the runner keeps CLIs parked with the entity type's own options
  * (callbacks included) and a new conversation claims one instead of starting a CLI, its first prompt sent
@@ -41,6 +44,7 @@ import * as Rpc from "effect/rpc/Rpc"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as Stream from "effect/Stream"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -53,6 +57,9 @@ import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
 import * as Lease from "../store/Lease.ts"
 import * as SparePool from "../SparePool.ts"
+import * as Drain from "./internal/drain.ts"
+import * as RetryNote from "./internal/retryNote.ts"
+import * as StalledCaller from "./internal/stalledCaller.ts"
 import * as TurnLog from "./TurnLog.ts"
 import { WireMessage } from "./Wire.ts"
 
@@ -325,6 +332,12 @@ interface TurnState {
   interruptOwed: boolean
 }
 
+// The entity's CLI session and the scope it runs in.
+interface Live {
+  readonly session: Session.Session
+  readonly scope: Scope.Closeable
+}
+
 // A started CLI session, with the turn it was started for when that is under way already.
 interface Opened {
   readonly session: Session.Session
@@ -334,7 +347,8 @@ interface Opened {
 const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   entity: Entity.Entity<Name, Rpcs>,
   options: Options<R>,
-  pool: Option.Option<SparePool.Pool>
+  pool: Option.Option<SparePool.Pool>,
+  drain: Drain.Drain
 ) {
   const { maxIdleTime: _, spares: __, ...sessionOptions } = options
   const address = yield* Entity.CurrentAddress
@@ -347,20 +361,23 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     onNone: () => null,
     onSome: (address) => `${address.host}:${address.port}`
   })
-  const starting = yield* Semaphore.make(1)
   const turns = yield* Semaphore.make(1)
   // The settings the entity's RPCs changed, wherever it was active before; the type's options otherwise.
   let settings: TurnLog.Settings = yield* log.settings(entityId)
   const model = (): string | undefined => settings.model !== undefined ? settings.model ?? undefined : options.model
   const permissionMode = (): QueryOptions.PermissionMode | undefined => settings.permissionMode ?? options.permissionMode
-  let live: { readonly session: Session.Session; readonly scope: Scope.Closeable } | undefined
+  // The CLI session of this activation with its scope, once started. Changed one change at a time (a start, a
+  // close, a setting applied), so that a setting sent while the CLI starts applies to it once it has started.
+  const live = yield* SynchronizedRef.make<Live | undefined>(undefined)
   let active: TurnState | undefined
 
   // The CLI session of this activation, started on first use and resumed from the log's session id. Started
   // for a turn's `prompt`, it may come with that turn under way (`turn`): a spare gets the prompt with its claim.
-  const open = (prompt: string | undefined) =>
-    starting.withPermit(Effect.suspend(() => {
-      if (live !== undefined) return Effect.succeed<Opened>({ session: live.session, turn: undefined })
+  // Started for a `retry`, it resumes at the last answer before the cut turn, which drops what that turn left
+  // in the conversation (its prompt, its calls); a retried first turn starts the conversation anew.
+  const open = (prompt: string | undefined, retry = false) =>
+    SynchronizedRef.modifyEffect(live, (current): Effect.Effect<readonly [Opened, Live], AgentSessionError> => {
+      if (current !== undefined) return Effect.succeed([{ session: current.session, turn: undefined }, current])
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(entityScope)
         // The conversation's lease, taken before its chain is read (a resume restores it from the store): a
@@ -371,7 +388,9 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
           Effect.onError(() => Scope.close(scope, Exit.void))
         )
-        const resume = yield* log.sessionId(entityId)
+        const known = yield* log.sessionId(entityId)
+        const resumeSessionAt = retry && known !== undefined ? yield* log.resumeAt(entityId) : undefined
+        const resume = retry && resumeSessionAt === undefined ? undefined : known
         const cwd = sessionOptions.cwd
         // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
         const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
@@ -379,7 +398,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
             ? Effect.map(pool.value.session({ cwd, model: model(), permissionMode: permissionMode() }), ({ session }): Opened => ({ session, turn: undefined }))
             : Effect.map(pool.value.begin({ cwd, model: model(), permissionMode: permissionMode() }, prompt), ({ session, turn }): Opened => ({ session, turn }))
           : Effect.map(
-            cli.session({ ...sessionOptions, sessionStore, model: model(), permissionMode: permissionMode(), resume } as Session.Options<R>),
+            cli.session({ ...sessionOptions, sessionStore, model: model(), permissionMode: permissionMode(), resume, resumeSessionAt } as Session.Options<R>),
             (session): Opened => ({ session, turn: undefined })
           )
         const started = yield* start.pipe(
@@ -388,25 +407,24 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           Effect.onError(() => Scope.close(scope, Exit.void)),
           Effect.mapError(failed("start"))
         )
-        live = { session: started.session, scope }
-        return started
-      }) as Effect.Effect<Opened, AgentSessionError>
-    }))
+        return [started, { session: started.session, scope }] as const
+      }) as Effect.Effect<readonly [Opened, Live], AgentSessionError>
+    })
   const session = Effect.map(open(undefined), (opened) => opened.session)
 
   // Closes the CLI session when it is the one of `scope` (any, without).
   const closeOf = (scope?: Scope.Closeable) =>
-    starting.withPermit(Effect.suspend(() => {
-      const current = live
-      if (current === undefined || (scope !== undefined && current.scope !== scope)) return Effect.void
-      live = undefined
-      return Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void))
-    }))
+    SynchronizedRef.updateEffect(live, (current) =>
+      current === undefined || (scope !== undefined && current.scope !== scope)
+        ? Effect.succeed(current)
+        : Effect.as(Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void)), undefined))
   const close = closeOf()
 
   const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
-      const opened = yield* open(prompt)
+      const opened = yield* open(prompt, attempt > 1)
+      // The tool calls and results so far, kept as they come: a retry of this turn tells the model about them.
+      const activity: Array<Session.Message> = []
       const current = opened.session
       const messages: Array<Session.Message> = []
       // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
@@ -422,10 +440,16 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
             Stream.filter((message) => message._tag !== "TranscriptMirror"),
             Stream.tap((message) => {
               messages.push(message)
-              // Kept at once, so that a turn cut short by a crash still resumes this conversation.
+              if (RetryNote.isToolActivity(message)) activity.push(message)
+              // Kept at once, so that a turn cut short by a crash still resumes this conversation and its retry
+              // knows what it did.
               return Effect.andThen(
                 first,
-                message._tag === "SystemInit" ? log.setSessionId(entityId, message.session_id) : Effect.void
+                message._tag === "SystemInit"
+                  ? log.setSessionId(entityId, message.session_id)
+                  : RetryNote.isToolActivity(message)
+                  ? log.progress(entityId, turnId, activity)
+                  : Effect.void
               )
             }),
             Stream.map((message) => new TurnMessage({ message })),
@@ -435,6 +459,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         Stream.onEnd(Effect.gen(function*() {
           const sessionId = yield* Effect.option(current.sessionId)
           if (sessionId._tag === "Some") yield* log.setSessionId(entityId, sessionId.value)
+          const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
+          if (answer?._tag === "AssistantMessage" && answer.uuid !== undefined) yield* log.setResumeAt(entityId, answer.uuid)
           yield* log.finish(entityId, turnId, messages)
         })),
         // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.
@@ -442,13 +468,17 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
     }))
 
-  const produce = (turnId: string, prompt: string) =>
+  const produce = (turnId: string, prompt: string, admitted: () => void) =>
     Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
       const state: TurnState = { streaming: false, interruptOwed: false }
       yield* Effect.acquireRelease(
         Effect.andThen(turns.take(1), Effect.sync(() => (active = state))),
         () => Effect.andThen(Effect.sync(() => (active = undefined)), turns.release(1))
       )
+      // The runner drains: the turn is not started (nor counted in the log); its request stays, to be
+      // re-delivered to the runner that takes the entity.
+      if (!(yield* drain.admit)) return Stream.never
+      admitted()
       const begun = yield* log.begin(entityId, turnId, prompt)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
@@ -463,7 +493,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         )
       }
       if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
-      return run(turnId, prompt, begun.attempt, state)
+      // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
+      return run(turnId, begun.attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? []), begun.attempt, state)
     }))
 
   // Turns running on without their caller. While there are any the entity is kept alive: an entity without
@@ -483,19 +514,31 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     Stream.unwrap(Effect.gen(function*() {
       const events = yield* Queue.unbounded<TurnEvent, AgentSessionError | Cause.Done>()
       const ended = yield* Deferred.make<void>()
-      yield* Stream.runIntoQueue(produce(turnId, prompt), events).pipe(
+      const answered = yield* Deferred.make<void>()
+      let admitted = false
+      yield* Stream.runIntoQueue(produce(turnId, prompt, () => (admitted = true)), events).pipe(
         Effect.ensuring(Deferred.succeed(ended, undefined)),
+        Effect.forkIn(entityScope)
+      )
+      // A started turn holds a draining runner until it has ended and its caller is answered (or let go).
+      yield* Effect.all([Deferred.await(ended), Deferred.await(answered)]).pipe(
+        Effect.andThen(Effect.suspend(() => admitted ? drain.leave : Effect.void)),
         Effect.forkIn(entityScope)
       )
       const unattendedUntilEnd = Effect.andThen(attend(1), Effect.ensuring(Deferred.await(ended), attend(-1)))
       return Stream.fromQueue(events).pipe(
+        // A caller that takes nothing of the ended turn (its client died) is let go, so the entity can idle out.
+        StalledCaller.release(ended, entityScope),
         Stream.onExit(() =>
-          Effect.flatMap(Deferred.isDone(ended), (done) => done ? Effect.void : Effect.forkIn(unattendedUntilEnd, entityScope))
+          Effect.andThen(
+            Deferred.succeed(answered, undefined),
+            Effect.flatMap(Deferred.isDone(ended), (done) => done ? Effect.void : Effect.forkIn(unattendedUntilEnd, entityScope))
+          )
         )
       )
     }))
 
-  // A setting changed while the CLI starts applies to it once started: `starting` is held until then. It is
+  // A setting changed while the CLI starts applies to it once started: `live` changes after the start. It is
   // kept in the log first, so that a CLI this entity starts later, on this runner or another, has it too; then
   // what the CLI reports in effect, when that differs.
   const setting = <A>(
@@ -504,14 +547,16 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     apply: (session: Session.Session) => Effect.Effect<A, Session.StreamError>,
     reported: (answer: A) => TurnLog.Settings = () => ({})
   ) =>
-    starting.withPermit(Effect.gen(function*() {
-      const keep = (next: TurnLog.Settings) => Effect.suspend(() => log.setSettings(entityId, settings = { ...settings, ...next }))
-      yield* keep(change)
-      if (live === undefined) return
-      const answer = yield* Effect.mapError(apply(live.session), failed(operation))
-      const inEffect = reported(answer)
-      if (Object.keys(inEffect).length > 0) yield* keep(inEffect)
-    }))
+    SynchronizedRef.updateEffect(live, (current) =>
+      Effect.gen(function*() {
+        const keep = (next: TurnLog.Settings) => Effect.suspend(() => log.setSettings(entityId, settings = { ...settings, ...next }))
+        yield* keep(change)
+        if (current === undefined) return current
+        const answer = yield* Effect.mapError(apply(current.session), failed(operation))
+        const inEffect = reported(answer)
+        if (Object.keys(inEffect).length > 0) yield* keep(inEffect)
+        return current
+      }))
 
   return entity.of({
     Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
@@ -523,9 +568,10 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           active.interruptOwed = true
           return Effect.void
         }
-        return live === undefined
+        const current = SynchronizedRef.getUnsafe(live)
+        return current === undefined
           ? Effect.void
-          : Effect.mapError(Effect.asVoid(live.session.interrupt), failed("interrupt"))
+          : Effect.mapError(Effect.asVoid(current.session.interrupt), failed("interrupt"))
       }),
     Close: () => close,
     Info: () =>
@@ -534,7 +580,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           entityId: address.entityId,
           runner,
           sessionId: sessionId ?? null,
-          pid: live?.session.pid ?? null,
+          pid: SynchronizedRef.getUnsafe(live)?.session.pid ?? null,
           model: model() ?? null,
           permissionMode: permissionMode() ?? null
         })),
@@ -551,8 +597,17 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
 })
 
 const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, options: Options<R>) =>
-  Layer.unwrap(Effect.map(spares(options), (pool) =>
-    entity.toLayer(handlers(entity, options, pool), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })))
+  Layer.effectDiscard(Effect.gen(function*() {
+    const pool = yield* spares(options)
+    const drain = yield* Drain.make
+    yield* Layer.build(
+      entity.toLayer(handlers(entity, options, pool, drain), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
+    )
+    // Added after the registration, so run before it is undone: the turns finish while the sharding still
+    // serves them (see Drain), for as long as the runner layer says.
+    const deadline = yield* Drain.Deadline
+    yield* Effect.addFinalizer(() => drain.run(deadline))
+  }))
 
 /**
  * An agent session entity type of its own name, for sessions of other options (another prompt, other tools,

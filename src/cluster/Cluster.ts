@@ -47,6 +47,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Sqlite from "../internal/sqlite.ts"
 import * as SessionStore from "../store/SessionStore.ts"
 import * as SqlSessionStore from "../store/SqlSessionStore.ts"
+import * as Drain from "./internal/drain.ts"
 import * as QuietShutdown from "./internal/quietShutdown.ts"
 import * as TurnLog from "./TurnLog.ts"
 
@@ -204,6 +205,11 @@ export interface PostgresOptions {
   readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
   /** How long the turn log keeps turns (default: 30 days, 1000 an entity). */
   readonly turnRetention?: TurnLog.Retention | undefined
+  /**
+   * How long the runner, when it stops (SIGTERM under `NodeRuntime.runMain`, or its layer's scope closed), lets
+   * its agent sessions' running turns finish and answer before it hands their entities over. Default 60 seconds.
+   */
+  readonly drainDeadline?: Duration.Input | undefined
 }
 
 /**
@@ -216,6 +222,11 @@ export interface PostgresOptions {
  * `runnerAddress` the layer is a client only: it sends requests and runs no entities. Also provides
  * `FileSystem` and `Path` (for the session mirror) and the `SqlClient`. Without `@effect/sql-pg` installed it
  * fails with a {@link ClusterError} (`PostgresDriverMissing`).
+ *
+ * A runner that stops drains first: its agent sessions start no new turn (those wait in the database for the
+ * runner that takes the entity), and their running turns finish and answer, up to `drainDeadline` (60 s); then
+ * it hands its shards over. A turn that finished during the drain is never retried; one cut by the deadline is
+ * re-delivered elsewhere and runs again, its `TurnStarted` saying `attempt: 2`.
  *
  * @since 0.1.0
  * @category layers
@@ -240,7 +251,8 @@ export const layerPostgres = (
     options.runnerAddress === undefined
       ? NodeClusterSocket.layer({ clientOnly: true, storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })
       : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })
-  return Layer.mergeAll(sharding, tables(options.turnRetention), NodeFileSystem.layer, NodePath.layer).pipe(
+  const drain = Layer.succeed(Drain.Deadline, options.drainDeadline ?? Drain.defaultDeadline)
+  return Layer.mergeAll(sharding, tables(options.turnRetention), NodeFileSystem.layer, NodePath.layer, drain).pipe(
     Layer.provideMerge(pgClient(options.url))
   )
 }
@@ -248,7 +260,8 @@ export const layerPostgres = (
 /**
  * The options of {@link layerPostgres} from `Config`: `CLAUDE_CLUSTER_PG_URL` (the database),
  * `CLAUDE_CLUSTER_RUNNER_HOST` and `CLAUDE_CLUSTER_RUNNER_PORT` (this runner's address, default port 34431;
- * without a host the layer is a client only), `CLAUDE_CLUSTER_SERIALIZATION` (`binary`, the default, or `ndjson`).
+ * without a host the layer is a client only), `CLAUDE_CLUSTER_SERIALIZATION` (`binary`, the default, or `ndjson`),
+ * `CLAUDE_CLUSTER_DRAIN_DEADLINE` (default `60 seconds`, see {@link PostgresOptions}).
  *
  * @since 0.1.0
  * @category config
@@ -259,10 +272,12 @@ export const postgresConfig: Config.Config<PostgresOptions> = Config.all({
   port: Config.Int("CLAUDE_CLUSTER_RUNNER_PORT").pipe(Config.withDefault(34431)),
   serialization: Config.Literals(["binary", "ndjson"], "CLAUDE_CLUSTER_SERIALIZATION").pipe(
     Config.withDefault("binary" as const)
-  )
-}).pipe(Config.map(({ host, port, serialization, url }) => ({
+  ),
+  drainDeadline: Config.Duration("CLAUDE_CLUSTER_DRAIN_DEADLINE").pipe(Config.withDefault(Drain.defaultDeadline))
+}).pipe(Config.map(({ drainDeadline, host, port, serialization, url }) => ({
   url,
   serialization,
+  drainDeadline,
   runnerAddress: Option.match(host, { onNone: () => undefined, onSome: (host) => ({ host, port }) })
 })))
 

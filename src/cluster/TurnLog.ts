@@ -20,14 +20,15 @@ import * as Message from "../schema/Message.ts"
 
 /**
  * What `begin` found for a turn id: a new turn (`attempt` 1), one that was started before and never finished
- * (a re-delivery: `attempt` counts the starts, this one included), one whose messages are known, or one that
- * was begun with another prompt (`Conflict`: nothing is counted).
+ * (a re-delivery: `attempt` counts the starts, this one included; `interrupted`, when they kept any with
+ * `progress`, the messages with the tool calls and results of the attempts before), one whose messages are known, or one that was
+ * begun with another prompt (`Conflict`: nothing is counted).
  *
  * @since 0.1.0
  * @category models
  */
 export type Begin =
-  | { readonly _tag: "Start"; readonly attempt: number }
+  | { readonly _tag: "Start"; readonly attempt: number; readonly interrupted?: ReadonlyArray<Message.Message> }
   | { readonly _tag: "Done"; readonly messages: ReadonlyArray<Message.Message> }
   | { readonly _tag: "Conflict" }
 
@@ -60,11 +61,22 @@ export interface Shape {
    * log keeps a digest of the prompt (not the prompt), so a turn id asked again with another prompt is told.
    */
   readonly begin: (entityId: string, turnId: string, prompt: string) => Effect.Effect<Begin>
+  /**
+   * Keeps what a running turn did so far (the messages with its tool calls and their results), for a retry
+   * to tell the model; replaced at each call, kept after the turn finishes.
+   */
+  readonly progress: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
   /** Stores a finished turn's messages, up to its result. */
   readonly finish: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
   /** The CLI session id the entity's conversation continues, once it has one. */
   readonly sessionId: (entityId: string) => Effect.Effect<string | undefined>
   readonly setSessionId: (entityId: string, sessionId: string) => Effect.Effect<void>
+  /**
+   * Where a retry resumes the conversation: the last answer (assistant message uuid) of the entity's last
+   * finished turn, so that a cut turn is dropped from it rather than resumed half done.
+   */
+  readonly resumeAt: (entityId: string) => Effect.Effect<string | undefined>
+  readonly setResumeAt: (entityId: string, messageId: string) => Effect.Effect<void>
   /** The settings the entity's RPCs changed; empty when none did. */
   readonly settings: (entityId: string) => Effect.Effect<Settings>
   /** Replaces the entity's settings. */
@@ -77,7 +89,12 @@ export interface Shape {
  */
 export class TurnLog extends Context.Service<TurnLog, Shape>()("effect-claude-code/cluster/TurnLog") {}
 
-type Entry = { readonly attempts: number; readonly digest: string; readonly messages?: ReadonlyArray<unknown> }
+type Entry = {
+  readonly attempts: number
+  readonly digest: string
+  readonly messages?: ReadonlyArray<unknown>
+  readonly progress?: ReadonlyArray<unknown>
+}
 
 /**
  * The digest a turn's prompt is kept as (SHA-256, hex).
@@ -97,6 +114,7 @@ export const digest = (prompt: string): string => Crypto.createHash("sha256").up
 export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   const turns = yield* Ref.make(new Map<string, Entry>())
   const sessions = yield* Ref.make(new Map<string, string>())
+  const resumePoints = yield* Ref.make(new Map<string, string>())
   const settings = yield* Ref.make(new Map<string, Settings>())
   const key = (entityId: string, turnId: string) => JSON.stringify([entityId, turnId])
   return TurnLog.of({
@@ -107,7 +125,16 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
         if (entry !== undefined && entry.digest !== promptDigest) return [{ _tag: "Conflict" }, map]
         if (entry?.messages !== undefined) return [{ _tag: "Done", messages: decodeAll(entry.messages) }, map]
         const attempts = (entry?.attempts ?? 0) + 1
-        return [{ _tag: "Start", attempt: attempts }, new Map(map).set(key(entityId, turnId), { attempts, digest: promptDigest })]
+        return [
+          started(attempts, entry?.progress),
+          new Map(map).set(key(entityId, turnId), { ...entry, attempts, digest: promptDigest })
+        ]
+      }),
+    progress: (entityId, turnId, messages) =>
+      Ref.update(turns, (map) => {
+        const entry = map.get(key(entityId, turnId))
+        if (entry === undefined) return map
+        return new Map(map).set(key(entityId, turnId), { ...entry, progress: messages.map(Message.encodeMessage) })
       }),
     finish: (entityId, turnId, messages) =>
       Ref.update(turns, (map) => {
@@ -118,10 +145,16 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
       }),
     sessionId: (entityId) => Effect.map(Ref.get(sessions), (map) => map.get(entityId)),
     setSessionId: (entityId, sessionId) => Ref.update(sessions, (map) => new Map(map).set(entityId, sessionId)),
+    resumeAt: (entityId) => Effect.map(Ref.get(resumePoints), (map) => map.get(entityId)),
+    setResumeAt: (entityId, messageId) => Ref.update(resumePoints, (map) => new Map(map).set(entityId, messageId)),
     settings: (entityId) => Effect.map(Ref.get(settings), (map) => map.get(entityId) ?? {}),
     setSettings: (entityId, value) => Ref.update(settings, (map) => new Map(map).set(entityId, value))
   })
 })
+
+// A start, with the progress of the attempts before when they kept any.
+const started = (attempt: number, progress: ReadonlyArray<unknown> | undefined): Begin =>
+  progress === undefined ? { _tag: "Start", attempt } : { _tag: "Start", attempt, interrupted: decodeAll(progress) }
 
 const decodeSettings = Schema.decodeUnknownSync(Schema.fromJsonString(Settings))
 
@@ -187,13 +220,15 @@ export const makeSql = (options: SqlOptions = {}) =>
     const maxTurns = options.retention?.maxTurns ?? 1000
     yield* sql`CREATE TABLE IF NOT EXISTS ${turns} (
       entity_id TEXT NOT NULL, turn_id TEXT NOT NULL, attempts INTEGER NOT NULL, prompt_digest TEXT NOT NULL,
-      messages TEXT, updated_at BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (entity_id, turn_id))`
+      messages TEXT, progress TEXT, updated_at BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (entity_id, turn_id))`
     // Asked in a transaction of its own (a savepoint within the caller's): a failed statement would otherwise
     // abort the caller's transaction on PostgreSQL.
-    const lacks = (column: string) =>
-      Effect.map(Effect.exit(sql.withTransaction(sql`SELECT ${sql(column)} FROM ${turns} WHERE 1 = 0`)), Exit.isFailure)
+    const lacks = (column: string, table = turns) =>
+      Effect.map(Effect.exit(sql.withTransaction(sql`SELECT ${sql(column)} FROM ${table} WHERE 1 = 0`)), Exit.isFailure)
     // A table made before turns kept their prompt's digest gets the column; its turns' digests are unknown ('').
     if (yield* lacks("prompt_digest")) yield* sql`ALTER TABLE ${turns} ADD COLUMN prompt_digest TEXT NOT NULL DEFAULT ''`
+    // Likewise what a running turn did so far (its messages with tool calls or results, JSON).
+    if (yield* lacks("progress")) yield* sql`ALTER TABLE ${turns} ADD COLUMN progress TEXT`
     // Likewise the time of a turn's last change (milliseconds); the turns already there count from now.
     if (yield* lacks("updated_at")) {
       yield* sql`ALTER TABLE ${turns} ADD COLUMN updated_at BIGINT NOT NULL DEFAULT 0`
@@ -205,7 +240,9 @@ export const makeSql = (options: SqlOptions = {}) =>
         sql`DELETE FROM ${turns} WHERE entity_id = ${entityId} AND turn_id NOT IN (
           SELECT turn_id FROM ${turns} WHERE entity_id = ${entityId} ORDER BY updated_at DESC, turn_id DESC LIMIT ${maxTurns})`
       )
-    yield* sql`CREATE TABLE IF NOT EXISTS ${sessions} (entity_id TEXT PRIMARY KEY, session_id TEXT NOT NULL)`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${sessions} (entity_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, resume_at TEXT)`
+    // A table made before retries resumed at the last answer gets the column.
+    if (yield* lacks("resume_at", sessions)) yield* sql`ALTER TABLE ${sessions} ADD COLUMN resume_at TEXT`
     yield* sql`CREATE TABLE IF NOT EXISTS ${settings} (entity_id TEXT PRIMARY KEY, settings TEXT NOT NULL)`
     const forUpdate = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE"), orElse: () => sql.literal("") })
     // The turn's row is made first (attempt 0) and then read locked, so two runners beginning one turn take
@@ -215,8 +252,13 @@ export const makeSql = (options: SqlOptions = {}) =>
         const promptDigest = digest(prompt)
         yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest, updated_at)
           VALUES (${entityId}, ${turnId}, 0, ${promptDigest}, ${Date.now()}) ON CONFLICT (entity_id, turn_id) DO NOTHING`
-        const rows = yield* sql<{ readonly attempts: number; readonly prompt_digest: string; readonly messages: string | null }>`
-          SELECT attempts, prompt_digest, messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId} ${forUpdate}`
+        const rows = yield* sql<{
+          readonly attempts: number
+          readonly prompt_digest: string
+          readonly messages: string | null
+          readonly progress: string | null
+        }>`SELECT attempts, prompt_digest, messages, progress FROM ${turns}
+          WHERE entity_id = ${entityId} AND turn_id = ${turnId} ${forUpdate}`
         const row = rows[0]
         if (row !== undefined && row.prompt_digest !== "" && row.prompt_digest !== promptDigest) {
           return { _tag: "Conflict" } as const
@@ -227,10 +269,14 @@ export const makeSql = (options: SqlOptions = {}) =>
         const attempt = Number(row?.attempts ?? 0) + 1
         yield* sql`UPDATE ${turns} SET attempts = ${attempt}, updated_at = ${Date.now()}
           WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
-        return { _tag: "Start", attempt } as const
+        return started(attempt, row?.progress == null ? undefined : JSON.parse(row.progress))
       }).pipe(sql.withTransaction)
     return TurnLog.of({
       begin: (entityId, turnId, prompt) => Effect.orDie(begin(entityId, turnId, prompt)),
+      progress: (entityId, turnId, messages) => {
+        const json = JSON.stringify(messages.map(Message.encodeMessage))
+        return Effect.orDie(sql`UPDATE ${turns} SET progress = ${json} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`)
+      },
       // Finishing comes after a begin, which made the row. The log is trimmed on the way: it grows here.
       finish: (entityId, turnId, messages) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))
@@ -248,6 +294,14 @@ export const makeSql = (options: SqlOptions = {}) =>
       setSessionId: (entityId, sessionId) =>
         Effect.orDie(sql`INSERT INTO ${sessions} (entity_id, session_id) VALUES (${entityId}, ${sessionId})
           ON CONFLICT (entity_id) DO UPDATE SET session_id = ${sessionId}`),
+      resumeAt: (entityId) =>
+        sql<{ readonly resume_at: string | null }>`SELECT resume_at FROM ${sessions} WHERE entity_id = ${entityId}`.pipe(
+          Effect.map((rows) => rows[0]?.resume_at ?? undefined),
+          Effect.orDie
+        ),
+      // The entity's session id was kept when its first message came, before any answer.
+      setResumeAt: (entityId, messageId) =>
+        Effect.orDie(sql`UPDATE ${sessions} SET resume_at = ${messageId} WHERE entity_id = ${entityId}`),
       // Written by this log from the schema: a row that does not decode is a defect.
       settings: (entityId) =>
         sql<{ readonly settings: string }>`SELECT settings FROM ${settings} WHERE entity_id = ${entityId}`.pipe(

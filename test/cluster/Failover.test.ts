@@ -90,6 +90,14 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
           assert.include(body, first(name), name)
           assert.include(body, `${name}: second`, name)
         }
+        // The retry told the model what the cut attempt did: its tool call, which has no result.
+        const retry = JSON.stringify(requests.filter((r) => r.conversation === inFlight && r.turn! >= 1).at(-1)!.body)
+        assert.include(retry, "This prompt was sent before")
+        assert.include(retry, `Bash {\\"command\\":\\"${Runners.toolCommand(inFlight)}\\"}`)
+        assert.include(retry, "no result was recorded")
+        // Resumed at the answer before the cut turn: no reply made up for the cut prompt, which is sent once.
+        assert.notInclude(retry, "No response requested.")
+        assert.strictEqual(retry.split(Runners.toolPrompt(inFlight)).length - 1, 1)
         // Every finished turn reached the model once; the in-flight one twice (its retry).
         const count = (name: string, later: boolean) =>
           requests.filter((r) => r.conversation === name && (later ? r.turn! >= 1 : r.turn === 0)).length

@@ -58,6 +58,27 @@ describe("TurnLog", () => {
         assert.deepStrictEqual(yield* log.begin("f", "t1", "goodbye"), { _tag: "Start", attempt: 1 })
       }).pipe(Effect.provide(layer())))
 
+    it.effect(`${name}: a running turn's progress goes to its next attempt, which resumes at the last answer`, () =>
+      Effect.gen(function*() {
+        const log = yield* TurnLog.TurnLog
+        const progress = messages.slice(0, 2)
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+        yield* log.progress("e", "t1", progress)
+        const retry = yield* log.begin("e", "t1", "hello")
+        assert.deepStrictEqual(
+          retry._tag === "Start" ? [retry.attempt, retry.interrupted?.map(Message.encodeMessage)] : [],
+          [2, progress.map(Message.encodeMessage)]
+        )
+        // Another turn has none.
+        assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
+        // Where a retry resumes: the last answer of the entity's last finished turn.
+        yield* log.setSessionId("e", "s1")
+        assert.strictEqual(yield* log.resumeAt("e"), undefined)
+        yield* log.setResumeAt("e", "a1")
+        yield* log.setResumeAt("e", "a2")
+        assert.deepStrictEqual([yield* log.resumeAt("e"), yield* log.resumeAt("f"), yield* log.sessionId("e")], ["a2", undefined, "s1"])
+      }).pipe(Effect.provide(layer())))
+
     it.effect(`${name}: an entity's settings`, () =>
       Effect.gen(function*() {
         const log = yield* TurnLog.TurnLog

@@ -18,6 +18,7 @@ export const suites = [
   { category: "Load", file: "test/reliability/Load.test.ts" },
   { category: "Sessions", file: "test/reliability/Sessions.test.ts" },
   { category: "Host", file: "test/reliability/Host.test.ts" },
+  { category: "Cluster", file: "test/reliability/Cluster.test.ts" },
   { category: "Secrets", file: "test/reliability/Secrets.test.ts" }
 ] as const
 

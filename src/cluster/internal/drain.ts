@@ -1,0 +1,54 @@
+/**
+ * A runner that is stopping drains its agent sessions before the cluster hands their entities over: it starts
+ * no new turn, lets the running ones finish and answer (up to a deadline), and only then lets the sharding shut
+ * down. Effect's own entity termination runs once the sharding is shutting down, when the runner has already
+ * released its shards for the others to take: the acknowledgements a streaming reply waits for no longer reach
+ * it, so a turn that ends then cannot answer, and is re-delivered elsewhere. Draining first avoids that.
+ *
+ * @internal
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Latch from "effect/Latch"
+
+/**
+ * How long a stopping runner waits for its running turns: set by the runner layers that have other runners to
+ * hand over to (`Cluster.layerPostgres`, 60 s by default). Zero otherwise: a single runner's callers are in its
+ * own process, which is ending, and its unfinished turns resume at its next start.
+ */
+export const Deadline = Context.Reference<Duration.Input>("effect-claude-code/cluster/DrainDeadline", {
+  defaultValue: () => Duration.zero
+})
+
+/** The deadline of `Cluster.layerPostgres` unless its options say otherwise. */
+export const defaultDeadline: Duration.Duration = Duration.seconds(60)
+
+export interface Drain {
+  /** Counts a turn about to start; false once the drain began (the turn must not start). */
+  readonly admit: Effect.Effect<boolean>
+  /** An admitted turn has ended and its caller is answered (or gone). */
+  readonly leave: Effect.Effect<void>
+  /** Starts no more turns and waits for the admitted ones, at most `deadline`. */
+  readonly run: (deadline: Duration.Input) => Effect.Effect<void>
+}
+
+export const make: Effect.Effect<Drain> = Effect.gen(function*() {
+  let running = 0
+  let draining = false
+  const idle = yield* Latch.make(false)
+  const settle = Effect.suspend(() => draining && running === 0 ? Effect.asVoid(idle.open) : Effect.void)
+  return {
+    admit: Effect.sync(() => {
+      if (draining) return false
+      running++
+      return true
+    }),
+    leave: Effect.andThen(Effect.sync(() => running--), settle),
+    run: (deadline) =>
+      Effect.andThen(
+        Effect.andThen(Effect.sync(() => (draining = true)), settle),
+        Effect.timeoutOption(idle.await, deadline)
+      ).pipe(Effect.asVoid)
+  }
+})
