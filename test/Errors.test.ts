@@ -4,6 +4,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Budget from "../src/governance/Budget.ts"
 import * as CliError from "../src/ClaudeCliError.ts"
 import * as AgentSession from "../src/cluster/AgentSession.ts"
 import * as Cluster from "../src/cluster/Cluster.ts"
@@ -76,6 +77,7 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
   [CliError.ClaudeCliError, [
     new CliError.ExecutableNotFound({ executable: "claude" }),
     new CliError.SpawnFailed({ executable: "claude", description: "EACCES", cause: new Error("EACCES") }),
+    new CliError.NoCliSlot({ max: 2, waitedMillis: 60_000, option: "CliSlots maxWait" }),
     new CliError.ProcessExited({ exitCode: 1, signal: null, stderrTail: "boom" }),
     new CliError.ErrorResultExit({
       result: new Message.UnknownMessage({ raw: { type: "result", subtype: "error_max_turns", errors: ["max turns reached"] } }),
@@ -187,6 +189,10 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
       description: "Cannot find package '@effect/sql-pg'",
       cause: new Error("Cannot find package '@effect/sql-pg'")
     })
+  ]],
+  [Budget.BudgetError, [
+    new Budget.Exceeded({ key: "acme", limit: "usd", allowed: 5, spent: 5.01, during: false }),
+    new Budget.LedgerFailed({ operation: "charge", key: "acme", cause: new Error("connection refused") })
   ]],
   [LocalPostgres.LocalPostgresError, [
     new LocalPostgres.NotInstalled({ searched: ["PATH", "/usr/lib/postgresql/*/bin"] }),
