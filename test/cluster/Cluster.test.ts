@@ -116,8 +116,8 @@ const runScript = (script: string) =>
   child.spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8", timeout: 60_000 })
 
 describe("entry points", () => {
-  it("importing the cluster and sessions entry points writes nothing to stderr (node:sqlite loads when used)", () => {
-    const result = runScript(`await import(${entry("cluster")})\nawait import(${entry("sessions")})`)
+  it("importing the cluster and store entry points writes nothing to stderr (node:sqlite loads when used)", () => {
+    const result = runScript(`await import(${entry("cluster")})\nawait import(${entry("store")})`)
     assert.strictEqual(result.status, 0, result.stderr)
     assert.strictEqual(result.stderr, "")
   })
