@@ -68,8 +68,8 @@ const floors: ReadonlyArray<ReadonlyArray<string>> = [
   ["internal", "Redaction.ts", "filter", "transcript"],
   ["QueryOptions.ts", "ClaudeCliError.ts", "store/StoreContract.ts", "store/internal/info.ts"],
   ["process", "Telemetry.ts", "store", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts"],
-  ["session"],
-  ["ClaudeCli.ts"],
+  ["session", "governance"],
+  ["ClaudeCli.ts", "SparePool.ts"],
   ["layers", "testing"],
   ["ai", "cluster", "cli"],
   ["index.ts"]

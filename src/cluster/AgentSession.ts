@@ -51,7 +51,7 @@ import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
-import * as SparePool from "./SparePool.ts"
+import * as SparePool from "../SparePool.ts"
 import * as TurnLog from "./TurnLog.ts"
 import { WireMessage } from "./Wire.ts"
 
