@@ -25,7 +25,7 @@ export const run = (): void =>
   Effect.flatMap(Commands.version, (version) => Command.run(Commands.command, { version })).pipe(
     // effect/cli already printed the usage error with the help; only the exit code is ours.
     Effect.catchIf(CliError.isCliError, () => Effect.fail(new CliFailure.SilentExit({ code: CliFailure.ExitCode.Usage }))),
-    // The guarded spawner: the Claude Code CLI ends with this process however it dies (see Process.guard).
+    // The guarded spawner: the Claude Code CLI ends with this process however it dies (see Process.nodeSpawner).
     Effect.provide(Process.nodeSpawner),
     Effect.provide(Layer.provideMerge(TerminalCapabilities.layer, NodeServices.layer)),
     Signals.runMain

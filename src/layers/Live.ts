@@ -1,6 +1,6 @@
 /**
- * The real Claude Code CLI as the `ClaudeCli` service: queries through the process room (`process/`, one `claude -p` per
- * query), sessions through `Session.make`, both with the layer's executable and environment.
+ * The real Claude Code CLI as the `ClaudeCli` service: queries through the process room (`process/`, one
+ * `claude -p` per query), sessions through `Session.make`, both with the layer's executable and environment.
  *
  * @since 0.1.0
  */
@@ -40,7 +40,7 @@ type Env = Spawn.Config["env"]
 
 const mergeEnv = (base: Env, own: Env): Env => base === undefined && own === undefined ? undefined : { ...base, ...own }
 
-// The process's lines keep the stderr tail and exit status to itself; a run also needs them after a clean exit
+// The process room's `lines` keeps the stderr tail and exit status to itself; a run also needs them after a clean exit
 // (a missing result message, the exit code on the span), so the spawn is watched here.
 const watch = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], redact: Redaction.Redact, tailBytes: number) => {
   const tail = StderrTail.makeTail(tailBytes, redact)

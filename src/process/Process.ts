@@ -1,6 +1,6 @@
 /**
- * Spawning processes that end with their run and with the host: a guard over any \`ChildProcessSpawner\`, and
- * Node's spawner guarded. Queries, sessions, the test kit's layers and the bin all start the CLI through it.
+ * Spawning processes that end with their run and with the host: Node's `ChildProcessSpawner`, guarded (see
+ * `guard` in this module for how). Queries, sessions, the test kit's layers and the bin all start the CLI through it.
  *
  * @since 0.1.0
  */
@@ -46,11 +46,8 @@ export const guardGracePeriod: Duration.Duration = Duration.seconds(2)
  * started between two messages, is not reached; on host death the watcher has only the walk and what was
  * recorded. Needs `/bin/sh`, `ps` and `awk` (and `/proc` on Linux); no native module; on Windows the spawner
  * is returned as it is. {@link nodeSpawner} is guarded.
- *
- * @since 0.1.0
- * @category constructors
  */
-export const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
+const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
   process.platform === "win32" ? spawner : ChildProcessSpawner.make((command) => {
     const marker = Guard.nextMarker()
     return Effect.flatMap(spawner.spawn(ChildProcess.setEnv(command, { [Guard.runMarker]: marker })), (handle) =>

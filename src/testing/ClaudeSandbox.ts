@@ -195,7 +195,7 @@ const removeOnHostDeath = (root: string) =>
 /**
  * Create a sandbox; its directories are removed when the scope closes, or when the host process dies however
  * it dies (a small `/bin/sh` watcher removes them then, after the host-death guard of the CLIs in it had time
- * to end them: see `Process.guard`).
+ * to end them: see `Process.nodeSpawner`).
  *
  * @example
  * ```ts

@@ -1,6 +1,7 @@
 /**
  * The processes a process started, and their own. Two ways to find them:
- * - the process table, walked from the root while the parent chain to it exists: once a process exits, its
+ * - the process tree under the root (on Linux read down its children files, elsewhere walked up the whole
+ *   table), while the parent chain to it exists: once a process exits, its
  *   children are re-parented (to init or a subreaper) and no walk finds them again. A `Tracker` records the
  *   descendants it saw each time it looks, so that what it saw while the root lived can still be ended after;
  * - on Linux, a marker: a variable put in the root's environment, which its descendants inherit, found in

@@ -15,7 +15,7 @@ import * as CliError from "../../ClaudeCliError.ts"
  * drained: 500 ms. A process the CLI started (a tool, a helper of a wrapper script) may keep stdout or stderr
  * open, and even write to it, after the CLI is gone; the run ends all the same (the time counts in total, not
  * per silence; only time spent waiting on the pipe counts, so what the CLI wrote before its exit is all read),
- * and with a guarded spawner (see `Process.guard`) every descendant of the CLI is ended with it.
+ * and with a guarded spawner (see `Process.nodeSpawner`) every descendant of the CLI is ended with it.
  *
  */
 export const drainGracePeriod: Duration.Duration = Duration.millis(500)

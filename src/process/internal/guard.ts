@@ -1,6 +1,6 @@
 /**
- * The workings of `Process.guard`: the watcher that ends a CLI's processes when the host dies, the recorder of
- * the CLI's descendants, and the end of a run. See `Process.guard` for what they add up to.
+ * The workings of `Process.nodeSpawner`: the watcher that ends a CLI's processes when the host dies, the recorder of
+ * the CLI's descendants, and the end of a run. See `Process.nodeSpawner` for what they add up to.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
