@@ -15,6 +15,7 @@ export const steps = [
   { title: "Test it offline: the real CLI against a scripted model, and a recording", file: "examples/tool-activity.test.ts" },
   { title: "Sessions: several turns, a permission callback, a tool of your own", file: "examples/session.ts" },
   { title: "Permission policies in the filter language", file: "examples/policy.ts" },
+  { title: "Governance for a fleet: a budget per tenant, a cap on live CLIs", file: "examples/fleet.ts" },
   { title: "Effect AI: Claude Code as a LanguageModel, your toolkits as its tools", file: "examples/language-model.ts" },
   { title: "Durable sessions: go on anywhere from a store, read what the CLI kept", file: "examples/durable-sessions.ts" },
   { title: "Agent services across machines: a runner", file: "examples/cluster-runner.ts" },

@@ -54,6 +54,26 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
 }
 
 /**
+ * No CLI slot came free in time: `max` CLIs were alive for the whole wait (`CliSlots` in effect-claude-code/governance).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class NoCliSlot extends Schema.TaggedError<NoCliSlot>()("NoCliSlot", {
+  max: Schema.Number,
+  waitedMillis: Schema.Number,
+  /** The setting that bounds the wait. */
+  option: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `No CLI slot came free: all ${this.max} were taken for the ${this.waitedMillis}ms waited (${this.option})`
+  }
+}
+
+/**
  * The CLI exited unsuccessfully: a non-zero exit code or a signal. A query whose last result is an error
  * result (max turns, an API error, the budget) does not fail with it when the CLI then exits with a code: the
  * CLI exits 1 after such a result, which already says what happened.
@@ -302,6 +322,7 @@ export class RecordingFailed extends Schema.TaggedError<RecordingFailed>()("Reco
 export const Reason = Schema.Union([
   ExecutableNotFound,
   SpawnFailed,
+  NoCliSlot,
   ProcessExited,
   ErrorResultExit,
   DecodeFailed,

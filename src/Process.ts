@@ -156,6 +156,8 @@ export const makeTail = (limit: number, redact: Redaction.Redact = Redaction.red
 const toSpawnError = (executable: string, cwd: string | undefined) =>
 (error: PlatformError.PlatformError): CliError.ClaudeCliError => {
   const reason = error.reason
+  // A capped spawner (CliSlots) that found no slot says why in the cause.
+  if (reason.cause instanceof CliError.NoCliSlot) return CliError.make(reason.cause)
   if (reason._tag === "NotFound" && reason.method === "spawn") {
     return CliError.make(new CliError.ExecutableNotFound({ executable }))
   }

@@ -33,3 +33,5 @@ export * as ClaudeCliError from "./ClaudeCliError.ts"
 export * as QueryOptions from "./QueryOptions.ts"
 /** @since 0.1.0 */
 export * as Redaction from "./Redaction.ts"
+/** @since 0.1.0 */
+export * as SparePool from "./SparePool.ts"

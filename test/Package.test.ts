@@ -83,7 +83,8 @@ const entrySources: Record<string, string> = {
   "./ai": "ai/index.ts",
   "./cluster": "cluster/index.ts",
   "./transcript": "transcript/index.ts",
-  "./store": "store/index.ts"
+  "./store": "store/index.ts",
+  "./governance": "governance/index.ts"
 }
 // The entry points the 593 were counted over; later ones (`./ai`, ...) are printed but not in that sum.
 const countedBefore = new Set([".", "./schema", "./stream", "./filter", "./layers", "./session", "./testing"])
@@ -137,7 +138,7 @@ describe("the public surface", () => {
     // store conformance kit (cases, suite), SessionEvent.TranscriptMirror (the typed transcript_mirror frame), 21
     // for the filter's input atoms (4) and permission policies (17), and LocalPostgres' 6 names, moved from
     // `./cluster` (not counted) to `./testing` (no name added to the package).
-    assert.isAtMost(total, 428)
+    assert.isAtMost(total, 432)
     assert.isAbove(total, 100)
   })
 })

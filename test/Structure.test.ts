@@ -68,8 +68,8 @@ const floors: ReadonlyArray<ReadonlyArray<string>> = [
   ["internal", "Redaction.ts", "filter", "transcript"],
   ["QueryOptions.ts", "ClaudeCliError.ts", "store/StoreContract.ts", "store/internal/info.ts"],
   ["Process.ts", "Telemetry.ts", "store", "internal/badLine.ts", "internal/cliErrorRedaction.ts", "internal/queryOptions.ts", "internal/tempDirs.ts"],
-  ["session"],
-  ["ClaudeCli.ts"],
+  ["session", "governance"],
+  ["ClaudeCli.ts", "SparePool.ts"],
   ["layers", "testing"],
   ["ai", "cluster", "cli"],
   ["index.ts"]

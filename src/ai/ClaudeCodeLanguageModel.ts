@@ -59,12 +59,72 @@ export class Config extends Context.Service<Config, Settings>()("effect-claude-c
 export const providerName = "claude-code"
 
 /**
- * The key of this provider's part metadata: cost, session id, turns, permission denials, undeclared calls.
+ * The key of this provider's part metadata ({@link RunMetadata}).
  *
  * @since 0.1.0
  * @category constants
  */
 export const metadataKey = Translate.metadataKey
+
+/**
+ * What a run tells beyond the response parts, in the finish part's metadata under {@link metadataKey}: cost in
+ * USD, session id, turns, duration, the permission denials, and the calls the response cannot carry as typed
+ * tool calls ({@link UntypedCall}). The module augmentation below types it there, so
+ * `finish.metadata["claude-code"]?.costUsd` needs no cast.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RunMetadata = Translate.RunMetadata
+
+/**
+ * A call of a tool the request's toolkit does not declare, or with an input its parameters reject, and its
+ * result (`null` while it has none).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type UntypedCall = Translate.UntypedCall
+
+/**
+ * The metadata of an `AiError` under {@link metadataKey}: the run's, when it ended badly; the tag of the
+ * `ClaudeCliError` reason (`error`), when the CLI could not run or its output could not be read.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ErrorMetadata = RunMetadata | { readonly error: string }
+
+declare module "effect/ai/Response" {
+  export interface FinishPartMetadata extends ProviderMetadata {
+    readonly "claude-code"?: RunMetadata | null
+  }
+}
+
+// The reasons this provider fails with (`AiError.reasonFromHttpStatus` gives the first four).
+declare module "effect/ai/AiError" {
+  export interface InvalidRequestErrorMetadata extends ProviderMetadata {
+    readonly "claude-code"?: ErrorMetadata | null
+  }
+  export interface AuthenticationErrorMetadata extends ProviderMetadata {
+    readonly "claude-code"?: ErrorMetadata | null
+  }
+  export interface RateLimitErrorMetadata extends ProviderMetadata {
+    readonly "claude-code"?: ErrorMetadata | null
+  }
+  export interface InternalProviderErrorMetadata extends ProviderMetadata {
+    readonly "claude-code"?: ErrorMetadata | null
+  }
+  export interface UnknownErrorMetadata extends ProviderMetadata {
+    readonly "claude-code"?: ErrorMetadata | null
+  }
+  export interface StructuredOutputErrorMetadata extends ProviderMetadata {
+    readonly "claude-code"?: ErrorMetadata | null
+  }
+  export interface InvalidOutputErrorMetadata extends ProviderMetadata {
+    readonly "claude-code"?: ErrorMetadata | null
+  }
+}
 
 /**
  * The name of the in-process MCP server that serves a request's toolkit: the model calls its tools as
@@ -138,8 +198,8 @@ interface Request {
 // - The prompt's system messages are appended to Claude Code's system prompt; a lone user message is the
 //   turn's text, a longer history is written out before the last message.
 // - Output becomes response parts: text, reasoning, the tool calls it made with their results
-//   (provider-executed), the finish reason and usage; cost, session id and calls of undeclared tools go in
-//   the finish part's metadata under "claude-code".
+//   (provider-executed), the finish reason and usage; cost, session id and the calls of undeclared tools (or
+//   with inputs their tools reject) go in the finish part's metadata under "claude-code" (`RunMetadata`).
 // - Toolkit: its own tools (handlers from `toLayer`) are served as an in-process MCP server and allowed;
 //   `ClaudeCodeTool`s join `allowedTools`. Handlers run inside Claude Code's loop, so calls come back
 //   provider-executed.

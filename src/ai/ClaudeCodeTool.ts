@@ -1,7 +1,9 @@
 /**
  * Claude Code's own tools as `effect/ai` provider-defined tools. Claude Code runs them itself; put the ones
  * it may run without asking in the toolkit of a request (they join `allowedTools`), and their calls come
- * back in the response as provider-executed tool calls with their results.
+ * back in the response as provider-executed tool calls with their results. Their parameters are the CLI's
+ * input schemas (`ToolInput` of `effect-claude-code/schema`), so a call's `params` are typed: `Read`'s
+ * have a `file_path`, `Bash`'s a `command`.
  *
  * @since 0.1.0
  * @example
@@ -17,17 +19,18 @@
  */
 import * as Tool from "effect/ai/Tool"
 import * as Schema from "effect/Schema"
+import * as ToolInput from "../schema/ToolInput.ts"
 
 const idPrefix = "claude-code."
 
-const builtIn = <const Name extends string>(name: Name) =>
+const builtIn = <const Name extends ToolInput.KnownToolName>(name: Name) =>
   Tool.providerDefined({
     id: `claude-code.${name}`,
     customName: name,
     providerName: name,
     args: Schema.Struct({}),
-    // The CLI checks the inputs of its own tools; results are its text, or its blocks as JSON.
-    parameters: Schema.Unknown,
+    parameters: ToolInput.schemas[name],
+    // Results are the CLI's text, or its blocks as JSON: no schema says more of them.
     success: Schema.Unknown,
     failure: Schema.Unknown
   })({})

@@ -14,5 +14,3 @@ export * as TurnLog from "./TurnLog.ts"
 export * as Cluster from "./Cluster.ts"
 /** @since 0.1.0 */
 export * as AgentJob from "./AgentJob.ts"
-/** @since 0.1.0 */
-export * as SparePool from "./SparePool.ts"

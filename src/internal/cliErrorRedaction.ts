@@ -113,6 +113,8 @@ const redactReason = (reason: Reason, redact: Redaction.Redact): Reason => {
       return new MissingResult({ ...reason, stderrTail: Redaction.redactTail(reason.stderrTail, redact) })
     case "IdleTimeout":
       return new IdleTimeout({ ...reason, stderrTail: Redaction.redactTail(reason.stderrTail, redact) })
+    // Numbers and a setting's name: nothing a secret can be in.
+    case "NoCliSlot":
     case "SessionUnavailable":
       return reason
     case "InvalidOptions":

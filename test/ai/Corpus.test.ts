@@ -1,6 +1,7 @@
 /**
  * Every stream-json capture of the corpus, through the provider's translation into effect/ai response parts:
- * the parts decode with effect/ai's own schemas, each text is told once, and each result follows its call.
+ * the parts decode with effect/ai's own schemas, each text is told once, and each result follows its call. Every
+ * call of one of Claude Code's tools decodes through the provider tool's parameters.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Response, Toolkit } from "effect/ai"
@@ -80,4 +81,34 @@ describe("translation of the corpus", () => {
       assert.strictEqual(finishes.length + errors.length, results.length)
     })
   }
+})
+
+describe("Claude Code's tools as provider tools", () => {
+  it("every call of the corpus decodes through its tool's parameters", () => {
+    let decoded = 0
+    for (const file of allStreamJsonFiles) {
+      for (const message of messagesOf(file)) {
+        if (message._tag !== "AssistantMessage") continue
+        for (const block of message.message.content) {
+          const tool = block._tag === "ToolUseBlock" ? builtIns.find((t) => t.providerName === block.name) : undefined
+          if (block._tag !== "ToolUseBlock" || tool === undefined) continue
+          const params = Schema.decodeUnknownExit(tool.parametersSchema as Schema.Codec<unknown>)(block.input)
+          assert.isTrue(Exit.isSuccess(params), `${nameOf(file)}: ${block.name} ${String(params)}`)
+          decoded++
+        }
+      }
+    }
+    assert.isAbove(decoded, 100)
+  })
+
+  it("a Read call's input, typed by ClaudeCodeTool.Read", () => {
+    const input = allStreamJsonFiles.flatMap(messagesOf).flatMap((m) =>
+      m._tag === "AssistantMessage"
+        ? m.message.content.flatMap((b) => b._tag === "ToolUseBlock" && b.name === "Read" ? [b.input] : [])
+        : []
+    )[0]
+    const params = Schema.decodeUnknownSync(ClaudeCodeTool.Read.parametersSchema)(input)
+    const filePath: string = params.file_path
+    assert.isTrue(filePath.startsWith("/"), filePath)
+  })
 })

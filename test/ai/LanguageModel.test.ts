@@ -27,11 +27,13 @@ const turnRequests = Effect.gen(function*() {
   })
 })
 
-const claudeCode = (response: { readonly content: ReadonlyArray<{ readonly type: string; readonly metadata: object }> }) =>
-  (response.content.find((p) => p.type === "finish")!.metadata as any)[ClaudeCodeLanguageModel.metadataKey] as Record<
-    string,
-    any
-  >
+/** The run's metadata, as the module augmentation types it: no cast. */
+const claudeCode = (response: LanguageModel.GenerateTextResponse<any, any>): ClaudeCodeLanguageModel.RunMetadata => {
+  const run = response.content.find((p) => p.type === "finish")?.metadata[ClaudeCodeLanguageModel.metadataKey]
+  assert.isDefined(run)
+  assert.isNotNull(run)
+  return run!
+}
 
 /** The model reads data.txt (which the sandbox holds), then answers. */
 const readingData = scripted(({ cwd }) =>
@@ -57,6 +59,10 @@ describe("ClaudeCodeLanguageModel", () => {
           response.toolCalls.map((c) => [c.name, c.params, c.providerExecuted]),
           [["Read", { file_path: path.join(cwd, "data.txt") }, true]]
         )
+        // The call's input decodes through the provider tool's parameters (`ToolInput.Read`): typed, no cast.
+        const params = yield* Schema.decodeUnknownEffect(ClaudeCodeTool.Read.parametersSchema)(response.toolCalls[0].params)
+        const filePath: string = params.file_path
+        assert.strictEqual(filePath, path.join(cwd, "data.txt"))
         const [result] = response.toolResults
         assert.strictEqual(result.id, response.toolCalls[0].id)
         assert.isFalse(result.isFailure)
@@ -77,13 +83,50 @@ describe("ClaudeCodeLanguageModel", () => {
         const [call] = claudeCode(response).toolCalls
         assert.strictEqual(call.name, "Read")
         assert.isFalse(call.isError)
-        assert.include(call.result, "s3cr3t")
+        assert.include(call.result ?? "", "s3cr3t")
         assert.strictEqual(response.text, "data.txt holds the secret.")
       }).pipe(Effect.provide(scripted(({ cwd }) =>
         Script.make([
           Script.turn(Script.toolUse("Read", { file_path: path.join(cwd, "data.txt") })),
           Script.turn("data.txt holds the secret.")
         ]), { files: { "data.txt": "s3cr3t\n" } }))))
+
+    it.live("a call its tool's parameters reject goes to the metadata, the response decodes", () =>
+      Effect.gen(function*() {
+        const response = yield* LanguageModel.generateText({
+          prompt: "What is in data.txt?",
+          toolkit: Toolkit.make(ClaudeCodeTool.Read)
+        })
+        assert.deepStrictEqual(response.toolCalls, [])
+        assert.deepStrictEqual(response.toolResults, [])
+        const [call] = claudeCode(response).toolCalls
+        assert.deepStrictEqual([call.name, call.input, call.isError], ["Read", { path: "data.txt" }, true])
+        assert.strictEqual(response.text, "No file_path, no file.")
+      }).pipe(Effect.provide(scripted(Script.make([
+        Script.turn(Script.toolUse("Read", { path: "data.txt" })),
+        Script.turn("No file_path, no file.")
+      ])))))
+
+    it.live("typed: tool call parameters, cost and session id", () =>
+      Effect.gen(function*() {
+        // Without tool call resolution (Claude Code resolved them), calls keep their parameters' type.
+        const response = yield* LanguageModel.generateText({
+          prompt: "What is in data.txt?",
+          toolkit: Toolkit.make(ClaudeCodeTool.Read),
+          disableToolCallResolution: true
+        })
+        const { cwd } = yield* Scripted.Sandbox
+        const filePath: string = response.toolCalls[0].params.file_path
+        assert.strictEqual(filePath, path.join(cwd, "data.txt"))
+        const finish = response.content.find((p) => p.type === "finish")
+        const run = finish?.metadata["claude-code"]
+        const cost: number | undefined = run?.costUsd
+        const sessionId: string | undefined = run?.sessionId
+        assert.isAbove(cost ?? 0, 0)
+        const started = response.content.find((p) => p.type === "response-metadata")
+        assert.isDefined(sessionId)
+        assert.strictEqual(sessionId, started?.id)
+      }).pipe(Effect.provide(readingData)))
   })
 
   describe("streamText", () => {

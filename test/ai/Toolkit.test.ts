@@ -2,7 +2,7 @@
  * An effect/ai Toolkit served as a session's in-process MCP server: the JSON-RPC the CLI sends through
  * `mcp_message`, answered by effect/ai's own McpServer.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { Tool, Toolkit } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -37,7 +37,7 @@ const connected = Effect.gen(function*() {
   return { connection, init: init as any }
 })
 
-describe("McpServer.fromToolkit", () => {
+layer(handlers)("McpServer.fromToolkit", (it) => {
   it.effect("lists the tools with their parameters, success schema and annotations", () =>
     Effect.gen(function*() {
       const { connection, init } = yield* connected
@@ -55,7 +55,7 @@ describe("McpServer.fromToolkit", () => {
         idempotentHint: true,
         openWorldHint: false
       })
-    }).pipe(Effect.scoped, Effect.provide(handlers)))
+    }))
 
   it.effect("calls a tool: result, declared failure, bad parameters", () =>
     Effect.gen(function*() {
@@ -72,12 +72,12 @@ describe("McpServer.fromToolkit", () => {
       assert.strictEqual(invalid.error.code, -32602)
       const unknown = (yield* connection.handle(rpc(5, "resources/teleport", {}))) as any
       assert.strictEqual(unknown.error.code, -32601)
-    }).pipe(Effect.scoped, Effect.provide(handlers)))
+    }))
 
   it.effect("a client that calls before its handshake gets one made for it", () =>
     Effect.gen(function*() {
       const connection = yield* McpServer.connect(McpServer.fromToolkit("calc", Calc))
       const ok = (yield* connection.handle(rpc(9, "tools/call", { name: "Divide", arguments: { a: 9, b: 3 } }))) as any
       assert.deepStrictEqual(ok.result.structuredContent, { quotient: 3 })
-    }).pipe(Effect.scoped, Effect.provide(handlers)))
+    }))
 })

@@ -3,7 +3,7 @@
  * started as a user starts it, with the server's address in the environment of the `run` process.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -37,8 +37,8 @@ const readThenWrite = ({ cwd }: Scenario.Context) =>
   ])
 const notes = { "notes.txt": "alpha\nbeta\n" }
 
-describe("run (real CLI, scripted model)", () => {
-  it.live("jsonl: the run's options reach the CLI", () =>
+layer(NodeServices.layer, { excludeTestServices: true })("run (real CLI, scripted model)", (it) => {
+  it.effect("jsonl: the run's options reach the CLI", () =>
     Effect.gen(function*() {
       const { sandbox, server } = yield* sandboxFor(readThenWrite, notes)
       const out = yield* run(sandbox, [
@@ -57,18 +57,18 @@ describe("run (real CLI, scripted model)", () => {
       assert.strictEqual(fs.readFileSync(path.join(sandbox.cwd, "out.txt"), "utf8"), "done\n")
       const result = messages.at(-1)
       assert.deepStrictEqual([result.type, result.subtype, result.num_turns], ["result", "success", 3])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 
-  it.live("--max-turns stops the run: the closing line says why, exit 1", () =>
+  it.effect("--max-turns stops the run: the closing line says why, exit 1", () =>
     Effect.gen(function*() {
       const { sandbox } = yield* sandboxFor(readThenWrite, notes)
       const out = yield* run(sandbox, ["--max-turns", "1"], "Copy the notes.")
       assert.strictEqual(out.code, ExitCode.StreamProblem, out.stderr)
       assert.include(out.stdout, "● Read(notes.txt)")
       assert.match(out.stdout, /\nSession failed \(error_max_turns\): .*\d turns?, /)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 
-  it.live("--allowed-tools grants a Write the default mode denies", () =>
+  it.effect("--allowed-tools grants a Write the default mode denies", () =>
     Effect.gen(function*() {
       const denied = yield* sandboxFor(readThenWrite, notes)
       const without = yield* run(denied.sandbox, ["--format", "json", "--permission-mode", "default"], "Copy the notes.")
@@ -86,9 +86,9 @@ describe("run (real CLI, scripted model)", () => {
       assert.strictEqual(summary.numTurns, 3)
       assert.strictEqual(summary.result.result, "Saved out.txt.")
       assert.isTrue(fs.existsSync(path.join(granted.sandbox.cwd, "out.txt")))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 90_000)
+    }), 90_000)
 
-  it.live("system prompts and --disallowed-tools reach the model's request", () =>
+  it.effect("system prompts and --disallowed-tools reach the model's request", () =>
     Effect.gen(function*() {
       const { sandbox, server } = yield* sandboxFor(() => Script.make([Script.turn("Done.")]))
       const out = yield* run(sandbox, [
@@ -106,9 +106,9 @@ describe("run (real CLI, scripted model)", () => {
       assert.include(tools, "Read")
       assert.notInclude(tools, "Write")
       assert.notInclude(tools, "Edit")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 
-  it.live("a relative --claude is resolved from where run started", () =>
+  it.effect("a relative --claude is resolved from where run started", () =>
     Effect.gen(function*() {
       const { sandbox } = yield* sandboxFor(() => Script.make([Script.turn("Done.")]))
       // `run` starts in the checkout; the sandbox's working directory is elsewhere.
@@ -118,9 +118,9 @@ describe("run (real CLI, scripted model)", () => {
       const out = yield* Run.cliAsync(["run", "--claude", relative, "--cwd", sandbox.cwd, "--format", "json", "Hi."], sandbox.env)
       assert.strictEqual(out.code, 0, out.stderr)
       assert.strictEqual(JSON.parse(out.stdout).result.result, "Done.")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 
-  it.live("--filter on run: jsonl prints exactly the tool calls", () =>
+  it.effect("--filter on run: jsonl prints exactly the tool calls", () =>
     Effect.gen(function*() {
       const { sandbox } = yield* sandboxFor(readThenWrite, notes)
       const out = yield* run(sandbox, ["--format", "jsonl", "--filter", "tool", "--include-partial-messages"], "Copy.")
@@ -128,10 +128,10 @@ describe("run (real CLI, scripted model)", () => {
       const items = jsonLines(out.stdout)
       assert.deepStrictEqual(items.map((i) => [i.kind, i.value.name]), [["tool_use", "Read"], ["tool_use", "Write"]])
       assert.deepStrictEqual(items[0].value.input, { file_path: path.join(sandbox.cwd, "notes.txt") })
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 })
 
-describe("run in a terminal (tmux)", () => {
+layer(NodeServices.layer, { excludeTestServices: true })("run in a terminal (tmux)", (it) => {
   const command = "ls -la notes.txt && echo 'a command long enough to arrive in pieces' | wc -c"
   const answer = "The listing shows notes.txt, and the echoed sentence has forty-four characters in all."
   const script = () =>
@@ -144,7 +144,7 @@ describe("run in a terminal (tmux)", () => {
       Script.turn(answer, { chunkSize: 8, eventDelay: "150 millis" })
     ])
 
-  it.live("pretty, partial messages: streamed text, tool line, closing line", () =>
+  it.effect("pretty, partial messages: streamed text, tool line, closing line", () =>
     Effect.gen(function*() {
       const { sandbox } = yield* sandboxFor(script, notes)
       // The CLI's own stdout goes to a log too, to compare the closing line with the result it printed.
@@ -168,5 +168,5 @@ describe("run in a terminal (tmux)", () => {
       const closing = `Session complete: ${result.num_turns} turns, ${Pretty.seconds(result.duration_ms)} total ` +
         `(${Pretty.seconds(result.duration_api_ms)} API), ${Pretty.dollars(result.total_cost_usd)}`
       assert.include(screen, closing)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 90_000)
+    }), 90_000)
 })

@@ -3,7 +3,7 @@
  * in the filter language.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -32,8 +32,8 @@ const sandboxWith = (files: Record<string, string>, script: (cwd: string) => Scr
 const run = (sandbox: ClaudeSandbox.Sandbox, args: ReadonlyArray<string>) =>
   Run.cliAsync(["run", "--claude", sandbox.executable, "--cwd", sandbox.cwd, ...args, "Write the files."], sandbox.env)
 
-describe("run --policy (real CLI, scripted model)", () => {
-  it.live("allows, denies and asks by rule; denied selects the refused calls", () =>
+layer(NodeServices.layer, { excludeTestServices: true })("run --policy (real CLI, scripted model)", (it) => {
+  it.effect("allows, denies and asks by rule; denied selects the refused calls", () =>
     Effect.gen(function*() {
       const sandbox = yield* sandboxWith({ "policy.txt": policy }, (cwd) =>
         Script.make([
@@ -62,9 +62,9 @@ describe("run --policy (real CLI, scripted model)", () => {
         items.filter(Filter.and(Filter.toolResult(), Filter.permissionDenied)).map((r) => r.toolUseId),
         [results[1]!.toolUseId, results[2]!.toolUseId]
       )
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 
-  it.live("a policy that does not read is a usage error; warnings go to standard error", () =>
+  it.effect("a policy that does not read is a usage error; warnings go to standard error", () =>
     Effect.gen(function*() {
       const sandbox = yield* sandboxWith({ "bad.txt": "allow tool:Read\npermit tool:Bash", "open.txt": "allow all" }, () =>
         Script.make([Script.turn("Done.")]))
@@ -77,5 +77,5 @@ describe("run --policy (real CLI, scripted model)", () => {
       const open = yield* run(sandbox, ["--format", "json", "--policy", path.join(sandbox.cwd, "open.txt")])
       assert.strictEqual(open.code, 0, open.stderr)
       assert.include(open.stderr, "rule 1 (allow all): every call is allowed")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 })

@@ -46,7 +46,7 @@ describe("terminal (tmux)", () => {
       assert.strictEqual(screen.split("TODO.md has 2 open items").length - 1, 1)
       assert.match(screen, /Session complete: 4 turns, \d+(\.\d)?m?s total \(\d+(\.\d)?m?s API\), \$0\.\d+/)
       assert.notMatch(screen.split("Session complete")[1]!, frames, "spinner erased at the end")
-    }).pipe(Effect.scoped), 90_000)
+    }), 90_000)
 
   it.live("demo says once what is watched", () =>
     Effect.gen(function*() {
@@ -57,7 +57,7 @@ describe("terminal (tmux)", () => {
       assert.strictEqual(screen.split(`the real Claude Code CLI ${version}`).length - 1, 1, screen)
       assert.match(screen, /scripted model.*no network.*nothing billed/)
       assert.isBelow(screen.indexOf("real Claude Code CLI"), screen.indexOf("● Read(TODO.md)"))
-    }).pipe(Effect.scoped), 90_000)
+    }), 90_000)
 
   it.live("the spinner counts the elapsed time up while the input waits", () =>
     Effect.gen(function*() {
@@ -69,7 +69,7 @@ describe("terminal (tmux)", () => {
       const { code, screen } = yield* pane.exit()
       assert.strictEqual(code, 0)
       assert.notMatch(screen, frames, "spinner erased at the end")
-    }).pipe(Effect.scoped), 90_000)
+    }), 90_000)
 
   it.live("no spinner when standard output is not a terminal", () =>
     Effect.gen(function*() {
@@ -87,7 +87,7 @@ describe("terminal (tmux)", () => {
       assert.notMatch(written, /[\r\x1b]/)
       assert.notMatch(written, frames)
       fs.rmSync(dir, { recursive: true })
-    }).pipe(Effect.scoped), 90_000)
+    }), 90_000)
 
   it.live("a bad line under the spinner gets a line of its own", () =>
     Effect.gen(function*() {
@@ -104,7 +104,7 @@ describe("terminal (tmux)", () => {
       assert.match(screen, /\n✗ line 2: not a stream-json message .*found: Warning: junk\n/)
       assert.notMatch(screen, frames, "spinner erased at the end")
       assert.include(screen, "Session complete")
-    }).pipe(Effect.scoped), 90_000)
+    }), 90_000)
 
   it.live("view with no FILE on a terminal: usage, exit 2", () =>
     Effect.gen(function*() {
@@ -114,7 +114,7 @@ describe("terminal (tmux)", () => {
       assert.include(screen, "view: no FILE given, and standard input is a terminal.")
       assert.include(screen, "| effect-claude-code view")
       assert.notMatch(screen, /\n\s+at |\.ts:\d+/)
-    }).pipe(Effect.scoped), 90_000)
+    }), 90_000)
 
   it.live("demo without a claude binary replays the bundled recording", () =>
     Effect.gen(function*() {
@@ -126,7 +126,7 @@ describe("terminal (tmux)", () => {
       assert.include(screen, "No claude executable found")
       assert.include(screen, "● Write(count.txt)")
       assert.match(screen, /Session complete: 4 turns/)
-    }).pipe(Effect.scoped), 90_000)
+    }), 90_000)
 
   it.live("a long tool line fits the terminal; to a file it is cut", () =>
     Effect.gen(function*() {
@@ -151,7 +151,7 @@ describe("terminal (tmux)", () => {
       const { screen } = yield* piped.exit()
       assert.strictEqual(bashLine(screen), `● Bash(${command.slice(0, 79)}…)`, screen)
       fs.rmSync(dir, { recursive: true })
-    }).pipe(Effect.scoped), 90_000)
+    }), 90_000)
 
   it.live("colors on a TTY, none with NO_COLOR", () =>
     Effect.gen(function*() {
@@ -162,7 +162,7 @@ describe("terminal (tmux)", () => {
       const plain = yield* Tmux.spawn([Tmux.node, Tmux.main, "view", file], { env: offline })
       yield* plain.exit()
       assert.notInclude(yield* plain.captureEscapes, "\x1b[32m")
-    }).pipe(Effect.scoped), 90_000)
+    }), 90_000)
 })
 
 describe("without tmux", () => {
@@ -182,5 +182,5 @@ describe("without tmux", () => {
       const defect = exit._tag === "Failure" ? Cause.squash(exit.cause) : undefined
       assert.instanceOf(defect, Tmux.TmuxMissing)
       assert.match((defect as Error).message, /need tmux, which is not installed .*install it \(apt-get install tmux/)
-    }).pipe(Effect.scoped))
+    }))
 })

@@ -194,6 +194,6 @@ describe("a call's outcome", () => {
           Stream.runCollect
         )
         assert.deepStrictEqual(idsOf(selected), expected)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+      }).pipe(Effect.provide(NodeServices.layer)), 120_000)
   })
 })

@@ -194,7 +194,7 @@ describe("ClaudeCli over the real CLI", () => {
       assert.deepStrictEqual(parsed.exit._tag === "Success" && parsed.exit.exitCode, 0)
       assert.strictEqual(parsed.prompt, "What is in data.txt?")
       assert.strictEqual(parsed.timings.length, live.length)
-    }).pipe(Effect.scoped))
+    }))
 
   it.live("ClaudeCli.session runs turns on the layer's CLI", () =>
     Effect.gen(function*() {

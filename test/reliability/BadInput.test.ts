@@ -307,7 +307,7 @@ describe("Bad input", () => {
           "AssistantMessage",
           "ResultSuccess"
         ])
-      }).pipe(Effect.scoped))
+      }))
   })
 
   describe("the committed bad-input files through ClaudeCli", () => {
@@ -333,7 +333,7 @@ describe("Bad input", () => {
           const reason = reasonOf(strict.exit)
           assert.deepStrictEqual(reason._tag === "DecodeFailed" && reason.line, firstBad + 1, name)
         }
-      }).pipe(Effect.scoped))
+      }))
   })
 
   describe("wrong types in every field (every corpus and fixture file)", () => {
@@ -415,7 +415,7 @@ describe("Bad input", () => {
         assert.strictEqual(yield* Effect.promise(() => exited), 3, stderr)
         assert.isAtMost(written, 2 * 1024 * 1024)
         assert.include(stderr, "no JSON line in its first 256 KB")
-      }).pipe(Effect.scoped), 120_000)
+      }), 120_000)
   })
 
   describe("10,000 bad lines after a good one to stats", () => {
@@ -431,6 +431,6 @@ describe("Bad input", () => {
         const json = childProcess.spawnSync(process.execPath, [bin, "stats", "--format", "json", file], { encoding: "utf8", timeout: 60_000 })
         const [counted] = JSON.parse(json.stdout).files
         assert.deepStrictEqual([counted.failed, counted.failures.length, counted.failures[19].line], [10_000, 20, 21])
-      }).pipe(Effect.scoped), 120_000)
+      }), 120_000)
   })
 })

@@ -167,7 +167,7 @@ describe("Host", () => {
         host.child.kill("SIGKILL")
         yield* Effect.promise(() => host.exited)
         yield* awaitGone([cli!, started!], within)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+      }).pipe(Effect.provide(NodeServices.layer)), 60_000)
   })
 
   describe("the bin killed mid-turn by SIGKILL", () => {
@@ -180,7 +180,7 @@ describe("Host", () => {
         host.child.kill("SIGKILL")
         yield* Effect.promise(() => host.exited)
         yield* awaitGone([...pids, ...tools], within)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+      }).pipe(Effect.provide(NodeServices.layer)), 60_000)
   })
 
   describe("the bin sent SIGHUP, SIGQUIT or SIGTERM mid-turn", () => {
@@ -222,7 +222,7 @@ describe("Host", () => {
         const deadlineDir = Date.now() + Duration.toMillis(within)
         while (fs.existsSync(sandbox!) && Date.now() < deadlineDir) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
         assert.isFalse(fs.existsSync(sandbox!), "the sandbox directory is left")
-      }).pipe(Effect.scoped), 90_000)
+      }), 90_000)
   })
 
   describe("a query or a session turn of the real CLI that ran a Bash tool", () => {
@@ -273,7 +273,7 @@ describe("Host", () => {
         const children = yield* installed.children
         assert.strictEqual(children.length, 1)
         yield* awaitGone(children, "5 seconds")
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+      }).pipe(Effect.provide(NodeServices.layer)), 60_000)
   })
 
   describe("the bin sent SIGHUP mid-turn, its CLI deaf to SIGTERM with a tool in a session of its own", () => {
@@ -295,7 +295,7 @@ describe("Host", () => {
         assert.deepStrictEqual(exited, { code: 129, signal: null }, host.output())
         // Dead when the bin exits (the tool may wait a moment for init to reap it).
         yield* awaitGone([cli!, tool!], "2 seconds")
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+      }).pipe(Effect.provide(NodeServices.layer)), 60_000)
   })
 
   describe("the bin sent SIGHUP while its spinner shows", () => {
@@ -325,7 +325,7 @@ describe("Host", () => {
         const { code, screen } = yield* pane.exit()
         assert.strictEqual(code, 129, screen)
         assert.notMatch(screen, spinnerFrames, "spinner erased")
-      }).pipe(Effect.scoped), 60_000)
+      }), 60_000)
   })
 
   describe("view and stats waiting on a FIFO, sent SIGINT or SIGTERM", () => {
@@ -429,7 +429,7 @@ describe("Host", () => {
         })
         assert.strictEqual(current.status, 0, current.stderr)
         assert.include(current.stdout, "decoded 18")
-      }).pipe(Effect.scoped), 90_000)
+      }), 90_000)
   })
 
   describe("a Cluster.layerSqlite host killed mid-turn, restarted on its file", () => {

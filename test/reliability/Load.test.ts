@@ -196,7 +196,7 @@ describe("Load", () => {
         // Flat: a timer of the warm-up may have gone since, nothing of the runs is left.
         assert.isAtMost(openFds(), fdsBefore, "open file descriptors")
         assert.isAtMost(process.getActiveResourcesInfo().length, handlesBefore, "active handles")
-      }).pipe(Effect.scoped), 300_000)
+      }), 300_000)
   })
 
   describe("8 concurrent real CLI processes, one scripted server", () => {

@@ -184,7 +184,7 @@ describe("Secrets", () => {
         const run = bin(["run", "hi", "--claude", cli])
         assert.strictEqual(run.status, 5, run.stderr)
         assertClean(run.stderr, "run's errors")
-      }).pipe(Effect.scoped), 120_000)
+      }), 120_000)
   })
 
   describe("the real CLI echoing credentials and settings in a Bash tool, recorded", () => {
@@ -214,7 +214,7 @@ describe("Secrets", () => {
         assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
         assert.isNotEmpty(Secrets.foundIn(JSON.stringify(run.items)), "the messages (the user's own data) hold them")
         assertClean(log, "logs and spans")
-      }).pipe(Effect.scoped))
+      }))
   })
 
   describe("a CLI that cannot be started, secrets in env and MCP header", () => {
@@ -242,7 +242,7 @@ describe("Secrets", () => {
           assertClean(text, what)
           assert.notInclude(text, header, what)
         }
-      }).pipe(Effect.scoped))
+      }))
   })
 
   describe("every reason of ClaudeCliError holding secrets", () => {
@@ -315,7 +315,7 @@ describe("Secrets", () => {
           replay.items.map((m) => m instanceof DecodeError ? `${m.reason._tag} ${m.line}` : m._tag),
           ["SystemInit", "AssistantMessage", "SchemaMismatch 3", "InvalidJson 4", "ResultSuccess"]
         )
-      }).pipe(Effect.scoped))
+      }))
   })
 
   describe("secrets in a recorded query's options", () => {
@@ -351,7 +351,7 @@ describe("Secrets", () => {
         assert.strictEqual(recordedOptions.settings.model, "sonnet")
         assert.strictEqual(recordedOptions.mcpConfig[0].mcpServers.api.url, "https://mcp.example/x")
         assert.deepStrictEqual(recordedOptions.mcpConfig[0].mcpServers.api.headers, { Authorization: "<redacted>", "x-api-key": "<redacted>" })
-      }).pipe(Effect.scoped))
+      }))
   })
 
   describe("recordings of a CLI echoing secrets", () => {
@@ -379,7 +379,7 @@ describe("Secrets", () => {
           ["SystemInit", "InvalidJson", "ResultSuccess"],
           "the redacted recording replays the same lines"
         )
-      }).pipe(Effect.scoped))
+      }))
   })
 
   describe("the real CLI echoing ANTHROPIC_API_KEY, recorded", () => {
@@ -409,7 +409,7 @@ describe("Secrets", () => {
         assertClean(run.items.filter((m) => m instanceof DecodeError).map(errorText).join("\n"), "in-band errors")
         assertClean(fs.readFileSync(file, "utf8"), "the recording")
         assertClean(fs.readFileSync(Recording.metadataPath(file), "utf8"), "the recording's metadata")
-      }).pipe(Effect.scoped))
+      }))
   })
 
   describe("a secret straddling every cut", () => {
@@ -469,7 +469,7 @@ describe("Secrets", () => {
         assert.strictEqual(replay.exit._tag, "Success")
         assert.deepStrictEqual(replay.items.slice(0, 1), live.items.slice(0, 1))
         assert.deepStrictEqual(replay.items[2], live.items[2])
-      }).pipe(Effect.scoped))
+      }))
   })
 
   describe("permission bypass is never a default", () => {

@@ -78,7 +78,7 @@ describe("Sessions", () => {
         assert.deepStrictEqual(fake.signals, ["SIGTERM"])
         const closed = reasonOf(yield* Fiber.join(turn), SessionError.SessionError, SessionError.SessionClosed)
         assert.strictEqual(closed.exitCode, 143)
-      }).pipe(Effect.scoped, Effect.provide(fake.layer))
+      }).pipe(Effect.provide(fake.layer))
     })
   })
 

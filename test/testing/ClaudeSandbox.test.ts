@@ -1,5 +1,5 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -7,8 +7,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClaudeSandbox from "../../src/testing/ClaudeSandbox.ts"
 
-describe("ClaudeSandbox", () => {
-  it.live("creates an isolated, offline home and cwd, removed with its scope", () =>
+layer(NodeServices.layer, { excludeTestServices: true })("ClaudeSandbox", (it) => {
+  it.effect("creates an isolated, offline home and cwd, removed with its scope", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const sandbox = yield* ClaudeSandbox.make({
@@ -31,14 +31,14 @@ describe("ClaudeSandbox", () => {
       yield* Scope.close(scope, Exit.void)
       assert.isFalse(fs.existsSync(sandbox.home))
       assert.isFalse(fs.existsSync(sandbox.cwd))
-    }).pipe(Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("a missing executable fails listing where it looked", () =>
+  it.effect("a missing executable fails listing where it looked", () =>
     Effect.gen(function*() {
       const error = yield* ClaudeSandbox.findExecutable("/nonexistent/claude").pipe(Effect.flip)
       assert.strictEqual(error._tag, "SandboxError")
       assert.strictEqual(error.reason._tag, "ExecutableNotFound")
       assert.deepStrictEqual((error.reason as ClaudeSandbox.ExecutableNotFound).searched, ["/nonexistent/claude"])
       assert.include(error.message, "/nonexistent/claude")
-    }).pipe(Effect.provide(NodeServices.layer)))
+    }))
 })

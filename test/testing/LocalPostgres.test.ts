@@ -64,7 +64,7 @@ describe("LocalPostgres", () => {
       yield* Fiber.interrupt(poller)
       assert.isTrue(seen, "no initdb child was seen while the server started")
       assert.isTrue(yield* accepts(server.port))
-    }).pipe(Effect.scoped), 120_000)
+    }), 120_000)
 
   it.live("a server whose starter is SIGKILLed is stopped and its directory removed", () =>
     Effect.gen(function*() {
@@ -91,7 +91,7 @@ describe("LocalPostgres", () => {
       starter.kill("SIGKILL")
       assert.isTrue(yield* waitUntil(() => postmaster(port) === undefined), "the server outlived its starter")
       assert.isTrue(yield* waitUntil(() => !fs.existsSync(path.dirname(server!.data))), "its directory was left")
-    }).pipe(Effect.scoped), 120_000)
+    }), 120_000)
 
   for (const stage of ["initdb", "pg_ctl"]) {
     it.live(`a starter SIGKILLed while its ${stage} runs leaves no server and no directory`, () =>
@@ -116,6 +116,6 @@ describe("LocalPostgres", () => {
         starter.kill("SIGKILL")
         assert.isTrue(yield* waitUntil(() => onData().length === 0), `left running: ${onData().map((p) => p.args).join("; ")}`)
         assert.isTrue(yield* waitUntil(() => !fs.existsSync(root)), "its directory was left")
-      }).pipe(Effect.scoped), 120_000)
+      }), 120_000)
   }
 })

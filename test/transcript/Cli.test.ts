@@ -176,5 +176,5 @@ describe("transcripts in the bin and the filters", () => {
       // A Bash call that failed, among calls that did not: `tool:Bash & error` has something to find.
       const all = dirs.flatMap((dir) => jsonlFiles(path.join(dir, "projects"))).flatMap(rawEntries)
       assert.strictEqual(cases.find((c) => c.filter === "tool:Bash & error")!.count(all), 1)
-    }).pipe(Effect.scoped), 300_000)
+    }), 300_000)
 })

@@ -70,7 +70,7 @@ describe("transcript decoding", () => {
       for (const tag of ["UserEntry", "AssistantEntry", "AttachmentEntry", "CompactBoundaryEntry", "ApiErrorEntry"]) {
         assert.isTrue(tags.has(tag), tag)
       }
-    }).pipe(Effect.scoped))
+    }))
 
   describe("bad lines", () => {
     const good = JSON.stringify({ type: "summary", summary: "A title", leafUuid: "u1" })

@@ -152,7 +152,7 @@ describe("a directory of sessions", () => {
         typeof e.message.content === "string" ? [e.message.content] : e.message.content
       ).length
       assert.strictEqual(jsonl(["view", "--format", "jsonl", "--filter", `task:${task.id}`, path.join(config, "projects")]).length, items)
-    }).pipe(Effect.scoped), 300_000)
+    }), 300_000)
 
   it("--follow follows every file at once, new ones too, until interrupted", async () => {
     const withTools = transcriptCorpusFiles.filter((f) => toolUses(rawEntries(f)).length > 0).slice(0, 2)

@@ -149,5 +149,5 @@ describe("entries the real CLI writes", () => {
       const deltas = entries.filter((e): e is Transcript.FileHistoryDeltaEntry => e._tag === "FileHistoryDeltaEntry")
       assert.isAbove(deltas.length, 0)
       assert.isTrue(deltas.some((d) => d.trackingPath.endsWith("app.js")), JSON.stringify(deltas))
-    }).pipe(Effect.scoped), 120_000)
+    }), 120_000)
 })

@@ -56,7 +56,7 @@ describe("stats of a transcript file", () => {
       const total = Stats.total("real", counted)
       assert.isAbove(total.tools.Task!.calls, 0)
       assert.isAbove(Object.values(total.models).reduce((n, m) => n + m.outputTokens, 0), 0)
-    }).pipe(Effect.scoped), 300_000)
+    }), 300_000)
 
   it.effect("generated transcripts, some larger than a read", () =>
     Effect.gen(function*() {

@@ -3,7 +3,7 @@
  * figures are those `Stats.transcriptFile` gives it, in the order given; what it cannot count is left to the caller.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
@@ -16,7 +16,7 @@ import * as Stats from "../../src/cli/Stats.ts"
 import * as TranscriptDecode from "../../src/transcript/Decode.ts"
 import { jsonlFiles, transcriptCorpusFiles } from "./support.ts"
 
-describe("stats of many transcript files", () => {
+layer(NodeServices.layer)("stats of many transcript files", (it) => {
   it.effect("each file's own figures, in order", () =>
     Effect.gen(function*() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-files-"))
@@ -40,7 +40,7 @@ describe("stats of many transcript files", () => {
       } finally {
         fs.rmSync(dir, { recursive: true, force: true })
       }
-    }).pipe(Effect.provide(NodeServices.layer)))
+    }))
 
   it.effect("a message copied into several files counts for the first, on every path alike", () =>
     Effect.gen(function*() {
@@ -80,5 +80,5 @@ describe("stats of many transcript files", () => {
       } finally {
         fs.rmSync(dir, { recursive: true, force: true })
       }
-    }).pipe(Effect.provide(NodeServices.layer)))
+    }))
 })

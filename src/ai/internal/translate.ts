@@ -10,6 +10,7 @@ import type * as Response from "effect/ai/Response"
 import * as Tool from "effect/ai/Tool"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import type * as Types from "effect/Types"
 import type * as ContentBlock from "../../schema/ContentBlock.ts"
 import type * as Result from "../../schema/Result.ts"
 import type * as Partial from "../../stream/Partial.ts"
@@ -29,12 +30,33 @@ export interface Options {
   readonly method: string
 }
 
-interface Undeclared {
+/**
+ * A call the response cannot carry as a typed tool call (a tool not in the request's toolkit, or an input
+ * its parameters do not fit), with what came back.
+ */
+export type UntypedCall = {
   readonly id: string
   readonly name: string
-  readonly input: unknown
-  result?: string
-  isError?: boolean
+  readonly input: Schema.MutableJson
+  readonly result: string | null
+  readonly isError: boolean | null
+}
+
+/**
+ * What a run tells beyond the response parts: the finish part's metadata under {@link metadataKey}. Its arrays
+ * are mutable as `AiError`'s metadata is (mutable JSON), where a run that ended badly puts it.
+ */
+export type RunMetadata = {
+  readonly sessionId: string
+  readonly costUsd: number
+  readonly numTurns: number
+  readonly durationMs: number
+  readonly permissionDenials: Array<{
+    readonly tool_name: string
+    readonly tool_use_id: string
+    readonly tool_input: Schema.MutableJsonObject
+  }>
+  readonly toolCalls: Array<UntypedCall>
 }
 
 export interface Translator {
@@ -92,7 +114,7 @@ const usageOf = (result: Result.ResultMessage): typeof Response.Usage.Encoded =>
 
 export const make = (options: Options): Translator => {
   const declared = new Map<string, Tool.Any>()
-  const undeclared = new Map<string, Undeclared>()
+  const undeclared = new Map<string, Types.Mutable<UntypedCall>>()
   const hidden = new Set<string>()
   const open = new Set<string>()
 
@@ -126,8 +148,16 @@ export const make = (options: Options): Translator => {
       return
     }
     const tool = options.toolOf(use.name)
-    if (tool === undefined) {
-      undeclared.set(use.id, { id: use.id, name: use.name, input: use.input })
+    // A call whose input its tool's parameters reject (the CLI answers it with an error) would fail the decoding
+    // of the whole response: it is kept with the undeclared ones.
+    if (tool === undefined || !decodes(tool.parametersSchema, use.input)) {
+      undeclared.set(use.id, {
+        id: use.id,
+        name: use.name,
+        input: use.input as Schema.MutableJson,
+        result: null,
+        isError: null
+      })
       return
     }
     declared.set(use.id, tool)
@@ -165,9 +195,10 @@ export const make = (options: Options): Translator => {
         costUsd: result.total_cost_usd,
         numTurns: result.num_turns,
         durationMs: result.duration_ms,
-        permissionDenials: (result.permission_denials ?? []) as any,
-        toolCalls: [...undeclared.values()] as any
-      }
+        // The CLI's own JSON, read with `JSON.parse`.
+        permissionDenials: (result.permission_denials ?? []) as RunMetadata["permissionDenials"],
+        toolCalls: [...undeclared.values()]
+      } satisfies RunMetadata
     }
     if (result._tag === "ResultError") {
       const description = result.errors?.join("\n") || result.subtype

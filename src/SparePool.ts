@@ -17,7 +17,7 @@
  * @example
  * ```ts
  * import { Effect, Stream } from "effect"
- * import { SparePool } from "effect-claude-code/cluster"
+ * import { SparePool } from "effect-claude-code"
  *
  * const program = Effect.gen(function*() {
  *   const pool = yield* SparePool.make({ size: 2, host: { allowedTools: ["Read"] } })
@@ -34,16 +34,19 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as ClaudeCli from "../ClaudeCli.ts"
-import type * as CliError from "../ClaudeCliError.ts"
-import type * as QueryOptions from "../QueryOptions.ts"
-import type * as Message from "../schema/Message.ts"
-import type * as Session from "../session/Session.ts"
-import type * as SessionError from "../session/SessionError.ts"
-import type * as UserContent from "../session/UserContent.ts"
+import * as ClaudeCli from "./ClaudeCli.ts"
+import type * as CliError from "./ClaudeCliError.ts"
+import * as CliSlots from "./governance/CliSlots.ts"
+import type * as QueryOptions from "./QueryOptions.ts"
+import type * as Message from "./schema/Message.ts"
+import type * as Session from "./session/Session.ts"
+import type * as SessionError from "./session/SessionError.ts"
+import type * as UserContent from "./session/UserContent.ts"
 
 /**
  * What a claim sets: the per-session half of the options.
@@ -128,11 +131,17 @@ export interface Pool {
  * @since 0.1.0
  * @category services
  */
-export class SparePool extends Context.Service<SparePool, Pool>()("effect-claude-code/cluster/SparePool") {}
+export class SparePool extends Context.Service<SparePool, Pool>()("effect-claude-code/SparePool") {}
+
+type SpareState = "parked" | "claimed" | "evicted"
 
 interface Spare {
   readonly session: Session.Session
   readonly scope: Scope.Closeable
+  /** Whether it was claimed, or closed to give its CLI slot to one waiting for it (see `CliSlots`) first. */
+  readonly state: Ref.Ref<SpareState>
+  /** Withdraws its offer of its slot. */
+  readonly withdraw: Effect.Effect<void>
 }
 
 /**
@@ -145,7 +154,8 @@ interface Spare {
 export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> = {}) {
   const cli = yield* ClaudeCli.ClaudeCli
   const fs = yield* FileSystem.FileSystem
-  const context = yield* Effect.context<R>()
+  // The callers' services, not their Scope: each spare's CLI lives in a scope of its own.
+  const context = Context.omit(Scope.Scope)(yield* Effect.context<R>())
   const poolScope = yield* Effect.scope
   const parking = yield* fs.makeTempDirectoryScoped({ prefix: "claude-spare-" })
   const size = Math.max(1, options.size ?? 1)
@@ -159,9 +169,10 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
             ? Effect.void
             : Effect.flatMap(done.value, (spare) => spare === undefined ? Effect.void : Scope.close(spare.scope, Exit.void)))))
   )
-  let refused = 0
-  let warmStarts = 0
-  let parked = 0
+  const refused = yield* Ref.make(0)
+  const warmStarts = yield* Ref.make(0)
+  const parked = yield* Ref.make(0)
+  const slots = yield* Effect.serviceOption(CliSlots.CliSlots)
   const start = (sessionOptions: Session.Options<R>) =>
     cli.session(sessionOptions as Session.Options<never>).pipe(Effect.provide(context))
 
@@ -172,8 +183,17 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       const scope = yield* Scope.fork(poolScope)
       const session = yield* start({ ...options.host, cwd: parking, extraArgs: [...(options.host?.extraArgs ?? []), "--await-claim"] })
         .pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
-      parked++
-      yield* Deferred.succeed(entry, { session, scope })
+      yield* Ref.update(parked, (n) => n + 1)
+      const state = yield* Ref.make<SpareState>("parked")
+      // A parked spare is idle: under a CLI cap it gives its slot to one waiting, unless claimed first.
+      if (Option.isNone(slots)) return yield* Deferred.succeed(entry, { session, scope, state, withdraw: Effect.void })
+      const offer = yield* Scope.fork(scope)
+      const evict = Effect.flatMap(
+        Ref.modify(state, (now): [boolean, SpareState] => now === "parked" ? [true, "evicted"] : [false, now]),
+        (evicted) => evicted ? Effect.andThen(Ref.update(parked, (n) => n - 1), Scope.close(scope, Exit.void)) : Effect.void
+      )
+      yield* slots.value.evictable(evict).pipe(Scope.provide(offer))
+      yield* Deferred.succeed(entry, { session, scope, state, withdraw: Scope.close(offer, Exit.void) })
     }).pipe(
       // A spare that cannot start answers its taker with a cold start.
       Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Deferred.succeed(entry, undefined)),
@@ -218,19 +238,18 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       if (entry._tag === "None") return yield* cold(claim)
       const spare = yield* Deferred.await(entry.value)
       if (spare === undefined) return yield* Effect.andThen(park, cold(claim))
-      parked--
+      // Claimed, unless it gave its slot away first: then it is gone, and this is a cold start.
+      const claimed = yield* Ref.modify(spare.state, (now): [boolean, SpareState] => now === "parked" ? [true, "claimed"] : [false, now])
+      yield* spare.withdraw
+      if (!claimed) return yield* Effect.andThen(park, cold(claim))
+      yield* Ref.update(parked, (n) => n - 1)
       const { scope, session } = spare
       const callerScope = yield* Effect.scope
       yield* Scope.addFinalizer(callerScope, Scope.close(scope, Exit.void))
       // The replacement starts once the claimed spare is under way (its claim answered; with a prompt, its first
       // assistant message): a CLI's start-up, the spawn included, must not hold up the claim and the prompt on a
       // busy machine.
-      let replaced = false
-      const replace = Effect.suspend(() => {
-        if (replaced) return Effect.void
-        replaced = true
-        return park
-      })
+      const replace = yield* Effect.cached(park)
       const answered = yield* Effect.gen(function*() {
         const claiming = yield* pipelined(session, {
           subtype: "claim_session",
@@ -252,11 +271,11 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       )
       // A refused claim leaves the prompt unrun (the CLI answers it with a `not_claimed` error result).
       if (Exit.isFailure(answered.claimed)) {
-        refused++
+        yield* Ref.update(refused, (n) => n + 1)
         yield* Scope.close(scope, Exit.void)
         return yield* cold(claim)
       }
-      warmStarts++
+      yield* Ref.update(warmStarts, (n) => n + 1)
       if (answered.modelSet !== undefined) yield* Fiber.join(answered.modelSet)
       return { session, warm: true, turn: answered.turn }
     })
@@ -278,9 +297,9 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
     session,
     begin,
     query,
-    claimed: Effect.sync(() => warmStarts),
-    refused: Effect.sync(() => refused),
-    parked: Effect.sync(() => parked)
+    claimed: Ref.get(warmStarts),
+    refused: Ref.get(refused),
+    parked: Ref.get(parked)
   })
 })
 

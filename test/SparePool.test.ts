@@ -6,12 +6,27 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import * as SparePool from "../../src/cluster/SparePool.ts"
-import * as Scripted from "../../src/testing/Scripted.ts"
-import * as Script from "../../src/testing/Script.ts"
-import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
-import { isAlive, waitUntil } from "../session/support/Real.ts"
-import * as ClaimWire from "./support/ClaimWire.ts"
+import * as fs from "node:fs"
+import * as ClaudeCli from "../src/ClaudeCli.ts"
+import * as CliSlots from "../src/governance/CliSlots.ts"
+import * as Live from "../src/layers/Live.ts"
+import * as SparePool from "../src/SparePool.ts"
+import * as Scripted from "../src/testing/Scripted.ts"
+import * as Script from "../src/testing/Script.ts"
+import * as ScriptedServer from "../src/testing/ScriptedServer.ts"
+import { isAlive, waitUntil } from "./session/support/Real.ts"
+import * as ClaimWire from "./cluster/support/ClaimWire.ts"
+import { childPids } from "./reliability/support/leaks.ts"
+
+// The CLIs this process runs, from the process table (a guard's `/bin/sh` watcher is not one).
+const childClis = (): Array<number> =>
+  childPids().filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] !== "/bin/sh"
+    } catch {
+      return false
+    }
+  })
 
 const env = (files: Record<string, string> = {}) =>
   Layer.merge(Scripted.layer(Script.make([Script.turn("Hi warm.")]), { files }), NodeServices.layer)
@@ -58,9 +73,12 @@ describe("SparePool", () => {
       const sandbox = yield* Scripted.Sandbox
       const pool = yield* SparePool.make({ size: 1 })
       yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      const [spare] = childClis()
       // Project settings that set `env` are read at start-up: a parked spare cannot take this folder.
       const { session, warm } = yield* pool.session({ cwd: sandbox.cwd })
       assert.isFalse(warm)
+      // The refused spare's CLI ended with it, not with the pool.
+      yield* waitUntil(Effect.sync(() => !isAlive(spare))).pipe(Effect.timeout("10 seconds"))
       assert.strictEqual(yield* pool.refused, 1)
       assert.strictEqual(yield* pool.claimed, 0)
       const messages = yield* Stream.runCollect(session.turn("hello"))
@@ -115,3 +133,31 @@ describe("SparePool", () => {
   })
 })
 
+
+describe("SparePool under a CLI cap", () => {
+  // One slot: the parked spare holds it until a session that is not the pool's asks for it.
+  const capped = Scripted.layerWith(Script.make([Script.turn("cold"), Script.turn("warm again")])).pipe(
+    Layer.provideMerge(CliSlots.layer({ max: 1, maxWait: "30 seconds" })),
+    Layer.provide(Live.nodeSpawner),
+    Layer.provideMerge(NodeServices.layer)
+  )
+
+  it.live("a parked spare counts against the cap and gives its slot to a session that waits", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const pool = yield* SparePool.make({ size: 1 })
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      const slots = yield* CliSlots.CliSlots
+      assert.strictEqual(yield* slots.inUse, 1)
+      const spare = childClis()
+      assert.strictEqual(spare.length, 1)
+      // A session started apart from the pool: the spare is closed to make room, within the wait.
+      const cli = yield* ClaudeCli.ClaudeCli
+      const session = yield* cli.session({ cwd: sandbox.cwd })
+      assert.isFalse(isAlive(spare[0]))
+      assert.strictEqual(yield* pool.parked, 0)
+      const messages = yield* Stream.runCollect(session.turn("hello"))
+      assert.strictEqual(resultOf(messages), "cold")
+      assert.strictEqual(childClis().length, 1)
+    }).pipe(Effect.scoped, Effect.provide(capped)), 120_000)
+})

@@ -1,0 +1,52 @@
+/**
+ * The fleet example against the real CLI and a scripted model.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer } from "effect"
+import * as fs from "node:fs"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Budget, CliSlots } from "../src/governance/index.ts"
+import { Live } from "../src/layers/index.ts"
+import { Script, Scripted, ScriptedServer } from "../src/testing/index.ts"
+import { childPids } from "../test/reliability/support/leaks.ts"
+import { fleet } from "./fleet.ts"
+
+// The CLIs this process runs, from the process table (a guard's `/bin/sh` watcher is not one).
+const liveClis = () =>
+  childPids().filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] !== "/bin/sh"
+    } catch {
+      return false
+    }
+  }).length
+
+describe("fleet", () => {
+  it.live("two CLIs at most, the fifth job over the budget refused", () =>
+    Effect.gen(function*() {
+      let most = 0
+      const sampler = yield* Effect.forkChild(Effect.forever(
+        Effect.andThen(Effect.sync(() => (most = Math.max(most, liveClis()))), Effect.sleep("20 millis"))
+      ))
+      const lines = yield* fleet
+      yield* Fiber.interrupt(sampler)
+      assert.strictEqual(most, 2)
+      // The first two start with nothing spent; the fifth gets a CLI only once three jobs ended, over the budget.
+      assert.deepStrictEqual(lines.slice(0, 2).map((line) => [line.answer, line.budget]), [["Triaged.", undefined], ["Triaged.", undefined]])
+      for (const line of lines.slice(2, 4)) {
+        assert.isTrue(line.budget === undefined || line.budget.endsWith("the run was stopped"), line.budget)
+      }
+      assert.match(lines[4].budget ?? "", /^Budget acme: \$0\.00\d+ spent of \$0\.0020; the run was refused$/)
+      assert.strictEqual(lines[4].costUsd, 0)
+      // Refused before the model saw it: four turns asked.
+      assert.strictEqual(ScriptedServer.turnRequests(yield* (yield* ScriptedServer.ScriptedServer).requests).length, 4)
+      // Charged what the CLI's results say (one turn per session: its total_cost_usd).
+      const spent = yield* Effect.flatMap(Budget.Budget, (budget) => budget.spent("acme"))
+      assert.closeTo(spent.usd, lines.reduce((sum, line) => sum + line.costUsd, 0), 1e-9)
+      assert.isAbove(spent.usd, 0.002)
+    }).pipe(
+      Effect.provide(Scripted.layerWith(Script.make(Array.from({ length: 5 }, () => Script.turn("Triaged.", { eventDelay: "50 millis" }))))),
+      Effect.provide(Layer.provideMerge(CliSlots.layer({ max: 2, maxWait: "1 minute" }), Live.nodeSpawner)),
+      Effect.provide(Layer.merge(NodeServices.layer, Budget.layerMemory({ limits: { acme: { usd: 0.002 } } })))
+    ), { timeout: 120_000 })
+})
