@@ -18,9 +18,8 @@ import * as Filter from "../filter/Filter.ts"
 import * as FilterKinds from "../filter/internal/kinds.ts"
 import * as Decode from "../stream/Decode.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
-import * as StatsThreads from "../transcript/internal/threads.ts"
-import * as Stats from "../transcript/Stats.ts"
 import type * as TranscriptDetect from "../transcript/Detect.ts"
+import * as Stats from "../transcript/Stats.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Display from "./Display.ts"
 import * as Input from "./Input.ts"
@@ -269,14 +268,13 @@ const stats = Command.make(
     const named = expanded.flatMap((r): ReadonlyArray<Result.Result<string, CliFailure.CliFailure>> =>
       Result.isSuccess(r) ? r.success.map((file) => Result.succeed(file)) : [Result.fail(r.failure)]
     )
-    // Transcripts are counted first, without a round trip through the event loop per read (on a second thread too,
-    // when there are enough of them); what that leaves is
+    // Transcripts are counted first, without a round trip through the event loop per read; what that leaves is
     // read the usual way.
     // A message copied into several transcripts (a forked or resumed session's history) counts once.
     const seen: Stats.Seen = new Set()
     const check: Stats.LineCheck = countedOnly ? "counted" : "every"
-    const fast = yield* Effect.promise(() =>
-      StatsThreads.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-"), seen, check)
+    const fast = yield* Effect.sync(() =>
+      Stats.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-"), seen, check)
     )
     const rest = yield* Effect.forEach(
       named.filter((_, i) => fast[i] === undefined),

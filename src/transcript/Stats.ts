@@ -30,23 +30,6 @@ export type {
 import type { Failure, FileStats, LineCheck, Seen } from "./internal/figures.ts"
 
 /**
- * How many failed lines of a file are kept (and shown) with their reasons: a file of garbage would otherwise
- * print a line per line of it. The rest are counted.
- *
- * @since 0.1.0
- * @category constants
- */
-export const failureLimit: number = Counter.failureLimit
-
-/**
- * The figures of a file with no lines.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const empty: (path: string) => FileStats = Counter.empty
-
-/**
  * Counts the lines of a stream (a file as it is read).
  *
  * @since 0.1.0
@@ -83,11 +66,10 @@ export const transcriptSink = (
     (counter) => counter.done()
   )
 
-
 /**
- * Counts a file when it is a session transcript (as the first read tells, from the same first read):
- * the figures {@link transcriptSink} gives over its bytes (its lines checked as `check` says: {@link LineCheck}), read in chunks straight into the decoder (no
- * stream between them), in memory bounded by a chunk and the longest line. `undefined` for a file that is
+ * Counts a file when it is a session transcript (as its first read tells): the figures {@link transcriptSink}
+ * gives over its bytes (its lines checked as `check` says: {@link LineCheck}), read in chunks straight into the
+ * decoder (no stream between them), in memory bounded by a chunk and the longest line. `undefined` for a file that is
  * not a transcript, or not a regular file: the caller reads it as stream-json.
  *
  * @since 0.1.0
@@ -100,7 +82,7 @@ export const transcriptFile = (
 ): Effect.Effect<FileStats | undefined, PlatformError.PlatformError, FileSystem.FileSystem> =>
   Effect.scoped(Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    // Opening a named pipe would wait for its writer: special files are not sniffed (as in Input.detect).
+    // Opening a named pipe would wait for its writer: special files are not sniffed.
     if ((yield* fs.stat(path)).type !== "File") return undefined
     const handle = yield* fs.open(path)
     const buffer = yield* Effect.acquireRelease(
@@ -134,9 +116,17 @@ export const transcriptFileSync = (path: string, seen?: Seen, check: LineCheck =
 
 /**
  * {@link transcriptFileSync} over many files: the figures of each in the order given (with `seen`, a message
- * copied into several counts for the first), `undefined` where a file is
- * not a transcript or could not be read (standard input, `-`, too): the caller reads those the usual way, to count
- * them as stream-json or say why they cannot be read.
+ * copied into several counts for the first), `undefined` where a file is not a transcript or could not be read
+ * (standard input, `-`, too): the caller reads those the usual way, to count them as stream-json or say why they
+ * cannot be read.
+ *
+ * @example
+ * ```ts
+ * import { Stats } from "effect-claude-code/transcript"
+ * declare const files: ReadonlyArray<string>
+ * const counted = Stats.transcriptFiles(files, new Set()).filter((s) => s !== undefined)
+ * const costUsd = Object.values(Stats.total("all", counted).models).reduce((n, m) => n + (m.costUsd ?? 0), 0)
+ * ```
  *
  * @since 0.1.0
  * @category counting

@@ -179,7 +179,7 @@ export interface Counter {
   readonly pushPlain: (line: number, kind: string) => void
   /** The file's figures, its messages left out where `seen` (if any) holds them; `seen` then holds them too. */
   readonly done: () => FileStats
-  /** The file's figures before {@link settle}: counted apart from the files before it (on another thread). */
+  /** The file's figures before {@link settle}: counted apart from the files before it. */
   readonly unsettled: () => Unsettled
 }
 
@@ -193,7 +193,7 @@ interface MessageUsage {
 /**
  * A file counted but for its tokens and cost, which depend on the files counted before it (a message copied into
  * several counts for the first): its sessions' figures from their results, and their assistant messages. Plain
- * data, so that a file counted on a worker thread is settled on the main one, in the order of the files.
+ * data: a file can be counted apart from the others, then settled in the order of the files.
  */
 export interface Unsettled {
   readonly stats: FileStats

@@ -117,10 +117,11 @@ export interface FileStats {
   readonly unknownTypes: Record<string, number>
   /**
    * Failed lines: number and reason, and in a `Stats.total` the file that holds the line. The first
-   * `Stats.failureLimit` of a file only: {@link failed} counts them all.
+   * 20 of a file only (the rest are counted, not shown: a file of garbage would otherwise
+   * print a line per line of it): {@link failed} counts them all.
    */
   readonly failures: Array<Failure>
-  /** The {@link unfit} lines, as {@link failures} tells failed ones: the first `Stats.failureLimit` of a file. */
+  /** The {@link unfit} lines, as {@link failures} tells failed ones: the first 20 of a file. */
   readonly unfitLines: Array<Failure>
   readonly models: Record<string, ModelStats>
   /** One entry per `result` message. */
