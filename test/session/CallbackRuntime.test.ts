@@ -90,7 +90,6 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
     }).pipe(
       Effect.provideService(Policy, { allowed: "ls" }),
       Effect.provideService(Audit, { log }),
-      Effect.scoped,
       Effect.provide(fake.layer)
     )
   })
@@ -127,7 +126,6 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
       assert.deepStrictEqual(answers.map((a) => a.behavior), ["deny", "allow"])
     }).pipe(
       Effect.provideService(Policy, { allowed: "rm" }),
-      Effect.scoped,
       Effect.provide(Live.layerWith().pipe(Layer.provide(fake.layer)))
     )
   })
