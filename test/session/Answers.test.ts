@@ -4,7 +4,7 @@
  * background, and an MCP call's options and typed result. Each is checked where the CLI shows its effect
  * (the model's requests, the tool's calls, the files on disk).
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -17,9 +17,6 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { collect, resultOf, setup, toolResults, waitUntil } from "./support/Real.ts"
-
-const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-  effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>
 
 // A turn that streams for 20 s unless interrupted, then the reply to the prompt that includes `next` (an
 // interrupted turn adds no assistant message, so the main conversation would answer it with its first turn).
@@ -48,21 +45,21 @@ const running = (text: string) =>
 const turnsAsked = (server: ScriptedServer.Shape) =>
   Effect.map(server.requests, (all) => ScriptedServer.turnRequests(all).length)
 
-describe("setPermissionMode's answer (real CLI)", () => {
-  it.live("is the mode now in effect", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("setPermissionMode's answer (real CLI)", (it) => {
+  it.effect("is the mode now in effect", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "a.txt", content: "x" })), Script.turn("written")])
       const session = yield* Session.make(base)
       assert.strictEqual(yield* session.setPermissionMode("plan"), "plan")
       assert.strictEqual(yield* session.setPermissionMode("acceptEdits"), "acceptEdits")
       yield* collect(session.turn("write a.txt"))
       assert.strictEqual(fs.readFileSync(path.join(sandbox.cwd, "a.txt"), "utf8"), "x")
-    })), 60_000)
+    }), 60_000)
 })
 
-describe("interrupt's receipt (real CLI)", () => {
-  it.live("lists a queued prompt, which then runs", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("interrupt's receipt (real CLI)", (it) => {
+  it.effect("lists a queued prompt, which then runs", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup(slowThen("second", "second reply"))
       const session = yield* Session.make(base)
       const output = yield* session.subscribe
@@ -75,10 +72,10 @@ describe("interrupt's receipt (real CLI)", () => {
       const results = yield* output.pipe(Stream.filter((m) => m.type === "result"), Stream.take(2), Stream.runCollect)
       assert.strictEqual(resultOf(results).result, "second reply")
       assert.isTrue(yield* asked(server, "second"))
-    })), 60_000)
+    }), 60_000)
 
-  it.live("with cancelQueued withdraws the queued prompt; the session goes on", () =>
-    run(Effect.gen(function*() {
+  it.effect("with cancelQueued withdraws the queued prompt; the session goes on", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup(slowThen("third", "third reply"))
       const session = yield* Session.make(base)
       yield* session.send("first")
@@ -90,12 +87,12 @@ describe("interrupt's receipt (real CLI)", () => {
       const third = yield* collect(session.turn("third"))
       assert.strictEqual(resultOf(third).result, "third reply")
       assert.isFalse(yield* asked(server, "second"))
-    })), 60_000)
+    }), 60_000)
 })
 
-describe("backgroundTasks' answer (real CLI)", () => {
-  it.live("true for a running command, which goes to the background; false for no task", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("backgroundTasks' answer (real CLI)", (it) => {
+  it.effect("true for a running command, which goes to the background; false for no task", () =>
+    Effect.gen(function*() {
       const marker = `late-${crypto.randomUUID()}`
       const { base, server } = yield* setup([
         Script.turn(Script.toolUse("Bash", { command: `sleep 20; echo ${marker}` })),
@@ -124,10 +121,10 @@ describe("backgroundTasks' answer (real CLI)", () => {
       assert.isNotEmpty(running(marker))
       yield* session.close
       assert.deepStrictEqual(running(marker), [])
-    })), 60_000)
+    }), 60_000)
 })
 
-describe("callMcpTool's options (real CLI)", () => {
+layer(NodeServices.layer, { excludeTestServices: true })("callMcpTool's options (real CLI)", (it) => {
   // A stdio server (the CLI refuses mcp_call for in-process ones), logging each call it runs to a file.
   const withCalc = (cwd: string) => {
     const log = path.join(cwd, "..", "calc-calls.txt")
@@ -138,8 +135,8 @@ describe("callMcpTool's options (real CLI)", () => {
   const connected = (session: Session.Session) =>
     waitUntil(Effect.orDie(Effect.map(session.mcpServerStatus, (all) => all.some((s) => s.name === "calc" && s.status === "connected"))))
 
-  it.live("softErrorResult answers the tool's own error; without it the call fails", () =>
-    run(Effect.gen(function*() {
+  it.effect("softErrorResult answers the tool's own error; without it the call fails", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("unused")])
       const { mcpConfig } = withCalc(base.cwd!)
       const session = yield* Session.make({ ...base, mcpConfig })
@@ -149,10 +146,10 @@ describe("callMcpTool's options (real CLI)", () => {
       assert.include(JSON.stringify(soft.content), "it broke")
       const hard = yield* Effect.flip(session.callMcpTool("mcp__calc__broken", {}))
       assert.include(hard.message, "it broke")
-    })), 60_000)
+    }), 60_000)
 
-  it.live("resultNotForModel answers the server's own content and structuredContent; a timeout goes through", () =>
-    run(Effect.gen(function*() {
+  it.effect("resultNotForModel answers the server's own content and structuredContent; a timeout goes through", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("unused")])
       const { calls, mcpConfig } = withCalc(base.cwd!)
       const session = yield* Session.make({ ...base, mcpConfig })
@@ -161,10 +158,10 @@ describe("callMcpTool's options (real CLI)", () => {
       assert.deepStrictEqual(result.content, [{ type: "text", text: "sum=5" }])
       assert.deepStrictEqual(result.structuredContent, { sum: 5 })
       assert.deepStrictEqual(calls(), ["add"])
-    })), 60_000)
+    }), 60_000)
 
-  it.live("checkPermissions asks canUseTool; a denial keeps the tool from running", () =>
-    run(Effect.gen(function*() {
+  it.effect("checkPermissions asks canUseTool; a denial keeps the tool from running", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("unused")])
       const { calls, mcpConfig } = withCalc(base.cwd!)
       const asks: Array<string> = []
@@ -182,5 +179,5 @@ describe("callMcpTool's options (real CLI)", () => {
       yield* session.callMcpTool("mcp__calc__add", { a: 1, b: 1 })
       assert.deepStrictEqual(asks, ["mcp__calc__add"])
       assert.deepStrictEqual(calls(), ["add"])
-    })), 60_000)
+    }), 60_000)
 })

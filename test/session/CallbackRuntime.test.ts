@@ -90,7 +90,6 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
     }).pipe(
       Effect.provideService(Policy, { allowed: "ls" }),
       Effect.provideService(Audit, { log }),
-      Effect.scoped,
       Effect.provide(fake.layer)
     )
   })
@@ -127,7 +126,6 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
       assert.deepStrictEqual(answers.map((a) => a.behavior), ["deny", "allow"])
     }).pipe(
       Effect.provideService(Policy, { allowed: "rm" }),
-      Effect.scoped,
       Effect.provide(Live.layerWith().pipe(Layer.provide(fake.layer)))
     )
   })
@@ -162,7 +160,7 @@ describe("Session callbacks' services and deadline (fake CLI)", () => {
       })
       assert.strictEqual(mcp.error, "the MCP server \"calc\" did not answer within 5000 ms (callbackTimeout)")
       assert.deepStrictEqual(interrupted.sort(), ["add", "canUseTool", "hook"])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 })
 
@@ -250,6 +248,6 @@ describe("Session callbacks that interrupt themselves (fake CLI)", () => {
         "canUseTool failed and the CLI was answered with an error: canUseTool was interrupted before it answered",
         "the PreToolUse hook failed and the CLI was answered with an error: the PreToolUse hook was interrupted before it answered"
       ])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 })

@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -16,12 +16,9 @@ import { collect, resultOf, setup, toolResults, turnBodies } from "./support/Rea
 
 class Reviewer extends Context.Service<Reviewer, { readonly verdict: string }>()("test/Reviewer") {}
 
-const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-  effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>
-
-describe("Session callbacks (real CLI)", () => {
-  it.live("canUseTool allows one Write and denies another", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("Session callbacks (real CLI)", (it) => {
+  it.effect("canUseTool allows one Write and denies another", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         // Denied first: once a Write is allowed, the CLI stops asking for later edits in the same directory.
         Script.turn(Script.toolUse("Write", { file_path: "denied.txt", content: "no" })),
@@ -46,10 +43,10 @@ describe("Session callbacks (real CLI)", () => {
       assert.isTrue(results[0].isError)
       assert.include(results[0].text, "not that one")
       assert.isFalse(results[1].isError)
-    })))
+    }))
 
-  it.live("canUseTool rewrites input; failures become a deny", () =>
-    run(Effect.gen(function*() {
+  it.effect("canUseTool rewrites input; failures become a deny", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Write", { file_path: "fails.txt", content: "x" })),
         Script.turn(Script.toolUse("Write", { file_path: "dies.txt", content: "x" })),
@@ -73,10 +70,10 @@ describe("Session callbacks (real CLI)", () => {
       assert.deepStrictEqual(results.map((r) => r.isError), [true, true, false])
       assert.include(results[0].text, "callback failed")
       assert.include(results[1].text, "callback died")
-    })))
+    }))
 
-  it.live("a deny with interrupt ends the turn", () =>
-    run(Effect.gen(function*() {
+  it.effect("a deny with interrupt ends the turn", () =>
+    Effect.gen(function*() {
       const { base, sandbox, server } = yield* setup([
         Script.turn(Script.toolUse("Write", { file_path: "x.txt", content: "x" })),
         Script.turn("not reached")
@@ -92,10 +89,10 @@ describe("Session callbacks (real CLI)", () => {
       assert.isTrue(messages.some((m) => m._tag === "UserMessage" && m.text.includes("[Request interrupted by user for tool use]")))
       assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "x.txt")))
       assert.strictEqual(ScriptedServer.turnRequests(yield* server.requests).length, 1)
-    })))
+    }))
 
-  it.live("an allow with addRules stops the next ask", () =>
-    run(Effect.gen(function*() {
+  it.effect("an allow with addRules stops the next ask", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Bash", { command: "touch one.txt" })),
         Script.turn(Script.toolUse("Bash", { command: "touch two.txt" })),
@@ -117,10 +114,10 @@ describe("Session callbacks (real CLI)", () => {
       assert.deepStrictEqual(toolResults(messages).map((r) => r.isError), [false, false])
       assert.isTrue(fs.existsSync(path.join(sandbox.cwd, "one.txt")))
       assert.isTrue(fs.existsSync(path.join(sandbox.cwd, "two.txt")))
-    })))
+    }))
 
-  it.live("canUseTool gets suggestions, blocked path and reason", () =>
-    run(Effect.gen(function*() {
+  it.effect("canUseTool gets suggestions, blocked path and reason", () =>
+    Effect.gen(function*() {
       const outside = fs.mkdtempSync(path.join(os.tmpdir(), "outside-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(outside, { recursive: true, force: true })))
       const { base } = yield* setup([
@@ -146,10 +143,10 @@ describe("Session callbacks (real CLI)", () => {
         s.type === "addRules" && JSON.stringify(s.rules).includes(`rm -rf ${path.join(outside, "gone")}`)
       ))
       assert.deepStrictEqual(toolResults(messages).map((r) => r.text.includes("the reviewer says no")), [true, true])
-    })))
+    }))
 
-  it.live("a late canUseTool is a deny naming the timeout", () =>
-    run(Effect.gen(function*() {
+  it.effect("a late canUseTool is a deny naming the timeout", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Write", { file_path: "late.txt", content: "x" })),
         Script.turn("done")
@@ -161,10 +158,10 @@ describe("Session callbacks (real CLI)", () => {
       assert.isTrue(denied.isError)
       assert.include(denied.text, "canUseTool did not answer within 1000 ms")
       assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "late.txt")))
-    })))
+    }))
 
-  it.live("SessionStart and SessionEnd hooks are registered, never called", () =>
-    run(Effect.gen(function*() {
+  it.effect("SessionStart and SessionEnd hooks are registered, never called", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("hi")])
       const calls: Array<string> = []
       const record = (event: string) => [{ hooks: [() => Effect.sync(() => (calls.push(event), Hooks.proceed))] }]
@@ -178,10 +175,10 @@ describe("Session callbacks (real CLI)", () => {
       }))
       // When this fails, the CLI calls them: update the README's "Sessions in detail".
       assert.deepStrictEqual(calls, ["Stop"])
-    })))
+    }))
 
-  it.live("a PreToolUse hook blocks a Bash command", () =>
-    run(Effect.gen(function*() {
+  it.effect("a PreToolUse hook blocks a Bash command", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Bash", { command: "touch hooked.txt" })),
         Script.turn("done")
@@ -208,10 +205,10 @@ describe("Session callbacks (real CLI)", () => {
       const results = toolResults(messages)
       assert.isTrue(results[0].isError)
       assert.include(results[0].text, "no shell today")
-    })))
+    }))
 
-  it.live("a PostToolUse hook sees the response and adds context", () =>
-    run(Effect.gen(function*() {
+  it.effect("a PostToolUse hook sees the response and adds context", () =>
+    Effect.gen(function*() {
       const { base, server, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Write", { file_path: "note.txt", content: "post-tool content" })),
         Script.turn("done")
@@ -236,10 +233,10 @@ describe("Session callbacks (real CLI)", () => {
       assert.isTrue(fs.existsSync(path.join(sandbox.cwd, "note.txt")))
       const turns = yield* turnBodies(server)
       assert.include(JSON.stringify(turns[1].messages), "checked by the post hook")
-    })))
+    }))
 
-  it.live("a UserPromptSubmit hook adds context to the prompt", () =>
-    run(Effect.gen(function*() {
+  it.effect("a UserPromptSubmit hook adds context to the prompt", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("pineapple it is")])
       const prompts: Array<unknown> = []
       const session = yield* Session.make({
@@ -257,10 +254,10 @@ describe("Session callbacks (real CLI)", () => {
       assert.deepStrictEqual(prompts, ["What is the secret word?"])
       const [turn] = yield* turnBodies(server)
       assert.include(JSON.stringify(turn.messages), "The secret word is pineapple")
-    })))
+    }))
 
-  it.live("a Stop hook that blocks makes the model go on with the reason", () =>
-    run(Effect.gen(function*() {
+  it.effect("a Stop hook that blocks makes the model go on with the reason", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("hello"), Script.turn("hello and goodbye")])
       const stops: Array<Hooks.HookInput> = []
       const session = yield* Session.make({
@@ -281,10 +278,10 @@ describe("Session callbacks (real CLI)", () => {
       const turns = yield* turnBodies(server)
       assert.strictEqual(turns.length, 2)
       assert.include(JSON.stringify(turns[1].messages), "Say goodbye too")
-    })))
+    }))
 
-  it.live("in-process MCP tools: result, bad input, handler failure", () =>
-    run(Effect.gen(function*() {
+  it.effect("in-process MCP tools: result, bad input, handler failure", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup([
         Script.turn(Script.toolUse("mcp__calc__add", { a: 20, b: 22 })),
         Script.turn(Script.toolUse("mcp__calc__add", { a: "twenty", b: 22 })),
@@ -317,5 +314,5 @@ describe("Session callbacks (real CLI)", () => {
       const requests = ScriptedServer.turnRequests(yield* server.requests)
       assert.include(JSON.stringify(requests[0].body), "mcp__calc__divide")
       assert.include(JSON.stringify(requests[1].body), "sum=42")
-    })))
+    }))
 })

@@ -30,7 +30,7 @@ describe("Session control (fake CLI)", () => {
       assert.strictEqual(fake.received[0].request.subtype, "initialize")
       const users = fake.received.filter((f) => f.type === "user")
       assert.deepStrictEqual(users.map((u) => [u.message.content, u.session_id]), [["one", ""], ["two", id]])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("an initialize answer that does not fit fails with InvalidResponse", () => {
@@ -42,7 +42,7 @@ describe("Session control (fake CLI)", () => {
       assert.instanceOf(reason, SessionError.InvalidResponse)
       assert.strictEqual((reason as SessionError.InvalidResponse).subtype, "initialize")
       assert.include(error.message, "commands")
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("hooks for every event are registered and called back by id", () => {
@@ -100,7 +100,7 @@ describe("Session control (fake CLI)", () => {
       assert.deepStrictEqual(responseTo(fake, "SessionStart")?.response, {
         hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "from SessionStart" }
       })
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("turns from several fibers run one at a time", () => {
@@ -116,7 +116,7 @@ describe("Session control (fake CLI)", () => {
         { concurrency: "unbounded" }
       )
       assert.deepStrictEqual(results, prompts.map((p) => ["SystemInit", "AssistantMessage", `echo: ${p}`]))
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("a turn read only in part leaves nothing behind for the next turn", () => {
@@ -133,7 +133,7 @@ describe("Session control (fake CLI)", () => {
         "AssistantMessage",
         "echo: two"
       ])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("unknown and unreadable requests get an error", () => {
@@ -167,7 +167,7 @@ describe("Session control (fake CLI)", () => {
       assert.include(errors[1].error, "invalid control request")
       assert.strictEqual(errors[2].error, "unknown hook callback id hook_9")
       assert.strictEqual(errors[3].error, "unknown MCP server nope")
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("control_cancel_request stops the permission callback", () =>
@@ -235,7 +235,7 @@ describe("Session control (fake CLI)", () => {
         message: "Permission callback failed: refusing to think about it",
         toolUseID: "tu_boom"
       })
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("an unanswered control request fails with ControlTimeout", () => {
@@ -252,7 +252,7 @@ describe("Session control (fake CLI)", () => {
       const [request] = requestsOf(fake, "set_model")
       assert.strictEqual(request.request.model, "opus")
       assert.isTrue(fake.received.some((f) => f.type === "control_cancel_request" && f.request_id === request.request_id))
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("an error answer from the CLI is a typed ControlRequestFailed", () => {
@@ -265,7 +265,7 @@ describe("Session control (fake CLI)", () => {
       assert.instanceOf(error.reason, SessionError.ControlRequestFailed)
       assert.strictEqual(error.reason.error, "mode not available")
       assert.strictEqual(requestsOf(fake, "set_permission_mode")[0].request.mode, "plan")
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("an interrupt acknowledged but never settled ends by force", () => {
@@ -287,7 +287,7 @@ describe("Session control (fake CLI)", () => {
       assert.deepStrictEqual(fake.signals, ["SIGTERM"])
       assert.isTrue(fake.exited())
       assert.strictEqual(requestsOf(fake, "interrupt").length, 1)
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("an unanswered interrupt with SIGTERM ignored ends in SIGKILL", () => {
@@ -316,7 +316,7 @@ describe("Session control (fake CLI)", () => {
       // The withdrawn interrupt request was cancelled on the wire.
       const [request] = requestsOf(fake, "interrupt")
       assert.isTrue(fake.received.some((f) => f.type === "control_cancel_request" && f.request_id === request.request_id))
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("close ends stdin and waits for the CLI to exit on its own", () => {
@@ -327,7 +327,7 @@ describe("Session control (fake CLI)", () => {
       assert.isTrue(fake.exited())
       assert.deepStrictEqual(fake.signals, [])
       assert.deepStrictEqual(yield* collect(session.messages), [])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("close terminates a CLI that does not exit within the grace period", () => {
@@ -349,7 +349,7 @@ describe("Session control (fake CLI)", () => {
       yield* Fiber.join(close)
       assert.deepStrictEqual(watched.signals, ["SIGTERM"])
       assert.isTrue(watched.exited())
-    }).pipe(Effect.scoped, Effect.provide(watched.layer))
+    }).pipe(Effect.provide(watched.layer))
   })
 
   it.effect("closing the scope ends the CLI", () => {
@@ -401,7 +401,7 @@ describe("Session control (fake CLI)", () => {
           assert.instanceOf((error as SessionError.SessionError).reason, SessionError.InvalidOptions)
           assert.include(error.message, text)
           assert.strictEqual(fake.spawned(), 0)
-        }).pipe(Effect.scoped, Effect.provide(fake.layer))
+        }).pipe(Effect.provide(fake.layer))
       })
     }
   })

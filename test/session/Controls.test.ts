@@ -2,7 +2,7 @@
  * The typed control requests against the real CLI on the scripted model: each shows its effect where the CLI
  * or the model's next request can show it.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -16,9 +16,6 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { collect, setup } from "./support/Real.ts"
-
-const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-  effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>
 
 const calc = McpServer.make("calc", [
   McpServer.tool("add", "Adds two numbers", Schema.Struct({ a: Schema.Number, b: Schema.Number }), ({ a, b }) =>
@@ -42,9 +39,9 @@ const writePlugin = (cwd: string) => {
   return plugin
 }
 
-describe("Session control requests (real CLI)", () => {
-  it.live("mcpServerStatus lists a server; toggleMcpServer hides its tools", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("Session control requests (real CLI)", (it) => {
+  it.effect("mcpServerStatus lists a server; toggleMcpServer hides its tools", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("one"), Script.turn("two"), Script.turn("three")])
       const session = yield* Session.make({ ...base, mcpServers: [calc] })
       yield* collect(session.turn("first"))
@@ -63,18 +60,18 @@ describe("Session control requests (real CLI)", () => {
       assert.strictEqual(mentions(first), 1)
       assert.match(second, /no longer available[^"]*mcp__calc__add/)
       assert.isAbove(mentions(third), mentions(second))
-    })), 60_000)
+    }), 60_000)
 
-  it.live("a refused request fails with the CLI's reason", () =>
-    run(Effect.gen(function*() {
+  it.effect("a refused request fails with the CLI's reason", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one")])
       const session = yield* Session.make(base)
       const error = yield* Effect.flip(session.toggleMcpServer("nowhere", false))
       assert.include(error.message, "Server not found: nowhere")
-    })), 60_000)
+    }), 60_000)
 
-  it.live("rewindFiles restores a file written by Write", () =>
-    run(Effect.gen(function*() {
+  it.effect("rewindFiles restores a file written by Write", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Write", { file_path: "notes.txt", content: "rewritten" })),
         Script.turn("written")
@@ -96,10 +93,10 @@ describe("Session control requests (real CLI)", () => {
       const done = yield* session.rewindFiles(id)
       assert.isTrue(done.canRewind, done.error)
       assert.strictEqual(fs.readFileSync(file, "utf8"), "original")
-    })), 60_000)
+    }), 60_000)
 
-  it.live("contextUsage counts the conversation's tokens by category", () =>
-    run(Effect.gen(function*() {
+  it.effect("contextUsage counts the conversation's tokens by category", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one")])
       const session = yield* Session.make(base)
       yield* collect(session.turn("first"))
@@ -109,11 +106,11 @@ describe("Session control requests (real CLI)", () => {
       assert.includeMembers(usage.categories.map((c) => c.id), ["system_prompt", "system_tools", "free_space"])
       const cost = yield* session.usage()
       assert.isAbove(cost.session?.total_cost_usd ?? 0, 0)
-    })), 60_000)
+    }), 60_000)
 
   // Models with adaptive thinking (all of 2.1.330's aliases) ignore a budget: a model with budgets shows it.
-  it.live("setMaxThinkingTokens: the next model request carries the budget", () =>
-    run(Effect.gen(function*() {
+  it.effect("setMaxThinkingTokens: the next model request carries the budget", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("one"), Script.turn("two")])
       const session = yield* Session.make({ ...base, model: "claude-sonnet-4-20250514" })
       yield* collect(session.turn("first"))
@@ -123,10 +120,10 @@ describe("Session control requests (real CLI)", () => {
       assert.notStrictEqual(before.budget_tokens, 3000)
       assert.strictEqual(after.type, "enabled")
       assert.strictEqual(after.budget_tokens, 3000)
-    })), 60_000)
+    }), 60_000)
 
-  it.live("reloadPlugins loads an added plugin's command; initialization follows", () =>
-    run(Effect.gen(function*() {
+  it.effect("reloadPlugins loads an added plugin's command; initialization follows", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([Script.turn("one")])
       const plugin = writePlugin(sandbox.cwd)
       const session = yield* Session.make(base)
@@ -136,12 +133,12 @@ describe("Session control requests (real CLI)", () => {
       assert.include(result.plugins.map((p) => p.name), "greeter")
       assert.include(result.commands.map((c) => c.name), "greeter:greet")
       assert.include(names(), "greeter:greet")
-    })), 60_000)
+    }), 60_000)
 })
 
-describe("Session initialization kept current (real CLI)", () => {
-  it.live("reloadSkills and commands_changed pick up a new project command", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("Session initialization kept current (real CLI)", (it) => {
+  it.effect("reloadSkills and commands_changed pick up a new project command", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([Script.turn("one")])
       const session = yield* Session.make({ ...base, settingSources: ["project"] })
       const names = () => session.initialization.commands.map((c) => c.name)
@@ -154,12 +151,12 @@ describe("Session initialization kept current (real CLI)", () => {
       const notice = yield* notices.pipe(Stream.filter((m) => m._tag === "SystemCommandsChanged"), Stream.take(1), Stream.runCollect)
       assert.include(notice[0]?._tag === "SystemCommandsChanged" ? notice[0].commands.map((c) => c.name) : [], "late")
       assert.include(names(), "late")
-    })), 60_000)
+    }), 60_000)
 })
 
-describe("Session initialize (real CLI)", () => {
-  it.live("initialize loads plugins; reinitialize answers the current state", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("Session initialize (real CLI)", (it) => {
+  it.effect("initialize loads plugins; reinitialize answers the current state", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([Script.turn("one")])
       const plugin = writePlugin(sandbox.cwd)
       const session = yield* Session.make({ ...base, plugins: [{ type: "local", path: plugin }], pluginDelivery: "initialize" })
@@ -168,10 +165,10 @@ describe("Session initialize (real CLI)", () => {
       const again = yield* session.reinitialize
       assert.include(again.commands.map((c) => c.name), "greeter:greet")
       assert.strictEqual(session.initialization, again)
-    })), 60_000)
+    }), 60_000)
 
-  it.live("tool aliases route a tool name to another tool", () =>
-    run(Effect.gen(function*() {
+  it.effect("tool aliases route a tool name to another tool", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Scribble", { file_path: "aliased.txt", content: "via alias" })),
         Script.turn("done")
@@ -185,12 +182,12 @@ describe("Session initialize (real CLI)", () => {
       })
       yield* collect(session.turn("write via the alias"))
       assert.strictEqual(fs.readFileSync(path.join(sandbox.cwd, "aliased.txt"), "utf8"), "via alias")
-    })), 60_000)
+    }), 60_000)
 })
 
-describe("Session background tasks (real CLI)", () => {
-  it.live("stopTask stops a background subagent", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("Session background tasks (real CLI)", (it) => {
+  it.effect("stopTask stops a background subagent", () =>
+    Effect.gen(function*() {
       // The subagent would stream for 20 s.
       const slow = Script.turn("c".repeat(40), { eventDelay: "500 millis", chunkSize: 1 })
       const { base } = yield* setup(Script.make([
@@ -218,5 +215,5 @@ describe("Session background tasks (real CLI)", () => {
       assert.isTrue(started?._tag === "SystemTaskStarted" && started.is_backgrounded === true)
       assert.strictEqual(ended?._tag === "SystemTaskNotification" ? ended.task_id : "", started?._tag === "SystemTaskStarted" ? started.task_id : "-")
       assert.strictEqual(ended?._tag === "SystemTaskNotification" ? ended.status : "", "stopped")
-    })), 60_000)
+    }), 60_000)
 })

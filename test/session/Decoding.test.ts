@@ -42,7 +42,7 @@ describe("Session output is typed (fake CLI)", () => {
           yield* session.send("replay")
           yield* session.close
           assert.deepStrictEqual(yield* Fiber.join(messages), expected)
-        }).pipe(Effect.scoped, Effect.provide(fake.layer))
+        }).pipe(Effect.provide(fake.layer))
       })
     }
   })
@@ -59,7 +59,7 @@ describe("Session output is typed (fake CLI)", () => {
       // What the CLI wrote after the turn's result is not the turn's, but output all the same.
       const tags = (yield* Fiber.join(all)).map((m) => m._tag)
       assert.deepStrictEqual(tags, [...turn.map((m) => m._tag), "SystemInit", "AssistantMessage", "ResultSuccess"])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("control frames and keep-alives stay inside the session", () => {
@@ -76,7 +76,7 @@ describe("Session output is typed (fake CLI)", () => {
       const session = yield* Session.make()
       const turn = yield* collect(session.turn("hello"))
       assert.deepStrictEqual(turn.map((m) => m._tag), ["SystemInit", "AssistantMessage", "ResultSuccess"])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("a line that does not fit fails with DecodeFailed", () => {
@@ -92,7 +92,7 @@ describe("Session output is typed (fake CLI)", () => {
       // The session is over: control requests fail at once instead of waiting for their timeout.
       const closed = yield* Effect.flip(session.setModel("opus"))
       assert.instanceOf(closed.reason, SessionError.SessionClosed)
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("a line that is not JSON fails the output with DecodeFailed", () => {
@@ -101,7 +101,7 @@ describe("Session output is typed (fake CLI)", () => {
       const { error } = yield* failedTurn
       assert.instanceOf(error.reason, CliError.DecodeFailed)
       assert.include(error.message, "Warning: something odd")
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("a CLI that exits non-zero fails the output with ProcessExited", () => {
@@ -121,6 +121,6 @@ describe("Session output is typed (fake CLI)", () => {
       assert.strictEqual((reason as CliError.ProcessExited).exitCode, 3)
       const send = yield* Effect.flip(session.send("more"))
       assert.instanceOf(send.reason, SessionError.SessionClosed)
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 })

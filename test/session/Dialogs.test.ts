@@ -2,7 +2,7 @@
  * The model's AskUserQuestion answered from Effect code against the real CLI on the scripted model, and the
  * dialog callbacks' declines.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -24,8 +24,8 @@ const question = {
 
 const asking = [Script.turn(Script.toolUse("AskUserQuestion", { questions: [question] })), Script.turn("noted")]
 
-describe("AskUserQuestion (real CLI)", () => {
-  it.live("the callback's answer reaches the model in its next request", () =>
+layer(NodeServices.layer, { excludeTestServices: true })("AskUserQuestion (real CLI)", (it) => {
+  it.effect("the callback's answer reaches the model in its next request", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup(asking)
       const asked: Array<Dialogs.Question> = []
@@ -46,9 +46,9 @@ describe("AskUserQuestion (real CLI)", () => {
       const sent = JSON.stringify(next.messages.at(-1))
       assert.include(sent, "Which color should the button be?")
       assert.include(sent, "Blue")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 
-  it.live("a failing or late callback leaves the question unanswered", () =>
+  it.effect("a failing or late callback leaves the question unanswered", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup(asking)
       const session = yield* Session.make({
@@ -63,7 +63,7 @@ describe("AskUserQuestion (real CLI)", () => {
       assert.include(result.text, "did not answer")
       const [, next] = yield* turnBodies(server)
       assert.include(JSON.stringify(next.messages.at(-1)), "dialogTimeout")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 })
 
 describe("elicitation and dialog callbacks", () => {

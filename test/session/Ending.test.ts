@@ -114,7 +114,7 @@ describe("Session ending (fake CLI, test clock)", () => {
       assert.strictEqual(messages.length, 21)
       assert.strictEqual(reasonOf(end, CliError.ClaudeCliError, CliError.ProcessExited).exitCode, 3)
       yield* Scope.close(stalled, Exit.void)
-    }).pipe(Effect.scoped, Effect.provide(dying.layer))
+    }).pipe(Effect.provide(dying.layer))
   })
 })
 
@@ -136,5 +136,5 @@ describe("Session ending (real CLI)", () => {
       assert.strictEqual(closed.signal, "SIGKILL")
       assert.strictEqual(closed.exitCode, null)
       assert.include(closed.message, "killed by SIGKILL")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }).pipe(Effect.provide(NodeServices.layer)), 60_000)
 })

@@ -2,7 +2,7 @@
  * An external stdio MCP server added at run time, against the real CLI on the scripted model: its status,
  * its resources, a reconnect, and an elicitation it sends answered by `onElicitation`.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as path from "node:path"
@@ -12,9 +12,6 @@ import * as Script from "../../src/testing/Script.ts"
 import { collect, setup, toolResults } from "./support/Real.ts"
 import * as SessionArgs from "../../src/session/internal/options.ts"
 
-const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-  effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>
-
 const memo = {
   type: "stdio",
   command: process.execPath,
@@ -23,9 +20,9 @@ const memo = {
 
 const askName = [Script.turn(Script.toolUse("mcp__memo__ask_name", {})), Script.turn("done")]
 
-describe("external MCP servers (real CLI)", () => {
-  it.live("setMcpServers adds a stdio server: status, resource read, reconnect", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("external MCP servers (real CLI)", (it) => {
+  it.effect("setMcpServers adds a stdio server: status, resource read, reconnect", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one")])
       const session = yield* Session.make(base)
       const changed = yield* session.setMcpServers({ memo })
@@ -37,10 +34,10 @@ describe("external MCP servers (real CLI)", () => {
       assert.strictEqual(read.contents[0].text, "MEMO-TEXT-ONE")
       yield* session.reconnectMcpServer("memo")
       assert.strictEqual((yield* session.mcpServerStatus).find((s) => s.name === "memo")?.status, "connected")
-    })), 60_000)
+    }), 60_000)
 
-  it.live("onElicitation answers the server's elicitation", () =>
-    run(Effect.gen(function*() {
+  it.effect("onElicitation answers the server's elicitation", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup(askName)
       const asked: Array<Dialogs.Elicitation> = []
       const session = yield* Session.make({
@@ -56,10 +53,10 @@ describe("external MCP servers (real CLI)", () => {
       const [result] = toolResults(yield* collect(session.turn("ask my name")))
       assert.deepStrictEqual(asked.map((r) => [r.serverName, r.message]), [["memo", "What is your name?"]])
       assert.include(result.text, "name=Ada")
-    })), 60_000)
+    }), 60_000)
 
-  it.live("without onElicitation the elicitation is declined", () =>
-    run(Effect.gen(function*() {
+  it.effect("without onElicitation the elicitation is declined", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup(askName)
       const options: Session.Options = {
         ...base,
@@ -74,5 +71,5 @@ describe("external MCP servers (real CLI)", () => {
       const session = yield* Session.make(options)
       const [result] = toolResults(yield* collect(session.turn("ask my name")))
       assert.include(result.text, "elicitation decline")
-    })), 60_000)
+    }), 60_000)
 })

@@ -4,7 +4,7 @@
  * project command (and the shell command its text holds), a compaction, a model switch, a nested CLAUDE.md
  * and `/clear` each reach their hook with their typed input; typed outputs take effect.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
@@ -39,8 +39,8 @@ const fired = [
   "InstructionsLoaded"
 ] as const
 
-describe("hook events (real CLI)", () => {
-  it.live("each event the CLI fires reaches its hook with its typed input", () =>
+layer(NodeServices.layer, { excludeTestServices: true })("hook events (real CLI)", (it) => {
+  it.effect("each event the CLI fires reaches its hook with its typed input", () =>
     Effect.gen(function*() {
       const { base } = yield* setup(Script.make([
         Script.turn(Script.toolUse("Write", { file_path: "a.txt", content: "x" })),
@@ -103,12 +103,12 @@ describe("hook events (real CLI)", () => {
       assert.include(first("PreModelSwitch").to_model, "haiku")
       const loaded = inputs.get("InstructionsLoaded")!.map((i) => i as HookEvents.Input<"InstructionsLoaded">)
       assert.include(loaded.map((i) => [i.file_path, i.load_reason].join(" ")), `${path.join(base.cwd!, "nested", "CLAUDE.md")} nested_traversal`)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+    }), 120_000)
 })
 
-describe("session hook events (real CLI)", () => {
+layer(NodeServices.layer, { excludeTestServices: true })("session hook events (real CLI)", (it) => {
   // Hooks from `initialize` are registered after the CLI's start: its SessionStart has fired by then.
-  it.live("SessionEnd and SessionStart fire on /clear, neither at start nor at close", () =>
+  it.effect("SessionEnd and SessionStart fire on /clear, neither at start nor at close", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one")])
       const seen: Array<string> = []
@@ -125,11 +125,11 @@ describe("session hook events (real CLI)", () => {
       assert.deepStrictEqual(seen, ["end clear", "start clear"])
       yield* session.close
       assert.deepStrictEqual(seen, ["end clear", "start clear"])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 })
 
-describe("typed hook outputs (real CLI)", () => {
-  it.live("PreSkillShellCommand's deny keeps a command's shell command from running", () =>
+layer(NodeServices.layer, { excludeTestServices: true })("typed hook outputs (real CLI)", (it) => {
+  it.effect("PreSkillShellCommand's deny keeps a command's shell command from running", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("touched"), Script.turn("not touched")])
       fs.mkdirSync(path.join(base.cwd!, ".claude", "commands"), { recursive: true })
@@ -150,9 +150,9 @@ describe("typed hook outputs (real CLI)", () => {
       denied = true
       yield* collect(session.turn("/mark denied.txt"))
       assert.isFalse(fs.existsSync(path.join(base.cwd!, "denied.txt")))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 
-  it.live("PermissionRequest updates a Write; PreToolUse adds context", () =>
+  it.effect("PermissionRequest updates a Write; PreToolUse adds context", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup([
         Script.turn(Script.toolUse("Write", { file_path: "out.txt", content: "from the model" })),
@@ -180,5 +180,5 @@ describe("typed hook outputs (real CLI)", () => {
       assert.strictEqual(fs.readFileSync(path.join(base.cwd!, "out.txt"), "utf8"), "from the hook")
       const [, next] = yield* turnBodies(server)
       assert.include(JSON.stringify(next.messages), "CONTEXT-FOR-Write")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 })

@@ -41,7 +41,7 @@ describe("Session idle timeout (fake CLI, test clock)", () => {
       idleReason(yield* Fiber.join(output))
       assert.deepStrictEqual(fake.signals, ["SIGTERM"])
       assert.isTrue(fake.exited())
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("silence between turns, a slow callback and a slow reader never count", () => {
@@ -85,7 +85,7 @@ describe("Session idle timeout (fake CLI, test clock)", () => {
       assert.deepStrictEqual(outline(yield* Fiber.join(held)), ["SystemInit", "AssistantMessage", "echo: held"])
       assert.deepStrictEqual(fake.signals, [])
       assert.isFalse(fake.exited())
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 })
 
@@ -113,5 +113,5 @@ describe("Session idle timeout (real CLI)", () => {
       const reason = idleReason(yield* Effect.flip(collect(session.turn("stall"))))
       assert.strictEqual(reason.timeoutMillis, 1500)
       yield* waitUntil(Effect.sync(() => !isAlive(session.pid)))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }).pipe(Effect.provide(NodeServices.layer)))
 })

@@ -73,7 +73,7 @@ describe("Session interrupts (fake CLI, test clock)", () => {
       assert.strictEqual(result?._tag === "ResultError" ? result.subtype : result?._tag, "error_during_execution")
       assert.deepStrictEqual(fake.signals, [])
       assert.isFalse(fake.exited())
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("an interrupt while an unread subscription holds the output", () => {
@@ -95,7 +95,7 @@ describe("Session interrupts (fake CLI, test clock)", () => {
       const all = yield* collect(held.pipe(Stream.takeUntil((m) => m.type === "result")))
       assert.deepStrictEqual(all.map((m) => m._tag), ["SystemInit", ...Array.from({ length: 200 }, () => "AssistantMessage"), "ResultError"])
       yield* Scope.close(stalled, Exit.void)
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("an interrupt before the prompt is taken up is sent again", () => {
@@ -120,6 +120,6 @@ describe("Session interrupts (fake CLI, test clock)", () => {
       yield* settle
       yield* TestClock.adjust("2 minutes")
       assert.deepStrictEqual(outline(yield* Fiber.join(next)), ["SystemInit", "AssistantMessage", "echo: next"])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 })

@@ -2,7 +2,7 @@
  * Options the SDK names, against the real CLI on the scripted model: CLI 2.1.330 accepts the flags they
  * become, and the model's requests show their effect.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
@@ -15,12 +15,9 @@ import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { collect, resultOf, setup } from "./support/Real.ts"
 
-const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-  effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>
-
 const turnRequests = (server: ScriptedServer.Shape) => Effect.map(server.requests, ScriptedServer.turnRequests)
 
-describe("options (real CLI)", () => {
+layer(NodeServices.layer, { excludeTestServices: true })("options (real CLI)", (it) => {
   // The warnings a session logs as it starts, with their `code` annotation.
   const warningsOf = (options: Partial<Session.Options>) =>
     Effect.gen(function*() {
@@ -38,23 +35,23 @@ describe("options (real CLI)", () => {
       return warnings
     })
 
-  it.live("canUseTool shadowed by bare allowedTools: the SDK's warning is logged at start", () =>
-    run(Effect.gen(function*() {
+  it.effect("canUseTool shadowed by bare allowedTools: the SDK's warning is logged at start", () =>
+    Effect.gen(function*() {
       const warnings = yield* warningsOf({ allowedTools: ["Bash", "Read(./src/**)", "Edit"] })
       assert.deepStrictEqual(warnings.map((w) => w.code), ["CLAUDE_SDK_CAN_USE_TOOL_SHADOWED"])
       assert.include(String(warnings[0].message), "canUseTool will not be invoked for: Bash, Edit.")
-    })), 60_000)
+    }), 60_000)
 
-  it.live("canUseTool shadowed by bypassPermissions is warned of; rules alone are not", () =>
-    run(Effect.gen(function*() {
+  it.effect("canUseTool shadowed by bypassPermissions is warned of; rules alone are not", () =>
+    Effect.gen(function*() {
       assert.deepStrictEqual(yield* warningsOf({ allowedTools: ["Bash(ls:*)"] }), [])
       assert.deepStrictEqual(yield* warningsOf({ canUseTool: undefined, allowedTools: ["Bash"] }), [])
       const shadowed = CanUseTool.shadowed({ canUseTool: () => {}, permissionMode: "bypassPermissions" })
       assert.include(shadowed?.message, "permissionMode 'bypassPermissions' auto-approves every tool call")
-    })), 60_000)
+    }), 60_000)
 
-  it.live("preset system prompt, effort, betas and thinking reach the request", () =>
-    run(Effect.gen(function*() {
+  it.effect("preset system prompt, effort, betas and thinking reach the request", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("one")])
       const session = yield* Session.make({
         ...base,
@@ -72,10 +69,10 @@ describe("options (real CLI)", () => {
       assert.include(JSON.stringify(body.system), "You are an agent working with the user")
       assert.deepStrictEqual([body.thinking.type, body.thinking.budget_tokens], ["enabled", 2048])
       assert.include(String(request.headers["anthropic-beta"]), "context-1m-2025-08-07")
-    })), 60_000)
+    }), 60_000)
 
-  it.live("a custom system prompt replaces Claude Code's", () =>
-    run(Effect.gen(function*() {
+  it.effect("a custom system prompt replaces Claude Code's", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("one")])
       const session = yield* Session.make({
         ...base,
@@ -88,10 +85,10 @@ describe("options (real CLI)", () => {
       assert.include(system, "CUSTOM-A\\n\\nCUSTOM-B")
       assert.notInclude(system, "You are an agent working with the user")
       assert.deepStrictEqual((request.body as Record<string, unknown>).output_config, { effort: "low" })
-    })), 60_000)
+    }), 60_000)
 
-  it.live("verbatimPrompts: a slash command is sent to the model as written", () =>
-    run(Effect.gen(function*() {
+  it.effect("verbatimPrompts: a slash command is sent to the model as written", () =>
+    Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("one"), Script.turn("two")])
       fs.mkdirSync(path.join(base.cwd!, ".claude", "commands"), { recursive: true })
       fs.writeFileSync(path.join(base.cwd!, ".claude", "commands", "greet.md"), "---\ndescription: Greets\n---\nEXPANDED-GREETING $ARGUMENTS\n")
@@ -103,14 +100,14 @@ describe("options (real CLI)", () => {
       assert.include(first, "EXPANDED-GREETING bob")
       assert.notInclude(second, "EXPANDED-GREETING")
       assert.include(second, "/greet bob")
-    })), 60_000)
+    }), 60_000)
 
-  it.live("stderr is passed to the callback as the CLI writes it", () =>
-    run(Effect.gen(function*() {
+  it.effect("stderr is passed to the callback as the CLI writes it", () =>
+    Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one")])
       const chunks: Array<string> = []
       const session = yield* Session.make({ ...base, extraArgs: ["--debug-to-stderr"], stderr: (text) => chunks.push(text) })
       yield* collect(session.turn("hi"))
       assert.isAbove(chunks.join("").length, 0)
-    })), 60_000)
+    }), 60_000)
 })

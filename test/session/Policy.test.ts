@@ -2,7 +2,7 @@
  * Permission policies in the filter language: their text, the warnings they are read with, and their
  * decisions, called directly and by the real CLI on the scripted model.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -147,12 +147,9 @@ describe("policy decision stream", () => {
     }))
 })
 
-const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-  effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>
-
-describe("policy decisions (real CLI)", () => {
-  it.live("allow, deny and ask by rule; denied selects the denied calls", () =>
-    run(Effect.gen(function*() {
+layer(NodeServices.layer, { excludeTestServices: true })("policy decisions (real CLI)", (it) => {
+  it.effect("allow, deny and ask by rule; denied selects the denied calls", () =>
+    Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Read", { file_path: "src/a.txt" })),
         Script.turn(Script.toolUse("Bash", { command: "git status --short" })),
@@ -224,5 +221,5 @@ describe("policy decisions (real CLI)", () => {
       // The stream replays the decisions made before it was read.
       const streamed = yield* tracked.decisions.pipe(Stream.take(5), Stream.runCollect)
       assert.deepStrictEqual(streamed, decisions)
-    })), 120_000)
+    }), 120_000)
 })

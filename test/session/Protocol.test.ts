@@ -52,7 +52,7 @@ describe("Protocol (fake transport)", () => {
       }))
       assert.deepStrictEqual(yield* Fiber.join(first), { model: "x" })
       assert.deepStrictEqual(yield* Fiber.join(second), { model: "y" })
-    }).pipe(Effect.scoped))
+    }))
 
   it.effect("an error response is a typed ControlRequestFailed", () =>
     Effect.gen(function*() {
@@ -67,7 +67,7 @@ describe("Protocol (fake transport)", () => {
       assert.instanceOf(error.reason, SessionError.ControlRequestFailed)
       assert.strictEqual(error.reason.error, "bad model")
       assert.include(error.message, "\"set_model\"")
-    }).pipe(Effect.scoped))
+    }))
 
   it.effect("a timed-out request is cancelled and fails with ControlTimeout", () =>
     Effect.gen(function*() {
@@ -79,7 +79,7 @@ describe("Protocol (fake transport)", () => {
       assert.instanceOf(error.reason, SessionError.ControlTimeout)
       assert.strictEqual(error.reason.timeoutMillis, 5000)
       assert.deepStrictEqual(written[1], { type: "control_cancel_request", request_id: written[0].request_id })
-    }).pipe(Effect.scoped))
+    }))
 
   it.effect("a request the transport cannot take is under the deadline", () =>
     Effect.gen(function*() {
@@ -98,7 +98,7 @@ describe("Protocol (fake transport)", () => {
       yield* settle
       // The CLI never saw the request, so there is nothing to cancel.
       assert.deepStrictEqual(written.map((f) => f.type), ["control_request"])
-    }).pipe(Effect.scoped))
+    }))
 
   it.effect("a timed-out request fails on time though its cancel cannot be written", () =>
     Effect.gen(function*() {
@@ -117,7 +117,7 @@ describe("Protocol (fake transport)", () => {
       yield* TestClock.adjust("5 seconds")
       assert.instanceOf((yield* Fiber.join(fiber)).reason, SessionError.ControlTimeout)
       assert.deepStrictEqual(written.map((f) => f.type), ["control_request", "control_cancel_request"])
-    }).pipe(Effect.scoped))
+    }))
 
   it.effect("incoming requests are answered, unknown ones with an error", () =>
     Effect.gen(function*() {
@@ -141,7 +141,7 @@ describe("Protocol (fake transport)", () => {
         error: "Unsupported control request subtype: mystery"
       })
       assert.deepStrictEqual(answerTo("c")?.response, { request_id: "c", subtype: "error", error: "the handler broke" })
-    }).pipe(Effect.scoped))
+    }))
 
   it.effect("control_cancel_request interrupts the handler", () =>
     Effect.gen(function*() {
@@ -163,7 +163,7 @@ describe("Protocol (fake transport)", () => {
       yield* Deferred.await(interrupted)
       yield* settle
       assert.deepStrictEqual(written, [])
-    }).pipe(Effect.scoped))
+    }))
 
   it.effect("a handler that interrupts itself is answered with an error, not taken for a cancel", () =>
     Effect.gen(function*() {
@@ -179,7 +179,7 @@ describe("Protocol (fake transport)", () => {
         subtype: "error",
         error: "the handler of \"can_use_tool\" was interrupted before it answered"
       })
-    }).pipe(Effect.scoped))
+    }))
 
   it.effect("reject answers an unreadable request with an error", () =>
     Effect.gen(function*() {
@@ -190,7 +190,7 @@ describe("Protocol (fake transport)", () => {
         subtype: "error",
         error: "invalid control request: input is missing"
       })
-    }).pipe(Effect.scoped))
+    }))
 
   it.effect("closeWith fails pending requests and every later one", () =>
     Effect.gen(function*() {
@@ -202,5 +202,5 @@ describe("Protocol (fake transport)", () => {
       assert.strictEqual(yield* Fiber.join(pending), closed)
       assert.strictEqual(yield* Effect.flip(protocol.request({ subtype: "interrupt" })), closed)
       assert.strictEqual(written.length, 1)
-    }).pipe(Effect.scoped))
+    }))
 })

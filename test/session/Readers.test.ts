@@ -32,7 +32,7 @@ describe("Session readers (fake CLI)", () => {
       assert.deepStrictEqual(outline(turn), expected)
       assert.deepStrictEqual(outline(yield* Fiber.join(first)), expected)
       assert.deepStrictEqual(outline(yield* Fiber.join(second)), expected)
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("a messages stream started in a fiber sees the turns run in another", () => {
@@ -48,7 +48,7 @@ describe("Session readers (fake CLI)", () => {
       assert.deepStrictEqual(outline(two), ["SystemInit", "AssistantMessage", "echo: two"])
       yield* settle
       assert.deepStrictEqual(seen, [...outline(one), ...outline(two)])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("with no reader the output is dropped, the CLI not held", () => {
@@ -59,7 +59,7 @@ describe("Session readers (fake CLI)", () => {
       yield* settle
       assert.strictEqual(fake.unread(), 0)
       assert.deepStrictEqual(outline(yield* collect(session.turn("read"))), ["SystemInit", "AssistantMessage", "echo: read"])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("a slow turn reader paces the CLI: bufferSize messages held", () => {
@@ -78,7 +78,7 @@ describe("Session readers (fake CLI)", () => {
       }
       assert.strictEqual(read, 501)
       assert.strictEqual(fake.unread(), 0)
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("a stalled messages reader holds the CLI until it ends", () => {
@@ -94,7 +94,7 @@ describe("Session readers (fake CLI)", () => {
       yield* Scope.close(stalled, Exit.void)
       assert.strictEqual((yield* Fiber.join(turn)).length, 101)
       assert.strictEqual(fake.unread(), 0)
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("after the output ends, every reader ends at once, later ones too", () => {
@@ -106,6 +106,6 @@ describe("Session readers (fake CLI)", () => {
       assert.deepStrictEqual(yield* Fiber.join(early), [])
       assert.deepStrictEqual(yield* collect(session.messages), [])
       assert.deepStrictEqual(yield* collect(yield* session.subscribe), [])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 })

@@ -50,7 +50,7 @@ describe("errors show no secret (fake CLI)", () => {
       const closed = yield* Effect.flip(session.send("again"))
       assert.include(reasonOf(closed, SessionError.SessionError, SessionError.SessionClosed).message, "auth failed")
       assertClean([decodeFailed, closed, yield* Effect.flip(session.setModel("x"))])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("death mid-line: ProcessExited", () => {
@@ -72,7 +72,7 @@ describe("errors show no secret (fake CLI)", () => {
       assert.include(reason.stderrTail, "fatal: bad credentials")
       assert.isDefined(reason.cause)
       assertClean([exited])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("control answers: ControlRequestFailed and InvalidResponse", () => {
@@ -109,7 +109,7 @@ describe("errors show no secret (fake CLI)", () => {
       const idle = yield* Fiber.join(turn)
       assert.include(reasonOf(idle, CliError.ClaudeCliError, CliError.IdleTimeout).stderrTail, "retrying with")
       assertClean([idle])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 })
 

@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -17,8 +17,8 @@ import { collect, isAlive, resultOf, setup, toolResults, turnBodies, waitUntil, 
 // A 1x1 PNG.
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
-describe("Session (real CLI)", () => {
-  it.live("two turns in one process, the second seeing the first", () =>
+layer(NodeServices.layer, { excludeTestServices: true })("Session (real CLI)", (it) => {
+  it.effect("two turns in one process, the second seeing the first", () =>
     Effect.gen(function*() {
       const { server, base } = yield* setup([Script.turn("Noted: 7"), Script.turn("It was 7")])
       const session = yield* Session.make(base)
@@ -46,9 +46,9 @@ describe("Session (real CLI)", () => {
       const id = yield* session.sessionId
       assert.match(id, /^[0-9a-f-]{36}$/)
       assert.strictEqual(resultOf(second).session_id, id)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("a resumed session sees the first conversation; a fork gets a new id", () =>
+  it.effect("a resumed session sees the first conversation; a fork gets a new id", () =>
     Effect.gen(function*() {
       const { server, base } = yield* setup([Script.turn("Noted: 7"), Script.turn("It was 7"), Script.turn("Still 7")])
       const first = yield* Effect.scoped(Effect.gen(function*() {
@@ -75,9 +75,9 @@ describe("Session (real CLI)", () => {
       assert.include(JSON.stringify(turns[1].messages), "Noted: 7")
       assert.include(JSON.stringify(turns[2].messages), "Which number?")
       assert.include(JSON.stringify(turns[2].messages), "It was 7")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("setModel changes the model of the next request", () =>
+  it.effect("setModel changes the model of the next request", () =>
     Effect.gen(function*() {
       const { server, base } = yield* setup([Script.turn("one"), Script.turn("two"), Script.turn("three")])
       const session = yield* Session.make({ ...base, model: "claude-scripted-model-a" })
@@ -90,9 +90,9 @@ describe("Session (real CLI)", () => {
       assert.strictEqual(models[0], "claude-scripted-model-a")
       assert.strictEqual(models[1], "claude-scripted-model-b")
       assert.notStrictEqual(models[2], "claude-scripted-model-b")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("setPermissionMode decides whether a Write is allowed", () =>
+  it.effect("setPermissionMode decides whether a Write is allowed", () =>
     Effect.gen(function*() {
       const { base, sandbox } = yield* setup([
         Script.turn(Script.toolUse("Write", { file_path: "before.txt", content: "x" })),
@@ -108,9 +108,9 @@ describe("Session (real CLI)", () => {
       assert.isTrue(toolResults(before)[0].isError)
       assert.strictEqual(fs.readFileSync(path.join(sandbox.cwd, "after.txt"), "utf8"), "y")
       assert.isFalse(toolResults(after)[0].isError)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("an image sent as a content block reaches the model", () =>
+  it.effect("an image sent as a content block reaches the model", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup([Script.turn("A single pixel")])
       const session = yield* Session.make(base)
@@ -124,9 +124,9 @@ describe("Session (real CLI)", () => {
       const image = blocks.find((b) => b.type === "image") as { source?: Record<string, unknown> } | undefined
       assert.deepStrictEqual(image?.source, { type: "base64", media_type: "image/png", data: png })
       assert.include(JSON.stringify(blocks), "What is this?")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("interrupt ends a turn whose model request is streaming", () =>
+  it.effect("interrupt ends a turn whose model request is streaming", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup([
         // Would stream for well over a minute.
@@ -143,9 +143,9 @@ describe("Session (real CLI)", () => {
       assert.isTrue(collected.some((m) => m._tag === "UserMessage" && m.text.includes("[Request interrupted by user")))
       assert.isFalse(collected.some((m) => m._tag === "AssistantMessage"))
       assert.isTrue(isAlive(session.pid))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("interrupt outside a turn only tells the CLI", () =>
+  it.effect("interrupt outside a turn only tells the CLI", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one"), Script.turn("two")])
       // A deadline the old behaviour (waiting for a turn that never comes) would run into.
@@ -155,9 +155,9 @@ describe("Session (real CLI)", () => {
       yield* session.interrupt
       assert.strictEqual(resultOf(yield* collect(session.turn("second"))).result, "two")
       assert.isTrue(isAlive(session.pid))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("concurrent readers each get the whole turn", () =>
+  it.effect("concurrent readers each get the whole turn", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("one")])
       const session = yield* Session.make(base)
@@ -169,9 +169,9 @@ describe("Session (real CLI)", () => {
       assert.strictEqual(resultOf(turn).result, "one")
       assert.strictEqual(turn[0]._tag, "SystemInit")
       for (const reader of readers) assert.deepStrictEqual((yield* Fiber.join(reader)).map((m) => m._tag), turn.map((m) => m._tag))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("concurrent sends: each prompt once and whole, each turn a result", () =>
+  it.effect("concurrent sends: each prompt once and whole, each turn a result", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup(Array.from({ length: 4 }, (_, i) => Script.turn(`answer ${i}`)))
       const session = yield* Session.make(base)
@@ -190,9 +190,9 @@ describe("Session (real CLI)", () => {
       for (const prompt of [...prompts, "omega-final"]) assert.strictEqual(history.split(prompt).length, 2, prompt.slice(0, 10))
       // Nothing is owed any more.
       yield* session.interrupt
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("a prompt sent during a Bash command joins the turn", () =>
+  it.effect("a prompt sent during a Bash command joins the turn", () =>
     Effect.gen(function*() {
       const { base, sandbox, server } = yield* setup([
         // Runs until the test creates `go`: the turn is busy until then, whatever the machine's load.
@@ -222,9 +222,9 @@ describe("Session (real CLI)", () => {
       // Nothing is owed: the interrupt only tells the CLI (a wait for a turn would run into the 3 s deadline).
       yield* session.interrupt
       assert.strictEqual(resultOf(yield* collect(session.turn("and now?"))).result, "next")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("a queued prompt starts its turn with its own init", () =>
+  it.effect("a queued prompt starts its turn with its own init", () =>
     Effect.gen(function*() {
       const { base, server } = yield* setup([
         Script.turn("a".repeat(10), { eventDelay: "300 millis", chunkSize: 1 }),
@@ -240,9 +240,9 @@ describe("Session (real CLI)", () => {
       assert.strictEqual(turn[0]._tag, "SystemInit")
       assert.strictEqual(resultOf(turn).result, "queued answer")
       assert.include(JSON.stringify((yield* turnBodies(server)).at(-1)!.messages), "waiting two")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("an interrupt right after a send ends that turn", () =>
+  it.effect("an interrupt right after a send ends that turn", () =>
     Effect.gen(function*() {
       // Each would stream for 9 s. An interrupted turn may end before its model request, so the last prompt has
       // a conversation of its own.
@@ -261,9 +261,9 @@ describe("Session (real CLI)", () => {
       assert.deepStrictEqual(results.map((m) => m._tag === "ResultError" ? m.subtype : m._tag), Array(3).fill("error_during_execution"))
       assert.strictEqual(resultOf(yield* collect(session.turn("the last one"))).result, "fine")
       assert.isTrue(isAlive(session.pid))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("a slow reader interrupting from its stream: settled, nothing killed", () =>
+  it.effect("a slow reader interrupting from its stream: settled, nothing killed", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("a".repeat(2000), { eventDelay: "2 millis", chunkSize: 1 }), Script.turn("two")])
       const session = yield* Session.make({ ...base, includePartialMessages: true, interruptTimeout: "5 seconds" })
@@ -276,9 +276,9 @@ describe("Session (real CLI)", () => {
       assert.strictEqual(result?._tag === "ResultError" ? result.subtype : result?._tag, "error_during_execution")
       assert.isTrue(isAlive(session.pid))
       assert.strictEqual(resultOf(yield* collect(session.turn("again"))).result, "two")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("close ends stdin; the CLI exits and the output ends", () =>
+  it.effect("close ends stdin; the CLI exits and the output ends", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("hi")])
       const session = yield* Session.make(base)
@@ -286,9 +286,9 @@ describe("Session (real CLI)", () => {
       yield* session.close
       assert.isFalse(isAlive(session.pid))
       assert.deepStrictEqual(yield* collect(session.messages), [])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("closing the scope mid-turn ends the process and its callback", () =>
+  it.effect("closing the scope mid-turn ends the process and its callback", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "x.txt", content: "x" })), Script.turn("done")])
       const asked = yield* Deferred.make<void>()
@@ -308,9 +308,9 @@ describe("Session (real CLI)", () => {
       }))
       assert.isFalse(isAlive(pid))
       assert.isTrue(interrupted)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
-  it.live("closing the scope ends the process", () =>
+  it.effect("closing the scope ends the process", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("hi")])
       const pid = yield* Effect.scoped(Effect.gen(function*() {
@@ -319,5 +319,5 @@ describe("Session (real CLI)", () => {
         return session.pid
       }))
       assert.isFalse(isAlive(pid))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 })

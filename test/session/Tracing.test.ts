@@ -3,7 +3,7 @@
  * context of the span around `Session.make` (`TRACEPARENT`, as the official SDKs pass it), which its own
  * tracing continues into its model requests, and each turn is a span with its tool calls as children.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Tracer from "effect/Tracer"
@@ -25,8 +25,8 @@ const environmentOf = (pid: number): Record<string, string> =>
     ])
   )
 
-describe("session tracing (real CLI)", () => {
-  it.live("turns and tool calls are spans under the caller's", () =>
+layer(NodeServices.layer, { excludeTestServices: true })("session tracing (real CLI)", (it) => {
+  it.effect("turns and tool calls are spans under the caller's", () =>
     Effect.gen(function*() {
       const { tracer, spans } = recordingTracer()
       const { base } = yield* setup([Script.turn(Script.toolUse("Write", { file_path: "a.txt", content: "x" })), Script.turn("done")])
@@ -46,9 +46,9 @@ describe("session tracing (real CLI)", () => {
       assert.strictEqual(tool.parent._tag === "Some" ? tool.parent.value.spanId : "", turn.spanId)
       assert.strictEqual(tool.status._tag, "Ended")
       assert.strictEqual(turn.attributes.get(Telemetry.attributes.turns), 2)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 
-  it.live("the CLI's own model requests carry the caller's trace id", () =>
+  it.effect("the CLI's own model requests carry the caller's trace id", () =>
     Effect.gen(function*() {
       const { tracer, spans } = recordingTracer()
       const { base, server } = yield* setup([Script.turn("one")])
@@ -72,9 +72,9 @@ describe("session tracing (real CLI)", () => {
       assert.match(traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
       assert.strictEqual(traceparent.split("-")[1], app.traceId)
       assert.notStrictEqual(traceparent.split("-")[2], app.spanId)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 
-  it.live("a TRACEPARENT the caller sets is kept", () =>
+  it.effect("a TRACEPARENT the caller sets is kept", () =>
     Effect.gen(function*() {
       const { base } = yield* setup([Script.turn("hi")])
       const given = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
@@ -82,5 +82,5 @@ describe("session tracing (real CLI)", () => {
         Effect.withSpan("outer")
       )
       assert.strictEqual(environmentOf(session.initialization.pid ?? session.pid).TRACEPARENT, given)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+    }), 60_000)
 })

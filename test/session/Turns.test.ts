@@ -27,7 +27,7 @@ describe("Session turns and interrupts (fake CLI)", () => {
       assert.deepStrictEqual(outline(yield* collect(session.turn("two"))), ["SystemInit", "AssistantMessage", "echo: two"])
       assert.strictEqual(requestsOf(fake, "interrupt").length, 2)
       assert.deepStrictEqual(fake.signals, [])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("an unanswered idle interrupt fails with ControlTimeout", () => {
@@ -44,7 +44,7 @@ describe("Session turns and interrupts (fake CLI)", () => {
       const error = yield* Fiber.join(interrupt)
       assert.instanceOf(error.reason, SessionError.ControlTimeout)
       assert.deepStrictEqual(fake.signals, [])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("interrupt waits for the running turn's end only", () =>
@@ -130,7 +130,7 @@ describe("Session turns and interrupts (fake CLI)", () => {
       assert.isTrue(isDone(interrupt))
       assert.deepStrictEqual(outline(yield* collect(session.turn("next"))), ["SystemInit", "AssistantMessage", "echo: next"])
       assert.deepStrictEqual(fake.signals, [])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   for (const taking of ["its started event, before the turn's init (CLI 2.1.330)", "its replay, after the turn's init"]) {
@@ -185,7 +185,7 @@ describe("Session turns and interrupts (fake CLI)", () => {
       assert.instanceOf(reason, SessionError.SessionClosed)
       assert.strictEqual((reason as SessionError.SessionClosed).operation, "finish the turn")
       assert.strictEqual((reason as SessionError.SessionClosed).exitCode, 0)
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 
   it.effect("a prompt withdrawn by the interrupt ends its turn without a result", () => {
@@ -219,6 +219,6 @@ describe("Session turns and interrupts (fake CLI)", () => {
       assert.deepStrictEqual(outline(yield* Fiber.join(second)), [])
       assert.deepStrictEqual(requestsOf(fake, "interrupt").map((r) => r.request.cancel_queued), [true])
       assert.deepStrictEqual(fake.signals, [])
-    }).pipe(Effect.scoped, Effect.provide(fake.layer))
+    }).pipe(Effect.provide(fake.layer))
   })
 })

@@ -87,7 +87,7 @@ describe("sessions by id alone", () => {
         const fork = yield* stored.forkSession(sessionId, { title: "Ada again" })
         assert.deepStrictEqual(yield* Keys.locate(store, fork.sessionId), { projectKey, sessionId: fork.sessionId })
         assert.deepStrictEqual(texts(yield* Stream.runCollect(stored.messages(fork.sessionId))), read)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 180_000)
+      }).pipe(Effect.provide(NodeServices.layer)), 180_000)
   }
 
   it.effect("the same id in two projects of a store: AmbiguousSession naming them; an unknown id: SessionNotFound", () =>

@@ -4,7 +4,7 @@
  * sibling branches, one of them failed), a compaction, and a prompt sent while a tool ran.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
@@ -92,7 +92,7 @@ describe("the conversation as the SDK reads it", () => {
       }
       // The parallel calls' failed results (one, then two of three) are there to be kept.
       assert.deepStrictEqual(failedSeen.slice(0, 2), [1, 3])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 180_000 })
+    }).pipe(Effect.provide(NodeServices.layer)), { timeout: 180_000 })
 
   it.effect("a subagent's messages, as the SDK's getSubagentMessages reads them", () =>
     Effect.gen(function*() {
@@ -105,7 +105,7 @@ describe("the conversation as the SDK reads it", () => {
       assert.isAbove(ours.length, 2)
       const theirs = yield* withConfigDir(configDir!, (sdk) => sdk.getSubagentMessages(sessionId, agent!.agentId))
       assert.deepStrictEqual(ours, uuids(theirs))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 120_000 })
+    }).pipe(Effect.provide(NodeServices.layer)), { timeout: 120_000 })
 
   it.live("a prompt sent while a tool runs is a user message where the model read it", () =>
     Effect.gen(function*() {
@@ -141,7 +141,7 @@ describe("the conversation as the SDK reads it", () => {
       Effect.provide(NodeServices.layer)
     ), { timeout: 120_000 })
 
-  describe("a compaction that kept recent messages", () => {
+  layer(NodeServices.layer)("a compaction that kept recent messages", (it) => {
     const sessionId = "aaaaaaaa-0000-4000-8000-00000000000d"
     const at = (n: number) => `2026-01-01T00:00:${String(n).padStart(2, "0")}.000Z`
     const user = (uuid: string, parentUuid: string | null, content: string, n: number, extra: object = {}) => ({
@@ -178,7 +178,7 @@ describe("the conversation as the SDK reads it", () => {
         const ours = uuids(yield* Stream.runCollect(files.messages(sessionId, { includeSystemMessages: true })))
         assert.deepStrictEqual(ours, yield* sdkMessages(configDir, sessionId, true))
         assert.deepStrictEqual(ours, ["u1", "a1"])
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     for (const [name, metadata] of [
       ["preservedSegment", { preservedSegment: { headUuid: "u2", anchorUuid: "s", tailUuid: "a2" } }],
@@ -203,7 +203,7 @@ describe("the conversation as the SDK reads it", () => {
             texts(yield* Stream.runCollect(files.messages(fork.sessionId))),
             texts(yield* Stream.runCollect(files.messages(sessionId)))
           )
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+        }))
     }
   })
 })

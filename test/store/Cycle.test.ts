@@ -3,7 +3,7 @@
  * the messages the official SDK's `getSessionMessages` gives (none).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
@@ -24,7 +24,7 @@ const entry = (type: "user" | "assistant", uuid: string, parentUuid: string) => 
     : { id: `msg_${uuid}`, type: "message", role: "assistant", model: "m", content: [{ type: "text", text: "r" }], usage: { input_tokens: 1, output_tokens: 1 } }
 })
 
-describe("a parentUuid cycle", () => {
+layer(NodeServices.layer)("a parentUuid cycle", (it) => {
   it.effect("ends, with what the SDK reads", () =>
     Effect.gen(function*() {
       const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
@@ -44,5 +44,5 @@ describe("a parentUuid cycle", () => {
       })))
       assert.deepStrictEqual(ours, theirs.map((m) => m.uuid))
       assert.deepStrictEqual(ours, [])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 })

@@ -4,7 +4,7 @@
  * of the transcripts it appended to (let go once they are idle).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FileSystem from "effect/FileSystem"
@@ -50,9 +50,9 @@ describe("directory SessionStore", () => {
       yield* TestClock.adjust("2 minutes")
       for (const k of keys) yield* s.append(k, [entry("u0")])
       assert.deepStrictEqual(uuids(), [["x0", "u0"], ["x0", "u0"], ["x0", "u0"]])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }).pipe(Effect.provide(NodeServices.layer)))
 
-  describe("a line cut off by an append that died", () => {
+  layer(NodeServices.layer)("a line cut off by an append that died", (it) => {
     it.effect("is cut away under the lock; the next append starts its own line", () =>
       Effect.gen(function*() {
         const root = yield* tempRoot
@@ -69,7 +69,7 @@ describe("directory SessionStore", () => {
         assert.deepStrictEqual(yield* loaded(other), ["b0", "b2", "b3", "b1", "b4"])
         const [summary] = yield* s.listSessionSummaries(key.projectKey)
         assert.strictEqual(summary.data.bytes, fs.statSync(fileOf(root)).size)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("a whole object without its newline gets one and is kept", () =>
       Effect.gen(function*() {
@@ -80,7 +80,7 @@ describe("directory SessionStore", () => {
         assert.deepStrictEqual(yield* loaded(s), ["b0", "b1"])
         yield* s.append(key, [entry("b1"), entry("b2")])
         assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), ["b0", "b1", "b2"].map(line).join(""))
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
   })
 
   it.effect("a line before the last that is not a JSON object is InvalidEntry naming the file and the line", () =>
@@ -99,7 +99,7 @@ describe("directory SessionStore", () => {
       fs.writeFileSync(fileOf(root), line("b0") + "[1]\n")
       assert.include((yield* Effect.flip(s.load(key))).message, `line 2 of ${fileOf(root)} is not a JSON object: a JSON array`)
       assert.strictEqual(fs.readFileSync(file, "utf8"), text)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }).pipe(Effect.provide(NodeServices.layer)))
 
   it.effect("a transcript without a summary whose line is not a JSON object is left out of the summaries only", () =>
     Effect.gen(function*() {
@@ -111,9 +111,9 @@ describe("directory SessionStore", () => {
       assert.deepStrictEqual((yield* s.listSessionSummaries(key.projectKey)).map((x) => x.sessionId), [key.sessionId])
       assert.deepStrictEqual((yield* s.listSessions(key.projectKey)).map((x) => x.sessionId).sort(), [key.sessionId, bad.sessionId].sort())
       assert.strictEqual((yield* Effect.flip(s.load(bad))).reason._tag, "InvalidEntry")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }).pipe(Effect.provide(NodeServices.layer)))
 
-  describe("transcripts are read in chunks", () => {
+  layer(NodeServices.layer)("transcripts are read in chunks", (it) => {
     // Lines longer than a chunk, and characters of several bytes across chunk ends.
     const text = Array.from({ length: 300 }, (_, i) =>
       JSON.stringify(entry(`u${i}`, i % 50 === 7 ? "é漢🙂".repeat(30_000) : `${"🙂".repeat(i)} ${i}`)) + "\n").join("")
@@ -132,7 +132,7 @@ describe("directory SessionStore", () => {
             assert.deepStrictEqual(scanned, { lines: whole.split("\n").length, end: Buffer.byteLength(whole) + 1, tail: "{\"cut" })
           }
         }
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("load, the uuids of a first append and the summary read a transcript of many chunks", () =>
       Effect.gen(function*() {
@@ -149,17 +149,17 @@ describe("directory SessionStore", () => {
         assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), text + line("new"))
         const [summary] = yield* s.listSessionSummaries(key.projectKey)
         assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, wholeRead(fileOf(root))))
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
   })
 
-  describe("the lock", () => {
+  layer(NodeServices.layer, { excludeTestServices: true })("the lock", (it) => {
     // Another process holds a's lock, fresh: it would be taken over only after 10 seconds.
     const heldElsewhere = (root: string, k: SessionStore.SessionKey) => {
       fs.mkdirSync(path.dirname(fileOf(root, k)), { recursive: true })
       fs.writeFileSync(`${fileOf(root, k)}.lock`, "other\n")
     }
 
-    it.live("waiting for it ends with a timeout, and leaves the other's lock alone", () =>
+    it.effect("waiting for it ends with a timeout, and leaves the other's lock alone", () =>
       Effect.gen(function*() {
         const root = yield* tempRoot
         heldElsewhere(root, key)
@@ -171,10 +171,10 @@ describe("directory SessionStore", () => {
         yield* Fiber.interrupt(fiber)
         assert.strictEqual(fs.readFileSync(`${fileOf(root)}.lock`, "utf8"), "other\n")
         assert.isFalse(fs.existsSync(fileOf(root)))
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 5_000)
+      }), 5_000)
 
     // Racy by nature: before takers were one at a time, about one round in ten lost a line or failed.
-    it.live("a stale lock is taken over by one store at a time", () =>
+    it.effect("a stale lock is taken over by one store at a time", () =>
       Effect.gen(function*() {
         for (let round = 0; round < 30; round++) {
           const root = yield* tempRoot
@@ -185,7 +185,7 @@ describe("directory SessionStore", () => {
           yield* Effect.forEach(stores, (s) => s.append(key, [entry("u0"), entry("u1"), entry("u2")]), { concurrency: "unbounded" })
           assert.strictEqual(fs.readFileSync(fileOf(root), "utf8"), ["u0", "u1", "u2"].map(line).join(""))
         }
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 20_000)
+      }), 20_000)
 
     // A lock naming `holder`, last touched a minute ago: past the stale age.
     const heldOld = (root: string, holder: LockFile.Holder) => {
@@ -196,7 +196,7 @@ describe("directory SessionStore", () => {
     }
     const deadPid = () => childProcess.spawnSync(process.execPath, ["-e", ""]).pid!
 
-    it.live("an old lock naming a live process of this host is not taken over", () =>
+    it.effect("an old lock naming a live process of this host is not taken over", () =>
       Effect.gen(function*() {
         const root = yield* tempRoot
         // Another live process (this one's parent): a lock naming this very process is its own only by its token.
@@ -207,9 +207,9 @@ describe("directory SessionStore", () => {
         assert.isTrue(result._tag === "Failure" && result.failure._tag === "TimeoutError")
         assert.strictEqual(fs.readFileSync(`${fileOf(root)}.lock`, "utf8"), LockFile.format(holder))
         assert.isFalse(fs.existsSync(fileOf(root)))
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 5_000)
+      }), 5_000)
 
-    it.live("an old lock naming a dead process, or one of another host, is taken over", () =>
+    it.effect("an old lock naming a dead process, or one of another host, is taken over", () =>
       Effect.gen(function*() {
         for (const holder of [
           { pid: deadPid(), host: os.hostname(), token: "t" },
@@ -222,9 +222,9 @@ describe("directory SessionStore", () => {
           assert.deepStrictEqual(yield* loaded(s), ["u0"])
           assert.isFalse(fs.existsSync(`${fileOf(root)}.lock`))
         }
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 5_000)
+      }), 5_000)
 
-    it.live("its holder keeps it fresh", () =>
+    it.effect("its holder keeps it fresh", () =>
       Effect.gen(function*() {
         const lock = path.join(yield* tempRoot, "f.lock")
         yield* LockFile.hold(yield* FileSystem.FileSystem, lock)
@@ -234,9 +234,9 @@ describe("directory SessionStore", () => {
           Date.now() - fs.statSync(lock).mtimeMs < LockFile.staleMillis ? Effect.void : Effect.fail("old")
         )
         yield* Effect.timeout(Effect.retry(touched, { schedule: Schedule.spaced("100 millis") }), "5 seconds")
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 10_000)
+      }), 10_000)
 
-    it.live("its holder removes it on release, unless it is another's by then", () =>
+    it.effect("its holder removes it on release, unless it is another's by then", () =>
       Effect.gen(function*() {
         const lock = path.join(yield* tempRoot, "f.lock")
         const fsys = yield* FileSystem.FileSystem
@@ -244,9 +244,9 @@ describe("directory SessionStore", () => {
         assert.isFalse(fs.existsSync(lock))
         yield* Effect.scoped(Effect.andThen(LockFile.hold(fsys, lock), Effect.sync(() => fs.writeFileSync(lock, "another's\n"))))
         assert.strictEqual(fs.readFileSync(lock, "utf8"), "another's\n")
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 5_000)
+      }), 5_000)
 
-    it.live("held on one file, it stalls appends to that file only", () =>
+    it.effect("held on one file, it stalls appends to that file only", () =>
       Effect.gen(function*() {
         const root = yield* tempRoot
         heldElsewhere(root, key)
@@ -265,6 +265,6 @@ describe("directory SessionStore", () => {
         assert.isUndefined(waiting.pollUnsafe())
         yield* Fiber.interrupt(waiting)
         assert.isFalse(fs.existsSync(fileOf(root)))
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 5_000)
+      }), 5_000)
   })
 })

@@ -4,7 +4,7 @@
  * file it names, each a known transcript entry, and `SessionMirror.frameOf` takes every one.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as Message from "../../src/schema/Message.ts"
@@ -21,9 +21,9 @@ const local = new Set(["api-request-shape", "api-request-blob", "api-request"])
 
 const scenarios = Scenarios.all.filter((s) => s.name === "read_file" || s.name === "subagent")
 
-describe("transcript_mirror frames of the real CLI", () => {
+layer(NodeServices.layer, { excludeTestServices: true })("transcript_mirror frames of the real CLI", (it) => {
   for (const scenario of scenarios) {
-    it.live(scenario.name, () =>
+    it.effect(scenario.name, () =>
       Effect.gen(function*() {
         const run = yield* Scenario.run(scenario, { args: [SessionMirror.flag] })
         assert.strictEqual(run.exitCode, 0, run.stderr)
@@ -64,6 +64,6 @@ describe("transcript_mirror frames of the real CLI", () => {
         }
         const known = frames.flatMap(Transcript.mirroredEntries) as ReadonlyArray<Transcript.Entry>
         assert.isTrue(known.some(Transcript.isMessage))
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+      }), 120_000)
   }
 })

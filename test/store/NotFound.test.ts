@@ -3,7 +3,7 @@
  * short on a config directory with many projects.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
@@ -14,7 +14,7 @@ import * as SessionFiles from "../../src/store/SessionFiles.ts"
 const sessionId = "aaaaaaaa-0000-4000-8000-00000000000c"
 const user = JSON.stringify({ type: "user", uuid: "u1", parentUuid: null, sessionId, message: { role: "user", content: "Hi" } })
 
-describe("SessionFiles: not found", () => {
+layer(NodeServices.layer)("SessionFiles: not found", (it) => {
   it.effect("names where it looked, the project directories cut short", () =>
     Effect.gen(function*() {
       const configDir = yield* Effect.orDie(FileSystem.FileSystem.use((f) => f.makeTempDirectoryScoped({ prefix: "config-" })))
@@ -31,5 +31,5 @@ describe("SessionFiles: not found", () => {
 
       const agent = yield* Effect.flip(Stream.runCollect(files.subagentMessages(sessionId, "nobody")))
       assert.strictEqual(agent.message, `Subagent nobody of session ${sessionId} not found (looked in ${path.join(projects[0]!, sessionId)})`)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 })

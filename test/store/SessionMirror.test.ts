@@ -3,7 +3,7 @@
  * (`loadTimeout`).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -287,7 +287,7 @@ describe("SessionMirror", () => {
           (yield* replayed.listSessionSummaries(key.projectKey)).map((x) => x.data),
           (yield* live.listSessionSummaries(key.projectKey)).map((x) => x.data)
         )
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+      }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 
     it.effect("without frames ends with one mirror_error, and the store is left alone", () =>
       Effect.gen(function*() {
@@ -338,7 +338,7 @@ describe("SessionMirror", () => {
       assert.deepStrictEqual(fs.readdirSync(configDir, { recursive: true }), before)
     }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])))
 
-  describe("a subagent's metadata goes with its transcript", () => {
+  layer(NodeServices.layer, { excludeTestServices: true })("a subagent's metadata goes with its transcript", (it) => {
     const subagentLayer = () =>
       Scripted.layer(Scenarios.subagent.script({ cwd: "", home: "" }), { files: { "a.txt": "a\n", "b.txt": "b\n" } })
     // The `.meta.json` sidecars under a config directory, by file name.
@@ -349,7 +349,7 @@ describe("SessionMirror", () => {
           .map((name) => [path.basename(name), JSON.parse(fs.readFileSync(path.join(configDir, "projects", name), "utf8"))])
       )
 
-    it.live("mirrored by the CLI, restored on a resume elsewhere; imported, restored by materialize", () =>
+    it.effect("mirrored by the CLI, restored on a resume elsewhere; imported, restored by materialize", () =>
       Effect.gen(function*() {
         const store = MemorySessionStore.make()
         const imported = MemorySessionStore.make()
@@ -385,6 +385,6 @@ describe("SessionMirror", () => {
         assert.deepStrictEqual(sidecars(fresh), written)
         const transcript = path.join(fresh, "projects", first.projectKey, first.sessionId, "subagents", name!.replace(".meta.json", ".jsonl"))
         assert.notInclude(fs.readFileSync(transcript, "utf8"), "agent_metadata")
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 180_000)
+      }), 180_000)
   })
 })

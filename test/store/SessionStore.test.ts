@@ -3,7 +3,7 @@
  * into it, and a fresh config directory and a new process resuming the session from the store alone.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -114,7 +114,7 @@ describe("SessionStore", () => {
           yield* s.delete(key)
           assert.isTrue(Option.isNone(yield* s.load(key)))
           assert.deepStrictEqual(yield* s.listSubkeys(key), [])
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+        }).pipe(Effect.provide(NodeServices.layer)))
 
       it.effect("a key that is not a name is InvalidKey, and nothing is touched", () =>
         Effect.gen(function*() {
@@ -141,7 +141,7 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(Option.getOrThrow(yield* s.load(key)).map((e) => e.text), ["a"])
           assert.deepStrictEqual((yield* s.listSessions(key.projectKey)).map((x) => x.sessionId), [key.sessionId])
           assert.deepStrictEqual(yield* s.listSubkeys(key), [])
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+        }).pipe(Effect.provide(NodeServices.layer)), 60_000)
 
       it.effect("summaries follow the appends: batches and replays give the summary of the stored entries", () =>
         Effect.gen(function*() {
@@ -182,7 +182,7 @@ describe("SessionStore", () => {
           assert.deepStrictEqual(yield* s.listSessionSummaries(key.projectKey), [again])
           yield* s.delete(key)
           assert.deepStrictEqual(yield* s.listSessionSummaries(key.projectKey), [])
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+        }).pipe(Effect.provide(NodeServices.layer)))
 
       it.effect("concurrent appends to a session fold one after the other", () =>
         Effect.gen(function*() {
@@ -199,7 +199,7 @@ describe("SessionStore", () => {
           assert.strictEqual(stored.filter((e) => e.uuid !== undefined).length, 13)
           const [summary] = yield* s.listSessionSummaries(key.projectKey)
           assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, stored))
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+        }).pipe(Effect.provide(NodeServices.layer)), 60_000)
 
       it.effect("imports a session of a config directory in batches, with its subagents", () =>
         Effect.gen(function*() {
@@ -221,7 +221,7 @@ describe("SessionStore", () => {
           yield* SessionTransfer.importSession(s, { configDir, ...key }, { includeSubagents: false })
           const uuids = (es: ReadonlyArray<SessionStore.Entry>) => es.flatMap((e) => e.uuid === undefined ? [] : [e.uuid])
           assert.deepStrictEqual(uuids(Option.getOrThrow(yield* s.load(key))), uuids(rawEntries(main) as ReadonlyArray<SessionStore.Entry>))
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+        }).pipe(Effect.provide(NodeServices.layer)), 60_000)
 
       it.live("mirrors a two-turn session of the real CLI; a new process resumes it from the store alone", () =>
         Effect.gen(function*() {
@@ -267,7 +267,7 @@ describe("SessionStore", () => {
             const history = JSON.stringify(request.messages)
             for (const text of ["My name is Ada.", "Nice to meet you, Ada.", "What is 2 + 2?", "2 + 2 = 4."]) assert.include(history, text)
           }).pipe(Effect.provide(Scripted.layer(script)))
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 180_000)
+        }).pipe(Effect.provide(NodeServices.layer)), 180_000)
     })
   }
 
@@ -292,7 +292,7 @@ describe("SessionStore", () => {
       assert.strictEqual((yield* StoredSummary.infos(s, key.projectKey))[0].cwd, "/work/moved")
     }))
 
-  describe("a resume never loses a local transcript", () => {
+  layer(NodeServices.layer)("a resume never loses a local transcript", (it) => {
     // A config directory whose session file holds `local`, and a store holding `stored`.
     const setup = (local: ReadonlyArray<SessionStore.Entry>, stored: ReadonlyArray<SessionStore.Entry>) =>
       Effect.gen(function*() {
@@ -314,14 +314,14 @@ describe("SessionStore", () => {
         yield* SessionMirror.restore({ store: s, configDir, cwd: "/work/app" }, key.sessionId)
         assert.strictEqual(fs.readFileSync(file, "utf8"), text)
         assert.deepStrictEqual(fs.readdirSync(path.dirname(file)), [`${key.sessionId}.jsonl`])
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("a local transcript the stored one goes on from is replaced by it", () =>
       Effect.gen(function*() {
         const { file, s, target } = yield* setup(entries.slice(0, 2), entries)
         assert.isTrue(yield* SessionTransfer.materialize(s, key, target))
         assert.deepStrictEqual(rawEntries(file), entries)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("a local transcript holding every stored uuid gets the stored entries without one it lacks, once", () =>
       Effect.gen(function*() {
@@ -335,7 +335,7 @@ describe("SessionStore", () => {
         yield* SessionTransfer.materialize(s, key, target)
         assert.strictEqual(fs.readFileSync(file, "utf8"), text + JSON.stringify(title) + "\n")
         assert.deepStrictEqual(fs.readdirSync(path.dirname(file)), [`${key.sessionId}.jsonl`])
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("a local transcript the store goes on from keeps its own entries without a uuid", () =>
       Effect.gen(function*() {
@@ -343,7 +343,7 @@ describe("SessionStore", () => {
         const { file, s, target } = yield* setup([...entries.slice(0, 2), tag], entries)
         yield* SessionTransfer.materialize(s, key, target)
         assert.deepStrictEqual(rawEntries(file), [...entries, tag])
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("a conflict in a subagent's transcript writes nothing, not even the main one", () =>
       Effect.gen(function*() {
@@ -358,7 +358,7 @@ describe("SessionStore", () => {
         assert.include(error.message, agent)
         assert.strictEqual(fs.readFileSync(file, "utf8"), text)
         assert.strictEqual(fs.readFileSync(agent, "utf8"), JSON.stringify(entry("s-local", "x")) + "\n")
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("a local transcript that differs from the stored one fails, and is left as it was", () =>
       Effect.gen(function*() {
@@ -368,7 +368,7 @@ describe("SessionStore", () => {
         assert.strictEqual(error.reason._tag, "TranscriptConflict")
         assert.include(error.message, "has 1 entry the store lacks, and the store 1 it lacks")
         assert.strictEqual(fs.readFileSync(file, "utf8"), text)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("with onConflict store, a differing local transcript is moved aside and the stored one written", () =>
       Effect.gen(function*() {
@@ -380,7 +380,7 @@ describe("SessionStore", () => {
         const aside = fs.readdirSync(path.dirname(file)).filter((name) => name.startsWith(`${key.sessionId}.jsonl.aside-`))
         assert.strictEqual(aside.length, 1)
         assert.strictEqual(fs.readFileSync(path.join(path.dirname(file), aside[0]!), "utf8"), text)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("a transcript that cannot be written fails as materialize, not as load", () =>
       Effect.gen(function*() {
@@ -390,7 +390,7 @@ describe("SessionStore", () => {
         const error = yield* Effect.flip(SessionTransfer.materialize(s, key, { configDir, projectKey: "-elsewhere" }))
         assert.strictEqual(error.reason._tag, "OperationFailed")
         assert.strictEqual(error.reason._tag === "OperationFailed" && error.reason.operation, "materialize")
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
   })
 
   it.effect("InvalidKey names the part of a subpath that is not a name", () =>
@@ -417,7 +417,7 @@ describe("SessionStore", () => {
       yield* Effect.flip(s.delete({ projectKey: ".", sessionId: key.projectKey }))
       assert.deepStrictEqual(fs.readdirSync(dir), ["root"])
       assert.deepStrictEqual(fs.readdirSync(path.join(root, key.projectKey)).sort(), [`${key.sessionId}.jsonl`, `${key.sessionId}.summary.json`])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }).pipe(Effect.provide(NodeServices.layer)))
 
   describe("directory: uuids stay the idempotency key across stores on one root", () => {
     const batch = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => entry(`u${from + i}`, "x"))
@@ -438,7 +438,7 @@ describe("SessionStore", () => {
         assert.deepStrictEqual(yield* storedUuids(root), batch(0, 8).map((e) => e.uuid))
         const [summary] = yield* b.listSessionSummaries(key.projectKey)
         assert.strictEqual(summary.data.bytes, fs.statSync(path.join(root, key.projectKey, `${key.sessionId}.jsonl`)).size)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }).pipe(Effect.provide(NodeServices.layer)))
 
     it.effect("two processes", () =>
       Effect.gen(function*() {
@@ -468,7 +468,7 @@ describe("SessionStore", () => {
         assert.deepStrictEqual(yield* Effect.all([run(), run()], { concurrency: 2 }), [0, 0])
         const uuids = yield* storedUuids(root)
         assert.deepStrictEqual([...uuids].sort(), Array.from({ length: 40 }, (_, i) => `u${i}`).sort())
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 60_000 })
+      }).pipe(Effect.provide(NodeServices.layer)), { timeout: 60_000 })
   })
 
   it.effect("materialize and restore refuse a key that is not a name", () =>
@@ -491,9 +491,9 @@ describe("SessionStore", () => {
         ["materialize", "sessionId"]
       ])
       assert.isFalse(fs.existsSync(path.join(configDir, "escaped.jsonl")))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }).pipe(Effect.provide(NodeServices.layer)))
 
-  describe("where summaries are kept: listing reads them, not the entries", () => {
+  layer(NodeServices.layer)("where summaries are kept: listing reads them, not the entries", (it) => {
     // Appends the conversation, spoils the entries behind the store's back, and lists again.
     const unchangedWithout = (s: SessionStore.Shape, spoil: Effect.Effect<void>) =>
       Effect.gen(function*() {
@@ -520,7 +520,7 @@ describe("SessionStore", () => {
         assert.strictEqual(error.reason._tag === "InvalidEntry" && error.reason.operation, "load")
         assert.instanceOf(error.reason._tag === "InvalidEntry" && error.reason.cause, SyntaxError)
         assert.include(error.message, `line 1 of ${transcript} is not a JSON object`)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     it.effect("directory: a summary that missed a write is folded again from the transcript", () =>
       Effect.gen(function*() {
@@ -537,7 +537,7 @@ describe("SessionStore", () => {
         // A transcript without a summary file is listed from its entries.
         fs.rmSync(path.join(root, key.projectKey, `${key.sessionId}.summary.json`))
         assert.deepStrictEqual((yield* s.listSessionSummaries(key.projectKey))[0].data, summary.data)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
 
     const sqlStores = [
       {
@@ -560,7 +560,7 @@ describe("SessionStore", () => {
           const sql = Context.get(context, SqlClient.SqlClient)
           const s = yield* Effect.provide(SqlSessionStore.make(), context)
           yield* unchangedWithout(s, Effect.orDie(sql`DROP TABLE claude_session_entries`))
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+        }), 60_000)
 
       it.effect(`${name}: sessions stored before the summaries table are summarized when the store is made`, () =>
         Effect.gen(function*() {
@@ -572,7 +572,7 @@ describe("SessionStore", () => {
           yield* Effect.orDie(sql`DROP TABLE claude_session_summaries`)
           const after = yield* Effect.provide(SqlSessionStore.make(), context)
           assert.deepStrictEqual(yield* after.listSessionSummaries(key.projectKey), summaries)
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+        }), 60_000)
     }
 
     for (const { client, name } of sqlStores) {
@@ -584,7 +584,7 @@ describe("SessionStore", () => {
           const error = yield* Effect.flip(Effect.provide(SqlSessionStore.make(), context))
           assert.strictEqual(error.reason._tag, "Unavailable")
           assert.include(error.message, "claude_session_entries")
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+        }), 60_000)
 
       it.effect(`${name}: one append of 20,000 entries, and its replay`, () =>
         Effect.gen(function*() {
@@ -598,7 +598,7 @@ describe("SessionStore", () => {
           assert.strictEqual(Option.getOrThrow(yield* s.load({ ...key, subpath: "subagents/agent-a" })).length, 20_000)
           const [summary] = yield* s.listSessionSummaries(key.projectKey)
           assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, many))
-        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+        }), 120_000)
     }
 
     it.effect("SQLite: a file that cannot be opened fails the layer with Unavailable", () =>
@@ -613,7 +613,7 @@ describe("SessionStore", () => {
           assert.strictEqual(error.reason._tag, "Unavailable")
           assert.include(error.message, filename)
         }
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }))
   })
 
   it.live("a multi-turn session mirrored into a store resumes elsewhere from it", () =>

@@ -3,7 +3,7 @@
  * a lock left by a dead process that had the waiter's pid, and an SQLite database another process holds.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -70,7 +70,7 @@ describe("StoreFaults", () => {
         // The other session is untouched.
         const other = yield* store.load(keyB)
         assert.deepStrictEqual(other._tag === "Some" && other.value.map((e) => e.uuid), ["b1"])
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }).pipe(Effect.provide(NodeServices.layer)))
 
     it.effect("a summary row that is not a summary: append and listing fail with InvalidEntry naming the session", () =>
       Effect.gen(function*() {
@@ -86,7 +86,7 @@ describe("StoreFaults", () => {
           assert.strictEqual(listed._tag, "InvalidEntry")
           assert.include(listed.message, `${projectKey}/${sessionA}`)
         }
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }).pipe(Effect.provide(NodeServices.layer)))
 
     it.effect("a directory summary file that is not a summary: listing folds the transcript again", () =>
       Effect.gen(function*() {
@@ -100,7 +100,7 @@ describe("StoreFaults", () => {
         fs.writeFileSync(file, JSON.stringify({ mtime: 1, data: { bytes, firstPrompt: { not: "text" } } }))
         const [summary] = yield* store.listSessionSummaries(projectKey)
         assert.deepStrictEqual(summary.data, SessionStore.foldSummary(undefined, entries))
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }).pipe(Effect.provide(NodeServices.layer)))
 
     it.live("a mirror of two sessions, one with a corrupt summary: the other's frames all stored, one mirror_error", () =>
       Effect.gen(function*() {
@@ -123,7 +123,7 @@ describe("StoreFaults", () => {
         const rows = yield* sql<{ readonly uuid: string }>`
           SELECT uuid FROM claude_session_entries WHERE session_id = ${sessionB} ORDER BY seq`
         assert.deepStrictEqual(rows.map((r) => r.uuid), ["b1", "b2", "b3", "b4"])
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      }).pipe(Effect.provide(NodeServices.layer)))
 
     it.live("a store that dies on one session: the mirror reports it and stores the other's frames", () =>
       Effect.gen(function*() {
@@ -187,10 +187,10 @@ describe("StoreFaults", () => {
         yield* Effect.timeout(store.append(keyA, [user("a1")]), "5 seconds")
         const lines = fs.readFileSync(path.join(root, projectKey, `${sessionA}.jsonl`), "utf8").trim().split("\n")
         assert.deepStrictEqual(lines.map((line) => JSON.parse(line).uuid), ["a1"])
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 30_000)
+      }).pipe(Effect.provide(NodeServices.layer)), 30_000)
   })
 
-  describe("an SQLite database another process holds", () => {
+  layer(NodeServices.layer, { excludeTestServices: true })("an SQLite database another process holds", (it) => {
     // A process holding the database's write lock until it is killed: `locked` once it holds it.
     const holdLocked = (file: string) =>
       Effect.acquireRelease(
@@ -213,7 +213,7 @@ describe("StoreFaults", () => {
           })
       )
 
-    it.live("a 1-second timeout on an append fires before the busy timeout, and timers keep their schedule", () =>
+    it.effect("a 1-second timeout on an append fires before the busy timeout, and timers keep their schedule", () =>
       Effect.gen(function*() {
         const fsx = yield* FileSystem.FileSystem
         const dir = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-faults-" }))
@@ -249,6 +249,6 @@ describe("StoreFaults", () => {
           Sqlite.layer(file)
         )
         assert.deepStrictEqual(rows.map((r) => r.uuid), ["before", "after"])
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 60_000)
+      }), 60_000)
   })
 })

@@ -3,7 +3,7 @@
  * (SessionFiles) it came from (messages, subagents, info), and forks into the store.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
@@ -39,7 +39,7 @@ const imported = importedWith()
 
 const uuids = (messages: Iterable<{ readonly uuid: string }>) => Array.from(messages, (m) => m.uuid)
 
-describe("Sessions over a store", () => {
+layer(NodeServices.layer)("Sessions over a store", (it) => {
   it.effect("reads a stored session as SessionFiles reads its files", () =>
     Effect.gen(function*() {
       const { files, stored } = yield* imported
@@ -62,7 +62,7 @@ describe("Sessions over a store", () => {
       const { fileSize: ___, lastModified: ____, ...onDisk } = Option.getOrThrow(yield* files.getSessionInfo(key.sessionId))
       assert.deepStrictEqual(info, onDisk)
       assert.isTrue(Option.isNone(yield* stored.getSessionInfo("elsewhere", at)))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
   it.effect("lists a stored session's subagents with their metadata, as SessionFiles lists a file's", () =>
     Effect.gen(function*() {
@@ -73,7 +73,7 @@ describe("Sessions over a store", () => {
       const withoutSubpath = (agents: ReadonlyArray<Sessions.SubagentInfo>) => agents.map(({ subpath: _, ...rest }) => rest)
       assert.deepStrictEqual(withoutSubpath(stored), withoutSubpath(yield* files.listSubagents(key.sessionId)))
       assert.deepStrictEqual(stored, [{ agentId: "acompact-e1f845", subpath: "subagents/agent-acompact-e1f845", ...meta }])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
   it.effect("forks a stored session into the store", () =>
     Effect.gen(function*() {
@@ -88,7 +88,7 @@ describe("Sessions over a store", () => {
       assert.strictEqual(Option.getOrThrow(yield* stored.getSessionInfo(fork.sessionId, at)).summary, "Branch")
       const missing = yield* Effect.flip(stored.forkSession("6c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11", at))
       assert.strictEqual(missing.reason._tag, "SessionNotFound")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
   it.effect("lists, reads entries and deletes as over the config directory, in a project named or found", () =>
     Effect.gen(function*() {
@@ -106,7 +106,7 @@ describe("Sessions over a store", () => {
         assert.strictEqual(invalid.reason._tag, "InvalidKey")
       }
       assert.deepStrictEqual(yield* store.listSessions(key.projectKey), [])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 
   it.effect("renames and tags a stored session", () =>
     Effect.gen(function*() {
@@ -121,5 +121,5 @@ describe("Sessions over a store", () => {
       assert.include(blank.message, "blank")
       assert.strictEqual(blank.reason._tag, "InvalidEntry")
       assert.strictEqual((yield* info()).summary, "Release notes")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }))
 })

@@ -3,7 +3,7 @@
  * store's `listSubkeys` and `importSession` list each transcript once, and end.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
@@ -48,13 +48,13 @@ const configWithLoops = Effect.gen(function*() {
 
 const subkeys = ["subagents/agent-a1", "subagents/nested/agent-a2"].map((k) => k.split("/").join(path.sep))
 
-describe("session directories with link loops and a named pipe", () => {
+layer(NodeServices.layer)("session directories with link loops and a named pipe", (it) => {
   it.effect("SessionFiles lists each subagent once", () =>
     Effect.gen(function*() {
       const files = yield* SessionFiles.make({ configDir: yield* configWithLoops })
       const agents = yield* files.listSubagents(sessionId)
       assert.deepStrictEqual(agents.map((a) => a.agentId), ["a1", "a2"])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 30_000)
+    }), 30_000)
 
   it.effect("the directory store imports and lists each subkey once", () =>
     Effect.gen(function*() {
@@ -67,5 +67,5 @@ describe("session directories with link loops and a named pipe", () => {
       fs.rmSync(path.join(root, projectKey, sessionId), { recursive: true })
       withLoops(path.join(root, projectKey, sessionId))
       assert.deepStrictEqual(yield* store.listSubkeys(key), subkeys)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 30_000)
+    }), 30_000)
 })
