@@ -181,7 +181,10 @@ const samples: ReadonlyArray<readonly [ErrorClass, ReadonlyArray<Reason>]> = [
     }),
     new AgentSession.TurnRetriesExhausted({ turnId: "t-1", attempts: 3 }),
     new AgentSession.TurnIdReused({ turnId: "t-1" }),
-    new AgentSession.Undelivered({ errorTag: "MailboxFull", detail: "the mailbox is full" })
+    new AgentSession.Undelivered({ errorTag: "MailboxFull", detail: "the mailbox is full" }),
+    new AgentSession.OverBudget({
+      error: new Budget.BudgetError({ reason: new Budget.Exceeded({ key: "acme", limit: "usd", allowed: 5, spent: 5, during: false }) })
+    })
   ]],
   [Cluster.ClusterError, [
     new Cluster.PostgresDriverMissing({

@@ -50,6 +50,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
+import * as Budget from "../governance/Budget.ts"
 import * as Process from "../process/Process.ts"
 import * as PermissionModes from "../internal/permissionMode.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
@@ -129,11 +130,29 @@ export class TurnIdReused extends Schema.TaggedError<TurnIdReused>()("TurnIdReus
 }
 
 /**
+ * The turn's budget (the `budget` option's key, see `Budget` in effect-claude-code/governance) refused it before
+ * it started, or stopped it once its spend crossed a limit.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class OverBudget extends Schema.TaggedError<OverBudget>()("OverBudget", {
+  error: Budget.BudgetError
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.error.message
+  }
+}
+
+/**
  * @since 0.1.0
  * @category errors
  */
 export class AgentSessionError extends Schema.TaggedError<AgentSessionError>()("AgentSessionError", {
-  reason: Schema.Union([SessionFailed, TurnRetriesExhausted, TurnIdReused, Undelivered])
+  reason: Schema.Union([SessionFailed, TurnRetriesExhausted, TurnIdReused, Undelivered, OverBudget])
 }) {
   override get message(): string {
     return this.reason.message
@@ -320,7 +339,15 @@ export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | 
    * warm and cold starts run the same callbacks). Needs `cwd`. Default 0.
    */
   readonly spares?: number | undefined
+  /**
+   * The key whose budget each turn runs under (a `Budget` of effect-claude-code/governance in the runner's
+   * context): a turn is refused before its CLI starts when the key has reached a limit, and interrupted after
+   * the message that crosses one; both fail with `OverBudget`. A function gives each entity its key.
+   */
+  readonly budget?: string | ((entityId: string) => string) | undefined
 }
+
+const overBudget = (error: Budget.BudgetError) => new AgentSessionError({ reason: new OverBudget({ error }) })
 
 const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
@@ -350,7 +377,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   pool: Option.Option<SparePool.Pool>,
   drain: Drain.Drain
 ) {
-  const { maxIdleTime: _, spares: __, ...sessionOptions } = options
+  const { maxIdleTime: _, spares: __, budget: ___, ...sessionOptions } = options
   const address = yield* Entity.CurrentAddress
   const entityId = logKey(address.entityType, address.entityId)
   const entityScope = yield* Effect.scope
@@ -420,8 +447,23 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         : Effect.as(Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void)), undefined))
   const close = closeOf()
 
+  // The turn's budget: the `budget` option's key and the runner's Budget, when both are there.
+  const budgetService = yield* Effect.serviceOption(Budget.Budget)
+  const budget = options.budget === undefined || budgetService._tag === "None"
+    ? undefined
+    : { key: typeof options.budget === "string" ? options.budget : options.budget(address.entityId), service: budgetService.value }
+  const underBudget = (turn: Stream.Stream<Session.Message, Session.StreamError>, session: Session.Session) =>
+    budget === undefined
+      ? turn
+      : turn.pipe(
+        Budget.guard(budget.key, { onCrossed: Effect.ignore(session.interrupt) }),
+        Stream.provideService(Budget.Budget, budget.service)
+      )
+
   const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
+      // Refused before a CLI starts for it.
+      if (budget !== undefined) yield* Budget.check(budget.key).pipe(Effect.provideService(Budget.Budget, budget.service), Effect.mapError(overBudget))
       const opened = yield* open(prompt, attempt > 1)
       // The tool calls and results so far, kept as they come: a retry of this turn tells the model about them.
       const activity: Array<Session.Message> = []
@@ -435,7 +477,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       })
       return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
         Stream.concat(
-          (opened.turn ?? current.turn(prompt)).pipe(
+          underBudget(opened.turn ?? current.turn(prompt), current).pipe(
             // The store's frames are the mirror's business, not the turn's.
             Stream.filter((message) => message._tag !== "TranscriptMirror"),
             Stream.tap((message) => {
@@ -453,7 +495,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
               )
             }),
             Stream.map((message) => new TurnMessage({ message })),
-            Stream.mapError(failed("turn"))
+            Stream.mapError((error) => error._tag === "BudgetError" ? overBudget(error) : failed("turn")(error))
           )
         ),
         Stream.onEnd(Effect.gen(function*() {
@@ -686,7 +728,7 @@ export const layer = defaultType.layer
 
 // The runner's parked CLIs: started with the entity type's options but the claim's.
 const spares = <R>(options: Options<R>) => {
-  const { maxIdleTime: _, spares: size = 0, cwd, model: __, permissionMode: ___, ...host } = options
+  const { maxIdleTime: _, spares: size = 0, cwd, model: __, permissionMode: ___, budget: ____, ...host } = options
   if (size <= 0) return Effect.succeedNone
   if (cwd === undefined) return Effect.die(new Error("AgentSession.layer: `spares` needs a `cwd` for the claims"))
   return SparePool.make<R>({ size, host }).pipe(Effect.map(Option.some), Effect.provide(NodeFileSystem.layer))
