@@ -8,14 +8,16 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Budget, CliSlots } from "../src/governance/index.ts"
 import { Process } from "../src/process/index.ts"
 import { Script, Scripted, ScriptedServer } from "../src/testing/index.ts"
-import { childPids } from "../test/reliability/support/leaks.ts"
 import { fleet } from "./fleet.ts"
 
-// The CLIs this process runs, from the process table (a guard's `/bin/sh` watcher is not one).
+// The CLIs this process runs, from the process table: its children that are not a guard's `/bin/sh` watcher.
 const liveClis = () =>
-  childPids().filter((pid) => {
+  fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((pid) => {
     try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] !== "/bin/sh"
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      return Number(ppid) === process.pid && state !== "Z" &&
+        fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] !== "/bin/sh"
     } catch {
       return false
     }
