@@ -115,7 +115,7 @@ describe("Budget.guard", () => {
 
 // The ledger must never lose a charge when many charge one key at once, and must outlive the layer: 40
 // charges, 8 at a time, through one layer, read back through another.
-const chargeConcurrently = (layer: () => Layer.Layer<Budget.Budget, Budget.BudgetError>) =>
+const chargeConcurrently = <E>(layer: () => Layer.Layer<Budget.Budget, E>) =>
   Effect.gen(function*() {
     yield* Effect.gen(function*() {
       const budget = yield* Budget.Budget
