@@ -55,5 +55,5 @@ describe("durable sessions", () => {
         "user: What is my name?",
         "assistant: Your name is Ada."
       ])
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 120_000 })
+    }).pipe(Effect.provide(NodeServices.layer)), { timeout: 120_000 })
 })

@@ -47,5 +47,5 @@ describe("AgentSession: durable entity state", () => {
           []
         )
       })
-    ).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 300_000)
+    ).pipe(Effect.provide(NodeServices.layer)), 300_000)
 })

@@ -106,5 +106,5 @@ describe("Cluster.layerPostgres: failover between two runner processes", () => {
         assert.strictEqual(count(finished, true), 1)
 
       })
-    ).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 300_000)
+    ).pipe(Effect.provide(NodeServices.layer)), 300_000)
 })

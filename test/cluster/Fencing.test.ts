@@ -104,5 +104,5 @@ describe("Cluster.layerPostgres: fencing", () => {
         assert.deepStrictEqual(replayed[0], new AgentSession.TurnReplayed({ turnId: `${name}-2` }))
         assert.strictEqual(resultText(replayed), second(name))
       })
-    ).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 400_000)
+    ).pipe(Effect.provide(NodeServices.layer)), 400_000)
 })

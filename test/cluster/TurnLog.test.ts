@@ -111,7 +111,7 @@ describe("TurnLog in SQL", () => {
         assert.deepStrictEqual(yield* log.begin("e", "t2", "next"), { _tag: "Start", attempt: 1 })
         assert.deepStrictEqual(yield* log.begin("e", "t2", "other"), { _tag: "Conflict" })
       }).pipe(Effect.provide(TurnLog.layerSql().pipe(Layer.provide(old))))
-    }).pipe(Effect.scoped))
+    }))
 })
 
 describe("TurnLog in SQL: retention", () => {
@@ -183,5 +183,5 @@ describe("TurnLog in PostgreSQL", () => {
         const [row] = yield* Effect.orDie(sql<{ readonly attempts: number }>`SELECT attempts FROM claude_turns`)
         assert.strictEqual(Number(row!.attempts), 2)
       }).pipe(Effect.provide(TurnLog.layerSql().pipe(Layer.provideMerge(pg))))
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 })
