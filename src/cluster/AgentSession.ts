@@ -39,6 +39,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as SynchronizedRef from "effect/SynchronizedRef"
@@ -139,12 +140,9 @@ const overBudget = (error: Budget.BudgetError) => new AgentSessionError({ reason
 const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
 
-// The turn holding the CLI: `streaming` once its first message came. An `Interrupt` that arrives before then
-// (the CLI still starting, the prompt not yet taken up) is owed, and sent on that first message.
-interface TurnState {
-  streaming: boolean
-  interruptOwed: boolean
-}
+// Where the entity's turn is (turns run one at a time): none, starting (the CLI still starting, the prompt not yet
+// taken up), starting with an `Interrupt` owed (sent on its first message), or streaming.
+type TurnPhase = "none" | "starting" | "owed" | "streaming"
 
 // The entity's CLI session and the scope it runs in.
 interface Live {
@@ -177,13 +175,16 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   })
   const turns = yield* Semaphore.make(1)
   // The settings the entity's RPCs changed, wherever it was active before; the type's options otherwise.
-  let settings: TurnLog.Settings = yield* log.settings(entityId)
-  const model = (): string | undefined => settings.model !== undefined ? settings.model ?? undefined : options.model
-  const permissionMode = (): QueryOptions.PermissionMode | undefined => settings.permissionMode ?? options.permissionMode
+  const settings = yield* Ref.make<TurnLog.Settings>(yield* log.settings(entityId))
+  // The model and permission mode in effect: the entity's settings over the type's options.
+  const inEffect = Effect.map(Ref.get(settings), (kept): { model?: string | undefined; permissionMode?: QueryOptions.PermissionMode | undefined } => ({
+    model: kept.model !== undefined ? kept.model ?? undefined : options.model,
+    permissionMode: kept.permissionMode ?? options.permissionMode
+  }))
   // The CLI session of this activation with its scope, once started. Changed one change at a time (a start, a
   // close, a setting applied), so that a setting sent while the CLI starts applies to it once it has started.
   const live = yield* SynchronizedRef.make<Live | undefined>(undefined)
-  let active: TurnState | undefined
+  const phase = yield* Ref.make<TurnPhase>("none")
 
   // The CLI session of this activation, started on first use and resumed from the log's session id. Started
   // for a turn's `prompt`, it may come with that turn under way (`turn`): a spare gets the prompt with its claim.
@@ -206,13 +207,14 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         const resumeSessionAt = retry && known !== undefined ? yield* log.resumeAt(entityId) : undefined
         const resume = retry && resumeSessionAt === undefined ? undefined : known
         const cwd = sessionOptions.cwd
+        const { model, permissionMode } = yield* inEffect
         // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
         const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
           ? prompt === undefined
-            ? Effect.map(pool.value.session({ cwd, model: model(), permissionMode: permissionMode() }), ({ session }): Opened => ({ session, turn: undefined }))
-            : Effect.map(pool.value.begin({ cwd, model: model(), permissionMode: permissionMode() }, prompt), ({ session, turn }): Opened => ({ session, turn }))
+            ? Effect.map(pool.value.session({ cwd, model, permissionMode }), ({ session }): Opened => ({ session, turn: undefined }))
+            : Effect.map(pool.value.begin({ cwd, model, permissionMode }, prompt), ({ session, turn }): Opened => ({ session, turn }))
           : Effect.map(
-            cli.session({ ...sessionOptions, sessionStore, model: model(), permissionMode: permissionMode(), resume, resumeSessionAt } as Session.Options<R>),
+            cli.session({ ...sessionOptions, sessionStore, model, permissionMode, resume, resumeSessionAt } as Session.Options<R>),
             (session): Opened => ({ session, turn: undefined })
           )
         const started = yield* start.pipe(
@@ -247,7 +249,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         Stream.provideService(Budget.Budget, budget.service)
       )
 
-  const run = (turnId: string, prompt: string, attempt: number, state: TurnState): Stream.Stream<TurnEvent, AgentSessionError> =>
+  const run = (turnId: string, prompt: string, attempt: number): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
       // Refused before a CLI starts for it.
       if (budget !== undefined) yield* Budget.check(budget.key).pipe(Effect.provideService(Budget.Budget, budget.service), Effect.mapError(overBudget))
@@ -257,11 +259,10 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const current = opened.session
       const messages: Array<Session.Message> = []
       // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
-      const first = Effect.suspend(() => {
-        if (state.streaming) return Effect.void
-        state.streaming = true
-        return state.interruptOwed ? Effect.asVoid(Effect.forkIn(Effect.ignore(current.interrupt), entityScope)) : Effect.void
-      })
+      const first = Effect.flatMap(
+        Ref.modify(phase, (now): [boolean, TurnPhase] => [now === "owed", "streaming"]),
+        (owed) => owed ? Effect.asVoid(Effect.forkIn(Effect.ignore(current.interrupt), entityScope)) : Effect.void
+      )
       return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
         Stream.concat(
           underBudget(opened.turn ?? current.turn(prompt), current).pipe(
@@ -297,17 +298,16 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
     }))
 
-  const produce = (turnId: string, prompt: string, admitted: () => void) =>
+  const produce = (turnId: string, prompt: string, admitted: Effect.Effect<void>) =>
     Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
-      const state: TurnState = { streaming: false, interruptOwed: false }
       yield* Effect.acquireRelease(
-        Effect.andThen(turns.take(1), Effect.sync(() => (active = state))),
-        () => Effect.andThen(Effect.sync(() => (active = undefined)), turns.release(1))
+        Effect.andThen(turns.take(1), Ref.set(phase, "starting")),
+        () => Effect.andThen(Ref.set(phase, "none"), turns.release(1))
       )
       // The runner drains: the turn is not started (nor counted in the log); its request stays, to be
       // re-delivered to the runner that takes the entity.
       if (!(yield* drain.admit)) return Stream.never
-      admitted()
+      yield* admitted
       const begun = yield* log.begin(entityId, turnId, prompt)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
@@ -323,19 +323,18 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       }
       if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
       // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
-      return run(turnId, begun.attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? []), begun.attempt, state)
+      return run(turnId, begun.attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? []), begun.attempt)
     }))
 
   // Turns running on without their caller. While there are any the entity is kept alive: an entity without
   // requests would otherwise idle out and cut them short.
   const clusterContext = yield* Effect.context<Sharding.Sharding | Entity.CurrentAddress>()
-  let unattended = 0
+  const unattended = yield* Ref.make(0)
   const attend = (delta: 1 | -1) =>
-    Effect.suspend(() => {
-      unattended += delta
-      const edge = delta === 1 ? unattended === 1 : unattended === 0
-      return edge ? Effect.provide(Entity.keepAlive(delta === 1), clusterContext) : Effect.void
-    })
+    Effect.flatMap(
+      Ref.modify(unattended, (n) => [delta === 1 ? n + delta === 1 : n + delta === 0, n + delta]),
+      (edge) => edge ? Effect.provide(Entity.keepAlive(delta === 1), clusterContext) : Effect.void
+    )
 
   // The turn runs in the entity, not in its caller: a caller that stops reading does not cut it short, so it
   // still ends, is logged, and a re-delivery is answered from the log instead of the model.
@@ -344,14 +343,14 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const events = yield* Queue.unbounded<TurnEvent, AgentSessionError | Cause.Done>()
       const ended = yield* Deferred.make<void>()
       const answered = yield* Deferred.make<void>()
-      let admitted = false
-      yield* Stream.runIntoQueue(produce(turnId, prompt, () => (admitted = true)), events).pipe(
+      const admitted = yield* Ref.make(false)
+      yield* Stream.runIntoQueue(produce(turnId, prompt, Ref.set(admitted, true)), events).pipe(
         Effect.ensuring(Deferred.succeed(ended, undefined)),
         Effect.forkIn(entityScope)
       )
       // A started turn holds a draining runner until it has ended and its caller is answered (or let go).
       yield* Effect.all([Deferred.await(ended), Deferred.await(answered)]).pipe(
-        Effect.andThen(Effect.suspend(() => admitted ? drain.leave : Effect.void)),
+        Effect.andThen(Effect.flatMap(Ref.get(admitted), (started) => started ? drain.leave : Effect.void)),
         Effect.forkIn(entityScope)
       )
       const unattendedUntilEnd = Effect.andThen(attend(1), Effect.ensuring(Deferred.await(ended), attend(-1)))
@@ -378,7 +377,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   ) =>
     SynchronizedRef.updateEffect(live, (current) =>
       Effect.gen(function*() {
-        const keep = (next: TurnLog.Settings) => Effect.suspend(() => log.setSettings(entityId, settings = { ...settings, ...next }))
+        const keep = (next: TurnLog.Settings) =>
+          Effect.flatMap(Ref.updateAndGet(settings, (kept) => ({ ...kept, ...next })), (kept) => log.setSettings(entityId, kept))
         yield* keep(change)
         if (current === undefined) return current
         const answer = yield* Effect.mapError(apply(current.session), failed(operation))
@@ -392,26 +392,25 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     ActivityTurn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     Send: ({ payload: { prompt } }) => Effect.flatMap(session, (s) => Effect.mapError(Effect.asVoid(s.send(prompt)), failed("send"))),
     Interrupt: () =>
-      Effect.suspend(() => {
-        if (active !== undefined && !active.streaming) {
-          active.interruptOwed = true
-          return Effect.void
+      Effect.flatMap(
+        Ref.modify(phase, (now): [boolean, TurnPhase] => now === "starting" || now === "owed" ? [true, "owed"] : [false, now]),
+        (owed) => {
+          const current = SynchronizedRef.getUnsafe(live)
+          return owed || current === undefined
+            ? Effect.void
+            : Effect.mapError(Effect.asVoid(current.session.interrupt), failed("interrupt"))
         }
-        const current = SynchronizedRef.getUnsafe(live)
-        return current === undefined
-          ? Effect.void
-          : Effect.mapError(Effect.asVoid(current.session.interrupt), failed("interrupt"))
-      }),
+      ),
     Close: () => close,
     Info: () =>
-      Effect.map(log.sessionId(entityId), (sessionId) =>
+      Effect.map(Effect.all([log.sessionId(entityId), inEffect, SynchronizedRef.get(live)]), ([sessionId, { model, permissionMode }, current]) =>
         new EntityInfo({
           entityId: address.entityId,
           runner,
           sessionId: sessionId ?? null,
-          pid: SynchronizedRef.getUnsafe(live)?.session.pid ?? null,
-          model: model() ?? null,
-          permissionMode: permissionMode() ?? null
+          pid: current?.session.pid ?? null,
+          model: model ?? null,
+          permissionMode: permissionMode ?? null
         })),
     SetModel: ({ payload }) =>
       setting("setModel", { model: payload.model }, (session) => session.setModel(payload.model ?? undefined)),
