@@ -50,8 +50,8 @@ const open = (spec: string): Effect.Effect<SessionStore.Shape, SessionStore.Sess
 
 /**
  * Writes the sessions of one project of the store `spec` names (`projectKey`; the current directory's when
- * absent) into a temporary directory that lives for the scope. A store that cannot be opened or read is
- * `BadInput`, naming it.
+ * absent) into a temporary directory that lives for the scope. A store that cannot be opened or read, or holds
+ * no session there, is `BadInput`, naming it.
  *
  * @since 0.1.0
  * @category constructors
@@ -67,13 +67,22 @@ export const materialize = (
     const sessions = yield* StoredSessions.make(store)
     const configDir = yield* fs.makeTempDirectoryScoped({ prefix: "ecc-store-" })
     const projects = path.join(configDir, "projects")
-    for (const info of yield* sessions.listSessions({ projectKey })) {
+    const infos = yield* sessions.listSessions({ projectKey })
+    if (infos.length === 0) {
+      return yield* CliFailure.make(
+        "BadInput",
+        `--store ${redact(spec)}: no session in ${projectKey === undefined ? "the current directory's project" : `project ${projectKey}`}`
+      )
+    }
+    for (const info of infos) {
       const key = { projectKey: info.projectKey, sessionId: info.sessionId }
       yield* SessionTransfer.materialize(store, key, { configDir, projectKey: info.projectKey })
     }
     yield* fs.makeDirectory(projects, { recursive: true })
     return { dir: projects, nameOf: (file: string) => path.relative(projects, file).replace(/\.jsonl$/, "") }
-  }).pipe(Effect.mapError((cause) => CliFailure.make("BadInput", `--store ${redact(spec)}: ${cause.message}`, cause)))
+  }).pipe(Effect.mapError((cause) =>
+    CliFailure.isCliFailure(cause) ? cause : CliFailure.make("BadInput", `--store ${redact(spec)}: ${cause.message}`, cause)
+  ))
 
 // A PostgreSQL URL may carry a password: not printed.
 const redact = (spec: string): string => spec.replace(/\/\/[^@/]*@/, "//***@")

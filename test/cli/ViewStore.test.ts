@@ -121,6 +121,17 @@ layer(NodeServices.layer, { timeout: 180_000 })("--store", (it) => {
     })
   }
 
+  it.effect("a store with no session in the project is an input error naming it", () =>
+    Effect.gen(function*() {
+      const fsx = yield* FileSystem.FileSystem
+      const root = yield* Effect.orDie(fsx.makeTempDirectoryScoped({ prefix: "store-empty-" }))
+      for (const command of ["view", "stats"]) {
+        const run = Run.cli([command, "--store", root, "--project=-work-none"])
+        assert.strictEqual(run.status, 3, command)
+        assert.include(run.stderr, `--store ${root}: no session in project -work-none`, command)
+      }
+    }))
+
   it.effect("--store with a FILE is a usage error", () =>
     Effect.sync(() => {
       const run = Run.cli(["view", "--store", "sqlite:/nonexistent/x.db", "fixtures/recorded/simple_hello.jsonl"])
