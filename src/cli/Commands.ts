@@ -171,6 +171,10 @@ const view = Command.make(
   },
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
+    // The store's sessions are written out once: there is nothing to follow.
+    if (Option.isSome(options.store) && options.follow) {
+      return yield* CliFailure.make("Usage", "--follow reads files as they grow: not with --store")
+    }
     const stored = yield* fromStore(options.store, options.project, Option.isSome(options.file))
     const file = stored?.dir ?? (yield* inputOf(options.file))
     const files = yield* Input.expand(file)

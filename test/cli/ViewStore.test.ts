@@ -132,10 +132,13 @@ layer(NodeServices.layer, { timeout: 180_000 })("--store", (it) => {
       }
     }))
 
-  it.effect("--store with a FILE is a usage error", () =>
+  it.effect("--store with a FILE or --follow is a usage error", () =>
     Effect.sync(() => {
       const run = Run.cli(["view", "--store", "sqlite:/nonexistent/x.db", "fixtures/recorded/simple_hello.jsonl"])
       assert.strictEqual(run.status, 2)
       assert.include(run.stderr, "give no FILE with it")
+      const follow = Run.cli(["view", "-f", "--store", "fixtures", "--project=-work-none"])
+      assert.strictEqual(follow.status, 2)
+      assert.include(follow.stderr, "not with --store")
     }))
 })
