@@ -5,7 +5,8 @@
  * `SessionStore` (`StoredSessions.layer`). Each operation finds a session by its id alone, unless told which
  * project holds it (`dir`, the directory it ran in, or its `projectKey`); messages stream, so a transcript of
  * any size is read in memory bounded by its ids and its longest line. Every operation fails with
- * `SessionStore.SessionStoreError`, whose `reason` says what went wrong.
+ * `SessionStore.SessionStoreError`, whose `reason` says what went wrong. {@link select} runs a filter of
+ * effect-claude-code/filter across every session.
  *
  * @since 0.1.0
  */
