@@ -31,6 +31,8 @@ import * as StatsText from "./Stats.ts"
 // runs, so that `view` and `stats` start without it.
 const loadSession = Effect.promise(() => import("./Session.ts"))
 const loadDemo = Effect.promise(() => import("./Demo.ts"))
+// `--store` needs the store clients: loaded when given.
+const loadStore = Effect.promise(() => import("./Store.ts"))
 
 // Tokens and cost of a message that a forked or resumed session copied: said alike in `view` and `stats`.
 const copiedRule =
@@ -62,6 +64,30 @@ const filter = Flag.String("filter").pipe(
   ),
   Flag.optional
 )
+
+const storeFlags = {
+  store: Flag.String("store").pipe(
+    Flag.withDescription(
+      "read the sessions of a store instead of files: sqlite:FILE, postgres://USER@HOST/DB or the directory of a " +
+        "directory store; each session is shown (counted) on its own, named PROJECT_KEY/SESSION_ID"
+    ),
+    Flag.optional
+  ),
+  project: Flag.String("project").pipe(
+    Flag.withDescription("with --store: the project key whose sessions are read (default: the current directory's)"),
+    Flag.optional
+  )
+}
+
+// With `--store`: the store's sessions as a directory of transcripts, and the name of each file's session.
+const fromStore = (store: Option.Option<string>, project: Option.Option<string>, given: boolean) =>
+  Option.match(store, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (spec) =>
+      given
+        ? Effect.fail(CliFailure.make("Usage", "--store reads the store's sessions: give no FILE with it"))
+        : Effect.flatMap(loadStore, (Store) => Store.materialize(spec, Option.getOrUndefined(project)))
+  })
 
 // A filter that does not parse is a usage error that points at the column; one that can select nothing is
 // said so on standard error (the display then shows nothing).
@@ -135,6 +161,7 @@ const view = Command.make(
     ),
     format,
     filter,
+    ...storeFlags,
     strict: Flag.Boolean("strict").pipe(Flag.withDescription("stop at the first line that does not decode"), Flag.withDefault(false)),
     follow: Flag.Boolean("follow").pipe(
       Flag.withAlias("f"),
@@ -144,22 +171,28 @@ const view = Command.make(
   },
   Effect.fnUntraced(function*(options) {
     const selected = yield* parseFilter(options.filter)
-    const file = yield* inputOf(options.file)
+    // The store's sessions are written out once: there is nothing to follow.
+    if (Option.isSome(options.store) && options.follow) {
+      return yield* CliFailure.make("Usage", "--follow reads files as they grow: not with --store")
+    }
+    const stored = yield* fromStore(options.store, options.project, Option.isSome(options.file))
+    const file = stored?.dir ?? (yield* inputOf(options.file))
     const files = yield* Input.expand(file)
+    const nameOf = stored?.nameOf ?? ((f: string) => f)
     // A directory: each file is shown on its own (named), in the order of the files, or all at once as they grow
     // (--follow, each file's lines in their order, files that appear in it later too).
     const directory = files.length !== 1 || files[0] !== file
     const records = Input.files(file, files, { follow: options.follow && directory }).pipe(
       Stream.flatMap((f) =>
         Input.records(f, { follow: options.follow }).pipe(
-          Stream.map((record) => directory ? { source: f, record } : record)
+          Stream.map((record) => directory ? { source: nameOf(f), record } : record)
         ), { concurrency: options.follow ? "unbounded" : 1 })
     )
     // The json summary of a transcript gives its tokens per model as `stats` counts them (a message a fork copied
     // counts for the first file): counted beforehand, from the file (standard input is read once, for the display).
     const transcripts = options.format !== "json" || options.follow ? undefined : yield* Effect.sync(() => {
       const figures = Stats.transcriptFiles(files, new Set())
-      return new Map(files.flatMap((f, i) => figures[i] === undefined ? [] : [[directory ? f : undefined, figures[i]!] as const]))
+      return new Map(files.flatMap((f, i) => figures[i] === undefined ? [] : [[directory ? nameOf(f) : undefined, figures[i]!] as const]))
     })
     // A directory read to its end: a file in which nothing decodes is named once, after the others are shown.
     const holdUndecoded = directory && !options.follow
@@ -180,15 +213,15 @@ const view = Command.make(
       // all is in no outcome).
       const seen = new Map((outcome.files ?? []).map((f) => [f.file, f] as const))
       const problems = (yield* Effect.forEach(files, (f) => {
-        const one = seen.get(f)
+        const one = seen.get(nameOf(f))
         return one === undefined || one.lines === 0
-          ? Effect.map(Input.detect(f), (format) => [notDecoded(f, one?.failed ?? 0, format).detail])
+          ? Effect.map(Input.detect(f), (format) => [notDecoded(nameOf(f), one?.failed ?? 0, format).detail])
           : Effect.succeed([])
       })).flat()
       if (problems.length > 0) return yield* CliFailure.make("BadInput", problems.join("\n"))
     }
     yield* exitFor(outcome)
-  })
+  }, Effect.scoped)
 ).pipe(
   describe(
     "Show a stream-json recording or pipe (claude -p ... --output-format stream-json --verbose | effect-claude-code view), " +
@@ -241,10 +274,11 @@ const stats = Command.make(
     files: Argument.String("file").pipe(
       Argument.withDescription(
         "stream-json files, session transcripts or directories of them (every .jsonl file under it, e.g. " +
-          "~/.claude/projects); - for standard input"
+          "~/.claude/projects); - for standard input; none with --store"
       ),
-      Argument.variadic({ min: 1 })
+      Argument.variadic()
     ),
+    ...storeFlags,
     format: Flag.Literals("format", ["pretty", "json"]).pipe(
       Flag.withDescription(
         "pretty: a report per file (and their total); json: {\"files\": [...], \"total\"} with every figure " +
@@ -261,8 +295,14 @@ const stats = Command.make(
       Flag.withDefault(false)
     )
   },
-  Effect.fnUntraced(function*({ files, format, countedOnly }) {
+  Effect.fnUntraced(function*({ files: given, format, countedOnly, store, project }) {
     const stdio = yield* Stdio.Stdio
+    const stored = yield* fromStore(store, project, given.length > 0)
+    if (stored === undefined && given.length === 0) {
+      return yield* CliFailure.make("Usage", "stats: give one FILE or more (- for standard input), or --store")
+    }
+    const files = stored === undefined ? given : [stored.dir]
+    const nameOf = stored?.nameOf ?? ((f: string) => f)
     // Every file is counted, or said to be unreadable: one that cannot be read does not hide the others.
     const expanded = yield* Effect.forEach(files, (file) => Effect.result(Input.expand(file)))
     const named = expanded.flatMap((r): ReadonlyArray<Result.Result<string, CliFailure.CliFailure>> =>
@@ -286,7 +326,7 @@ const stats = Command.make(
       const stats = fast[i]
       return stats === undefined ? rest[next++]! : Result.succeed({ stats, format: "transcript" as TranscriptDetect.Format })
     })
-    const all = counted.flatMap((r) => Result.isSuccess(r) ? [r.success.stats] : [])
+    const all = counted.flatMap((r) => Result.isSuccess(r) ? [{ ...r.success.stats, path: nameOf(r.success.stats.path) }] : [])
     // Several files: their sum too, the quick overview of a whole corpus.
     const total = all.length > 1 ? Stats.total(`Total of ${all.length} files`, all) : undefined
     const text = format === "json"
@@ -297,14 +337,14 @@ const stats = Command.make(
       Result.isFailure(r)
         ? [r.failure.detail]
         : r.success.stats.decoded === 0
-        ? [notDecoded(r.success.stats.path, r.success.stats.failed, r.success.format).detail]
+        ? [notDecoded(nameOf(r.success.stats.path), r.success.stats.failed, r.success.format).detail]
         : []
     )
     if (problems.length > 0) return yield* CliFailure.make("BadInput", problems.join("\n"))
     if (all.some((s) => s.failed > 0)) {
       return yield* new CliFailure.SilentExit({ code: CliFailure.ExitCode.StreamProblem })
     }
-  })
+  }, Effect.scoped)
 ).pipe(describe(
     "Count what stream-json files and session transcripts hold: kinds, tools, errors, cost and tokens per model, " +
       "unknown types; a directory counts each of its files (sessions, in the order of their paths) and their total. " +

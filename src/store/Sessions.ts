@@ -5,14 +5,18 @@
  * `SessionStore` (`StoredSessions.layer`). Each operation finds a session by its id alone, unless told which
  * project holds it (`dir`, the directory it ran in, or its `projectKey`); messages stream, so a transcript of
  * any size is read in memory bounded by its ids and its longest line. Every operation fails with
- * `SessionStore.SessionStoreError`, whose `reason` says what went wrong.
+ * `SessionStore.SessionStoreError`, whose `reason` says what went wrong. {@link select} runs a filter of
+ * effect-claude-code/filter across every session.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import type * as Stream from "effect/Stream"
+import * as Predicate from "effect/Predicate"
+import * as Stream from "effect/Stream"
+import * as Item from "../filter/Item.ts"
+import * as TranscriptMessages from "../transcript/Messages.ts"
 import type * as Transcript from "../transcript/Transcript.ts"
 import type { DecodeError } from "../stream/DecodeError.ts"
 import type * as Ndjson from "../stream/Ndjson.ts"
@@ -198,3 +202,50 @@ export interface Shape {
  * @category services
  */
 export class Sessions extends Context.Service<Sessions, Shape>()("effect-claude-code/Sessions") {}
+
+/**
+ * An item a query over stored sessions selected, with the session it came from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Selected<A extends Item.Item = Item.Item> {
+  readonly sessionId: string
+  readonly projectKey: string
+  readonly item: A
+}
+
+/**
+ * What a filter (`Filter.Filter<A>` of effect-claude-code/filter) selects across every session `listSessions`
+ * lists (the project of `dir` or `projectKey`; without either, over the config directory every project, over a
+ * store the current directory's): each session's messages in conversation order, as {@link Shape.messages}
+ * reads them, through `Item.select(filter)`, so that a filter whose atoms need a call's result (`error`,
+ * `denied`) decides within its session. Sessions come in listing order (most recently modified first).
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import { Filter } from "effect-claude-code/filter"
+ * import { Sessions } from "effect-claude-code/store"
+ * const failedBash = Sessions.select(Filter.and(Filter.toolUse("Bash"), Filter.error), { projectKey: "-work-app" })
+ * const calls = Stream.runCollect(failedBash) // Effect<Array<Selected<...>>, SessionStoreError, Sessions>
+ * ```
+ *
+ * @since 0.1.0
+ * @category queries
+ */
+export const select = <A extends Item.Item>(
+  filter: Item.Selector<A>,
+  options: LookupOptions = {}
+): Stream.Stream<Selected<A>, SessionStore.SessionStoreError, Sessions> =>
+  Stream.unwrap(Effect.map(Effect.service(Sessions), (sessions) =>
+    Stream.fromIterableEffect(sessions.listSessions(options)).pipe(
+      Stream.flatMap(({ projectKey, sessionId }) =>
+        sessions.messages(sessionId, { projectKey }).pipe(
+          Stream.map((entry) => TranscriptMessages.toMessage(entry)),
+          Stream.filter(Predicate.isNotUndefined),
+          Item.select(filter),
+          Stream.map((item): Selected<A> => ({ sessionId, projectKey, item }))
+        )
+      )
+    )))
