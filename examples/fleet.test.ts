@@ -24,7 +24,7 @@ const liveClis = () =>
   }).length
 
 describe("fleet", () => {
-  it.live("two CLIs at most, the fifth job over the budget refused", () =>
+  it.live("two CLIs at most, the jobs past the budget refused", () =>
     Effect.gen(function*() {
       let most = 0
       const sampler = yield* Effect.forkChild(Effect.forever(
@@ -33,15 +33,21 @@ describe("fleet", () => {
       const lines = yield* fleet
       yield* Fiber.interrupt(sampler)
       assert.strictEqual(most, 2)
-      // The first two start with nothing spent; the fifth gets a CLI only once three jobs ended, over the budget.
-      assert.deepStrictEqual(lines.slice(0, 2).map((line) => [line.answer, line.budget]), [["Triaged.", undefined], ["Triaged.", undefined]])
-      for (const line of lines.slice(2, 4)) {
-        assert.isTrue(line.budget === undefined || line.budget.endsWith("the run was stopped"), line.budget)
+      // Jobs take CLIs in the order they reach one: the first two start with nothing spent and are answered; the
+      // last ones to get a CLI (after three jobs ended) start over the budget and are refused; the ones between
+      // are answered or stopped.
+      const answered = lines.filter((line) => line.answer === "Triaged." && line.budget === undefined)
+      const stopped = lines.filter((line) => line.budget?.endsWith("the run was stopped"))
+      const refused = lines.filter((line) => line.budget?.endsWith("the run was refused"))
+      assert.isAtLeast(answered.length, 2)
+      assert.isAtLeast(refused.length, 1)
+      assert.strictEqual(answered.length + stopped.length + refused.length, 5)
+      for (const line of refused) {
+        assert.match(line.budget ?? "", /^Budget acme: \$0\.00\d+ spent of \$0\.0020; the run was refused$/)
+        assert.strictEqual(line.costUsd, 0)
       }
-      assert.match(lines[4].budget ?? "", /^Budget acme: \$0\.00\d+ spent of \$0\.0020; the run was refused$/)
-      assert.strictEqual(lines[4].costUsd, 0)
-      // Refused before the model saw it: four turns asked.
-      assert.strictEqual(ScriptedServer.turnRequests(yield* (yield* ScriptedServer.ScriptedServer).requests).length, 4)
+      // Refused before the model saw them.
+      assert.strictEqual(ScriptedServer.turnRequests(yield* (yield* ScriptedServer.ScriptedServer).requests).length, 5 - refused.length)
       // Charged what the CLI's results say (one turn per session: its total_cost_usd).
       const spent = yield* Effect.flatMap(Budget.Budget, (budget) => budget.spent("acme"))
       assert.closeTo(spent.usd, lines.reduce((sum, line) => sum + line.costUsd, 0), 1e-9)
