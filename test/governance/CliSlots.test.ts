@@ -46,11 +46,12 @@ describe("CliSlots (real CLI)", () => {
           const out = yield* Stream.runCollect(session.turn(`prompt ${i}`))
           return out.at(-1)?._tag
         }).pipe(Effect.scoped)
-      // Asked in order 0..4, 50 ms apart; 0 and 1 get slots at once, the rest wait.
+      // Asked in order 0..4, 250 ms apart (more than a session takes to reach the spawner on a busy machine); 0 and
+      // 1 get slots at once, the rest wait.
       const fibers = []
       for (let i = 0; i < 5; i++) {
         fibers.push(yield* Effect.forkChild(one(i)))
-        yield* Effect.sleep("50 millis")
+        yield* Effect.sleep("250 millis")
       }
       const results = yield* Fiber.joinAll(fibers)
       yield* Fiber.interrupt(sampler)
