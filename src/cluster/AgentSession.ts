@@ -203,11 +203,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
           Effect.onError(() => Scope.close(scope, Exit.void))
         )
-        // A retry, and any resume from a fenced store, continues at the last answer the log recorded: what the
-        // transcript holds after it (a cut turn, the last writes of a holder fenced out meanwhile) is not the
-        // conversation. (So from a store, an exchange of `Send` after the last turn is not resumed.)
         const known = yield* log.sessionId(entityId)
-        const resumeSessionAt = known !== undefined && (retry || sessionStore !== undefined) ? yield* log.resumeAt(entityId) : undefined
+        const resumeSessionAt = retry && known !== undefined ? yield* log.resumeAt(entityId) : undefined
         const resume = retry && resumeSessionAt === undefined ? undefined : known
         const cwd = sessionOptions.cwd
         const { model, permissionMode } = yield* inEffect

@@ -72,8 +72,8 @@ export interface Shape {
   readonly sessionId: (entityId: string) => Effect.Effect<string | undefined>
   readonly setSessionId: (entityId: string, sessionId: string) => Effect.Effect<void>
   /**
-   * Where a resume continues the conversation: the last answer (assistant message uuid) of the entity's last
-   * finished turn, so that a cut turn, or a branch a fenced-out holder wrote after it, is dropped from it.
+   * Where a retry resumes the conversation: the last answer (assistant message uuid) of the entity's last
+   * finished turn, so that a cut turn is dropped from it rather than resumed half done.
    */
   readonly resumeAt: (entityId: string) => Effect.Effect<string | undefined>
   readonly setResumeAt: (entityId: string, messageId: string) => Effect.Effect<void>
