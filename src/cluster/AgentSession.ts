@@ -49,6 +49,7 @@ import * as Queue from "effect/Queue"
 import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as Budget from "../governance/Budget.ts"
+import * as CliSlots from "../governance/CliSlots.ts"
 import * as Process from "../process/Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
@@ -236,6 +237,25 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         : Effect.as(Effect.andThen(current.session.close, Scope.close(current.scope, Exit.void)), undefined))
   const close = closeOf()
 
+  // Under a cap on live CLIs (`CliSlots`), the CLI of an entity between turns is on offer: one who waits for a
+  // slot ends it (the next turn resumes the conversation from its session id), unless a turn has started since.
+  const slots = yield* Effect.serviceOption(CliSlots.CliSlots)
+  const idleOffer = yield* Ref.make<Scope.Closeable | undefined>(undefined)
+  const withdrawOffer = Effect.flatMap(
+    Ref.getAndSet(idleOffer, undefined),
+    (offer) => offer === undefined ? Effect.void : Scope.close(offer, Exit.void)
+  )
+  const offerIdleCli = slots._tag === "None" ? Effect.void : Effect.gen(function*() {
+    yield* withdrawOffer
+    const current = yield* SynchronizedRef.get(live)
+    if (current === undefined) return
+    const offer = yield* Scope.fork(entityScope)
+    yield* slots.value.evictable(Effect.asVoid(turns.withPermitsIfAvailable(1)(closeOf(current.scope)))).pipe(
+      Scope.provide(offer)
+    )
+    yield* Ref.set(idleOffer, offer)
+  })
+
   // The turn's budget: the `budget` option's key and the runner's Budget, when both are there.
   const budgetService = yield* Effect.serviceOption(Budget.Budget)
   const budget = options.budget === undefined || budgetService._tag === "None"
@@ -301,8 +321,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   const produce = (turnId: string, prompt: string, admitted: Effect.Effect<void>) =>
     Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
       yield* Effect.acquireRelease(
-        Effect.andThen(turns.take(1), Ref.set(phase, "starting")),
-        () => Effect.andThen(Ref.set(phase, "none"), turns.release(1))
+        Effect.andThen(turns.take(1), Effect.andThen(withdrawOffer, Ref.set(phase, "starting"))),
+        () => Effect.andThen(Ref.set(phase, "none"), Effect.andThen(offerIdleCli, turns.release(1)))
       )
       // The runner drains: the turn is not started (nor counted in the log); its request stays, to be
       // re-delivered to the runner that takes the entity.

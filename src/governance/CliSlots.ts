@@ -6,7 +6,7 @@
  *
  * The cap sits at the spawner: every process started through the `ChildProcessSpawner` it wraps takes a slot
  * (the library starts only CLIs through it), so queries, sessions, warm spares and entities all count, whatever
- * started them. Idle holders that can give their CLI back (a parked spare) register with `evictable`; one who
+ * started them. Idle holders that can give their CLI back (a parked spare, an entity between turns) register with `evictable`; one who
  * waits makes the oldest of them close, before waiting.
  *
  * @example
