@@ -124,7 +124,7 @@ const isJsonBlank = (text: string): boolean => {
 // V8's UTF-8 decoder (behind `TextDecoder`) is fast for ASCII but decodes other text at about a third of
 // the speed of ICU's converter, which Node exposes as `buffer.transcode`; for a short line the extra calls
 // cost more than they save. ICU's UTF-16 copy lives while the text is made (up to five times the line's
-// size at once, against three), so lines over 1 MiB (tool results are mostly under it) stay on
+// size at once, against three), so non-ASCII lines over 1 MiB (tool results are mostly under it) stay on
 // `TextDecoder`. The module is looked up at run time, so that this module still loads where there is no
 // Node (and decodes with `TextDecoder` alone), and tried once (a Node built without ICU has no converter).
 const utf16MinBytes = 512
@@ -151,9 +151,12 @@ const latin1 = (bytes: Uint8Array, buffer: typeof NodeBuffer.Buffer): string =>
 
 // A line's text; throws as the fatal decoder does on invalid UTF-8 (ICU only ever sees valid UTF-8).
 const decodeUtf8 = (bytes: Uint8Array, isFirst: boolean): string => {
-  if (nodeBuffer !== undefined && bytes.length <= utf16MaxBytes) {
+  if (nodeBuffer !== undefined) {
+    // ASCII at any size: the Latin-1 copy is the text, at one byte per character like the decoder's.
     if (nodeBuffer.isAscii(bytes)) return latin1(bytes, nodeBuffer.Buffer)
-    if (bytes.length < utf16MinBytes || !nodeBuffer.isUtf8(bytes)) return (isFirst ? firstLineDecoder : lineDecoder).decode(bytes)
+    if (bytes.length < utf16MinBytes || bytes.length > utf16MaxBytes || !nodeBuffer.isUtf8(bytes)) {
+      return (isFirst ? firstLineDecoder : lineDecoder).decode(bytes)
+    }
     const utf16 = nodeBuffer.transcode(bytes, "utf8", "utf16le")
     const text = utf16.toString("utf16le")
     // The UTF-16 copy is freed now, not at some later collection (a buffer of its own: transcode's result).
