@@ -99,9 +99,11 @@ const lineDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const lossyDecoder = new TextDecoder("utf-8", { ignoreBOM: true })
 // Bytes of a line kept for the raw cut of an error: enough for `rawCutLength` characters.
 const headBytes = 4 * rawCutLength
-// A spanning line's buffer starts at this size and doubles; one no larger is kept for the next line.
+// A spanning line's buffer starts at `initialHeldBytes` and doubles. One of up to `retainedHeldBytes` is kept
+// for the next line: lines of a few MiB (large tool results) come in series, and regrowing the buffer for each
+// (fresh memory, faulted in page by page) cost more CPU than the copy into it. A larger one is freed at once.
 const initialHeldBytes = 64 * 1024
-const retainedHeldBytes = 1024 * 1024
+const retainedHeldBytes = 8 * 1024 * 1024
 
 // Lines are split on the byte 0x0A before any text decoding (0x0A never occurs inside a multi-byte UTF-8
 // character). A line whole inside one chunk is decoded in place, nothing copied; the bytes of a line spanning
