@@ -99,9 +99,11 @@ const lineDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const lossyDecoder = new TextDecoder("utf-8", { ignoreBOM: true })
 // Bytes of a line kept for the raw cut of an error: enough for `rawCutLength` characters.
 const headBytes = 4 * rawCutLength
-// A spanning line's buffer starts at this size and doubles; one no larger is kept for the next line.
+// A spanning line's buffer starts at `initialHeldBytes` and doubles. One of up to `retainedHeldBytes` is kept
+// for the next line: lines of a few MiB (large tool results) come in series, and regrowing the buffer for each
+// (fresh memory, faulted in page by page) cost more CPU than the copy into it. A larger one is freed at once.
 const initialHeldBytes = 64 * 1024
-const retainedHeldBytes = 1024 * 1024
+const retainedHeldBytes = 8 * 1024 * 1024
 
 // Lines are split on the byte 0x0A before any text decoding (0x0A never occurs inside a multi-byte UTF-8
 // character). A line whole inside one chunk is decoded in place, nothing copied; the bytes of a line spanning
@@ -124,7 +126,7 @@ const isJsonBlank = (text: string): boolean => {
 // V8's UTF-8 decoder (behind `TextDecoder`) is fast for ASCII but decodes other text at about a third of
 // the speed of ICU's converter, which Node exposes as `buffer.transcode`; for a short line the extra calls
 // cost more than they save. ICU's UTF-16 copy lives while the text is made (up to five times the line's
-// size at once, against three), so lines over 1 MiB (tool results are mostly under it) stay on
+// size at once, against three), so non-ASCII lines over 1 MiB (tool results are mostly under it) stay on
 // `TextDecoder`. The module is looked up at run time, so that this module still loads where there is no
 // Node (and decodes with `TextDecoder` alone), and tried once (a Node built without ICU has no converter).
 const utf16MinBytes = 512
@@ -151,9 +153,12 @@ const latin1 = (bytes: Uint8Array, buffer: typeof NodeBuffer.Buffer): string =>
 
 // A line's text; throws as the fatal decoder does on invalid UTF-8 (ICU only ever sees valid UTF-8).
 const decodeUtf8 = (bytes: Uint8Array, isFirst: boolean): string => {
-  if (nodeBuffer !== undefined && bytes.length <= utf16MaxBytes) {
+  if (nodeBuffer !== undefined) {
+    // ASCII at any size: the Latin-1 copy is the text, at one byte per character like the decoder's.
     if (nodeBuffer.isAscii(bytes)) return latin1(bytes, nodeBuffer.Buffer)
-    if (bytes.length < utf16MinBytes || !nodeBuffer.isUtf8(bytes)) return (isFirst ? firstLineDecoder : lineDecoder).decode(bytes)
+    if (bytes.length < utf16MinBytes || bytes.length > utf16MaxBytes || !nodeBuffer.isUtf8(bytes)) {
+      return (isFirst ? firstLineDecoder : lineDecoder).decode(bytes)
+    }
     const utf16 = nodeBuffer.transcode(bytes, "utf8", "utf16le")
     const text = utf16.toString("utf16le")
     // The UTF-16 copy is freed now, not at some later collection (a buffer of its own: transcode's result).

@@ -159,6 +159,14 @@ describe("Ndjson.lines", () => {
       const chunks = chunkAt(bytes, Array.from({ length: 64 }, (_, i) => i * 65536 + 3))
       expectLines(chunks, [[1, big], [2, line(10)]])
     })
+
+    it("long lines in series, longer then shorter, ASCII or not: each exactly", () => {
+      // A spanning line's buffer is kept for the next: nothing of a longer line may show in a shorter one.
+      const lines = [line(5 * 1024 * 1024), line(3 * 1024 * 1024).replace("aaaa", "é😀"), line(2 * 1024 * 1024 + 5), line(70 * 1024)]
+      const bytes = utf8(lines.join("\n") + "\n")
+      const chunks = chunkAt(bytes, Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => i * 65536 + 7))
+      expectLines(chunks, lines.map((text, i): [number, string] => [i + 1, text]))
+    })
   })
 
   it("an upstream that reuses its buffer does not corrupt lines", () => {

@@ -69,7 +69,8 @@ export const endWhenDrained = <A, R>(
         Effect.flatMap((now) => Effect.sleep(Math.max(0, grace - waited - now))),
         Effect.andThen(Cause.done())
       )
-      return Effect.raceAllFirst([pull, end, idleFail]).pipe(
+      // Without an idle timeout, no third fiber per pull that would never finish.
+      return (idle === undefined ? Effect.raceFirst(pull, end) : Effect.raceAllFirst([pull, end, idleFail])).pipe(
         Effect.ensuring(Effect.map(waitedSince(started), (w) => {
           waited += w
         }))
