@@ -42,27 +42,58 @@ export const freshIds = (text: string, copy: number): string => {
 }
 
 /**
- * Writes `files` transcripts of about `bytes` in all under `configDir/projects` (ten projects): each file the
- * real transcripts (of at most `maxSourceBytes` each) one after another with fresh ids, repeated until the file
- * has its share of the bytes.
+ * Writes `files` transcripts of `bytes` in all under `configDir/projects` (ten projects): the real transcripts
+ * (of at most `maxSourceBytes` each) one after another with fresh ids, each file holding its share of the bytes.
+ * Cut (the default): a transcript larger than what a file has left goes on in the next file, cut between two
+ * lines (the line that crosses the file's share ends this file or starts the next, whichever keeps the file
+ * nearer its share), so the set has the size asked for (a file made larger by a long line makes the next ones smaller) (most real transcripts are larger than 100 KB:
+ * written whole, 2,000 files of "200 MB" held 395 MB). Not cut: each file whole transcripts until it has its
+ * share, at least one.
  */
-export const build = (configDir: string, files: number, bytes: number, maxSourceBytes = Infinity): void => {
+export const build = (configDir: string, files: number, bytes: number, maxSourceBytes = Infinity, cut = true): void => {
   const texts = sources(maxSourceBytes)
-  const perFile = bytes / files
+  let written = 0
   let copy = 0
+  // The transcript being written, and where the next file takes it up when a file ended inside it.
+  let text = ""
+  let at = 0
   for (let i = 0; i < files; i++) {
     const dir = path.join(configDir, "projects", `-home-bench-real-${i % 10}`)
     fs.mkdirSync(dir, { recursive: true })
     const file = path.join(dir, `${freshIds("00000000-0000-4000-8000-000000000000", i)}.jsonl`)
     const fd = fs.openSync(file, "w")
+    // The share of what is left: a file made larger by a long line makes the next ones smaller.
+    const perFile = Math.max(1, (bytes - written) / (files - i))
     try {
       let size = 0
-      do {
-        const text = freshIds(texts[copy % texts.length]!, copy)
-        copy++
-        fs.writeSync(fd, text.endsWith("\n") ? text : text + "\n")
-        size += Buffer.byteLength(text)
-      } while (size < perFile)
+      while (size < perFile) {
+        if (at === text.length) {
+          text = freshIds(texts[copy % texts.length]!, copy)
+          if (!text.endsWith("\n")) text += "\n"
+          copy++
+          at = 0
+        }
+        let end = text.length
+        if (cut && Buffer.byteLength(text.slice(at)) > perFile - size) {
+          // Whole lines while they fit; the line that crosses the share where it keeps the file nearer it.
+          end = at
+          while (true) {
+            const next = text.indexOf("\n", end) + 1
+            const grown = size + Buffer.byteLength(text.slice(at, next))
+            if (grown >= perFile) {
+              if (end === at || grown - perFile < perFile - (size + Buffer.byteLength(text.slice(at, end)))) end = next
+              break
+            }
+            end = next
+          }
+        }
+        const part = text.slice(at, end)
+        fs.writeSync(fd, part)
+        size += Buffer.byteLength(part)
+        written += Buffer.byteLength(part)
+        at = end
+        if (cut && at < text.length) break
+      }
     } finally {
       fs.closeSync(fd)
     }
