@@ -4,19 +4,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { build, sources } from "../../bench/realShaped.ts"
-import { jsonlFiles } from "../transcript/support.ts"
+import { jsonlFiles, withTempDir } from "../transcript/support.ts"
 
-const withDir = (f: (dir: string) => void) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-real-shaped-"))
-  try {
-    f(dir)
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true })
-  }
-}
+const withDir = (f: (dir: string) => void) => withTempDir("ecc-real-shaped-", f)
 
 // A line without its ids (uuids and the API's prefixed ids), to compare a copy with its source.
 const idless = (line: string) =>
