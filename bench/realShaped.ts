@@ -42,27 +42,53 @@ export const freshIds = (text: string, copy: number): string => {
 }
 
 /**
- * Writes `files` transcripts of about `bytes` in all under `configDir/projects` (ten projects): each file the
- * real transcripts (of at most `maxSourceBytes` each) one after another with fresh ids, repeated until the file
- * has its share of the bytes.
+ * Writes `files` transcripts of `bytes` in all under `configDir/projects` (ten projects): the real transcripts
+ * (of at most `maxSourceBytes` each) one after another with fresh ids, each file holding its share of the bytes.
+ * Cut (the default): a transcript larger than what a file has left is cut between two lines (the line that
+ * crosses the file's share ends the file where that keeps it nearer its share), its rest left out, so every file
+ * starts as a real one does and the set has the size asked for (most real transcripts are larger than 100 KB:
+ * written whole, 2,000 files of "200 MB" held 395 MB; a file made larger by a long line makes the next ones
+ * smaller). Not cut: each file whole transcripts until it has its share, at least one.
  */
-export const build = (configDir: string, files: number, bytes: number, maxSourceBytes = Infinity): void => {
+export const build = (configDir: string, files: number, bytes: number, maxSourceBytes = Infinity, cut = true): void => {
   const texts = sources(maxSourceBytes)
-  const perFile = bytes / files
+  let written = 0
   let copy = 0
   for (let i = 0; i < files; i++) {
     const dir = path.join(configDir, "projects", `-home-bench-real-${i % 10}`)
     fs.mkdirSync(dir, { recursive: true })
     const file = path.join(dir, `${freshIds("00000000-0000-4000-8000-000000000000", i)}.jsonl`)
     const fd = fs.openSync(file, "w")
+    const perFile = Math.max(1, (bytes - written) / (files - i))
     try {
       let size = 0
-      do {
-        const text = freshIds(texts[copy % texts.length]!, copy)
+      while (size < perFile) {
+        let text = freshIds(texts[copy % texts.length]!, copy)
+        if (!text.endsWith("\n")) text += "\n"
         copy++
-        fs.writeSync(fd, text.endsWith("\n") ? text : text + "\n")
+        const room = perFile - size
+        const whole = Buffer.byteLength(text) <= room || !cut
+        if (!whole) {
+          // Whole lines while they fit; the line that crosses the share where it keeps the file nearer it.
+          let end = 0
+          let kept = 0
+          while (true) {
+            const next = text.indexOf("\n", end) + 1
+            const grown = kept + Buffer.byteLength(text.slice(end, next))
+            if (grown >= room) {
+              if (end === 0 || grown - room < room - kept) end = next
+              break
+            }
+            end = next
+            kept = grown
+          }
+          text = text.slice(0, end)
+        }
+        fs.writeSync(fd, text)
         size += Buffer.byteLength(text)
-      } while (size < perFile)
+        if (!whole) break
+      }
+      written += size
     } finally {
       fs.closeSync(fd)
     }

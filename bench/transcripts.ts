@@ -5,8 +5,9 @@
  * directories built in os.tmpdir() (and removed after):
  * - real-shaped (the headline, issue 25): the real transcripts of ../shared/corpus/transcripts and
  *   fixtures/transcripts (and fixtures/transcripts-recorded when present) copied with fresh ids
- *   (bench/realShaped.ts): 2,000 files of 200 MB, 10,000 files of 1 GB, one 200 MB transcript, 10,000 small
- *   files (`--quick`: the first set only);
+ *   (bench/realShaped.ts), each file a transcript's start cut between lines at its share of the bytes: 2,000
+ *   files of 200 MB, 10,000 files of 1 GB, one 200 MB transcript; and 10,000 small files of one whole transcript
+ *   each (`--quick`: the first set only);
  * - generated: N sessions (1,000) of M MB (200) written by {@link generate}; and, on them, listing every session
  *   and reading one with `SessionFiles` against the official SDK's `listSessions` / `getSessionMessages`.
  * Each runs as installed: ccusage its published executable, ours the bin as the package ships it
@@ -318,7 +319,9 @@ const main = () => {
   }
   for (const set of realSets.slice(0, only)) {
     row(withDirectory(set.bytes, (configDir) => {
-      build(configDir, set.files, set.bytes, "maxSourceBytes" in set ? set.maxSourceBytes : undefined)
+      // The small files each hold whole transcripts; the others are cut to their size.
+      const small = "maxSourceBytes" in set
+      build(configDir, set.files, set.bytes, small ? set.maxSourceBytes : undefined, !small)
       return compare(set.name, configDir, bin, cli, repetitions)
     }), set.goal)
   }

@@ -7,28 +7,20 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { build } from "../../bench/realShaped.ts"
 import { generate } from "../../bench/transcripts.ts"
 import * as Stats from "../../src/transcript/Stats.ts"
 import * as Run from "../cli/support/Run.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
-import { jsonlFiles, transcriptCorpusFiles } from "./support.ts"
+import { jsonlFiles, transcriptCorpusFiles, withTempDir } from "./support.ts"
 
 const bothWays = (files: ReadonlyArray<string>) => ({
   counted: Stats.transcriptFiles(files, new Set(), "counted"),
   every: Stats.transcriptFiles(files, new Set(), "every")
 })
 
-const withDir = (f: (dir: string) => void) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ecc-stats-fast-"))
-  try {
-    f(dir)
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true })
-  }
-}
+const withDir = (f: (dir: string) => void) => withTempDir("ecc-stats-fast-", f)
 
 describe("stats fast path", () => {
   it("the full path's figures over the corpus and the fixtures", () => {

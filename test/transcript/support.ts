@@ -7,6 +7,7 @@ import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as Transcript from "../../src/transcript/Transcript.ts"
 import * as Scenario from "../../src/testing/Scenario.ts"
@@ -23,6 +24,16 @@ export const jsonlFiles = (dir: string): ReadonlyArray<string> =>
     ? fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".jsonl")).sort()
       .map((name) => path.join(dir, name))
     : []
+
+/** `f` with a directory of its own under the system's temporary one, removed after. */
+export const withTempDir = (prefix: string, f: (dir: string) => void): void => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  try {
+    f(dir)
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 /** The non-blank lines of a file parsed with `JSON.parse` alone: the independent count the tests compare with. */
 export const rawEntries = (file: string): ReadonlyArray<Record<string, any>> =>
