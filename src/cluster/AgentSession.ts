@@ -259,9 +259,9 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       // Refused before a CLI starts for it.
       if (budget !== undefined) yield* Budget.check(budget.key).pipe(Effect.provideService(Budget.Budget, budget.service), Effect.mapError(overBudget))
       // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
-      const note = (files?: string) => attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? [], files)
+      const note = (files?: RetryNote.Files) => attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? [], files)
       const opened = yield* open(checkpointing ? undefined : note(), attempt > 1)
-      const text = checkpointing && attempt > 1 ? note(yield* Rewind.files(opened.session, begun.promptId)) : note()
+      const text = checkpointing && attempt > 1 ? note(yield* Rewind.files(opened.session, begun.promptId, begun.interrupted ?? [])) : note()
       const uuid = checkpointing ? crypto.randomUUID() : undefined
       if (uuid !== undefined) yield* log.sent(entityId, turnId, uuid)
       // The tool calls and results so far, kept as they come: a retry of this turn tells the model about them.

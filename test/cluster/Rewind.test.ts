@@ -51,6 +51,16 @@ const env = AgentSession.layer({ enableFileCheckpointing: true, permissionMode: 
   Layer.provideMerge(Scripted.layer(script, { files: { "notes.txt": "original" } }))
 )
 
+// The CLI's transcripts under the sandbox's home, read as they are on disk.
+const transcripts = (dir: string): ReadonlyArray<string> =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? transcripts(path.join(dir, entry.name))
+      : entry.name.endsWith(".jsonl")
+      ? [fs.readFileSync(path.join(dir, entry.name), "utf8")]
+      : []
+  )
+
 const turn = (entityId: string, turnId: string, prompt: string) =>
   Effect.flatMap(AgentSession.client, (client) => Stream.runCollect(client(entityId).Turn({ turnId, prompt })))
 
@@ -74,6 +84,9 @@ describe("AgentSession retries with file checkpointing", () => {
       const written = Effect.map(requests, (all) => all.some((r) => r.conversation === "rewind" && r.turn === 2))
       yield* waitUntil(Effect.provide(written, yield* Effect.context<ScriptedServer.ScriptedServer>())).pipe(Effect.timeout("60 seconds"))
       assert.strictEqual(fs.readFileSync(notes, "utf8"), "changed")
+      // The CLI has kept the file's backup in its transcript (it writes the record just after the write).
+      yield* waitUntil(Effect.sync(() => transcripts(sandbox.home).some((text) => text.includes(`"type":"file-history-delta"`))))
+        .pipe(Effect.timeout("30 seconds"))
       const pid = (yield* Effect.flatMap(AgentSession.client, (client) => client("w").Info())).pid!
       process.kill(pid, "SIGKILL")
       yield* waitUntil(Effect.sync(() => !isAlive(pid))).pipe(Effect.timeout("20 seconds"))
@@ -87,13 +100,14 @@ describe("AgentSession retries with file checkpointing", () => {
       assert.strictEqual(resultText(again), "Rewind two.")
       const retry = (yield* requests).filter((r) => r.conversation === "retry")
       assert.deepStrictEqual(retry.map((r) => r.turn), [1, 2])
-      const note = JSON.stringify(retry[0].body)
-      assert.include(note, "were rewound to their state before it")
-      assert.include(note, "notes.txt")
-      assert.include(note, `Write {\\"file_path\\":\\"${notes}\\",\\"content\\":\\"changed\\"}`)
       const read = MessagesRequest.toolResults(retry[1].body as MessagesRequest.MessagesRequest).at(-1)!
       assert.include(read.text, "original")
       assert.notInclude(read.text, "changed")
+      const note = JSON.stringify(retry[0].body)
+      assert.include(note, "were rewound to their state before it")
+      assert.include(note, "notes.txt")
+      assert.include(note, "but for the files rewound")
+      assert.include(note, `Write {\\"file_path\\":\\"${notes}\\",\\"content\\":\\"changed\\"}`)
       assert.strictEqual(fs.readFileSync(notes, "utf8"), "original")
     }).pipe(Effect.provide(env)), 180_000)
 
