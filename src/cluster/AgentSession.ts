@@ -8,7 +8,9 @@
  * from there (a `TurnReplayed` event, then the stored messages) without reaching the model; one that was
  * started and never finished (a re-delivery after a crash) runs once more, after {@link takeoverDelay}, its
  * `TurnStarted` event saying `attempt: 2` and its prompt going with a note on what the cut attempt did (its
- * tool calls and results, kept in the log as they came); a third start fails with `TurnRetriesExhausted`. A
+ * tool calls and results, kept in the log as they came); with `enableFileCheckpointing`, the files that attempt
+ * changed with Write or Edit are rewound first (`rewind_files` to its prompt, whose uuid the log kept) and the
+ * note says what came of it. A third start fails with `TurnRetriesExhausted`. A
  * turn runs to its end in the entity even when its caller stops reading, so it is logged and never sent to the
  * model twice; a caller that takes nothing of an ended turn for 30 seconds (its client died) is let go, so the
  * entity idles out. A stopping runner drains first: no new turn starts, running ones finish (see `Cluster`).
