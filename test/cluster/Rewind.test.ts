@@ -11,8 +11,13 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Rewind from "../../src/cluster/internal/rewind.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
+import * as Message from "../../src/schema/Message.ts"
+import type * as ControlAnswer from "../../src/schema/ControlAnswer.ts"
+import type * as Session from "../../src/session/Session.ts"
+import * as SessionError from "../../src/session/SessionError.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
@@ -124,4 +129,64 @@ describe("AgentSession retries with file checkpointing", () => {
       const last = (yield* requests).filter((r) => r.conversation === "other").at(-1)!
       assert.include(JSON.stringify(last.body), "Rewinding its files failed (")
     }).pipe(Effect.provide(env)), 120_000)
+})
+
+// A cut attempt that wrote two files, as its progress was logged.
+const wrote = TurnLog.decodeAll([{
+  type: "assistant",
+  uuid: "a1",
+  session_id: "s",
+  parent_tool_use_id: null,
+  message: {
+    id: "m1",
+    type: "message",
+    role: "assistant",
+    model: "scripted",
+    content: ["/w/a.txt", "b.txt"].map((file, i) => ({ type: "tool_use", id: `t${i}`, name: "Write", input: { file_path: file, content: "x" } })),
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 }
+  }
+}]).filter((m): m is Message.Message => m._tag === "AssistantMessage")
+
+// A session whose `rewindFiles` answers the dry run and the rewind as given, and records what it was asked.
+const answering = (dry: ControlAnswer.RewindFilesResult, done: ControlAnswer.RewindFilesResult) => {
+  const asked: Array<string> = []
+  const session = {
+    rewindFiles: (id: string, options?: { readonly dryRun?: boolean | undefined }) =>
+      Effect.sync(() => {
+        asked.push(`${options?.dryRun === true ? "dry " : ""}${id}`)
+        return options?.dryRun === true ? dry : done
+      })
+  } as unknown as Session.Session
+  return { asked, session }
+}
+
+describe("Rewind.files", () => {
+  it.effect("names what no checkpoint covers, beside what was rewound", () =>
+    Effect.gen(function*() {
+      const { asked, session } = answering({ canRewind: true, filesChanged: ["/w/a.txt"] }, { canRewind: true })
+      const files = yield* Rewind.files(session, "p1", wrote)
+      assert.deepStrictEqual(asked, ["dry p1", "p1"])
+      assert.isTrue(files.rewound)
+      assert.include(files.note, "rewound to their state before it: /w/a.txt.")
+      assert.include(files.note, "Its checkpoints do not cover b.txt")
+    }))
+
+  it.effect("a refusal, a failed request or no prompt id rewinds nothing and says why", () =>
+    Effect.gen(function*() {
+      const refused = answering({ canRewind: false, error: "No file checkpoint found for this message." }, { canRewind: true })
+      const files = yield* Rewind.files(refused.session, "p1", wrote)
+      assert.deepStrictEqual(refused.asked, ["dry p1"])
+      assert.deepStrictEqual(files, { note: "Rewinding its files failed (No file checkpoint found for this message.): they are as it left them.", rewound: false })
+      const failing = {
+        rewindFiles: () => Effect.fail(SessionError.make(new SessionError.SessionClosed({ operation: "rewind", exitCode: 1, signal: null, stderrTail: "" })))
+      } as unknown as Session.Session
+      const closed = yield* Rewind.files(failing, "p1", wrote)
+      assert.isFalse(closed.rewound)
+      assert.match(closed.note, /^Rewinding its files failed \(.+\): they are as it left them\.$/)
+      const unnamed = yield* Rewind.files(refused.session, undefined, wrote)
+      assert.isFalse(unnamed.rewound)
+      assert.include(unnamed.note, "no prompt id")
+    }))
 })
