@@ -8,7 +8,9 @@
  * from there (a `TurnReplayed` event, then the stored messages) without reaching the model; one that was
  * started and never finished (a re-delivery after a crash) runs once more, after {@link takeoverDelay}, its
  * `TurnStarted` event saying `attempt: 2` and its prompt going with a note on what the cut attempt did (its
- * tool calls and results, kept in the log as they came); a third start fails with `TurnRetriesExhausted`. A
+ * tool calls and results, kept in the log as they came); with `enableFileCheckpointing`, the files that attempt
+ * changed with Write or Edit are rewound first (`rewind_files` to its prompt, whose uuid the log kept) and the
+ * note says what came of it. A third start fails with `TurnRetriesExhausted`. A
  * turn runs to its end in the entity even when its caller stops reading, so it is logged and never sent to the
  * model twice; a caller that takes nothing of an ended turn for 30 seconds (its client died) is let go, so the
  * entity idles out. A stopping runner drains first: no new turn starts, running ones finish (see `Cluster`).
@@ -58,6 +60,7 @@ import * as Lease from "../store/Lease.ts"
 import * as SparePool from "../SparePool.ts"
 import * as Drain from "./internal/drain.ts"
 import * as RetryNote from "./internal/retryNote.ts"
+import * as Rewind from "./internal/rewind.ts"
 import * as StalledCaller from "./internal/stalledCaller.ts"
 import * as TurnLog from "./TurnLog.ts"
 import {
@@ -269,11 +272,20 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         Stream.provideService(Budget.Budget, budget.service)
       )
 
-  const run = (turnId: string, prompt: string, attempt: number): Stream.Stream<TurnEvent, AgentSessionError> =>
+  // With file checkpointing, each attempt names its prompt in the log before sending it, and a retry rewinds
+  // what the attempt before changed to it (a spare is then claimed without the prompt, which goes named after).
+  const checkpointing = sessionOptions.enableFileCheckpointing === true
+  const run = (turnId: string, prompt: string, begun: TurnLog.Begin & { readonly _tag: "Start" }): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
+      const attempt = begun.attempt
       // Refused before a CLI starts for it.
       if (budget !== undefined) yield* Budget.check(budget.key).pipe(Effect.provideService(Budget.Budget, budget.service), Effect.mapError(overBudget))
-      const opened = yield* open(prompt, attempt > 1)
+      // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
+      const note = (files?: RetryNote.Files) => attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? [], files)
+      const opened = yield* open(checkpointing ? undefined : note(), attempt > 1)
+      const text = checkpointing && attempt > 1 ? note(yield* Rewind.files(opened.session, begun.promptId, begun.interrupted ?? [])) : note()
+      const uuid = checkpointing ? crypto.randomUUID() : undefined
+      if (uuid !== undefined) yield* log.sent(entityId, turnId, uuid)
       // The tool calls and results so far, kept as they come: a retry of this turn tells the model about them.
       const activity: Array<Session.Message> = []
       const current = opened.session
@@ -285,7 +297,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
       return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
         Stream.concat(
-          underBudget(opened.turn ?? current.turn(prompt), current).pipe(
+          underBudget(opened.turn ?? current.turn(text, { uuid }), current).pipe(
             // The store's frames are the mirror's business, not the turn's.
             Stream.filter((message) => message._tag !== "TranscriptMirror"),
             Stream.tap((message) => {
@@ -342,8 +354,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         )
       }
       if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
-      // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
-      return run(turnId, begun.attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? []), begun.attempt)
+      return run(turnId, prompt, begun)
     }))
 
   // Turns running on without their caller. While there are any the entity is kept alive: an entity without

@@ -21,14 +21,20 @@ import * as Message from "../schema/Message.ts"
 /**
  * What `begin` found for a turn id: a new turn (`attempt` 1), one that was started before and never finished
  * (a re-delivery: `attempt` counts the starts, this one included; `interrupted`, when they kept any with
- * `progress`, the messages with the tool calls and results of the attempts before), one whose messages are known, or one that was
+ * `progress`, the messages with the tool calls and results of the attempts before; `promptId`, when one was
+ * kept with `sent`, the uuid of the prompt the attempt before sent), one whose messages are known, or one that was
  * begun with another prompt (`Conflict`: nothing is counted).
  *
  * @since 0.1.0
  * @category models
  */
 export type Begin =
-  | { readonly _tag: "Start"; readonly attempt: number; readonly interrupted?: ReadonlyArray<Message.Message> }
+  | {
+    readonly _tag: "Start"
+    readonly attempt: number
+    readonly interrupted?: ReadonlyArray<Message.Message>
+    readonly promptId?: string
+  }
   | { readonly _tag: "Done"; readonly messages: ReadonlyArray<Message.Message> }
   | { readonly _tag: "Conflict" }
 
@@ -66,6 +72,11 @@ export interface Shape {
    * to tell the model; replaced at each call, kept after the turn finishes.
    */
   readonly progress: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
+  /**
+   * Keeps the uuid a turn's attempt names its prompt by, before the prompt is sent: a retry rewinds the
+   * files that attempt changed to that message (`rewind_files`). Replaced at each attempt.
+   */
+  readonly sent: (entityId: string, turnId: string, promptId: string) => Effect.Effect<void>
   /** Stores a finished turn's messages, up to its result. */
   readonly finish: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
   /** The CLI session id the entity's conversation continues, once it has one. */
@@ -94,6 +105,7 @@ type Entry = {
   readonly digest: string
   readonly messages?: ReadonlyArray<unknown>
   readonly progress?: ReadonlyArray<unknown>
+  readonly promptId?: string
 }
 
 /**
@@ -126,7 +138,7 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
         if (entry?.messages !== undefined) return [{ _tag: "Done", messages: decodeAll(entry.messages) }, map]
         const attempts = (entry?.attempts ?? 0) + 1
         return [
-          started(attempts, entry?.progress),
+          started(attempts, entry?.progress, entry?.promptId),
           new Map(map).set(key(entityId, turnId), { ...entry, attempts, digest: promptDigest })
         ]
       }),
@@ -135,6 +147,12 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
         const entry = map.get(key(entityId, turnId))
         if (entry === undefined) return map
         return new Map(map).set(key(entityId, turnId), { ...entry, progress: messages.map(Message.encodeMessage) })
+      }),
+    sent: (entityId, turnId, promptId) =>
+      Ref.update(turns, (map) => {
+        const entry = map.get(key(entityId, turnId))
+        if (entry === undefined) return map
+        return new Map(map).set(key(entityId, turnId), { ...entry, promptId })
       }),
     finish: (entityId, turnId, messages) =>
       Ref.update(turns, (map) => {
@@ -152,9 +170,13 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   })
 })
 
-// A start, with the progress of the attempts before when they kept any.
-const started = (attempt: number, progress: ReadonlyArray<unknown> | undefined): Begin =>
-  progress === undefined ? { _tag: "Start", attempt } : { _tag: "Start", attempt, interrupted: decodeAll(progress) }
+// A start, with the progress and the prompt's uuid of the attempts before when they kept any.
+const started = (attempt: number, progress: ReadonlyArray<unknown> | undefined, promptId: string | undefined): Begin => ({
+  _tag: "Start",
+  attempt,
+  ...(progress === undefined ? {} : { interrupted: decodeAll(progress) }),
+  ...(promptId === undefined ? {} : { promptId })
+})
 
 const decodeSettings = Schema.decodeUnknownSync(Schema.fromJsonString(Settings))
 
@@ -220,7 +242,7 @@ export const makeSql = (options: SqlOptions = {}) =>
     const maxTurns = options.retention?.maxTurns ?? 1000
     yield* sql`CREATE TABLE IF NOT EXISTS ${turns} (
       entity_id TEXT NOT NULL, turn_id TEXT NOT NULL, attempts INTEGER NOT NULL, prompt_digest TEXT NOT NULL,
-      messages TEXT, progress TEXT, updated_at BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (entity_id, turn_id))`
+      messages TEXT, progress TEXT, prompt_id TEXT, updated_at BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (entity_id, turn_id))`
     // Asked in a transaction of its own (a savepoint within the caller's): a failed statement would otherwise
     // abort the caller's transaction on PostgreSQL.
     const lacks = (column: string, table = turns) =>
@@ -229,6 +251,8 @@ export const makeSql = (options: SqlOptions = {}) =>
     if (yield* lacks("prompt_digest")) yield* sql`ALTER TABLE ${turns} ADD COLUMN prompt_digest TEXT NOT NULL DEFAULT ''`
     // Likewise what a running turn did so far (its messages with tool calls or results, JSON).
     if (yield* lacks("progress")) yield* sql`ALTER TABLE ${turns} ADD COLUMN progress TEXT`
+    // Likewise the uuid of the prompt the last attempt sent (for a retry to rewind its files to).
+    if (yield* lacks("prompt_id")) yield* sql`ALTER TABLE ${turns} ADD COLUMN prompt_id TEXT`
     // Likewise the time of a turn's last change (milliseconds); the turns already there count from now.
     if (yield* lacks("updated_at")) {
       yield* sql`ALTER TABLE ${turns} ADD COLUMN updated_at BIGINT NOT NULL DEFAULT 0`
@@ -257,7 +281,8 @@ export const makeSql = (options: SqlOptions = {}) =>
           readonly prompt_digest: string
           readonly messages: string | null
           readonly progress: string | null
-        }>`SELECT attempts, prompt_digest, messages, progress FROM ${turns}
+          readonly prompt_id: string | null
+        }>`SELECT attempts, prompt_digest, messages, progress, prompt_id FROM ${turns}
           WHERE entity_id = ${entityId} AND turn_id = ${turnId} ${forUpdate}`
         const row = rows[0]
         if (row !== undefined && row.prompt_digest !== "" && row.prompt_digest !== promptDigest) {
@@ -269,7 +294,7 @@ export const makeSql = (options: SqlOptions = {}) =>
         const attempt = Number(row?.attempts ?? 0) + 1
         yield* sql`UPDATE ${turns} SET attempts = ${attempt}, updated_at = ${Date.now()}
           WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
-        return started(attempt, row?.progress == null ? undefined : JSON.parse(row.progress))
+        return started(attempt, row?.progress == null ? undefined : JSON.parse(row.progress), row?.prompt_id ?? undefined)
       }).pipe(sql.withTransaction)
     return TurnLog.of({
       begin: (entityId, turnId, prompt) => Effect.orDie(begin(entityId, turnId, prompt)),
@@ -277,6 +302,8 @@ export const makeSql = (options: SqlOptions = {}) =>
         const json = JSON.stringify(messages.map(Message.encodeMessage))
         return Effect.orDie(sql`UPDATE ${turns} SET progress = ${json} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`)
       },
+      sent: (entityId, turnId, promptId) =>
+        Effect.orDie(sql`UPDATE ${turns} SET prompt_id = ${promptId} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`),
       // Finishing comes after a begin, which made the row. The log is trimmed on the way: it grows here.
       finish: (entityId, turnId, messages) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))

@@ -187,9 +187,13 @@ export interface Session extends Controls.Controls {
    * the turn's `system/init` when the prompt starts the turn (also after waiting in the CLI's queue), from
    * the prompt's arrival when it joins a turn already running. Turns run one at a time. A prompt withdrawn
    * before the CLI took it up (`cancelAsyncMessage`, `interruptAndCancelQueued`) ends the stream without a
-   * result. If the output ends first, the stream fails with `SessionClosed`.
+   * result. If the output ends first, the stream fails with `SessionClosed`. `uuid` names the prompt (as
+   * `send` does): given, the caller knows it before it is sent, e.g. to `rewindFiles` to it later.
    */
-  readonly turn: (content: UserContent.UserContent) => Stream.Stream<Message, StreamError>
+  readonly turn: (
+    content: UserContent.UserContent,
+    options?: { readonly uuid?: string | undefined }
+  ) => Stream.Stream<Message, StreamError>
   /**
    * Interrupts the running turn, or the one a prompt sent but not yet taken up will start, and waits for it
    * to end. If it does not end within `interruptTimeout`, the CLI is terminated: this fails with
@@ -380,9 +384,8 @@ const sending = Effect.fnUntraced(function*(options: Options<unknown>, session: 
   const { child, known, output, turns } = session
   // One writer at a time, so that the turn tracking sees messages in the order the CLI reads them.
   const sendLock = yield* Semaphore.make(1)
-  const send = (content: UserContent.UserContent) =>
+  const send = (content: UserContent.UserContent, uuid: string = crypto.randomUUID()) =>
     sendLock.withPermits(1)(Effect.gen(function*() {
-      const uuid = crypto.randomUUID()
       const sent = yield* turns.sent(uuid)
       yield* session.idle.changed
       const frame = userFrame(content, yield* known.sessionId, uuid)
@@ -393,11 +396,11 @@ const sending = Effect.fnUntraced(function*(options: Options<unknown>, session: 
     }))
 
   const turnLock = yield* Semaphore.make(1)
-  const turnStream = (content: UserContent.UserContent) =>
+  const turnStream = (content: UserContent.UserContent, named: string | undefined) =>
     Stream.unwrap(Effect.gen(function*() {
       yield* turnLock.takeScoped(1)
       const items = yield* output.subscribe
-      const { sent, uuid } = yield* send(content)
+      const { sent, uuid } = yield* send(content, named)
       const ended = yield* Ref.make(false)
       // Output that ends before the turn does cut it short.
       const cutShort = Effect.flatMap(Ref.get(ended), (done) =>
@@ -411,6 +414,7 @@ const sending = Effect.fnUntraced(function*(options: Options<unknown>, session: 
     }))
   return {
     send,
-    turn: (content: UserContent.UserContent) => Telemetry.observeTurn(turnStream(content), options)
+    turn: (content: UserContent.UserContent, named?: { readonly uuid?: string | undefined }) =>
+      Telemetry.observeTurn(turnStream(content, named?.uuid), options)
   }
 })

@@ -79,6 +79,17 @@ describe("TurnLog", () => {
         assert.deepStrictEqual([yield* log.resumeAt("e"), yield* log.resumeAt("f"), yield* log.sessionId("e")], ["a2", undefined, "s1"])
       }).pipe(Effect.provide(layer())))
 
+    it.effect(`${name}: the prompt id an attempt kept goes to the next attempt`, () =>
+      Effect.gen(function*() {
+        const log = yield* TurnLog.TurnLog
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+        yield* log.sent("e", "t1", "p1")
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2, promptId: "p1" })
+        yield* log.sent("e", "t1", "p2")
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3, promptId: "p2" })
+        assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
+      }).pipe(Effect.provide(layer())))
+
     it.effect(`${name}: an entity's settings`, () =>
       Effect.gen(function*() {
         const log = yield* TurnLog.TurnLog
@@ -110,6 +121,9 @@ describe("TurnLog in SQL", () => {
         assert.strictEqual(done._tag, "Done")
         assert.deepStrictEqual(yield* log.begin("e", "t2", "next"), { _tag: "Start", attempt: 1 })
         assert.deepStrictEqual(yield* log.begin("e", "t2", "other"), { _tag: "Conflict" })
+        // Its turns keep their prompt's id too (the column is added).
+        yield* log.sent("e", "t2", "p1")
+        assert.deepStrictEqual(yield* log.begin("e", "t2", "next"), { _tag: "Start", attempt: 2, promptId: "p1" })
       }).pipe(Effect.provide(TurnLog.layerSql().pipe(Layer.provide(old))))
     }))
 })

@@ -24,8 +24,18 @@ const text = (content: unknown): string => {
   return flat.length > quoted ? `${flat.slice(0, quoted)}...` : flat
 }
 
-/** The prompt of a retry: the note on the interrupted attempt, then the prompt itself. */
-export const prompt = (prompt: string, interrupted: ReadonlyArray<Message.Message>): string => {
+/** What came of rewinding the interrupted attempt's files, in a sentence of the note. */
+export interface Files {
+  readonly note: string
+  /** Whether files were rewound: what the attempt did to them is then undone. */
+  readonly rewound: boolean
+}
+
+/**
+ * The prompt of a retry: the note on the interrupted attempt (with what came of rewinding its files, when the
+ * retry tried), then the prompt itself.
+ */
+export const prompt = (prompt: string, interrupted: ReadonlyArray<Message.Message>, files?: Files): string => {
   const results = new Map(
     interrupted.flatMap((m) => m._tag === "UserMessage" ? m.toolResults.map((r) => [r.tool_use_id, r] as const) : [])
   )
@@ -36,7 +46,9 @@ export const prompt = (prompt: string, interrupted: ReadonlyArray<Message.Messag
       : `${result.isError ? "it failed" : "its result"}: ${JSON.stringify(text(result.content))}`
     return `- ${call.name} ${JSON.stringify(call.input)}: ${outcome}`
   })
-  const did = calls.length === 0 ? "It called no tool." : `Its tool calls:\n${calls.join("\n")}`
+  const did = (calls.length === 0 ? "It called no tool." : `Its tool calls:\n${calls.join("\n")}`) +
+    (files === undefined ? "" : `\n${files.note}`)
+  const but = files?.rewound === true ? ", but for the files rewound" : ""
   return `[This prompt was sent before; that attempt was cut short (its runner stopped) before the turn ended. ${did}\n` +
-    `Go on from there: do not take what it did as undone.]\n\n${prompt}`
+    `Go on from there: do not take what it did as undone${but}.]\n\n${prompt}`
 }
