@@ -12,6 +12,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as References from "effect/References"
 import * as Stream from "effect/Stream"
 import * as os from "node:os"
 import * as AgentSession from "../src/cluster/AgentSession.ts"
@@ -96,7 +97,12 @@ const layer = entities.pipe(
   Layer.provideMerge(Scripted.layer(script))
 )
 
-const { directMs, entityMs } = await Effect.runPromise(program.pipe(Effect.scoped, Effect.provide(layer)))
+const { directMs, entityMs } = await Effect.runPromise(program.pipe(
+  Effect.scoped,
+  Effect.provide(layer),
+  // The runner's start logs warnings (no healthy runner until it has registered) that are not the bench's.
+  Effect.provideService(References.MinimumLogLevel, "Error")
+))
 const direct = median(directMs)
 const entity = median(entityMs)
 const ratio = entity / direct
