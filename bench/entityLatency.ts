@@ -7,6 +7,18 @@
  * turn each, from asking to the end of its stream. Prints the medians and their ratio against the goal (at most
  * 1.3× the direct session), with the date and the machine, on stderr, and one JSON line on stdout.
  *
+ * Where the time goes (issue 23; the statements' spans through a tracer, PostgreSQL on this 2-core machine at a
+ * load of 10 to 17, an fsync about 3.4 ms idle): no poll waits, the client reads each reply as soon as it is
+ * saved. The cost is commits in a row that a direct session does not wait for. Before the request reaches the
+ * CLI: the request's insert, the runner's storage read (an update) and the turn log's `begin` (one transaction),
+ * 20 to 45 ms. Then each chunk of the reply stream: the reply saved (a transaction), read by the client, its
+ * acknowledgement saved (a transaction) and read by the runner's storage loop (an update), 40 to 60 ms a chunk,
+ * one after another. Before: every event its own chunk (`TurnStarted`, `SystemInit`, the answer, the result:
+ * 4 chunks and the exit, the turn's end 150 to 200 ms behind the CLI's), and 5 commits at the turn's end (the
+ * session id again, the resume point, the log's finish and its 2 trims). After: 2 chunks and the exit (events
+ * that queue during an acknowledgement go together, the start with the first message), 2 commits at the end,
+ * the turn's end 60 to 100 ms behind the CLI's.
+ *
  * `node bench/entityLatency.ts [--rounds 20]` (also run by `npm run bench:warm`)
  */
 import * as Effect from "effect/Effect"
