@@ -39,6 +39,7 @@ import type * as Sharding from "effect/cluster/Sharding"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type { NonEmptyReadonlyArray } from "effect/Array"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
@@ -144,6 +145,22 @@ const overBudget = (error: Budget.BudgetError) => new AgentSessionError({ reason
 const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
 
+// `head` in the first chunk of `stream`, ahead of its first elements; alone when the stream ends or fails first.
+const withHead = <H>(head: H) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A | H, E, R> =>
+  Stream.suspend(() => {
+    let sent = false
+    const unsent = Stream.suspend(() => sent ? Stream.empty : Stream.make(head))
+    return stream.pipe(
+      Stream.mapArray((values): NonEmptyReadonlyArray<A | H> => {
+        if (sent) return values
+        sent = true
+        return [head, ...values]
+      }),
+      Stream.catchCause((cause) => Stream.concat(unsent, Stream.failCause(cause))),
+      Stream.concat(unsent)
+    )
+  })
+
 // Where the entity's turn is (turns run one at a time): none, starting (the CLI still starting, the prompt not yet
 // taken up), starting with an `Interrupt` owed (sent on its first message), or streaming.
 type TurnPhase = "none" | "starting" | "owed" | "streaming"
@@ -189,6 +206,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   // close, a setting applied), so that a setting sent while the CLI starts applies to it once it has started.
   const live = yield* SynchronizedRef.make<Live | undefined>(undefined)
   const phase = yield* Ref.make<TurnPhase>("none")
+  // The session id the log has for this entity, as this activation read or wrote it: one the CLI reports again
+  // is not written again (each write is a commit on the turn's way, issue 23).
+  let loggedSessionId: string | undefined
+  const keepSessionId = (sessionId: string) =>
+    sessionId === loggedSessionId
+      ? Effect.void
+      : Effect.andThen(log.setSessionId(entityId, sessionId), Effect.sync(() => {
+        loggedSessionId = sessionId
+      }))
 
   // The CLI session of this activation, started on first use and resumed from the log's session id. Started
   // for a turn's `prompt`, it may come with that turn under way (`turn`): a spare gets the prompt with its claim.
@@ -208,6 +234,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           Effect.onError(() => Scope.close(scope, Exit.void))
         )
         const known = yield* log.sessionId(entityId)
+        loggedSessionId = known
         const resumeSessionAt = retry && known !== undefined ? yield* log.resumeAt(entityId) : undefined
         const resume = retry && resumeSessionAt === undefined ? undefined : known
         const cwd = sessionOptions.cwd
@@ -295,32 +322,31 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         Ref.modify(phase, (now): [boolean, TurnPhase] => [now === "owed", "streaming"]),
         (owed) => owed ? Effect.asVoid(Effect.forkIn(Effect.ignore(current.interrupt), entityScope)) : Effect.void
       )
-      return Stream.make(new TurnStarted({ turnId, attempt })).pipe(
-        Stream.concat(
-          underBudget(opened.turn ?? current.turn(text, { uuid }), current).pipe(
-            // The store's frames are the mirror's business, not the turn's.
-            Stream.filter((message) => message._tag !== "TranscriptMirror"),
-            Stream.tap((message) => {
-              messages.push(message)
-              if (RetryNote.isToolActivity(message)) activity.push(message)
-              // Kept at once, so that a turn cut short by a crash still resumes this conversation and its retry
-              // knows what it did.
-              return Effect.andThen(
-                first,
-                message._tag === "SystemInit"
-                  ? log.setSessionId(entityId, message.session_id)
-                  : RetryNote.isToolActivity(message)
-                  ? log.progress(entityId, turnId, activity)
-                  : Effect.void
-              )
-            }),
-            Stream.map((message) => new TurnMessage({ message })),
-            Stream.mapError((error) => error._tag === "BudgetError" ? overBudget(error) : failed("turn")(error))
+      return underBudget(opened.turn ?? current.turn(text, { uuid }), current).pipe(
+        // The store's frames are the mirror's business, not the turn's.
+        Stream.filter((message) => message._tag !== "TranscriptMirror"),
+        Stream.tap((message) => {
+          messages.push(message)
+          if (RetryNote.isToolActivity(message)) activity.push(message)
+          // Kept at once, so that a turn cut short by a crash still resumes this conversation and its retry
+          // knows what it did.
+          return Effect.andThen(
+            first,
+            message._tag === "SystemInit"
+              ? keepSessionId(message.session_id)
+              : RetryNote.isToolActivity(message)
+              ? log.progress(entityId, turnId, activity)
+              : Effect.void
           )
-        ),
+        }),
+        Stream.map((message) => new TurnMessage({ message })),
+        Stream.mapError((error) => error._tag === "BudgetError" ? overBudget(error) : failed("turn")(error)),
+        // The start goes out with the CLI's first message, as one chunk of the cluster's reply stream rather
+        // than two: on PostgreSQL each chunk is a saved reply and an acknowledgement, three commits (issue 23).
+        withHead(new TurnStarted({ turnId, attempt })),
         Stream.onEnd(Effect.gen(function*() {
           const sessionId = yield* Effect.option(current.sessionId)
-          if (sessionId._tag === "Some") yield* log.setSessionId(entityId, sessionId.value)
+          if (sessionId._tag === "Some") yield* keepSessionId(sessionId.value)
           const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
           if (answer?._tag === "AssistantMessage" && answer.uuid !== undefined) yield* log.setResumeAt(entityId, answer.uuid)
           yield* log.finish(entityId, turnId, messages)

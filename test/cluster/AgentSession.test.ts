@@ -2,6 +2,7 @@
  * The agent session entity on a test runner, with the real CLI on the scripted model.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as MessageStorage from "effect/cluster/MessageStorage"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -108,6 +109,22 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.notStrictEqual(infoA.pid, infoB.pid)
       assert.isNotNull(infoA.sessionId)
       assert.notStrictEqual(infoA.sessionId, infoB.sessionId)
+    }).pipe(Effect.provide(env())))
+
+  it.live("a turn's start goes out in one reply chunk with the CLI's first message", () =>
+    Effect.gen(function*() {
+      const events = yield* turn("c", "c-1", "alpha: hello")
+      // The replies the cluster stored for the request: each chunk is a round of writes and an acknowledgement.
+      const driver = yield* MessageStorage.MemoryDriver
+      const request = [...driver.requests.values()].find((entry) =>
+        entry.envelope._tag === "Request" && (entry.envelope.payload as { turnId?: string }).turnId === "c-1"
+      )
+      const chunks = (request?.replies ?? []).flatMap((reply) => reply._tag === "Chunk" ? [reply.values] : [])
+      assert.deepStrictEqual(
+        chunks[0]?.map((value) => (value as { _tag: string })._tag),
+        ["TurnStarted", "TurnMessage"]
+      )
+      assert.strictEqual(chunks.flat().length, events.length)
     }).pipe(Effect.provide(env())))
 
   it.live("an Interrupt sent while a turn streams ends the turn with the CLI's interrupted result", () =>

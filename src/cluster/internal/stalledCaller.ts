@@ -42,7 +42,13 @@ export const release = (ended: Deferred.Deferred<void>, scope: Scope.Scope) =>
       })
       const watcher = yield* Effect.forkIn(watch, scope)
       return events.pipe(
-        Stream.tap(() => Effect.sync(() => taken++)),
+        // Counted a chunk at a time: `Stream.tap` would split the chunks into single events, and each chunk
+        // of a reply stream is a round of storage writes and an acknowledgement (issue 23), so events that
+        // queued up while one was acknowledged would each take a round rather than go together.
+        Stream.mapArray((chunk) => {
+          taken += chunk.length
+          return chunk
+        }),
         Stream.ensuring(Fiber.interrupt(watcher))
       )
     })
