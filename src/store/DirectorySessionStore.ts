@@ -303,6 +303,17 @@ export const make = Effect.fnUntraced(function*(root: string) {
       Effect.mapError(fail("findProjects", sessionId))
     )
 
+  // The project directories (no index: a query reads every session of them).
+  const listProjects = () =>
+    fs.readDirectory(root).pipe(
+      NotFound.orElse([] as Array<string>),
+      Effect.flatMap((names) =>
+        Effect.filter(names.sort(), (name) =>
+          fs.stat(path.join(root, name)).pipe(Effect.map((info) => info.type === "Directory"), NotFound.orElse(false)))
+      ),
+      Effect.mapError(fail("listSessions", "every project"))
+    )
+
   return Keys.validating({
     append,
     load: (key) => read(fileOf(key)).pipe(Effect.mapError(failIn("load", key, fileOf(key)))),
@@ -310,7 +321,8 @@ export const make = Effect.fnUntraced(function*(root: string) {
     listSessionSummaries,
     listSubkeys,
     delete: remove,
-    findProjects
+    findProjects,
+    listProjects
   })
 })
 
