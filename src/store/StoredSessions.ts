@@ -199,7 +199,8 @@ export const make = Effect.fnUntraced(function*(store: SessionStore.Shape) {
         by: "sdk"
       }]))
 
-  return Sessions.Sessions.of({
+  // `selectSessions` is always there: queries (`view --store`) use it without a fallback.
+  const shape: Sessions.Shape & Required<Pick<Sessions.Shape, "selectSessions">> = {
     listSessions,
     selectSessions,
     getSessionInfo,
@@ -218,7 +219,8 @@ export const make = Effect.fnUntraced(function*(store: SessionStore.Shape) {
       appendMarker(sessionId, options, { type: "tag", tag: tag?.trim() ?? "" }, tag !== null && tag.trim() === "" ? "tag" : undefined),
     archiveSession: setArchived(true),
     unarchiveSession: setArchived(false)
-  })
+  }
+  return shape
 })
 
 /**
