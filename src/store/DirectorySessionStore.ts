@@ -77,6 +77,9 @@ const idleTimeToLive = "1 minute"
  * are skipped) fails `load` and `append` with `InvalidEntry` naming the file and the line: the store does not
  * guess past it, since the entries after it are the session's too.
  *
+ * The store keeps no tool-call index: a query (`Sessions.select`) reads every session of the projects it asks
+ * for (`listProjects` lists the project directories).
+ *
  * What the store knows of a transcript (its uuids, size and summary) and the fiber appending to it are kept
  * for a minute after its last append, then let go: a store that appended to many sessions holds nothing of
  * those it no longer writes to. Its scope ends what it holds.
