@@ -63,6 +63,15 @@ const inputOf = (name: string, input: unknown) => ({
   url: name === "WebFetch" ? stringField(input, "url") : null
 })
 
+// Whether an entry can hold a call or a result (a block of either type in its message's content): only those
+// are decoded, so an append of text and bookkeeping lines costs the index nothing.
+const hasToolBlock = (entry: SessionStore.Entry): boolean => {
+  const message = entry.message
+  const content = typeof message === "object" && message !== null ? (message as { readonly content?: unknown }).content : undefined
+  return Array.isArray(content) &&
+    content.some((block) => typeof block === "object" && block !== null && (block.type === "tool_use" || block.type === "tool_result"))
+}
+
 /**
  * The rows of entries appended to a main transcript, one per tool use id (merged within the batch). Entries
  * are read as the queries read them: decoded as transcript entries, then as messages.
@@ -74,6 +83,7 @@ export const rowsOf = (entries: ReadonlyArray<SessionStore.Entry>, writtenAt: nu
     rows.set(row.toolUseId, held === undefined ? row : merge(held, row))
   }
   for (const entry of entries) {
+    if (!hasToolBlock(entry)) continue
     const decoded = Transcript.decodeEntry(entry)
     if (Result.isFailure(decoded)) continue
     const message = TranscriptMessages.toMessage(decoded.success)
