@@ -43,11 +43,11 @@ import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import * as Sqlite from "../internal/sqlite.ts"
-import * as ToolCalls from "./internal/toolCalls.ts"
 import * as Fencing from "./internal/fencing.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as Keys from "./internal/keys.ts"
 import * as StoredSummary from "./internal/storedSummary.ts"
+import * as ToolCalls from "./internal/toolCalls.ts"
 import * as Uuids from "./internal/uuids.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -66,7 +66,7 @@ export interface Options {
   readonly toolCallTable?: string | undefined
 }
 
-// Rows per INSERT: 6 parameters each, far below every database's bound.
+// Rows per INSERT: at most 10 parameters each, far below every database's bound.
 const rowsPerInsert = 500
 
 /**
@@ -188,8 +188,8 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   // The calls and results of entries a main transcript took, merged into their rows: a field is kept once
   // known, an outcome only gets worse (a call's result may come in a later append than the call).
   const outcomeRank = (column: Statement.Fragment) => sql`CASE ${column} WHEN 'denied' THEN 3 WHEN 'error' THEN 2 WHEN 'ok' THEN 1 ELSE 0 END`
-  const excluded = (column: string) => sql.literal(`excluded.${column}`)
-  const held = (column: string) => sql`${toolCalls}.${sql(column)}`
+  const incoming = (column: string) => sql.literal(`excluded.${column}`)
+  const kept = (column: string) => sql`${toolCalls}.${sql(column)}`
   const index = (key: Omit<SessionStore.SessionKey, "subpath">, entries: ReadonlyArray<SessionStore.Entry>, writtenAt: number) =>
     Effect.forEach(Arr.chunksOf(ToolCalls.rowsOf(entries, writtenAt), rowsPerInsert), (chunk) =>
       sql`INSERT INTO ${toolCalls} ${
@@ -206,10 +206,10 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
           at: row.at
         })))
       } ON CONFLICT (project_key, session_id, tool_use_id) DO UPDATE SET
-        ${sql.csv(["tool", "command", "path", "url", "uuid"].map((c) => sql`${sql(c)} = COALESCE(${held(c)}, ${excluded(c)})`))},
-        at = CASE WHEN excluded.at < ${held("at")} THEN excluded.at ELSE ${held("at")} END,
-        outcome = CASE WHEN ${outcomeRank(excluded("outcome"))} > ${outcomeRank(held("outcome"))}
-          THEN excluded.outcome ELSE ${held("outcome")} END`, { discard: true })
+        ${sql.csv(["tool", "command", "path", "url", "uuid"].map((c) => sql`${sql(c)} = COALESCE(${kept(c)}, ${incoming(c)})`))},
+        at = CASE WHEN excluded.at < ${kept("at")} THEN excluded.at ELSE ${kept("at")} END,
+        outcome = CASE WHEN ${outcomeRank(incoming("outcome"))} > ${outcomeRank(kept("outcome"))}
+          THEN excluded.outcome ELSE ${kept("outcome")} END`, { discard: true })
 
   const append = (key: SessionStore.SessionKey, entries: ReadonlyArray<SessionStore.Entry>, fence?: SessionStore.Fence) => {
     // A uuid twice in one batch: the first is the one kept, as across batches.
