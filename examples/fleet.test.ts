@@ -1,14 +1,15 @@
 /**
- * The fleet example against the real CLI and a scripted model.
+ * The fleet example against the real CLI and a scripted model: agent session entities on the test cluster.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import * as fs from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Cluster } from "../src/cluster/index.ts"
 import { Budget, CliSlots } from "../src/governance/index.ts"
 import { Process } from "../src/process/index.ts"
 import { Script, Scripted, ScriptedServer } from "../src/testing/index.ts"
-import { fleet } from "./fleet.ts"
+import { fleet, service } from "./fleet.ts"
 
 // The CLIs this process runs, from the process table: its children that are not a guard's `/bin/sh` watcher.
 const liveClis = () =>
@@ -23,8 +24,14 @@ const liveClis = () =>
     }
   }).length
 
+// Each job's model tries to delete the build, then answers.
+const script = Script.make([
+  Script.turn(Script.toolUse("Bash", { command: "rm -rf build" }), { eventDelay: "20 millis" }),
+  Script.turn("Triaged.", { eventDelay: "50 millis" })
+])
+
 describe("fleet", () => {
-  it.live("two CLIs at most, the jobs past the budget refused", () =>
+  it.live("two CLIs at most, every call by the policy file, the jobs past the budget refused", () =>
     Effect.gen(function*() {
       let most = 0
       const sampler = yield* Effect.forkChild(Effect.forever(
@@ -34,8 +41,7 @@ describe("fleet", () => {
       yield* Fiber.interrupt(sampler)
       assert.strictEqual(most, 2)
       // Jobs take CLIs in the order they reach one: the first two start with nothing spent and are answered; the
-      // last ones to get a CLI (after three jobs ended) start over the budget and are refused; the ones between
-      // are answered or stopped.
+      // last ones to get a CLI start over the budget and are refused; the ones between are answered or stopped.
       const answered = lines.filter((line) => line.answer === "Triaged." && line.budget === undefined)
       const stopped = lines.filter((line) => line.budget?.endsWith("the run was stopped"))
       const refused = lines.filter((line) => line.budget?.endsWith("the run was refused"))
@@ -46,15 +52,20 @@ describe("fleet", () => {
         assert.match(line.budget ?? "", /^Budget acme: \$0\.00\d+ spent of \$0\.0020; the run was refused$/)
         assert.strictEqual(line.costUsd, 0)
       }
-      // Refused before the model saw them.
-      assert.strictEqual(ScriptedServer.turnRequests(yield* (yield* ScriptedServer.ScriptedServer).requests).length, 5 - refused.length)
+      // The policy file's `deny tool:Bash & command:"rm *"` refused each answered job's call.
+      for (const line of answered) assert.deepStrictEqual(line.refusedTools, ["Bash"])
+      const server = yield* ScriptedServer.ScriptedServer
+      const requests = ScriptedServer.turnRequests(yield* server.requests)
+      assert.include(JSON.stringify(requests.at(-1)?.body), "Nothing is deleted here.")
+      // Refused before the model saw them: no request carries their prompt.
+      for (const line of refused) assert.notInclude(JSON.stringify(requests.map((r) => r.body)), `Triage ${line.entityId}"`)
       // Charged what the CLI's results say (one turn per session: its total_cost_usd).
       const spent = yield* Effect.flatMap(Budget.Budget, (budget) => budget.spent("acme"))
       assert.closeTo(spent.usd, lines.reduce((sum, line) => sum + line.costUsd, 0), 1e-9)
       assert.isAbove(spent.usd, 0.002)
     }).pipe(
-      Effect.provide(Scripted.layerWith(Script.make(Array.from({ length: 5 }, () => Script.turn("Triaged.", { eventDelay: "50 millis" }))))),
+      Effect.provide(service.pipe(Layer.provideMerge(Cluster.layerTest), Layer.provideMerge(Scripted.layerWith(script)))),
       Effect.provide(Layer.provideMerge(CliSlots.layer({ max: 2, maxWait: "1 minute" }), Process.nodeSpawner)),
       Effect.provide(Layer.merge(NodeServices.layer, Budget.layerMemory({ limits: { acme: { usd: 0.002 } } })))
-    ), { timeout: 120_000 })
+    ), { timeout: 180_000 })
 })

@@ -9,18 +9,18 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Readme from "./readme.ts"
 
-/** The tour's steps, in order: a title and the example file shown under it. */
-export const steps = [
+/** The tour's steps, in order: a title, the example file shown under it, and a text file it reads (`also`). */
+export const steps: ReadonlyArray<{ readonly title: string; readonly file: string; readonly also?: string }> = [
   { title: "Run Claude Code, keep the tool activity", file: "examples/tool-activity.ts" },
   { title: "Test it offline: the real CLI against a scripted model, and a recording", file: "examples/tool-activity.test.ts" },
   { title: "Sessions: several turns, a permission callback, a tool of your own", file: "examples/session.ts" },
   { title: "Permission policies in the filter language", file: "examples/policy.ts" },
-  { title: "Governance for a fleet: a budget per tenant, a cap on live CLIs", file: "examples/fleet.ts" },
+  { title: "Governance for a fleet: agent sessions under a policy file, a budget per tenant, a cap on live CLIs", file: "examples/fleet.ts", also: "examples/fleet-policy.txt" },
   { title: "Effect AI: Claude Code as a LanguageModel, your toolkits as its tools", file: "examples/language-model.ts" },
   { title: "Durable sessions: go on anywhere from a store, read what the CLI kept", file: "examples/durable-sessions.ts" },
   { title: "Agent services across machines: a runner", file: "examples/cluster-runner.ts" },
   { title: "Agent services across machines: a runner killed mid-turn (npm run demo:cluster)", file: "examples/cluster.ts" }
-] as const
+]
 
 const commandLine = [
   "### From the command line",
@@ -68,10 +68,11 @@ const commandLine = [
   "line that does not fit fails them as any bad line does.",
   "",
   "`view` and `stats` with `--store sqlite:FILE`, `--store postgres://USER@HOST:PORT/DB` or `--store DIR` (a",
-  "directory store) and no FILE read the sessions of one project of that store (`--project=KEY`, else the current",
-  "directory's; as `Sessions.listSessions` lists them), each as a file of a directory: pretty output heads each",
-  "with `── PROJECT_KEY/SESSION_ID ──`, `stats` names each by it, and `--filter` works as on files. A store with no",
-  "session there is an input error naming it.",
+  "directory store) and no FILE read the sessions of that store (of the project `--project=KEY`, else of every",
+  "project), each as a file of a directory: pretty output heads each with `── PROJECT_KEY/SESSION_ID ──`, `stats`",
+  "names each by it, and `--filter` works as on files. `view --filter` over a SQL store reads only the sessions its",
+  "tool-call index finds calls of, when the filter selects tool calls only (`tool:Bash & error`, `path:src/**`); the",
+  "output is the same. A store with no session there is an input error naming it.",
   "",
   "A directory is walked so that it ends: a link to a directory is followed once per real path (a link back up",
   "the tree, or to a directory already read, is skipped), and special files named `.jsonl` (a named pipe, a",
@@ -111,13 +112,16 @@ export const asPublished = (file: string, source: string, entries = entryPoints(
 const leadingComment = /^\/\*\*\n((?: \*.*\n)+) \*\/\n/
 
 /** One step: its title, the example's leading comment as prose, and the rest as code. */
-const step = (title: string, file: string): Array<string> => {
+const step = (title: string, file: string, also?: string): Array<string> => {
   const source = fs.readFileSync(path.join(Readme.root, file), "utf8")
   const comment = leadingComment.exec(source)
   if (comment === null) throw new Error(`${file} does not start with a /** ... */ comment saying what it shows`)
   const prose = comment[1].split("\n").filter((line) => line !== "").map((line) => line.replace(/^ \* ?/, ""))
   const code = asPublished(file, source.slice(comment[0].length)).trim()
-  return [`### ${title}`, "", ...prose, `(\`${file}\`)`, "", "```ts", code, "```", ""]
+  const shownToo = also === undefined
+    ? []
+    : [`(\`${also}\`)`, "", "```text", fs.readFileSync(path.join(Readme.root, also), "utf8").trim(), "```", ""]
+  return [`### ${title}`, "", ...prose, `(\`${file}\`)`, "", "```ts", code, "```", "", ...shownToo]
 }
 
 /** The whole tour section. */
@@ -129,7 +133,7 @@ export const section = (): string =>
     "scripted model run the real `claude`), in the repository and, as written here, in an application that",
     "installed the packed package. Regenerate this section with `npm run readme:tour`.",
     "",
-    ...steps.flatMap(({ file, title }) => step(title, file)),
+    ...steps.flatMap(({ also, file, title }) => step(title, file, also)),
     ...commandLine
   ].join("\n")
 

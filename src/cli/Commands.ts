@@ -74,19 +74,19 @@ const storeFlags = {
     Flag.optional
   ),
   project: Flag.String("project").pipe(
-    Flag.withDescription("with --store: the project key whose sessions are read (default: the current directory's)"),
+    Flag.withDescription("with --store: the project key whose sessions are read (default: every project's)"),
     Flag.optional
   )
 }
 
 // With `--store`: the store's sessions as a directory of transcripts, and the name of each file's session.
-const fromStore = (store: Option.Option<string>, project: Option.Option<string>, given: boolean) =>
+const fromStore = (store: Option.Option<string>, project: Option.Option<string>, given: boolean, filter?: Filter.Filter) =>
   Option.match(store, {
     onNone: () => Effect.succeed(undefined),
     onSome: (spec) =>
       given
         ? Effect.fail(CliFailure.make("Usage", "--store reads the store's sessions: give no FILE with it"))
-        : Effect.flatMap(loadStore, (Store) => Store.materialize(spec, Option.getOrUndefined(project)))
+        : Effect.flatMap(loadStore, (Store) => Store.materialize(spec, Option.getOrUndefined(project), filter?.ast))
   })
 
 // A filter that does not parse is a usage error that points at the column; one that can select nothing is
@@ -175,7 +175,7 @@ const view = Command.make(
     if (Option.isSome(options.store) && options.follow) {
       return yield* CliFailure.make("Usage", "--follow reads files as they grow: not with --store")
     }
-    const stored = yield* fromStore(options.store, options.project, Option.isSome(options.file))
+    const stored = yield* fromStore(options.store, options.project, Option.isSome(options.file), selected)
     const file = stored?.dir ?? (yield* inputOf(options.file))
     const files = yield* Input.expand(file)
     const nameOf = stored?.nameOf ?? ((f: string) => f)

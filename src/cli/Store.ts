@@ -1,6 +1,6 @@
 /**
  * `view --store` and `stats --store`: the sessions of a store (`sqlite:FILE`, `postgres://...`, or the directory
- * of a `DirectorySessionStore`) written out as transcripts, one file per session, in a temporary config
+ * of a `DirectorySessionStore`; every project's, or one's) written out as transcripts, one file per session, in a temporary config
  * directory, which `view` and `stats` then read as any directory of transcripts; each file is named by its
  * session (`PROJECT_KEY/SESSION_ID`). Loaded only when `--store` is given, so that `view` and `stats` start
  * without the SQL clients.
@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Path from "effect/Path"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import * as Ast from "../filter/Ast.ts"
 import * as DirectorySessionStore from "../store/DirectorySessionStore.ts"
 import * as SessionStore from "../store/SessionStore.ts"
 import * as SessionTransfer from "../store/SessionTransfer.ts"
@@ -49,16 +50,19 @@ const open = (spec: string): Effect.Effect<SessionStore.Shape, SessionStore.Sess
     : DirectorySessionStore.make(spec)
 
 /**
- * Writes the sessions of one project of the store `spec` names (`projectKey`; the current directory's when
- * absent) into a temporary directory that lives for the scope. A store that cannot be opened or read, or holds
- * no session there, is `BadInput`, naming it.
+ * Writes the sessions of the store `spec` names (of the project `projectKey`, else of every project) into a
+ * temporary directory that lives for the scope. With `filter` (what `view --filter` shows), only the sessions
+ * that can hold what it selects: the store's tool-call index (SQLite, PostgreSQL) leaves out those without a
+ * call it can select, and the filter then reads the others as files. A store that cannot be opened or read, or
+ * holds no session there, is `BadInput`, naming it.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const materialize = (
   spec: string,
-  projectKey: string | undefined
+  projectKey: string | undefined,
+  filter?: Ast.Ast | undefined
 ): Effect.Effect<Materialized, CliFailure.CliFailure, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -67,13 +71,11 @@ export const materialize = (
     const sessions = yield* StoredSessions.make(store)
     const configDir = yield* fs.makeTempDirectoryScoped({ prefix: "ecc-store-" })
     const projects = path.join(configDir, "projects")
-    const infos = yield* sessions.listSessions({ projectKey })
-    if (infos.length === 0) {
-      return yield* CliFailure.make(
-        "BadInput",
-        `--store ${redact(spec)}: no session in ${projectKey === undefined ? "the current directory's project" : `project ${projectKey}`}`
-      )
+    const every = yield* sessions.selectSessions(Ast.flag("All"), { projectKey })
+    if (every.length === 0) {
+      return yield* CliFailure.make("BadInput", `--store ${redact(spec)}: no session in ${projectKey === undefined ? "the store" : `project ${projectKey}`}`)
     }
+    const infos = filter === undefined ? every : yield* sessions.selectSessions(filter, { projectKey })
     for (const info of infos) {
       const key = { projectKey: info.projectKey, sessionId: info.sessionId }
       yield* SessionTransfer.materialize(store, key, { configDir, projectKey: info.projectKey })

@@ -77,6 +77,9 @@ const idleTimeToLive = "1 minute"
  * are skipped) fails `load` and `append` with `InvalidEntry` naming the file and the line: the store does not
  * guess past it, since the entries after it are the session's too.
  *
+ * The store keeps no tool-call index: a query (`Sessions.select`) reads every session of the projects it asks
+ * for (`listProjects` lists the project directories).
+ *
  * What the store knows of a transcript (its uuids, size and summary) and the fiber appending to it are kept
  * for a minute after its last append, then let go: a store that appended to many sessions holds nothing of
  * those it no longer writes to. Its scope ends what it holds.
@@ -303,6 +306,17 @@ export const make = Effect.fnUntraced(function*(root: string) {
       Effect.mapError(fail("findProjects", sessionId))
     )
 
+  // The project directories (no index: a query reads every session of them).
+  const listProjects = () =>
+    fs.readDirectory(root).pipe(
+      NotFound.orElse([] as Array<string>),
+      Effect.flatMap((names) =>
+        Effect.filter(names.sort(), (name) =>
+          fs.stat(path.join(root, name)).pipe(Effect.map((info) => info.type === "Directory"), NotFound.orElse(false)))
+      ),
+      Effect.mapError(fail("listSessions", "every project"))
+    )
+
   return Keys.validating({
     append,
     load: (key) => read(fileOf(key)).pipe(Effect.mapError(failIn("load", key, fileOf(key)))),
@@ -310,7 +324,8 @@ export const make = Effect.fnUntraced(function*(root: string) {
     listSessionSummaries,
     listSubkeys,
     delete: remove,
-    findProjects
+    findProjects,
+    listProjects
   })
 })
 

@@ -417,6 +417,50 @@ export interface Shape {
    * cannot refuse a stale writer (the directory store: no transaction spans a lease and a file).
    */
   readonly leases?: Leases | undefined
+  /**
+   * Every project key under which the store holds a main transcript, so that a query reads every project.
+   * Not in the SDK's contract, so optional: over a store without it, a query reads one project.
+   */
+  readonly listProjects?: (() => Effect.Effect<ReadonlyArray<string>, SessionStoreError>) | undefined
+  /**
+   * The store's tool-call index, kept by `append`: not in the SDK's contract, so optional (a query over a
+   * store without it reads every session).
+   */
+  readonly toolCalls?: ToolCallIndex | undefined
+}
+
+/**
+ * What a row of a tool-call index (one per call of a main transcript) must satisfy: its tool's name
+ * (`Tool`, a glob: `*` any run, `?` one character), its outcome (`Outcome`: `"error"` is an error or a refusal,
+ * `"denied"` a refusal), a string of its input (`Input`: Bash's `command`, WebFetch's `url` as name globs, a
+ * file tool's `path` as a path glob); `And` of none is any row, `Or` of none no row.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolCallQuery =
+  | { readonly _tag: "Tool"; readonly pattern: string }
+  | { readonly _tag: "Outcome"; readonly outcome: "error" | "denied" }
+  | { readonly _tag: "Input"; readonly on: "command" | "path" | "url"; readonly pattern: string }
+  | { readonly _tag: "And"; readonly queries: ReadonlyArray<ToolCallQuery> }
+  | { readonly _tag: "Or"; readonly queries: ReadonlyArray<ToolCallQuery> }
+
+/**
+ * A store's index of tool calls.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolCallIndex {
+  /**
+   * The sessions (of `projectKey`, else of every project) with a call whose row satisfies `query`: every
+   * session that has one, and possibly others (a glob the database cannot match exactly is widened); the
+   * caller reads them to decide.
+   */
+  readonly sessions: (
+    query: ToolCallQuery,
+    projectKey?: string | undefined
+  ) => Effect.Effect<ReadonlyArray<Omit<SessionKey, "subpath">>, SessionStoreError>
 }
 
 /**

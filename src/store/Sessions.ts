@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
+import type * as Ast from "../filter/Ast.ts"
 import * as Item from "../filter/Item.ts"
 import * as TranscriptMessages from "../transcript/Messages.ts"
 import type * as Transcript from "../transcript/Transcript.ts"
@@ -195,6 +196,27 @@ export interface Shape {
   readonly archiveSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionStore.SessionStoreError>
   /** Unarchives a session: listed with `archived: false`. */
   readonly unarchiveSession: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, SessionStore.SessionStoreError>
+  /**
+   * The sessions {@link select} reads for a filter, in listing order (most recently modified first): those
+   * `listSessions` lists when absent. Over a store: without a project, every project's (when the store has
+   * `listProjects`), and, with the store's tool-call index, only those that can hold what the filter selects.
+   */
+  readonly selectSessions?: (
+    filter: Ast.Ast,
+    options: SelectOptions
+  ) => Effect.Effect<ReadonlyArray<SessionStore.SessionInfo>, SessionStore.SessionStoreError>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SelectOptions extends LookupOptions {
+  /**
+   * Whether a store's tool-call index narrows the sessions read (default `true`); `false` reads every
+   * session, the reference the index must equal.
+   */
+  readonly index?: boolean | undefined
 }
 
 /**
@@ -216,11 +238,13 @@ export interface Selected<A extends Item.Item = Item.Item> {
 }
 
 /**
- * What a filter (`Filter.Filter<A>` of effect-claude-code/filter) selects across every session `listSessions`
- * lists (the project of `dir` or `projectKey`; without either, over the config directory every project, over a
- * store the current directory's): each session's messages in conversation order, as {@link Shape.messages}
+ * What a filter (`Filter.Filter<A>` of effect-claude-code/filter) selects across every session: those of the
+ * project of `dir` or `projectKey`, else of every project (over a store without `listProjects`, the current
+ * directory's). Each session's messages in conversation order, as {@link Shape.messages}
  * reads them, through `Item.select(filter)`, so that a filter whose atoms need a call's result (`error`,
  * `denied`) decides within its session. Sessions come in listing order (most recently modified first).
+ * Over a store with a tool-call index (SQL, memory), a filter that selects tool calls only
+ * (`tool:Bash & error`, `path:src/**`) reads only the sessions the index finds calls of: the same items.
  *
  * @example
  * ```ts
@@ -236,10 +260,10 @@ export interface Selected<A extends Item.Item = Item.Item> {
  */
 export const select = <A extends Item.Item>(
   filter: Item.Selector<A>,
-  options: LookupOptions = {}
+  options: SelectOptions = {}
 ): Stream.Stream<Selected<A>, SessionStore.SessionStoreError, Sessions> =>
   Stream.unwrap(Effect.map(Effect.service(Sessions), (sessions) =>
-    Stream.fromIterableEffect(sessions.listSessions(options)).pipe(
+    Stream.fromIterableEffect(sessions.selectSessions?.(filter.ast, options) ?? sessions.listSessions(options)).pipe(
       Stream.flatMap(({ projectKey, sessionId }) =>
         sessions.messages(sessionId, { projectKey }).pipe(
           Stream.map((entry) => TranscriptMessages.toMessage(entry)),

@@ -11,6 +11,13 @@
  *   `written_at` of the last append that added to the main transcript), `data` (the
  *   {@link SessionStore.SummaryData} as JSON text); primary key (project, session), and an index by session
  *   id, for `findProjects`.
+ * - tool calls (`claude_session_tool_calls`): the tool-call index, one row per tool call of a main transcript,
+ *   `project_key`, `session_id`, `tool_use_id` (primary key together), `tool` (its name), `outcome` (`ok`,
+ *   `error`, `denied`; NULL before its result), `command`, `path`, `url` (the strings the filter atoms read),
+ *   `uuid` (its entry), `at` (ms: the entry's timestamp). An append to a main transcript merges the calls and
+ *   results of the entries it added into it, in its transaction; a database written before the table existed
+ *   is indexed once, when the store is made. Queries (`Sessions.select`) read it to find the sessions that
+ *   can hold what a filter selects, and read only those.
  * - leases (`claude_session_leases`): one row per lease, `lease` (its name, primary key), `token` (the last
  *   fencing token given), `acquired_at` (ms). `leases.acquire` raises the token in one statement.
  *
@@ -34,11 +41,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import * as Sqlite from "../internal/sqlite.ts"
 import * as Fencing from "./internal/fencing.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as Keys from "./internal/keys.ts"
 import * as StoredSummary from "./internal/storedSummary.ts"
+import * as ToolCalls from "./internal/toolCalls.ts"
 import * as Uuids from "./internal/uuids.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -53,9 +62,11 @@ export interface Options {
   readonly summaryTable?: string | undefined
   /** The leases table's name. Default `claude_session_leases`, or `<table>_leases` for a given `table`. */
   readonly leaseTable?: string | undefined
+  /** The tool-call index's name. Default `claude_session_tool_calls`, or `<table>_tool_calls` for a given `table`. */
+  readonly toolCallTable?: string | undefined
 }
 
-// Rows per INSERT: 6 parameters each, far below every database's bound.
+// Rows per INSERT: at most 10 parameters each, far below every database's bound.
 const rowsPerInsert = 500
 
 /**
@@ -79,6 +90,8 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   const table = sql(tableName)
   const summaries = sql(summariesName)
   const leases = sql(leasesName)
+  const toolCallsName = options.toolCallTable ?? (options.table === undefined ? "claude_session_tool_calls" : `${options.table}_tool_calls`)
+  const toolCalls = sql(toolCallsName)
   const seq = sql.onDialectOrElse({
     pg: () => sql.literal("BIGSERIAL PRIMARY KEY"),
     orElse: () => sql.literal("INTEGER PRIMARY KEY AUTOINCREMENT")
@@ -109,6 +122,22 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   )`
   // `findProjects` looks a session up by its id alone.
   yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${summariesName}_by_session`)} ON ${summaries} (session_id)`
+  // A database the index is new to has its sessions indexed below, once.
+  const indexed = yield* Effect.isSuccess(sql`SELECT 1 FROM ${toolCalls} WHERE 1 = 0`)
+  yield* sql`CREATE TABLE IF NOT EXISTS ${toolCalls} (
+    project_key TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    tool_use_id TEXT NOT NULL,
+    tool TEXT,
+    outcome TEXT,
+    command TEXT,
+    path TEXT,
+    url TEXT,
+    uuid TEXT,
+    at BIGINT NOT NULL,
+    PRIMARY KEY (project_key, session_id, tool_use_id)
+  )`
+  yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${toolCallsName}_by_tool`)} ON ${toolCalls} (tool)`
 
   const fail = Keys.operationFailed
   // A row the store cannot read back, as `InvalidEntry` naming its session and the row.
@@ -156,6 +185,32 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
       }
     )
 
+  // The calls and results of entries a main transcript took, merged into their rows: a field is kept once
+  // known, an outcome only gets worse (a call's result may come in a later append than the call).
+  const outcomeRank = (column: Statement.Fragment) => sql`CASE ${column} WHEN 'denied' THEN 3 WHEN 'error' THEN 2 WHEN 'ok' THEN 1 ELSE 0 END`
+  const incoming = (column: string) => sql.literal(`excluded.${column}`)
+  const kept = (column: string) => sql`${toolCalls}.${sql(column)}`
+  const index = (key: Omit<SessionStore.SessionKey, "subpath">, entries: ReadonlyArray<SessionStore.Entry>, writtenAt: number) =>
+    Effect.forEach(Arr.chunksOf(ToolCalls.rowsOf(entries, writtenAt), rowsPerInsert), (chunk) =>
+      sql`INSERT INTO ${toolCalls} ${
+        sql.insert(Arr.map(chunk, (row) => ({
+          project_key: key.projectKey,
+          session_id: key.sessionId,
+          tool_use_id: row.toolUseId,
+          tool: row.tool,
+          outcome: row.outcome,
+          command: row.command,
+          path: row.path,
+          url: row.url,
+          uuid: row.uuid,
+          at: row.at
+        })))
+      } ON CONFLICT (project_key, session_id, tool_use_id) DO UPDATE SET
+        ${sql.csv(["tool", "command", "path", "url", "uuid"].map((c) => sql`${sql(c)} = COALESCE(${kept(c)}, ${incoming(c)})`))},
+        at = CASE WHEN excluded.at < ${kept("at")} THEN excluded.at ELSE ${kept("at")} END,
+        outcome = CASE WHEN ${outcomeRank(incoming("outcome"))} > ${outcomeRank(kept("outcome"))}
+          THEN excluded.outcome ELSE ${kept("outcome")} END`, { discard: true })
+
   const append = (key: SessionStore.SessionKey, entries: ReadonlyArray<SessionStore.Entry>, fence?: SessionStore.Fence) => {
     // A uuid twice in one batch: the first is the one kept, as across batches.
     const batch = Uuids.distinct(entries)
@@ -176,6 +231,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
       const [held] = yield* sql<{ readonly data: string }>`SELECT data FROM ${summaries} WHERE ${session(key)} ${forUpdate}`
       const added = yield* insert(key, batch, writtenAt)
       if (added.length === 0) return
+      yield* index(key, added, writtenAt)
       const summary = held === undefined || held.data === "" ? undefined : yield* summaryOf("append", key, held.data)
       const data = SessionStore.foldSummary(summary, added)
       yield* sql`UPDATE ${summaries} SET mtime = ${writtenAt}, data = ${JSON.stringify(data)} WHERE ${session(key)}`
@@ -236,7 +292,11 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     )
 
   const remove = (key: SessionStore.SessionKey) =>
-    Effect.all([sql`DELETE FROM ${table} WHERE ${session(key)}`, sql`DELETE FROM ${summaries} WHERE ${session(key)}`]).pipe(
+    Effect.all([
+      sql`DELETE FROM ${table} WHERE ${session(key)}`,
+      sql`DELETE FROM ${summaries} WHERE ${session(key)}`,
+      sql`DELETE FROM ${toolCalls} WHERE ${session(key)}`
+    ]).pipe(
       sql.withTransaction,
       Effect.asVoid,
       Effect.mapError(fail("delete", Keys.keyString(key)))
@@ -248,6 +308,55 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
       Effect.map((rows) => rows.map((row) => row.project_key)),
       Effect.mapError(fail("findProjects", sessionId))
     )
+
+  const listProjects = () =>
+    sql<{ readonly project_key: string }>`SELECT DISTINCT project_key FROM ${summaries} WHERE data <> '' ORDER BY project_key`.pipe(
+      Effect.map((rows) => rows.map((row) => row.project_key)),
+      Effect.mapError(fail("listSessions", "every project"))
+    )
+
+  // A query as a condition on a row: exact for names (SQLite's GLOB, PostgreSQL's LIKE, both case-sensitive),
+  // a superset for paths (see `ToolCalls.toGlob`).
+  const matching = (query: SessionStore.ToolCallQuery): Statement.Fragment => {
+    switch (query._tag) {
+      case "Tool":
+        return glob(sql`tool`, query.pattern, "name")
+      case "Outcome":
+        return query.outcome === "denied" ? sql`outcome = 'denied'` : sql`outcome IN ('error', 'denied')`
+      case "Input":
+        return glob(sql`${sql(query.on)}`, query.pattern, query.on === "path" ? "path" : "name")
+      case "And":
+      case "Or":
+        return query.queries.length === 0
+          ? sql.literal(query._tag === "And" ? "1 = 1" : "1 = 0")
+          : sql.join(` ${query._tag.toUpperCase()} `, true)(query.queries.map(matching))
+    }
+  }
+  const glob = (column: Statement.Fragment, pattern: string, kind: "name" | "path") =>
+    sql.onDialectOrElse({
+      sqlite: () => sql`(${column} GLOB ${ToolCalls.toGlob(pattern, kind)})`,
+      orElse: () => sql`(${column} LIKE ${ToolCalls.toLike(pattern, kind)} ESCAPE '\\')`
+    })
+
+  const toolCallSessions = (query: SessionStore.ToolCallQuery, projectKey?: string) =>
+    sql<{ readonly project_key: string; readonly session_id: string }>`
+      SELECT DISTINCT project_key, session_id FROM ${toolCalls}
+      WHERE ${projectKey === undefined ? sql`1 = 1` : sql`project_key = ${projectKey}`} AND ${matching(query)}`.pipe(
+      Effect.map((rows) => rows.map((row) => ({ projectKey: row.project_key, sessionId: row.session_id }))),
+      Effect.mapError(fail("listSessions", projectKey ?? "every project"))
+    )
+
+  // Sessions appended before the index existed are indexed here, once (a merge: an append that indexes a
+  // session meanwhile changes nothing).
+  if (!indexed) {
+    const sessions = yield* sql<{ readonly project_key: string; readonly session_id: string; readonly mtime: number | string }>`
+      SELECT project_key, session_id, MAX(written_at) AS mtime FROM ${table} WHERE subpath = '' GROUP BY project_key, session_id`
+    for (const row of sessions) {
+      const key = { projectKey: row.project_key, sessionId: row.session_id }
+      const entries = yield* load(key)
+      yield* index(key, Option.getOrElse(entries, (): ReadonlyArray<SessionStore.Entry> => []), Number(row.mtime))
+    }
+  }
 
   // Sessions appended before the summaries table existed get their summary here, once.
   const unsummarized = yield* sql<{ readonly project_key: string; readonly session_id: string; readonly mtime: number | string }>`
@@ -286,7 +395,9 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     listSubkeys,
     delete: remove,
     findProjects,
-    leases: { acquire, current }
+    leases: { acquire, current },
+    listProjects,
+    toolCalls: { sessions: toolCallSessions }
   })
 })
 

@@ -16,6 +16,7 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
+import type * as Ast from "../filter/Ast.ts"
 import * as Transcript from "../transcript/Transcript.ts"
 import type * as TranscriptDecode from "../transcript/Decode.ts"
 import * as Blank from "./internal/blank.ts"
@@ -24,6 +25,7 @@ import * as Info from "./internal/info.ts"
 import * as Keys from "./internal/keys.ts"
 import * as StoredSummary from "./internal/storedSummary.ts"
 import * as Subagent from "./internal/subagent.ts"
+import * as ToolCalls from "./internal/toolCalls.ts"
 import * as ProjectKey from "./ProjectKey.ts"
 import * as SessionFiles from "./SessionFiles.ts"
 import * as Sessions from "./Sessions.ts"
@@ -120,6 +122,23 @@ export const make = Effect.fnUntraced(function*(store: SessionStore.Shape) {
         return infos.slice(offset, options.limit === undefined ? undefined : offset + options.limit)
       }))
 
+  // Every project's sessions, or the project named's; narrowed by the store's tool-call index where it can.
+  const selectSessions = (ast: Ast.Ast, options: Sessions.SelectOptions) =>
+    Effect.gen(function*() {
+      const named = yield* projectOf(options, false)
+      const projects = named !== undefined
+        ? [named]
+        : store.listProjects !== undefined
+        ? yield* store.listProjects()
+        : [(yield* projectOf(options, true))!]
+      const infos = (yield* Effect.forEach(projects, (projectKey) => StoredSummary.infos(store, projectKey))).flat()
+        .sort((a, b) => b.lastModified - a.lastModified)
+      const query = options.index === false || store.toolCalls === undefined ? undefined : ToolCalls.queryOf(ast)
+      if (query === undefined) return infos
+      const found = new Set((yield* store.toolCalls!.sessions(query, named)).map(Keys.keyString))
+      return infos.filter((info) => found.has(Keys.keyString(info)))
+    })
+
   const getSessionInfo = (sessionId: string, options: Sessions.LookupOptions = {}) =>
     keyOf(sessionId, options).pipe(
       Effect.flatMap((key) =>
@@ -180,8 +199,10 @@ export const make = Effect.fnUntraced(function*(store: SessionStore.Shape) {
         by: "sdk"
       }]))
 
-  return Sessions.Sessions.of({
+  // `selectSessions` is always there: queries (`view --store`) use it without a fallback.
+  const shape: Sessions.Shape & Required<Pick<Sessions.Shape, "selectSessions">> = {
     listSessions,
+    selectSessions,
     getSessionInfo,
     entries: (sessionId, options = {}) => Stream.unwrap(Effect.map(keyOf(sessionId, options), (key) => records(store, key))),
     // The session is loaded twice (once to find the chain, once to read it); one the store does not hold under
@@ -198,7 +219,8 @@ export const make = Effect.fnUntraced(function*(store: SessionStore.Shape) {
       appendMarker(sessionId, options, { type: "tag", tag: tag?.trim() ?? "" }, tag !== null && tag.trim() === "" ? "tag" : undefined),
     archiveSession: setArchived(true),
     unarchiveSession: setArchived(false)
-  })
+  }
+  return shape
 })
 
 /**

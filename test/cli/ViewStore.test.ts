@@ -9,6 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
@@ -117,6 +118,14 @@ layer(NodeServices.layer, { timeout: 180_000 })("--store", (it) => {
             direct.files.map((f: object) => ({ ...f, path: undefined }))
           )
           assert.deepStrictEqual(stats.total, direct.total)
+          // Without --project: every project's sessions.
+          const copied = yield* store.load({ projectKey, sessionId: sessionIds[0]! })
+          yield* store.append({ projectKey: "-work-other", sessionId: sessionIds[0]! }, Option.getOrThrow(copied))
+          const everywhere = JSON.parse(ok(["stats", "--format", "json", "--store", spec]))
+          assert.sameMembers(
+            everywhere.files.map((f: { path: string }) => f.path),
+            [...sessionIds.map((id) => `${projectKey}/${id}`), `-work-other/${sessionIds[0]}`]
+          )
         }))
     })
   }

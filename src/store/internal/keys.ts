@@ -71,7 +71,9 @@ export const validating = (store: SessionStore.Shape): SessionStore.Shape => ({
   ...(store.findProjects !== undefined && {
     findProjects: (sessionId: string) => Effect.andThen(validateKey("findProjects", { sessionId }), store.findProjects!(sessionId))
   }),
-  ...(store.leases !== undefined && { leases: store.leases })
+  ...(store.leases !== undefined && { leases: store.leases }),
+  ...(store.listProjects !== undefined && { listProjects: store.listProjects }),
+  ...(store.toolCalls !== undefined && { toolCalls: store.toolCalls })
 })
 
 /**
