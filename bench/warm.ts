@@ -4,8 +4,8 @@
  * - warm against the SDK: time from asking for a one-turn query to the model's first assistant message, from
  *   a `SparePool` spare (`pool.query`, the prompt sent with the claim), from a new conversation's first `Turn`
  *   on an `AgentSession` entity type with `spares`, and from the Agent SDK's `prewarm()` then `claim()`;
- *   `--rounds` interleaved rounds (default 15), each with the three spares parked and settled (idle, from the
- *   process table) before any is timed, the order of the three rotating; the median of the rounds' ratios
+ *   `--rounds` interleaved rounds (default 15), the order of the three rotating, each timed alone: every
+ *   spare parked and settled (idle, from the process table), a replacement started by the one before included; the median of the rounds' ratios
  *   against the goal (at most 1.00: as fast as the SDK), for the pool and for the entity;
  * - once each: a cold start (`ClaudeCli.session` then `turn`), and a turn of a session already running,
  *   directly (`session.turn`) and through an entity on a test runner (`Turn`), the difference being the
@@ -119,8 +119,6 @@ const againstPrewarm = Effect.gen(function*() {
     const spare = yield* Effect.promise(() =>
       prewarm({ options: { pathToClaudeCodeExecutable: sandbox.executable, env: { ...sandbox.env } } })
     )
-    // The pool's spare, the entity runner's and the SDK's.
-    yield* settled(3)
     const contenders = {
       warm: Effect.suspend(() => timed("warm (SparePool)", performance.now(), pool.query("hello", { cwd: sandbox.cwd }))),
       entity: Effect.suspend(() =>
@@ -134,7 +132,12 @@ const againstPrewarm = Effect.gen(function*() {
         )
       ).pipe(Effect.ensuring(Effect.promise(() => spare[Symbol.asyncDispose]())))
     }
-    for (const name of orders[round % orders.length]) runs[name].push(yield* contenders[name])
+    for (const name of orders[round % orders.length]) {
+      // Each timed alone: the pool's spare, the entity runner's and the SDK's (until claimed) parked and idle,
+      // the replacements of the spares claimed before it included.
+      yield* settled(runs.sdk.length > round ? 2 : 3)
+      runs[name].push(yield* contenders[name])
+    }
   }
   if ((yield* pool.claimed) !== rounds) return yield* Effect.die(`only ${yield* pool.claimed} of ${rounds} claims were warm`)
   return runs
