@@ -2,8 +2,9 @@
  * Warm starts: CLI processes started ahead of the sessions they will serve, parked with `--await-claim` (the
  * protocol of the Agent SDK's `prewarm()`), and claimed by a new session (`claim_session`: its folder,
  * permission mode and model) so that its first message does not wait for the CLI's start-up. A session begun
- * with its first prompt (`begin`, `query`) sends the prompt with the claim, as the SDK's `claim()` does: the
- * CLI takes it up as soon as it is claimed, without a round trip for the claim's answer in between.
+ * with its first prompt (`begin`, `query`) sends the prompt with the claim, as the SDK's `claim()` does, in
+ * the same write (`Session.together`): the CLI has it before it answers the claim and takes it up as soon as
+ * it is claimed, without a round trip in between.
  *
  * A pool holds spares of one set of host-level options (executable, environment, tools, hooks, callbacks,
  * MCP servers: everything fixed at start-up); keep one pool per set. Once a claimed spare is under way (its

@@ -154,9 +154,14 @@ export const spawn = Effect.fnUntraced(function*(
         (outermost) =>
           !outermost ? restore(effect) : Effect.gen(function*() {
             const exit = yield* Effect.exit(restore(effect))
-            // Written whatever the effect's end: other fibers' frames (answers to the CLI) may be among them.
+            // Written whatever the effect's end, an interruption included: other fibers' frames (answers to the
+            // CLI) may be among them. Only a wait for room in stdin can be interrupted.
             const frames = (yield* Ref.getAndSet(held, undefined)) ?? []
-            if (frames.length > 0) yield* restore(offer(concat(frames), `${frames.length} frames`))
+            if (frames.length > 0) {
+              const bytes = concat(frames)
+              const queued = yield* Effect.sync(() => Queue.offerUnsafe(stdin, bytes))
+              if (!queued) yield* restore(offer(bytes, `${frames.length} frames`))
+            }
             return yield* exit
           })
       )
