@@ -218,21 +218,20 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
     })
 
   // Runs the prompt's turn now, into a buffer read later, and returns once the prompt is written (or the turn
-  // has failed). `underWay` runs once the turn's first assistant message is in the buffer (or at the turn's
-  // end, whichever comes first).
+  // has failed). `underWay` runs once the reader has taken the turn's first assistant message (or at the
+  // turn's end, whichever comes first): the start of a replacement (a spawn, blocking for a while) must not
+  // hold up the message on its way to the reader.
   const started = (session: Session.Session, prompt: UserContent.UserContent, underWay: Effect.Effect<void>) =>
     Effect.gen(function*() {
       const buffer = yield* Queue.unbounded<Session.Message, Session.StreamError | Cause.Done>()
       const written = yield* Deferred.make<void>()
-      const offer = (message: Session.Message) =>
-        Effect.andThen(Queue.offer(buffer, message), message._tag === "AssistantMessage" ? underWay : Effect.void)
-      const running = yield* Stream.runForEach(session.turn(prompt, { written }), offer).pipe(
+      const running = yield* Stream.runForEach(session.turn(prompt, { written }), (message) => Queue.offer(buffer, message)).pipe(
         Effect.onExit((exit) => Exit.isSuccess(exit) ? Queue.end(buffer) : Queue.failCause(buffer, exit.cause)),
         Effect.ensuring(underWay),
         Effect.forkScoped
       )
       yield* Effect.raceFirst(Deferred.await(written), Effect.asVoid(Fiber.await(running)))
-      return Stream.fromQueue(buffer)
+      return Stream.tap(Stream.fromQueue(buffer), (message) => message._tag === "AssistantMessage" ? underWay : Effect.void)
     })
 
   // A spare claimed for `claim` (with `prompt` sent with the claim and the model), or a cold start.
