@@ -194,9 +194,9 @@ const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown
   `load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`
 const pad = (s: string, n: number) => s.padEnd(n)
 log(`${new Date().toISOString().slice(0, 10)}, ${machine}`)
-log(`${pad("", 38)}first assistant message   result`)
+log(`${pad("", 40)}first assistant message   result`)
 for (const row of [cold, warm, warmEntity, sdk, direct, entity]) {
-  log(`${pad(row.name, 38)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${row.resultMs.toFixed(0)} ms`)
+  log(`${pad(row.name, 40)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${row.resultMs.toFixed(0)} ms`)
 }
 for (const [name, { ratio, ratios, met }] of [["warm (SparePool)", warmRatio], ["entity with spares", entityRatio]] as const) {
   log(
