@@ -2,13 +2,14 @@
  * Warm starts and the cluster's overhead, on the real CLI against the scripted model, in one run:
  *
  * - warm against the SDK: time from asking for a one-turn query to the model's first assistant message, from
- *   a `SparePool` spare (`pool.query`, the prompt sent with the claim) and from the Agent SDK's `prewarm()`
- *   then `claim()`, both spares parked beforehand; `--rounds` interleaved rounds (default 15), alternating
- *   which goes first, and the median of the rounds' ratios against the goal (at most 1.00: as fast as the SDK);
- * - once each: a cold start (`ClaudeCli.session` then `turn`), a new conversation's first `Turn` on an
- *   `AgentSession` entity type with `spares` (its spare parked since the bench started), and a turn of a
- *   session already running, directly (`session.turn`) and through an entity on a test runner (`Turn`), the
- *   difference being the cluster's overhead.
+ *   a `SparePool` spare (`pool.query`, the prompt sent with the claim), from a new conversation's first `Turn`
+ *   on an `AgentSession` entity type with `spares`, and from the Agent SDK's `prewarm()` then `claim()`;
+ *   `--rounds` interleaved rounds (default 15), the order of the three rotating, each timed alone: every
+ *   spare parked and settled (idle, from the process table), a replacement started by the one before included; the median of the rounds' ratios
+ *   against the goal (at most 1.00: as fast as the SDK), for the pool and for the entity;
+ * - once each: a cold start (`ClaudeCli.session` then `turn`), and a turn of a session already running,
+ *   directly (`session.turn`) and through an entity on a test runner (`Turn`), the difference being the
+ *   cluster's overhead.
  *
  * Prints a table on stderr (with the date and the machine) and one JSON line on stdout.
  *
@@ -19,6 +20,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
 import * as os from "node:os"
 import * as AgentSession from "../src/cluster/AgentSession.ts"
 import * as Cluster from "../src/cluster/Cluster.ts"
@@ -63,14 +65,85 @@ const median = (xs: ReadonlyArray<number>) => {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
-// How long both spares sit parked before a round is timed, as spares do between requests.
-const settle = "2 seconds"
-
 // The goal: a warm start at least as fast as the SDK's prewarm to the first assistant message.
 const goal = 1
 
-const program = Effect.gen(function*() {
+// The CLIs parked with `--await-claim` this process started (claimed ones included, until they end), from the
+// process table, with the CPU time they used so far (clock ticks).
+const spares = () => {
+  const children = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim().split(/\s+/)
+  let count = 0
+  let ticks = 0
+  for (const pid of children.filter((c) => c !== "")) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("--await-claim")) continue
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      if (fields[0] === "Z") continue
+      count++
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return { count, ticks }
+}
+
+// Waits until exactly `expected` spares are alive and none of them used CPU for half a second: each has
+// answered `initialize` and done the loading a CLI goes on with after it, as spares do between requests.
+const settled = (expected: number) =>
+  Effect.gen(function*() {
+    const deadline = performance.now() + 120_000
+    let last = spares()
+    for (;;) {
+      yield* Effect.sleep("500 millis")
+      const now = spares()
+      if (now.count === expected && last.count === expected && now.ticks === last.ticks) return
+      if (performance.now() > deadline) return yield* Effect.die(`spares not settled within 2 minutes: ${JSON.stringify(now)}`)
+      last = now
+    }
+  })
+
+// An entity type whose runner keeps a spare parked for new conversations in the sandbox.
+const WarmEntity = AgentSession.make("WarmBench")
+
+// Warm starts against the SDK's prewarm, interleaved: a `SparePool` query and a new conversation on an entity
+// type with spares, each against `prewarm()` then `claim()`, in `rounds` rounds whose order rotates.
+const againstPrewarm = Effect.gen(function*() {
   const sandbox = yield* Scripted.Sandbox
+  const pool = yield* SparePool.make({ size: 1 })
+  const entities = yield* WarmEntity.client
+  const runs = { warm: [] as Array<Row>, entity: [] as Array<Row>, sdk: [] as Array<Row> }
+  const orders = [["warm", "entity", "sdk"], ["sdk", "warm", "entity"], ["entity", "sdk", "warm"]] as const
+  for (let round = 0; round < rounds; round++) {
+    const spare = yield* Effect.promise(() =>
+      prewarm({ options: { pathToClaudeCodeExecutable: sandbox.executable, env: { ...sandbox.env } } })
+    )
+    const contenders = {
+      warm: Effect.suspend(() => timed("warm (SparePool)", performance.now(), pool.query("hello", { cwd: sandbox.cwd }))),
+      entity: Effect.suspend(() =>
+        timed("entity, new conversation (spare)", performance.now(), entities(`bench-warm-${round}`).Turn({ turnId: "1", prompt: "hello" }))
+      ).pipe(Effect.tap(() => entities(`bench-warm-${round}`).Close())),
+      sdk: Effect.suspend(() =>
+        timed(
+          "SDK prewarm + claim",
+          performance.now(),
+          Stream.fromAsyncIterable(spare.claim({ prompt: "hello", options: { cwd: sandbox.cwd } }), (e) => e)
+        )
+      ).pipe(Effect.ensuring(Effect.promise(() => spare[Symbol.asyncDispose]())))
+    }
+    for (const name of orders[round % orders.length]) {
+      // Each timed alone: the pool's spare, the entity runner's and the SDK's (until claimed) parked and idle,
+      // the replacements of the spares claimed before it included.
+      yield* settled(runs.sdk.length > round ? 2 : 3)
+      runs[name].push(yield* contenders[name])
+    }
+  }
+  if ((yield* pool.claimed) !== rounds) return yield* Effect.die(`only ${yield* pool.claimed} of ${rounds} claims were warm`)
+  return runs
+})
+
+const program = Effect.gen(function*() {
   const cli = yield* ClaudeCli.ClaudeCli
 
   // Cold: the whole start-up before the first message.
@@ -80,57 +153,15 @@ const program = Effect.gen(function*() {
   // A running session: a second turn directly.
   const direct = yield* timed("turn, direct session", performance.now(), coldSession.turn("again"))
 
-  // Warm against the SDK: in each round both spares are parked before either is timed.
-  const pool = yield* SparePool.make({ size: 1 })
-  const warmRuns: Array<Row> = []
-  const sdkRuns: Array<Row> = []
-  for (let round = 0; round < rounds; round++) {
-    const spare = yield* Effect.promise(() =>
-      prewarm({ options: { pathToClaudeCodeExecutable: sandbox.executable, env: { ...sandbox.env } } })
-    )
-    for (let waited = 0; (yield* pool.parked) < 1; waited += 20) {
-      if (waited > 60_000) return yield* Effect.die("no spare parked within a minute")
-      yield* Effect.sleep("20 millis")
-    }
-    // A CLI goes on loading for a while after it answers `initialize`: both spares settle before either is timed.
-    yield* Effect.sleep(settle)
-    const warm = Effect.suspend(() =>
-      timed("warm (SparePool)", performance.now(), pool.query("hello", { cwd: sandbox.cwd }))
-    )
-    const sdk = Effect.suspend(() =>
-      timed(
-        "SDK prewarm + claim",
-        performance.now(),
-        Stream.fromAsyncIterable(spare.claim({ prompt: "hello", options: { cwd: sandbox.cwd } }), (e) => e)
-      )
-    ).pipe(Effect.ensuring(Effect.promise(() => spare[Symbol.asyncDispose]())))
-    if (round % 2 === 0) {
-      warmRuns.push(yield* warm)
-      sdkRuns.push(yield* sdk)
-    } else {
-      sdkRuns.push(yield* sdk)
-      warmRuns.push(yield* warm)
-    }
-  }
-  if ((yield* pool.claimed) !== rounds) return yield* Effect.die(`only ${yield* pool.claimed} of ${rounds} claims were warm`)
-
-  // A new conversation on an entity type with spares: its first prompt goes to a spare with the claim.
-  const warmEntity = yield* timed(
-    "entity, new conversation (spare)",
-    performance.now(),
-    (yield* WarmEntity.client)("bench-warm").Turn({ turnId: "1", prompt: "hello" })
-  )
+  const { warm: warmRuns, entity: entityRuns, sdk: sdkRuns } = yield* againstPrewarm
 
   // Through an entity: the first turn starts its CLI, the second is measured.
   const client = yield* AgentSession.client
   yield* Stream.runDrain(client("bench").Turn({ turnId: "1", prompt: "hello" }))
   const entity = yield* timed("turn, entity (in memory)", performance.now(), client("bench").Turn({ turnId: "2", prompt: "again" }))
 
-  return { cold, direct, entity, warmEntity, warmRuns, sdkRuns }
+  return { cold, direct, entity, warmRuns, entityRuns, sdkRuns }
 })
-
-// An entity type whose runner keeps a spare parked for new conversations in the sandbox.
-const WarmEntity = AgentSession.make("WarmBench")
 
 const layer = Layer.mergeAll(
   AgentSession.layer(),
@@ -141,32 +172,50 @@ const layer = Layer.mergeAll(
   Layer.provideMerge(NodeServices.layer)
 )
 
-const { cold, direct, entity, warmEntity, warmRuns, sdkRuns } = await Effect.runPromise(
+const { cold, direct, entity, warmRuns, entityRuns, sdkRuns } = await Effect.runPromise(
   program.pipe(Effect.scoped, Effect.provide(layer))
 )
-const ratios = warmRuns.map((warm, i) => warm.firstMessageMs / sdkRuns[i].firstMessageMs)
-const ratio = median(ratios)
+// Per round, against the SDK's run of the same round.
+const against = (runs: ReadonlyArray<Row>) => {
+  const ratios = runs.map((run, i) => run.firstMessageMs / sdkRuns[i].firstMessageMs)
+  return { ratio: median(ratios), ratios, met: median(ratios) <= goal }
+}
+const warmRatio = against(warmRuns)
+const entityRatio = against(entityRuns)
 const summary = (name: string, runs: ReadonlyArray<Row>): Row => ({
   name: `${name}, median of ${runs.length}`,
   firstMessageMs: median(runs.map((r) => r.firstMessageMs)),
   resultMs: median(runs.map((r) => r.resultMs))
 })
 const warm = summary("warm (SparePool)", warmRuns)
+const warmEntity = summary("entity, new conversation", entityRuns)
 const sdk = summary("SDK prewarm + claim", sdkRuns)
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}, ` +
   `load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`
 const pad = (s: string, n: number) => s.padEnd(n)
 log(`${new Date().toISOString().slice(0, 10)}, ${machine}`)
-log(`${pad("", 36)}first assistant message   result`)
-for (const row of [cold, warm, sdk, warmEntity, direct, entity]) {
-  log(`${pad(row.name, 36)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${row.resultMs.toFixed(0)} ms`)
+log(`${pad("", 40)}first assistant message   result`)
+for (const row of [cold, warm, warmEntity, sdk, direct, entity]) {
+  log(`${pad(row.name, 40)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${row.resultMs.toFixed(0)} ms`)
 }
-log(
-  `warm / SDK prewarm, first assistant message: ${ratio.toFixed(3)} (median of ${rounds} interleaved rounds, ` +
-    `range ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}); goal at most ${goal.toFixed(2)}: ` +
-    (ratio <= goal ? "met" : "NOT met")
-)
+for (const [name, { ratio, ratios, met }] of [["warm (SparePool)", warmRatio], ["entity with spares", entityRatio]] as const) {
+  log(
+    `${name} / SDK prewarm, first assistant message: ${ratio.toFixed(3)} (median of ${rounds} interleaved rounds, ` +
+      `range ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}); goal at most ${goal.toFixed(2)}: ` +
+      (met ? "met" : "NOT met")
+  )
+}
 log(`warm / cold first message: ${(warm.firstMessageMs / cold.firstMessageMs).toFixed(2)}`)
-log(`entity with spares, new conversation / SDK prewarm (one run): ${(warmEntity.firstMessageMs / sdk.firstMessageMs).toFixed(2)}`)
 log(`entity (in memory) / direct turn, one run: ${(entity.resultMs / direct.resultMs).toFixed(2)}`)
-process.stdout.write(JSON.stringify({ machine, ratio, goal, met: ratio <= goal, ratios, rows: [cold, warm, sdk, warmEntity, direct, entity], warmRuns, sdkRuns }) + "\n")
+process.stdout.write(
+  JSON.stringify({
+    machine,
+    goal,
+    warm: warmRatio,
+    entity: entityRatio,
+    rows: [cold, warm, warmEntity, sdk, direct, entity],
+    warmRuns,
+    entityRuns,
+    sdkRuns
+  }) + "\n"
+)

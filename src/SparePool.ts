@@ -2,8 +2,9 @@
  * Warm starts: CLI processes started ahead of the sessions they will serve, parked with `--await-claim` (the
  * protocol of the Agent SDK's `prewarm()`), and claimed by a new session (`claim_session`: its folder,
  * permission mode and model) so that its first message does not wait for the CLI's start-up. A session begun
- * with its first prompt (`begin`, `query`) sends the prompt with the claim, as the SDK's `claim()` does: the
- * CLI takes it up as soon as it is claimed, without a round trip for the claim's answer in between.
+ * with its first prompt (`begin`, `query`) sends the prompt with the claim, as the SDK's `claim()` does, in
+ * the same write (`Session.together`): the CLI has it before it answers the claim and takes it up as soon as
+ * it is claimed, without a round trip in between.
  *
  * A pool holds spares of one set of host-level options (executable, environment, tools, hooks, callbacks,
  * MCP servers: everything fixed at start-up); keep one pool per set. Once a claimed spare is under way (its
@@ -216,22 +217,24 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       return answer
     })
 
-  // Runs the prompt's turn now, into a buffer read later: the prompt is written at once. `underWay` runs once
-  // the turn's first assistant message is in the buffer (or at the turn's end, whichever comes first).
+  // Runs the prompt's turn now, into a buffer read later, and returns once the prompt is written (or the turn
+  // has failed). `underWay` runs once the reader has taken the turn's first assistant message (or at the
+  // turn's end, whichever comes first): the start of a replacement (a spawn, blocking for a while) must not
+  // hold up the message on its way to the reader.
   const started = (session: Session.Session, prompt: UserContent.UserContent, underWay: Effect.Effect<void>) =>
     Effect.gen(function*() {
       const buffer = yield* Queue.unbounded<Session.Message, Session.StreamError | Cause.Done>()
-      const offer = (message: Session.Message) =>
-        Effect.andThen(Queue.offer(buffer, message), message._tag === "AssistantMessage" ? underWay : Effect.void)
-      yield* Stream.runForEach(session.turn(prompt), offer).pipe(
+      const written = yield* Deferred.make<void>()
+      const running = yield* Stream.runForEach(session.turn(prompt, { written }), (message) => Queue.offer(buffer, message)).pipe(
         Effect.onExit((exit) => Exit.isSuccess(exit) ? Queue.end(buffer) : Queue.failCause(buffer, exit.cause)),
         Effect.ensuring(underWay),
         Effect.forkScoped
       )
-      return Stream.fromQueue(buffer)
+      yield* Effect.raceFirst(Deferred.await(written), Effect.asVoid(Fiber.await(running)))
+      return Stream.tap(Stream.fromQueue(buffer), (message) => message._tag === "AssistantMessage" ? underWay : Effect.void)
     })
 
-  // A spare claimed for `claim` (with `prompt` sent right behind the claim and the model), or a cold start.
+  // A spare claimed for `claim` (with `prompt` sent with the claim and the model), or a cold start.
   const take = (claim: Claim, prompt: UserContent.UserContent | undefined) =>
     Effect.gen(function*() {
       const entry = yield* Queue.poll(spares)
@@ -250,19 +253,26 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       // assistant message): a CLI's start-up, the spawn included, must not hold up the claim and the prompt on a
       // busy machine.
       const replace = yield* Effect.cached(park)
+      // The claim, the model and the prompt go in one write, as the SDK's `claim()` writes them in one go: the
+      // CLI has the prompt before it answers the claim, and takes it up at once.
       const answered = yield* Effect.gen(function*() {
-        const claiming = yield* pipelined(session, {
-          subtype: "claim_session",
-          cwd: claim.cwd,
-          ...(claim.permissionMode === undefined ? {} : { permission_mode: claim.permissionMode }),
-          sdk_mcp_servers: (options.host?.mcpServers ?? []).map((server) => server.name)
-        })
-        // A spare takes no model before its claim; right after it, the prompt's turn runs on it.
-        const modelSet = claim.model === undefined
-          ? undefined
-          : yield* pipelined(session, { subtype: "set_model", model: claim.model })
-        const turn = prompt === undefined ? undefined : yield* started(session, prompt, replace)
-        return { claimed: yield* Fiber.await(claiming), modelSet, turn }
+        const sent = yield* Effect.exit(session.together(Effect.gen(function*() {
+          const claiming = yield* pipelined(session, {
+            subtype: "claim_session",
+            cwd: claim.cwd,
+            ...(claim.permissionMode === undefined ? {} : { permission_mode: claim.permissionMode }),
+            sdk_mcp_servers: (options.host?.mcpServers ?? []).map((server) => server.name)
+          })
+          // A spare takes no model before its claim; right after it, the prompt's turn runs on it.
+          const modelSet = claim.model === undefined
+            ? undefined
+            : yield* pipelined(session, { subtype: "set_model", model: claim.model })
+          const turn = prompt === undefined ? undefined : yield* started(session, prompt, replace)
+          return { claiming, modelSet, turn }
+        })))
+        // A spare whose stdin is gone counts as one that refused its claim.
+        if (Exit.isFailure(sent)) return { claimed: sent, modelSet: undefined, turn: undefined }
+        return { ...sent.value, claimed: yield* Fiber.await(sent.value.claiming) }
       }).pipe(
         Scope.provide(scope),
         Effect.onExit((exit) =>

@@ -102,6 +102,8 @@ describe("SparePool", () => {
         assert.strictEqual(resultOf(messages), "Hi warm.")
         assert.isTrue(messages.some((m) => m._tag === "AssistantMessage"))
         assert.strictEqual(yield* pool.claimed, 1)
+        // One write: the CLI cannot have answered the claim before it had the prompt.
+        assert.deepStrictEqual(claimWire.writtenWithClaim("warm hello"), ["claim_session", "user"])
         assert.isTrue(claimWire.promptBeforeClaimAnswer("warm hello"))
         const turns = ScriptedServer.turnRequests(yield* server.requests)
         assert.strictEqual(turns.length, 1)
@@ -117,14 +119,14 @@ describe("SparePool", () => {
         assert.isTrue(warm)
         const messages = yield* Stream.runCollect(turn)
         assert.strictEqual(resultOf(messages), "Hi warm.")
-        // On stdin: the claim, the model, the prompt, one after another. (Whether the prompt passes the claim's
-        // answer on the wire is the query case's check: here the set_model write between them lets a fast CLI
-        // answer the claim first, so that order is a race, not a property.)
+        // On stdin: the claim, the model, the prompt, one after another, in one write.
         const stdin = claimWire.wire.filter((w) => w.from === "in")
         const claim = stdin.findIndex((w) => w.frame.request?.subtype === "claim_session")
         const model = stdin.findIndex((w) => w.frame.request?.subtype === "set_model")
         const prompt = stdin.findIndex((w) => w.frame.type === "user" && JSON.stringify(w.frame.message).includes("warm session"))
         assert.deepStrictEqual([model - claim, prompt - model], [1, 1], JSON.stringify(stdin.map((w) => w.frame.type)))
+        assert.deepStrictEqual(claimWire.writtenWithClaim("warm session"), ["claim_session", "set_model", "user"])
+        assert.isTrue(claimWire.promptBeforeClaimAnswer("warm session"))
         const turns = ScriptedServer.turnRequests(yield* server.requests)
         assert.strictEqual(turns.length, 1)
         assert.strictEqual((turns[0].body as { readonly model?: string }).model, "claude-haiku-5")

@@ -188,12 +188,24 @@ export interface Session extends Controls.Controls {
    * the prompt's arrival when it joins a turn already running. Turns run one at a time. A prompt withdrawn
    * before the CLI took it up (`cancelAsyncMessage`, `interruptAndCancelQueued`) ends the stream without a
    * result. If the output ends first, the stream fails with `SessionClosed`. `uuid` names the prompt (as
-   * `send` does): given, the caller knows it before it is sent, e.g. to `rewindFiles` to it later.
+   * `send` does): given, the caller knows it before it is sent, e.g. to `rewindFiles` to it later. `written` is
+   * completed once the prompt is written (as a request's is).
    */
   readonly turn: (
     content: UserContent.UserContent,
-    options?: { readonly uuid?: string | undefined }
+    options?: {
+      readonly uuid?: string | undefined
+      readonly written?: Deferred.Deferred<void> | undefined
+    }
   ) => Stream.Stream<Message, StreamError>
+  /**
+   * Runs `effect` with the session's writes held, then writes them to the CLI as one chunk, in the order they
+   * were made: the CLI gets them at once, with none of its answers read between them (a spare's claim, its
+   * model and its first prompt, as the SDK writes them in one go). A request or a turn started inside counts
+   * as `written` once its frame is held; its answer comes after the chunk is written, so `effect` must not
+   * wait for one. A call inside another joins the outer one.
+   */
+  readonly together: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SessionError.SessionError, R>
   /**
    * Interrupts the running turn, or the one a prompt sent but not yet taken up will start, and waits for it
    * to end. If it does not end within `interruptTimeout`, the CLI is terminated: this fails with
@@ -340,6 +352,7 @@ const start = Effect.fnUntraced(function*(
     setPermissionMode: controls.setPermissionMode,
     setModel: (model) => Effect.asVoid(request({ subtype: "set_model", model: model ?? "default" })),
     request,
+    together: child.together,
     errors: Stream.fromPubSub(errors).pipe(Stream.interruptWhen(Deferred.await(child.closed))),
     close
   }
@@ -384,7 +397,7 @@ const sending = Effect.fnUntraced(function*(options: Options<unknown>, session: 
   const { child, known, output, turns } = session
   // One writer at a time, so that the turn tracking sees messages in the order the CLI reads them.
   const sendLock = yield* Semaphore.make(1)
-  const send = (content: UserContent.UserContent, uuid: string = crypto.randomUUID()) =>
+  const send = (content: UserContent.UserContent, uuid: string = crypto.randomUUID(), written?: Deferred.Deferred<void>) =>
     sendLock.withPermits(1)(Effect.gen(function*() {
       const sent = yield* turns.sent(uuid)
       yield* session.idle.changed
@@ -392,15 +405,20 @@ const sending = Effect.fnUntraced(function*(options: Options<unknown>, session: 
       yield* child.write(options.verbatimPrompts === true ? { ...frame, client_composed: true } : frame).pipe(
         Effect.tapError(() => turns.unsent(uuid))
       )
+      if (written !== undefined) yield* Deferred.succeed(written, undefined)
       return { uuid, sent }
     }))
 
   const turnLock = yield* Semaphore.make(1)
-  const turnStream = (content: UserContent.UserContent, named: string | undefined) =>
+  const turnStream = (
+    content: UserContent.UserContent,
+    named: string | undefined,
+    written: Deferred.Deferred<void> | undefined
+  ) =>
     Stream.unwrap(Effect.gen(function*() {
       yield* turnLock.takeScoped(1)
       const items = yield* output.subscribe
-      const { sent, uuid } = yield* send(content, named)
+      const { sent, uuid } = yield* send(content, named, written)
       const ended = yield* Ref.make(false)
       // Output that ends before the turn does cut it short.
       const cutShort = Effect.flatMap(Ref.get(ended), (done) =>
@@ -414,7 +432,9 @@ const sending = Effect.fnUntraced(function*(options: Options<unknown>, session: 
     }))
   return {
     send,
-    turn: (content: UserContent.UserContent, named?: { readonly uuid?: string | undefined }) =>
-      Telemetry.observeTurn(turnStream(content, named?.uuid), options)
+    turn: (
+      content: UserContent.UserContent,
+      turnOptions?: { readonly uuid?: string | undefined; readonly written?: Deferred.Deferred<void> | undefined }
+    ) => Telemetry.observeTurn(turnStream(content, turnOptions?.uuid, turnOptions?.written), options)
   }
 })

@@ -316,6 +316,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.strictEqual(resultText(events), "Alpha one.")
       const pid = (yield* info("p")).pid!
       assert.include(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0"), "--await-claim")
+      assert.deepStrictEqual(claimWire.writtenWithClaim("alpha: warm entity"), ["claim_session", "user"])
       assert.isTrue(claimWire.promptBeforeClaimAnswer("alpha: warm entity"))
       assert.lengthOf(yield* modelRequests("alpha"), 1)
     }).pipe(Effect.provide(

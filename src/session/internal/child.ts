@@ -45,6 +45,11 @@ export interface Child {
   readonly idleError: (timeout: Duration.Duration) => Effect.Effect<CliError.ClaudeCliError>
   /** Writes one frame whole; fails with `SessionClosed` once the session is closed. */
   readonly write: (frame: Record<string, unknown>) => Effect.Effect<void, SessionError.SessionError>
+  /**
+   * Runs `effect` with every write held, then writes what was held as one chunk, in order (see
+   * `Session.together`). A call inside another joins it.
+   */
+  readonly together: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SessionError.SessionError, R>
   /** No more input: the CLI reads the end of stdin. */
   readonly endInput: Effect.Effect<void>
   /** SIGTERM, then SIGKILL after the grace period. */
@@ -80,6 +85,13 @@ const encode = (frame: Record<string, unknown>) =>
         })
       )
   })
+
+const concat = (chunks: ReadonlyArray<Uint8Array>) => {
+  if (chunks.length === 1) return chunks[0]
+  const all = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0))
+  chunks.reduce((at, chunk) => (all.set(chunk, at), at + chunk.length), 0)
+  return all
+}
 
 export const spawn = Effect.fnUntraced(function*(
   options: Options,
@@ -121,10 +133,38 @@ export const spawn = Effect.fnUntraced(function*(
         })
       ))
 
+  const offer = (bytes: Uint8Array, what: string) =>
+    Effect.raceFirst(Queue.offer(stdin, bytes), Effect.as(Deferred.await(closed), false)).pipe(
+      Effect.flatMap((ok) => ok ? Effect.void : Effect.flatMap(closedError(`write ${what}`), Effect.fail))
+    )
+  // The frames `together` holds, in order; `undefined` when it is not running.
+  const held = yield* Ref.make<ReadonlyArray<Uint8Array> | undefined>(undefined)
   const write = (frame: Record<string, unknown>) =>
     encode(frame).pipe(
-      Effect.flatMap((bytes) => Effect.raceFirst(Queue.offer(stdin, bytes), Effect.as(Deferred.await(closed), false))),
-      Effect.flatMap((ok) => ok ? Effect.void : Effect.flatMap(closedError(`write a ${String(frame.type)} frame`), Effect.fail))
+      Effect.flatMap((bytes) =>
+        Ref.modify(held, (frames): readonly [boolean, ReadonlyArray<Uint8Array> | undefined] =>
+          frames === undefined ? [false, frames] : [true, [...frames, bytes]]
+        ).pipe(Effect.flatMap((kept) => kept ? Effect.void : offer(bytes, `a ${String(frame.type)} frame`)))
+      )
+    )
+  const together = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        Ref.modify(held, (frames): readonly [boolean, ReadonlyArray<Uint8Array>] => [frames === undefined, frames ?? []]),
+        (outermost) =>
+          !outermost ? restore(effect) : Effect.gen(function*() {
+            const exit = yield* Effect.exit(restore(effect))
+            // Written whatever the effect's end, an interruption included: other fibers' frames (answers to the
+            // CLI) may be among them. Only a wait for room in stdin can be interrupted.
+            const frames = (yield* Ref.getAndSet(held, undefined)) ?? []
+            if (frames.length > 0) {
+              const bytes = concat(frames)
+              const queued = yield* Effect.sync(() => Queue.offerUnsafe(stdin, bytes))
+              if (!queued) yield* restore(offer(bytes, `${frames.length} frames`))
+            }
+            return yield* exit
+          })
+      )
     )
 
   const exited = (wait: Effect.Effect<Spawn.ExitStatus>) => Effect.flatMap(wait, (status) => Ref.set(exitStatus, status))
@@ -142,6 +182,7 @@ export const spawn = Effect.fnUntraced(function*(
       ),
     idleError: (timeout) => Effect.map(Ref.get(lastLine), (line) => Drain.idleTimeoutError(timeout, line, cli.stderrTail())),
     write,
+    together,
     endInput,
     terminate,
     forceEnd: (error) => Effect.andThen(Ref.update(forced, (first) => first ?? error), Effect.andThen(terminate, Effect.fail(error))),

@@ -67,25 +67,30 @@ export const waitUntil = (condition: Effect.Effect<boolean>): Effect.Effect<void
   Effect.flatMap(condition, (holds) => holds ? Effect.void : Effect.andThen(Effect.sleep("50 millis"), waitUntil(condition)))
 
 // Shows each whole line of `stream` to `watch` as it passes.
-const tapLines = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, watch: (line: string) => void) => {
+// Numbers every chunk tapped, across streams: lines given the same number came in one write.
+let chunks = 0
+
+const tapLines = <E, R>(stream: Stream.Stream<Uint8Array, E, R>, watch: (line: string, chunk: number) => void) => {
   const decoder = new TextDecoder()
   let pending = ""
   return Stream.tap(stream, (chunk) =>
     Effect.sync(() => {
       const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n")
       pending = lines.pop()!
-      lines.forEach(watch)
+      const number = ++chunks
+      lines.forEach((line) => watch(line, number))
     }))
 }
 
 /**
  * Node's spawner, showing each whole stdout line of the processes it starts to `watch` as well: the lines a
  * session keeps to itself (the CLI's acknowledgements of its messages) become visible to a test. With
- * `stdin`, each whole line written to a process (given as a stream) is shown to it as it goes in.
+ * `stdin`, each whole line written to a process (given as a stream) is shown to it as it goes in. Each line
+ * comes with the number of the chunk it ended in (one write), unique across processes.
  */
 export const watchingSpawner = (
-  watch: (line: string) => void,
-  options: { readonly stdin?: ((line: string) => void) | undefined } = {}
+  watch: (line: string, chunk: number) => void,
+  options: { readonly stdin?: ((line: string, chunk: number) => void) | undefined } = {}
 ): Layer.Layer<ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.effect(
     ChildProcessSpawner.ChildProcessSpawner,
@@ -96,7 +101,7 @@ export const watchingSpawner = (
       ))
   ).pipe(Layer.provide(NodeServices.layer))
 
-const watchingStdin = (command: ChildProcess.Command, watch: ((line: string) => void) | undefined): ChildProcess.Command => {
+const watchingStdin = (command: ChildProcess.Command, watch: ((line: string, chunk: number) => void) | undefined): ChildProcess.Command => {
   if (watch === undefined || !ChildProcess.isStandardCommand(command)) return command
   const stdin = command.options.stdin
   const config = typeof stdin === "object" && "stream" in stdin ? stdin : { stream: stdin }
