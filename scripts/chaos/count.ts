@@ -20,6 +20,8 @@ export interface Figures {
   readonly retried: number
   readonly toolReruns: number
   readonly orphans: number
+  /** Runners still running 90 seconds after their SIGTERM (then SIGKILLed). */
+  readonly stuckOnSigterm: number
   readonly maxTakeoverSeconds: number
 }
 
@@ -67,12 +69,13 @@ export interface Observed {
   readonly clients: ReadonlyArray<ClientLine>
   readonly requests: ReadonlyArray<ScriptedServer.RecordedRequest>
   readonly turnRows: ReadonlyArray<TurnRow>
-  /** Session id to entity id (the turn log's sessions table). */
+  /** Session id to entity id (from the prompts the session's entries hold). */
   readonly sessionEntities: ReadonlyMap<string, string>
   readonly writes: ReadonlyArray<Write>
   readonly toolRuns: ReadonlyArray<string>
   readonly faults: ReadonlyArray<Fault>
   readonly orphans: number
+  readonly stuckOnSigterm: number
 }
 
 /** A session's entity id in the turn log, which is also the name of its lease. */
@@ -144,6 +147,7 @@ export const figures = (observed: Observed): Figures => {
     retried: observed.turnRows.filter((row) => row.attempts >= 2).length,
     toolReruns: [...countBy(observed.toolRuns, (id) => id).values()].reduce((sum, n) => sum + n - 1, 0),
     orphans: observed.orphans,
+    stuckOnSigterm: observed.stuckOnSigterm,
     maxTakeoverSeconds: maxTakeover(observed)
   }
 }

@@ -12,6 +12,7 @@ import { SqlClient } from "effect/sql"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Generate from "../../bench/generate.ts"
 import * as Kit from "../../examples/cluster-kit.ts"
 import { TurnLog } from "../../src/cluster/index.ts"
 import { SqlSessionStore } from "../../src/store/index.ts"
@@ -54,18 +55,6 @@ export interface Outcome {
 const clientScript = path.join(import.meta.dirname, "client.ts")
 const log = (start: number, text: string) => Effect.sync(() => process.stderr.write(`[chaos +${((Date.now() - start) / 1000).toFixed(1)}s] ${text}\n`))
 
-// A small seeded generator (mulberry32): the same seed draws the same faults in the same order.
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const alive = (child: Kit.Child) => child.process.exitCode === null && child.process.signalCode === null
 
 // PostgreSQL triggers that note every session entry and lease write with the writing connection's name.
@@ -85,14 +74,17 @@ const installTriggers = (sql: SqlClient.SqlClient) =>
 const readRows = (sql: SqlClient.SqlClient) =>
   Effect.all({
     turnRows: sql<Count.TurnRow>`SELECT entity_id, turn_id, attempts, messages FROM claude_turns`,
-    sessions: sql<{ readonly entity_id: string; readonly session_id: string }>`SELECT entity_id, session_id FROM claude_sessions`,
+    // Each stored session's prompts name its chaos session (a retried first turn starts a new session id).
+    sessions: sql<{ readonly session_id: string; readonly prompt: string }>`SELECT DISTINCT ON (session_id) session_id, entry AS prompt
+      FROM claude_session_entries WHERE entry LIKE '%chaos s%' ORDER BY session_id, seq`,
     writes: sql<Count.Write & { readonly id: string | number; readonly at: string | number }>`SELECT id, kind, key, writer, at FROM chaos_writes`
   })
 
 export const run = (options: Options) =>
   Effect.gen(function*() {
     const start = Date.now()
-    const draw = random(options.seed)
+    const draw = Generate.rng(options.seed)
+    // The same seed draws the same faults in the same order (mulberry32).
     const between = (low: number, high: number) => low + draw() * (high - low)
     const pick = <A>(items: ReadonlyArray<A>): A | undefined => items[Math.floor(draw() * items.length)]
 
@@ -189,6 +181,21 @@ export const run = (options: Options) =>
     const after = (effect: Effect.Effect<void>) => Effect.flatMap(Effect.forkIn(effect, scope), (fiber) => Effect.sync(() => later.push(fiber)))
     const up = () => slots.filter((s) => !s.busy && !s.paused && s.child !== undefined && alive(s.child))
     const exited = (child: Kit.Child) => Effect.promise(() => child.exited)
+    // A runner SIGTERMed drains up to its 60 s deadline and ends; one still there 30 s later is SIGKILLed, and
+    // counted (from the process table: it still ran).
+    const stuck: Array<string> = []
+    const ended = (child: Kit.Child & { readonly id: string }) =>
+      exited(child).pipe(
+        Effect.timeout("90 seconds"),
+        Effect.catch(() =>
+          Effect.gen(function*() {
+            stuck.push(child.id)
+            yield* log(start, `runner ${child.id} still runs 90 s after SIGTERM: SIGKILL`)
+            child.process.kill("SIGKILL")
+            yield* exited(child)
+          })
+        )
+      )
     const inject: Record<Count.Fault["kind"], () => Effect.Effect<boolean>> = {
       kill: () => onRunner("kill", "SIGKILL", (slot) => Effect.andThen(Effect.sleep(between(1000, 3000)), startRunner(slot))),
       term: () => onRunner("term", "SIGTERM", (slot) => startRunner(slot)),
@@ -228,7 +235,7 @@ export const run = (options: Options) =>
         child.process.kill(signal)
         faults.push({ kind, target: child.id, at: Date.now() })
         yield* log(start, `${signal} runner ${child.id}`)
-        const wait = signal === "SIGSTOP" ? Effect.void : exited(child)
+        const wait = signal === "SIGSTOP" ? Effect.void : signal === "SIGTERM" ? ended(child) : exited(child)
         yield* after(wait.pipe(Effect.andThen(then(slot)), Effect.ensuring(Effect.sync(() => (slot.busy = false)))))
         return true
       })
@@ -239,9 +246,11 @@ export const run = (options: Options) =>
       yield* Effect.sleep(between(...options.faultGapMillis))
       if (Date.now() >= until) break
       if (cycle.length === 0) cycle = (["kill", "stop", "term", "killClient"] as const).map((k) => [k, draw()] as const).sort((a, b) => a[1] - b[1]).map(([k]) => k)
-      for (const [i, kind] of cycle.entries()) {
+      // The cycle's next kind that can be injected now, else any kind that can (runners may all be busy).
+      const kinds = [...cycle, ...(["kill", "stop", "term", "killClient"] as const).filter((k) => !cycle.includes(k))]
+      for (const kind of kinds) {
         if (yield* inject[kind]()) {
-          cycle.splice(i, 1)
+          if (cycle.includes(kind)) cycle.splice(cycle.indexOf(kind), 1)
           break
         }
       }
@@ -259,10 +268,11 @@ export const run = (options: Options) =>
     yield* log(start, "clients done; stopping the runners")
     for (const group of groups) if (group.child !== undefined && alive(group.child)) Kit.stop(group.child).pipe(Effect.runSync)
 
-    // The runners drain and end; then nothing they or the clients started may be left.
+    // The runners drain and end (or are SIGKILLed, see `ended`); then nothing they or the clients started may be left.
     for (const slot of slots) slot.child?.process.kill("SIGTERM")
-    yield* Effect.forEach(slots, (slot) => exited(slot.child!).pipe(Effect.timeout("60 seconds"), Effect.ignore), { concurrency: "unbounded", discard: true })
-    const leftOver = () => children.flatMap((c) => [...(alive(c) ? [{ pid: c.process.pid!, cmd: "its own process" }] : []), ...Kit.leftBehind(c)])
+    yield* Effect.forEach(slots, (slot) => ended(slot.child!), { concurrency: "unbounded", discard: true })
+    const leftOver = () =>
+      children.flatMap((c) => [...(alive(c) ? [{ pid: c.process.pid!, cmd: c.process.spawnargs.join(" ") }] : []), ...Kit.leftBehind(c)])
     yield* Kit.waitUntil(Effect.sync(() => leftOver().length === 0)).pipe(Effect.timeout(Kit.guardDeadline), Effect.ignore)
     const orphans = leftOver()
     if (orphans.length > 0) yield* log(start, `left running: ${JSON.stringify(orphans)}`)
@@ -273,11 +283,15 @@ export const run = (options: Options) =>
       clients: linesOf(),
       requests: yield* server.requests,
       turnRows: rows.turnRows.map((row) => ({ ...row, turn_id: row.turn_id, attempts: Number(row.attempts) })),
-      sessionEntities: new Map(rows.sessions.map((row) => [row.session_id, row.entity_id])),
+      sessionEntities: new Map(rows.sessions.flatMap((row) => {
+        const session = /chaos (s\d+)-t/.exec(row.prompt)?.[1]
+        return session === undefined ? [] : [[row.session_id, Count.entityOf(session)] as const]
+      })),
       writes: rows.writes.map((w) => ({ ...w, id: Number(w.id), at: Number(w.at) })),
       toolRuns: runs,
       faults,
-      orphans: orphans.length
+      orphans: orphans.length,
+      stuckOnSigterm: stuck.length
     })
     // What the figures came from, for a look at a run that went wrong.
     const keep = process.env.CHAOS_KEEP
