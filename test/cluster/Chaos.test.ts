@@ -1,0 +1,35 @@
+/**
+ * A short chaos run (`npm run chaos`, scripts/chaos): three runner processes on one PostgreSQL, client
+ * processes driving six sessions, and for 45 seconds runners SIGKILLed, SIGSTOPped then SIGCONTed and
+ * SIGTERMed, clients SIGKILLed. The figures are counted from outside (the clients' lines, the scripted
+ * server's request log, the store's rows as triggers saw them, the tools' own file, the process table).
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Run from "../../scripts/chaos/run.ts"
+
+describe("npm run chaos", () => {
+  it.live("a short run: no history broken, no stale write, no orphan; every loss a refused retry", () =>
+    Effect.gen(function*() {
+      const { faults, figures } = yield* Run.run({
+        ...Run.defaults,
+        seconds: 45,
+        sessions: 6,
+        seed: 7,
+        sessionsPerClient: 3,
+        pauseMillis: 2000,
+        faultGapMillis: [6000, 9000],
+        quietSeconds: 150
+      })
+      console.log(JSON.stringify({ faults, figures }))
+      // Not asserted yet: duplicatedAnswers. A runner SIGSTOPped while its CLI finishes a turn writes that turn's
+      // answer to the turn log when it wakes, over the answer the runner that took the entity over gave (the
+      // turn log's writes are not fenced by the lease, as the store's are): the turn id then has two answers.
+      assert.deepInclude(figures, { historyBroken: 0, staleWrites: 0, orphans: 0 })
+      // A turn is lost only when two faults cut it: its third start is refused, and its client told so.
+      assert.strictEqual(figures.lost, figures.exhausted)
+      assert.isAbove(figures.answered, 6)
+      for (const kind of ["kill", "stop", "term", "killClient"] as const) assert.isAbove(faults[kind], 0, kind)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 600_000)
+})
