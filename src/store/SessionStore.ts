@@ -62,7 +62,9 @@ export const Operation = Schema.Literals([
   "import",
   "fork",
   "materialize",
-  "lease"
+  "lease",
+  // A write of the cluster's turn log, fenced by a conversation's lease (`TurnLog`).
+  "turnLog"
 ])
 
 /**
