@@ -54,7 +54,6 @@ import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
 import * as Lease from "../store/Lease.ts"
-import * as StoredLeaf from "../store/internal/storedLeaf.ts"
 import type * as SessionStore from "../store/SessionStore.ts"
 import * as SparePool from "../SparePool.ts"
 import * as Drain from "./internal/drain.ts"
@@ -214,18 +213,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           Effect.onError(() => Scope.close(scope, Exit.void))
         )
         const known = yield* log.sessionId(entityId)
-        // Any other resume of a fenced store's conversation goes on from the last answer the store took (the
-        // holder of now's line), never from the end of a branch a holder fenced out since left there.
-        const resumeSessionAt = known === undefined
-          ? undefined
-          : retry
-          ? yield* log.resumeAt(entityId)
-          : fence === undefined || sessionStore === undefined || !("store" in sessionStore)
-          ? undefined
-          : yield* StoredLeaf.lastAnswer(sessionStore, known, sessionOptions.cwd).pipe(
-            Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
-            Effect.onError(() => Scope.close(scope, Exit.void))
-          )
+        const resumeSessionAt = retry && known !== undefined ? yield* log.resumeAt(entityId) : undefined
         const resume = retry && resumeSessionAt === undefined ? undefined : known
         const cwd = sessionOptions.cwd
         const { model, permissionMode } = yield* inEffect
