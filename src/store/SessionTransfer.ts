@@ -61,7 +61,10 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
  * - a local file lacking stored uuids, all of its own being stored, becomes the stored entries, followed by
  *   its entries without a uuid the store lacks (a title or tag set on this machine);
  * - a local file with uuids the store lacks, lacking some it holds, fails with `TranscriptConflict`; with
- *   `onConflict: "store"` it is moved aside (`<file>.aside-<time>`) and the stored entries written instead.
+ *   `onConflict: "store"` it is moved aside (`<file>.aside-<time>`) and the stored entries written instead;
+ * - with `onConflict: "store"` (a lease's holder), a branch that a fenced-out holder left (its cut turn, which
+ *   the next holder retried from the answer before it) is no part of the main transcript written, and a local
+ *   file holding it is moved aside too: the CLI would otherwise resume at that branch's end.
  * So materializing again writes nothing. Every file (the main transcript and its subpaths) is decided before
  * any is written: a conflict or a key that is not a name (`InvalidKey`) anywhere
  * writes nothing. Each file is written aside and then renamed, so a failed write leaves no partial transcript.
