@@ -19,11 +19,14 @@ import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
+import * as DeadBranch from "../../src/store/internal/deadBranch.ts"
+import * as Jsonl from "../../src/store/internal/jsonl.ts"
 import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { readLines, transcriptFiles } from "../support/Corpus.ts"
 import * as Runners from "./support/Runners.ts"
 
 const { collect, first, resultText, second, waitUntil, within } = Runners
@@ -137,6 +140,18 @@ const forked = Layer.unwrap(Effect.gen(function*() {
 )
 
 describe("AgentSession over a fencing store", () => {
+  // Their parallel tool calls, tool results, attachments and compactions are no dead branch.
+  it("a resume leaves nothing out of the corpus' transcripts, which no fenced-out holder wrote", () => {
+    assert.isAbove(transcriptFiles.length, 0)
+    for (const file of transcriptFiles) {
+      const entries = readLines(file).flatMap(({ text }) => {
+        const entry = Jsonl.objectOf(text)
+        return entry === undefined ? [] : [entry as SessionStore.Entry]
+      })
+      assert.deepStrictEqual([...DeadBranch.deadBranches(entries)], [], file)
+    }
+  })
+
   // As a retry on a new holder leaves it: the old holder's cut turn (a prompt and an answer) and, after it,
   // the turn again from the earlier answer. A CLI resuming the conversation goes on from the retried turn.
   it.live("a resume goes on from the branch the store took last, not from a dead one", () =>
