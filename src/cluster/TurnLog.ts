@@ -77,19 +77,9 @@ export interface Shape {
    * Keeps what a running turn did so far (the messages with its tool calls and their results), for a retry
    * to tell the model; replaced at each call, kept after the turn finishes.
    */
-  readonly progress: (
-    entityId: string,
-    turnId: string,
-    messages: ReadonlyArray<Message.Message>,
-    fence?: SessionStore.Fence | undefined
-  ) => Effect.Effect<void, SessionStore.SessionStoreError>
+  readonly progress: MessagesWrite
   /** Stores a finished turn's messages, up to its result. */
-  readonly finish: (
-    entityId: string,
-    turnId: string,
-    messages: ReadonlyArray<Message.Message>,
-    fence?: SessionStore.Fence | undefined
-  ) => Effect.Effect<void, SessionStore.SessionStoreError>
+  readonly finish: MessagesWrite
   /** The CLI session id the entity's conversation continues, once it has one. */
   readonly sessionId: (entityId: string) => Effect.Effect<string | undefined>
   readonly setSessionId: (
@@ -112,6 +102,19 @@ export interface Shape {
   /** Replaces the entity's settings. */
   readonly setSettings: (entityId: string, settings: Settings) => Effect.Effect<void>
 }
+
+/**
+ * A holder's write of a turn's messages (see `Shape`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type MessagesWrite = (
+  entityId: string,
+  turnId: string,
+  messages: ReadonlyArray<Message.Message>,
+  fence?: SessionStore.Fence | undefined
+) => Effect.Effect<void, SessionStore.SessionStoreError>
 
 /**
  * @since 0.1.0
