@@ -3,7 +3,8 @@
  * 20 seconds while a turn of its entity runs a long Bash tool. The other runner takes the entity over and runs
  * the turn again from the store's chain, under a new lease; when the paused runner wakes (SIGCONT) it writes
  * nothing more to the store (its rows, from SQL), its CLI and tool end (the process table), and the next turn's
- * model request (the scripted server's log) holds every earlier turn and the retried answer.
+ * model request (the scripted server's log) holds every earlier turn and the retried answer. Then, on a test
+ * runner: a conversation whose store holds such a retry beside the cut turn resumes from the retry.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
