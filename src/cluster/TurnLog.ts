@@ -17,6 +17,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Crypto from "node:crypto"
 import * as PermissionModes from "../internal/permissionMode.ts"
 import * as Message from "../schema/Message.ts"
+import * as Fencing from "../store/internal/fencing.ts"
 import * as SessionStore from "../store/SessionStore.ts"
 
 /**
@@ -316,6 +317,7 @@ export const makeSql = (options: SqlOptions = {}) =>
       fence === undefined
         ? Effect.orDie(write)
         : Effect.gen(function*() {
+          yield* Fencing.idleLimit(sql)
           const current = yield* Effect.orDie(claimed(entityId))
           if (current > fence.token) return yield* Effect.fail(refused(entityId, fence, current))
           return yield* Effect.orDie(write)

@@ -7,7 +7,9 @@
  * runner: a conversation whose store holds such a retry beside the cut turn resumes from the retry.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -19,15 +21,18 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
+import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
 import * as DeadBranch from "../../src/store/internal/deadBranch.ts"
 import * as Jsonl from "../../src/store/internal/jsonl.ts"
 import * as SessionStore from "../../src/store/SessionStore.ts"
+import * as SqlSessionStore from "../../src/store/SqlSessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { readLines, transcriptFiles } from "../support/Corpus.ts"
+import * as Postgres from "../support/Postgres.ts"
 import * as Runners from "./support/Runners.ts"
 
 const { collect, first, resultText, second, waitUntil, within } = Runners
@@ -194,4 +199,44 @@ describe("AgentSession over a fencing store", () => {
       assert.include(body, "Live answer.")
       assert.notInclude(body, "Dead answer.")
     }).pipe(Effect.provide(forked)), 120_000)
+})
+
+describe("Fencing on PostgreSQL", () => {
+  // A fenced write holds the row a newer holder's acquire or claim waits for (so that no older write lands
+  // after it). A writer stopped in the middle of one leaves its transaction open: the database ends it.
+  it.live("a writer paused mid-write holds neither the lease nor the turn log's claim, and writes nothing", () =>
+    Effect.gen(function*() {
+      const { database, host, port, username } = yield* Postgres.start
+      yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const store = yield* SqlSessionStore.make()
+        const log = yield* TurnLog.makeSql()
+        const lease = "AgentSession/e"
+        const key = { projectKey: "p", sessionId: crypto.randomUUID() }
+        const old = yield* store.leases!.acquire(lease)
+        yield* log.claim(lease, old)
+        yield* log.begin(lease, "t1", "hello")
+        // The write's statements done, its transaction left open, as a process stopped then leaves it.
+        const paused = Effect.fnUntraced(function*(write: Effect.Effect<void, unknown>) {
+          const written = yield* Deferred.make<void>()
+          const fiber = yield* write.pipe(
+            Effect.andThen(Deferred.succeed(written, undefined)),
+            Effect.andThen(Effect.never),
+            sql.withTransaction,
+            Effect.forkChild
+          )
+          yield* Deferred.await(written)
+          return fiber
+        })
+        const appending = yield* paused(store.append(key, [{ type: "user", uuid: crypto.randomUUID(), parentUuid: null }], old))
+        const taken = yield* store.leases!.acquire(lease).pipe(Effect.timeout("60 seconds"))
+        yield* Fiber.interrupt(appending)
+        assert.deepStrictEqual(yield* store.load(key), Option.none())
+        const progressing = yield* paused(log.progress(lease, "t1", [], old))
+        yield* log.claim(lease, taken).pipe(Effect.timeout("60 seconds"))
+        yield* Fiber.interrupt(progressing)
+        const [row] = yield* Effect.orDie(sql<{ readonly progress: string | null }>`SELECT progress FROM claude_turns`)
+        assert.strictEqual(row?.progress, null)
+      }).pipe(Effect.provide(PgClient.layer({ host, port, username, database })))
+    }).pipe(Effect.provide(NodeServices.layer)), 180_000)
 })
