@@ -219,6 +219,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     const main = key.subpath === undefined
     return Effect.gen(function*() {
       if (fence !== undefined) {
+        yield* Fencing.idleLimit(sql)
         const [lease] = yield* sql<{ readonly token: number | string }>`
           SELECT token FROM ${leases} WHERE lease = ${fence.lease} ${forShare}`
         const current = Number(lease?.token ?? 0)
