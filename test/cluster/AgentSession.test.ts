@@ -21,6 +21,7 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { isAlive, waitUntil } from "../session/support/Real.ts"
+import { cliPids } from "./support/cliPids.ts"
 import * as ClaimWire from "./support/ClaimWire.ts"
 
 const on = (fragment: string, turns: ReadonlyArray<Script.Turn>) =>
@@ -66,24 +67,6 @@ const requestsOf = (server: ScriptedServer.Shape, conversation: string) =>
 
 const modelRequests = (conversation: string) =>
   Effect.flatMap(Effect.service(ScriptedServer.ScriptedServer), (server) => requestsOf(server, conversation))
-
-// The CLIs this test process runs (sessions read stream-json from stdin), found in the process table.
-const cliPids = (): ReadonlyArray<number> => {
-  const parents = new Map<number, number>()
-  const clis: Array<number> = []
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes("--input-format")) clis.push(Number(entry))
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const ours = (pid: number): boolean => pid === process.pid || (pid > 1 && ours(parents.get(pid) ?? 0))
-  return clis.filter(ours)
-}
 
 // Waits until a CLI starts that was not running before.
 const newCli = (before: ReadonlyArray<number>) =>

@@ -9,7 +9,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import * as fs from "node:fs"
 import * as CliError from "../../src/ClaudeCliError.ts"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
@@ -20,6 +19,7 @@ import * as Script from "../../src/testing/Script.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { waitUntil } from "../session/support/Real.ts"
+import { cliPids } from "./support/cliPids.ts"
 
 const on = (fragment: string, turns: ReadonlyArray<Script.Turn>) =>
   Script.conversation(fragment, MessagesRequest.firstUserTextIncludes(fragment), turns)
@@ -42,24 +42,6 @@ const env = (slots: CliSlots.Options) =>
     Layer.provide(Process.nodeSpawner),
     Layer.provide(NodeServices.layer)
   )
-
-// The CLIs this test process runs (sessions read stream-json from stdin), from the process table.
-const cliPids = (): ReadonlyArray<number> => {
-  const parents = new Map<number, number>()
-  const clis: Array<number> = []
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes("--input-format")) clis.push(Number(entry))
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const ours = (pid: number): boolean => pid === process.pid || (pid > 1 && ours(parents.get(pid) ?? 0))
-  return clis.filter(ours)
-}
 
 const turn = (entityId: string, turnId: string, prompt: string) =>
   Effect.flatMap(AgentSession.client, (client) => Stream.runCollect(client(entityId).Turn({ turnId, prompt })))
