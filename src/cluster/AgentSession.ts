@@ -145,6 +145,9 @@ const overBudget = (error: Budget.BudgetError) => new AgentSessionError({ reason
 const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
 
+// How often a turn may start: once, and once more after a crash cut it short.
+const maxStarts = 2
+
 // `head` in the first chunk of `stream`, ahead of its first elements; alone when the stream ends or fails first.
 const withHead = <H>(head: H) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A | H, E, R> =>
   Stream.suspend(() => {
@@ -366,7 +369,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       // re-delivered to the runner that takes the entity.
       if (!(yield* drain.admit)) return Stream.never
       yield* admitted
-      const begun = yield* log.begin(entityId, turnId, prompt)
+      // A refused re-ask is not counted as a start: the log keeps how often the turn really started.
+      const begun = yield* log.begin(entityId, turnId, prompt, maxStarts)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
         return Stream.make(
@@ -374,11 +378,11 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           ...begun.messages.map((message) => new TurnMessage({ message }))
         )
       }
-      if (begun.attempt > 2) {
-        return Stream.fail(
-          new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts: begun.attempt }) })
-        )
-      }
+      // `attempts` is the number of the refused attempt (a log that ignores `maxAttempts` counts it too).
+      const exhausted = (attempts: number) =>
+        Stream.fail(new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts }) }))
+      if (begun._tag === "Exhausted") return exhausted(begun.attempts + 1)
+      if (begun.attempt > maxStarts) return exhausted(begun.attempt)
       if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
       return run(turnId, prompt, begun)
     }))

@@ -22,8 +22,9 @@ import * as Message from "../schema/Message.ts"
  * What `begin` found for a turn id: a new turn (`attempt` 1), one that was started before and never finished
  * (a re-delivery: `attempt` counts the starts, this one included; `interrupted`, when they kept any with
  * `progress`, the messages with the tool calls and results of the attempts before; `promptId`, when one was
- * kept with `sent`, the uuid of the prompt the attempt before sent), one whose messages are known, or one that was
- * begun with another prompt (`Conflict`: nothing is counted).
+ * kept with `sent`, the uuid of the prompt the attempt before sent), one whose messages are known, one that was
+ * begun with another prompt (`Conflict`: nothing is counted), or one started as often as `begin`'s `maxAttempts`
+ * allows (`Exhausted`: `attempts`, the starts it had; this refusal is not counted).
  *
  * @since 0.1.0
  * @category models
@@ -37,6 +38,7 @@ export type Begin =
   }
   | { readonly _tag: "Done"; readonly messages: ReadonlyArray<Message.Message> }
   | { readonly _tag: "Conflict" }
+  | { readonly _tag: "Exhausted"; readonly attempts: number }
 
 /**
  * The settings an entity's RPCs changed (`SetModel`, `SetPermissionMode`), kept so that the entity's next
@@ -65,8 +67,9 @@ export interface Shape {
   /**
    * Marks the turn started (counting the attempt), or gives its stored messages when it finished before. The
    * log keeps a digest of the prompt (not the prompt), so a turn id asked again with another prompt is told.
+   * With `maxAttempts`, a turn started that often already is refused (`Exhausted`) and not counted again.
    */
-  readonly begin: (entityId: string, turnId: string, prompt: string) => Effect.Effect<Begin>
+  readonly begin: (entityId: string, turnId: string, prompt: string, maxAttempts?: number) => Effect.Effect<Begin>
   /**
    * Keeps what a running turn did so far (the messages with its tool calls and their results), for a retry
    * to tell the model; replaced at each call, kept after the turn finishes.
@@ -130,12 +133,13 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   const settings = yield* Ref.make(new Map<string, Settings>())
   const key = (entityId: string, turnId: string) => JSON.stringify([entityId, turnId])
   return TurnLog.of({
-    begin: (entityId, turnId, prompt) =>
+    begin: (entityId, turnId, prompt, maxAttempts) =>
       Ref.modify(turns, (map): [Begin, Map<string, Entry>] => {
         const entry = map.get(key(entityId, turnId))
         const promptDigest = digest(prompt)
         if (entry !== undefined && entry.digest !== promptDigest) return [{ _tag: "Conflict" }, map]
         if (entry?.messages !== undefined) return [{ _tag: "Done", messages: decodeAll(entry.messages) }, map]
+        if (exhausted(entry?.attempts ?? 0, maxAttempts)) return [{ _tag: "Exhausted", attempts: entry!.attempts }, map]
         const attempts = (entry?.attempts ?? 0) + 1
         return [
           started(attempts, entry?.progress, entry?.promptId),
@@ -169,6 +173,9 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
     setSettings: (entityId, value) => Ref.update(settings, (map) => new Map(map).set(entityId, value))
   })
 })
+
+// Whether a turn started `attempts` times may not start again.
+const exhausted = (attempts: number, maxAttempts: number | undefined) => maxAttempts !== undefined && attempts >= maxAttempts
 
 // A start, with the progress and the prompt's uuid of the attempts before when they kept any.
 const started = (attempt: number, progress: ReadonlyArray<unknown> | undefined, promptId: string | undefined): Begin => ({
@@ -271,7 +278,7 @@ export const makeSql = (options: SqlOptions = {}) =>
     const forUpdate = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE"), orElse: () => sql.literal("") })
     // The turn's row is made first (attempt 0) and then read locked, so two runners beginning one turn take
     // turns: the second reads the first's attempt, never both attempt 1 (SQLite writes one at a time).
-    const begin = (entityId: string, turnId: string, prompt: string) =>
+    const begin = (entityId: string, turnId: string, prompt: string, maxAttempts: number | undefined) =>
       Effect.gen(function*() {
         const promptDigest = digest(prompt)
         yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest, updated_at)
@@ -291,13 +298,15 @@ export const makeSql = (options: SqlOptions = {}) =>
         if (row?.messages != null) {
           return { _tag: "Done", messages: decodeAll(JSON.parse(row.messages)) } as const
         }
-        const attempt = Number(row?.attempts ?? 0) + 1
+        const attempts = Number(row?.attempts ?? 0)
+        if (exhausted(attempts, maxAttempts)) return { _tag: "Exhausted", attempts } as const
+        const attempt = attempts + 1
         yield* sql`UPDATE ${turns} SET attempts = ${attempt}, updated_at = ${Date.now()}
           WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
         return started(attempt, row?.progress == null ? undefined : JSON.parse(row.progress), row?.prompt_id ?? undefined)
       }).pipe(sql.withTransaction)
     return TurnLog.of({
-      begin: (entityId, turnId, prompt) => Effect.orDie(begin(entityId, turnId, prompt)),
+      begin: (entityId, turnId, prompt, maxAttempts) => Effect.orDie(begin(entityId, turnId, prompt, maxAttempts)),
       progress: (entityId, turnId, messages) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))
         return Effect.orDie(sql`UPDATE ${turns} SET progress = ${json} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`)
