@@ -60,6 +60,7 @@ import * as SessionError from "../session/SessionError.ts"
 import * as Lease from "../store/Lease.ts"
 import * as SparePool from "../SparePool.ts"
 import * as Drain from "./internal/drain.ts"
+import * as LoggedAnswer from "./internal/loggedAnswer.ts"
 import * as RetryNote from "./internal/retryNote.ts"
 import * as Rewind from "./internal/rewind.ts"
 import * as StalledCaller from "./internal/stalledCaller.ts"
@@ -526,7 +527,7 @@ export const make = <const Name extends string>(name: Name) => {
   return {
     entity,
     /** A client of the entity type: `(entityId) => { Turn, Send, ... }`. */
-    client: entity.client,
+    client: clientOf(entity),
     /**
      * Registers the entity type on the runner: requests run concurrently (so an `Interrupt` reaches a
      * streaming turn), turns one at a time. Needs a `ClaudeCli`, a `TurnLog`, `Sharding` and what the
@@ -535,6 +536,34 @@ export const make = <const Name extends string>(name: Name) => {
     layer: <R = never>(options: Options<R> = {}) => layerOf(entity, options)
   }
 }
+
+// The entity type's client. With a turn log at hand (a cluster layer's client has one), a `Turn` stream that
+// waits on a turn the log has finished ends from the log (see LoggedAnswer): no wait without an end.
+const clientOf = <Name extends string>(
+  entity: Entity.Entity<Name, Rpcs>
+): Entity.Entity<Name, Rpcs>["client"] =>
+  Effect.flatMap(Effect.serviceOption(TurnLog.TurnLog), (log) =>
+      Effect.map(entity.client, (make) => {
+        if (log._tag === "None") return make
+        const guarded: typeof make = (entityId) => {
+          const key = logKey(entity.type, entityId)
+          return new Proxy(make(entityId), {
+            get: (target, property, receiver) => {
+              const value = Reflect.get(target, property, receiver)
+              if (property !== "Turn") return value
+              return (payload: { readonly turnId: string; readonly prompt: string }, options?: {}) => {
+                const reply = value(payload, options)
+                // A stream of the turn's events: the `Turn` RPC's (an `asQueue` call gives a queue, left as is).
+                return Stream.isStream(reply)
+                  ? LoggedAnswer.guard(log.value, key, payload.turnId)(reply as Stream.Stream<TurnEvent, unknown, unknown>)
+                  : reply
+              }
+            }
+          })
+        }
+        return guarded
+      })
+  )
 
 /**
  * The key of an entity's turns and conversation in the {@link TurnLog.TurnLog}: its type's name (which has no

@@ -80,6 +80,8 @@ export interface Shape {
    * files that attempt changed to that message (`rewind_files`). Replaced at each attempt.
    */
   readonly sent: (entityId: string, turnId: string, promptId: string) => Effect.Effect<void>
+  /** A finished turn's stored messages; `undefined` when it has not finished (or is not known). */
+  readonly answer: (entityId: string, turnId: string) => Effect.Effect<ReadonlyArray<Message.Message> | undefined>
   /** Stores a finished turn's messages, up to its result. */
   readonly finish: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
   /** The CLI session id the entity's conversation continues, once it has one. */
@@ -145,6 +147,11 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
           started(attempts, entry?.progress, entry?.promptId),
           new Map(map).set(key(entityId, turnId), { ...entry, attempts, digest: promptDigest })
         ]
+      }),
+    answer: (entityId, turnId) =>
+      Effect.map(Ref.get(turns), (map) => {
+        const stored = map.get(key(entityId, turnId))?.messages
+        return stored === undefined ? undefined : decodeAll(stored)
       }),
     progress: (entityId, turnId, messages) =>
       Ref.update(turns, (map) => {
@@ -307,6 +314,11 @@ export const makeSql = (options: SqlOptions = {}) =>
       }).pipe(sql.withTransaction)
     return TurnLog.of({
       begin: (entityId, turnId, prompt, maxAttempts) => Effect.orDie(begin(entityId, turnId, prompt, maxAttempts)),
+      answer: (entityId, turnId) =>
+        sql<{ readonly messages: string | null }>`SELECT messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`.pipe(
+          Effect.map((rows) => rows[0]?.messages == null ? undefined : decodeAll(JSON.parse(rows[0].messages))),
+          Effect.orDie
+        ),
       progress: (entityId, turnId, messages) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))
         return Effect.orDie(sql`UPDATE ${turns} SET progress = ${json} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`)
