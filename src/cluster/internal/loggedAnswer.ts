@@ -17,7 +17,7 @@ import type * as TurnLog from "../TurnLog.ts"
 import { TurnMessage, TurnReplayed } from "./protocol.ts"
 import type { TurnEvent } from "./protocol.ts"
 
-/** How often a waiting client looks the turn up in the log. */
+/** How often a waiting client looks at its stream, and at the log once the stream is quiet. */
 export const checkInterval: Duration.Duration = Duration.seconds(2)
 
 /**
@@ -54,9 +54,10 @@ export const guard = (log: TurnLog.Shape, entityId: string, turnId: string) =>
       lastAt = yield* Clock.currentTimeMillis
       while (true) {
         yield* Effect.sleep(checkInterval)
+        // The log is read only once the stream has gone quiet: a stream that brings events costs it nothing.
+        if ((yield* Clock.currentTimeMillis) - lastAt < Duration.toMillis(silence)) continue
         const logged = yield* log.answer(entityId, turnId)
-        const now = yield* Clock.currentTimeMillis
-        if (logged !== undefined && now - lastAt >= Duration.toMillis(silence)) {
+        if (logged !== undefined && (yield* Clock.currentTimeMillis) - lastAt >= Duration.toMillis(silence)) {
           return unseen(turnId, logged, seen)
         }
       }
