@@ -58,6 +58,7 @@ import type * as QueryOptions from "../QueryOptions.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
 import * as Lease from "../store/Lease.ts"
+import type * as SessionStore from "../store/SessionStore.ts"
 import * as SparePool from "../SparePool.ts"
 import * as Drain from "./internal/drain.ts"
 import * as LoggedAnswer from "./internal/loggedAnswer.ts"
@@ -143,6 +144,10 @@ export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | 
 
 const overBudget = (error: Budget.BudgetError) => new AgentSessionError({ reason: new OverBudget({ error }) })
 
+// A turn log write refused: the entity's lease is another runner's now (see `TurnLog`), so this activation's
+// turn ends with its CLI (the turn's error closes it), and the new holder's record stands.
+const fencedOut = (error: SessionStore.SessionStoreError) => new CliError.ClaudeCliError({ reason: error })
+
 const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
 
@@ -169,16 +174,18 @@ const withHead = <H>(head: H) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stre
 // taken up), starting with an `Interrupt` owed (sent on its first message), or streaming.
 type TurnPhase = "none" | "starting" | "owed" | "streaming"
 
-// The entity's CLI session and the scope it runs in.
+// The entity's CLI session, the scope it runs in, and the fence of the conversation's lease its writes carry.
 interface Live {
   readonly session: Session.Session
   readonly scope: Scope.Closeable
+  readonly fence: SessionStore.Fence | undefined
 }
 
 // A started CLI session, with the turn it was started for when that is under way already.
 interface Opened {
   readonly session: Session.Session
   readonly turn: Stream.Stream<Session.Message, Session.StreamError> | undefined
+  readonly fence: SessionStore.Fence | undefined
 }
 
 const handlers = Effect.fnUntraced(function*<Name extends string, R>(
@@ -213,10 +220,10 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   // The session id the log has for this entity, as this activation read or wrote it: one the CLI reports again
   // is not written again (each write is a commit on the turn's way, issue 23).
   let loggedSessionId: string | undefined
-  const keepSessionId = (sessionId: string) =>
+  const keepSessionId = (sessionId: string, fence: SessionStore.Fence | undefined) =>
     sessionId === loggedSessionId
       ? Effect.void
-      : Effect.andThen(log.setSessionId(entityId, sessionId), Effect.sync(() => {
+      : Effect.andThen(log.setSessionId(entityId, sessionId, fence), Effect.sync(() => {
         loggedSessionId = sessionId
       }))
 
@@ -226,13 +233,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   // in the conversation (its prompt, its calls); a retried first turn starts the conversation anew.
   const open = (prompt: string | undefined, retry = false) =>
     SynchronizedRef.modifyEffect(live, (current): Effect.Effect<readonly [Opened, Live], AgentSessionError> => {
-      if (current !== undefined) return Effect.succeed([{ session: current.session, turn: undefined }, current])
+      if (current !== undefined) return Effect.succeed([{ session: current.session, turn: undefined, fence: current.fence }, current])
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(entityScope)
         // The conversation's lease, taken before its chain is read (a resume restores it from the store): a
         // runner that held it before writes nothing more, and ends its CLI once it finds out.
         const lost = Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope))
-        const sessionStore = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
+        // The turn log is claimed with its fence before it is read: a holder fenced out writes nothing more there.
+        const { fence, sessionStore } = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
+          Effect.tap(({ fence }) => fence === undefined ? Effect.void : log.claim(entityId, fence)),
           Scope.provide(scope),
           Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
           Effect.onError(() => Scope.close(scope, Exit.void))
@@ -246,11 +255,11 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
         const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
           ? prompt === undefined
-            ? Effect.map(pool.value.session({ cwd, model, permissionMode }), ({ session }): Opened => ({ session, turn: undefined }))
-            : Effect.map(pool.value.begin({ cwd, model, permissionMode }, prompt), ({ session, turn }): Opened => ({ session, turn }))
+            ? Effect.map(pool.value.session({ cwd, model, permissionMode }), ({ session }): Opened => ({ session, turn: undefined, fence }))
+            : Effect.map(pool.value.begin({ cwd, model, permissionMode }, prompt), ({ session, turn }): Opened => ({ session, turn, fence }))
           : Effect.map(
             cli.session({ ...sessionOptions, sessionStore, model, permissionMode, resume, resumeSessionAt } as Session.Options<R>),
-            (session): Opened => ({ session, turn: undefined })
+            (session): Opened => ({ session, turn: undefined, fence })
           )
         const started = yield* start.pipe(
           Scope.provide(scope),
@@ -258,7 +267,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           Effect.onError(() => Scope.close(scope, Exit.void)),
           Effect.mapError(failed("start"))
         )
-        return [started, { session: started.session, scope }] as const
+        return [started, { session: started.session, scope, fence }] as const
       }) as Effect.Effect<readonly [Opened, Live], AgentSessionError>
     })
   const session = Effect.map(open(undefined), (opened) => opened.session)
@@ -320,6 +329,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       // The tool calls and results so far, kept as they come: a retry of this turn tells the model about them.
       const activity: Array<Session.Message> = []
       const current = opened.session
+      const fence = opened.fence
       const messages: Array<Session.Message> = []
       // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
       const first = Effect.flatMap(
@@ -337,24 +347,26 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           return Effect.andThen(
             first,
             message._tag === "SystemInit"
-              ? keepSessionId(message.session_id)
+              ? keepSessionId(message.session_id, fence)
               : RetryNote.isToolActivity(message)
-              ? log.progress(entityId, turnId, activity)
+              ? log.progress(entityId, turnId, activity, fence)
               : Effect.void
           )
         }),
         Stream.map((message) => new TurnMessage({ message })),
-        Stream.mapError((error) => error._tag === "BudgetError" ? overBudget(error) : failed("turn")(error)),
+        Stream.mapError((error) =>
+          error._tag === "BudgetError" ? overBudget(error) : failed("turn")(error._tag === "SessionStoreError" ? fencedOut(error) : error)
+        ),
         // The start goes out with the CLI's first message, as one chunk of the cluster's reply stream rather
         // than two: on PostgreSQL each chunk is a saved reply and an acknowledgement, three commits (issue 23).
         withHead(new TurnStarted({ turnId, attempt })),
         Stream.onEnd(Effect.gen(function*() {
           const sessionId = yield* Effect.option(current.sessionId)
-          if (sessionId._tag === "Some") yield* keepSessionId(sessionId.value)
+          if (sessionId._tag === "Some") yield* keepSessionId(sessionId.value, fence)
           const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
-          if (answer?._tag === "AssistantMessage" && answer.uuid !== undefined) yield* log.setResumeAt(entityId, answer.uuid)
-          yield* log.finish(entityId, turnId, messages)
-        })),
+          if (answer?._tag === "AssistantMessage" && answer.uuid !== undefined) yield* log.setResumeAt(entityId, answer.uuid, fence)
+          yield* log.finish(entityId, turnId, messages, fence)
+        }).pipe(Effect.mapError((error) => failed("turn")(fencedOut(error))))),
         // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.
         Stream.onError(() => close)
       )

@@ -17,6 +17,8 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Crypto from "node:crypto"
 import * as PermissionModes from "../internal/permissionMode.ts"
 import * as Message from "../schema/Message.ts"
+import * as Fencing from "../store/internal/fencing.ts"
+import * as SessionStore from "../store/SessionStore.ts"
 
 /**
  * What `begin` found for a turn id: a new turn (`attempt` 1), one that was started before and never finished
@@ -60,6 +62,12 @@ export const Settings = Schema.Struct({
 export type Settings = typeof Settings.Type
 
 /**
+ * The writes of whoever runs an entity's CLI carry the fence of the conversation's lease (`Lease.hold`), when
+ * there is one: once a newer holder has `claim`ed the entity, a write with an older token is refused
+ * (`Fenced`, with operation `turnLog`) and changes nothing, so a holder that was paused while another took
+ * the entity over cannot overwrite the new holder's record when it wakes. A write without a fence is not
+ * checked (a conversation without a fencing store has one writer by the cluster's word alone).
+ *
  * @since 0.1.0
  * @category models
  */
@@ -71,10 +79,15 @@ export interface Shape {
    */
   readonly begin: (entityId: string, turnId: string, prompt: string, maxAttempts?: number) => Effect.Effect<Begin>
   /**
+   * Records that `fence` holds the entity from now on: writes with an older token are refused. Refused itself
+   * when a newer token claimed the entity already. Returns once no write with an older token is under way.
+   */
+  readonly claim: (entityId: string, fence: SessionStore.Fence) => Effect.Effect<void, SessionStore.SessionStoreError>
+  /**
    * Keeps what a running turn did so far (the messages with its tool calls and their results), for a retry
    * to tell the model; replaced at each call, kept after the turn finishes.
    */
-  readonly progress: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
+  readonly progress: MessagesWrite
   /**
    * Keeps the uuid a turn's attempt names its prompt by, before the prompt is sent: a retry rewinds the
    * files that attempt changed to that message (`rewind_files`). Replaced at each attempt.
@@ -83,21 +96,42 @@ export interface Shape {
   /** A finished turn's stored messages; `undefined` when it has not finished (or is not known). */
   readonly answer: (entityId: string, turnId: string) => Effect.Effect<ReadonlyArray<Message.Message> | undefined>
   /** Stores a finished turn's messages, up to its result. */
-  readonly finish: (entityId: string, turnId: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<void>
+  readonly finish: MessagesWrite
   /** The CLI session id the entity's conversation continues, once it has one. */
   readonly sessionId: (entityId: string) => Effect.Effect<string | undefined>
-  readonly setSessionId: (entityId: string, sessionId: string) => Effect.Effect<void>
+  readonly setSessionId: (
+    entityId: string,
+    sessionId: string,
+    fence?: SessionStore.Fence | undefined
+  ) => Effect.Effect<void, SessionStore.SessionStoreError>
   /**
    * Where a retry resumes the conversation: the last answer (assistant message uuid) of the entity's last
    * finished turn, so that a cut turn is dropped from it rather than resumed half done.
    */
   readonly resumeAt: (entityId: string) => Effect.Effect<string | undefined>
-  readonly setResumeAt: (entityId: string, messageId: string) => Effect.Effect<void>
+  readonly setResumeAt: (
+    entityId: string,
+    messageId: string,
+    fence?: SessionStore.Fence | undefined
+  ) => Effect.Effect<void, SessionStore.SessionStoreError>
   /** The settings the entity's RPCs changed; empty when none did. */
   readonly settings: (entityId: string) => Effect.Effect<Settings>
   /** Replaces the entity's settings. */
   readonly setSettings: (entityId: string, settings: Settings) => Effect.Effect<void>
 }
+
+/**
+ * A holder's write of a turn's messages (see `Shape`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type MessagesWrite = (
+  entityId: string,
+  turnId: string,
+  messages: ReadonlyArray<Message.Message>,
+  fence?: SessionStore.Fence | undefined
+) => Effect.Effect<void, SessionStore.SessionStoreError>
 
 /**
  * @since 0.1.0
@@ -133,7 +167,15 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   const sessions = yield* Ref.make(new Map<string, string>())
   const resumePoints = yield* Ref.make(new Map<string, string>())
   const settings = yield* Ref.make(new Map<string, Settings>())
+  // The newest token that claimed each entity.
+  const claims = yield* Ref.make(new Map<string, number>())
   const key = (entityId: string, turnId: string) => JSON.stringify([entityId, turnId])
+  // `write` unless a newer token than `fence`'s claimed the entity; one step, so no claim comes between.
+  const fenced = (entityId: string, fence: SessionStore.Fence | undefined, write: Effect.Effect<void>) =>
+    fence === undefined ? write : Effect.flatMap(Ref.get(claims), (map) => {
+      const current = map.get(entityId) ?? 0
+      return current > fence.token ? Effect.fail(refused(entityId, fence, current)) : write
+    })
   return TurnLog.of({
     begin: (entityId, turnId, prompt, maxAttempts) =>
       Ref.modify(turns, (map): [Begin, Map<string, Entry>] => {
@@ -153,29 +195,38 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
         const stored = map.get(key(entityId, turnId))?.messages
         return stored === undefined ? undefined : decodeAll(stored)
       }),
-    progress: (entityId, turnId, messages) =>
-      Ref.update(turns, (map) => {
+    claim: (entityId, fence) =>
+      Effect.flatten(Ref.modify(claims, (map): [Effect.Effect<void, SessionStore.SessionStoreError>, Map<string, number>] => {
+        const current = map.get(entityId) ?? 0
+        return current > fence.token
+          ? [Effect.fail(refused(entityId, fence, current)), map]
+          : [Effect.void, new Map(map).set(entityId, fence.token)]
+      })),
+    progress: (entityId, turnId, messages, fence) =>
+      fenced(entityId, fence, Ref.update(turns, (map) => {
         const entry = map.get(key(entityId, turnId))
         if (entry === undefined) return map
         return new Map(map).set(key(entityId, turnId), { ...entry, progress: messages.map(Message.encodeMessage) })
-      }),
+      })),
     sent: (entityId, turnId, promptId) =>
       Ref.update(turns, (map) => {
         const entry = map.get(key(entityId, turnId))
         if (entry === undefined) return map
         return new Map(map).set(key(entityId, turnId), { ...entry, promptId })
       }),
-    finish: (entityId, turnId, messages) =>
-      Ref.update(turns, (map) => {
+    finish: (entityId, turnId, messages, fence) =>
+      fenced(entityId, fence, Ref.update(turns, (map) => {
         const entry = map.get(key(entityId, turnId))
         // Finishing comes after a begin, which recorded the digest.
         if (entry === undefined) return map
         return new Map(map).set(key(entityId, turnId), { ...entry, messages: messages.map(Message.encodeMessage) })
-      }),
+      })),
     sessionId: (entityId) => Effect.map(Ref.get(sessions), (map) => map.get(entityId)),
-    setSessionId: (entityId, sessionId) => Ref.update(sessions, (map) => new Map(map).set(entityId, sessionId)),
+    setSessionId: (entityId, sessionId, fence) =>
+      fenced(entityId, fence, Ref.update(sessions, (map) => new Map(map).set(entityId, sessionId))),
     resumeAt: (entityId) => Effect.map(Ref.get(resumePoints), (map) => map.get(entityId)),
-    setResumeAt: (entityId, messageId) => Ref.update(resumePoints, (map) => new Map(map).set(entityId, messageId)),
+    setResumeAt: (entityId, messageId, fence) =>
+      fenced(entityId, fence, Ref.update(resumePoints, (map) => new Map(map).set(entityId, messageId))),
     settings: (entityId) => Effect.map(Ref.get(settings), (map) => map.get(entityId) ?? {}),
     setSettings: (entityId, value) => Ref.update(settings, (map) => new Map(map).set(entityId, value))
   })
@@ -183,6 +234,12 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
 
 // Whether a turn started `attempts` times may not start again.
 const exhausted = (attempts: number, maxAttempts: number | undefined) => maxAttempts !== undefined && attempts >= maxAttempts
+
+// A write of a holder whose token is older than the entity's `current` claim.
+const refused = (entityId: string, fence: SessionStore.Fence, current: number) =>
+  new SessionStore.SessionStoreError({
+    reason: new SessionStore.Fenced({ operation: "turnLog", key: entityId, lease: fence.lease, token: fence.token, current })
+  })
 
 // A start, with the progress and the prompt's uuid of the attempts before when they kept any.
 const started = (attempt: number, progress: ReadonlyArray<unknown> | undefined, promptId: string | undefined): Begin => ({
@@ -252,6 +309,7 @@ export const makeSql = (options: SqlOptions = {}) =>
     const turns = sql(`${prefix}_turns`)
     const sessions = sql(`${prefix}_sessions`)
     const settings = sql(`${prefix}_settings`)
+    const claims = sql(`${prefix}_turn_fences`)
     const maxAge = Duration.fromInputUnsafe(options.retention?.maxAge ?? Duration.days(30))
     const maxTurns = options.retention?.maxTurns ?? 1000
     yield* sql`CREATE TABLE IF NOT EXISTS ${turns} (
@@ -282,7 +340,35 @@ export const makeSql = (options: SqlOptions = {}) =>
     // A table made before retries resumed at the last answer gets the column.
     if (yield* lacks("resume_at", sessions)) yield* sql`ALTER TABLE ${sessions} ADD COLUMN resume_at TEXT`
     yield* sql`CREATE TABLE IF NOT EXISTS ${settings} (entity_id TEXT PRIMARY KEY, settings TEXT NOT NULL)`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${claims} (entity_id TEXT PRIMARY KEY, token BIGINT NOT NULL)`
     const forUpdate = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE"), orElse: () => sql.literal("") })
+    const forShare = sql.onDialectOrElse({ pg: () => sql.literal("FOR SHARE"), orElse: () => sql.literal("") })
+    // The newest token that claimed the entity; 0 for none.
+    const claimed = (entityId: string) =>
+      Effect.map(
+        sql<{ readonly token: number | string }>`SELECT token FROM ${claims} WHERE entity_id = ${entityId} ${forShare}`,
+        ([row]) => Number(row?.token ?? 0)
+      )
+    // A holder's write, in one transaction with the look at the entity's claim: the claim's row stays locked
+    // (shared) until the write commits, so a newer claim waits for it, and no stale write lands after one.
+    const fenced = <A>(entityId: string, fence: SessionStore.Fence | undefined, write: Effect.Effect<A, unknown>) =>
+      fence === undefined
+        ? Effect.orDie(sql.withTransaction(write))
+        : Effect.gen(function*() {
+          yield* Fencing.idleLimit(sql)
+          const current = yield* Effect.orDie(claimed(entityId))
+          if (current > fence.token) return yield* Effect.fail(refused(entityId, fence, current))
+          return yield* Effect.orDie(write)
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    // Takes the claim's row for the update (waiting for the writes that share it), keeping the newest token.
+    const claim = (entityId: string, fence: SessionStore.Fence) =>
+      Effect.gen(function*() {
+        const [row] = yield* Effect.orDie(sql<{ readonly token: number | string }>`INSERT INTO ${claims} (entity_id, token)
+          VALUES (${entityId}, ${fence.token}) ON CONFLICT (entity_id) DO UPDATE SET token =
+          CASE WHEN ${claims}.token < excluded.token THEN excluded.token ELSE ${claims}.token END RETURNING token`)
+        const current = Number(row?.token ?? 0)
+        if (current > fence.token) return yield* Effect.fail(refused(entityId, fence, current))
+      })
     // The turn's row is made first (attempt 0) and then read locked, so two runners beginning one turn take
     // turns: the second reads the first's attempt, never both attempt 1 (SQLite writes one at a time).
     const begin = (entityId: string, turnId: string, prompt: string, maxAttempts: number | undefined) =>
@@ -319,38 +405,47 @@ export const makeSql = (options: SqlOptions = {}) =>
           Effect.map((rows) => rows[0]?.messages == null ? undefined : decodeAll(JSON.parse(rows[0].messages))),
           Effect.orDie
         ),
-      progress: (entityId, turnId, messages) => {
+      claim,
+      progress: (entityId, turnId, messages, fence) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))
-        return Effect.orDie(sql`UPDATE ${turns} SET progress = ${json} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`)
+        return fenced(entityId, fence, sql`UPDATE ${turns} SET progress = ${json} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`)
       },
       sent: (entityId, turnId, promptId) =>
         Effect.orDie(sql`UPDATE ${turns} SET prompt_id = ${promptId} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`),
       // Finishing comes after a begin, which made the row. The log is trimmed on the way: it grows here. One
-      // transaction, so one commit (a disk flush) on the turn's way to its end rather than three (issue 23).
-      finish: (entityId, turnId, messages) => {
+      // transaction (the fence's), so one commit (a disk flush) on the turn's way to its end rather than three.
+      finish: (entityId, turnId, messages, fence) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))
         const now = Date.now()
-        return Effect.orDie(sql.withTransaction(Effect.andThen(
-          sql`UPDATE ${turns} SET messages = ${json}, updated_at = ${now} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`,
-          retain(entityId, now)
-        )))
+        return fenced(
+          entityId,
+          fence,
+          Effect.andThen(
+            sql`UPDATE ${turns} SET messages = ${json}, updated_at = ${now} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`,
+            retain(entityId, now)
+          )
+        )
       },
       sessionId: (entityId) =>
         sql<{ readonly session_id: string }>`SELECT session_id FROM ${sessions} WHERE entity_id = ${entityId}`.pipe(
           Effect.map((rows) => rows[0]?.session_id),
           Effect.orDie
         ),
-      setSessionId: (entityId, sessionId) =>
-        Effect.orDie(sql`INSERT INTO ${sessions} (entity_id, session_id) VALUES (${entityId}, ${sessionId})
-          ON CONFLICT (entity_id) DO UPDATE SET session_id = ${sessionId}`),
+      setSessionId: (entityId, sessionId, fence) =>
+        fenced(
+          entityId,
+          fence,
+          sql`INSERT INTO ${sessions} (entity_id, session_id) VALUES (${entityId}, ${sessionId})
+          ON CONFLICT (entity_id) DO UPDATE SET session_id = ${sessionId}`
+        ),
       resumeAt: (entityId) =>
         sql<{ readonly resume_at: string | null }>`SELECT resume_at FROM ${sessions} WHERE entity_id = ${entityId}`.pipe(
           Effect.map((rows) => rows[0]?.resume_at ?? undefined),
           Effect.orDie
         ),
       // The entity's session id was kept when its first message came, before any answer.
-      setResumeAt: (entityId, messageId) =>
-        Effect.orDie(sql`UPDATE ${sessions} SET resume_at = ${messageId} WHERE entity_id = ${entityId}`),
+      setResumeAt: (entityId, messageId, fence) =>
+        fenced(entityId, fence, sql`UPDATE ${sessions} SET resume_at = ${messageId} WHERE entity_id = ${entityId}`),
       // Written by this log from the schema: a row that does not decode is a defect.
       settings: (entityId) =>
         sql<{ readonly settings: string }>`SELECT settings FROM ${settings} WHERE entity_id = ${entityId}`.pipe(

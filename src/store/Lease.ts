@@ -27,11 +27,23 @@ const fenced = (store: SessionStore.Shape, fence: SessionStore.Fence, onFenced: 
 })
 
 /**
+ * What {@link hold} gives: the `sessionStore` option to run the CLI with, and the lease's fence, for the
+ * holder's other writes (the cluster's turn log); no fence when there is nothing to fence.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Held {
+  readonly sessionStore: SessionStore.Shape | SessionStore.StoreOptions | undefined
+  readonly fence: SessionStore.Fence | undefined
+}
+
+/**
  * Takes the lease `lease` of the `sessionStore` option's store, for the scope: the option with the store
  * fenced (its appends carry the lease's token) and resuming from the stored chain (`onConflict: "store"`),
- * and a watch that runs `onLost` once the lease is another's (an append refused, or the lease's token
- * changed). `onLost` runs in a fiber of the scope: to close that scope, fork it elsewhere. A store without
- * leases (or no store) is given back as it is: there is nothing to fence.
+ * the fence itself, and a watch that runs `onLost` once the lease is another's (an append refused, or the
+ * lease's token changed). `onLost` runs in a fiber of the scope: to close that scope, fork it elsewhere. A
+ * store without leases (or no store) is given back as it is, without a fence: there is nothing to fence.
  *
  * @since 0.1.0
  * @category constructors
@@ -40,11 +52,11 @@ export const hold = (
   option: SessionStore.Shape | SessionStore.StoreOptions | undefined,
   lease: string,
   onLost: Effect.Effect<void>
-): Effect.Effect<SessionStore.Shape | SessionStore.StoreOptions | undefined, SessionStore.SessionStoreError, Scope.Scope> => {
-  if (option === undefined) return Effect.succeed(option)
+): Effect.Effect<Held, SessionStore.SessionStoreError, Scope.Scope> => {
+  if (option === undefined) return Effect.succeed({ sessionStore: option, fence: undefined })
   const given: SessionStore.StoreOptions = "store" in option ? option : { store: option }
   const leases = given.store.leases
-  if (leases === undefined) return Effect.succeed(option)
+  if (leases === undefined) return Effect.succeed({ sessionStore: option, fence: undefined })
   return Effect.gen(function*() {
     const fence = yield* leases.acquire(lease)
     const refused = yield* Deferred.make<void>()
@@ -56,6 +68,6 @@ export const hold = (
     yield* Effect.raceFirst(Deferred.await(refused), Effect.asVoid(taken)).pipe(Effect.andThen(onLost), Effect.forkScoped)
     const store = fenced(given.store, fence, Deferred.succeed(refused, undefined).pipe(Effect.asVoid))
     // What a fenced-out holder left in this machine's transcript is no part of the conversation.
-    return { ...given, store, onConflict: "store" } satisfies SessionStore.StoreOptions
+    return { sessionStore: { ...given, store, onConflict: "store" } satisfies SessionStore.StoreOptions, fence }
   })
 }

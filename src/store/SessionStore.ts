@@ -62,7 +62,9 @@ export const Operation = Schema.Literals([
   "import",
   "fork",
   "materialize",
-  "lease"
+  "lease",
+  // A write of the cluster's turn log, fenced by a conversation's lease (`TurnLog`).
+  "turnLog"
 ])
 
 /**
@@ -288,9 +290,10 @@ export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable"
 }
 
 /**
- * An append carried a {@link Fence} whose lease another holder has taken since (`current` is the token it is
- * held with now, 0 for a lease never taken): nothing was written. The writer lost the conversation (a runner
- * paused past its shards' expiry, then woke) and must end its CLI; the holder's chain stands.
+ * An append (or a write of the cluster's turn log: operation `turnLog`) carried a {@link Fence} whose lease
+ * another holder has taken since (`current` is the token it is held with now, 0 for a lease never taken):
+ * nothing was written. The writer lost the conversation (a runner paused past its shards' expiry, then woke)
+ * and must end its CLI; the holder's chain stands.
  *
  * @since 0.1.0
  * @category reasons

@@ -13,6 +13,7 @@ import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Walk from "../internal/walk.ts"
+import * as DeadBranch from "./internal/deadBranch.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as Keys from "./internal/keys.ts"
 import * as NotFound from "./internal/notFound.ts"
@@ -60,7 +61,10 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
  * - a local file lacking stored uuids, all of its own being stored, becomes the stored entries, followed by
  *   its entries without a uuid the store lacks (a title or tag set on this machine);
  * - a local file with uuids the store lacks, lacking some it holds, fails with `TranscriptConflict`; with
- *   `onConflict: "store"` it is moved aside (`<file>.aside-<time>`) and the stored entries written instead.
+ *   `onConflict: "store"` it is moved aside (`<file>.aside-<time>`) and the stored entries written instead;
+ * - with `onConflict: "store"` (a lease's holder), a branch that a fenced-out holder left (its cut turn, which
+ *   the next holder retried from the answer before it) is no part of the main transcript written, and a local
+ *   file holding it is moved aside too: the CLI would otherwise resume at that branch's end.
  * So materializing again writes nothing. Every file (the main transcript and its subpaths) is decided before
  * any is written: a conflict or a key that is not a name (`InvalidKey`) anywhere
  * writes nothing. Each file is written aside and then renamed, so a failed write leaves no partial transcript.
@@ -103,7 +107,8 @@ export const materialize = Effect.fnUntraced(function*(
       Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone)
     )
   }
-  const decide = (file: string, entries: ReadonlyArray<SessionStore.Entry>) =>
+  // `dead`: stored uuids left out (see `deadBranches`); a local file holding any is replaced like a conflict.
+  const decide = (file: string, entries: ReadonlyArray<SessionStore.Entry>, dead: ReadonlySet<string> = new Set()) =>
     Effect.gen(function*() {
       const markers = new Map(entries.flatMap((e) => typeof e.uuid === "string" ? [] : [[canonical(e), e] as const]))
       const found = yield* scan(file, markers)
@@ -112,7 +117,8 @@ export const materialize = Effect.fnUntraced(function*(
       const stored = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
       const storedOnly = [...stored].filter((uuid) => !local.uuids.has(uuid)).length
       const localOnly = [...local.uuids].filter((uuid) => !stored.has(uuid)).length
-      if (storedOnly > 0 && localOnly > 0 && target.onConflict === "store") {
+      const holdsDead = [...dead].some((uuid) => local.uuids.has(uuid))
+      if ((storedOnly > 0 || holdsDead) && localOnly > 0 && target.onConflict === "store") {
         return Option.some<Plan>({ file, aside: `${file}.aside-${Date.now()}`, head: entries, kept: new Set(), tail: "" })
       }
       if (storedOnly > 0 && localOnly > 0) {
@@ -156,7 +162,10 @@ export const materialize = Effect.fnUntraced(function*(
   yield* Keys.validateKey("materialize", { projectKey: target.projectKey })
   const main = yield* store.load(key)
   if (Option.isNone(main) || main.value.length === 0) return false
-  const plans = [yield* decide(path.join(dir, `${key.sessionId}.jsonl`), main.value)]
+  // A lease's holder resumes the store's chain: the branches a holder fenced out left are not written.
+  const dead = target.onConflict === "store" ? DeadBranch.deadBranches(main.value) : new Set<string>()
+  const live = dead.size === 0 ? main.value : main.value.filter((entry) => typeof entry.uuid !== "string" || !dead.has(entry.uuid))
+  const plans = [yield* decide(path.join(dir, `${key.sessionId}.jsonl`), live, dead)]
   // A subagent's metadata is stored among its entries (as the CLI mirrors it) and goes back to its sidecar.
   const sidecars: Array<readonly [file: string, metadata: SessionStore.Entry]> = []
   for (const subpath of yield* store.listSubkeys(key)) {

@@ -123,7 +123,11 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
   // `findProjects` looks a session up by its id alone.
   yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${summariesName}_by_session`)} ON ${summaries} (session_id)`
   // A database the index is new to has its sessions indexed below, once.
-  const indexed = yield* Effect.isSuccess(sql`SELECT 1 FROM ${toolCalls} WHERE 1 = 0`)
+  // Asked of the catalog, not by a query that fails: a failed statement would abort a transaction the store is made in.
+  const indexed = (yield* sql.onDialectOrElse({
+    pg: () => sql<{ readonly found: unknown }>`SELECT to_regclass(quote_ident(${toolCallsName})) AS found`,
+    orElse: () => sql<{ readonly found: unknown }>`SELECT name AS found FROM sqlite_master WHERE type = 'table' AND name = ${toolCallsName}`
+  })).some((row) => row.found !== null && row.found !== undefined)
   yield* sql`CREATE TABLE IF NOT EXISTS ${toolCalls} (
     project_key TEXT NOT NULL,
     session_id TEXT NOT NULL,
@@ -219,6 +223,7 @@ const make_ = Effect.fnUntraced(function*(options: Options, tableName: string) {
     const main = key.subpath === undefined
     return Effect.gen(function*() {
       if (fence !== undefined) {
+        yield* Fencing.idleLimit(sql)
         const [lease] = yield* sql<{ readonly token: number | string }>`
           SELECT token FROM ${leases} WHERE lease = ${fence.lease} ${forShare}`
         const current = Number(lease?.token ?? 0)

@@ -27,8 +27,8 @@ const losing = Layer.effect(
   Effect.map(TurnLog.makeMemory, (log) =>
     TurnLog.TurnLog.of({
       ...log,
-      finish: (entityId, turnId, messages) =>
-        turnId === "lost" ? Effect.andThen(log.finish(entityId, turnId, messages), Effect.never) : log.finish(entityId, turnId, messages)
+      finish: (entityId, turnId, messages, fence) =>
+        Effect.andThen(log.finish(entityId, turnId, messages, fence), turnId === "lost" ? Effect.never : Effect.void)
     }))
 )
 

@@ -40,8 +40,45 @@ const logs: ReadonlyArray<readonly [string, () => Layer.Layer<TurnLog.TurnLog, u
     )]
 ]
 
+// A holder (token 1) that lost the entity to another (token 2) and writes on when it wakes: refused, and the
+// log keeps the new holder's record.
+const fencedWrites = Effect.gen(function*() {
+  const log = yield* TurnLog.TurnLog
+  const [stale, holder] = [{ lease: "AgentSession/e", token: 1 }, { lease: "AgentSession/e", token: 2 }]
+  const answer = messages.slice(0, 2)
+  yield* log.claim("e", stale)
+  assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+  yield* log.setSessionId("e", "s1", stale)
+  yield* log.claim("e", holder)
+  assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2 })
+  yield* log.setSessionId("e", "s1", holder)
+  yield* log.progress("e", "t1", answer, holder)
+  yield* log.setResumeAt("e", "a2", holder)
+  yield* log.finish("e", "t1", answer, holder)
+  const refusals = yield* Effect.forEach([
+    log.claim("e", stale),
+    log.setSessionId("e", "s-stale", stale),
+    log.setResumeAt("e", "a-stale", stale),
+    log.progress("e", "t1", messages, stale),
+    log.finish("e", "t1", messages, stale)
+  ], (write) => Effect.flip(write))
+  assert.deepStrictEqual(
+    refusals.map(({ reason }) => reason._tag === "Fenced" ? [reason.operation, reason.key, reason.token, reason.current] : reason._tag),
+    Array.from({ length: 5 }, () => ["turnLog", "e", 1, 2])
+  )
+  const done = yield* log.begin("e", "t1", "hello")
+  assert.deepStrictEqual(done._tag === "Done" ? done.messages.map(Message.encodeMessage) : done, answer.map(Message.encodeMessage))
+  assert.deepStrictEqual([yield* log.sessionId("e"), yield* log.resumeAt("e")], ["s1", "a2"])
+  // Another entity's claims are its own; a write without a fence is not checked.
+  yield* log.claim("f", stale)
+  yield* log.setResumeAt("e", "a3")
+  assert.strictEqual(yield* log.resumeAt("e"), "a3")
+})
+
 describe("TurnLog", () => {
   for (const [name, layer] of logs) {
+    it.effect(`${name}: a holder's writes with a stale token are refused`, () => fencedWrites.pipe(Effect.provide(layer())))
+
     it.effect(`${name}: attempts, the stored answer, and another prompt under a known id`, () =>
       Effect.gen(function*() {
         assert.isAbove(messages.length, 0)
@@ -181,6 +218,12 @@ describe("TurnLog in SQL: retention", () => {
 })
 
 describe("TurnLog in PostgreSQL", () => {
+  it.live("a holder's writes with a stale token are refused", () =>
+    Effect.gen(function*() {
+      const { database, host, port, username } = yield* Postgres.start
+      yield* fencedWrites.pipe(Effect.provide(TurnLog.layerSql().pipe(Layer.provide(PgClient.layer({ host, port, username, database })))))
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
   // Two runners beginning one turn at once (the old holder's attempt and the new one's): the second begin
   // comes while the first's transaction is open, and waits for it.
   it.live("two begins of one turn at once: attempts 1 and 2, never 1 twice", () =>
