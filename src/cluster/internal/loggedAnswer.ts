@@ -8,7 +8,6 @@
  *
  * @internal
  */
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -41,25 +40,23 @@ export const guard = (log: TurnLog.Shape, entityId: string, turnId: string) =>
 <E, R>(events: Stream.Stream<TurnEvent, E, R>): Stream.Stream<TurnEvent, E, R> =>
   Stream.suspend(() => {
     let seen = 0
-    let lastAt = 0
+    let lastAt = Date.now()
+    const quiet = () => Date.now() - lastAt >= Duration.toMillis(silence)
+    // Counted a chunk at a time, as they come (a tap would split the chunks).
     const counted = events.pipe(
-      Stream.tap((event) =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
-          lastAt = now
-          seen = event._tag === "TurnMessage" ? seen + 1 : 0
-        })
-      )
+      Stream.mapArray((chunk) => {
+        lastAt = Date.now()
+        for (const event of chunk) seen = event._tag === "TurnMessage" ? seen + 1 : 0
+        return chunk
+      })
     )
     const watch = Effect.gen(function*() {
-      lastAt = yield* Clock.currentTimeMillis
       while (true) {
         yield* Effect.sleep(checkInterval)
         // The log is read only once the stream has gone quiet: a stream that brings events costs it nothing.
-        if ((yield* Clock.currentTimeMillis) - lastAt < Duration.toMillis(silence)) continue
+        if (!quiet()) continue
         const logged = yield* log.answer(entityId, turnId)
-        if (logged !== undefined && (yield* Clock.currentTimeMillis) - lastAt >= Duration.toMillis(silence)) {
-          return unseen(turnId, logged, seen)
-        }
+        if (logged !== undefined && quiet()) return unseen(turnId, logged, seen)
       }
     })
     return Stream.merge(counted, Stream.flatMap(Stream.fromEffect(watch), Stream.fromIterable), { haltStrategy: "either" })
