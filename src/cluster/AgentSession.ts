@@ -61,6 +61,7 @@ import * as Lease from "../store/Lease.ts"
 import type * as SessionStore from "../store/SessionStore.ts"
 import * as SparePool from "../SparePool.ts"
 import * as Drain from "./internal/drain.ts"
+import * as LoggedAnswer from "./internal/loggedAnswer.ts"
 import * as RetryNote from "./internal/retryNote.ts"
 import * as Rewind from "./internal/rewind.ts"
 import * as StalledCaller from "./internal/stalledCaller.ts"
@@ -149,6 +150,9 @@ const fencedOut = (error: SessionStore.SessionStoreError) => new CliError.Claude
 
 const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
+
+// How often a turn may start: once, and once more after a crash cut it short.
+const maxStarts = 2
 
 // `head` in the first chunk of `stream`, ahead of its first elements; alone when the stream ends or fails first.
 const withHead = <H>(head: H) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A | H, E, R> =>
@@ -378,7 +382,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       // re-delivered to the runner that takes the entity.
       if (!(yield* drain.admit)) return Stream.never
       yield* admitted
-      const begun = yield* log.begin(entityId, turnId, prompt)
+      // A refused re-ask is not counted as a start: the log keeps how often the turn really started.
+      const begun = yield* log.begin(entityId, turnId, prompt, maxStarts)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
         return Stream.make(
@@ -386,11 +391,11 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           ...begun.messages.map((message) => new TurnMessage({ message }))
         )
       }
-      if (begun.attempt > 2) {
-        return Stream.fail(
-          new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts: begun.attempt }) })
-        )
-      }
+      // `attempts` is the number of the refused attempt (a log that ignores `maxAttempts` counts it too).
+      const exhausted = (attempts: number) =>
+        Stream.fail(new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts }) }))
+      if (begun._tag === "Exhausted") return exhausted(begun.attempts + 1)
+      if (begun.attempt > maxStarts) return exhausted(begun.attempt)
       if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
       return run(turnId, prompt, begun)
     }))
@@ -534,7 +539,7 @@ export const make = <const Name extends string>(name: Name) => {
   return {
     entity,
     /** A client of the entity type: `(entityId) => { Turn, Send, ... }`. */
-    client: entity.client,
+    client: clientOf(entity),
     /**
      * Registers the entity type on the runner: requests run concurrently (so an `Interrupt` reaches a
      * streaming turn), turns one at a time. Needs a `ClaudeCli`, a `TurnLog`, `Sharding` and what the
@@ -543,6 +548,34 @@ export const make = <const Name extends string>(name: Name) => {
     layer: <R = never>(options: Options<R> = {}) => layerOf(entity, options)
   }
 }
+
+// The entity type's client. With a turn log at hand (a cluster layer's client has one), a `Turn` stream that
+// waits on a turn the log has finished ends from the log (see LoggedAnswer): no wait without an end.
+const clientOf = <Name extends string>(
+  entity: Entity.Entity<Name, Rpcs>
+): Entity.Entity<Name, Rpcs>["client"] =>
+  Effect.flatMap(Effect.serviceOption(TurnLog.TurnLog), (log) =>
+      Effect.map(entity.client, (make) => {
+        if (log._tag === "None") return make
+        const guarded: typeof make = (entityId) => {
+          const key = logKey(entity.type, entityId)
+          return new Proxy(make(entityId), {
+            get: (target, property, receiver) => {
+              const value = Reflect.get(target, property, receiver)
+              if (property !== "Turn") return value
+              return (payload: { readonly turnId: string; readonly prompt: string }, options?: {}) => {
+                const reply = value(payload, options)
+                // A stream of the turn's events: the `Turn` RPC's (an `asQueue` call gives a queue, left as is).
+                return Stream.isStream(reply)
+                  ? LoggedAnswer.guard(log.value, key, payload.turnId)(reply as Stream.Stream<TurnEvent, unknown, unknown>)
+                  : reply
+              }
+            }
+          })
+        }
+        return guarded
+      })
+  )
 
 /**
  * The key of an entity's turns and conversation in the {@link TurnLog.TurnLog}: its type's name (which has no

@@ -24,8 +24,9 @@ import * as SessionStore from "../store/SessionStore.ts"
  * What `begin` found for a turn id: a new turn (`attempt` 1), one that was started before and never finished
  * (a re-delivery: `attempt` counts the starts, this one included; `interrupted`, when they kept any with
  * `progress`, the messages with the tool calls and results of the attempts before; `promptId`, when one was
- * kept with `sent`, the uuid of the prompt the attempt before sent), one whose messages are known, or one that was
- * begun with another prompt (`Conflict`: nothing is counted).
+ * kept with `sent`, the uuid of the prompt the attempt before sent), one whose messages are known, one that was
+ * begun with another prompt (`Conflict`: nothing is counted), or one started as often as `begin`'s `maxAttempts`
+ * allows (`Exhausted`: `attempts`, the starts it had; this refusal is not counted).
  *
  * @since 0.1.0
  * @category models
@@ -39,6 +40,7 @@ export type Begin =
   }
   | { readonly _tag: "Done"; readonly messages: ReadonlyArray<Message.Message> }
   | { readonly _tag: "Conflict" }
+  | { readonly _tag: "Exhausted"; readonly attempts: number }
 
 /**
  * The settings an entity's RPCs changed (`SetModel`, `SetPermissionMode`), kept so that the entity's next
@@ -73,8 +75,9 @@ export interface Shape {
   /**
    * Marks the turn started (counting the attempt), or gives its stored messages when it finished before. The
    * log keeps a digest of the prompt (not the prompt), so a turn id asked again with another prompt is told.
+   * With `maxAttempts`, a turn started that often already is refused (`Exhausted`) and not counted again.
    */
-  readonly begin: (entityId: string, turnId: string, prompt: string) => Effect.Effect<Begin>
+  readonly begin: (entityId: string, turnId: string, prompt: string, maxAttempts?: number) => Effect.Effect<Begin>
   /**
    * Records that `fence` holds the entity from now on: writes with an older token are refused. Refused itself
    * when a newer token claimed the entity already. Returns once no write with an older token is under way.
@@ -90,6 +93,8 @@ export interface Shape {
    * files that attempt changed to that message (`rewind_files`). Replaced at each attempt.
    */
   readonly sent: (entityId: string, turnId: string, promptId: string) => Effect.Effect<void>
+  /** A finished turn's stored messages; `undefined` when it has not finished (or is not known). */
+  readonly answer: (entityId: string, turnId: string) => Effect.Effect<ReadonlyArray<Message.Message> | undefined>
   /** Stores a finished turn's messages, up to its result. */
   readonly finish: MessagesWrite
   /** The CLI session id the entity's conversation continues, once it has one. */
@@ -172,17 +177,23 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
       return current > fence.token ? Effect.fail(refused(entityId, fence, current)) : write
     })
   return TurnLog.of({
-    begin: (entityId, turnId, prompt) =>
+    begin: (entityId, turnId, prompt, maxAttempts) =>
       Ref.modify(turns, (map): [Begin, Map<string, Entry>] => {
         const entry = map.get(key(entityId, turnId))
         const promptDigest = digest(prompt)
         if (entry !== undefined && entry.digest !== promptDigest) return [{ _tag: "Conflict" }, map]
         if (entry?.messages !== undefined) return [{ _tag: "Done", messages: decodeAll(entry.messages) }, map]
+        if (exhausted(entry?.attempts ?? 0, maxAttempts)) return [{ _tag: "Exhausted", attempts: entry!.attempts }, map]
         const attempts = (entry?.attempts ?? 0) + 1
         return [
           started(attempts, entry?.progress, entry?.promptId),
           new Map(map).set(key(entityId, turnId), { ...entry, attempts, digest: promptDigest })
         ]
+      }),
+    answer: (entityId, turnId) =>
+      Effect.map(Ref.get(turns), (map) => {
+        const stored = map.get(key(entityId, turnId))?.messages
+        return stored === undefined ? undefined : decodeAll(stored)
       }),
     claim: (entityId, fence) =>
       Effect.flatten(Ref.modify(claims, (map): [Effect.Effect<void, SessionStore.SessionStoreError>, Map<string, number>] => {
@@ -220,6 +231,9 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
     setSettings: (entityId, value) => Ref.update(settings, (map) => new Map(map).set(entityId, value))
   })
 })
+
+// Whether a turn started `attempts` times may not start again.
+const exhausted = (attempts: number, maxAttempts: number | undefined) => maxAttempts !== undefined && attempts >= maxAttempts
 
 // A write of a holder whose token is older than the entity's `current` claim.
 const refused = (entityId: string, fence: SessionStore.Fence, current: number) =>
@@ -357,7 +371,7 @@ export const makeSql = (options: SqlOptions = {}) =>
       })
     // The turn's row is made first (attempt 0) and then read locked, so two runners beginning one turn take
     // turns: the second reads the first's attempt, never both attempt 1 (SQLite writes one at a time).
-    const begin = (entityId: string, turnId: string, prompt: string) =>
+    const begin = (entityId: string, turnId: string, prompt: string, maxAttempts: number | undefined) =>
       Effect.gen(function*() {
         const promptDigest = digest(prompt)
         yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest, updated_at)
@@ -377,13 +391,20 @@ export const makeSql = (options: SqlOptions = {}) =>
         if (row?.messages != null) {
           return { _tag: "Done", messages: decodeAll(JSON.parse(row.messages)) } as const
         }
-        const attempt = Number(row?.attempts ?? 0) + 1
+        const attempts = Number(row?.attempts ?? 0)
+        if (exhausted(attempts, maxAttempts)) return { _tag: "Exhausted", attempts } as const
+        const attempt = attempts + 1
         yield* sql`UPDATE ${turns} SET attempts = ${attempt}, updated_at = ${Date.now()}
           WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
         return started(attempt, row?.progress == null ? undefined : JSON.parse(row.progress), row?.prompt_id ?? undefined)
       }).pipe(sql.withTransaction)
     return TurnLog.of({
-      begin: (entityId, turnId, prompt) => Effect.orDie(begin(entityId, turnId, prompt)),
+      begin: (entityId, turnId, prompt, maxAttempts) => Effect.orDie(begin(entityId, turnId, prompt, maxAttempts)),
+      answer: (entityId, turnId) =>
+        sql<{ readonly messages: string | null }>`SELECT messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`.pipe(
+          Effect.map((rows) => rows[0]?.messages == null ? undefined : decodeAll(JSON.parse(rows[0].messages))),
+          Effect.orDie
+        ),
       claim,
       progress: (entityId, turnId, messages, fence) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))

@@ -207,6 +207,13 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       const exhausted = yield* Effect.flip(turn("e", "e-3", "echo: three"))
       assert.strictEqual(exhausted._tag, "AgentSessionError")
       assert.deepStrictEqual(exhausted._tag === "AgentSessionError" ? exhausted.reason : exhausted, new AgentSession.TurnRetriesExhausted({ turnId: "e-3", attempts: 3 }))
+      // Asked again, it is refused again, and the log still says two starts (refusals are not starts).
+      const refusedAgain = yield* Effect.flip(turn("e", "e-3", "echo: three"))
+      assert.strictEqual(refusedAgain.message, `Turn "e-3" was started 2 times without finishing; it is not retried again`)
+      assert.deepStrictEqual(
+        yield* log.begin(AgentSession.logKey("AgentSession", "e"), "e-3", "echo: three", 2),
+        { _tag: "Exhausted", attempts: 2 }
+      )
 
       // A finished turn's id with another prompt: neither the old answer nor a model request.
       const reused = yield* Effect.flip(turn("e", "e-1", "echo: something else"))

@@ -127,6 +127,18 @@ describe("TurnLog", () => {
         assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
       }).pipe(Effect.provide(layer())))
 
+    it.effect(`${name}: a turn started as often as allowed is refused, not counted again`, () =>
+      Effect.gen(function*() {
+        const log = yield* TurnLog.TurnLog
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 1 })
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 2 })
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
+        // Without a limit it starts again, counted from the starts it really had.
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3 })
+        assert.deepStrictEqual(yield* log.begin("e", "t1", "other", 2), { _tag: "Conflict" })
+      }).pipe(Effect.provide(layer())))
+
     it.effect(`${name}: an entity's settings`, () =>
       Effect.gen(function*() {
         const log = yield* TurnLog.TurnLog
