@@ -56,6 +56,8 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         yield* waitUntil(Effect.sync(() => fs.existsSync(runs))).pipe(within("60 seconds", "the tool", runners))
         victim.process.kill("SIGTERM")
         const lateTurn = yield* Effect.forkChild(collect(late!, `${late}-2`, `${late}: second`))
+        // Queued behind the running turn of its entity.
+        const queued = yield* Effect.forkChild(collect(busy, `${busy}-3`, `${busy}: third`))
 
         // The runner ends within its deadline and the margin, and nothing of its tree is left.
         const exited = yield* Effect.promise(() => victim.exited).pipe(
@@ -79,7 +81,14 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         assert.strictEqual(fs.readFileSync(runs, "utf8"), `${victim.mark}\n`)
         assert.deepStrictEqual(yield* attempts(busy, `${busy}-2`), [1])
 
-        // The late turn and the idle entity's next turn are answered by the other runner.
+        // The turns asked after the signal are answered by the other runner, started there once.
+        const after = yield* Fiber.join(queued).pipe(within("120 seconds", "the queued turn", runners))
+        assert.deepStrictEqual(after.filter((e) => e._tag === "TurnStarted"), [
+          new AgentSession.TurnStarted({ turnId: `${busy}-3`, attempt: 1 })
+        ])
+        assert.strictEqual(resultText(after), second(busy))
+
+        // So is the idle entity's next turn.
         const answered = yield* Fiber.join(lateTurn).pipe(within("120 seconds", "the late turn", runners))
         assert.deepStrictEqual(answered.filter((e) => e._tag === "TurnStarted"), [
           new AgentSession.TurnStarted({ turnId: `${late}-2`, attempt: 1 })
@@ -87,11 +96,11 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         assert.strictEqual(resultText(answered), second(late!))
         const next = yield* collect(idle, `${idle}-2`, `${idle}: second`).pipe(within("120 seconds", "the idle entity's turn", runners))
         assert.strictEqual(resultText(next), second(idle))
-        for (const name of [idle, late!]) assert.strictEqual((yield* client(name).Info()).runner, survivor.address, name)
+        for (const name of [idle, busy, late!]) assert.strictEqual((yield* client(name).Info()).runner, survivor.address, name)
 
         const requests = ScriptedServer.turnRequests(yield* server.requests)
         const turns = (name: string) => requests.filter((r) => r.conversation === name).map((r) => r.turn)
-        assert.deepStrictEqual([turns(busy), turns(late!), turns(idle)], [[0, 1, 2], [0, 1], [0, 1]])
+        assert.deepStrictEqual([turns(busy), turns(late!), turns(idle)], [[0, 1, 2, 3], [0, 1], [0, 1]])
       }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(drainDeadline)} seconds` }).pipe(
       Effect.scoped,
       Effect.provide(NodeServices.layer)
