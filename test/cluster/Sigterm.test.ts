@@ -22,6 +22,8 @@ const { collect, first, names, resultText, second, waitUntil, within } = Runners
 // Long enough for the 20 s shell command to end within it; the exit's margin covers the entities' hand-over.
 const drainDeadline = Duration.seconds(30)
 const exitMargin = Duration.seconds(20)
+// Short of the shell command that the turn cut by it runs.
+const cutDeadline = Duration.seconds(5)
 
 const attempts = (name: string, turnId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -102,6 +104,47 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         const turns = (name: string) => requests.filter((r) => r.conversation === name).map((r) => r.turn)
         assert.deepStrictEqual([turns(busy), turns(late!), turns(idle)], [[0, 1, 2, 3], [0, 1], [0, 1]])
       }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(drainDeadline)} seconds` }).pipe(
+      Effect.scoped,
+      Effect.provide(NodeServices.layer)
+    ), 400_000)
+
+  it.live("a turn cut by the drain deadline is retried by the other runner, marked", () =>
+    Runners.withCluster("binary", ({ cwd, moving: [name], runners, survivor, victim }) =>
+      Effect.gen(function*() {
+        const client = yield* AgentSession.client
+        assert.strictEqual(resultText(yield* collect(name, `${name}-1`, `${name}: first`)), first(name))
+        const cli = (yield* client(name).Info()).pid!
+
+        // The second turn runs a shell command that sleeps for minutes: the deadline cuts it.
+        const pidFile = path.join(cwd, Runners.toolPidFile(name))
+        const running = yield* Effect.forkChild(collect(name, `${name}-2`, Runners.toolPrompt(name)))
+        yield* waitUntil(Effect.sync(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").endsWith("\n")))
+          .pipe(within("60 seconds", "the tool", runners))
+        const tool = Number(fs.readFileSync(pidFile, "utf8"))
+        victim.process.kill("SIGTERM")
+
+        const exited = yield* Effect.promise(() => victim.exited).pipe(
+          Effect.as(true),
+          Effect.timeoutOrElse({ duration: Duration.sum(cutDeadline, exitMargin), orElse: () => Effect.succeed(false) })
+        )
+        assert.isTrue(exited, `the runner exits after SIGTERM: ${victim.stderr()}`)
+        yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
+          Effect.timeout(Runners.guardDeadline),
+          Effect.ignore
+        )
+        assert.deepStrictEqual(Runners.leftBehind(victim), [])
+        assert.deepStrictEqual([cli, tool].filter(Runners.isRunning), [])
+
+        // Started again on the other runner, the second start marked.
+        const events = yield* Fiber.join(running).pipe(within("120 seconds", "the retried turn", runners))
+        assert.deepStrictEqual(
+          events.filter((e) => e._tag === "TurnStarted"),
+          [1, 2].map((attempt) => new AgentSession.TurnStarted({ turnId: `${name}-2`, attempt }))
+        )
+        assert.strictEqual(resultText(events), second(name))
+        assert.deepStrictEqual(yield* attempts(name, `${name}-2`), [2])
+        assert.strictEqual((yield* client(name).Info()).runner, survivor.address)
+      }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(cutDeadline)} seconds` }).pipe(
       Effect.scoped,
       Effect.provide(NodeServices.layer)
     ), 400_000)
