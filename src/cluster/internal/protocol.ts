@@ -178,7 +178,7 @@ export const Turn = Rpc.make("Turn", {
   success: TurnEvent,
   error: AgentSessionError,
   stream: true
-}).annotate(ClusterSchema.Persisted, true).annotate(ClusterSchema.InterruptOnTermination, true)
+}).annotate(ClusterSchema.Persisted, true)
 
 /**
  * `Turn` without the cluster's persistence: for a caller that is durable itself (a workflow activity, re-run
