@@ -2,8 +2,9 @@
  * Two runner processes on one real PostgreSQL, the real CLI on the scripted model: a runner holding live sessions
  * (one idle with its CLI, one mid-turn in a shell command, one whose turn is asked after the signal) is sent
  * SIGTERM. It drains and exits within its drain deadline and a margin, leaving no process behind (the process
- * table); the running turn is answered once by it (the turn log, the scripted model's requests), the late turn
- * and the idle entity's next turn by the other runner.
+ * table); the running turn is answered once by it (the turn log, the scripted model's requests); the late turn,
+ * one queued behind the running one and the idle entity's next turn by the other runner. A turn the deadline cuts
+ * is retried there, marked. Both were answered with an interrupt before (their requests stored processed).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -32,6 +33,22 @@ const attempts = (name: string, turnId: string) =>
         WHERE entity_id = ${AgentSession.logKey("AgentSession", name)} AND turn_id = ${turnId}`),
       (rows) => rows.map((row) => Number(row.attempts))
     ))
+
+// The runner has exited within `deadline` and the margin, and nothing of its tree is left (the host-death guard
+// would end what is, within its deadline).
+const exitsWithin = (victim: Runners.Runner, deadline: Duration.Duration) =>
+  Effect.gen(function*() {
+    const exited = yield* Effect.promise(() => victim.exited).pipe(
+      Effect.as(true),
+      Effect.timeoutOrElse({ duration: Duration.sum(deadline, exitMargin), orElse: () => Effect.succeed(false) })
+    )
+    assert.isTrue(exited, `the runner exits after SIGTERM: ${victim.stderr()}`)
+    yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
+      Effect.timeout(Runners.guardDeadline),
+      Effect.ignore
+    )
+    assert.deepStrictEqual(Runners.leftBehind(victim), [])
+  })
 
 describe("Cluster.layerPostgres: SIGTERM", () => {
   it.live("a runner with live sessions drains, exits within its deadline and leaves nothing behind", () =>
@@ -62,16 +79,7 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         const queued = yield* Effect.forkChild(collect(busy, `${busy}-3`, `${busy}: third`))
 
         // The runner ends within its deadline and the margin, and nothing of its tree is left.
-        const exited = yield* Effect.promise(() => victim.exited).pipe(
-          Effect.as(true),
-          Effect.timeoutOrElse({ duration: Duration.sum(drainDeadline, exitMargin), orElse: () => Effect.succeed(false) })
-        )
-        assert.isTrue(exited, `the runner exits after SIGTERM: ${victim.stderr()}`)
-        yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
-          Effect.timeout(Runners.guardDeadline),
-          Effect.ignore
-        )
-        assert.deepStrictEqual(Runners.leftBehind(victim), [])
+        yield* exitsWithin(victim, drainDeadline)
         assert.deepStrictEqual(clis.filter(Runners.isRunning), [])
 
         // The running turn finished there, once: one start, its tool run once, the model asked once a step.
@@ -123,16 +131,7 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         const tool = Number(fs.readFileSync(pidFile, "utf8"))
         victim.process.kill("SIGTERM")
 
-        const exited = yield* Effect.promise(() => victim.exited).pipe(
-          Effect.as(true),
-          Effect.timeoutOrElse({ duration: Duration.sum(cutDeadline, exitMargin), orElse: () => Effect.succeed(false) })
-        )
-        assert.isTrue(exited, `the runner exits after SIGTERM: ${victim.stderr()}`)
-        yield* waitUntil(Effect.sync(() => Runners.leftBehind(victim).length === 0)).pipe(
-          Effect.timeout(Runners.guardDeadline),
-          Effect.ignore
-        )
-        assert.deepStrictEqual(Runners.leftBehind(victim), [])
+        yield* exitsWithin(victim, cutDeadline)
         assert.deepStrictEqual([cli, tool].filter(Runners.isRunning), [])
 
         // Started again on the other runner, the second start marked.
