@@ -51,6 +51,8 @@ const script: Script.Script = {
     Script.conversation(name, mentions(slowToolPrompt(name)), [
       Script.turn(first(name)),
       Script.turn([Script.text("Running it."), Script.toolUse("Bash", { command: slowToolCommand(name) })]),
+      // The tool's answer, then a next turn's.
+      Script.turn(second(name)),
       Script.turn(second(name))
     ]),
     Script.conversation(name, mentions(writePrompt(name)), [

@@ -418,7 +418,18 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const ended = yield* Deferred.make<void>()
       const answered = yield* Deferred.make<void>()
       const admitted = yield* Ref.make(false)
-      yield* Stream.runIntoQueue(produce(turnId, prompt, Ref.set(admitted, true)), events).pipe(
+      // Interrupted, the turn is not ended for its caller: the entity's scope is closing (the runner stops or
+      // lets the entity go), and the cluster leaves the request for the entity's next runner only when it is the
+      // cluster that interrupts the caller, which it does next in that close. An interrupt passed on here came
+      // first and was stored as the request's answer, processed: the turn lost, its caller ended empty-handed.
+      yield* Stream.runForEachArray(produce(turnId, prompt, Ref.set(admitted, true)), (chunk) => Queue.offerAll(events, chunk)).pipe(
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit)
+            ? Queue.end(events)
+            : Cause.hasInterrupts(exit.cause)
+            ? Effect.void
+            : Queue.failCause(events, exit.cause)
+        ),
         Effect.ensuring(Deferred.succeed(ended, undefined)),
         Effect.forkIn(entityScope)
       )
