@@ -156,13 +156,16 @@ export const run = (options: Options) =>
           until,
           pauseMillis: options.pauseMillis,
           sessions: group.sessions.flatMap((session) => {
-            const turns = (key: "asked" | "answered") =>
-              new Set(lines.flatMap((l) => key in l && (l as { session: string }).session === session ? [(l as any)[key] as string] : []))
-            const [asked, answered] = [turns("asked"), turns("answered")]
-            const waiting = [...asked].filter((id) => !answered.has(id)).sort()[0]
-            const next = Math.max(0, ...[...asked].map((id) => Number(id.slice(id.lastIndexOf("-t") + 2)))) + 1
+            const ofSession = lines.filter((l) => "session" in l && l.session === session)
+            const answered = new Set(ofSession.flatMap((l) => "answered" in l ? [l.answered] : []))
+            const refused = new Set(ofSession.flatMap((l) => "failed" in l && l.exhausted ? [l.failed] : []))
+            const number = (id: string) => Number(id.slice(id.lastIndexOf("-t") + 2))
+            // The turn it waited for is the last it asked (a client asks one turn of a session at a time), unless
+            // that one was answered or refused for good; turn numbers, not ids, give the order (t10 after t9).
+            const last = ofSession.flatMap((l) => "asked" in l ? [l.asked] : []).sort((a, b) => number(a) - number(b)).at(-1)
+            const waiting = last !== undefined && !answered.has(last) && !refused.has(last) ? last : undefined
             if (waiting === undefined && Date.now() >= until) return []
-            return [{ session, from: waiting === undefined ? next : Number(waiting.slice(waiting.lastIndexOf("-t") + 2)) }]
+            return [{ session, from: waiting !== undefined ? number(waiting) : last === undefined ? 1 : number(last) + 1 }]
           })
         }
         group.child = plan.sessions.length === 0 ? undefined : spawn(clientScript, { CLAUDE_CLUSTER_PG_URL: url, CHAOS_PLAN: JSON.stringify(plan) })
