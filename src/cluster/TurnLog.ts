@@ -170,6 +170,12 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   // The newest token that claimed each entity.
   const claims = yield* Ref.make(new Map<string, number>())
   const key = (entityId: string, turnId: string) => JSON.stringify([entityId, turnId])
+  // Sets fields of a begun turn's entry; nothing for a turn never begun (a begin records the digest first).
+  const change = (entityId: string, turnId: string, fields: Partial<Entry>) =>
+    Ref.update(turns, (map) => {
+      const entry = map.get(key(entityId, turnId))
+      return entry === undefined ? map : new Map(map).set(key(entityId, turnId), { ...entry, ...fields })
+    })
   // `write` unless a newer token than `fence`'s claimed the entity; one step, so no claim comes between.
   const fenced = (entityId: string, fence: SessionStore.Fence | undefined, write: Effect.Effect<void>) =>
     fence === undefined ? write : Effect.flatMap(Ref.get(claims), (map) => {
@@ -203,24 +209,10 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
           : [Effect.void, new Map(map).set(entityId, fence.token)]
       })),
     progress: (entityId, turnId, messages, fence) =>
-      fenced(entityId, fence, Ref.update(turns, (map) => {
-        const entry = map.get(key(entityId, turnId))
-        if (entry === undefined) return map
-        return new Map(map).set(key(entityId, turnId), { ...entry, progress: messages.map(Message.encodeMessage) })
-      })),
-    sent: (entityId, turnId, promptId) =>
-      Ref.update(turns, (map) => {
-        const entry = map.get(key(entityId, turnId))
-        if (entry === undefined) return map
-        return new Map(map).set(key(entityId, turnId), { ...entry, promptId })
-      }),
+      fenced(entityId, fence, change(entityId, turnId, { progress: messages.map(Message.encodeMessage) })),
+    sent: (entityId, turnId, promptId) => change(entityId, turnId, { promptId }),
     finish: (entityId, turnId, messages, fence) =>
-      fenced(entityId, fence, Ref.update(turns, (map) => {
-        const entry = map.get(key(entityId, turnId))
-        // Finishing comes after a begin, which recorded the digest.
-        if (entry === undefined) return map
-        return new Map(map).set(key(entityId, turnId), { ...entry, messages: messages.map(Message.encodeMessage) })
-      })),
+      fenced(entityId, fence, change(entityId, turnId, { messages: messages.map(Message.encodeMessage) })),
     sessionId: (entityId) => Effect.map(Ref.get(sessions), (map) => map.get(entityId)),
     setSessionId: (entityId, sessionId, fence) =>
       fenced(entityId, fence, Ref.update(sessions, (map) => new Map(map).set(entityId, sessionId))),
