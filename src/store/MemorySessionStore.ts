@@ -54,10 +54,7 @@ export const make = (): SessionStore.Shape => {
         held.mtime = Date.now()
         if (key.subpath === undefined) {
           held.summary = SessionStore.foldSummary(held.summary, added)
-          for (const row of ToolCalls.rowsOf(added, held.mtime)) {
-            const known = held.calls.get(row.toolUseId)
-            held.calls.set(row.toolUseId, known === undefined ? row : ToolCalls.merge(known, row))
-          }
+          for (const row of ToolCalls.rowsOf(added, held.mtime)) ToolCalls.addTo(held.calls, row)
         }
         return Effect.void
       }),

@@ -72,16 +72,18 @@ const hasToolBlock = (entry: SessionStore.Entry): boolean => {
     content.some((block) => typeof block === "object" && block !== null && (block.type === "tool_use" || block.type === "tool_result"))
 }
 
+/** Adds a row to rows by tool use id, merged with the one held for its call. */
+export const addTo = (rows: Map<string, Row>, row: Row): void => {
+  const held = rows.get(row.toolUseId)
+  rows.set(row.toolUseId, held === undefined ? row : merge(held, row))
+}
+
 /**
  * The rows of entries appended to a main transcript, one per tool use id (merged within the batch). Entries
  * are read as the queries read them: decoded as transcript entries, then as messages.
  */
 export const rowsOf = (entries: ReadonlyArray<SessionStore.Entry>, writtenAt: number): Array<Row> => {
   const rows = new Map<string, Row>()
-  const add = (row: Row) => {
-    const held = rows.get(row.toolUseId)
-    rows.set(row.toolUseId, held === undefined ? row : merge(held, row))
-  }
   for (const entry of entries) {
     if (!hasToolBlock(entry)) continue
     const decoded = Transcript.decodeEntry(entry)
@@ -94,11 +96,11 @@ export const rowsOf = (entries: ReadonlyArray<SessionStore.Entry>, writtenAt: nu
     const apiError = message._tag === "AssistantMessage" && message.error !== undefined
     for (const block of ContentBlock.blocks(message.message.content)) {
       if (block._tag === "ToolUseBlock") {
-        add({ ...common, toolUseId: block.id, tool: block.name, outcome: apiError ? "error" : null, ...inputOf(block.name, block.input) })
+        addTo(rows, { ...common, toolUseId: block.id, tool: block.name, outcome: apiError ? "error" : null, ...inputOf(block.name, block.input) })
       } else if (block._tag === "ToolResultBlock") {
         const meta = message._tag === "UserMessage" ? Permission.toolResultMeta(message, block.tool_use_id) : undefined
         const outcome: Outcome = Permission.isPermissionDenied(block, meta) ? "denied" : block.isError ? "error" : "ok"
-        add({ ...common, toolUseId: block.tool_use_id, tool: null, outcome, command: null, path: null, url: null })
+        addTo(rows, { ...common, toolUseId: block.tool_use_id, tool: null, outcome, command: null, path: null, url: null })
       }
     }
   }
