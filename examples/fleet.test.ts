@@ -9,7 +9,7 @@ import { Cluster } from "../src/cluster/index.ts"
 import { Budget, CliSlots } from "../src/governance/index.ts"
 import { Process } from "../src/process/index.ts"
 import { Script, Scripted, ScriptedServer } from "../src/testing/index.ts"
-import { fleet, service } from "./fleet.ts"
+import { fleet, runJob, service } from "./fleet.ts"
 
 // The CLIs this process runs, from the process table: its children that are not a guard's `/bin/sh` watcher.
 const liveClis = () =>
@@ -29,6 +29,14 @@ const script = Script.make([
   Script.turn(Script.toolUse("Bash", { command: "rm -rf build" }), { eventDelay: "20 millis" }),
   Script.turn("Triaged.", { eventDelay: "50 millis" })
 ])
+
+// The fleet's entities on the test cluster, the scripted model behind their CLIs, two CLI slots, $0.002 for acme.
+const provideFleet = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.provide(service.pipe(Layer.provideMerge(Cluster.layerTest), Layer.provideMerge(Scripted.layerWith(script)))),
+    Effect.provide(Layer.provideMerge(CliSlots.layer({ max: 2, maxWait: "1 minute" }), Process.nodeSpawner)),
+    Effect.provide(Layer.merge(NodeServices.layer, Budget.layerMemory({ limits: { acme: { usd: 0.002 } } })))
+  )
 
 describe("fleet", () => {
   it.live("two CLIs at most, every call by the policy file, the jobs past the budget refused", () =>
@@ -66,9 +74,18 @@ describe("fleet", () => {
       const spent = yield* Effect.flatMap(Budget.Budget, (budget) => budget.spent("acme"))
       assert.closeTo(spent.usd, lines.reduce((sum, line) => sum + line.costUsd, 0), 1e-9)
       assert.isAbove(spent.usd, 0.002)
-    }).pipe(
-      Effect.provide(service.pipe(Layer.provideMerge(Cluster.layerTest), Layer.provideMerge(Scripted.layerWith(script)))),
-      Effect.provide(Layer.provideMerge(CliSlots.layer({ max: 2, maxWait: "1 minute" }), Process.nodeSpawner)),
-      Effect.provide(Layer.merge(NodeServices.layer, Budget.layerMemory({ limits: { acme: { usd: 0.002 } } })))
-    ), { timeout: 180_000 })
+    }).pipe(provideFleet), { timeout: 180_000 })
+
+  it.live("a job the budget stops reports what its CLI charged", () =>
+    Effect.gen(function*() {
+      const budget = yield* Budget.Budget
+      // Nearly spent: the job starts, its first message's estimate crosses the limit, its CLI is interrupted.
+      yield* budget.charge("acme", { usd: 0.0019, tokens: 0 })
+      const line = yield* runJob("acme/issue-1")
+      assert.match(line.budget ?? "", /^Budget acme: \$0\.00\d+ spent of \$0\.0020; the run was stopped$/)
+      // The interrupted turn's result is the job's line's: the model's answer to its first request cost something.
+      assert.isAbove(line.costUsd, 0)
+      const spent = yield* budget.spent("acme")
+      assert.closeTo(spent.usd - 0.0019, line.costUsd, 1e-9)
+    }).pipe(provideFleet), { timeout: 180_000 })
 })

@@ -33,17 +33,18 @@ export const service = Layer.unwrap(Effect.gen(function*() {
 }))
 
 // A job: one turn of its entity, then its CLI is closed (its slot goes to the next job). What it did, what the
-// CLI says it cost, and why it stopped when the budget stopped it.
+// CLI says it cost, and why it stopped when the budget stopped it. A job the budget stops mid-turn still gets
+// its turn's messages, the result (with what the budget was charged) among them, before the `OverBudget`
+// failure: that is taken as the last event, so that what came before it is kept.
 export const runJob = (entityId: string) =>
   Effect.gen(function*() {
     const client = (yield* AgentSession.client)(entityId)
     const events = yield* client.Turn({ turnId: `${entityId}#1`, prompt: `Triage ${entityId}` }).pipe(
-      Stream.runCollect,
-      Effect.map((events) => ({ events, budget: undefined })),
-      Effect.catchReason("AgentSessionError", "OverBudget", (reason) => Effect.succeed({ events: [], budget: reason.message }))
+      Stream.catchReason("AgentSessionError", "OverBudget", Stream.succeed),
+      Stream.runCollect
     )
     yield* client.Close()
-    const messages = events.events.flatMap((event) => event._tag === "TurnMessage" ? [event.message] : [])
+    const messages = events.flatMap((event) => event._tag === "TurnMessage" ? [event.message] : [])
     const result = messages.findLast((m) => m._tag === "ResultSuccess" || m._tag === "ResultError")
     return {
       entityId,
@@ -52,7 +53,7 @@ export const runJob = (entityId: string) =>
       refusedTools: result?._tag === "ResultSuccess" || result?._tag === "ResultError"
         ? (result.permission_denials ?? []).map((denial) => denial.tool_name)
         : [],
-      budget: events.budget
+      budget: events.find((event) => event._tag === "OverBudget")?.message
     }
   })
 
