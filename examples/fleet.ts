@@ -33,9 +33,9 @@ export const service = Layer.unwrap(Effect.gen(function*() {
 }))
 
 // A job: one turn of its entity, then its CLI is closed (its slot goes to the next job). What it did, what the
-// CLI says it cost, and why it stopped when the budget stopped it. A job the budget stops mid-turn still gets
-// its turn's messages, the result (with what the budget was charged) among them, before the `OverBudget`
-// failure: that is taken as the last event, so that what came before it is kept.
+// CLI says it cost, and why it stopped when the budget stopped it. A turn the budget stops midway still streams
+// its messages, its result (what the budget was charged) among them, before it fails with `OverBudget`: the
+// failure is caught on the stream, as its last event, so that those messages are kept.
 export const runJob = (entityId: string) =>
   Effect.gen(function*() {
     const client = (yield* AgentSession.client)(entityId)

@@ -137,7 +137,8 @@ export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | 
   /**
    * The key whose budget each turn runs under (a `Budget` of effect-claude-code/governance in the runner's
    * context): a turn is refused before its CLI starts when the key has reached a limit, and interrupted after
-   * the message that crosses one; both fail with `OverBudget`. A function gives each entity its key.
+   * the message that crosses one; both fail with `OverBudget`. An interrupted turn's messages come before its
+   * failure, its result (the cost the budget was charged) among them. A function gives each entity its key.
    */
   readonly budget?: string | ((entityId: string) => string) | undefined
 }
