@@ -60,6 +60,8 @@ describe("fleet", () => {
         assert.match(line.budget ?? "", /^Budget acme: \$0\.00\d+ spent of \$0\.0020; the run was refused$/)
         assert.strictEqual(line.costUsd, 0)
       }
+      // A stopped job's turn was answered before its interrupt: its line has that result's cost.
+      for (const line of stopped) assert.isAbove(line.costUsd, 0)
       // The policy file's `deny tool:Bash & command:"rm *"` refused each answered job's call.
       for (const line of answered) assert.deepStrictEqual(line.refusedTools, ["Bash"])
       const server = yield* ScriptedServer.ScriptedServer
