@@ -140,11 +140,12 @@ export const makeFilter = (
   }
 
   // The kind of a whole line (from `start` to its terminator at `nl`, or the end of the input) when it is told.
-  const tell = (bytes: Buffer, start: number, nl: number, ascii: boolean): string | undefined => {
+  // `utf8`: the line is known to be UTF-8 (its chunk's whole lines are).
+  const tell = (bytes: Buffer, start: number, nl: number, utf8: boolean): string | undefined => {
     const end = nl > start && bytes[nl - 1] === CR ? nl - 1 : nl
     if (end === start) return undefined
     const kind = plainKind(bytes, start, end)
-    return kind === undefined || (!ascii && !nodeBuffer.isUtf8(bytes.subarray(start, end))) ? undefined : kind
+    return kind === undefined || (!utf8 && !nodeBuffer.isUtf8(bytes.subarray(start, end))) ? undefined : kind
   }
   // A told line: the untold bytes before it go first, so that the lines are counted in their order.
   const told = (line: number, kind: string, bytes: Buffer, from: number, to: number, terminated: boolean) => {
@@ -198,7 +199,6 @@ export const makeFilter = (
 
   const push = (chunk: Uint8Array): void => {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length)
-    const ascii = nodeBuffer.isAscii(bytes)
     let start = 0
     // Untold bytes from `from` on, given to the splitter in one piece once a told line (or the chunk) ends them.
     let from = 0
@@ -208,6 +208,10 @@ export const makeFilter = (
       finishSpanning(bytes.subarray(0, nl + 1), true)
       start = from = nl + 1
     }
+    // The chunk's whole lines checked at once (a terminator is never inside a character): when they are not all
+    // UTF-8, each told line is checked alone.
+    const whole = bytes.lastIndexOf(LF) + 1
+    const utf8 = nodeBuffer.isAscii(bytes) || (whole > start && nodeBuffer.isUtf8(bytes.subarray(start, whole)))
     while (start < bytes.length) {
       const nl = bytes.indexOf(LF, start)
       if (nl === -1) {
@@ -215,7 +219,7 @@ export const makeFilter = (
         return startSpanning(bytes.subarray(start))
       }
       lineNo++
-      const kind = tell(bytes, start, nl, ascii)
+      const kind = tell(bytes, start, nl, utf8)
       if (kind !== undefined) {
         told(lineNo, kind, bytes, from, start, true)
         from = nl + 1
