@@ -288,7 +288,7 @@ const stats = Command.make(
     ),
     everyLine: Flag.Boolean("every-line").pipe(
       Flag.withDescription(
-        "check every transcript line through its schema, for about 1.7 times the CPU: by default a line that holds " +
+        "check every transcript line through its schema, for about 1.6 times the CPU: by default a line that holds " +
           "nothing counted but its kind (an attachment, a request record, a prompt) is counted by its type, told " +
           "from its bytes, so one broken inside counts as decoded, not failed or unfit"
       ),
