@@ -60,8 +60,8 @@ describe("a bookkeeping entry that does not fit", () => {
   const { configDir, project } = configWith(withLine3(brokenTitle))
   afterAll(() => fs.rmSync(configDir, { recursive: true, force: true }))
 
-  it("stats counts it and tells it, and exits 0", () => {
-    const json = Run.cli(["stats", "--format", "json", project])
+  it("stats --every-line counts it and tells it, and exits 0", () => {
+    const json = Run.cli(["stats", "--format", "json", "--every-line", project])
     assert.strictEqual(json.status, 0, json.stderr)
     const [file] = JSON.parse(json.stdout).files
     assert.strictEqual(file.lines, 5)
@@ -70,10 +70,18 @@ describe("a bookkeeping entry that does not fit", () => {
     assert.strictEqual(file.unfit, 1)
     assert.strictEqual(file.kinds["custom-title"], 1)
     assert.strictEqual(file.unfitLines[0].line, 3)
-    const pretty = Run.cli(["stats", project])
+    const pretty = Run.cli(["stats", "--every-line", project])
     assert.strictEqual(pretty.status, 0)
     assert.include(pretty.stdout, "unfit bookkeeping 1")
     assert.match(pretty.stdout, /line 3 unfit \(bookkeeping, counted\): .*"custom-title"[\s\S]*customTitle/)
+  })
+
+  it("stats counts it by its type, told from its bytes, and exits 0", () => {
+    const json = Run.cli(["stats", "--format", "json", project])
+    assert.strictEqual(json.status, 0, json.stderr)
+    const [file] = JSON.parse(json.stdout).files
+    assert.deepStrictEqual([file.lines, file.decoded, file.failed, file.unfit], [5, 5, 0, 0])
+    assert.strictEqual(file.kinds["custom-title"], 1)
   })
 
   it("view shows the conversation, tells the line, and exits 0", () => {

@@ -1,9 +1,9 @@
 /**
- * `stats` counts the transcript lines that hold nothing but their kind from their text, without parsing them
- * (`Stats.LineCheck` `"counted"`, `--counted-only`): the figures are those of the full path (`"every"`, the default: each line
- * through the schema) over the corpus, the fixtures and real-shaped inputs, and over lines made to mislead a
- * scan of the text; only a line of such a kind broken inside is counted otherwise (as decoded, not failed or unfit), which is why
- * it is not the default.
+ * `stats` counts the transcript lines that hold nothing but their kind from their bytes, without decoding or
+ * parsing them (`Stats.LineCheck` `"counted"`, the command's default): the figures are those of the full path
+ * (`"every"`, `--every-line`: each line through the schema) over the corpus, the fixtures and real-shaped inputs,
+ * and over lines made to mislead a scan of the bytes; only a line of such a kind broken inside is counted
+ * otherwise (as decoded, not failed or unfit).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -101,26 +101,56 @@ describe("stats fast path", () => {
       assert.deepStrictEqual([every[0]!.decoded, every[0]!.failed], [6, 4])
     }))
 
+  it("lines across reads, long lines, CRLF, BOMs, bad UTF-8 and a last line unended count as on the full path", () =>
+    withDir((dir) => {
+      const summary = (text: string) => JSON.stringify({ type: "summary", summary: text, leafUuid: "u" })
+      const at = { parentUuid: null, isSidechain: false, userType: "external", cwd: "/w", sessionId: "s", version: "2.1.1", uuid: "a", timestamp: "2026-01-01T00:00:00.000Z" }
+      const attachment = (text: string) => JSON.stringify({ ...at, attachment: { type: "file", content: text }, type: "attachment" })
+      const file = path.join(dir, "edges.jsonl")
+      const lines = [
+        // Lines of a few bytes to more than a read (64 KiB) and more than what is held to be told (8 MiB).
+        ...[10, 70_000, 200_000, 9 * 1024 * 1024].flatMap((n) => [summary("x".repeat(n)), attachment("é\"".repeat(n / 4))]),
+        "",
+        summary("crlf") + "\r",
+        "\ufeff" + summary("a BOM after the first line is data"),
+        "   ",
+        summary("last, no terminator")
+      ]
+      const text = Buffer.concat([
+        Buffer.from("\ufeff" + summary("a BOM on the first line") + "\n" + lines.join("\n").slice(0, -1 - summary("last, no terminator").length) + "\n"),
+        // A summary with bytes that are not UTF-8 inside its text, then the last line.
+        Buffer.from("{\"type\":\"summary\",\"summary\":\""), Buffer.from([0xff, 0xfe]), Buffer.from("\"}\n"),
+        Buffer.from(summary("last, no terminator"))
+      ])
+      fs.writeFileSync(file, text)
+      const { counted, every } = bothWays([file])
+      assert.deepStrictEqual(counted, every)
+      assert.deepStrictEqual([every[0]!.lines, every[0]!.decoded, every[0]!.failed, every[0]!.blank], [15, 11, 2, 2])
+    }))
+
   it("a line broken inside, of a kind that counts nothing else: told only when every line is checked", () =>
     withDir((dir) => {
       const file = path.join(dir, "broken-inside.jsonl")
-      // A summary without its summary text (an unfit bookkeeping line), one with a syntax error inside and a
-      // prompt without its message: objects of a known type as far as their ends show, broken inside.
+      // A summary without its summary text (an unfit bookkeeping line), one with a syntax error inside and an
+      // attachment without its envelope: objects of a known type as far as their ends show, broken inside. A
+      // prompt without its message is checked either way (prompts are never told by their bytes).
       fs.writeFileSync(
         file,
-        [{ type: "summary", summary: "s" }, { type: "summary", leafUuid: 7 }, { type: "user", uuid: "u" }]
-          .map((l) => JSON.stringify(l)).join("\n") + "\n{\"type\":\"summary\" broken}\n"
+        [{ type: "summary", summary: "s" }, { type: "summary", leafUuid: 7 }, { type: "attachment", uuid: "u" }]
+          .map((l) => JSON.stringify(l)).join("\n") + "\n{\"type\":\"summary\" broken}\n" +
+          JSON.stringify({ type: "user", uuid: "u" }) + "\n"
       )
       const { counted, every } = bothWays([file])
-      assert.deepStrictEqual([every[0]!.decoded, every[0]!.unfit, every[0]!.failed], [2, 1, 2])
-      assert.deepStrictEqual([counted[0]!.decoded, counted[0]!.unfit, counted[0]!.failed], [4, 0, 0])
-      assert.deepStrictEqual(counted[0]!.kinds, { summary: 3, user: 1 })
-      // The command checks every line unless told not to.
+      assert.deepStrictEqual([every[0]!.decoded, every[0]!.unfit, every[0]!.failed], [2, 1, 3])
+      assert.deepStrictEqual([counted[0]!.decoded, counted[0]!.unfit, counted[0]!.failed], [4, 0, 1])
+      assert.deepStrictEqual(counted[0]!.kinds, { summary: 3, attachment: 1 })
+      assert.deepStrictEqual(counted[0]!.failures.map((f) => f.line), [5])
+      // The command tells such lines by their bytes unless told to check every line.
       const figures = (args: ReadonlyArray<string>) => {
         const [stats] = JSON.parse(Run.cli(["stats", "--format", "json", ...args, file]).stdout).files
         return [stats.decoded, stats.unfit, stats.failed]
       }
-      assert.deepStrictEqual(figures([]), [2, 1, 2])
-      assert.deepStrictEqual(figures(["--counted-only"]), [4, 0, 0])
+      assert.deepStrictEqual(figures(["--every-line"]), [2, 1, 3])
+      assert.deepStrictEqual(figures([]), [4, 0, 1])
     }))
 })

@@ -175,7 +175,7 @@ export interface Counter {
   readonly push: (entry: Decode.DecodedLine | Decode.DecodeError) => void
   readonly pushEntry: (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => void
   readonly pushTranscriptEntry: (entry: TranscriptDecode.DecodedEntry | Decode.DecodeError) => void
-  /** A transcript line that holds nothing counted but its kind (see {@link plainKind}). */
+  /** A transcript line that holds nothing counted but its kind (see `plain.ts`). */
   readonly pushPlain: (line: number, kind: string) => void
   /** The file's figures, its messages left out where `seen` (if any) holds them; `seen` then holds them too. */
   readonly done: () => FileStats
