@@ -33,10 +33,15 @@ export const liveConfig = (env: Record<string, string>) => ({ executable, env })
 /**
  * The stand-in CLI through `child_process.spawn`, as the Agent SDK starts the CLI, with `env` over the
  * inherited environment; `exited` settles once the child has exited and its pipes have closed, and rejects if
- * it exited with a non-zero code.
+ * it exited with a non-zero code. `session`: started in a session of its own (`detached`, `setsid`), as
+ * `effect/process`'s spawner starts every process, so that its process group can be ended.
  */
-export const spawnNode = (env: Record<string, string>) => {
-  const child = childProcess.spawn(executable, [], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
+export const spawnNode = (env: Record<string, string>, session = false) => {
+  const child = childProcess.spawn(executable, [], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: session
+  })
   const exited = new Promise<void>((resolve, reject) => {
     child.once("close", (code) => (code === 0 ? resolve() : reject(exitError(code))))
   })

@@ -222,7 +222,7 @@ export const ratios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "
 }
 
 /** The variants measured over the real-shaped inputs. */
-export const realVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict", "f-sdk", "f-query", "f-cli"]
+export const realVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict", "f-sdk", "f-node", "f-session", "f-lib", "f-query", "f-cli"]
 
 /** A goal of the real-data run: a figure, the least (or most) it may be, and what it compares. */
 export interface Goal {
@@ -253,7 +253,11 @@ export const realRatios = (rows: ReadonlyArray<Row>, input: string, clock: Clock
     "d/a-bytes (split bytes + JSON.parse)": perRound("d-strict", "a-bytes"),
     "b/a-bytes": perRound("b-sdk", "a-bytes"),
     "f-cli/f-sdk (SDK reader on the child)": perRound("f-cli", "f-sdk"),
-    "f-query/f-sdk": perRound("f-query", "f-sdk")
+    "f-query/f-sdk": perRound("f-query", "f-sdk"),
+    "f-node/f-sdk (Decode vs the SDK reader, same pipe)": perRound("f-node", "f-sdk"),
+    "f-session/f-node (the child in a session of its own)": perRound("f-session", "f-node"),
+    "f-lib/f-session (effect/process spawner vs a Node pipe, both in own session)": perRound("f-lib", "f-session"),
+    "f-cli/f-lib (what ClaudeCli.query adds to ChildProcess + Decode)": perRound("f-cli", "f-lib")
   }
 }
 

@@ -76,9 +76,16 @@ const libraryChild = async (file: string): Promise<Tally> => {
   return { messages: await Effect.runPromise(program.pipe(Effect.provide(NodeServices.layer))), rejected: 0 }
 }
 
-/** The stand-in CLI through `child_process.spawn`, as the SDK starts the CLI; `read` consumes its stdout. */
-const nodeChild = async (file: string, read: (stdout: NodeJS.ReadableStream & Readable) => Promise<Tally>): Promise<Tally> => {
-  const { child, exited } = fakeCli.spawnNode(fakeCli.allAtOnce(file))
+/**
+ * The stand-in CLI through `child_process.spawn`, as the SDK starts the CLI (or, with `session`, in a session of
+ * its own, as `effect/process` does); `read` consumes its stdout.
+ */
+const nodeChild = async (
+  file: string,
+  read: (stdout: NodeJS.ReadableStream & Readable) => Promise<Tally>,
+  session = false
+): Promise<Tally> => {
+  const { child, exited } = fakeCli.spawnNode(fakeCli.allAtOnce(file), session)
   const tally = await read(child.stdout)
   await exited
   return tally
@@ -88,7 +95,7 @@ const nodeChild = async (file: string, read: (stdout: NodeJS.ReadableStream & Re
  * (f) `Decode.messages` over the same Node pipe as the SDK reader, through `NodeStream.fromReadable`:
  * against f-lib, what `effect/process`'s spawner adds (it pipes stdout through a `PassThrough`).
  */
-const libraryNodePipe = (file: string): Promise<Tally> =>
+const libraryNodePipe = (file: string, session = false): Promise<Tally> =>
   nodeChild(file, async (stdout) => {
     const Effect = await import("effect/Effect")
     const { runCount } = await import("effect/Stream")
@@ -96,7 +103,7 @@ const libraryNodePipe = (file: string): Promise<Tally> =>
     const Decode = await lib<typeof DecodeModule>("stream/Decode")
     const messages = await Effect.runPromise(runCount(NodeStream.fromReadable({ evaluate: () => stdout }).pipe(Decode.messages())))
     return { messages, rejected: 0 }
-  })
+  }, session)
 
 /** (f) The Agent SDK's own `query()` over the stand-in CLI: the SDK's reader, its message queue and iterator. */
 const sdkQuery = async (file: string): Promise<Tally> => {
@@ -124,7 +131,9 @@ export const variants: ReadonlyArray<Variant> = [
   { name: "e-filter", label: "(e) strict + filter", run: (f) => library(f, "filter") },
   { name: "e-partial", label: "(e) strict + partial assembler", run: (f) => library(f, "partial") },
   { name: "f-sdk", label: "(f) child stdout, SDK reader", run: (f) => nodeChild(f, (stdout) => baseline.sdkReadline(stdout)) },
-  { name: "f-node", label: "(f) child stdout, Node pipe + Decode", run: libraryNodePipe },
+  { name: "f-node", label: "(f) child stdout, Node pipe + Decode", run: (f) => libraryNodePipe(f) },
+  // f-node with the child in a session of its own, as f-lib and f-cli start it: against f-node, what that costs.
+  { name: "f-session", label: "(f) child stdout, Node pipe + Decode, child in its own session", run: (f) => libraryNodePipe(f, true) },
   { name: "f-lib", label: "(f) child stdout, ChildProcess + Decode", run: libraryChild },
   { name: "f-cli", label: "(f) child stdout, ClaudeCli.query (Live)", run: libraryCli },
   { name: "f-query", label: "(f) child stdout, the SDK's query()", run: sdkQuery }
