@@ -23,6 +23,8 @@ const { collect, first, names, resultText, second, waitUntil, within } = Runners
 // Long enough for the 20 s shell command to end within it; the exit's margin covers the entities' hand-over.
 const drainDeadline = Duration.seconds(30)
 const exitMargin = Duration.seconds(20)
+// Far longer than a runner with nothing to drain takes to exit.
+const longDeadline = Duration.minutes(5)
 // Short of the shell command that the turn cut by it runs.
 const cutDeadline = Duration.seconds(5)
 
@@ -112,6 +114,30 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         const turns = (name: string) => requests.filter((r) => r.conversation === name).map((r) => r.turn)
         assert.deepStrictEqual([turns(busy), turns(late!), turns(idle)], [[0, 1, 2, 3], [0, 1], [0, 1]])
       }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(drainDeadline)} seconds` }).pipe(
+      Effect.scoped,
+      Effect.provide(NodeServices.layer)
+    ), 400_000)
+
+  it.live("a runner that lost its entities in a pause exits at SIGTERM without waiting for its deadline", () =>
+    Runners.withCluster("binary", ({ cwd, moving: [name, idle], runners, survivor, victim }) =>
+      Effect.gen(function*() {
+        const client = yield* AgentSession.client
+        assert.strictEqual(resultText(yield* collect(name, `${name}-1`, `${name}: first`)), first(name))
+        assert.strictEqual(resultText(yield* collect(idle, `${idle}-1`, `${idle}: first`)), first(idle))
+        // Paused mid-tool, long past its shard locks: the other runner takes its entities and retries the turn.
+        const pidFile = path.join(cwd, Runners.toolPidFile(name))
+        const running = yield* Effect.forkChild(collect(name, `${name}-2`, Runners.toolPrompt(name)))
+        yield* waitUntil(Effect.sync(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").endsWith("\n")))
+          .pipe(within("60 seconds", "the tool", runners))
+        victim.process.kill("SIGSTOP")
+        const events = yield* Fiber.join(running).pipe(within("120 seconds", "the retried turn", runners))
+        assert.strictEqual(resultText(events), second(name))
+        assert.strictEqual((yield* client(name).Info()).runner, survivor.address)
+        // It has no turn left to drain: it exits without waiting for its (long) deadline.
+        victim.process.kill("SIGCONT")
+        victim.process.kill("SIGTERM")
+        yield* exitsWithin(victim, Duration.zero)
+      }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(longDeadline)} seconds` }).pipe(
       Effect.scoped,
       Effect.provide(NodeServices.layer)
     ), 400_000)
