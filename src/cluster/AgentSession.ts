@@ -550,7 +550,14 @@ const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, opti
     // Added after the registration, so run before it is undone: the turns finish while the sharding still
     // serves them (see Drain), for as long as the runner layer says.
     const deadline = yield* Drain.Deadline
-    yield* Effect.addFinalizer(() => drain.run(deadline))
+    const watch = yield* Drain.Watch
+    yield* Effect.addFinalizer(() =>
+      watch === undefined ? Effect.asVoid(drain.run(deadline)) : Effect.gen(function*() {
+        yield* watch.arm(deadline)
+        yield* watch.stage(`draining the turns of ${entity.type}`)
+        const cut = yield* drain.run(deadline)
+        yield* watch.stage(`handing its entities over (the drain of ${entity.type} ended with ${cut} turns still running)`)
+      }))
   }))
 
 /**

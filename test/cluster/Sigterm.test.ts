@@ -8,6 +8,7 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -15,6 +16,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Drain from "../../src/cluster/internal/drain.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import * as Runners from "./support/Runners.ts"
 
@@ -138,6 +140,35 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         victim.process.kill("SIGTERM")
         yield* exitsWithin(victim, Duration.zero)
       }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(longDeadline)} seconds` }).pipe(
+      Effect.scoped,
+      Effect.provide(NodeServices.layer)
+    ), 400_000)
+
+  it.live("a runner whose stop hangs past its deadline says what it did and ends", () =>
+    Runners.withCluster("binary", ({ runners, victim }) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // The runners' table locked while the runner stops: it cannot unregister itself.
+        const release = yield* Deferred.make<void>()
+        const locked = sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+          WHERE c.relname = 'cluster_runners' AND l.mode = 'AccessExclusiveLock' AND l.granted`
+        yield* sql.withTransaction(Effect.andThen(sql`LOCK TABLE cluster_runners IN ACCESS EXCLUSIVE MODE`, Deferred.await(release))).pipe(
+          Effect.ensuring(Deferred.succeed(release, undefined)),
+          Effect.orDie,
+          Effect.forkScoped
+        )
+        yield* waitUntil(Effect.map(Effect.orDie(locked), ([row]) => Number(row?.n) > 0)).pipe(within("30 seconds", "the lock", runners))
+        victim.process.kill("SIGTERM")
+        const exited = yield* Effect.promise(() => victim.exited).pipe(
+          Effect.as(true),
+          Effect.timeoutOrElse({ duration: Duration.sum(Duration.sum(cutDeadline, Drain.margin), exitMargin), orElse: () => Effect.succeed(false) })
+        )
+        yield* Deferred.succeed(release, undefined)
+        assert.isTrue(exited, `the runner ends: ${victim.stderr()}`)
+        assert.strictEqual(victim.process.exitCode, 1)
+        assert.include(victim.stderr(), "handing its entities over")
+        assert.include(victim.stderr(), "ending its process")
+      }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(cutDeadline)} seconds` }).pipe(
       Effect.scoped,
       Effect.provide(NodeServices.layer)
     ), 400_000)
