@@ -227,7 +227,7 @@ export interface PostgresOptions {
  * runner that takes the entity), and their running turns finish and answer, up to `drainDeadline` (60 s); then
  * it hands its shards over. A turn that finished during the drain is never retried; one cut by the deadline is
  * re-delivered elsewhere and runs again, its `TurnStarted` saying `attempt: 2`. A runner whose stop still goes on
- * 30 seconds past its deadline (something it waits on does not end) says on stderr what it was doing and ends
+ * 15 seconds past its deadline (something it waits on does not end) says on stderr what it was doing and ends
  * its process (exit code 1).
  *
  * @since 0.1.0

@@ -184,7 +184,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.include(body, "which number?")
     }).pipe(Effect.provide(env({ maxIdleTime: "1 second" }))), 90_000)
 
-  it.live("a turn id seen before is answered from the log; a re-delivered one is retried once and marked", () =>
+  it.live("a turn id seen before is answered from the log; a re-delivered one is retried and marked", () =>
     Effect.gen(function*() {
       const first = yield* turn("e", "e-1", "echo: one")
       const requestsAfterFirst = (yield* modelRequests("echo")).length

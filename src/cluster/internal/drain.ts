@@ -55,12 +55,12 @@ export const make: Effect.Effect<Drain> = Effect.gen(function*() {
 })
 
 /** How long past its drain deadline a stopping runner may take to hand its entities over and close. */
-export const margin: Duration.Duration = Duration.seconds(30)
+export const margin: Duration.Duration = Duration.seconds(15)
 
 export interface Watchdog {
   /** Starts the watch, when a runner begins to stop (once: later calls change nothing). */
   readonly arm: (deadline: Duration.Input) => Effect.Effect<void>
-  /** What the stopping runner does now, for the watchdog to say if it has to end the process. */
+  /** What the stopping runner does now (said on stderr, and again if the watchdog has to end the process). */
   readonly stage: (what: string) => Effect.Effect<void>
 }
 
@@ -86,7 +86,7 @@ export const layerWatchdog = Layer.effect(Watch, Effect.gen(function*() {
         const limit = Duration.sum(Duration.fromInputUnsafe(deadline), margin)
         timer = setTimeout(() => {
           process.stderr.write(
-            `effect-claude-code: the runner still stops ${Duration.format(limit)} after it began to (drain deadline ` +
+            `effect-claude-code: the runner still stops ${Duration.format(limit)} after it began (drain deadline ` +
               `${Duration.format(Duration.fromInputUnsafe(deadline))}), ${now}: ending its process\n`
           )
           process.exit(1)
@@ -96,6 +96,7 @@ export const layerWatchdog = Layer.effect(Watch, Effect.gen(function*() {
       }),
     stage: (what) => Effect.sync(() => {
       now = what
+      process.stderr.write(`effect-claude-code: the runner stops, ${what}\n`)
     })
   } satisfies Watchdog
 }))
