@@ -255,6 +255,10 @@ export const layerPostgres = (
       : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })
   const drain = Layer.succeed(Drain.Deadline, options.drainDeadline ?? Drain.defaultDeadline)
   return Layer.mergeAll(sharding, tables(options.turnRetention), NodeFileSystem.layer, NodePath.layer, drain).pipe(
+    // Closed once the sharding is shut down, before the database connections.
+    Layer.provideMerge(Layer.effectDiscard(Effect.addFinalizer(() =>
+      Effect.flatMap(Drain.Watch, (watch) => watch === undefined ? Effect.void : watch.stage("closing its database connections"))
+    ))),
     Layer.provideMerge(pgClient(options.url)),
     // Built first, so closed last: a runner's stop is watched until its database connections are closed.
     Layer.provideMerge(options.runnerAddress === undefined ? Layer.empty : Drain.layerWatchdog)
