@@ -404,8 +404,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
       // The runner drains: the turn is not started (nor counted in the log); its request stays, to be
       // re-delivered to the runner that takes the entity.
-      if (!(yield* drain.admit)) return Stream.never
-      yield* admitted
+      // Counted and marked in one step: a turn counted in the drain is always let out of it (see `turn`).
+      if (!(yield* Effect.uninterruptible(Effect.tap(drain.admit, (ok) => ok ? admitted : Effect.void)))) return Stream.never
       // A refused re-ask is not counted as a start: the log keeps how often the turn really started.
       const begun = yield* log.begin(entityId, turnId, prompt, limit)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
