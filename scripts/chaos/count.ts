@@ -12,7 +12,7 @@ export interface Figures {
   readonly turns: number
   readonly answered: number
   readonly lost: number
-  /** Lost turns whose client was told they were started as often as the entity allows (TurnRetriesExhausted). */
+  /** Lost turns whose client was told their retries are exhausted (TurnRetriesExhausted). */
   readonly exhausted: number
   readonly duplicatedAnswers: number
   readonly historyBroken: number

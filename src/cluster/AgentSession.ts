@@ -10,7 +10,8 @@
  * `TurnStarted` event saying `attempt: 2` and its prompt going with a note on what the cut attempt did (its
  * tool calls and results, kept in the log as they came); with `enableFileCheckpointing`, the files that attempt
  * changed with Write or Edit are rewound first (`rewind_files` to its prompt, whose uuid the log kept) and the
- * note says what came of it. A third start fails with `TurnRetriesExhausted`. A
+ * note says what came of it. A turn whose attempts failed, or ended unknown, too often is refused with
+ * `TurnRetriesExhausted` (see `Options.retryLimit`); one cut from outside is always started again. A
  * turn runs to its end in the entity even when its caller stops reading, so it is logged and never sent to the
  * model twice; a caller that takes nothing of an ended turn for 30 seconds (its client died) is let go, so the
  * entity idles out. A stopping runner drains first: no new turn starts, running ones finish (see `Cluster`).
@@ -135,6 +136,16 @@ export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | 
    */
   readonly spares?: number | undefined
   /**
+   * When a re-delivered or re-asked turn is refused instead of started again (`TurnRetriesExhausted`), by how
+   * its attempts before ended (see `TurnLog.End`). Default: two `failed` (the turn's CLI died on its own, the
+   * model or a tool failed), or six `unended` (the runner died or hung mid-turn: a turn that kills its runner
+   * ends so every time, and so does a turn whose runner is killed from outside, which is why that limit is
+   * higher). Attempts cut from outside while their runner ran on (a drain deadline, a moved entity, a lease
+   * taken by another runner) never count. Each retry waits longer: {@link takeoverDelay}, doubled at each
+   * attempt, up to 8 times it.
+   */
+  readonly retryLimit?: { readonly failed?: number | undefined; readonly unended?: number | undefined } | undefined
+  /**
    * The key whose budget each turn runs under (a `Budget` of effect-claude-code/governance in the runner's
    * context): a turn is refused before its CLI starts when the key has reached a limit, and interrupted after
    * the message that crosses one; both fail with `OverBudget`. An interrupted turn's messages come before its
@@ -152,8 +163,11 @@ const fencedOut = (error: SessionStore.SessionStoreError) => new CliError.Claude
 const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
 
-// How often a turn may start: once, and once more after a crash cut it short.
-const maxStarts = 2
+// When a turn is not started again unless the options say otherwise (see `Options.retryLimit`).
+const retryLimit = { failed: 2, unended: 6 } as const
+
+// A retry's wait grows with the attempts before it: the takeover delay, doubled each time, up to 8 times it.
+const backoff = (attempt: number) => Duration.times(takeoverDelay, 2 ** Math.min(attempt - 2, 3))
 
 // `head` in the first chunk of `stream`, ahead of its first elements; alone when the stream ends or fails first.
 const withHead = <H>(head: H) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A | H, E, R> =>
@@ -195,7 +209,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   pool: Option.Option<SparePool.Pool>,
   drain: Drain.Drain
 ) {
-  const { maxIdleTime: _, spares: __, budget: ___, ...sessionOptions } = options
+  const { maxIdleTime: _, spares: __, budget: ___, retryLimit: ____, ...sessionOptions } = options
+  const limit = { ...retryLimit, ...options.retryLimit }
   const address = yield* Entity.CurrentAddress
   const entityId = logKey(address.entityType, address.entityId)
   const entityScope = yield* Effect.scope
@@ -228,6 +243,14 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         loggedSessionId = sessionId
       }))
 
+  // Whether the CLI's lease was taken by another runner (or a write of it refused as fenced): a turn cut then
+  // was cut from outside, not by its own doing (see `TurnLog.End`).
+  let leaseLost = false
+  const fenced = (error: SessionStore.SessionStoreError) => {
+    if (error.reason._tag === "Fenced") leaseLost = true
+    return fencedOut(error)
+  }
+
   // The CLI session of this activation, started on first use and resumed from the log's session id. Started
   // for a turn's `prompt`, it may come with that turn under way (`turn`): a spare gets the prompt with its claim.
   // Started for a `retry`, it resumes at the last answer before the cut turn, which drops what that turn left
@@ -239,7 +262,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         const scope = yield* Scope.fork(entityScope)
         // The conversation's lease, taken before its chain is read (a resume restores it from the store): a
         // runner that held it before writes nothing more, and ends its CLI once it finds out.
-        const lost = Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope))
+        leaseLost = false
+        const lost = Effect.andThen(Effect.sync(() => (leaseLost = true)), Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope)))
         // The turn log is claimed with its fence before it is read: a holder fenced out writes nothing more there.
         const { fence, sessionStore } = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
           Effect.tap(({ fence }) => fence === undefined ? Effect.void : log.claim(entityId, fence)),
@@ -356,7 +380,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         }),
         Stream.map((message) => new TurnMessage({ message })),
         Stream.mapError((error) =>
-          error._tag === "BudgetError" ? overBudget(error) : failed("turn")(error._tag === "SessionStoreError" ? fencedOut(error) : error)
+          error._tag === "BudgetError" ? overBudget(error) : failed("turn")(error._tag === "SessionStoreError" ? fenced(error) : error)
         ),
         // The start goes out with the CLI's first message, as one chunk of the cluster's reply stream rather
         // than two: on PostgreSQL each chunk is a saved reply and an acknowledgement, three commits (issue 23).
@@ -367,7 +391,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
           if (answer?._tag === "AssistantMessage" && answer.uuid !== undefined) yield* log.setResumeAt(entityId, answer.uuid, fence)
           yield* log.finish(entityId, turnId, messages, fence)
-        }).pipe(Effect.mapError((error) => failed("turn")(fencedOut(error))))),
+        }).pipe(Effect.mapError((error) => failed("turn")(fenced(error))))),
         // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.
         Stream.onError(() => close)
       )
@@ -381,10 +405,10 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
       // The runner drains: the turn is not started (nor counted in the log); its request stays, to be
       // re-delivered to the runner that takes the entity.
-      if (!(yield* drain.admit)) return Stream.never
-      yield* admitted
+      // Counted and marked in one step: a turn counted in the drain is always let out of it (see `turn`).
+      if (!(yield* Effect.uninterruptible(Effect.tap(drain.admit, (ok) => ok ? admitted : Effect.void)))) return Stream.never
       // A refused re-ask is not counted as a start: the log keeps how often the turn really started.
-      const begun = yield* log.begin(entityId, turnId, prompt, maxStarts)
+      const begun = yield* log.begin(entityId, turnId, prompt, limit)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
         return Stream.make(
@@ -396,10 +420,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const exhausted = (attempts: number) =>
         Stream.fail(new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts }) }))
       if (begun._tag === "Exhausted") return exhausted(begun.attempts + 1)
-      if (begun.attempt > maxStarts) return exhausted(begun.attempt)
-      if (begun.attempt === 2) yield* Effect.sleep(takeoverDelay)
-      return run(turnId, prompt, begun)
+      if (begun.attempt > 1) yield* Effect.sleep(backoff(begun.attempt))
+      // How the attempt ended, for the next `begin` to judge it by; a runner that dies first tells nothing.
+      return Stream.onExit(run(turnId, prompt, begun), (exit) =>
+        Exit.isSuccess(exit) ? Effect.void : log.ended(entityId, turnId, begun.attempt, cutFromOutside(exit.cause) ? "released" : "failed"))
     }))
+  // The entity's scope closing (its runner stopping past the drain deadline, or letting the entity go) interrupts
+  // the turn, or ends its CLI first; a lost lease ends the CLI too.
+  const cutFromOutside = (cause: Cause.Cause<unknown>) =>
+    Cause.hasInterruptsOnly(cause) || entityScope.state._tag === "Closed" || leaseLost
 
   // Turns running on without their caller. While there are any the entity is kept alive: an entity without
   // requests would otherwise idle out and cut them short.
@@ -434,9 +463,11 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         Effect.ensuring(Deferred.succeed(ended, undefined)),
         Effect.forkIn(entityScope)
       )
-      // A started turn holds a draining runner until it has ended and its caller is answered (or let go).
+      // A started turn holds a draining runner until it has ended and its caller is answered (or let go), or
+      // until its entity is closed (its runner let it go, as one that wakes from a pause finds it must): a
+      // turn left counted would hold the drain to its deadline.
       yield* Effect.all([Deferred.await(ended), Deferred.await(answered)]).pipe(
-        Effect.andThen(Effect.flatMap(Ref.get(admitted), (started) => started ? drain.leave : Effect.void)),
+        Effect.ensuring(Effect.flatMap(Ref.get(admitted), (started) => started ? drain.leave : Effect.void)),
         Effect.forkIn(entityScope)
       )
       const unattendedUntilEnd = Effect.andThen(attend(1), Effect.ensuring(Deferred.await(ended), attend(-1)))
@@ -520,7 +551,14 @@ const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, opti
     // Added after the registration, so run before it is undone: the turns finish while the sharding still
     // serves them (see Drain), for as long as the runner layer says.
     const deadline = yield* Drain.Deadline
-    yield* Effect.addFinalizer(() => drain.run(deadline))
+    const watch = yield* Drain.Watch
+    yield* Effect.addFinalizer(() =>
+      watch === undefined ? Effect.asVoid(drain.run(deadline)) : Effect.gen(function*() {
+        yield* watch.arm(deadline)
+        yield* watch.stage(`draining the turns of ${entity.type}`)
+        const cut = yield* drain.run(deadline)
+        yield* watch.stage(`handing its entities over (the drain of ${entity.type} ended with ${cut} turns still running)`)
+      }))
   }))
 
 /**
@@ -628,7 +666,7 @@ export const layer = defaultType.layer
 
 // The runner's parked CLIs: started with the entity type's options but the claim's.
 const spares = <R>(options: Options<R>) => {
-  const { maxIdleTime: _, spares: size = 0, cwd, model: __, permissionMode: ___, budget: ____, ...host } = options
+  const { maxIdleTime: _, spares: size = 0, cwd, model: __, permissionMode: ___, budget: ____, retryLimit: _____, ...host } = options
   if (size <= 0) return Effect.succeedNone
   if (cwd === undefined) return Effect.die(new Error("AgentSession.layer: `spares` needs a `cwd` for the claims"))
   return SparePool.make<R>({ size, host }).pipe(Effect.map(Option.some), Effect.provide(NodeFileSystem.layer))

@@ -226,7 +226,9 @@ export interface PostgresOptions {
  * A runner that stops drains first: its agent sessions start no new turn (those wait in the database for the
  * runner that takes the entity), and their running turns finish and answer, up to `drainDeadline` (60 s); then
  * it hands its shards over. A turn that finished during the drain is never retried; one cut by the deadline is
- * re-delivered elsewhere and runs again, its `TurnStarted` saying `attempt: 2`.
+ * re-delivered elsewhere and runs again, its `TurnStarted` saying `attempt: 2`. A runner whose stop still goes on
+ * 15 seconds past its deadline (something it waits on does not end) says on stderr what it was doing and ends
+ * its process (exit code 1).
  *
  * @since 0.1.0
  * @category layers
@@ -253,7 +255,13 @@ export const layerPostgres = (
       : NodeClusterSocket.layer({ storage: "sql", serialization: options.serialization ?? "binary", shardingConfig })
   const drain = Layer.succeed(Drain.Deadline, options.drainDeadline ?? Drain.defaultDeadline)
   return Layer.mergeAll(sharding, tables(options.turnRetention), NodeFileSystem.layer, NodePath.layer, drain).pipe(
-    Layer.provideMerge(pgClient(options.url))
+    // Closed once the sharding is shut down, before the database connections.
+    Layer.provideMerge(Layer.effectDiscard(Effect.addFinalizer(() =>
+      Effect.flatMap(Drain.Watch, (watch) => watch === undefined ? Effect.void : watch.stage("closing its database connections"))
+    ))),
+    Layer.provideMerge(pgClient(options.url)),
+    // Built first, so closed last: a runner's stop is watched until its database connections are closed.
+    Layer.provideMerge(options.runnerAddress === undefined ? Layer.empty : Drain.layerWatchdog)
   )
 }
 

@@ -25,8 +25,8 @@ import * as SessionStore from "../store/SessionStore.ts"
  * (a re-delivery: `attempt` counts the starts, this one included; `interrupted`, when they kept any with
  * `progress`, the messages with the tool calls and results of the attempts before; `promptId`, when one was
  * kept with `sent`, the uuid of the prompt the attempt before sent), one whose messages are known, one that was
- * begun with another prompt (`Conflict`: nothing is counted), or one started as often as `begin`'s `maxAttempts`
- * allows (`Exhausted`: `attempts`, the starts it had; this refusal is not counted).
+ * begun with another prompt (`Conflict`: nothing is counted), or one whose attempts reached `begin`'s `limit`
+ * (`Exhausted`: `attempts`, the starts it had; this refusal is not counted).
  *
  * @since 0.1.0
  * @category models
@@ -41,6 +41,28 @@ export type Begin =
   | { readonly _tag: "Done"; readonly messages: ReadonlyArray<Message.Message> }
   | { readonly _tag: "Conflict" }
   | { readonly _tag: "Exhausted"; readonly attempts: number }
+
+/**
+ * How an attempt of a turn ended without finishing, as the runner that ran it saw it (`ended`): `released`, cut
+ * from outside the turn (its runner stopped and the drain deadline passed, its entity moved, its lease was taken
+ * by another runner); `failed`, the turn itself failed (its CLI died on its own, the model or a tool failed).
+ * An attempt with neither is `unended`: its runner died or hung before it could tell (a SIGKILL, an
+ * out-of-memory kill, a pause), which may be the turn's doing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type End = "released" | "failed"
+
+/**
+ * When `begin` refuses a turn (`Exhausted`), by how its attempts before ended: `failed` ones, or `unended` ones
+ * (see {@link End}); a limit left out does not refuse. Released attempts never count. A number `n` is the old
+ * rule: refused once `n` attempts failed or are unended together.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Limit = number | { readonly failed?: number | undefined; readonly unended?: number | undefined }
 
 /**
  * The settings an entity's RPCs changed (`SetModel`, `SetPermissionMode`), kept so that the entity's next
@@ -75,9 +97,16 @@ export interface Shape {
   /**
    * Marks the turn started (counting the attempt), or gives its stored messages when it finished before. The
    * log keeps a digest of the prompt (not the prompt), so a turn id asked again with another prompt is told.
-   * With `maxAttempts`, a turn started that often already is refused (`Exhausted`) and not counted again.
+   * With a `limit`, a turn whose attempts before ended as the limit says is refused (`Exhausted`) and not
+   * counted again.
    */
-  readonly begin: (entityId: string, turnId: string, prompt: string, maxAttempts?: number) => Effect.Effect<Begin>
+  readonly begin: (entityId: string, turnId: string, prompt: string, limit?: Limit) => Effect.Effect<Begin>
+  /**
+   * Records how the turn's attempt number `attempt` ended without finishing, when it is still the turn's last
+   * attempt and no end was recorded for it: a runner that comes back from a pause after another has started
+   * the turn again changes nothing. Not fenced: it only tells the next `begin` why the attempt ended.
+   */
+  readonly ended: (entityId: string, turnId: string, attempt: number, end: End) => Effect.Effect<void>
   /**
    * Records that `fence` holds the entity from now on: writes with an older token are refused. Refused itself
    * when a newer token claimed the entity already. Returns once no write with an older token is under way.
@@ -141,6 +170,10 @@ export class TurnLog extends Context.Service<TurnLog, Shape>()("effect-claude-co
 
 type Entry = {
   readonly attempts: number
+  // The attempts before the last one that failed, and that ended unknown; how the last one ended, if told.
+  readonly failed?: number
+  readonly unended?: number
+  readonly end?: End | undefined
   readonly digest: string
   readonly messages?: ReadonlyArray<unknown>
   readonly progress?: ReadonlyArray<unknown>
@@ -183,18 +216,26 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
       return current > fence.token ? Effect.fail(refused(entityId, fence, current)) : write
     })
   return TurnLog.of({
-    begin: (entityId, turnId, prompt, maxAttempts) =>
+    begin: (entityId, turnId, prompt, limit) =>
       Ref.modify(turns, (map): [Begin, Map<string, Entry>] => {
         const entry = map.get(key(entityId, turnId))
         const promptDigest = digest(prompt)
         if (entry !== undefined && entry.digest !== promptDigest) return [{ _tag: "Conflict" }, map]
         if (entry?.messages !== undefined) return [{ _tag: "Done", messages: decodeAll(entry.messages) }, map]
-        if (exhausted(entry?.attempts ?? 0, maxAttempts)) return [{ _tag: "Exhausted", attempts: entry!.attempts }, map]
+        const ends = tally(entry?.attempts ?? 0, entry?.failed ?? 0, entry?.unended ?? 0, entry?.end)
+        if (exhausted(ends, limit)) return [{ _tag: "Exhausted", attempts: entry!.attempts }, map]
         const attempts = (entry?.attempts ?? 0) + 1
         return [
           started(attempts, entry?.progress, entry?.promptId),
-          new Map(map).set(key(entityId, turnId), { ...entry, attempts, digest: promptDigest })
+          new Map(map).set(key(entityId, turnId), { ...entry, ...ends, end: undefined, attempts, digest: promptDigest })
         ]
+      }),
+    ended: (entityId, turnId, attempt, end) =>
+      Ref.update(turns, (map) => {
+        const entry = map.get(key(entityId, turnId))
+        return entry === undefined || entry.attempts !== attempt || entry.end !== undefined || entry.messages !== undefined
+          ? map
+          : new Map(map).set(key(entityId, turnId), { ...entry, end })
       }),
     answer: (entityId, turnId) =>
       Effect.map(Ref.get(turns), (map) => {
@@ -224,8 +265,20 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   })
 })
 
-// Whether a turn started `attempts` times may not start again.
-const exhausted = (attempts: number, maxAttempts: number | undefined) => maxAttempts !== undefined && attempts >= maxAttempts
+// The ends of a turn's attempts so far: those counted at the begins before, with the last attempt's (no attempt
+// yet: none). An attempt whose end nobody recorded is unended.
+const tally = (attempts: number, failed: number, unended: number, end: End | null | undefined) =>
+  attempts === 0
+    ? { failed, unended }
+    : { failed: failed + (end === "failed" ? 1 : 0), unended: unended + (end == null ? 1 : 0) }
+
+// Whether a turn whose attempts ended so may not start again.
+const exhausted = (ends: { readonly failed: number; readonly unended: number }, limit: Limit | undefined) =>
+  limit === undefined
+    ? false
+    : typeof limit === "number"
+    ? ends.failed + ends.unended >= limit
+    : (limit.failed !== undefined && ends.failed >= limit.failed) || (limit.unended !== undefined && ends.unended >= limit.unended)
 
 // A write of a holder whose token is older than the entity's `current` claim.
 const refused = (entityId: string, fence: SessionStore.Fence, current: number) =>
@@ -306,7 +359,8 @@ export const makeSql = (options: SqlOptions = {}) =>
     const maxTurns = options.retention?.maxTurns ?? 1000
     yield* sql`CREATE TABLE IF NOT EXISTS ${turns} (
       entity_id TEXT NOT NULL, turn_id TEXT NOT NULL, attempts INTEGER NOT NULL, prompt_digest TEXT NOT NULL,
-      messages TEXT, progress TEXT, prompt_id TEXT, updated_at BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (entity_id, turn_id))`
+      messages TEXT, progress TEXT, prompt_id TEXT, updated_at BIGINT NOT NULL DEFAULT 0,
+      failed INTEGER NOT NULL DEFAULT 0, unended INTEGER NOT NULL DEFAULT 0, ended TEXT, PRIMARY KEY (entity_id, turn_id))`
     // Asked in a transaction of its own (a savepoint within the caller's): a failed statement would otherwise
     // abort the caller's transaction on PostgreSQL.
     const lacks = (column: string, table = turns) =>
@@ -321,6 +375,12 @@ export const makeSql = (options: SqlOptions = {}) =>
     if (yield* lacks("updated_at")) {
       yield* sql`ALTER TABLE ${turns} ADD COLUMN updated_at BIGINT NOT NULL DEFAULT 0`
       yield* sql`UPDATE ${turns} SET updated_at = ${Date.now()}`
+    }
+    // Likewise how attempts ended (see `End`); the attempts already there ended unknown.
+    if (yield* lacks("ended")) {
+      yield* sql`ALTER TABLE ${turns} ADD COLUMN failed INTEGER NOT NULL DEFAULT 0`
+      yield* sql`ALTER TABLE ${turns} ADD COLUMN unended INTEGER NOT NULL DEFAULT 0`
+      yield* sql`ALTER TABLE ${turns} ADD COLUMN ended TEXT`
     }
     const retain = (entityId: string, now: number) =>
       Effect.andThen(
@@ -363,7 +423,7 @@ export const makeSql = (options: SqlOptions = {}) =>
       })
     // The turn's row is made first (attempt 0) and then read locked, so two runners beginning one turn take
     // turns: the second reads the first's attempt, never both attempt 1 (SQLite writes one at a time).
-    const begin = (entityId: string, turnId: string, prompt: string, maxAttempts: number | undefined) =>
+    const begin = (entityId: string, turnId: string, prompt: string, limit: Limit | undefined) =>
       Effect.gen(function*() {
         const promptDigest = digest(prompt)
         yield* sql`INSERT INTO ${turns} (entity_id, turn_id, attempts, prompt_digest, updated_at)
@@ -374,7 +434,10 @@ export const makeSql = (options: SqlOptions = {}) =>
           readonly messages: string | null
           readonly progress: string | null
           readonly prompt_id: string | null
-        }>`SELECT attempts, prompt_digest, messages, progress, prompt_id FROM ${turns}
+          readonly failed: number
+          readonly unended: number
+          readonly ended: End | null
+        }>`SELECT attempts, prompt_digest, messages, progress, prompt_id, failed, unended, ended FROM ${turns}
           WHERE entity_id = ${entityId} AND turn_id = ${turnId} ${forUpdate}`
         const row = rows[0]
         if (row !== undefined && row.prompt_digest !== "" && row.prompt_digest !== promptDigest) {
@@ -384,14 +447,18 @@ export const makeSql = (options: SqlOptions = {}) =>
           return { _tag: "Done", messages: decodeAll(JSON.parse(row.messages)) } as const
         }
         const attempts = Number(row?.attempts ?? 0)
-        if (exhausted(attempts, maxAttempts)) return { _tag: "Exhausted", attempts } as const
+        const ends = tally(attempts, Number(row?.failed ?? 0), Number(row?.unended ?? 0), row?.ended)
+        if (exhausted(ends, limit)) return { _tag: "Exhausted", attempts } as const
         const attempt = attempts + 1
-        yield* sql`UPDATE ${turns} SET attempts = ${attempt}, updated_at = ${Date.now()}
-          WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
+        yield* sql`UPDATE ${turns} SET attempts = ${attempt}, failed = ${ends.failed}, unended = ${ends.unended}, ended = NULL,
+          updated_at = ${Date.now()} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`
         return started(attempt, row?.progress == null ? undefined : JSON.parse(row.progress), row?.prompt_id ?? undefined)
       }).pipe(sql.withTransaction)
     return TurnLog.of({
-      begin: (entityId, turnId, prompt, maxAttempts) => Effect.orDie(begin(entityId, turnId, prompt, maxAttempts)),
+      begin: (entityId, turnId, prompt, limit) => Effect.orDie(begin(entityId, turnId, prompt, limit)),
+      ended: (entityId, turnId, attempt, end) =>
+        Effect.orDie(sql`UPDATE ${turns} SET ended = ${end} WHERE entity_id = ${entityId} AND turn_id = ${turnId}
+          AND attempts = ${attempt} AND ended IS NULL AND messages IS NULL`),
       answer: (entityId, turnId) =>
         sql<{ readonly messages: string | null }>`SELECT messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`.pipe(
           Effect.map((rows) => rows[0]?.messages == null ? undefined : decodeAll(JSON.parse(rows[0].messages))),

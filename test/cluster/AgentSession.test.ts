@@ -29,6 +29,8 @@ const on = (fragment: string, turns: ReadonlyArray<Script.Turn>) =>
 
 const script = ({ cwd }: { readonly cwd: string }): Script.Script => ({
   conversations: [
+    // Each attempt's shell command kills its CLI: a poison turn. First: its retries' note says "cut short".
+    on("poison", Array.from({ length: 4 }, () => Script.turn(Script.toolUse("Bash", { command: "kill -9 $PPID" })))),
     on("alpha", [Script.turn("Alpha one.")]),
     on("beta", [Script.turn("Beta one.")]),
     on("gamma", [Script.turn("Noted: seven."), Script.turn("The number was seven.")]),
@@ -36,7 +38,7 @@ const script = ({ cwd }: { readonly cwd: string }): Script.Script => ({
     on("slow", [Script.turn("x".repeat(600), { eventDelay: "300 millis", chunkSize: 3 })]),
     // About 12 seconds of events: longer than the reaper's rounds of an idle entity (5 seconds).
     on("cut", [Script.turn("y".repeat(120), { eventDelay: "300 millis", chunkSize: 3 }), Script.turn("Cut two.")]),
-    on("echo", [Script.turn("Echo one."), Script.turn("Echo two.")]),
+    on("echo", [Script.turn("Echo one."), Script.turn("Echo two."), Script.turn("Echo four.")]),
     on("crash", [Script.turn("Crash one."), Script.turn("Crash two.")]),
     on("close", [Script.turn("Closing one."), Script.turn("Closing two.")]),
     on("tool", [Script.turn(Script.toolUse("Write", { file_path: `${cwd}/out.txt`, content: "x" })), Script.turn("Not written.")])
@@ -182,7 +184,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.include(body, "which number?")
     }).pipe(Effect.provide(env({ maxIdleTime: "1 second" }))), 90_000)
 
-  it.live("a turn id seen before is answered from the log; a re-delivered one is retried once and marked", () =>
+  it.live("a turn id seen before is answered from the log; a re-delivered one is retried and marked", () =>
     Effect.gen(function*() {
       const first = yield* turn("e", "e-1", "echo: one")
       const requestsAfterFirst = (yield* modelRequests("echo")).length
@@ -202,8 +204,17 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.isAtLeast(Date.now() - delivered, Duration.toMillis(AgentSession.takeoverDelay))
       assert.strictEqual(resultText(retried), "Echo two.")
 
-      yield* log.begin(AgentSession.logKey("AgentSession", "e"), "e-3", "echo: three")
-      yield* log.begin(AgentSession.logKey("AgentSession", "e"), "e-3", "echo: three")
+      // Three starts that never finished, as runners that died mid-turn leave them: started a fourth time.
+      for (let i = 0; i < 3; i++) yield* log.begin(AgentSession.logKey("AgentSession", "e"), "e-4", "echo: four")
+      const fourth = yield* turn("e", "e-4", "echo: four")
+      assert.deepStrictEqual(fourth[0], new AgentSession.TurnStarted({ turnId: "e-4", attempt: 4 }))
+      assert.strictEqual(resultText(fourth), "Echo four.")
+
+      // Two starts that failed (their runner alive to tell): refused.
+      for (const attempt of [1, 2]) {
+        yield* log.begin(AgentSession.logKey("AgentSession", "e"), "e-3", "echo: three")
+        yield* log.ended(AgentSession.logKey("AgentSession", "e"), "e-3", attempt, "failed")
+      }
       const exhausted = yield* Effect.flip(turn("e", "e-3", "echo: three"))
       assert.strictEqual(exhausted._tag, "AgentSessionError")
       assert.deepStrictEqual(exhausted._tag === "AgentSessionError" ? exhausted.reason : exhausted, new AgentSession.TurnRetriesExhausted({ turnId: "e-3", attempts: 3 }))
@@ -218,8 +229,20 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       // A finished turn's id with another prompt: neither the old answer nor a model request.
       const reused = yield* Effect.flip(turn("e", "e-1", "echo: something else"))
       assert.deepStrictEqual(reused._tag === "AgentSessionError" ? reused.reason : reused, new AgentSession.TurnIdReused({ turnId: "e-1" }))
-      assert.strictEqual((yield* modelRequests("echo")).length, requestsAfterFirst + 1)
-    }).pipe(Effect.provide(env())))
+      assert.strictEqual((yield* modelRequests("echo")).length, requestsAfterFirst + 2)
+    }).pipe(Effect.provide(env())), 60_000)
+
+  it.live("a turn that kills its CLI each time is refused at its third start", () =>
+    Effect.gen(function*() {
+      for (const attempt of [1, 2]) {
+        const failed = yield* Effect.flip(turn("p", "p-1", "poison: go"))
+        assert.strictEqual(failed._tag === "AgentSessionError" ? failed.reason._tag : failed._tag, "SessionFailed", `attempt ${attempt}`)
+      }
+      const refused = yield* Effect.flip(turn("p", "p-1", "poison: go"))
+      assert.deepStrictEqual(refused._tag === "AgentSessionError" ? refused.reason : refused, new AgentSession.TurnRetriesExhausted({ turnId: "p-1", attempts: 3 }))
+      // The model was asked twice, once an attempt.
+      assert.strictEqual((yield* modelRequests("poison")).length, 2)
+    }).pipe(Effect.provide(env({ allowedTools: ["Bash"] }))), 60_000)
 
   it.live("a turn whose caller stops reading still ends (the entity kept alive) and is logged: asked again, it is not re-run", () =>
     Effect.gen(function*() {

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Run from "../../scripts/chaos/run.ts"
 
 describe("npm run chaos", () => {
-  it.live("a short run: no history broken, no stale write, no orphan; every loss a refused retry", () =>
+  it.live("a short run: no turn lost, no history broken, no stale write, no orphan, no runner stuck", () =>
     Effect.gen(function*() {
       const { faults, figures } = yield* Run.run({
         ...Run.defaults,
@@ -26,8 +26,9 @@ describe("npm run chaos", () => {
       // Not asserted yet: duplicatedAnswers. The turn log's writes are fenced by the lease now (a paused runner's
       // late answer is refused), but the full run still gave one turn two answers, cause not established.
       assert.deepInclude(figures, { historyBroken: 0, staleWrites: 0, orphans: 0 })
-      // A turn is lost only when two faults cut it: its third start is refused, and its client told so.
-      assert.strictEqual(figures.lost, figures.exhausted)
+      // No turn lost: one cut by faults is started again (those cut from outside a live runner never count
+      // against its retries, and those whose runner died count up to six).
+      assert.deepInclude(figures, { lost: 0, exhausted: 0, stuckOnSigterm: 0 })
       assert.isAbove(figures.answered, 6)
       for (const kind of ["kill", "stop", "term", "killClient"] as const) assert.isAbove(faults[kind], 0, kind)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 600_000)

@@ -8,13 +8,16 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as Drain from "../../src/cluster/internal/drain.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import * as Runners from "./support/Runners.ts"
 
@@ -23,6 +26,8 @@ const { collect, first, names, resultText, second, waitUntil, within } = Runners
 // Long enough for the 20 s shell command to end within it; the exit's margin covers the entities' hand-over.
 const drainDeadline = Duration.seconds(30)
 const exitMargin = Duration.seconds(20)
+// Far longer than a runner with nothing to drain takes to exit.
+const longDeadline = Duration.minutes(5)
 // Short of the shell command that the turn cut by it runs.
 const cutDeadline = Duration.seconds(5)
 
@@ -112,6 +117,61 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         const turns = (name: string) => requests.filter((r) => r.conversation === name).map((r) => r.turn)
         assert.deepStrictEqual([turns(busy), turns(late!), turns(idle)], [[0, 1, 2, 3], [0, 1], [0, 1]])
       }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(drainDeadline)} seconds` }).pipe(
+      Effect.scoped,
+      Effect.provide(NodeServices.layer)
+    ), 400_000)
+
+  it.live("a runner that lost its entities in a pause exits at SIGTERM without waiting for its deadline", () =>
+    Runners.withCluster("binary", ({ cwd, moving: [name, idle], runners, survivor, victim }) =>
+      Effect.gen(function*() {
+        const client = yield* AgentSession.client
+        assert.strictEqual(resultText(yield* collect(name, `${name}-1`, `${name}: first`)), first(name))
+        assert.strictEqual(resultText(yield* collect(idle, `${idle}-1`, `${idle}: first`)), first(idle))
+        // Paused mid-tool, long past its shard locks: the other runner takes its entities and retries the turn.
+        const pidFile = path.join(cwd, Runners.toolPidFile(name))
+        const running = yield* Effect.forkChild(collect(name, `${name}-2`, Runners.toolPrompt(name)))
+        yield* waitUntil(Effect.sync(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").endsWith("\n")))
+          .pipe(within("60 seconds", "the tool", runners))
+        victim.process.kill("SIGSTOP")
+        const moved = Effect.map(client(name).Info(), (info) => info.runner === survivor.address)
+        yield* Effect.repeat(moved, { until: (done) => done, schedule: Schedule.spaced("1 second") }).pipe(
+          within("120 seconds", "the entity taken over", runners)
+        )
+        yield* Fiber.interrupt(running)
+        // It has no turn left to drain: it exits without waiting for its (long) deadline.
+        victim.process.kill("SIGCONT")
+        victim.process.kill("SIGTERM")
+        yield* exitsWithin(victim, Duration.zero)
+      }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(longDeadline)} seconds` }).pipe(
+      Effect.scoped,
+      Effect.provide(NodeServices.layer)
+    ), 400_000)
+
+  it.live("a runner whose stop hangs past its deadline says what it did and ends", () =>
+    Runners.withCluster("binary", ({ runners, victim }) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // The runners' table locked while the runner stops: it cannot unregister itself.
+        const release = yield* Deferred.make<void>()
+        const locked = sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+          WHERE c.relname = 'cluster_runners' AND l.mode = 'AccessExclusiveLock' AND l.granted`
+        yield* sql.withTransaction(Effect.andThen(sql`LOCK TABLE cluster_runners IN ACCESS EXCLUSIVE MODE`, Deferred.await(release))).pipe(
+          Effect.ensuring(Deferred.succeed(release, undefined)),
+          Effect.orDie,
+          Effect.forkScoped
+        )
+        yield* waitUntil(Effect.map(Effect.orDie(locked), ([row]) => Number(row?.n) > 0)).pipe(within("30 seconds", "the lock", runners))
+        victim.process.kill("SIGTERM")
+        const exited = yield* Effect.promise(() => victim.exited).pipe(
+          Effect.as(true),
+          Effect.timeoutOrElse({ duration: Duration.sum(Duration.sum(cutDeadline, Drain.margin), exitMargin), orElse: () => Effect.succeed(false) })
+        )
+        yield* Deferred.succeed(release, undefined)
+        assert.isTrue(exited, `the runner ends: ${victim.stderr()}`)
+        assert.strictEqual(victim.process.exitCode, 1)
+        assert.include(victim.stderr(), "handing its entities over")
+        assert.include(victim.stderr(), "ending its process")
+      }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(cutDeadline)} seconds` }).pipe(
       Effect.scoped,
       Effect.provide(NodeServices.layer)
     ), 400_000)

@@ -139,6 +139,39 @@ describe("TurnLog", () => {
         assert.deepStrictEqual(yield* log.begin("e", "t1", "other", 2), { _tag: "Conflict" })
       }).pipe(Effect.provide(layer())))
 
+    it.effect(`${name}: the limit counts failed and unended attempts apart, and never released ones`, () =>
+      Effect.gen(function*() {
+        const log = yield* TurnLog.TurnLog
+        const limit = { failed: 2, unended: 3 }
+        const begin = (turnId: string) => log.begin("e", turnId, "hello", limit)
+        // Cut from outside five times (the runner alive to tell): started a sixth time.
+        for (let attempt = 1; attempt <= 5; attempt++) {
+          assert.deepStrictEqual(yield* begin("t1"), { _tag: "Start", attempt })
+          yield* log.ended("e", "t1", attempt, "released")
+        }
+        assert.deepStrictEqual(yield* begin("t1"), { _tag: "Start", attempt: 6 })
+        // Failed twice: refused, whatever the releases between.
+        assert.deepStrictEqual(yield* begin("t2"), { _tag: "Start", attempt: 1 })
+        yield* log.ended("e", "t2", 1, "failed")
+        assert.deepStrictEqual(yield* begin("t2"), { _tag: "Start", attempt: 2 })
+        yield* log.ended("e", "t2", 2, "released")
+        assert.deepStrictEqual(yield* begin("t2"), { _tag: "Start", attempt: 3 })
+        yield* log.ended("e", "t2", 3, "failed")
+        assert.deepStrictEqual(yield* begin("t2"), { _tag: "Exhausted", attempts: 3 })
+        // Ended unknown (its runner died) three times: refused. A late word on an attempt before the last changes
+        // nothing, nor a second word on the last.
+        for (let attempt = 1; attempt <= 2; attempt++) assert.deepStrictEqual(yield* begin("t3"), { _tag: "Start", attempt })
+        yield* log.ended("e", "t3", 1, "released")
+        yield* log.ended("e", "t3", 2, "released")
+        yield* log.ended("e", "t3", 2, "failed")
+        for (let attempt = 3; attempt <= 4; attempt++) assert.deepStrictEqual(yield* begin("t3"), { _tag: "Start", attempt })
+        assert.deepStrictEqual(yield* begin("t3"), { _tag: "Exhausted", attempts: 4 })
+        // A word on a finished turn changes nothing either.
+        yield* log.finish("e", "t1", messages)
+        yield* log.ended("e", "t1", 6, "failed")
+        assert.strictEqual((yield* begin("t1"))._tag, "Done")
+      }).pipe(Effect.provide(layer())))
+
     it.effect(`${name}: an entity's settings`, () =>
       Effect.gen(function*() {
         const log = yield* TurnLog.TurnLog

@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Latch from "effect/Latch"
+import * as Layer from "effect/Layer"
 
 /**
  * How long a stopping runner waits for its running turns: set by the runner layers that have other runners to
@@ -29,8 +30,8 @@ export interface Drain {
   readonly admit: Effect.Effect<boolean>
   /** An admitted turn has ended and its caller is answered (or gone). */
   readonly leave: Effect.Effect<void>
-  /** Starts no more turns and waits for the admitted ones, at most `deadline`. */
-  readonly run: (deadline: Duration.Input) => Effect.Effect<void>
+  /** Starts no more turns and waits for the admitted ones, at most `deadline`; gives how many still run. */
+  readonly run: (deadline: Duration.Input) => Effect.Effect<number>
 }
 
 export const make: Effect.Effect<Drain> = Effect.gen(function*() {
@@ -49,6 +50,53 @@ export const make: Effect.Effect<Drain> = Effect.gen(function*() {
       Effect.andThen(
         Effect.andThen(Effect.sync(() => (draining = true)), settle),
         Effect.timeoutOption(idle.await, deadline)
-      ).pipe(Effect.asVoid)
+      ).pipe(Effect.andThen(Effect.sync(() => running)))
   }
 })
+
+/** How long past its drain deadline a stopping runner may take to hand its entities over and close. */
+export const margin: Duration.Duration = Duration.seconds(15)
+
+export interface Watchdog {
+  /** Starts the watch, when a runner begins to stop (once: later calls change nothing). */
+  readonly arm: (deadline: Duration.Input) => Effect.Effect<void>
+  /** What the stopping runner does now (said on stderr, and again if the watchdog has to end the process). */
+  readonly stage: (what: string) => Effect.Effect<void>
+}
+
+/**
+ * Ends the process of a runner whose stop outlasts its drain deadline and {@link margin}, after saying on
+ * stderr what it still did: whatever it waits on (a connection, a process, a request that does not end), a
+ * runner told to stop must stop, so that its entities are not held and whoever stops it need not SIGKILL it.
+ * None (the default) outside `Cluster.layerPostgres`'s runners.
+ */
+export const Watch = Context.Reference<Watchdog | undefined>("effect-claude-code/cluster/DrainWatchdog", {
+  defaultValue: () => undefined
+})
+
+/** The watchdog of a runner process: disarmed when its layer closes (built first, it closes last). */
+export const layerWatchdog = Layer.effect(Watch, Effect.gen(function*() {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let now = "draining its turns"
+  yield* Effect.addFinalizer(() => Effect.sync(() => clearTimeout(timer)))
+  return {
+    arm: (deadline) =>
+      Effect.sync(() => {
+        if (timer !== undefined) return
+        const limit = Duration.sum(Duration.fromInputUnsafe(deadline), margin)
+        timer = setTimeout(() => {
+          process.stderr.write(
+            `effect-claude-code: the runner still stops ${Duration.format(limit)} after it began (drain deadline ` +
+              `${Duration.format(Duration.fromInputUnsafe(deadline))}), ${now}: ending its process\n`
+          )
+          process.exit(1)
+        }, Duration.toMillis(limit))
+        // The watch alone does not keep the process up.
+        timer.unref()
+      }),
+    stage: (what) => Effect.sync(() => {
+      now = what
+      process.stderr.write(`effect-claude-code: the runner stops, ${what}\n`)
+    })
+  } satisfies Watchdog
+}))
