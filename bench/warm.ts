@@ -241,9 +241,10 @@ const pad = (s: string, n: number) => s.padEnd(n)
 log(`${new Date().toISOString().slice(0, 10)}, ${machine}`)
 log(`${pad("", 40)}first assistant message   result    CLI CPU to first message`)
 for (const row of [cold, warm, warmEntity, sdk, direct, entity]) {
+  const cpu = row.cliCpuMs === undefined ? "" : `${row.cliCpuMs.toFixed(0)} ms`
   log(
-    `${pad(row.name, 40)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${pad(row.resultMs.toFixed(0) + " ms", 10)}` +
-      (row.cliCpuMs === undefined ? "" : `${row.cliCpuMs.toFixed(0)} ms`)
+    `${pad(row.name, 40)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${pad(row.resultMs.toFixed(0) + " ms", 10)}${cpu}`
+      .trimEnd()
   )
 }
 for (const [name, { ratio, ratios, met }] of [["warm (SparePool)", warmRatio], ["entity with spares", entityRatio]] as const) {
