@@ -6,7 +6,9 @@
  *   on an `AgentSession` entity type with `spares`, and from the Agent SDK's `prewarm()` then `claim()`;
  *   `--rounds` interleaved rounds (default 15), the order of the three rotating, each timed alone: every
  *   spare parked and settled (idle, from the process table), a replacement started by the one before included; the median of the rounds' ratios
- *   against the goal (at most 1.00: as fast as the SDK), for the pool and for the entity;
+ *   against the goal (at most 1.00: as fast as the SDK), for the pool and for the entity; and the CPU time the
+ *   parked CLIs used from the request to that message (the claimed one's work, whatever the machine's load did to
+ *   the wall clock), against the SDK's the same way;
  * - once each: a cold start (`ClaudeCli.session` then `turn`), and a turn of a session already running,
  *   directly (`session.turn`) and through an entity on a test runner (`Turn`), the difference being the
  *   cluster's overhead.
@@ -35,6 +37,8 @@ interface Row {
   readonly name: string
   readonly firstMessageMs: number
   readonly resultMs: number
+  /** CPU time the parked CLIs (the claimed one included) used from the request to the first assistant message. */
+  readonly cliCpuMs?: number | undefined
 }
 
 // The model's first output: an assistant message, in the library's types, the SDK's, or an entity's events.
@@ -42,12 +46,21 @@ const isAssistant = (item: any): boolean =>
   item?._tag === "AssistantMessage" || item?.type === "assistant" ||
   (item?._tag === "TurnMessage" && item.message._tag === "AssistantMessage")
 
-// Times from `start` to the first assistant message and to the end of `stream`.
-const timed = <A, E, R>(name: string, start: number, stream: Stream.Stream<A, E, R>) =>
+// Times from `start` to the first assistant message and to the end of `stream`; with `cpu`, the CPU time it
+// counts over the same span up to the first assistant message.
+const timed = <A, E, R>(name: string, start: number, stream: Stream.Stream<A, E, R>, cpu?: () => number) =>
   Effect.gen(function*() {
+    const cpuStart = cpu?.()
     let first: number | undefined
-    yield* Stream.runForEach(stream, (item) => Effect.sync(() => isAssistant(item) ? first ??= performance.now() : undefined))
-    return { name, firstMessageMs: (first ?? NaN) - start, resultMs: performance.now() - start }
+    let cpuFirst: number | undefined
+    yield* Stream.runForEach(stream, (item) =>
+      Effect.sync(() => {
+        if (!isAssistant(item) || first !== undefined) return
+        first = performance.now()
+        cpuFirst = cpu?.()
+      }))
+    const cliCpuMs = cpuStart === undefined || cpuFirst === undefined ? undefined : cpuFirst - cpuStart
+    return { name, firstMessageMs: (first ?? NaN) - start, resultMs: performance.now() - start, cliCpuMs }
   })
 
 const script = Script.make(Array.from({ length: 8 }, (_, i) => Script.turn(`Answer ${i}.`)))
@@ -69,14 +82,22 @@ const median = (xs: ReadonlyArray<number>) => {
 const goal = 1
 
 // The CLIs parked with `--await-claim` this process started (claimed ones included, until they end), from the
-// process table, with the CPU time they used so far (clock ticks).
+// process table.
+const sparePids = () =>
+  fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim().split(/\s+/).filter((pid) => {
+    try {
+      return pid !== "" && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("--await-claim")
+    } catch {
+      return false // Ended meanwhile.
+    }
+  })
+
+// The spares alive, with the CPU time they used so far (clock ticks).
 const spares = () => {
-  const children = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim().split(/\s+/)
   let count = 0
   let ticks = 0
-  for (const pid of children.filter((c) => c !== "")) {
+  for (const pid of sparePids()) {
     try {
-      if (!fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("--await-claim")) continue
       const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       if (fields[0] === "Z") continue
@@ -87,6 +108,23 @@ const spares = () => {
     }
   }
   return { count, ticks }
+}
+
+// The CPU time the spares used so far, in milliseconds, to the nanosecond (every thread's `schedstat`): from a
+// request to its first assistant message, the work the claimed CLI did for it, whatever the machine's load
+// made of the wall-clock time (a replacement started meanwhile counts too).
+const sparesCpuMs = () => {
+  let ns = 0
+  for (const pid of sparePids()) {
+    try {
+      for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0])
+      }
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return ns / 1e6
 }
 
 // Waits until exactly `expected` spares are alive and none of them used CPU for half a second: each has
@@ -120,15 +158,21 @@ const againstPrewarm = Effect.gen(function*() {
       prewarm({ options: { pathToClaudeCodeExecutable: sandbox.executable, env: { ...sandbox.env } } })
     )
     const contenders = {
-      warm: Effect.suspend(() => timed("warm (SparePool)", performance.now(), pool.query("hello", { cwd: sandbox.cwd }))),
+      warm: Effect.suspend(() => timed("warm (SparePool)", performance.now(), pool.query("hello", { cwd: sandbox.cwd }), sparesCpuMs)),
       entity: Effect.suspend(() =>
-        timed("entity, new conversation (spare)", performance.now(), entities(`bench-warm-${round}`).Turn({ turnId: "1", prompt: "hello" }))
+        timed(
+          "entity, new conversation (spare)",
+          performance.now(),
+          entities(`bench-warm-${round}`).Turn({ turnId: "1", prompt: "hello" }),
+          sparesCpuMs
+        )
       ).pipe(Effect.tap(() => entities(`bench-warm-${round}`).Close())),
       sdk: Effect.suspend(() =>
         timed(
           "SDK prewarm + claim",
           performance.now(),
-          Stream.fromAsyncIterable(spare.claim({ prompt: "hello", options: { cwd: sandbox.cwd } }), (e) => e)
+          Stream.fromAsyncIterable(spare.claim({ prompt: "hello", options: { cwd: sandbox.cwd } }), (e) => e),
+          sparesCpuMs
         )
       ).pipe(Effect.ensuring(Effect.promise(() => spare[Symbol.asyncDispose]())))
     }
@@ -185,7 +229,8 @@ const entityRatio = against(entityRuns)
 const summary = (name: string, runs: ReadonlyArray<Row>): Row => ({
   name: `${name}, median of ${runs.length}`,
   firstMessageMs: median(runs.map((r) => r.firstMessageMs)),
-  resultMs: median(runs.map((r) => r.resultMs))
+  resultMs: median(runs.map((r) => r.resultMs)),
+  cliCpuMs: median(runs.map((r) => r.cliCpuMs ?? NaN))
 })
 const warm = summary("warm (SparePool)", warmRuns)
 const warmEntity = summary("entity, new conversation", entityRuns)
@@ -194,9 +239,13 @@ const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown
   `load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`
 const pad = (s: string, n: number) => s.padEnd(n)
 log(`${new Date().toISOString().slice(0, 10)}, ${machine}`)
-log(`${pad("", 40)}first assistant message   result`)
+log(`${pad("", 40)}first assistant message   result    CLI CPU to first message`)
 for (const row of [cold, warm, warmEntity, sdk, direct, entity]) {
-  log(`${pad(row.name, 40)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${row.resultMs.toFixed(0)} ms`)
+  const cpu = row.cliCpuMs === undefined ? "" : `${row.cliCpuMs.toFixed(0)} ms`
+  log(
+    `${pad(row.name, 40)}${pad(row.firstMessageMs.toFixed(0) + " ms", 26)}${pad(row.resultMs.toFixed(0) + " ms", 10)}${cpu}`
+      .trimEnd()
+  )
 }
 for (const [name, { ratio, ratios, met }] of [["warm (SparePool)", warmRatio], ["entity with spares", entityRatio]] as const) {
   log(
@@ -204,6 +253,12 @@ for (const [name, { ratio, ratios, met }] of [["warm (SparePool)", warmRatio], [
       `range ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}); goal at most ${goal.toFixed(2)}: ` +
       (met ? "met" : "NOT met")
   )
+}
+// The same CPU time means the CLIs did the same work: a wall-clock ratio away from 1 is then the machine's
+// scheduling (or this library's own time in the process, which the CPU column does not count).
+for (const [name, runs] of [["warm (SparePool)", warmRuns], ["entity with spares", entityRuns]] as const) {
+  const ratios = runs.map((run, i) => (run.cliCpuMs ?? NaN) / (sdkRuns[i].cliCpuMs ?? NaN))
+  log(`${name} / SDK prewarm, CLI CPU time to the first assistant message: ${median(ratios).toFixed(2)} (median of ${rounds})`)
 }
 log(`warm / cold first message: ${(warm.firstMessageMs / cold.firstMessageMs).toFixed(2)}`)
 log(`entity (in memory) / direct turn, one run: ${(entity.resultMs / direct.resultMs).toFixed(2)}`)

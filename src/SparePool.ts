@@ -136,6 +136,17 @@ export class SparePool extends Context.Service<SparePool, Pool>()("effect-claude
 
 type SpareState = "parked" | "claimed" | "evicted"
 
+// What a replacement lets go first: turns of the scheduler, each behind whatever else was due in it. Its spawn
+// blocks the process for a while (from a few to a few hundred milliseconds on a loaded 2-core machine), and the
+// claimed spare's first message may still be on its way to its reader, from fiber to fiber: through an entity,
+// its turn, then the cluster's reply stream, where it reached the client 20 to 90 ms later (medians of two runs
+// of 6 rounds, issue 25) when the spawn went first. A turn with nothing else due takes microseconds.
+const pendingWorkFirst = Effect.forEach(
+  Array.from({ length: 100 }),
+  () => Effect.yieldNowWith(Number.MAX_SAFE_INTEGER),
+  { discard: true }
+)
+
 interface Spare {
   readonly session: Session.Session
   readonly scope: Scope.Closeable
@@ -177,10 +188,12 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
   const start = (sessionOptions: Session.Options<R>) =>
     cli.session(sessionOptions as Session.Options<never>).pipe(Effect.provide(context))
 
-  const park = Effect.gen(function*() {
+  // A spare taken meanwhile waits for its start, which begins once `first` is done.
+  const parkAfter = (first: Effect.Effect<void>) => Effect.gen(function*() {
     const entry = yield* Deferred.make<Spare | undefined>()
     yield* Queue.offer(spares, entry)
     yield* Effect.gen(function*() {
+      yield* first
       const scope = yield* Scope.fork(poolScope)
       const session = yield* start({ ...options.host, cwd: parking, extraArgs: [...(options.host?.extraArgs ?? []), "--await-claim"] })
         .pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
@@ -202,6 +215,7 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       Effect.forkIn(poolScope)
     )
   })
+  const park = parkAfter(Effect.void)
   for (let i = 0; i < size; i++) yield* park
 
   const cold = (claim: Claim) =>
@@ -251,8 +265,8 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       yield* Scope.addFinalizer(callerScope, Scope.close(scope, Exit.void))
       // The replacement starts once the claimed spare is under way (its claim answered; with a prompt, its first
       // assistant message): a CLI's start-up, the spawn included, must not hold up the claim and the prompt on a
-      // busy machine.
-      const replace = yield* Effect.cached(park)
+      // busy machine, nor the first message on its way to its reader.
+      const replace = yield* Effect.cached(parkAfter(pendingWorkFirst))
       // The claim, the model and the prompt go in one write, as the SDK's `claim()` writes them in one go: the
       // CLI has the prompt before it answers the claim, and takes it up at once.
       const answered = yield* Effect.gen(function*() {

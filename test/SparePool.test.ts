@@ -34,6 +34,29 @@ const env = (files: Record<string, string> = {}) =>
 const claimWire = ClaimWire.make(Script.make([Script.turn("Hi warm.")]))
 const wiredEnv = Layer.merge(claimWire.layer, NodeServices.layer)
 
+// Half a millisecond of work on a message, as encoding it for the next hop is.
+const work = Effect.sync(() => {
+  const end = performance.now() + 0.5
+  while (performance.now() < end) {
+    // busy
+  }
+})
+
+// `stream` read through `hops` fibers, each working on a message and passing it on through a queue: a reader as
+// far from the pool as an entity's client, behind the entity's turn and the cluster's reply stream.
+const relayed = <A, E>(stream: Stream.Stream<A, E>, hops: number): Stream.Stream<A, E> =>
+  hops === 0 ? stream : relayed(Stream.buffer(Stream.tap(stream, () => work), { capacity: 1 }), hops - 1)
+
+// The CLIs parked with `--await-claim` (the claimed ones included) this process runs now.
+const spareClis = () =>
+  childClis().filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("--await-claim")
+    } catch {
+      return false
+    }
+  })
+
 const resultOf = (messages: ReadonlyArray<{ readonly _tag: string }>) => {
   const last = messages.at(-1) as { readonly _tag: string; readonly result?: string }
   return last._tag === "ResultSuccess" ? last.result : last._tag
@@ -66,6 +89,25 @@ describe("SparePool", () => {
       assert.strictEqual(yield* pool.claimed, 1)
       const init = messages.find((m) => m._tag === "SystemInit")
       assert.strictEqual(init?._tag === "SystemInit" ? init.cwd : undefined, sandbox.cwd)
+    }).pipe(Effect.scoped, Effect.provide(env())))
+
+  // A spawn blocks the process (tens of milliseconds on a loaded machine): it must not hold up the first message.
+  it.live("a claimed spare's replacement starts once its first message has reached a reader many fibers away", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Scripted.Sandbox
+      const pool = yield* SparePool.make({ size: 1 })
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      const { turn } = yield* pool.begin({ cwd: sandbox.cwd }, "hello")
+      let atFirst: ReadonlyArray<number> | undefined
+      const messages = yield* Stream.runCollect(Stream.tap(relayed(turn, 40), (message) =>
+        Effect.sync(() => {
+          if (message._tag === "AssistantMessage") atFirst ??= spareClis()
+        })))
+      assert.strictEqual(resultOf(messages), "Hi warm.")
+      // From the process table: the claimed CLI alone, its replacement not spawned yet.
+      assert.lengthOf(atFirst ?? [], 1)
+      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
+      assert.lengthOf(spareClis(), 2)
     }).pipe(Effect.scoped, Effect.provide(env())))
 
   it.live("a refused claim falls back to a cold start", () =>
