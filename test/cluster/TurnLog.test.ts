@@ -1,7 +1,7 @@
 /**
- * The turn log in memory and in SQL (SQLite): attempts, stored answers and prompt digests.
+ * The turn log in memory and in SQL (SQLite, PostgreSQL): attempts, stored answers and prompt digests.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Deferred from "effect/Deferred"
@@ -75,79 +75,82 @@ const fencedWrites = Effect.gen(function*() {
   assert.strictEqual(yield* log.resumeAt("e"), "a3")
 })
 
+// What every log does alike, in memory, in SQLite and in PostgreSQL.
+const alike: ReadonlyArray<readonly [string, Effect.Effect<void, unknown, TurnLog.TurnLog>]> = [
+  ["a holder's writes with a stale token are refused", fencedWrites],
+  ["attempts, the stored answer, and another prompt under a known id", Effect.gen(function*() {
+    assert.isAbove(messages.length, 0)
+    const log = yield* TurnLog.TurnLog
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello!"), { _tag: "Conflict" })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2 })
+    yield* log.finish("e", "t1", messages)
+    const done = yield* log.begin("e", "t1", "hello")
+    assert.strictEqual(done._tag, "Done")
+    assert.deepStrictEqual(done._tag === "Done" ? done.messages.map(Message.encodeMessage) : [], messages.map(Message.encodeMessage))
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "goodbye"), { _tag: "Conflict" })
+    // The same turn id on another entity is another turn.
+    assert.deepStrictEqual(yield* log.begin("f", "t1", "goodbye"), { _tag: "Start", attempt: 1 })
+  })],
+  ["a running turn's progress goes to its next attempt, which resumes at the last answer", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    const progress = messages.slice(0, 2)
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+    yield* log.progress("e", "t1", progress)
+    const retry = yield* log.begin("e", "t1", "hello")
+    assert.deepStrictEqual(
+      retry._tag === "Start" ? [retry.attempt, retry.interrupted?.map(Message.encodeMessage)] : [],
+      [2, progress.map(Message.encodeMessage)]
+    )
+    // Another turn has none.
+    assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
+    // Where a retry resumes: the last answer of the entity's last finished turn.
+    yield* log.setSessionId("e", "s1")
+    assert.strictEqual(yield* log.resumeAt("e"), undefined)
+    yield* log.setResumeAt("e", "a1")
+    yield* log.setResumeAt("e", "a2")
+    assert.deepStrictEqual([yield* log.resumeAt("e"), yield* log.resumeAt("f"), yield* log.sessionId("e")], ["a2", undefined, "s1"])
+  })],
+  ["the prompt id an attempt kept goes to the next attempt", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+    yield* log.sent("e", "t1", "p1")
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2, promptId: "p1" })
+    yield* log.sent("e", "t1", "p2")
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3, promptId: "p2" })
+    assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
+  })],
+  ["a turn started as often as allowed is refused, not counted again", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 1 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 2 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
+    // Without a limit it starts again, counted from the starts it really had.
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "other", 2), { _tag: "Conflict" })
+  })],
+  ["an entity's settings", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    assert.deepStrictEqual(yield* log.settings("e"), {})
+    yield* log.setSettings("e", { model: null, permissionMode: "acceptEdits" })
+    assert.deepStrictEqual(yield* log.settings("e"), { model: null, permissionMode: "acceptEdits" })
+    assert.deepStrictEqual(yield* log.settings("f"), {})
+  })]
+]
+
 describe("TurnLog", () => {
   for (const [name, layer] of logs) {
-    it.effect(`${name}: a holder's writes with a stale token are refused`, () => fencedWrites.pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: attempts, the stored answer, and another prompt under a known id`, () =>
-      Effect.gen(function*() {
-        assert.isAbove(messages.length, 0)
-        const log = yield* TurnLog.TurnLog
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello!"), { _tag: "Conflict" })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2 })
-        yield* log.finish("e", "t1", messages)
-        const done = yield* log.begin("e", "t1", "hello")
-        assert.strictEqual(done._tag, "Done")
-        assert.deepStrictEqual(done._tag === "Done" ? done.messages.map(Message.encodeMessage) : [], messages.map(Message.encodeMessage))
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "goodbye"), { _tag: "Conflict" })
-        // The same turn id on another entity is another turn.
-        assert.deepStrictEqual(yield* log.begin("f", "t1", "goodbye"), { _tag: "Start", attempt: 1 })
-      }).pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: a running turn's progress goes to its next attempt, which resumes at the last answer`, () =>
-      Effect.gen(function*() {
-        const log = yield* TurnLog.TurnLog
-        const progress = messages.slice(0, 2)
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
-        yield* log.progress("e", "t1", progress)
-        const retry = yield* log.begin("e", "t1", "hello")
-        assert.deepStrictEqual(
-          retry._tag === "Start" ? [retry.attempt, retry.interrupted?.map(Message.encodeMessage)] : [],
-          [2, progress.map(Message.encodeMessage)]
-        )
-        // Another turn has none.
-        assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
-        // Where a retry resumes: the last answer of the entity's last finished turn.
-        yield* log.setSessionId("e", "s1")
-        assert.strictEqual(yield* log.resumeAt("e"), undefined)
-        yield* log.setResumeAt("e", "a1")
-        yield* log.setResumeAt("e", "a2")
-        assert.deepStrictEqual([yield* log.resumeAt("e"), yield* log.resumeAt("f"), yield* log.sessionId("e")], ["a2", undefined, "s1"])
-      }).pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: the prompt id an attempt kept goes to the next attempt`, () =>
-      Effect.gen(function*() {
-        const log = yield* TurnLog.TurnLog
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
-        yield* log.sent("e", "t1", "p1")
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2, promptId: "p1" })
-        yield* log.sent("e", "t1", "p2")
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3, promptId: "p2" })
-        assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
-      }).pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: a turn started as often as allowed is refused, not counted again`, () =>
-      Effect.gen(function*() {
-        const log = yield* TurnLog.TurnLog
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 1 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 2 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
-        // Without a limit it starts again, counted from the starts it really had.
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "other", 2), { _tag: "Conflict" })
-      }).pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: an entity's settings`, () =>
-      Effect.gen(function*() {
-        const log = yield* TurnLog.TurnLog
-        assert.deepStrictEqual(yield* log.settings("e"), {})
-        yield* log.setSettings("e", { model: null, permissionMode: "acceptEdits" })
-        assert.deepStrictEqual(yield* log.settings("e"), { model: null, permissionMode: "acceptEdits" })
-        assert.deepStrictEqual(yield* log.settings("f"), {})
-      }).pipe(Effect.provide(layer())))
+    for (const [title, test] of alike) it.effect(`${name}: ${title}`, () => test.pipe(Effect.provide(layer())))
   }
+})
+
+// One server for these (a begin is one statement there, issue 23): each test keeps its log under a prefix of its own.
+const postgres = Layer.unwrap(Effect.map(Postgres.start, ({ database, host, port, username }) =>
+  PgClient.layer({ host, port, username, database }))).pipe(Layer.provide(NodeServices.layer))
+
+layer(postgres, { timeout: 120_000 })("TurnLog in PostgreSQL, as in memory and SQLite", (it) => {
+  alike.forEach(([title, test], i) => it.effect(title, () => test.pipe(Effect.provide(TurnLog.layerSql({ prefix: `alike${i}` })))))
 })
 
 describe("TurnLog in SQL", () => {
