@@ -130,6 +130,19 @@ const alike: ReadonlyArray<readonly [string, Effect.Effect<void, unknown, TurnLo
     assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3 })
     assert.deepStrictEqual(yield* log.begin("e", "t1", "other", 2), { _tag: "Conflict" })
   })],
+  ["a turn's end keeps its messages and the resume point in one write, refused together", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    const [stale, holder] = [{ lease: "AgentSession/e", token: 1 }, { lease: "AgentSession/e", token: 2 }]
+    yield* log.claim("e", holder)
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+    yield* log.setSessionId("e", "s1", holder)
+    const refused = yield* Effect.flip(log.finish("e", "t1", messages, stale, "a-stale"))
+    assert.strictEqual(refused.reason._tag, "Fenced")
+    assert.deepStrictEqual([yield* log.resumeAt("e"), yield* log.answer("e", "t1")], [undefined, undefined])
+    yield* log.finish("e", "t1", messages, holder, "a1")
+    assert.strictEqual(yield* log.resumeAt("e"), "a1")
+    assert.strictEqual((yield* log.answer("e", "t1"))?.length, messages.length)
+  })],
   ["an entity's settings", Effect.gen(function*() {
     const log = yield* TurnLog.TurnLog
     assert.deepStrictEqual(yield* log.settings("e"), {})
