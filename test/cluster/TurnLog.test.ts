@@ -164,6 +164,19 @@ const postgres = Layer.unwrap(Effect.map(Postgres.start, ({ database, host, port
 
 layer(postgres, { timeout: 120_000 })("TurnLog in PostgreSQL, as in memory and SQLite", (it) => {
   alike.forEach(([title, test], i) => it.effect(title, () => test.pipe(Effect.provide(TurnLog.layerSql({ prefix: `alike${i}` })))))
+
+  // A begin alone commits without waiting for the disk; a caller's transaction it runs in commits as it would.
+  it.effect("a begin in a caller's transaction leaves its commit synchronous", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const log = yield* TurnLog.TurnLog
+      const [inside] = yield* sql.withTransaction(Effect.andThen(
+        log.begin("e", "t1", "hello"),
+        Effect.orDie(sql<{ readonly mode: string }>`SELECT current_setting('synchronous_commit') AS mode`)
+      ))
+      assert.strictEqual(inside?.mode, "on")
+      assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2 })
+    }).pipe(Effect.provide(TurnLog.layerSql({ prefix: "outer" }))))
 })
 
 describe("TurnLog in SQL", () => {
