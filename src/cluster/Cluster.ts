@@ -259,6 +259,11 @@ export interface PostgresOptions {
  * it hands its shards over. A turn that finished during the drain is never retried; one cut by the deadline is
  * re-delivered elsewhere and runs again, its `TurnStarted` saying `attempt: 2`.
  *
+ * The acknowledgements of reply chunks and the runner's reads of its messages commit without waiting for the
+ * disk, through up to 4 connections of their own (`synchronous_commit` off): a database crash can lose the
+ * last of them, which is harmless (see the code), and each turn is spared a flush for each. Requests,
+ * replies and the turn log's records stay synchronous.
+ *
  * @since 0.1.0
  * @category layers
  */
