@@ -7,17 +7,17 @@
  * turn each, from asking to the end of its stream. Prints the medians and their ratio against the goal (at most
  * 1.3× the direct session), with the date and the machine, on stderr, and one JSON line on stdout.
  *
- * Where the time goes (issue 23; the statements' spans through a tracer, PostgreSQL on this 2-core machine at a
- * load of 10 to 17, an fsync about 3.4 ms idle): no poll waits, the client reads each reply as soon as it is
- * saved. The cost is commits in a row that a direct session does not wait for. Before the request reaches the
- * CLI: the request's insert, the runner's storage read (an update) and the turn log's `begin` (one transaction),
- * 20 to 45 ms. Then each chunk of the reply stream: the reply saved (a transaction), read by the client, its
- * acknowledgement saved (a transaction) and read by the runner's storage loop (an update), 40 to 60 ms a chunk,
- * one after another. Before: every event its own chunk (`TurnStarted`, `SystemInit`, the answer, the result:
- * 4 chunks and the exit, the turn's end 150 to 200 ms behind the CLI's), and 5 commits at the turn's end (the
- * session id again, the resume point, the log's finish and its 2 trims). After: 2 chunks and the exit (events
- * that queue during an acknowledgement go together, the start with the first message), 2 commits at the end,
- * the turn's end 60 to 100 ms behind the CLI's.
+ * Where the time goes (issue 23; the statements in PostgreSQL's log beside the entity's and the client's
+ * timestamps, PostgreSQL on this 2-core machine at a load of 14 to 21, where a commit's disk flush is about 8 ms
+ * (median) and 3.4 ms idle): no poll waits, the client reads each reply as soon as it is saved. The cost is
+ * commits in a row that a direct session does not wait for (its store's writes come after the turn): the
+ * request saved and the runner's read of it (a write), the turn log's `begin`, then for each chunk of the reply
+ * stream the saved reply, its acknowledgement and the runner's read of that, then the turn log's `finish` and
+ * the exit. A short turn is 2 chunks and the exit (events that queue during an acknowledgement go together,
+ * `TurnStarted` with the first message). Now: `begin` is one statement (it was a transaction of 5 round trips)
+ * that does not wait for the disk; the resume point goes in `finish`'s transaction (one commit at the end, it
+ * was two); the acknowledgements and the runner's reads do not wait for the disk (`Cluster.layerPostgres`). The
+ * request, each reply, `finish` and the exit still do: about 5 flushes on the turn's way.
  *
  * `node bench/entityLatency.ts [--rounds 20]` (also run by `npm run bench:warm`)
  */

@@ -389,8 +389,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           const sessionId = yield* Effect.option(current.sessionId)
           if (sessionId._tag === "Some") yield* keepSessionId(sessionId.value, fence)
           const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
-          if (answer?._tag === "AssistantMessage" && answer.uuid !== undefined) yield* log.setResumeAt(entityId, answer.uuid, fence)
-          yield* log.finish(entityId, turnId, messages, fence)
+          // The resume point goes with the messages: one commit at the turn's end rather than two (issue 23).
+          yield* log.finish(entityId, turnId, messages, fence, answer?._tag === "AssistantMessage" ? answer.uuid : undefined)
         }).pipe(Effect.mapError((error) => failed("turn")(fenced(error))))),
         // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.
         Stream.onError(() => close)

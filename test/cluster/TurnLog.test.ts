@@ -1,7 +1,7 @@
 /**
- * The turn log in memory and in SQL (SQLite): attempts, stored answers and prompt digests.
+ * The turn log in memory and in SQL (SQLite, PostgreSQL): attempts, stored answers and prompt digests.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Deferred from "effect/Deferred"
@@ -75,112 +75,139 @@ const fencedWrites = Effect.gen(function*() {
   assert.strictEqual(yield* log.resumeAt("e"), "a3")
 })
 
+// What every log does alike, in memory, in SQLite and in PostgreSQL.
+const alike: ReadonlyArray<readonly [string, Effect.Effect<void, unknown, TurnLog.TurnLog>]> = [
+  ["a holder's writes with a stale token are refused", fencedWrites],
+  ["attempts, the stored answer, and another prompt under a known id", Effect.gen(function*() {
+    assert.isAbove(messages.length, 0)
+    const log = yield* TurnLog.TurnLog
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello!"), { _tag: "Conflict" })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2 })
+    yield* log.finish("e", "t1", messages)
+    const done = yield* log.begin("e", "t1", "hello")
+    assert.strictEqual(done._tag, "Done")
+    assert.deepStrictEqual(done._tag === "Done" ? done.messages.map(Message.encodeMessage) : [], messages.map(Message.encodeMessage))
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "goodbye"), { _tag: "Conflict" })
+    // The same turn id on another entity is another turn.
+    assert.deepStrictEqual(yield* log.begin("f", "t1", "goodbye"), { _tag: "Start", attempt: 1 })
+  })],
+  ["a running turn's progress goes to its next attempt, which resumes at the last answer", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    const progress = messages.slice(0, 2)
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+    yield* log.progress("e", "t1", progress)
+    const retry = yield* log.begin("e", "t1", "hello")
+    assert.deepStrictEqual(
+      retry._tag === "Start" ? [retry.attempt, retry.interrupted?.map(Message.encodeMessage)] : [],
+      [2, progress.map(Message.encodeMessage)]
+    )
+    // Another turn has none.
+    assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
+    // Where a retry resumes: the last answer of the entity's last finished turn.
+    yield* log.setSessionId("e", "s1")
+    assert.strictEqual(yield* log.resumeAt("e"), undefined)
+    yield* log.setResumeAt("e", "a1")
+    yield* log.setResumeAt("e", "a2")
+    assert.deepStrictEqual([yield* log.resumeAt("e"), yield* log.resumeAt("f"), yield* log.sessionId("e")], ["a2", undefined, "s1"])
+  })],
+  ["the prompt id an attempt kept goes to the next attempt", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+    yield* log.sent("e", "t1", "p1")
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2, promptId: "p1" })
+    yield* log.sent("e", "t1", "p2")
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3, promptId: "p2" })
+    assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
+  })],
+  ["a turn started as often as allowed is refused, not counted again", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 1 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 2 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
+    // Without a limit it starts again, counted from the starts it really had.
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3 })
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "other", 2), { _tag: "Conflict" })
+  })],
+  ["a turn's end keeps its messages and the resume point in one write, refused together", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    const [stale, holder] = [{ lease: "AgentSession/e", token: 1 }, { lease: "AgentSession/e", token: 2 }]
+    yield* log.claim("e", holder)
+    assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
+    yield* log.setSessionId("e", "s1", holder)
+    const refused = yield* Effect.flip(log.finish("e", "t1", messages, stale, "a-stale"))
+    assert.strictEqual(refused.reason._tag, "Fenced")
+    assert.deepStrictEqual([yield* log.resumeAt("e"), yield* log.answer("e", "t1")], [undefined, undefined])
+    yield* log.finish("e", "t1", messages, holder, "a1")
+    assert.strictEqual(yield* log.resumeAt("e"), "a1")
+    assert.strictEqual((yield* log.answer("e", "t1"))?.length, messages.length)
+  })],
+  ["the limit counts failed and unended attempts apart, and never released ones", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    const limit = { failed: 2, unended: 3 }
+    const begin = (turnId: string) => log.begin("e", turnId, "hello", limit)
+    // Cut from outside five times (the runner alive to tell): started a sixth time.
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      assert.deepStrictEqual(yield* begin("t1"), { _tag: "Start", attempt })
+      yield* log.ended("e", "t1", attempt, "released")
+    }
+    assert.deepStrictEqual(yield* begin("t1"), { _tag: "Start", attempt: 6 })
+    // Failed twice: refused, whatever the releases between.
+    assert.deepStrictEqual(yield* begin("t2"), { _tag: "Start", attempt: 1 })
+    yield* log.ended("e", "t2", 1, "failed")
+    assert.deepStrictEqual(yield* begin("t2"), { _tag: "Start", attempt: 2 })
+    yield* log.ended("e", "t2", 2, "released")
+    assert.deepStrictEqual(yield* begin("t2"), { _tag: "Start", attempt: 3 })
+    yield* log.ended("e", "t2", 3, "failed")
+    assert.deepStrictEqual(yield* begin("t2"), { _tag: "Exhausted", attempts: 3 })
+    // Ended unknown (its runner died) three times: refused. A late word on an attempt before the last changes
+    // nothing, nor a second word on the last.
+    for (let attempt = 1; attempt <= 2; attempt++) assert.deepStrictEqual(yield* begin("t3"), { _tag: "Start", attempt })
+    yield* log.ended("e", "t3", 1, "released")
+    yield* log.ended("e", "t3", 2, "released")
+    yield* log.ended("e", "t3", 2, "failed")
+    for (let attempt = 3; attempt <= 4; attempt++) assert.deepStrictEqual(yield* begin("t3"), { _tag: "Start", attempt })
+    assert.deepStrictEqual(yield* begin("t3"), { _tag: "Exhausted", attempts: 4 })
+    // A word on a finished turn changes nothing either.
+    yield* log.finish("e", "t1", messages)
+    yield* log.ended("e", "t1", 6, "failed")
+    assert.strictEqual((yield* begin("t1"))._tag, "Done")
+  })],
+  ["an entity's settings", Effect.gen(function*() {
+    const log = yield* TurnLog.TurnLog
+    assert.deepStrictEqual(yield* log.settings("e"), {})
+    yield* log.setSettings("e", { model: null, permissionMode: "acceptEdits" })
+    assert.deepStrictEqual(yield* log.settings("e"), { model: null, permissionMode: "acceptEdits" })
+    assert.deepStrictEqual(yield* log.settings("f"), {})
+  })]
+]
+
 describe("TurnLog", () => {
   for (const [name, layer] of logs) {
-    it.effect(`${name}: a holder's writes with a stale token are refused`, () => fencedWrites.pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: attempts, the stored answer, and another prompt under a known id`, () =>
-      Effect.gen(function*() {
-        assert.isAbove(messages.length, 0)
-        const log = yield* TurnLog.TurnLog
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello!"), { _tag: "Conflict" })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2 })
-        yield* log.finish("e", "t1", messages)
-        const done = yield* log.begin("e", "t1", "hello")
-        assert.strictEqual(done._tag, "Done")
-        assert.deepStrictEqual(done._tag === "Done" ? done.messages.map(Message.encodeMessage) : [], messages.map(Message.encodeMessage))
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "goodbye"), { _tag: "Conflict" })
-        // The same turn id on another entity is another turn.
-        assert.deepStrictEqual(yield* log.begin("f", "t1", "goodbye"), { _tag: "Start", attempt: 1 })
-      }).pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: a running turn's progress goes to its next attempt, which resumes at the last answer`, () =>
-      Effect.gen(function*() {
-        const log = yield* TurnLog.TurnLog
-        const progress = messages.slice(0, 2)
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
-        yield* log.progress("e", "t1", progress)
-        const retry = yield* log.begin("e", "t1", "hello")
-        assert.deepStrictEqual(
-          retry._tag === "Start" ? [retry.attempt, retry.interrupted?.map(Message.encodeMessage)] : [],
-          [2, progress.map(Message.encodeMessage)]
-        )
-        // Another turn has none.
-        assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
-        // Where a retry resumes: the last answer of the entity's last finished turn.
-        yield* log.setSessionId("e", "s1")
-        assert.strictEqual(yield* log.resumeAt("e"), undefined)
-        yield* log.setResumeAt("e", "a1")
-        yield* log.setResumeAt("e", "a2")
-        assert.deepStrictEqual([yield* log.resumeAt("e"), yield* log.resumeAt("f"), yield* log.sessionId("e")], ["a2", undefined, "s1"])
-      }).pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: the prompt id an attempt kept goes to the next attempt`, () =>
-      Effect.gen(function*() {
-        const log = yield* TurnLog.TurnLog
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 1 })
-        yield* log.sent("e", "t1", "p1")
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2, promptId: "p1" })
-        yield* log.sent("e", "t1", "p2")
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3, promptId: "p2" })
-        assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
-      }).pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: a turn started as often as allowed is refused, not counted again`, () =>
-      Effect.gen(function*() {
-        const log = yield* TurnLog.TurnLog
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 1 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Start", attempt: 2 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello", 2), { _tag: "Exhausted", attempts: 2 })
-        // Without a limit it starts again, counted from the starts it really had.
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 3 })
-        assert.deepStrictEqual(yield* log.begin("e", "t1", "other", 2), { _tag: "Conflict" })
-      }).pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: the limit counts failed and unended attempts apart, and never released ones`, () =>
-      Effect.gen(function*() {
-        const log = yield* TurnLog.TurnLog
-        const limit = { failed: 2, unended: 3 }
-        const begin = (turnId: string) => log.begin("e", turnId, "hello", limit)
-        // Cut from outside five times (the runner alive to tell): started a sixth time.
-        for (let attempt = 1; attempt <= 5; attempt++) {
-          assert.deepStrictEqual(yield* begin("t1"), { _tag: "Start", attempt })
-          yield* log.ended("e", "t1", attempt, "released")
-        }
-        assert.deepStrictEqual(yield* begin("t1"), { _tag: "Start", attempt: 6 })
-        // Failed twice: refused, whatever the releases between.
-        assert.deepStrictEqual(yield* begin("t2"), { _tag: "Start", attempt: 1 })
-        yield* log.ended("e", "t2", 1, "failed")
-        assert.deepStrictEqual(yield* begin("t2"), { _tag: "Start", attempt: 2 })
-        yield* log.ended("e", "t2", 2, "released")
-        assert.deepStrictEqual(yield* begin("t2"), { _tag: "Start", attempt: 3 })
-        yield* log.ended("e", "t2", 3, "failed")
-        assert.deepStrictEqual(yield* begin("t2"), { _tag: "Exhausted", attempts: 3 })
-        // Ended unknown (its runner died) three times: refused. A late word on an attempt before the last changes
-        // nothing, nor a second word on the last.
-        for (let attempt = 1; attempt <= 2; attempt++) assert.deepStrictEqual(yield* begin("t3"), { _tag: "Start", attempt })
-        yield* log.ended("e", "t3", 1, "released")
-        yield* log.ended("e", "t3", 2, "released")
-        yield* log.ended("e", "t3", 2, "failed")
-        for (let attempt = 3; attempt <= 4; attempt++) assert.deepStrictEqual(yield* begin("t3"), { _tag: "Start", attempt })
-        assert.deepStrictEqual(yield* begin("t3"), { _tag: "Exhausted", attempts: 4 })
-        // A word on a finished turn changes nothing either.
-        yield* log.finish("e", "t1", messages)
-        yield* log.ended("e", "t1", 6, "failed")
-        assert.strictEqual((yield* begin("t1"))._tag, "Done")
-      }).pipe(Effect.provide(layer())))
-
-    it.effect(`${name}: an entity's settings`, () =>
-      Effect.gen(function*() {
-        const log = yield* TurnLog.TurnLog
-        assert.deepStrictEqual(yield* log.settings("e"), {})
-        yield* log.setSettings("e", { model: null, permissionMode: "acceptEdits" })
-        assert.deepStrictEqual(yield* log.settings("e"), { model: null, permissionMode: "acceptEdits" })
-        assert.deepStrictEqual(yield* log.settings("f"), {})
-      }).pipe(Effect.provide(layer())))
+    for (const [title, test] of alike) it.effect(`${name}: ${title}`, () => test.pipe(Effect.provide(layer())))
   }
+})
+
+// One server for these (a begin is one statement there, issue 23): each test keeps its log under a prefix of its own.
+const postgres = Layer.unwrap(Effect.map(Postgres.start, ({ database, host, port, username }) =>
+  PgClient.layer({ host, port, username, database }))).pipe(Layer.provide(NodeServices.layer))
+
+layer(postgres, { timeout: 120_000 })("TurnLog in PostgreSQL, as in memory and SQLite", (it) => {
+  alike.forEach(([title, test], i) => it.effect(title, () => test.pipe(Effect.provide(TurnLog.layerSql({ prefix: `alike${i}` })))))
+
+  // A begin alone commits without waiting for the disk; a caller's transaction it runs in commits as it would.
+  it.effect("a begin in a caller's transaction leaves its commit synchronous", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const log = yield* TurnLog.TurnLog
+      const [inside] = yield* sql.withTransaction(Effect.andThen(
+        log.begin("e", "t1", "hello"),
+        Effect.orDie(sql<{ readonly mode: string }>`SELECT current_setting('synchronous_commit') AS mode`)
+      ))
+      assert.strictEqual(inside?.mode, "on")
+      assert.deepStrictEqual(yield* log.begin("e", "t1", "hello"), { _tag: "Start", attempt: 2 })
+    }).pipe(Effect.provide(TurnLog.layerSql({ prefix: "outer" }))))
 })
 
 describe("TurnLog in SQL", () => {
