@@ -331,6 +331,16 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const current = opened.session
       const fence = opened.fence
       const messages: Array<Session.Message> = []
+      // The turn's end in the log: its session id, where a retry of the next turn resumes, its messages.
+      let finished = false
+      const end = Effect.gen(function*() {
+        finished = true
+        const sessionId = yield* Effect.option(current.sessionId)
+        if (sessionId._tag === "Some") yield* keepSessionId(sessionId.value, fence)
+        const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
+        if (answer?._tag === "AssistantMessage" && answer.uuid !== undefined) yield* log.setResumeAt(entityId, answer.uuid, fence)
+        yield* log.finish(entityId, turnId, messages, fence)
+      })
       // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
       const first = Effect.flatMap(
         Ref.modify(phase, (now): [boolean, TurnPhase] => [now === "owed", "streaming"]),
@@ -350,6 +360,11 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
               ? keepSessionId(message.session_id, fence)
               : RetryNote.isToolActivity(message)
               ? log.progress(entityId, turnId, activity, fence)
+              : message._tag === "ResultSuccess" || message._tag === "ResultError"
+              // The result goes to the caller only once the turn is in the store and the log, under this
+              // activation's lease: a caller given an answer finds it in the conversation wherever it goes on.
+              // A runner paused or killed before that gives no answer; the turn is started again elsewhere.
+              ? Effect.andThen(current.stored, end)
               : Effect.void
           )
         }),
@@ -360,13 +375,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         // The start goes out with the CLI's first message, as one chunk of the cluster's reply stream rather
         // than two: on PostgreSQL each chunk is a saved reply and an acknowledgement, three commits (issue 23).
         withHead(new TurnStarted({ turnId, attempt })),
-        Stream.onEnd(Effect.gen(function*() {
-          const sessionId = yield* Effect.option(current.sessionId)
-          if (sessionId._tag === "Some") yield* keepSessionId(sessionId.value, fence)
-          const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
-          if (answer?._tag === "AssistantMessage" && answer.uuid !== undefined) yield* log.setResumeAt(entityId, answer.uuid, fence)
-          yield* log.finish(entityId, turnId, messages, fence)
-        }).pipe(Effect.mapError((error) => failed("turn")(fencedOut(error))))),
+        // A turn that ends without a result (its prompt withdrawn) is logged as it ends.
+        Stream.onEnd(Effect.suspend(() => finished ? Effect.void : end).pipe(Effect.mapError((error) => failed("turn")(fencedOut(error))))),
         // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.
         Stream.onError(() => close)
       )
