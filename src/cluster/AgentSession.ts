@@ -55,6 +55,7 @@ import * as Budget from "../governance/Budget.ts"
 import * as CliSlots from "../governance/CliSlots.ts"
 import * as Process from "../process/Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
+import * as Hooks from "../session/Hooks.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
 import * as Lease from "../store/Lease.ts"
@@ -151,6 +152,24 @@ const fencedOut = (error: SessionStore.SessionStoreError) => new CliError.Claude
 const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionError.SessionError) =>
   new AgentSessionError({ reason: new SessionFailed({ operation, error }) })
 
+// `hooks` and a PreToolUse hook that lets a tool run only while the conversation's lease is still this runner's
+// (asked of the store at that moment). A paused runner's CLI is not paused with it (nor ended: its host lives),
+// so it goes on with its turn, but its tools wait on the hook's answer: woken, the runner finds the lease gone
+// and denies them, rather than running them beside the new holder's retry of the turn. A hook the CLI gives up
+// waiting on blocks the tool too.
+const withToolFence = <R>(hooks: Hooks.Hooks<R> | undefined, holds: Effect.Effect<boolean>): Hooks.Hooks<R> => ({
+  ...hooks,
+  PreToolUse: [
+    {
+      onFailure: "block",
+      hooks: [() =>
+        Effect.map(holds, (held) =>
+          held ? Hooks.proceed : Hooks.permissionDecision("deny", "This runner lost the conversation to another; the tool was not run."))]
+    },
+    ...(hooks?.PreToolUse ?? [])
+  ]
+})
+
 // How often a turn may start: once, and once more after a crash cut it short.
 const maxStarts = 2
 
@@ -240,7 +259,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         // runner that held it before writes nothing more, and ends its CLI once it finds out.
         const lost = Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope))
         // The turn log is claimed with its fence before it is read: a holder fenced out writes nothing more there.
-        const { fence, sessionStore } = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
+        const { fence, holds, sessionStore } = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
           Effect.tap(({ fence }) => fence === undefined ? Effect.void : log.claim(entityId, fence)),
           Scope.provide(scope),
           Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
@@ -258,7 +277,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
             ? Effect.map(pool.value.session({ cwd, model, permissionMode }), ({ session }): Opened => ({ session, turn: undefined, fence }))
             : Effect.map(pool.value.begin({ cwd, model, permissionMode }, prompt), ({ session, turn }): Opened => ({ session, turn, fence }))
           : Effect.map(
-            cli.session({ ...sessionOptions, sessionStore, model, permissionMode, resume, resumeSessionAt } as Session.Options<R>),
+            cli.session({
+              ...sessionOptions,
+              hooks: fence === undefined ? sessionOptions.hooks : withToolFence(sessionOptions.hooks, holds),
+              sessionStore,
+              model,
+              permissionMode,
+              resume,
+              resumeSessionAt
+            } as Session.Options<R>),
             (session): Opened => ({ session, turn: undefined, fence })
           )
         const started = yield* start.pipe(
