@@ -12,13 +12,13 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
-import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
 import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
+import * as StoredEntity from "./support/storedEntity.ts"
 
 const store = MemorySessionStore.make()
 const lease = AgentSession.logKey("AgentSession", "e")
@@ -35,27 +35,14 @@ const takeOver = (request: MessagesRequest.MessagesRequest) => {
   return MessagesRequest.firstUserTextIncludes("fence:")(request)
 }
 
-const env = Layer.unwrap(Effect.gen(function*() {
-  const sandbox = yield* Scripted.Sandbox
-  return AgentSession.layer({
-    cwd: sandbox.cwd,
-    allowedTools: ["Bash"],
-    sessionStore: { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR! }
-  })
-})).pipe(
-  Layer.provideMerge(Cluster.layerTest),
-  Layer.provideMerge(Scripted.layer({
-    conversations: [
-      Script.conversation("fence", takeOver, [
-        Script.turn("Fenced one."),
-        Script.turn(Script.toolUse("Bash", { command: "echo ran > ran.txt" })),
-        Script.turn("Fenced two.")
-      ])
-    ],
-    sideReply: "Scripted session"
-  })),
-  Layer.provideMerge(Layer.succeed(SessionStore.SessionStore, store))
-)
+const env = StoredEntity.layer(
+  Script.conversation("fence", takeOver, [
+    Script.turn("Fenced one."),
+    Script.turn(Script.toolUse("Bash", { command: "echo ran > ran.txt" })),
+    Script.turn("Fenced two.")
+  ]),
+  { allowedTools: ["Bash"] }
+).pipe(Layer.provideMerge(Layer.succeed(SessionStore.SessionStore, store)))
 
 describe("AgentSession: a runner fenced out", () => {
   it.live("runs none of its turn's tools once another holder took the lease", () =>

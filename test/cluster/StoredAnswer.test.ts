@@ -11,13 +11,12 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
-import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
 import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
-import * as Scripted from "../../src/testing/Scripted.ts"
+import * as StoredEntity from "./support/storedEntity.ts"
 
 // A fencing store (the memory store's leases) whose appends land a second late.
 const lateStore = Layer.sync(SessionStore.SessionStore, (): SessionStore.Shape => {
@@ -25,20 +24,9 @@ const lateStore = Layer.sync(SessionStore.SessionStore, (): SessionStore.Shape =
   return { ...store, append: (key, entries, fence) => Effect.andThen(Effect.sleep("1 second"), store.append(key, entries, fence)) }
 })
 
-const env = Layer.unwrap(Effect.gen(function*() {
-  const sandbox = yield* Scripted.Sandbox
-  const store = yield* SessionStore.SessionStore
-  return AgentSession.layer({ cwd: sandbox.cwd, sessionStore: { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR! } })
-})).pipe(
-  Layer.provideMerge(Cluster.layerTest),
-  Layer.provideMerge(Scripted.layer({
-    conversations: [
-      Script.conversation("kept", MessagesRequest.firstUserTextIncludes("kept:"), [Script.turn("Kept one."), Script.turn("Kept two.")])
-    ],
-    sideReply: "Scripted session"
-  })),
-  Layer.provideMerge(lateStore)
-)
+const env = StoredEntity.layer(
+  Script.conversation("kept", MessagesRequest.firstUserTextIncludes("kept:"), [Script.turn("Kept one."), Script.turn("Kept two.")])
+).pipe(Layer.provideMerge(lateStore))
 
 // The stored entries of the conversation `sessionId`, as JSON.
 const stored = (sessionId: string) =>
