@@ -155,8 +155,8 @@ const failed = (operation: string) => (error: CliError.ClaudeCliError | SessionE
 // `hooks` and a PreToolUse hook that lets a tool run only while the conversation's lease is still this runner's
 // (asked of the store at that moment). A paused runner's CLI is not paused with it (nor ended: its host lives),
 // so it goes on with its turn, but its tools wait on the hook's answer: woken, the runner finds the lease gone
-// and denies them, rather than running them beside the new holder's retry of the turn. A hook the CLI gives up
-// waiting on blocks the tool too.
+// and denies them, rather than running them beside the new holder's retry of the turn. A hook that fails blocks
+// its tool too (`onFailure`).
 const withToolFence = <R>(hooks: Hooks.Hooks<R> | undefined, holds: Effect.Effect<boolean>): Hooks.Hooks<R> => ({
   ...hooks,
   PreToolUse: [

@@ -38,7 +38,7 @@ export interface Held {
   readonly fence: SessionStore.Fence | undefined
   /**
    * Whether the lease is still the holder's, asked of the store now (a store that cannot be asked is no
-   * answer: the lease is the holder's until the store says otherwise). Always with nothing to fence.
+   * answer: the lease is the holder's until the store says otherwise). `true` when there is nothing to fence.
    */
   readonly holds: Effect.Effect<boolean>
 }
