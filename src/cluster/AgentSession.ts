@@ -170,6 +170,10 @@ const withToolFence = <R>(hooks: Hooks.Hooks<R> | undefined, holds: Effect.Effec
   ]
 })
 
+// A turn the log has finished, answered from there.
+const replayed = (turnId: string, messages: ReadonlyArray<TurnMessage["message"]>): Stream.Stream<TurnEvent> =>
+  Stream.make<ReadonlyArray<TurnEvent>>(new TurnReplayed({ turnId }), ...messages.map((message) => new TurnMessage({ message })))
+
 // How often a turn may start: once, and once more after a crash cut it short.
 const maxStarts = 2
 
@@ -349,7 +353,19 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       if (budget !== undefined) yield* Budget.check(budget.key).pipe(Effect.provideService(Budget.Budget, budget.service), Effect.mapError(overBudget))
       // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
       const note = (files?: RetryNote.Files) => attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? [], files)
-      const opened = yield* open(checkpointing ? undefined : note(), attempt > 1)
+      // A retry's prompt goes only after the look below (a spare would be claimed with it).
+      const opened = yield* open(checkpointing || attempt > 1 ? undefined : note(), attempt > 1)
+      if (attempt > 1) {
+        // The retry was decided before this runner claimed the turn log (in `open`): the holder before, still
+        // running the cut attempt, may have finished it in between (only writes after the claim are refused).
+        // Its answer stands, maybe given already: replayed, not asked of the model again. The CLI opened for the
+        // retry goes (it resumes before the turn); the next turn's resumes from the store, which holds the answer.
+        const finished = yield* log.answer(entityId, turnId)
+        if (finished !== undefined) {
+          yield* close
+          return replayed(turnId, finished)
+        }
+      }
       const text = checkpointing && attempt > 1 ? note(yield* Rewind.files(opened.session, begun.promptId, begun.interrupted ?? [])) : note()
       const uuid = checkpointing ? crypto.randomUUID() : undefined
       if (uuid !== undefined) yield* log.sent(entityId, turnId, uuid)
@@ -423,10 +439,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const begun = yield* log.begin(entityId, turnId, prompt, maxStarts)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
-        return Stream.make(
-          new TurnReplayed({ turnId }),
-          ...begun.messages.map((message) => new TurnMessage({ message }))
-        )
+        return replayed(turnId, begun.messages)
       }
       // `attempts` is the number of the refused attempt (a log that ignores `maxAttempts` counts it too).
       const exhausted = (attempts: number) =>

@@ -8,7 +8,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
@@ -18,6 +17,7 @@ import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
+import * as Runners from "./support/Runners.ts"
 import * as StoredEntity from "./support/storedEntity.ts"
 
 const store = MemorySessionStore.make()
@@ -47,17 +47,13 @@ const env = StoredEntity.layer(
 describe("AgentSession: a runner fenced out", () => {
   it.live("runs none of its turn's tools once another holder took the lease", () =>
     Effect.gen(function*() {
-      const client = yield* AgentSession.client
       const sandbox = yield* Scripted.Sandbox
       log = yield* TurnLog.TurnLog
-      const turn = (turnId: string, prompt: string) => Stream.runCollect(client("e").Turn({ turnId, prompt }))
-      const answer = (events: ReadonlyArray<AgentSession.TurnEvent>) =>
-        events.flatMap((e) => e._tag === "TurnMessage" && e.message._tag === "ResultSuccess" ? [e.message.result] : [])
-      assert.deepStrictEqual(answer(yield* turn("t1", "fence: first")), ["Fenced one."])
+      assert.strictEqual(Runners.resultText(yield* Runners.collect("e", "t1", "fence: first")), "Fenced one.")
       // The turn fails (its writes are refused) or ends without its answer; either way the tool never ran.
-      const second = yield* Effect.exit(turn("t2", "fence: tool"))
+      const second = yield* Effect.exit(Runners.collect("e", "t2", "fence: tool"))
       assert.isTrue(taken)
-      const answered = second._tag === "Success" && answer(second.value).length > 0
+      const answered = second._tag === "Success" && Runners.resultText(second.value) === "Fenced two."
       assert.isFalse(answered, "no answer from a runner without the lease")
       assert.isFalse(fs.existsSync(path.join(sandbox.cwd, "ran.txt")), "the tool did not run")
     }).pipe(Effect.provide(env)), 120_000)
