@@ -14,6 +14,8 @@
  * turn runs to its end in the entity even when its caller stops reading, so it is logged and never sent to the
  * model twice; a caller that takes nothing of an ended turn for 30 seconds (its client died) is let go, so the
  * entity idles out. A stopping runner drains first: no new turn starts, running ones finish (see `Cluster`).
+ * A turn's `result` goes to its caller once the conversation's store and the log hold the turn, under the
+ * runner's lease; once the lease is another's, the CLI's tools are denied (see `Lease`).
  *
  * With `spares` and a `cwd` in the options, the runner keeps CLIs parked with the entity type's own options
  * (callbacks included) and a new conversation claims one instead of starting a CLI, its first prompt sent
