@@ -69,16 +69,26 @@ export const classify = (request: MessagesRequest.MessagesRequest): Asked | unde
 export const answersIn = (text: string, id: string): ReadonlySet<string> =>
   new Set(text.match(new RegExp(`answer ${id} #\\d+`, "g")) ?? [])
 
+/** A reply of the model to a chaos turn's request, for a look at a run (`CHAOS_KEEP`): when, to what. */
+export interface Reply {
+  readonly at: number
+  readonly id: string
+  readonly final: boolean
+  readonly answer: string | undefined
+}
+
 /**
  * The script: one conversation answering every request, its reply computed from the request (the server
  * looks the conversation up, then its turn, at once: the request the reply is for is the one just matched).
  */
-export const script = (cwd: string): Script.Script => {
+export const script = (cwd: string): Script.Script & { readonly replies: ReadonlyArray<Reply> } => {
   let answers = 0
   let current: MessagesRequest.MessagesRequest | undefined
+  const replies: Array<Reply> = []
   const reply = (): Script.Turn => {
     const asked = current === undefined ? undefined : classify(current)
     if (asked === undefined) return Script.turn("Scripted session")
+    replies.push({ at: Date.now(), id: asked.id, final: asked.final, answer: asked.final ? `answer ${asked.id} #${answers + 1}` : undefined })
     if (asked.final) return Script.turn(`answer ${asked.id} #${++answers}`)
     return Script.turn([Script.text("Running it."), Script.toolUse("Bash", { command: command(cwd, asked.id, asked.kind) })])
   }
@@ -87,7 +97,8 @@ export const script = (cwd: string): Script.Script => {
   })
   return {
     conversations: [Script.conversation("chaos", (request) => (current = request, true), turns)],
-    sideReply: "Scripted session"
+    sideReply: "Scripted session",
+    replies
   }
 }
 

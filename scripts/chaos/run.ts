@@ -34,6 +34,8 @@ export interface Options {
   readonly faultGapMillis: readonly [number, number]
   /** How long the clients get to finish their turns once the faults end. */
   readonly quietSeconds: number
+  /** The kinds of fault injected (all by default). */
+  readonly faults?: ReadonlyArray<Count.Fault["kind"]> | undefined
 }
 
 export const defaults: Options = {
@@ -91,7 +93,8 @@ export const run = (options: Options) =>
     const url = (yield* LocalPostgres.make).url
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chaos-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
-    const server = yield* ScriptedServer.make(Model.script(dir))
+    const model = Model.script(dir)
+    const server = yield* ScriptedServer.make(model)
     const homes = yield* Effect.forEach(Array.from({ length: options.runners }), () => ClaudeSandbox.make({ baseUrl: server.url }))
     const cwd = homes[0]!.cwd
     const sql = Context.get(yield* Layer.build(PgClient.layer({ url: Redacted.make(url) })), SqlClient.SqlClient)
@@ -243,14 +246,15 @@ export const run = (options: Options) =>
         return true
       })
     }
+    const allowed = options.faults ?? (["kill", "stop", "term", "killClient"] as const)
     let cycle: Array<Count.Fault["kind"]> = []
     while (Date.now() < until) {
       yield* revive
       yield* Effect.sleep(between(...options.faultGapMillis))
       if (Date.now() >= until) break
-      if (cycle.length === 0) cycle = (["kill", "stop", "term", "killClient"] as const).map((k) => [k, draw()] as const).sort((a, b) => a[1] - b[1]).map(([k]) => k)
+      if (cycle.length === 0) cycle = allowed.map((k) => [k, draw()] as const).sort((a, b) => a[1] - b[1]).map(([k]) => k)
       // The cycle's next kind that can be injected now, else any kind that can (runners may all be busy).
-      const kinds = [...cycle, ...(["kill", "stop", "term", "killClient"] as const).filter((k) => !cycle.includes(k))]
+      const kinds = [...cycle, ...allowed.filter((k) => !cycle.includes(k))]
       for (const kind of kinds) {
         if (yield* inject[kind]()) {
           if (cycle.includes(kind)) cycle.splice(cycle.indexOf(kind), 1)
@@ -299,7 +303,7 @@ export const run = (options: Options) =>
     // What the figures came from, for a look at a run that went wrong.
     const keep = process.env.CHAOS_KEEP
     if (keep !== undefined) {
-      fs.writeFileSync(keep, JSON.stringify({ clients: linesOf(), faults, rows, runs, stderr: children.map((c) => [c.mark, c.stderr()]) }, (_, v) => typeof v === "bigint" ? Number(v) : v, 1))
+      fs.writeFileSync(keep, JSON.stringify({ clients: linesOf(), faults, rows, runs, requests: yield* server.requests, replies: model.replies, stderr: children.map((c) => [c.mark, c.stderr()]) }, (_, v) => typeof v === "bigint" ? Number(v) : v, 1))
     }
     const counted = { kill: 0, stop: 0, term: 0, killClient: 0 }
     for (const fault of faults) counted[fault.kind]++

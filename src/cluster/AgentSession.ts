@@ -15,6 +15,8 @@
  * turn runs to its end in the entity even when its caller stops reading, so it is logged and never sent to the
  * model twice; a caller that takes nothing of an ended turn for 30 seconds (its client died) is let go, so the
  * entity idles out. A stopping runner drains first: no new turn starts, running ones finish (see `Cluster`).
+ * A turn's `result` goes to its caller once the conversation's store and the log hold the turn, under the
+ * runner's lease; once the lease is another's, the CLI's tools are denied (see `Lease`).
  *
  * With `spares` and a `cwd` in the options, the runner keeps CLIs parked with the entity type's own options
  * (callbacks included) and a new conversation claims one instead of starting a CLI, its first prompt sent
@@ -56,6 +58,7 @@ import * as Budget from "../governance/Budget.ts"
 import * as CliSlots from "../governance/CliSlots.ts"
 import * as Process from "../process/Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
+import * as Hooks from "../session/Hooks.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
 import * as Lease from "../store/Lease.ts"
@@ -169,6 +172,29 @@ const retryLimit = { failed: 2, unended: 6 } as const
 // A retry's wait grows with the attempts before it: the takeover delay, doubled each time, up to 8 times it.
 const backoff = (attempt: number) => Duration.times(takeoverDelay, 2 ** Math.min(attempt - 2, 3))
 
+// `hooks` and a PreToolUse hook that lets a tool run only while the conversation's lease is still this runner's
+// (asked of the store at that moment). A paused runner's CLI is not paused with it (nor ended: its host lives),
+// so it goes on with its turn, but its tools wait on the hook's answer: woken, the runner finds the lease gone
+// and denies them, rather than running them beside the new holder's retry of the turn. A hook that fails blocks
+// its tool too (`onFailure`).
+const withToolFence = <R>(hooks: Hooks.Hooks<R> | undefined, holds: Effect.Effect<boolean>): Hooks.Hooks<R> => ({
+  ...hooks,
+  PreToolUse: [
+    {
+      onFailure: "block",
+      hooks: [() =>
+        Effect.map(holds, (held) =>
+          held ? Hooks.proceed : Hooks.permissionDecision("deny", "This runner lost the conversation to another; the tool was not run."))]
+    },
+    ...(hooks?.PreToolUse ?? [])
+  ]
+})
+
+// A turn the log has finished, answered from there.
+const replayed = (turnId: string, messages: ReadonlyArray<TurnMessage["message"]>): Stream.Stream<TurnEvent> =>
+  Stream.make<ReadonlyArray<TurnEvent>>(new TurnReplayed({ turnId }), ...messages.map((message) => new TurnMessage({ message })))
+
+
 // `head` in the first chunk of `stream`, ahead of its first elements; alone when the stream ends or fails first.
 const withHead = <H>(head: H) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A | H, E, R> =>
   Stream.suspend(() => {
@@ -265,7 +291,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         leaseLost = false
         const lost = Effect.andThen(Effect.sync(() => (leaseLost = true)), Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope)))
         // The turn log is claimed with its fence before it is read: a holder fenced out writes nothing more there.
-        const { fence, sessionStore } = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
+        const { fence, holds, sessionStore } = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
           Effect.tap(({ fence }) => fence === undefined ? Effect.void : log.claim(entityId, fence)),
           Scope.provide(scope),
           Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
@@ -283,7 +309,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
             ? Effect.map(pool.value.session({ cwd, model, permissionMode }), ({ session }): Opened => ({ session, turn: undefined, fence }))
             : Effect.map(pool.value.begin({ cwd, model, permissionMode }, prompt), ({ session, turn }): Opened => ({ session, turn, fence }))
           : Effect.map(
-            cli.session({ ...sessionOptions, sessionStore, model, permissionMode, resume, resumeSessionAt } as Session.Options<R>),
+            cli.session({
+              ...sessionOptions,
+              hooks: fence === undefined ? sessionOptions.hooks : withToolFence(sessionOptions.hooks, holds),
+              sessionStore,
+              model,
+              permissionMode,
+              resume,
+              resumeSessionAt
+            } as Session.Options<R>),
             (session): Opened => ({ session, turn: undefined, fence })
           )
         const started = yield* start.pipe(
@@ -347,7 +381,19 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       if (budget !== undefined) yield* Budget.check(budget.key).pipe(Effect.provideService(Budget.Budget, budget.service), Effect.mapError(overBudget))
       // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
       const note = (files?: RetryNote.Files) => attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? [], files)
-      const opened = yield* open(checkpointing ? undefined : note(), attempt > 1)
+      // A retry's prompt goes only after the look below (a spare would be claimed with it).
+      const opened = yield* open(checkpointing || attempt > 1 ? undefined : note(), attempt > 1)
+      if (attempt > 1) {
+        // The retry was decided before this runner claimed the turn log (in `open`): the holder before, still
+        // running the cut attempt, may have finished it in between (only writes after the claim are refused).
+        // Its answer stands, maybe given already: replayed, not asked of the model again. The CLI opened for the
+        // retry goes (it resumes before the turn); the next turn's resumes from the store, which holds the answer.
+        const finished = yield* log.answer(entityId, turnId)
+        if (finished !== undefined) {
+          yield* close
+          return replayed(turnId, finished)
+        }
+      }
       const text = checkpointing && attempt > 1 ? note(yield* Rewind.files(opened.session, begun.promptId, begun.interrupted ?? [])) : note()
       const uuid = checkpointing ? crypto.randomUUID() : undefined
       if (uuid !== undefined) yield* log.sent(entityId, turnId, uuid)
@@ -356,6 +402,16 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const current = opened.session
       const fence = opened.fence
       const messages: Array<Session.Message> = []
+      // The turn's end in the log: its session id, where a retry of the next turn resumes, its messages.
+      let finished = false
+      const end = Effect.gen(function*() {
+        finished = true
+        const sessionId = yield* Effect.option(current.sessionId)
+        if (sessionId._tag === "Some") yield* keepSessionId(sessionId.value, fence)
+        const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
+        // The resume point goes with the messages: one commit at the turn's end rather than two (issue 23).
+        yield* log.finish(entityId, turnId, messages, fence, answer?._tag === "AssistantMessage" ? answer.uuid : undefined)
+      })
       // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
       const first = Effect.flatMap(
         Ref.modify(phase, (now): [boolean, TurnPhase] => [now === "owed", "streaming"]),
@@ -375,6 +431,11 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
               ? keepSessionId(message.session_id, fence)
               : RetryNote.isToolActivity(message)
               ? log.progress(entityId, turnId, activity, fence)
+              : message._tag === "ResultSuccess" || message._tag === "ResultError"
+              // The result goes to the caller only once the turn is in the store and the log, under this
+              // activation's lease: a caller given an answer finds it in the conversation wherever it goes on.
+              // A runner paused or killed before that gives no answer; the turn is started again elsewhere.
+              ? Effect.andThen(current.stored, end)
               : Effect.void
           )
         }),
@@ -385,13 +446,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         // The start goes out with the CLI's first message, as one chunk of the cluster's reply stream rather
         // than two: on PostgreSQL each chunk is a saved reply and an acknowledgement, three commits (issue 23).
         withHead(new TurnStarted({ turnId, attempt })),
-        Stream.onEnd(Effect.gen(function*() {
-          const sessionId = yield* Effect.option(current.sessionId)
-          if (sessionId._tag === "Some") yield* keepSessionId(sessionId.value, fence)
-          const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
-          // The resume point goes with the messages: one commit at the turn's end rather than two (issue 23).
-          yield* log.finish(entityId, turnId, messages, fence, answer?._tag === "AssistantMessage" ? answer.uuid : undefined)
-        }).pipe(Effect.mapError((error) => failed("turn")(fenced(error))))),
+        // A turn that ends without a result (its prompt withdrawn) is logged as it ends.
+        Stream.onEnd(Effect.suspend(() => finished ? Effect.void : end).pipe(Effect.mapError((error) => failed("turn")(fenced(error))))),
         // A turn that failed leaves a CLI that cannot be trusted (or is gone): the next request starts another.
         Stream.onError(() => close)
       )
@@ -411,10 +467,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const begun = yield* log.begin(entityId, turnId, prompt, limit)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
-        return Stream.make(
-          new TurnReplayed({ turnId }),
-          ...begun.messages.map((message) => new TurnMessage({ message }))
-        )
+        return replayed(turnId, begun.messages)
       }
       // `attempts` is the number of the refused attempt (a log that ignores `maxAttempts` counts it too).
       const exhausted = (attempts: number) =>

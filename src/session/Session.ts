@@ -207,6 +207,12 @@ export interface Session extends Controls.Controls {
    */
   readonly together: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SessionError.SessionError, R>
   /**
+   * With a `sessionStore`: waits until the transcript entries the CLI wrote before the last message read are
+   * appended to the store (or reported as `mirror_error`). Read a turn's `result`, then this: the store holds
+   * the turn, so a runner that resumes the conversation elsewhere has it. At once without a store.
+   */
+  readonly stored: Effect.Effect<void>
+  /**
    * Interrupts the running turn, or the one a prompt sent but not yet taken up will start, and waits for it
    * to end. If it does not end within `interruptTimeout`, the CLI is terminated: this fails with
    * `InterruptTimeout`, and so does the output. Readers that lag do not count against the deadline: the
@@ -353,6 +359,7 @@ const start = Effect.fnUntraced(function*(
     setModel: (model) => Effect.asVoid(request({ subtype: "set_model", model: model ?? "default" })),
     request,
     together: child.together,
+    stored: output.stored,
     errors: Stream.fromPubSub(errors).pipe(Stream.interruptWhen(Deferred.await(child.closed))),
     close
   }

@@ -36,6 +36,11 @@ const fenced = (store: SessionStore.Shape, fence: SessionStore.Fence, onFenced: 
 export interface Held {
   readonly sessionStore: SessionStore.Shape | SessionStore.StoreOptions | undefined
   readonly fence: SessionStore.Fence | undefined
+  /**
+   * Whether the lease is still the holder's, asked of the store now (a store that cannot be asked is no
+   * answer: the lease is the holder's until the store says otherwise). `true` when there is nothing to fence.
+   */
+  readonly holds: Effect.Effect<boolean>
 }
 
 /**
@@ -53,21 +58,26 @@ export const hold = (
   lease: string,
   onLost: Effect.Effect<void>
 ): Effect.Effect<Held, SessionStore.SessionStoreError, Scope.Scope> => {
-  if (option === undefined) return Effect.succeed({ sessionStore: option, fence: undefined })
+  if (option === undefined) return Effect.succeed({ sessionStore: option, fence: undefined, holds: Effect.succeed(true) })
   const given: SessionStore.StoreOptions = "store" in option ? option : { store: option }
   const leases = given.store.leases
-  if (leases === undefined) return Effect.succeed({ sessionStore: option, fence: undefined })
+  if (leases === undefined) return Effect.succeed({ sessionStore: option, fence: undefined, holds: Effect.succeed(true) })
   return Effect.gen(function*() {
     const fence = yield* leases.acquire(lease)
     const refused = yield* Deferred.make<void>()
     // A store that cannot be asked is not an answer: the lease is the holder's until the store says otherwise.
-    const taken = Effect.repeat(Effect.orElseSucceed(leases.current(lease), () => fence.token), {
+    const token = Effect.orElseSucceed(leases.current(lease), () => fence.token)
+    const taken = Effect.repeat(token, {
       until: (token) => token !== fence.token,
       schedule: Schedule.spaced(checkInterval)
     })
     yield* Effect.raceFirst(Deferred.await(refused), Effect.asVoid(taken)).pipe(Effect.andThen(onLost), Effect.forkScoped)
     const store = fenced(given.store, fence, Deferred.succeed(refused, undefined).pipe(Effect.asVoid))
     // What a fenced-out holder left in this machine's transcript is no part of the conversation.
-    return { sessionStore: { ...given, store, onConflict: "store" } satisfies SessionStore.StoreOptions, fence }
+    return {
+      sessionStore: { ...given, store, onConflict: "store" } satisfies SessionStore.StoreOptions,
+      fence,
+      holds: Effect.map(token, (now) => now === fence.token)
+    }
   })
 }

@@ -225,12 +225,23 @@ export const start = Effect.fnUntraced(function*(
   readonly end: Effect.Effect<void>
   readonly done: Effect.Effect<void>
   readonly finish: Effect.Effect<void>
+  readonly stored: Effect.Effect<void>
 }, never, Scope.Scope> {
   const frames = yield* Queue.unbounded<Frame, Cause.Done>()
   const ended = yield* Deferred.make<void>()
   const timeout = target.appendTimeout ?? Duration.seconds(60)
   const timeoutMillis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
   let offered = 0
+  // How many of the offered frames were appended or reported, and who waits for a count (see `stored`).
+  let handled = 0
+  let waiting: Array<readonly [number, Deferred.Deferred<void>]> = []
+  const handle = (frames: number) =>
+    Effect.suspend(() => {
+      handled += frames
+      const ready = waiting.filter(([count]) => count <= handled)
+      waiting = waiting.filter(([count]) => count > handled)
+      return Effect.forEach(ready, ([, deferred]) => Deferred.succeed(deferred, undefined), { discard: true })
+    })
   // The appends taken from the queue and not yet done: reported if the drain is cut off.
   let pending: Array<Frame> = []
   const keyOfFile = (filePath: string) => {
@@ -289,7 +300,7 @@ export const start = Effect.fnUntraced(function*(
           Effect.flatMap(restore(append(frame)), (why) => {
             pending.shift()
             return why === undefined ? Effect.void : notStored(frame, why)
-          }), { discard: true })
+          }), { discard: true }).pipe(Effect.andThen(handle(queued.length)))
       })
     )
   const step = run(target.flush === "eager" ? Queue.takeN(frames, 1) : Queue.takeAll(frames))
@@ -324,7 +335,14 @@ export const start = Effect.fnUntraced(function*(
       }),
     end,
     done,
-    finish: Effect.timeoutOption(done, timeout).pipe(Effect.andThen(end), Effect.andThen(done))
+    finish: Effect.timeoutOption(done, timeout).pipe(Effect.andThen(end), Effect.andThen(done)),
+    // Once the frames offered so far are appended or reported (or the mirror is done with all of them).
+    stored: Effect.suspend(() => {
+      if (handled >= offered) return Effect.void
+      const deferred = Deferred.makeUnsafe<void>()
+      waiting.push([offered, deferred])
+      return Effect.raceFirst(Deferred.await(deferred), done)
+    })
   }
 })
 

@@ -20,7 +20,6 @@ import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
-import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
 import * as DeadBranch from "../../src/store/internal/deadBranch.ts"
@@ -29,11 +28,11 @@ import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as SqlSessionStore from "../../src/store/SqlSessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
-import * as Scripted from "../../src/testing/Scripted.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { readLines, transcriptFiles } from "../support/Corpus.ts"
 import * as Postgres from "../support/Postgres.ts"
 import * as Runners from "./support/Runners.ts"
+import * as StoredEntity from "./support/storedEntity.ts"
 
 const { collect, first, resultText, second, waitUntil, within } = Runners
 
@@ -127,23 +126,12 @@ describe("Cluster.layerPostgres: fencing", () => {
 })
 
 // An entity whose conversation is kept in a fencing store (the memory store's leases), on a test runner.
-const forked = Layer.unwrap(Effect.gen(function*() {
-  const sandbox = yield* Scripted.Sandbox
-  const store = yield* SessionStore.SessionStore
-  return AgentSession.layer({ cwd: sandbox.cwd, sessionStore: { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR! } })
-})).pipe(
-  Layer.provideMerge(Cluster.layerTest),
-  Layer.provideMerge(Scripted.layer({
-    conversations: [
-      Script.conversation("fork", MessagesRequest.firstUserTextIncludes("fork:"), [
-        Script.turn("Fork one."),
-        ...Array.from({ length: 3 }, () => Script.turn("Fork again."))
-      ])
-    ],
-    sideReply: "Scripted session"
-  })),
-  Layer.provideMerge(MemorySessionStore.layer)
-)
+const forked = StoredEntity.layer(
+  Script.conversation("fork", MessagesRequest.firstUserTextIncludes("fork:"), [
+    Script.turn("Fork one."),
+    ...Array.from({ length: 3 }, () => Script.turn("Fork again."))
+  ])
+).pipe(Layer.provideMerge(MemorySessionStore.layer))
 
 describe("AgentSession over a fencing store", () => {
   // Their parallel tool calls, tool results, attachments and compactions are no dead branch.

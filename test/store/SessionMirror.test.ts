@@ -202,6 +202,22 @@ describe("SessionMirror", () => {
       }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
   })
 
+  it.live("a session's `stored` waits until what the CLI wrote before it is in the store", () =>
+    Effect.gen(function*() {
+      // Each append lands half a second late.
+      const memory = MemorySessionStore.make()
+      const late: SessionStore.Shape = { ...memory, append: (key, entries) => Effect.andThen(Effect.sleep("500 millis"), memory.append(key, entries)) }
+      const stored = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* ClaudeCli.session({ sessionStore: late })
+        yield* Stream.runDrain(session.turn("Hello"))
+        const sessionId = yield* session.sessionId
+        yield* session.stored
+        const [projectKey] = yield* memory.findProjects!(sessionId)
+        return JSON.stringify(Option.getOrElse(yield* memory.load({ projectKey: projectKey!, sessionId }), () => []))
+      }))
+      assert.include(stored, "Hi.")
+    }).pipe(Effect.provide([Scripted.layer(Script.make([Script.turn("Hi.")])), NodeServices.layer])), 60_000)
+
   it.effect("closing a session waits for its store by appendTimeout, not by a fixed time", () =>
     Effect.gen(function*() {
       // The first append answers after 40 seconds of the test clock (appendTimeout is 60), the others at once.

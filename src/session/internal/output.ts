@@ -29,6 +29,8 @@ export interface Output {
   readonly subscribe: Effect.Effect<Stream.Stream<Route.Item, Failure>, never, Scope.Scope>
   /** Runs an effect while the output is read ahead of slow readers. */
   readonly readingAhead: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Waits until the transcript frames read so far are in the session store (or reported); at once without one. */
+  readonly stored: Effect.Effect<void>
 }
 
 export const start = Effect.fnUntraced(function*(options: {
@@ -115,5 +117,5 @@ export const start = Effect.fnUntraced(function*(options: {
   // Runs before the session's other finalizers: the CLI ends, its last frames are stored or reported.
   if (mirroring !== undefined) yield* Effect.addFinalizer(() => Effect.andThen(options.close, mirroring.finish))
 
-  return { subscribe: output.subscribe, readingAhead: handover.readingAhead }
+  return { subscribe: output.subscribe, readingAhead: handover.readingAhead, stored: mirroring?.stored ?? Effect.void }
 })
