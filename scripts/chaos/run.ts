@@ -82,6 +82,14 @@ const readRows = (sql: SqlClient.SqlClient) =>
     writes: sql<Count.Write & { readonly id: string | number; readonly at: string | number }>`SELECT id, kind, key, writer, at FROM chaos_writes`
   })
 
+// For a look at a broken history (`CHAOS_KEEP`): each stored main-transcript entry's place in its chain, in append
+// order (the CLI resumes from the entry it takes as the end back through `parentUuid`: a link missing from the store
+// cuts the conversation there). Read out of the entry's text, so that an entry no JSON parser takes still shows.
+const readLinks = (sql: SqlClient.SqlClient) =>
+  sql<{ readonly session_id: string; readonly seq: number | string; readonly uuid: string | null; readonly parent: string | null; readonly type: string | null }>`SELECT
+    session_id, seq, uuid, substring(entry from '"parentUuid":"([^"]*)"') AS parent, substring(entry from '"type":"([^"]*)"') AS type
+    FROM claude_session_entries WHERE subpath = '' ORDER BY seq`
+
 export const run = (options: Options) =>
   Effect.gen(function*() {
     const start = Date.now()
@@ -303,7 +311,8 @@ export const run = (options: Options) =>
     // What the figures came from, for a look at a run that went wrong.
     const keep = process.env.CHAOS_KEEP
     if (keep !== undefined) {
-      fs.writeFileSync(keep, JSON.stringify({ clients: linesOf(), faults, rows, runs, requests: yield* server.requests, replies: model.replies, stderr: children.map((c) => [c.mark, c.stderr()]) }, (_, v) => typeof v === "bigint" ? Number(v) : v, 1))
+      const links = yield* Effect.orDie(readLinks(sql))
+      fs.writeFileSync(keep, JSON.stringify({ clients: linesOf(), faults, rows, links, runs, requests: yield* server.requests, replies: model.replies, stderr: children.map((c) => [c.mark, c.stderr()]) }, (_, v) => typeof v === "bigint" ? Number(v) : v, 1))
     }
     const counted = { kill: 0, stop: 0, term: 0, killClient: 0 }
     for (const fault of faults) counted[fault.kind]++
