@@ -380,7 +380,9 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       // Refused before a CLI starts for it.
       if (budget !== undefined) yield* Budget.check(budget.key).pipe(Effect.provideService(Budget.Budget, budget.service), Effect.mapError(overBudget))
       // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
-      const note = (files?: RetryNote.Files) => attempt === 1 ? prompt : RetryNote.prompt(prompt, begun.interrupted ?? [], files)
+      // What the cut attempt did: as `begin` found it, or as the log holds it once this runner claimed it (below).
+      let interrupted = begun.interrupted ?? []
+      const note = (files?: RetryNote.Files) => attempt === 1 ? prompt : RetryNote.prompt(prompt, interrupted, files)
       // A retry's prompt goes only after the look below (a spare would be claimed with it).
       const opened = yield* open(checkpointing || attempt > 1 ? undefined : note(), attempt > 1)
       if (attempt > 1) {
@@ -393,8 +395,11 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           yield* close
           return replayed(turnId, finished)
         }
+        // Not finished, but it may have run tools in between (its progress came after this runner's `begin`):
+        // the note tells the model of those, or it runs them again (a chaos run's `s23-t9`, issue 23).
+        interrupted = (yield* log.progressOf(entityId, turnId)) ?? interrupted
       }
-      const text = checkpointing && attempt > 1 ? note(yield* Rewind.files(opened.session, begun.promptId, begun.interrupted ?? [])) : note()
+      const text = checkpointing && attempt > 1 ? note(yield* Rewind.files(opened.session, begun.promptId, interrupted)) : note()
       const uuid = checkpointing ? crypto.randomUUID() : undefined
       if (uuid !== undefined) yield* log.sent(entityId, turnId, uuid)
       // The tool calls and results so far, kept as they come: a retry of this turn tells the model about them.

@@ -123,6 +123,12 @@ export interface Shape {
    * files that attempt changed to that message (`rewind_files`). Replaced at each attempt.
    */
   readonly sent: (entityId: string, turnId: string, promptId: string) => Effect.Effect<void>
+  /**
+   * What the turn's running attempt kept with `progress` so far (`interrupted` of `begin`, read again);
+   * `undefined` when none kept any. A retry reads it once its runner claimed the log: an attempt of another
+   * runner may have run tools between this runner's `begin` and its claim.
+   */
+  readonly progressOf: (entityId: string, turnId: string) => Effect.Effect<ReadonlyArray<Message.Message> | undefined>
   /** A finished turn's stored messages; `undefined` when it has not finished (or is not known). */
   readonly answer: (entityId: string, turnId: string) => Effect.Effect<ReadonlyArray<Message.Message> | undefined>
   /**
@@ -246,6 +252,11 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
         return entry === undefined || entry.attempts !== attempt || entry.end !== undefined || entry.messages !== undefined
           ? map
           : new Map(map).set(key(entityId, turnId), { ...entry, end })
+      }),
+    progressOf: (entityId, turnId) =>
+      Effect.map(Ref.get(turns), (map) => {
+        const kept = map.get(key(entityId, turnId))?.progress
+        return kept === undefined ? undefined : decodeAll(kept)
       }),
     answer: (entityId, turnId) =>
       Effect.map(Ref.get(turns), (map) => {
@@ -512,6 +523,11 @@ export const makeSql = (options: SqlOptions = {}) =>
       ended: (entityId, turnId, attempt, end) =>
         Effect.orDie(sql`UPDATE ${turns} SET ended = ${end} WHERE entity_id = ${entityId} AND turn_id = ${turnId}
           AND attempts = ${attempt} AND ended IS NULL AND messages IS NULL`),
+      progressOf: (entityId, turnId) =>
+        sql<{ readonly progress: string | null }>`SELECT progress FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`.pipe(
+          Effect.map((rows) => rows[0]?.progress == null ? undefined : decodeAll(JSON.parse(rows[0].progress))),
+          Effect.orDie
+        ),
       answer: (entityId, turnId) =>
         sql<{ readonly messages: string | null }>`SELECT messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`.pipe(
           Effect.map((rows) => rows[0]?.messages == null ? undefined : decodeAll(JSON.parse(rows[0].messages))),
