@@ -102,8 +102,12 @@ const alike: ReadonlyArray<readonly [string, Effect.Effect<void, unknown, TurnLo
       retry._tag === "Start" ? [retry.attempt, retry.interrupted?.map(Message.encodeMessage)] : [],
       [2, progress.map(Message.encodeMessage)]
     )
+    // Read again (as a retry does once it claimed the log), it is what the last write kept.
+    yield* log.progress("e", "t1", messages.slice(0, 3))
+    assert.deepStrictEqual((yield* log.progressOf("e", "t1"))?.map(Message.encodeMessage), messages.slice(0, 3).map(Message.encodeMessage))
     // Another turn has none.
     assert.deepStrictEqual(yield* log.begin("e", "t2", "hello"), { _tag: "Start", attempt: 1 })
+    assert.strictEqual(yield* log.progressOf("e", "t2"), undefined)
     // Where a retry resumes: the last answer of the entity's last finished turn.
     yield* log.setSessionId("e", "s1")
     assert.strictEqual(yield* log.resumeAt("e"), undefined)
