@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
-import type * as Message from "../../src/schema/Message.ts"
 import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
 import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
@@ -19,28 +18,14 @@ import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import * as Runners from "./support/Runners.ts"
 import * as StoredEntity from "./support/storedEntity.ts"
+import * as ToolCalls from "./support/toolCalls.ts"
 
 const store = MemorySessionStore.make()
 const key = AgentSession.logKey("AgentSession", "e")
 const command = "echo ran-by-the-other-runner"
 
 // The other runner's attempt as its progress was logged: a Bash call, no result yet.
-const called = TurnLog.decodeAll([{
-  type: "assistant",
-  uuid: "a1",
-  session_id: "s",
-  parent_tool_use_id: null,
-  message: {
-    id: "m1",
-    type: "message",
-    role: "assistant",
-    model: "scripted",
-    content: [{ type: "tool_use", id: "t0", name: "Bash", input: { command } }],
-    stop_reason: "tool_use",
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 }
-  }
-}]).filter((m): m is Message.Message => m._tag === "AssistantMessage")
+const called = ToolCalls.calling([{ name: "Bash", input: { command } }])
 
 // The memory turn log, but a `begin` that starts attempt 2 of "t2" lets the other runner run a tool first.
 const racing = Layer.effect(TurnLog.TurnLog, Effect.map(TurnLog.makeMemory, (log): TurnLog.TurnLog["Service"] => ({

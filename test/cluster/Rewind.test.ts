@@ -14,7 +14,6 @@ import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Rewind from "../../src/cluster/internal/rewind.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
-import * as Message from "../../src/schema/Message.ts"
 import type * as ControlAnswer from "../../src/schema/ControlAnswer.ts"
 import type * as Session from "../../src/session/Session.ts"
 import * as SessionError from "../../src/session/SessionError.ts"
@@ -23,6 +22,7 @@ import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import { isAlive, waitUntil } from "../session/support/Real.ts"
+import * as ToolCalls from "./support/toolCalls.ts"
 
 // The retry's requests carry its note; they are answered apart from the conversation's first attempt.
 const retried = (request: MessagesRequest.MessagesRequest) =>
@@ -132,22 +132,7 @@ describe("AgentSession retries with file checkpointing", () => {
 })
 
 // A cut attempt that wrote two files, as its progress was logged.
-const wrote = TurnLog.decodeAll([{
-  type: "assistant",
-  uuid: "a1",
-  session_id: "s",
-  parent_tool_use_id: null,
-  message: {
-    id: "m1",
-    type: "message",
-    role: "assistant",
-    model: "scripted",
-    content: ["/w/a.txt", "b.txt"].map((file, i) => ({ type: "tool_use", id: `t${i}`, name: "Write", input: { file_path: file, content: "x" } })),
-    stop_reason: "tool_use",
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 }
-  }
-}]).filter((m): m is Message.Message => m._tag === "AssistantMessage")
+const wrote = ToolCalls.calling(["/w/a.txt", "b.txt"].map((file) => ({ name: "Write", input: { file_path: file, content: "x" } })))
 
 // A session whose `rewindFiles` answers the dry run and the rewind as given, and records what it was asked.
 const answering = (dry: ControlAnswer.RewindFilesResult, done: ControlAnswer.RewindFilesResult) => {
