@@ -225,6 +225,14 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
       const entry = map.get(key(entityId, turnId))
       return entry === undefined ? map : new Map(map).set(key(entityId, turnId), { ...entry, ...fields })
     })
+  // The messages a turn's entry keeps in `field`, decoded; `undefined` when it keeps none.
+  const kept = (entityId: string, turnId: string, field: "progress" | "messages") =>
+    Effect.map(Ref.get(turns), (map) => {
+      const encoded = map.get(key(entityId, turnId))?.[field]
+      return encoded === undefined ? undefined : decodeAll(encoded)
+    })
+  const keepResumeAt = (entityId: string, messageId: string) =>
+    Ref.update(resumePoints, (map) => new Map(map).set(entityId, messageId))
   // `write` unless a newer token than `fence`'s claimed the entity; one step, so no claim comes between.
   const fenced = (entityId: string, fence: SessionStore.Fence | undefined, write: Effect.Effect<void>) =>
     fence === undefined ? write : Effect.flatMap(Ref.get(claims), (map) => {
@@ -253,16 +261,8 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
           ? map
           : new Map(map).set(key(entityId, turnId), { ...entry, end })
       }),
-    progressOf: (entityId, turnId) =>
-      Effect.map(Ref.get(turns), (map) => {
-        const kept = map.get(key(entityId, turnId))?.progress
-        return kept === undefined ? undefined : decodeAll(kept)
-      }),
-    answer: (entityId, turnId) =>
-      Effect.map(Ref.get(turns), (map) => {
-        const stored = map.get(key(entityId, turnId))?.messages
-        return stored === undefined ? undefined : decodeAll(stored)
-      }),
+    progressOf: (entityId, turnId) => kept(entityId, turnId, "progress"),
+    answer: (entityId, turnId) => kept(entityId, turnId, "messages"),
     claim: (entityId, fence) =>
       Effect.flatten(Ref.modify(claims, (map): [Effect.Effect<void, SessionStore.SessionStoreError>, Map<string, number>] => {
         const current = map.get(entityId) ?? 0
@@ -279,7 +279,7 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
         fence,
         Effect.andThen(
           change(entityId, turnId, { messages: messages.map(Message.encodeMessage) }),
-          resumeAt === undefined ? Effect.void : Ref.update(resumePoints, (map) => new Map(map).set(entityId, resumeAt))
+          resumeAt === undefined ? Effect.void : keepResumeAt(entityId, resumeAt)
         )
       ),
     sessionId: (entityId) => Effect.map(Ref.get(sessions), (map) => map.get(entityId)),
@@ -287,7 +287,7 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
       fenced(entityId, fence, Ref.update(sessions, (map) => new Map(map).set(entityId, sessionId))),
     resumeAt: (entityId) => Effect.map(Ref.get(resumePoints), (map) => map.get(entityId)),
     setResumeAt: (entityId, messageId, fence) =>
-      fenced(entityId, fence, Ref.update(resumePoints, (map) => new Map(map).set(entityId, messageId))),
+      fenced(entityId, fence, keepResumeAt(entityId, messageId)),
     settings: (entityId) => Effect.map(Ref.get(settings), (map) => map.get(entityId) ?? {}),
     setSettings: (entityId, value) => Ref.update(settings, (map) => new Map(map).set(entityId, value))
   })
@@ -515,6 +515,12 @@ export const makeSql = (options: SqlOptions = {}) =>
               beginFirst(entityId, turnId, digest(prompt), limit, outer._tag === "None" ? "off" : "on")),
         orElse: () => beginInSteps(entityId, turnId, digest(prompt), limit)
       })
+    // The messages a turn's row keeps in `column`, decoded; `undefined` when it keeps none.
+    const kept = (entityId: string, turnId: string, column: "progress" | "messages") =>
+      sql<{ readonly kept: string | null }>`SELECT ${sql(column)} AS kept FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`.pipe(
+        Effect.map((rows) => rows[0]?.kept == null ? undefined : decodeAll(JSON.parse(rows[0].kept))),
+        Effect.orDie
+      )
     // The entity's session id was kept when its first message came, before any answer.
     const setResumeAt = (entityId: string, messageId: string) =>
       sql`UPDATE ${sessions} SET resume_at = ${messageId} WHERE entity_id = ${entityId}`
@@ -523,16 +529,8 @@ export const makeSql = (options: SqlOptions = {}) =>
       ended: (entityId, turnId, attempt, end) =>
         Effect.orDie(sql`UPDATE ${turns} SET ended = ${end} WHERE entity_id = ${entityId} AND turn_id = ${turnId}
           AND attempts = ${attempt} AND ended IS NULL AND messages IS NULL`),
-      progressOf: (entityId, turnId) =>
-        sql<{ readonly progress: string | null }>`SELECT progress FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`.pipe(
-          Effect.map((rows) => rows[0]?.progress == null ? undefined : decodeAll(JSON.parse(rows[0].progress))),
-          Effect.orDie
-        ),
-      answer: (entityId, turnId) =>
-        sql<{ readonly messages: string | null }>`SELECT messages FROM ${turns} WHERE entity_id = ${entityId} AND turn_id = ${turnId}`.pipe(
-          Effect.map((rows) => rows[0]?.messages == null ? undefined : decodeAll(JSON.parse(rows[0].messages))),
-          Effect.orDie
-        ),
+      progressOf: (entityId, turnId) => kept(entityId, turnId, "progress"),
+      answer: (entityId, turnId) => kept(entityId, turnId, "messages"),
       claim,
       progress: (entityId, turnId, messages, fence) => {
         const json = JSON.stringify(messages.map(Message.encodeMessage))
