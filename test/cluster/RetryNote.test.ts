@@ -27,19 +27,8 @@ const command = "echo ran-by-the-other-runner"
 // The other runner's attempt as its progress was logged: a Bash call, no result yet.
 const called = ToolCalls.calling([{ name: "Bash", input: { command } }])
 
-// The memory turn log, but a `begin` that starts attempt 2 of "t2" lets the other runner run a tool first.
-const racing = Layer.effect(TurnLog.TurnLog, Effect.map(TurnLog.makeMemory, (log): TurnLog.TurnLog["Service"] => ({
-  ...log,
-  begin: (entityId, turnId, prompt, maxAttempts) =>
-    Effect.tap(log.begin(entityId, turnId, prompt, maxAttempts), (begun) =>
-      begun._tag === "Start" && begun.attempt === 2 && turnId === "t2"
-        ? Effect.orDie(Effect.gen(function*() {
-          const fence = yield* store.leases!.acquire(key)
-          yield* log.claim(entityId, fence)
-          yield* log.progress(entityId, turnId, called, fence)
-        }))
-        : Effect.void)
-})))
+// As the retry of "t2" is begun, the other runner logs a Bash call as the turn's progress.
+const racing = StoredEntity.racingLog(store, key, (log, entityId, turnId, fence) => log.progress(entityId, turnId, called, fence))
 
 const env = StoredEntity.layer(
   Script.conversation("note", MessagesRequest.firstUserTextIncludes("note:"), [Script.turn("Noted one."), Script.turn("Noted two.")]),

@@ -26,19 +26,9 @@ const key = AgentSession.logKey("AgentSession", "e")
 // What the other runner finishes the turn with, once the retry is begun: set by the test.
 let other: ReadonlyArray<Message.Message> | undefined
 
-// The memory turn log, but a `begin` that starts attempt 2 of "t2" lets the other runner finish it first.
-const racing = Layer.effect(TurnLog.TurnLog, Effect.map(TurnLog.makeMemory, (log): TurnLog.TurnLog["Service"] => ({
-  ...log,
-  begin: (entityId, turnId, prompt, maxAttempts) =>
-    Effect.tap(log.begin(entityId, turnId, prompt, maxAttempts), (begun) =>
-      begun._tag === "Start" && begun.attempt === 2 && turnId === "t2" && other !== undefined
-        ? Effect.orDie(Effect.gen(function*() {
-          const fence = yield* store.leases!.acquire(key)
-          yield* log.claim(entityId, fence)
-          yield* log.finish(entityId, turnId, other!, fence)
-        }))
-        : Effect.void)
-})))
+// As the retry of "t2" is begun, the other runner finishes the turn (once the test has set its answer).
+const racing = StoredEntity.racingLog(store, key, (log, entityId, turnId, fence) =>
+  other === undefined ? Effect.void : log.finish(entityId, turnId, other, fence))
 
 const env = StoredEntity.layer(
   Script.conversation("race", MessagesRequest.firstUserTextIncludes("race:"), [Script.turn("Raced one."), Script.turn("Raced two.")]),

@@ -26,3 +26,26 @@ export const layer = (
     Layer.provideMerge(Layer.merge(TestRunner.layer, turnLog)),
     Layer.provideMerge(Scripted.layer({ conversations: [conversation], sideReply: "Scripted session" }))
   )
+
+/**
+ * The memory turn log, but the moment a `begin` starts attempt 2 of turn "t2", another runner acts on the turn
+ * first (as one still running it would, before this runner claims the log): it takes the conversation's lease
+ * from `store`, claims the log with it, and does `meanwhile` (what that runner wrote, under its fence).
+ */
+export const racingLog = (
+  store: SessionStore.Shape,
+  key: string,
+  meanwhile: (log: TurnLog.Shape, entityId: string, turnId: string, fence: SessionStore.Fence) => Effect.Effect<void, SessionStore.SessionStoreError>
+): Layer.Layer<TurnLog.TurnLog> =>
+  Layer.effect(TurnLog.TurnLog, Effect.map(TurnLog.makeMemory, (log): TurnLog.Shape => ({
+    ...log,
+    begin: (entityId, turnId, prompt, limit) =>
+      Effect.tap(log.begin(entityId, turnId, prompt, limit), (begun) =>
+        begun._tag === "Start" && begun.attempt === 2 && turnId === "t2"
+          ? Effect.orDie(Effect.gen(function*() {
+            const fence = yield* store.leases!.acquire(key)
+            yield* log.claim(entityId, fence)
+            yield* meanwhile(log, entityId, turnId, fence)
+          }))
+          : Effect.void)
+  })))
