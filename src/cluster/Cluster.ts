@@ -52,6 +52,7 @@ import * as SessionStore from "../store/SessionStore.ts"
 import * as SqlSessionStore from "../store/SqlSessionStore.ts"
 import * as Drain from "./internal/drain.ts"
 import * as QuietShutdown from "./internal/quietShutdown.ts"
+import * as RunnerSocket from "./internal/runnerSocket.ts"
 import * as TurnLog from "./TurnLog.ts"
 
 /**
@@ -292,7 +293,7 @@ export const layerPostgres = (
   > = (
     options.runnerAddress === undefined
       ? NodeClusterSocket.layer({ clientOnly: true, storage: "byo", serialization: options.serialization ?? "binary", shardingConfig })
-      : NodeClusterSocket.layer({ storage: "byo", serialization: options.serialization ?? "binary", shardingConfig })
+      : RunnerSocket.layer({ serialization: options.serialization ?? "binary", shardingConfig })
   ).pipe(Layer.provideMerge(storage))
   const drain = Layer.succeed(Drain.Deadline, options.drainDeadline ?? Drain.defaultDeadline)
   return Layer.mergeAll(sharding, tables(options.turnRetention), NodeFileSystem.layer, NodePath.layer, drain).pipe(
