@@ -458,7 +458,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       )
     }))
 
-  const produce = (turnId: string, prompt: string, admitted: Effect.Effect<void>) =>
+  const produce = (turnId: string, prompt: string, admitted: Ref.Ref<boolean>) =>
     Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<TurnEvent, AgentSessionError>, never, Scope.Scope> {
       yield* Effect.acquireRelease(
         Effect.andThen(turns.take(1), Effect.andThen(withdrawOffer, Ref.set(phase, "starting"))),
@@ -467,7 +467,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       // The runner drains: the turn is not started (nor counted in the log); its request stays, to be
       // re-delivered to the runner that takes the entity.
       // Counted and marked in one step: a turn counted in the drain is always let out of it (see `turn`).
-      if (!(yield* Effect.uninterruptible(Effect.tap(drain.admit, (ok) => ok ? admitted : Effect.void)))) return Stream.never
+      if (!(yield* Effect.uninterruptible(Effect.tap(drain.admit, (ok) => ok ? Ref.set(admitted, true) : Effect.void)))) return Stream.never
       // A refused re-ask is not counted as a start: the log keeps how often the turn really started.
       const begun = yield* log.begin(entityId, turnId, prompt, limit)
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
@@ -478,7 +478,17 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const exhausted = (attempts: number) =>
         Stream.fail(new AgentSessionError({ reason: new TurnRetriesExhausted({ turnId, attempts }) }))
       if (begun._tag === "Exhausted") return exhausted(begun.attempts + 1)
-      if (begun.attempt > 1) yield* Effect.sleep(backoff(begun.attempt))
+      // A draining runner starts no CLI, so it takes no lease: a retry admitted before the drain began that waits
+      // out its backoff without a CLI (a chaos run's runner took a lease 5 s after its SIGTERM so, issue 23) is
+      // handed over as a refused turn is, its attempt released (it never counts) and let out of the drain.
+      const drained = begun.attempt > 1
+        ? Effect.raceFirst(Effect.as(Effect.sleep(backoff(begun.attempt)), false), Effect.as(drain.begun, true))
+        : Effect.succeed(false)
+      if ((yield* drained) && SynchronizedRef.getUnsafe(live) === undefined) {
+        yield* log.ended(entityId, turnId, begun.attempt, "released")
+        yield* Effect.uninterruptible(Effect.flatMap(Ref.getAndSet(admitted, false), (counted) => counted ? drain.leave : Effect.void))
+        return Stream.never
+      }
       // How the attempt ended, for the next `begin` to judge it by; a runner that dies first tells nothing.
       return Stream.onExit(run(turnId, prompt, begun), (exit) =>
         Exit.isSuccess(exit) ? Effect.void : log.ended(entityId, turnId, begun.attempt, cutFromOutside(exit.cause) ? "released" : "failed"))
@@ -510,7 +520,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       // lets the entity go), and the cluster leaves the request for the entity's next runner only when it is the
       // cluster that interrupts the caller, which it does next in that close. An interrupt passed on here came
       // first and was stored as the request's answer, processed: the turn lost, its caller ended empty-handed.
-      yield* Stream.runForEachArray(produce(turnId, prompt, Ref.set(admitted, true)), (chunk) => Queue.offerAll(events, chunk)).pipe(
+      yield* Stream.runForEachArray(produce(turnId, prompt, admitted), (chunk) => Queue.offerAll(events, chunk)).pipe(
         Effect.onExit((exit) =>
           Exit.isSuccess(exit)
             ? Queue.end(events)

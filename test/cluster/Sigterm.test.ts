@@ -4,13 +4,16 @@
  * SIGTERM. It drains and exits within its drain deadline and a margin, leaving no process behind (the process
  * table); the running turn is answered once by it (the turn log, the scripted model's requests); the late turn,
  * one queued behind the running one and the idle entity's next turn by the other runner. A turn the deadline cuts
- * is retried there, marked. Both were answered with an interrupt before (their requests stored processed).
+ * is retried there, marked. Both were answered with an interrupt before (their requests stored processed). A
+ * retry waiting out its backoff when the signal comes is handed over: the draining runner takes no lease (the
+ * lease's fencing token) and runs no tool (the tool's own record).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -37,6 +40,15 @@ const attempts = (name: string, turnId: string) =>
       Effect.orDie(sql<{ readonly attempts: number }>`SELECT attempts FROM claude_turns
         WHERE entity_id = ${AgentSession.logKey("AgentSession", name)} AND turn_id = ${turnId}`),
       (rows) => rows.map((row) => Number(row.attempts))
+    ))
+
+// The last fencing token of the entity's conversation lease (one more at each take).
+const leaseToken = (name: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      Effect.orDie(sql<{ readonly token: number | string }>`SELECT token FROM claude_session_leases
+        WHERE lease = ${AgentSession.logKey("AgentSession", name)}`),
+      (rows) => rows.map((row) => Number(row.token))
     ))
 
 // The runner has exited within `deadline` and the margin, and nothing of its tree is left (the host-death guard
@@ -143,6 +155,40 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
         victim.process.kill("SIGTERM")
         yield* exitsWithin(victim, Duration.zero)
       }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(longDeadline)} seconds` }).pipe(
+      Effect.scoped,
+      Effect.provide(NodeServices.layer)
+    ), 400_000)
+
+  it.live("a draining runner hands a retry waiting out its backoff over, taking no lease", () =>
+    Runners.withCluster("binary", ({ cwd, moving: [name], runners, survivor, victim }) =>
+      Effect.gen(function*() {
+        const client = yield* AgentSession.client
+        assert.strictEqual(resultText(yield* collect(name, `${name}-1`, `${name}: first`)), first(name))
+        // The second turn's CLI dies mid-tool: the attempt failed, and the turn asked again is retried on the
+        // runner, after a backoff.
+        const runs = path.join(cwd, Runners.toolRunsFile(name))
+        const turnId = `${name}-2`
+        const cut = yield* Effect.forkChild(Effect.exit(collect(name, turnId, Runners.slowToolPrompt(name))))
+        yield* waitUntil(Effect.sync(() => fs.existsSync(runs))).pipe(within("60 seconds", "the tool", runners))
+        process.kill((yield* client(name).Info()).pid!, "SIGKILL")
+        assert.isTrue(Exit.isFailure(yield* Fiber.join(cut).pipe(within("60 seconds", "the cut turn", runners))))
+        const retry = yield* Effect.forkChild(collect(name, turnId, Runners.slowToolPrompt(name)))
+        const retried = Effect.map(attempts(name, turnId), (n) => n[0] === 2)
+        yield* waitUntil(Effect.provideService(retried, SqlClient.SqlClient, yield* SqlClient.SqlClient)).pipe(
+          within("60 seconds", "the retry", runners)
+        )
+        // Told to stop while the retry waits out its backoff.
+        const taken = yield* leaseToken(name)
+        victim.process.kill("SIGTERM")
+        yield* exitsWithin(victim, drainDeadline)
+        assert.deepStrictEqual(yield* leaseToken(name), taken, "the draining runner took no lease")
+
+        // The other runner runs the retry: the tool ran once on each runner.
+        const events = yield* Fiber.join(retry).pipe(within("120 seconds", "the retried turn", runners))
+        assert.strictEqual(resultText(events), second(name))
+        assert.strictEqual(fs.readFileSync(runs, "utf8"), `${victim.mark}\n${survivor.mark}\n`)
+        assert.strictEqual((yield* client(name).Info()).runner, survivor.address)
+      }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(drainDeadline)} seconds` }).pipe(
       Effect.scoped,
       Effect.provide(NodeServices.layer)
     ), 400_000)

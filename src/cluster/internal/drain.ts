@@ -30,6 +30,8 @@ export interface Drain {
   readonly admit: Effect.Effect<boolean>
   /** An admitted turn has ended and its caller is answered (or gone). */
   readonly leave: Effect.Effect<void>
+  /** Ends once the drain began: never while the runner runs on. */
+  readonly begun: Effect.Effect<void>
   /** Starts no more turns and waits for the admitted ones, at most `deadline`; gives how many still run. */
   readonly run: (deadline: Duration.Input) => Effect.Effect<number>
 }
@@ -38,6 +40,7 @@ export const make: Effect.Effect<Drain> = Effect.gen(function*() {
   let running = 0
   let draining = false
   const idle = yield* Latch.make(false)
+  const started = yield* Latch.make(false)
   const settle = Effect.suspend(() => draining && running === 0 ? Effect.asVoid(idle.open) : Effect.void)
   return {
     admit: Effect.sync(() => {
@@ -46,9 +49,10 @@ export const make: Effect.Effect<Drain> = Effect.gen(function*() {
       return true
     }),
     leave: Effect.andThen(Effect.sync(() => running--), settle),
+    begun: started.await,
     run: (deadline) =>
       Effect.andThen(
-        Effect.andThen(Effect.sync(() => (draining = true)), settle),
+        Effect.andThen(Effect.sync(() => (draining = true)), Effect.andThen(started.open, settle)),
         Effect.timeoutOption(idle.await, deadline)
       ).pipe(Effect.andThen(Effect.sync(() => running)))
   }
