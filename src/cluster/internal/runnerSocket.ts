@@ -10,7 +10,8 @@
  * handler's `onExit`, `sendDefect` among them), and its scope, closed before the sharding hands its shards over,
  * waits for every handler (`shutdownLatch`). A runner whose peer's connection broke as it answered (one woken from
  * a pause, its peers' connections gone meanwhile) stayed in its shutdown until the drain watchdog ended it: 4 of 10
- * SIGTERMed runners of a chaos run (issue 23), a fiber dump showing `sendDefect` parked on the socket.
+ * SIGTERMed runners of a chaos run (issue 23); a fiber dump of one so stuck in a short run showed the server's
+ * `sendDefect`, in a handler's `onExit`, parked on its socket's write.
  *
  * @internal
  */
