@@ -14,6 +14,7 @@ import * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type { ChildProcessSpawner as Spawner } from "effect/process/ChildProcessSpawner"
 import { peek } from "../stream/internal/peek.ts"
+import * as Group from "./internal/group.ts"
 import * as Guard from "./internal/guard.ts"
 
 /**
@@ -27,9 +28,10 @@ export const guardGracePeriod: Duration.Duration = Duration.seconds(2)
 
 /**
  * A spawner whose processes, and everything they start, end with their run and with the host. Each process it
- * starts (a CLI, for queries and sessions alike) is the leader of its own group; its descendants (the CLI runs
- * its tools in sessions of their own, `setsid`) are recorded from the process table whenever its stdout has
- * news and once more when its scope closes. When the scope closes (a normal end, an error, an interruption, a
+ * starts (a CLI, for queries and sessions alike) is the leader of its own group: in the host's session where
+ * `perl` is at hand and the host has no controlling terminal (see `internal/group.ts`), else in a session of
+ * its own (`setsid`). Its descendants (the CLI runs its tools in sessions of their own, `setsid`) are recorded
+ * from the process table whenever its stdout has news and once more when its scope closes. When the scope closes (a normal end, an error, an interruption, a
  * signal to the bin), the process's group and every descendant recorded get SIGTERM, then SIGKILL after the
  * command's `forceKillAfter` (default {@link guardGracePeriod}), and the scope waits until they are gone.
  *
@@ -50,7 +52,8 @@ export const guardGracePeriod: Duration.Duration = Duration.seconds(2)
 const guard = (spawner: Spawner["Service"]): Spawner["Service"] =>
   process.platform === "win32" ? spawner : ChildProcessSpawner.make((command) => {
     const marker = Guard.nextMarker()
-    return Effect.flatMap(spawner.spawn(ChildProcess.setEnv(command, { [Guard.runMarker]: marker })), (handle) =>
+    const marked = ChildProcess.setEnv(command, { [Guard.runMarker]: marker })
+    return Effect.flatMap(spawner.spawn(Group.inOwnGroup(marked)), (handle) =>
       Effect.gen(function*() {
         const watcher = Guard.start(handle.pid, guardGracePeriod)
         const recorded = Guard.recorder(handle.pid, watcher, marker)

@@ -5,6 +5,7 @@ import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -150,4 +151,54 @@ describe("Process", () => {
       assert.isFalse(alive(pid), "the process is gone once Fiber.interrupt returns")
       assert.isTrue(Exit.hasInterrupts(yield* Fiber.await(fiber)))
     }).pipe(Effect.provide(Process.nodeSpawner)))
+
+  describe("the CLI's process group", () => {
+    // The process table's view of a pid.
+    const ps = (pid: number, field: string) => execFileSync("ps", ["-o", `${field}=`, "-p", String(pid)], { encoding: "utf8" }).trim()
+    const ids = (pid: number) => ({ pgid: Number(ps(pid, "pgid")), sid: Number(ps(pid, "sid")) })
+    // Killed: gone, or a zombie its new parent (init, which may be slow to reap here) has not reaped yet.
+    const ended = (pid: number) => !alive(pid) || ps(pid, "stat").startsWith("Z")
+    const hasPerl = fs.existsSync("/usr/bin/perl") || fs.existsSync("/bin/perl")
+
+    // Runs `executable` (a script writing its pid and $0, then waiting), and reads its group and session while it lives.
+    const groupOf = (executable: string, options: { readonly env?: Record<string, string> } = {}) =>
+      Effect.gen(function*() {
+        const spawner = yield* Effect.service(ChildProcessSpawner)
+        let seen: { pgid: number; sid: number } | undefined
+        const lines = yield* ProcessLines.lines(spawner, { executable })("hi", options).pipe(
+          Stream.take(1),
+          Stream.tap((line) => Effect.sync(() => seen = ids(JSON.parse((line as Ndjson.Line).text).pid))),
+          Stream.runCollect
+        )
+        const { pid, argv0 } = JSON.parse((lines[0] as Ndjson.Line).text) as { pid: number; argv0: string }
+        return { pid, argv0, seen }
+      })
+    const idsBody = `echo "{\\"pid\\":$$,\\"argv0\\":\\"$0\\"}"; sleep 30`
+
+    it.effect.skipIf(!hasPerl)("leads a group of its own in the host's session", () =>
+      Effect.gen(function*() {
+        const exe = script("ids.sh", idsBody)
+        const { pid, argv0, seen } = yield* groupOf(exe)
+        assert.deepStrictEqual(seen, { pgid: pid, sid: ids(process.pid).sid })
+        assert.strictEqual(argv0, exe)
+      }).pipe(Effect.provide(Process.nodeSpawner)))
+
+    it.effect.skipIf(!hasPerl)("found on the run's PATH, it leads its group in the host's session too", () =>
+      Effect.gen(function*() {
+        const bin = path.join(dir, "bin")
+        fs.mkdirSync(bin, { recursive: true })
+        fs.writeFileSync(path.join(bin, "ids-on-path"), `#!/bin/sh\n${idsBody}\n`, { mode: 0o755 })
+        const { pid, seen } = yield* groupOf("ids-on-path", { env: { PATH: `${bin}:${process.env.PATH}` } })
+        assert.deepStrictEqual(seen, { pgid: pid, sid: ids(process.pid).sid })
+      }).pipe(Effect.provide(Process.nodeSpawner)))
+
+    it.effect("its group is ended with the run after a clean exit", () =>
+      Effect.gen(function*() {
+        const exe = script("leaves.sh", `sleep 30 >/dev/null 2>&1 & echo "{\\"left\\":$!}"`)
+        const exit = yield* run(exe)
+        assert.isTrue(Exit.isSuccess(exit))
+        const left = JSON.parse((exit as unknown as Exit.Success<ReadonlyArray<Ndjson.Line>>).value[0]!.text).left as number
+        assert.isTrue(ended(left))
+      }).pipe(Effect.provide(Process.nodeSpawner)))
+  })
 })

@@ -29,15 +29,6 @@ export interface Exiting {
   readonly exitTime: () => number | undefined
 }
 
-/** What the watchdog reads of a started CLI (see `Running` in `spawn.ts`). */
-export interface Exiting {
-  readonly handle: ChildProcessSpawner.ChildProcessHandle
-  /** Completes with the clock time at which the CLI was seen to exit. */
-  readonly exited: Effect.Effect<number>
-  /** The clock time at which the CLI was seen to exit; `undefined` while it runs. */
-  readonly exitTime: () => number | undefined
-}
-
 // Once the CLI has exited, the stream ends when its pulls have waited on the pipe for `drainGracePeriod` in
 // all: a total, so that a descendant writing now and then does not hold the run open for ever, and only time
 // spent waiting, so that what the CLI wrote before its exit is read however slowly the consumer pulls. With

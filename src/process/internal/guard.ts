@@ -14,7 +14,8 @@ import * as Watcher from "./watcher.ts"
 // the process table shows now, with the groups they lead: SIGTERM, SIGKILL after the grace period. The walk
 // finds descendants only while the CLI still runs (once it is gone they are no longer its): the CLI starts its
 // tools in sessions of their own, out of its group's reach. Without `ps`, only the group and the recorded ones
-// are ended.
+// are ended. The CLI itself is named too: started through the group wrapper (`group.ts`), it leads its group
+// only once the wrapper has run.
 const guardScript = [
   "recorded=",
   `while read -r pid; do recorded="$recorded $pid"; done`,
@@ -22,9 +23,9 @@ const guardScript = [
   `{ up[$1] = $2; leads[$1] = $1 == $3 } ` +
   `END { for (p in up) { q = up[p]; while (q in up && q != root) q = up[q]; ` +
   `if (q == root) { print p; if (leads[p]) print "-" p } } }')`,
-  "kill -TERM -$1 $tree $recorded 2>/dev/null",
+  "kill -TERM -$1 $1 $tree $recorded 2>/dev/null",
   "sleep $2",
-  "kill -KILL -$1 $tree $recorded 2>/dev/null"
+  "kill -KILL -$1 $1 $tree $recorded 2>/dev/null"
 ].join("\n")
 
 /** Starts the watcher of one process group; `undefined` where there is no POSIX shell (Windows). */
