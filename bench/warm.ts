@@ -13,9 +13,12 @@
  *   directly (`session.turn`) and through an entity on a test runner (`Turn`), the difference being the
  *   cluster's overhead.
  *
- * Prints a table on stderr (with the date and the machine) and one JSON line on stdout.
+ * Prints a table on stderr (with the date and the machine) and one JSON line on stdout. With `--trace`, also
+ * where each warm start's time went, from this process's sockets (bench/claimTrace.ts): the claim's bytes on the
+ * spare's stdin, the first bytes back, the CLI's request to the model, the first assistant message's bytes, the
+ * reader; whether a spawn came in between; this process's CPU time.
  *
- * `npm run bench:warm [-- --rounds 15]`
+ * `npm run bench:warm [-- --rounds 15] [--trace]`
  */
 import { prewarm } from "@anthropic-ai/claude-agent-sdk"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -30,6 +33,7 @@ import * as SparePool from "../src/SparePool.ts"
 import * as ClaudeCli from "../src/ClaudeCli.ts"
 import * as Scripted from "../src/testing/Scripted.ts"
 import * as Script from "../src/testing/Script.ts"
+import * as ClaimTrace from "./claimTrace.ts"
 
 const log = (s: string) => process.stderr.write(s + "\n")
 
@@ -39,7 +43,13 @@ interface Row {
   readonly resultMs: number
   /** CPU time the parked CLIs (the claimed one included) used from the request to the first assistant message. */
   readonly cliCpuMs?: number | undefined
+  /** With `--trace`, where the time to the first assistant message went. */
+  readonly stages?: ClaimTrace.Stages | undefined
 }
+
+// `--trace`: each warm start's stages, from this process's sockets (bench/claimTrace.ts).
+const trace = process.argv.includes("--trace")
+if (trace) ClaimTrace.install()
 
 // The model's first output: an assistant message, in the library's types, the SDK's, or an entity's events.
 const isAssistant = (item: any): boolean =>
@@ -58,6 +68,7 @@ const timed = <A, E, R>(name: string, start: number, stream: Stream.Stream<A, E,
         if (!isAssistant(item) || first !== undefined) return
         first = performance.now()
         cpuFirst = cpu?.()
+        if (trace) ClaimTrace.reached()
       }))
     const cliCpuMs = cpuStart === undefined || cpuFirst === undefined ? undefined : cpuFirst - cpuStart
     return { name, firstMessageMs: (first ?? NaN) - start, resultMs: performance.now() - start, cliCpuMs }
@@ -180,7 +191,9 @@ const againstPrewarm = Effect.gen(function*() {
       // Each timed alone: the pool's spare, the entity runner's and the SDK's (until claimed) parked and idle,
       // the replacements of the spares claimed before it included.
       yield* settled(runs.sdk.length > round ? 2 : 3)
-      runs[name].push(yield* contenders[name])
+      if (trace) ClaimTrace.begin()
+      const row: Row = yield* contenders[name]
+      runs[name].push(trace ? { ...row, stages: ClaimTrace.end() } : row)
     }
   }
   if ((yield* pool.claimed) !== rounds) return yield* Effect.die(`only ${yield* pool.claimed} of ${rounds} claims were warm`)
@@ -259,6 +272,13 @@ for (const [name, { ratio, ratios, met }] of [["warm (SparePool)", warmRatio], [
 for (const [name, runs] of [["warm (SparePool)", warmRuns], ["entity with spares", entityRuns]] as const) {
   const ratios = runs.map((run, i) => (run.cliCpuMs ?? NaN) / (sdkRuns[i].cliCpuMs ?? NaN))
   log(`${name} / SDK prewarm, CLI CPU time to the first assistant message: ${median(ratios).toFixed(2)} (median of ${rounds})`)
+}
+if (trace) {
+  const keys = ["claimWritten", "firstOut", "apiRequest", "assistantRead", "reader", "spawnsBefore", "ownCpu"] as const
+  log(`stages, median ms from the request (--trace): ${keys.join(", ")}`)
+  for (const [name, runs] of [["warm (SparePool)", warmRuns], ["entity with spares", entityRuns], ["SDK prewarm", sdkRuns]] as const) {
+    log(pad(name, 22) + keys.map((key) => median(runs.map((run) => run.stages?.[key] ?? NaN)).toFixed(1).padStart(9)).join(""))
+  }
 }
 log(`warm / cold first message: ${(warm.firstMessageMs / cold.firstMessageMs).toFixed(2)}`)
 log(`entity (in memory) / direct turn, one run: ${(entity.resultMs / direct.resultMs).toFixed(2)}`)
