@@ -237,10 +237,11 @@ export interface PostgresOptions {
  * 15 seconds past its deadline (something it waits on does not end) says on stderr what it was doing and ends
  * its process (exit code 1).
  *
- * The acknowledgements of reply chunks and the runner's reads of its messages commit without waiting for the
- * disk, through up to 4 connections of their own (`synchronous_commit` off): a database crash can lose the
- * last of them, which is harmless (see the code), and each turn is spared a flush for each. Requests,
- * replies and the turn log's records stay synchronous.
+ * The chunks of reply streams, their acknowledgements and the runner's reads of its messages commit without
+ * waiting for the disk, through up to 4 connections of their own (`synchronous_commit` off): a database crash
+ * can lose the last of them, which is harmless (see `internal/pgMessageStorage.ts`), and each turn is spared a
+ * flush for each. A reply and an acknowledgement are one statement each. Requests, exits and the turn log's
+ * records stay synchronous.
  *
  * @since 0.1.0
  * @category layers
