@@ -17,14 +17,15 @@ const chunkPrefix = "bin-"
  */
 export const bundle = async (input: string, dir: string): Promise<void> => {
   await build({
-    input,
+    // `stats`' worker (cli/StatsThreads.ts) an entry of its own beside the bin's, loading only what it needs.
+    input: { main: input, statsWorker: path.join(path.dirname(input), `statsWorker${path.extname(input)}`) },
     platform: "node",
     logLevel: "warn",
     output: {
       dir,
       format: "esm",
       minify: true,
-      entryFileNames: "main.js",
+      entryFileNames: "[name].js",
       chunkFileNames: `${chunkPrefix}[name]-[hash].js`
     }
   })
