@@ -17,15 +17,14 @@ const chunkPrefix = "bin-"
  */
 export const bundle = async (input: string, dir: string): Promise<void> => {
   await build({
-    // `stats`' worker (cli/StatsThreads.ts) an entry of its own beside the bin's, loading only what it needs.
-    input: { main: input, statsWorker: path.join(path.dirname(input), `statsWorker${path.extname(input)}`) },
+    input,
     platform: "node",
     logLevel: "warn",
     output: {
       dir,
       format: "esm",
       minify: true,
-      entryFileNames: "[name].js",
+      entryFileNames: "main.js",
       chunkFileNames: `${chunkPrefix}[name]-[hash].js`
     }
   })

@@ -27,7 +27,6 @@ import * as Input from "./Input.ts"
 import * as Live from "./Live.ts"
 import * as RunOptions from "./RunOptions.ts"
 import * as StatsText from "./Stats.ts"
-import * as StatsThreads from "./StatsThreads.ts"
 
 // `run` and `demo` need the machinery of a claude process (and `demo` the scripted model): loaded when one of them
 // runs, so that `view` and `stats` start without it.
@@ -305,8 +304,6 @@ const stats = Command.make(
     }
     const files = stored === undefined ? given : [stored.dir]
     const nameOf = stored?.nameOf ?? ((f: string) => f)
-    // Started before the files are listed: the listing and the worker's start overlap.
-    const helper = StatsThreads.helper(files)
     // Every file is counted, or said to be unreadable: one that cannot be read does not hide the others.
     const expanded = yield* Effect.forEach(files, (file) => Effect.result(Input.expand(file)))
     const named = expanded.flatMap((r): ReadonlyArray<Result.Result<string, CliFailure.CliFailure>> =>
@@ -323,8 +320,8 @@ const stats = Command.make(
     // file is left as it was: on one 200 MB transcript a young generation that does not grow cost 17 MB more at
     // the peak and 15% more CPU (its lines, alive across a read, then outlive young collections).
     if (named.length > 1) V8.setFlagsFromString("--semi-space-growth-factor=1")
-    const fast = yield* Effect.promise(() =>
-      StatsThreads.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-"), seen, check, helper)
+    const fast = yield* Effect.sync(() =>
+      Stats.transcriptFiles(named.map((file) => Result.isSuccess(file) ? file.success : "-"), seen, check)
     )
     const rest = yield* Effect.forEach(
       named.filter((_, i) => fast[i] === undefined),
