@@ -374,12 +374,14 @@ const union = (ast: SchemaAST.Union): Fast => {
 export const decodeUnknownResult = <S extends Schema.Top>(
   schema: S
 ): (input: unknown) => Result.Result<S["Type"], Schema.SchemaError> => {
-  const fast = compile(schema.ast)
-  const full = Schema.decodeUnknownResult(schema as unknown as Schema.Codec<S["Type"], unknown>)
+  // Both built on first use: modules make decoders for every variant as they load, and a program that loads
+  // them (the bin's `stats` on transcripts) may decode a few of them, or none.
+  let fast: Fast | undefined
+  let full: ((input: unknown) => Result.Result<S["Type"], Schema.SchemaError>) | undefined
   return (input) => {
-    const value = fast(input)
+    const value = (fast ??= compile(schema.ast))(input)
     if (value !== invalid) return Result.succeed(value as S["Type"])
     fallbacks.count++
-    return full(input)
+    return (full ??= Schema.decodeUnknownResult(schema as unknown as Schema.Codec<S["Type"], unknown>))(input)
   }
 }
