@@ -439,7 +439,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
               : message._tag === "ResultSuccess" || message._tag === "ResultError"
               // The result goes to the caller only once the turn is in the store and the log, under this
               // activation's lease: a caller given an answer finds it in the conversation wherever it goes on.
-              // A runner paused or killed before that gives no answer; the turn is started again elsewhere.
+              // A runner paused or killed before that gives no answer; the turn is started again elsewhere. So
+              // does a turn the store did not take all of (`stored` fails): its answer is in no stored chain.
               ? Effect.andThen(current.stored, end)
               : Effect.void
           )

@@ -99,6 +99,32 @@ describe("SessionMirror", () => {
       assert.deepStrictEqual(stored.map((e) => e.uuid), ["a", "b", "c", "d", "e"])
     }))
 
+  it.live("after an append not stored, the transcript's later frames are reported, not appended; stored fails", () =>
+    Effect.gen(function*() {
+      const { calls, store } = recording()
+      // The second append fails, every retry too; the store would take the third.
+      const failingSecond: SessionStore.Shape = {
+        ...store,
+        append: (key, entries) =>
+          entries.some((e) => e.uuid === "c")
+            ? Effect.andThen(Effect.sync(() => calls.push(["refused"])), Effect.fail(new SessionStore.SessionStoreError({
+              reason: new SessionStore.OperationFailed({ operation: "append", key: "k", cause: new Error("disk on fire") })
+            })))
+            : store.append(key, entries)
+      }
+      const errors: Array<string> = []
+      const mirroring = yield* SessionMirror.start(
+        { store: failingSecond, configDir, cwd: "/work/app", flush: "eager" },
+        (error) => Effect.sync(() => errors.push(error.error))
+      )
+      for (const uuids of [["a", "b"], ["c"], ["d"]]) yield* mirroring.offer(frame(uuids))
+      const stored = yield* Effect.flip(mirroring.stored)
+      assert.include(stored.message, "disk on fire")
+      assert.deepStrictEqual(calls, [["a", "b"], ["refused"], ["refused"], ["refused"]])
+      assert.strictEqual(errors.length, 2)
+      assert.include(errors[1]!, "an earlier append of this transcript was not stored")
+    }).pipe(Effect.scoped))
+
   describe("a store whose append never answers", () => {
     // Never answers, and ignores interruption: nothing may wait for it to stop.
     const hanging = () => {
