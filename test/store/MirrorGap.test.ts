@@ -13,20 +13,12 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as SessionEvent from "../../src/schema/SessionEvent.ts"
-import * as SessionMirror from "../../src/store/SessionMirror.ts"
 import * as SessionStore from "../../src/store/SessionStore.ts"
 import * as SqlSessionStore from "../../src/store/SqlSessionStore.ts"
 import * as Postgres from "../support/Postgres.ts"
+import * as MirrorFrames from "./support/mirrorFrames.ts"
 
-const configDir = "/home/me/.claude"
-const key = { projectKey: "-work-app", sessionId: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11" }
-const frame = (uuids: ReadonlyArray<string>) =>
-  new SessionEvent.TranscriptMirror({
-    type: "transcript_mirror",
-    filePath: `${configDir}/projects/${key.projectKey}/${key.sessionId}.jsonl`,
-    entries: uuids.map((uuid) => ({ type: "user", uuid }))
-  })
+const { frame, key } = MirrorFrames
 
 // Wall-clock time: the database's own timeout runs meanwhile.
 const realPause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
@@ -50,11 +42,7 @@ describe("SessionMirror over PostgreSQL", () => {
               )
               : store.append(k, entries, fence)
         }
-        const errors: Array<string> = []
-        const mirroring = yield* SessionMirror.start(
-          { store: held, configDir, cwd: "/work/app", flush: "eager" },
-          (error) => Effect.sync(() => errors.push(error.error))
-        )
+        const { errors, mirroring } = yield* MirrorFrames.eager(held)
         for (const uuids of [["a", "b"], ["c"], ["d"]]) yield* mirroring.offer(frame(uuids))
         const done = yield* Effect.exit(mirroring.stored)
         const stored = Option.getOrElse(yield* store.load(key), () => [])
