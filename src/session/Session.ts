@@ -49,6 +49,7 @@ import * as ControlAnswer from "../schema/ControlAnswer.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
 import * as SessionMirror from "../store/SessionMirror.ts"
+import type * as SessionStore from "../store/SessionStore.ts"
 import * as Telemetry from "../Telemetry.ts"
 import * as Controls from "./Controls.ts"
 import type * as Dialogs from "./Dialogs.ts"
@@ -209,9 +210,10 @@ export interface Session extends Controls.Controls {
   /**
    * With a `sessionStore`: waits until the transcript entries the CLI wrote before the last message read are
    * appended to the store (or reported as `mirror_error`). Read a turn's `result`, then this: the store holds
-   * the turn, so a runner that resumes the conversation elsewhere has it. At once without a store.
+   * the turn, so a runner that resumes the conversation elsewhere has it; it fails with the store's error
+   * when an entry of the session was not stored (the store then lacks the turn). At once without a store.
    */
-  readonly stored: Effect.Effect<void>
+  readonly stored: Effect.Effect<void, SessionStore.SessionStoreError>
   /**
    * Interrupts the running turn, or the one a prompt sent but not yet taken up will start, and waits for it
    * to end. If it does not end within `interruptTimeout`, the CLI is terminated: this fails with

@@ -208,7 +208,10 @@ const mirrorError = (error: string, key: SessionStore.SessionKey) =>
 /**
  * Starts appending frames to the target's store in the background, in the scope: `offer` queues a frame and
  * never waits for the store; `end` says no more will come; `done` completes once every frame offered was
- * appended or reported to `onError`. The drain after `end` has one deadline, `appendTimeout`, whatever the
+ * appended or reported to `onError`; `stored` once the frames offered so far were, failing when one of the
+ * run's frames was not stored (the first such failure). Once an append of a transcript was not stored, the
+ * transcript's later frames are not appended but reported: each entry goes on from the one before it, and
+ * a store's chain with a gap would resume from the gap, every entry before it lost (issue 23). The drain after `end` has one deadline, `appendTimeout`, whatever the
  * number of frames still queued: at the deadline the append under way is given up and it and every frame
  * still queued are reported, so a run against a store that hangs ends one `appendTimeout` after its CLI.
  * `finish` is `done` for a run being closed: it waits one `appendTimeout` for the run's own `end`, then ends
@@ -225,7 +228,7 @@ export const start = Effect.fnUntraced(function*(
   readonly end: Effect.Effect<void>
   readonly done: Effect.Effect<void>
   readonly finish: Effect.Effect<void>
-  readonly stored: Effect.Effect<void>
+  readonly stored: Effect.Effect<void, SessionStore.SessionStoreError>
 }, never, Scope.Scope> {
   const frames = yield* Queue.unbounded<Frame, Cause.Done>()
   const ended = yield* Deferred.make<void>()
@@ -249,8 +252,14 @@ export const start = Effect.fnUntraced(function*(
     const home = target.resumed
     return key !== undefined && home !== undefined && key.sessionId === home.sessionId ? { ...key, projectKey: home.projectKey } : key
   }
+  // The first frame not stored, as a store error (the store's own when it gave one): see `stored`.
+  let failure: SessionStore.SessionStoreError | undefined
+  // The transcripts (by key) an append of which was not stored: their later frames are held back.
+  const gapped = new Set<string>()
   const notStored = (frame: Frame, why: string) => {
     const key = keyOfFile(frame.filePath)
+    failure ??= Keys.operationFailed("append", key ?? frame.filePath)(new Error(why))
+    if (key !== undefined) gapped.add(Keys.keyString(key))
     return onError(mirrorError(`${why} (${Plural.plural(frame.entries.length, "entry", "entries")} not stored)`, key ?? noKey))
   }
   // Why `frame` could not be appended; `undefined` once it was.
@@ -263,6 +272,11 @@ export const start = Effect.fnUntraced(function*(
           : `${frame.filePath} is not under ${target.configDir}/projects: the CLI's config directory differs`
       )
     }
+    // Each entry goes on from the one before it (its `parentUuid`): appended after a gap, the store's chain
+    // would begin again there, and a resume from the store would lose every entry before the gap.
+    if (gapped.has(Keys.keyString(key))) {
+      return Effect.succeed("an earlier append of this transcript was not stored, and these entries go on from it")
+    }
     // A failure is retried, a timeout not (the append may still land), nor a refused fence (it stays refused).
     return bounded(target.store.append(key, frame.entries), timeout).pipe(
       Effect.retry({
@@ -274,7 +288,12 @@ export const start = Effect.fnUntraced(function*(
         onSome: () => Effect.undefined,
         onNone: () => Effect.fail(timedOut("append", key, timeout, "appendTimeout"))
       })),
-      Effect.catch((error) => Effect.succeed(error.message)),
+      Effect.catch((error) =>
+        Effect.sync(() => {
+          failure ??= error
+          return error.message
+        })
+      ),
       // A store that dies on one transcript (a defect) loses that append only: the worker goes on with the
       // others' frames, and this one is a `mirror_error` like any other failure.
       Effect.catchDefect((defect) => Effect.succeed(`the store failed: ${defect instanceof Error ? defect.message : String(defect)}`))
@@ -336,13 +355,14 @@ export const start = Effect.fnUntraced(function*(
     end,
     done,
     finish: Effect.timeoutOption(done, timeout).pipe(Effect.andThen(end), Effect.andThen(done)),
-    // Once the frames offered so far are appended or reported (or the mirror is done with all of them).
+    // Once the frames offered so far are appended or reported (or the mirror is done with all of them);
+    // failing once any frame of the run was not stored.
     stored: Effect.suspend(() => {
       if (handled >= offered) return Effect.void
       const deferred = Deferred.makeUnsafe<void>()
       waiting.push([offered, deferred])
       return Effect.raceFirst(Deferred.await(deferred), done)
-    })
+    }).pipe(Effect.andThen(Effect.suspend(() => failure === undefined ? Effect.void : Effect.fail(failure))))
   }
 })
 

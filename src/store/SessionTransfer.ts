@@ -57,14 +57,18 @@ const jsonLines = (lines: ReadonlyArray<string>): string => lines.map((line) => 
  *   line for line); entries without one (titles, tags, the last prompt) by type and content, keys in any order;
  * - a local file that holds every stored uuid (the store missed some entries, say after a `mirror_error`) is
  *   kept as it is, followed by the stored entries without a uuid it lacks (a title or tag set through the
- *   store, which the CLI then reads as the latest); when it lacks none, it is not written at all;
+ *   store, which the CLI then reads as the latest); when it lacks none, it is not written at all; but not
+ *   with `onConflict: "store"` (below);
  * - a local file lacking stored uuids, all of its own being stored, becomes the stored entries, followed by
  *   its entries without a uuid the store lacks (a title or tag set on this machine);
- * - a local file with uuids the store lacks, lacking some it holds, fails with `TranscriptConflict`; with
- *   `onConflict: "store"` it is moved aside (`<file>.aside-<time>`) and the stored entries written instead;
- * - with `onConflict: "store"` (a lease's holder), a branch that a fenced-out holder left (its cut turn, which
- *   the next holder retried from the answer before it) is no part of the main transcript written, and a local
- *   file holding it is moved aside too: the CLI would otherwise resume at that branch's end.
+ * - a local file with uuids the store lacks, lacking some it holds, fails with `TranscriptConflict`;
+ * - with `onConflict: "store"` (a lease's holder: the store is authoritative), a local file with uuids the store
+ *   lacks, whatever else it holds, is moved aside (`<file>.aside-<time>`, beside it) and the stored entries
+ *   written instead: the CLI would go on from entries the store does not hold (ones it refused from this
+ *   runner while another held the lease, issue 23), and every entry after them would hang on a parent no
+ *   resume from the store finds. A branch that a fenced-out holder left (its cut turn, which the next holder
+ *   retried from the answer before it) is no part of the main transcript written either, and a local file
+ *   holding it is moved aside the same way: the CLI would otherwise resume at that branch's end.
  * So materializing again writes nothing. Every file (the main transcript and its subpaths) is decided before
  * any is written: a conflict or a key that is not a name (`InvalidKey`) anywhere
  * writes nothing. Each file is written aside and then renamed, so a failed write leaves no partial transcript.
@@ -107,8 +111,7 @@ export const materialize = Effect.fnUntraced(function*(
       Effect.catchIf((e) => e.reason._tag === "NotFound", () => Effect.succeedNone)
     )
   }
-  // `dead`: stored uuids left out (see `deadBranches`); a local file holding any is replaced like a conflict.
-  const decide = (file: string, entries: ReadonlyArray<SessionStore.Entry>, dead: ReadonlySet<string> = new Set()) =>
+  const decide = (file: string, entries: ReadonlyArray<SessionStore.Entry>) =>
     Effect.gen(function*() {
       const markers = new Map(entries.flatMap((e) => typeof e.uuid === "string" ? [] : [[canonical(e), e] as const]))
       const found = yield* scan(file, markers)
@@ -117,8 +120,9 @@ export const materialize = Effect.fnUntraced(function*(
       const stored = new Set(entries.flatMap((e) => typeof e.uuid === "string" ? [e.uuid] : []))
       const storedOnly = [...stored].filter((uuid) => !local.uuids.has(uuid)).length
       const localOnly = [...local.uuids].filter((uuid) => !stored.has(uuid)).length
-      const holdsDead = [...dead].some((uuid) => local.uuids.has(uuid))
-      if ((storedOnly > 0 || holdsDead) && localOnly > 0 && target.onConflict === "store") {
+      // The store is the holder's whole truth: what the file holds beyond it (entries the store refused or
+      // never got, a dead branch's left out above) is no part of the chain the CLI may go on from.
+      if (localOnly > 0 && target.onConflict === "store") {
         return Option.some<Plan>({ file, aside: `${file}.aside-${Date.now()}`, head: entries, kept: new Set(), tail: "" })
       }
       if (storedOnly > 0 && localOnly > 0) {
@@ -165,7 +169,7 @@ export const materialize = Effect.fnUntraced(function*(
   // A lease's holder resumes the store's chain: the branches a holder fenced out left are not written.
   const dead = target.onConflict === "store" ? DeadBranch.deadBranches(main.value) : new Set<string>()
   const live = dead.size === 0 ? main.value : main.value.filter((entry) => typeof entry.uuid !== "string" || !dead.has(entry.uuid))
-  const plans = [yield* decide(path.join(dir, `${key.sessionId}.jsonl`), live, dead)]
+  const plans = [yield* decide(path.join(dir, `${key.sessionId}.jsonl`), live)]
   // A subagent's metadata is stored among its entries (as the CLI mirrors it) and goes back to its sidecar.
   const sidecars: Array<readonly [file: string, metadata: SessionStore.Entry]> = []
   for (const subpath of yield* store.listSubkeys(key)) {

@@ -14,7 +14,6 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCli from "../../src/ClaudeCli.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as Message from "../../src/schema/Message.ts"
-import * as SessionEvent from "../../src/schema/SessionEvent.ts"
 import * as Context from "effect/Context"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -31,11 +30,9 @@ import * as Scenarios from "../../src/testing/internal/scenarios/index.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
 import * as MemorySessionStore from "../../src/store/MemorySessionStore.ts"
 import * as SessionTransfer from "../../src/store/SessionTransfer.ts"
+import * as MirrorFrames from "./support/mirrorFrames.ts"
 
-const configDir = "/home/me/.claude"
-const file = `${configDir}/projects/-work-app/5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11.jsonl`
-const frame = (uuids: ReadonlyArray<string>) =>
-  new SessionEvent.TranscriptMirror({ type: "transcript_mirror", filePath: file, entries: uuids.map((uuid) => ({ type: "user", uuid })) })
+const { configDir, frame } = MirrorFrames
 
 // A memory store that records the uuids of each append call.
 const recording = () => {
@@ -98,6 +95,28 @@ describe("SessionMirror", () => {
       const stored = Option.getOrThrow(yield* store.load({ projectKey: "-work-app", sessionId: "5c1e7d1a-7e0f-4b8e-9d7b-0c1f8e2b6a11" }))
       assert.deepStrictEqual(stored.map((e) => e.uuid), ["a", "b", "c", "d", "e"])
     }))
+
+  it.live("after an append not stored, the transcript's later frames are reported, not appended; stored fails", () =>
+    Effect.gen(function*() {
+      const { calls, store } = recording()
+      // The second append fails, every retry too; the store would take the third.
+      const failingSecond: SessionStore.Shape = {
+        ...store,
+        append: (key, entries) =>
+          entries.some((e) => e.uuid === "c")
+            ? Effect.andThen(Effect.sync(() => calls.push(["refused"])), Effect.fail(new SessionStore.SessionStoreError({
+              reason: new SessionStore.OperationFailed({ operation: "append", key: "k", cause: new Error("disk on fire") })
+            })))
+            : store.append(key, entries)
+      }
+      const { errors, mirroring } = yield* MirrorFrames.eager(failingSecond)
+      for (const uuids of [["a", "b"], ["c"], ["d"]]) yield* mirroring.offer(frame(uuids))
+      const stored = yield* Effect.flip(mirroring.stored)
+      assert.include(stored.message, "disk on fire")
+      assert.deepStrictEqual(calls, [["a", "b"], ["refused"], ["refused"], ["refused"]])
+      assert.strictEqual(errors.length, 2)
+      assert.include(errors[1]!, "an earlier append of this transcript was not stored")
+    }).pipe(Effect.scoped))
 
   describe("a store whose append never answers", () => {
     // Never answers, and ignores interruption: nothing may wait for it to stop.

@@ -382,6 +382,17 @@ describe("SessionStore", () => {
         assert.strictEqual(fs.readFileSync(path.join(path.dirname(file), aside[0]!), "utf8"), text)
       }))
 
+    it.effect("with onConflict store, a local transcript longer than the stored one is moved aside too", () =>
+      Effect.gen(function*() {
+        // What a runner fenced out left here and took the lease back: entries the store refused, which the
+        // CLI would go on from, leaving the store's chain a gap.
+        const { file, s, target, text } = yield* setup(entries, entries.slice(0, 2))
+        assert.isTrue(yield* SessionTransfer.materialize(s, key, { ...target, onConflict: "store" }))
+        assert.deepStrictEqual(rawEntries(file), entries.slice(0, 2))
+        const aside = fs.readdirSync(path.dirname(file)).filter((name) => name.startsWith(`${key.sessionId}.jsonl.aside-`))
+        assert.deepStrictEqual(aside.map((name) => fs.readFileSync(path.join(path.dirname(file), name), "utf8")), [text])
+      }))
+
     it.effect("a transcript that cannot be written fails as materialize, not as load", () =>
       Effect.gen(function*() {
         const { configDir, s } = yield* setup([], entries)

@@ -12,6 +12,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ProcessLines from "../../process/internal/lines.ts"
 import * as SessionMirror from "../../store/SessionMirror.ts"
+import type * as SessionStore from "../../store/SessionStore.ts"
 import type * as Protocol from "../Protocol.ts"
 import type * as Child from "./child.ts"
 import * as Handover from "./handover.ts"
@@ -30,7 +31,7 @@ export interface Output {
   /** Runs an effect while the output is read ahead of slow readers. */
   readonly readingAhead: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Waits until the transcript frames read so far are in the session store (or reported); at once without one. */
-  readonly stored: Effect.Effect<void>
+  readonly stored: Effect.Effect<void, SessionStore.SessionStoreError>
 }
 
 export const start = Effect.fnUntraced(function*(options: {
