@@ -7,14 +7,12 @@
  * it is claimed, without a round trip in between.
  *
  * A pool holds spares of one set of host-level options (executable, environment, tools, hooks, callbacks,
- * MCP servers: everything fixed at start-up); keep one pool per set. Once a claimed spare is idle (its claim
- * answered; with a prompt, once that first turn has ended), another starts in the background, so that its
- * start-up does not compete with the claimed CLI's turn; a session asked for while a spare is still starting
- * waits for that spare (it started first, so it is usually ready before a cold start would be), one asked for
- * while every spare runs its first turn starts cold (a `size` of the sessions begun at once keeps them warm).
- * A claim the CLI refuses (a missing folder, a folder whose settings a spare cannot take, a permission mode it
- * cannot take), or a spare that died, falls back to a cold start, so `session` always gives a session: then
- * later than a cold start alone, by the wait.
+ * MCP servers: everything fixed at start-up); keep one pool per set. Once a claimed spare is under way (its
+ * claim answered; with a prompt, its first assistant message), another starts in the background; a session
+ * asked for while a spare is still starting waits for that spare (it started first, so it is usually ready
+ * before a cold start would be). A claim the CLI refuses (a missing folder, a folder
+ * whose settings a spare cannot take, a permission mode it cannot take), or a spare that died, falls back to
+ * a cold start, so `session` always gives a session: then later than a cold start alone, by the wait.
  *
  * @since 0.1.0
  * @example
@@ -138,6 +136,17 @@ export class SparePool extends Context.Service<SparePool, Pool>()("effect-claude
 
 type SpareState = "parked" | "claimed" | "evicted"
 
+// What a replacement lets go first: turns of the scheduler, each behind whatever else was due in it. Its spawn
+// blocks the process for a while (from a few to a few hundred milliseconds on a loaded 2-core machine), and the
+// claimed spare's first message may still be on its way to its reader, from fiber to fiber: through an entity,
+// its turn, then the cluster's reply stream, where it reached the client 20 to 90 ms later (medians of two runs
+// of 6 rounds, issue 25) when the spawn went first. A turn with nothing else due takes microseconds.
+const pendingWorkFirst = Effect.forEach(
+  Array.from({ length: 100 }),
+  () => Effect.yieldNowWith(Number.MAX_SAFE_INTEGER),
+  { discard: true }
+)
+
 interface Spare {
   readonly session: Session.Session
   readonly scope: Scope.Closeable
@@ -179,11 +188,12 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
   const start = (sessionOptions: Session.Options<R>) =>
     cli.session(sessionOptions as Session.Options<never>).pipe(Effect.provide(context))
 
-  // A spare taken meanwhile waits for its start.
-  const park = Effect.gen(function*() {
+  // A spare taken meanwhile waits for its start, which begins once `first` is done.
+  const parkAfter = (first: Effect.Effect<void>) => Effect.gen(function*() {
     const entry = yield* Deferred.make<Spare | undefined>()
     yield* Queue.offer(spares, entry)
     yield* Effect.gen(function*() {
+      yield* first
       const scope = yield* Scope.fork(poolScope)
       const session = yield* start({ ...options.host, cwd: parking, extraArgs: [...(options.host?.extraArgs ?? []), "--await-claim"] })
         .pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
@@ -205,6 +215,7 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       Effect.forkIn(poolScope)
     )
   })
+  const park = parkAfter(Effect.void)
   for (let i = 0; i < size; i++) yield* park
 
   const cold = (claim: Claim) =>
@@ -221,18 +232,20 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
     })
 
   // Runs the prompt's turn now, into a buffer read later, and returns once the prompt is written (or the turn
-  // has failed). `ended` runs once the turn has ended, however it ended.
-  const started = (session: Session.Session, prompt: UserContent.UserContent, ended: Effect.Effect<void>) =>
+  // has failed). `underWay` runs once the reader has taken the turn's first assistant message (or at the
+  // turn's end, whichever comes first): the start of a replacement (a spawn, blocking for a while) must not
+  // hold up the message on its way to the reader.
+  const started = (session: Session.Session, prompt: UserContent.UserContent, underWay: Effect.Effect<void>) =>
     Effect.gen(function*() {
       const buffer = yield* Queue.unbounded<Session.Message, Session.StreamError | Cause.Done>()
       const written = yield* Deferred.make<void>()
       const running = yield* Stream.runForEach(session.turn(prompt, { written }), (message) => Queue.offer(buffer, message)).pipe(
         Effect.onExit((exit) => Exit.isSuccess(exit) ? Queue.end(buffer) : Queue.failCause(buffer, exit.cause)),
-        Effect.ensuring(ended),
+        Effect.ensuring(underWay),
         Effect.forkScoped
       )
       yield* Effect.raceFirst(Deferred.await(written), Effect.asVoid(Fiber.await(running)))
-      return Stream.fromQueue(buffer)
+      return Stream.tap(Stream.fromQueue(buffer), (message) => message._tag === "AssistantMessage" ? underWay : Effect.void)
     })
 
   // A spare claimed for `claim` (with `prompt` sent with the claim and the model), or a cold start.
@@ -250,11 +263,10 @@ export const make = Effect.fnUntraced(function*<R = never>(options: Options<R> =
       const { scope, session } = spare
       const callerScope = yield* Effect.scope
       yield* Scope.addFinalizer(callerScope, Scope.close(scope, Exit.void))
-      // The replacement starts once the claimed CLI is idle: its claim answered, and with a prompt, that turn
-      // ended. A CLI's start-up (the spawn blocks this process, then seconds of CPU) would otherwise compete with
-      // the claimed one for the cores and the event loop, all through its first turn, the first message on its
-      // way to a reader fibers away included (issue 25).
-      const replace = yield* Effect.cached(park)
+      // The replacement starts once the claimed spare is under way (its claim answered; with a prompt, its first
+      // assistant message): a CLI's start-up, the spawn included, must not hold up the claim and the prompt on a
+      // busy machine, nor the first message on its way to its reader.
+      const replace = yield* Effect.cached(parkAfter(pendingWorkFirst))
       // The claim, the model and the prompt go in one write, as the SDK's `claim()` writes them in one go: the
       // CLI has the prompt before it answers the claim, and takes it up at once.
       const answered = yield* Effect.gen(function*() {

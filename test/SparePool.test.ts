@@ -110,34 +110,6 @@ describe("SparePool", () => {
       assert.lengthOf(spareClis(), 2)
     }).pipe(Effect.scoped, Effect.provide(env())))
 
-  // A CLI's start-up (seconds of CPU) must not compete with the claimed CLI while its turn runs.
-  it.live("a claimed spare's replacement starts once its first turn has ended", () =>
-    Effect.gen(function*() {
-      const sandbox = yield* Scripted.Sandbox
-      const pool = yield* SparePool.make({ size: 1 })
-      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
-      let atResult: ReadonlyArray<number> | undefined
-      const messages = yield* Stream.runCollect(Stream.tap(pool.query("read it", { cwd: sandbox.cwd }), (message) =>
-        Effect.sync(() => {
-          if (message._tag === "ResultSuccess") atResult = spareClis()
-        })))
-      assert.strictEqual(resultOf(messages), "It says hello.")
-      // From the process table: the claimed CLI alone all through its turn (a tool call, then a slow answer).
-      assert.lengthOf(atResult ?? [], 1)
-      yield* waitUntil(Effect.map(pool.parked, (n) => n === 1)).pipe(Effect.timeout("50 seconds"))
-      assert.lengthOf(spareClis(), 1)
-    }).pipe(
-      Effect.scoped,
-      Effect.provide(Layer.merge(
-        Scripted.layer(({ cwd }) =>
-          Script.make([
-            Script.turn([Script.text("Reading notes.txt."), Script.toolUse("Read", { file_path: `${cwd}/notes.txt` })]),
-            Script.turn("It says hello.", { eventDelay: "300 millis" })
-          ]), { files: { "notes.txt": "hello" } }),
-        NodeServices.layer
-      ))
-    ))
-
   it.live("a refused claim falls back to a cold start", () =>
     Effect.gen(function*() {
       const sandbox = yield* Scripted.Sandbox
