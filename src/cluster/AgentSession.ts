@@ -486,8 +486,12 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       // A draining runner starts no CLI, so it takes no lease: a retry admitted before the drain began that waits
       // out its backoff without a CLI (a chaos run's runner took a lease 5 s after its SIGTERM so, issue 23) is
       // handed over as a refused turn is, its attempt released (it never counts) and let out of the drain.
+      // A backoff cut by the entity's scope closing (its shard moved to a runner started again) is released too:
+      // unended, those cuts used up a turn's retries in a full chaos run (10 turns refused after 6 to 9 starts).
       const drained = begun.attempt > 1
-        ? Effect.raceFirst(Effect.as(Effect.sleep(backoff(begun.attempt)), false), Effect.as(drain.begun, true))
+        ? Effect.raceFirst(Effect.as(Effect.sleep(backoff(begun.attempt)), false), Effect.as(drain.begun, true)).pipe(
+          Effect.onInterrupt(() => log.ended(entityId, turnId, begun.attempt, "released"))
+        )
         : Effect.succeed(false)
       if ((yield* drained) && SynchronizedRef.getUnsafe(live) === undefined) {
         yield* log.ended(entityId, turnId, begun.attempt, "released")
