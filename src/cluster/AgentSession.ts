@@ -144,7 +144,7 @@ export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | 
    * model or a tool failed), or six `unended` (the runner died or hung mid-turn: a turn that kills its runner
    * ends so every time, and so does a turn whose runner is killed from outside, which is why that limit is
    * higher). Attempts cut from outside while their runner ran on (a drain deadline, a moved entity, a lease
-   * taken by another runner, a transcript the store did not take) never count. Each retry waits longer: {@link takeoverDelay}, doubled at each
+   * taken by another runner) never count. Each retry waits longer: {@link takeoverDelay}, doubled at each
    * attempt, up to 8 times it.
    */
   readonly retryLimit?: { readonly failed?: number | undefined; readonly unended?: number | undefined } | undefined
@@ -272,9 +272,6 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   // Whether the CLI's lease was taken by another runner (or a write of it refused as fenced): a turn cut then
   // was cut from outside, not by its own doing (see `TurnLog.End`).
   let leaseLost = false
-  // Whether the store did not take all of this CLI's transcript (`stored` failed: a store that failed, or a
-  // runner stopped mid-append): the turn is cut by the store, not by its own doing, as by a lost lease.
-  let unstored = false
   const fenced = (error: SessionStore.SessionStoreError) => {
     if (error.reason._tag === "Fenced") leaseLost = true
     return fencedOut(error)
@@ -292,7 +289,6 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         // The conversation's lease, taken before its chain is read (a resume restores it from the store): a
         // runner that held it before writes nothing more, and ends its CLI once it finds out.
         leaseLost = false
-        unstored = false
         const lost = Effect.andThen(Effect.sync(() => (leaseLost = true)), Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope)))
         // The turn log is claimed with its fence before it is read: a holder fenced out writes nothing more there.
         const { fence, holds, sessionStore } = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
@@ -445,7 +441,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
               // activation's lease: a caller given an answer finds it in the conversation wherever it goes on.
               // A runner paused or killed before that gives no answer; the turn is started again elsewhere. So
               // does a turn the store did not take all of (`stored` fails): its answer is in no stored chain.
-              ? Effect.andThen(Effect.tapError(current.stored, () => Effect.sync(() => (unstored = true))), end)
+              ? Effect.andThen(current.stored, end)
               : Effect.void
           )
         }),
@@ -505,7 +501,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   // The entity's scope closing (its runner stopping past the drain deadline, or letting the entity go) interrupts
   // the turn, or ends its CLI first; a lost lease ends the CLI too.
   const cutFromOutside = (cause: Cause.Cause<unknown>) =>
-    Cause.hasInterruptsOnly(cause) || entityScope.state._tag === "Closed" || leaseLost || unstored
+    Cause.hasInterruptsOnly(cause) || entityScope.state._tag === "Closed" || leaseLost
 
   // Turns running on without their caller. While there are any the entity is kept alive: an entity without
   // requests would otherwise idle out and cut them short.
