@@ -194,7 +194,6 @@ const withToolFence = <R>(hooks: Hooks.Hooks<R> | undefined, holds: Effect.Effec
 const replayed = (turnId: string, messages: ReadonlyArray<TurnMessage["message"]>): Stream.Stream<TurnEvent> =>
   Stream.make<ReadonlyArray<TurnEvent>>(new TurnReplayed({ turnId }), ...messages.map((message) => new TurnMessage({ message })))
 
-
 // `head` in the first chunk of `stream`, ahead of its first elements; alone when the stream ends or fails first.
 const withHead = <H>(head: H) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A | H, E, R> =>
   Stream.suspend(() => {
