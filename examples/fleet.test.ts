@@ -24,10 +24,12 @@ const liveClis = () =>
     }
   }).length
 
-// Each job's model tries to delete the build, then answers.
+// Each job's model tries to delete the build, then answers. The answer is slow (about 3 s) so that the first
+// two jobs' turns overlap: a job whose CLI starts after another job's turn was charged starts with that spend,
+// and a CLI under load may take a second or more longer to start than the one beside it.
 const script = Script.make([
   Script.turn(Script.toolUse("Bash", { command: "rm -rf build" }), { eventDelay: "20 millis" }),
-  Script.turn("Triaged.", { eventDelay: "50 millis" })
+  Script.turn("Triaged.", { eventDelay: "500 millis" })
 ])
 
 // The fleet's entities on the test cluster, the scripted model behind their CLIs, two CLI slots, $0.002 for acme.

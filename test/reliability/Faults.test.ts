@@ -224,7 +224,14 @@ describe("Faults", () => {
       Effect.gen(function*() {
         const arrived: Array<Item> = []
         const fiber = yield* run(
-          FaultCli.plan(FaultCli.lines(toolRun.slice(0, 3)), FaultCli.write("waiting for tool\n", "stderr"), FaultCli.hang),
+          // The stderr line goes before the last stdout line, so it is in its pipe, and read, by the time that line
+          // arrived: as it would be in the 30 s of silence the test clock skips (stderr is a pipe of its own).
+          FaultCli.plan(
+            FaultCli.lines(toolRun.slice(0, 2)),
+            FaultCli.write("waiting for tool\n", "stderr"),
+            FaultCli.lines(toolRun.slice(2, 3)),
+            FaultCli.hang
+          ),
           { config: { idleTimeout: "30 seconds" }, into: arrived }
         ).pipe(Effect.forkChild)
         const outcome = yield* untilDone(fiber, "30 seconds", arrived, 3)
