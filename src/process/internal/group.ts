@@ -29,13 +29,17 @@ const findPerl = (): string | null => perl ??= ["/usr/bin/perl", "/bin/perl"].fi
 
 // With a controlling terminal, a group in the host's session is a background job of it: reading the terminal
 // (a tool prompting through /dev/tty) would stop the process for good. A session of its own has no terminal.
+// Looked at once: a process keeps its controlling terminal (only `setsid`, which Node never calls on itself, drops it).
+let terminal: boolean | undefined
 const hasTerminal = (): boolean => {
+  if (terminal !== undefined) return terminal
   try {
     fs.closeSync(fs.openSync("/dev/tty", "r"))
-    return true
+    terminal = true
   } catch {
-    return false
+    terminal = false
   }
+  return terminal
 }
 
 const unwrap = (value: string | Redacted.Redacted<string> | undefined) =>
