@@ -70,7 +70,7 @@ const installTriggers = (sql: SqlClient.SqlClient) =>
             (extract(epoch from clock_timestamp()) * 1000)::bigint);
           RETURN NEW; END $$`),
         sql.unsafe(`CREATE TRIGGER chaos_${kind} AFTER ${on} ON ${table} FOR EACH ROW EXECUTE FUNCTION chaos_${kind}()`)
-      ])
+      ]),
     // For a look at a run that went wrong (`CHAOS_KEEP`): every change of a turn's row, by whom and when.
     sql`CREATE TABLE chaos_turn_writes (id BIGSERIAL PRIMARY KEY, entity_id TEXT NOT NULL, turn_id TEXT NOT NULL,
       attempts INTEGER NOT NULL, failed INTEGER NOT NULL, unended INTEGER NOT NULL, ended TEXT, finished BOOLEAN NOT NULL,
