@@ -111,6 +111,9 @@ export interface Child {
 }
 
 /** Runs a Node script with `env`, its tree marked with `mark`. */
+// How much of a child's stderr (and its stdout's other lines) is kept: the end of it.
+const keptOutput = 200_000
+
 export const spawnNode = (script: string, env: Record<string, string>, mark: string): Child => {
   const proc = child.spawn(process.execPath, [script], {
     env: { ...process.env, ...env, [markVariable]: mark },
@@ -121,9 +124,13 @@ export const spawnNode = (script: string, env: Record<string, string>, mark: str
   proc.stdout!.on("data", (chunk: Buffer) => {
     const parts = (pending + chunk.toString("utf8")).split("\n")
     pending = parts.pop()!
-    for (const part of parts) if (part.startsWith("{")) lines.push(JSON.parse(part))
+    // Other lines (a logger's) are kept with stderr, for a look at a run that went wrong.
+    for (const part of parts) {
+      if (part.startsWith("{")) lines.push(JSON.parse(part))
+      else stderr = (stderr + part + "\n").slice(-keptOutput)
+    }
   })
-  proc.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-4000)))
+  proc.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-keptOutput)))
   return { process: proc, mark, lines, stderr: () => stderr, exited: new Promise((r) => proc.on("exit", (code) => r(code))) }
 }
 

@@ -13,10 +13,12 @@ import { Live } from "../src/layers/index.ts"
 import { SessionStore } from "../src/store/index.ts"
 import type { ClaudeSandbox } from "../src/testing/index.ts"
 
-// Failover within seconds on one machine: shard locks refreshed every second, storage polled twice a second.
+// Failover within seconds on one machine: shard locks refreshed every 2 s and taken over 10 s after a runner
+// stops refreshing them, storage polled twice a second. A refresh that takes longer than its interval gives up
+// every shard of the runner; on a loaded machine (CLIs starting) a 1 s one did, and its turns started over.
 export const shardingConfig = {
-  shardLockRefreshInterval: "1 second",
-  shardLockExpiration: "5 seconds",
+  shardLockRefreshInterval: "2 seconds",
+  shardLockExpiration: "10 seconds",
   refreshAssignmentsInterval: "1 second",
   runnerHealthCheckInterval: "1 second",
   entityMessagePollInterval: "500 millis",

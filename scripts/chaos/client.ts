@@ -30,7 +30,11 @@ const ask = (client: Client, seed: number, session: string, id: string): Effect.
     const events = yield* Stream.runCollect(client(session).Turn({ turnId: id, prompt: Model.prompt(seed, id) }))
     const last = events.at(-1)
     const text = last?._tag === "TurnMessage" && last.message._tag === "ResultSuccess" ? last.message.result : undefined
-    yield* say({ answered: id, session, text: text ?? `no result: ${last?._tag === "TurnMessage" ? last.message._tag : last?._tag}` })
+    // A stream that ended without a result: what it carried, in order, for a look at what happened.
+    const trace = text !== undefined ? {} : {
+      events: events.map((e) => e._tag === "TurnMessage" ? e.message._tag : e._tag === "TurnStarted" ? `TurnStarted#${e.attempt}` : e._tag)
+    }
+    yield* say({ answered: id, session, text: text ?? `no result: ${last?._tag === "TurnMessage" ? last.message._tag : last?._tag}`, ...trace })
   }).pipe(
     Effect.catchCause((cause) => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt

@@ -70,7 +70,17 @@ const installTriggers = (sql: SqlClient.SqlClient) =>
             (extract(epoch from clock_timestamp()) * 1000)::bigint);
           RETURN NEW; END $$`),
         sql.unsafe(`CREATE TRIGGER chaos_${kind} AFTER ${on} ON ${table} FOR EACH ROW EXECUTE FUNCTION chaos_${kind}()`)
-      ])
+      ]),
+    // For a look at a run that went wrong (`CHAOS_KEEP`): every change of a turn's row, by whom and when.
+    sql`CREATE TABLE chaos_turn_writes (id BIGSERIAL PRIMARY KEY, entity_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+      attempts INTEGER NOT NULL, failed INTEGER NOT NULL, unended INTEGER NOT NULL, ended TEXT, finished BOOLEAN NOT NULL,
+      writer TEXT NOT NULL, at BIGINT NOT NULL)`,
+    sql.unsafe(`CREATE FUNCTION chaos_turn() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      INSERT INTO chaos_turn_writes (entity_id, turn_id, attempts, failed, unended, ended, finished, writer, at)
+        VALUES (NEW.entity_id, NEW.turn_id, NEW.attempts, NEW.failed, NEW.unended, NEW.ended, NEW.messages IS NOT NULL,
+          current_setting('application_name'), (extract(epoch from clock_timestamp()) * 1000)::bigint);
+      RETURN NEW; END $$`),
+    sql.unsafe(`CREATE TRIGGER chaos_turn AFTER INSERT OR UPDATE ON claude_turns FOR EACH ROW EXECUTE FUNCTION chaos_turn()`)
   ], { discard: true })
 
 const readRows = (sql: SqlClient.SqlClient) =>
@@ -312,7 +322,8 @@ export const run = (options: Options) =>
     const keep = process.env.CHAOS_KEEP
     if (keep !== undefined) {
       const links = yield* Effect.orDie(readLinks(sql))
-      fs.writeFileSync(keep, JSON.stringify({ clients: linesOf(), faults, rows, links, runs, requests: yield* server.requests, replies: model.replies, stderr: children.map((c) => [c.mark, c.stderr()]) }, (_, v) => typeof v === "bigint" ? Number(v) : v, 1))
+      const turnWrites = yield* Effect.orDie(sql`SELECT * FROM chaos_turn_writes ORDER BY id`)
+      fs.writeFileSync(keep, JSON.stringify({ clients: linesOf(), faults, rows, links, turnWrites, runs, requests: yield* server.requests, replies: model.replies, stderr: children.map((c) => [c.mark, c.stderr()]) }, (_, v) => typeof v === "bigint" ? Number(v) : v, 1))
     }
     const counted = { kill: 0, stop: 0, term: 0, killClient: 0 }
     for (const fault of faults) counted[fault.kind]++

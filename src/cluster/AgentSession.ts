@@ -62,11 +62,12 @@ import * as Hooks from "../session/Hooks.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
 import * as Lease from "../store/Lease.ts"
-import type * as SessionStore from "../store/SessionStore.ts"
+import * as SessionStore from "../store/SessionStore.ts"
 import * as SparePool from "../SparePool.ts"
 import * as Drain from "./internal/drain.ts"
 import * as LoggedAnswer from "./internal/loggedAnswer.ts"
 import * as RetryNote from "./internal/retryNote.ts"
+import * as StallWatch from "./internal/stallWatch.ts"
 import * as Rewind from "./internal/rewind.ts"
 import * as StalledCaller from "./internal/stalledCaller.ts"
 import * as TurnLog from "./TurnLog.ts"
@@ -219,20 +220,23 @@ interface Live {
   readonly session: Session.Session
   readonly scope: Scope.Closeable
   readonly fence: SessionStore.Fence | undefined
+  /** The lease's token now, asked of the store (see `Lease.Held`). */
+  readonly leaseToken: Effect.Effect<number>
+  /** Marks the lease lost and ends this CLI (in a fiber of its own). */
+  readonly lost: Effect.Effect<void>
 }
 
 // A started CLI session, with the turn it was started for when that is under way already.
-interface Opened {
-  readonly session: Session.Session
+interface Opened extends Omit<Live, "scope"> {
   readonly turn: Stream.Stream<Session.Message, Session.StreamError> | undefined
-  readonly fence: SessionStore.Fence | undefined
 }
 
 const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   entity: Entity.Entity<Name, Rpcs>,
   options: Options<R>,
   pool: Option.Option<SparePool.Pool>,
-  drain: Drain.Drain
+  drain: Drain.Drain,
+  stalls: StallWatch.StallWatch
 ) {
   const { maxIdleTime: _, spares: __, budget: ___, retryLimit: ____, ...sessionOptions } = options
   const limit = { ...retryLimit, ...options.retryLimit }
@@ -282,7 +286,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   // in the conversation (its prompt, its calls); a retried first turn starts the conversation anew.
   const open = (prompt: string | undefined, retry = false) =>
     SynchronizedRef.modifyEffect(live, (current): Effect.Effect<readonly [Opened, Live], AgentSessionError> => {
-      if (current !== undefined) return Effect.succeed([{ session: current.session, turn: undefined, fence: current.fence }, current])
+      if (current !== undefined) return Effect.succeed([{ ...current, turn: undefined }, current])
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(entityScope)
         // The conversation's lease, taken before its chain is read (a resume restores it from the store): a
@@ -290,7 +294,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         leaseLost = false
         const lost = Effect.andThen(Effect.sync(() => (leaseLost = true)), Effect.asVoid(Effect.forkIn(closeOf(scope), entityScope)))
         // The turn log is claimed with its fence before it is read: a holder fenced out writes nothing more there.
-        const { fence, holds, sessionStore } = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
+        const { fence, holds, current: leaseToken, sessionStore } = yield* Lease.hold(sessionOptions.sessionStore, entityId, lost).pipe(
           Effect.tap(({ fence }) => fence === undefined ? Effect.void : log.claim(entityId, fence)),
           Scope.provide(scope),
           Effect.mapError((reason) => failed("start")(new CliError.ClaudeCliError({ reason }))),
@@ -302,11 +306,12 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         const resume = retry && resumeSessionAt === undefined ? undefined : known
         const cwd = sessionOptions.cwd
         const { model, permissionMode } = yield* inEffect
+        const leased = { fence, leaseToken, lost }
         // A new conversation in a known folder can take a parked spare; a resumed one starts with `--resume`.
         const start = resume === undefined && cwd !== undefined && pool._tag === "Some"
           ? prompt === undefined
-            ? Effect.map(pool.value.session({ cwd, model, permissionMode }), ({ session }): Opened => ({ session, turn: undefined, fence }))
-            : Effect.map(pool.value.begin({ cwd, model, permissionMode }, prompt), ({ session, turn }): Opened => ({ session, turn, fence }))
+            ? Effect.map(pool.value.session({ cwd, model, permissionMode }), ({ session }): Opened => ({ session, turn: undefined, ...leased }))
+            : Effect.map(pool.value.begin({ cwd, model, permissionMode }, prompt), ({ session, turn }): Opened => ({ session, turn, ...leased }))
           : Effect.map(
             cli.session({
               ...sessionOptions,
@@ -317,7 +322,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
               resume,
               resumeSessionAt
             } as Session.Options<R>),
-            (session): Opened => ({ session, turn: undefined, fence })
+            (session): Opened => ({ session, turn: undefined, ...leased })
           )
         const started = yield* start.pipe(
           Scope.provide(scope),
@@ -325,7 +330,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           Effect.onError(() => Scope.close(scope, Exit.void)),
           Effect.mapError(failed("start"))
         )
-        return [started, { session: started.session, scope, fence }] as const
+        return [started, { session: started.session, scope, ...leased }] as const
       }) as Effect.Effect<readonly [Opened, Live], AgentSessionError>
     })
   const session = Effect.map(open(undefined), (opened) => opened.session)
@@ -405,6 +410,22 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const activity: Array<Session.Message> = []
       const current = opened.session
       const fence = opened.fence
+      // After a stall (see StallWatch) nothing more goes to the caller before the store says the lease is still
+      // this runner's. Lost, the CLI ends, and the turn waits to be cut by its entity's close (the sharding's
+      // next lock refresh finds the shard gone), which writes no reply; it fails if the close does not come.
+      let checked = yield* stalls.count
+      const stillHeld: Effect.Effect<void, SessionStore.SessionStoreError> = fence === undefined ? Effect.void : Effect.flatMap(stalls.count, (count) =>
+        count === checked ? Effect.void : Effect.flatMap(opened.leaseToken, (token) =>
+          token === fence.token
+            ? Effect.sync(() => {
+              checked = count
+            })
+            : opened.lost.pipe(
+              Effect.andThen(Effect.sleep(takeoverDelay)),
+              Effect.andThen(Effect.fail(new SessionStore.SessionStoreError({
+                reason: new SessionStore.Fenced({ operation: "turnLog", key: entityId, lease: fence.lease, token: fence.token, current: token })
+              })))
+            )))
       const messages: Array<Session.Message> = []
       // The turn's end in the log: its session id, where a retry of the next turn resumes, its messages.
       let finished = false
@@ -424,7 +445,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       return underBudget(opened.turn ?? current.turn(text, { uuid }), current).pipe(
         // The store's frames are the mirror's business, not the turn's.
         Stream.filter((message) => message._tag !== "TranscriptMirror"),
-        Stream.tap((message) => {
+        Stream.tap((message) => Effect.andThen(stillHeld, () => {
           messages.push(message)
           if (RetryNote.isToolActivity(message)) activity.push(message)
           // Kept at once, so that a turn cut short by a crash still resumes this conversation and its retry
@@ -443,7 +464,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
               ? Effect.andThen(current.stored, end)
               : Effect.void
           )
-        }),
+        })),
         Stream.map((message) => new TurnMessage({ message })),
         Stream.mapError((error) =>
           error._tag === "BudgetError" ? overBudget(error) : failed("turn")(error._tag === "SessionStoreError" ? fenced(error) : error)
@@ -617,8 +638,9 @@ const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, opti
   Layer.effectDiscard(Effect.gen(function*() {
     const pool = yield* spares(options)
     const drain = yield* Drain.make
+    const stalls = yield* StallWatch.make
     yield* Layer.build(
-      entity.toLayer(handlers(entity, options, pool, drain), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
+      entity.toLayer(handlers(entity, options, pool, drain, stalls), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
     )
     // Added after the registration, so run before it is undone: the turns finish while the sharding still
     // serves them (see Drain), for as long as the runner layer says.

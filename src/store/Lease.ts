@@ -41,7 +41,17 @@ export interface Held {
    * answer: the lease is the holder's until the store says otherwise). `true` when there is nothing to fence.
    */
   readonly holds: Effect.Effect<boolean>
+  /** The lease's token now, asked as `holds` asks (the fence's own when there is no answer, or no fence). */
+  readonly current: Effect.Effect<number>
 }
+
+// Nothing to fence: the option as it is, a lease always held (token 0).
+const unfenced = (option: SessionStore.Shape | SessionStore.StoreOptions | undefined): Held => ({
+  sessionStore: option,
+  fence: undefined,
+  holds: Effect.succeed(true),
+  current: Effect.succeed(0)
+})
 
 /**
  * Takes the lease `lease` of the `sessionStore` option's store, for the scope: the option with the store
@@ -58,10 +68,10 @@ export const hold = (
   lease: string,
   onLost: Effect.Effect<void>
 ): Effect.Effect<Held, SessionStore.SessionStoreError, Scope.Scope> => {
-  if (option === undefined) return Effect.succeed({ sessionStore: option, fence: undefined, holds: Effect.succeed(true) })
+  if (option === undefined) return Effect.succeed(unfenced(option))
   const given: SessionStore.StoreOptions = "store" in option ? option : { store: option }
   const leases = given.store.leases
-  if (leases === undefined) return Effect.succeed({ sessionStore: option, fence: undefined, holds: Effect.succeed(true) })
+  if (leases === undefined) return Effect.succeed(unfenced(option))
   return Effect.gen(function*() {
     const fence = yield* leases.acquire(lease)
     const refused = yield* Deferred.make<void>()
@@ -77,7 +87,8 @@ export const hold = (
     return {
       sessionStore: { ...given, store, onConflict: "store" } satisfies SessionStore.StoreOptions,
       fence,
-      holds: Effect.map(token, (now) => now === fence.token)
+      holds: Effect.map(token, (now) => now === fence.token),
+      current: token
     }
   })
 }

@@ -1,0 +1,28 @@
+/**
+ * The runner's stall watch (src/cluster/internal/stallWatch.ts) on the live clock: an event loop held up for
+ * longer than `stallAfter` is a stall, counted as soon as it is over, before the watch's own late look runs.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as StallWatch from "../../src/cluster/internal/stallWatch.ts"
+
+// Holds the event loop (and so every fiber) for `millis`, as a stopped or starved process is held.
+const holdLoop = (millis: number) =>
+  Effect.sync(() => {
+    const until = Date.now() + millis
+    while (Date.now() < until) {
+      // nothing runs meanwhile
+    }
+  })
+
+describe("StallWatch", () => {
+  // Only what load cannot change: a loaded machine may add stalls of its own, never take one away.
+  it.live("a held event loop is a stall, counted before the watch's own late look", () =>
+    Effect.gen(function*() {
+      const watch = yield* StallWatch.make
+      yield* Effect.sleep("300 millis")
+      const before = yield* watch.count
+      yield* holdLoop(1500)
+      assert.isAtLeast(yield* watch.count, before + 1)
+    }).pipe(Effect.scoped))
+})
