@@ -235,14 +235,14 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   entity: Entity.Entity<Name, Rpcs>,
   options: Options<R>,
   pool: Option.Option<SparePool.Pool>,
-  drain: Drain.Drain,
-  stalls: StallWatch.StallWatch
+  drain: Drain.Drain
 ) {
   const { maxIdleTime: _, spares: __, budget: ___, retryLimit: ____, ...sessionOptions } = options
   const limit = { ...retryLimit, ...options.retryLimit }
   const address = yield* Entity.CurrentAddress
   const entityId = logKey(address.entityType, address.entityId)
   const entityScope = yield* Effect.scope
+  const stalls = yield* StallWatch.forSharding
   const context = yield* Effect.context<R>()
   const log = yield* TurnLog.TurnLog
   const cli = yield* ClaudeCli.ClaudeCli
@@ -410,22 +410,25 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       const activity: Array<Session.Message> = []
       const current = opened.session
       const fence = opened.fence
-      // After a stall (see StallWatch) nothing more goes to the caller before the store says the lease is still
-      // this runner's. Lost, the CLI ends, and the turn waits to be cut by its entity's close (the sharding's
-      // next lock refresh finds the shard gone), which writes no reply; it fails if the close does not come.
+      // After a stall (see StallWatch) nothing more goes to the caller before the sharding's next lock refresh
+      // (which closes the entity if its shard is gone, cutting the turn: no reply is written) and the store's
+      // word that the lease is still this runner's. Lost, the CLI ends and the turn waits for that close; it
+      // fails if the close does not come.
       let checked = yield* stalls.count
-      const stillHeld: Effect.Effect<void, SessionStore.SessionStoreError> = fence === undefined ? Effect.void : Effect.flatMap(stalls.count, (count) =>
-        count === checked ? Effect.void : Effect.flatMap(opened.leaseToken, (token) =>
-          token === fence.token
-            ? Effect.sync(() => {
-              checked = count
-            })
-            : opened.lost.pipe(
-              Effect.andThen(Effect.sleep(takeoverDelay)),
-              Effect.andThen(Effect.fail(new SessionStore.SessionStoreError({
-                reason: new SessionStore.Fenced({ operation: "turnLog", key: entityId, lease: fence.lease, token: fence.token, current: token })
-              })))
-            )))
+      const afterStall = Effect.andThen(
+        Effect.sleep(stalls.settle),
+        fence === undefined ? Effect.void : Effect.flatMap(opened.leaseToken, (token) =>
+          token === fence.token ? Effect.void : opened.lost.pipe(
+            Effect.andThen(Effect.sleep(takeoverDelay)),
+            Effect.andThen(Effect.fail(new SessionStore.SessionStoreError({
+              reason: new SessionStore.Fenced({ operation: "turnLog", key: entityId, lease: fence.lease, token: fence.token, current: token })
+            })))
+          ))
+      )
+      const stillHeld = Effect.flatMap(stalls.count, (count) =>
+        count === checked ? Effect.void : Effect.andThen(afterStall, Effect.sync(() => {
+          checked = count
+        })))
       const messages: Array<Session.Message> = []
       // The turn's end in the log: its session id, where a retry of the next turn resumes, its messages.
       let finished = false
@@ -638,9 +641,8 @@ const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, opti
   Layer.effectDiscard(Effect.gen(function*() {
     const pool = yield* spares(options)
     const drain = yield* Drain.make
-    const stalls = yield* StallWatch.make
     yield* Layer.build(
-      entity.toLayer(handlers(entity, options, pool, drain, stalls), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
+      entity.toLayer(handlers(entity, options, pool, drain), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
     )
     // Added after the registration, so run before it is undone: the turns finish while the sharding still
     // serves them (see Drain), for as long as the runner layer says.

@@ -8,7 +8,10 @@ import * as TestRunner from "effect/cluster/TestRunner"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
+import * as LoggedAnswer from "../../src/cluster/internal/loggedAnswer.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
@@ -54,4 +57,47 @@ describe("AgentSession client: a turn the log has finished", () => {
       const logged = yield* log.answer(AgentSession.logKey("AgentSession", "s"), "lost")
       assert.strictEqual(events.filter((event) => event._tag === "TurnMessage").length, logged?.length)
     }).pipe(Effect.provide(env)), 120_000)
+})
+
+// Two recorded turns (fixtures/recorded): an attempt's init, answer and result each, with uuids of their own.
+const recorded = (name: string) =>
+  TurnLog.decodeAll(
+    fs.readFileSync(path.join(import.meta.dirname, "../../fixtures/recorded", `${name}.jsonl`), "utf8").trim().split("\n").map((line) => JSON.parse(line))
+  )
+const first = recorded("simple_hello")
+const other = recorded("math_calculation")
+const events = (attempt: number, messages: ReadonlyArray<(typeof first)[number]>) => [
+  new AgentSession.TurnStarted({ turnId: "t", attempt }),
+  ...messages.map((message) => new AgentSession.TurnMessage({ message }))
+]
+
+// `streamed` through the guard, with the log's turn "t" finished with `logged`.
+const guarded = (streamed: ReadonlyArray<AgentSession.TurnEvent>, logged: ReadonlyArray<(typeof first)[number]>) =>
+  Effect.gen(function*() {
+    const log = yield* TurnLog.makeMemory
+    yield* log.begin("e", "t", "p")
+    yield* log.finish("e", "t", logged)
+    return yield* Stream.fromIterable(streamed).pipe(LoggedAnswer.guard(log, "e", "t"), Stream.runCollect)
+  })
+
+describe("AgentSession client: a stream that ends without its result", () => {
+  it.effect("another attempt finished the turn: the stream ends with that attempt, from the log", () =>
+    Effect.gen(function*() {
+      const streamed = events(1, first.slice(0, 2))
+      const out = yield* guarded(streamed, other)
+      assert.deepStrictEqual(out, [...streamed, new AgentSession.TurnReplayed({ turnId: "t" }), ...events(2, other).slice(1)])
+    }))
+
+  it.effect("the attempt it followed finished: only what the stream had not brought", () =>
+    Effect.gen(function*() {
+      const streamed = events(1, first.slice(0, 2))
+      const out = yield* guarded(streamed, first)
+      assert.deepStrictEqual(out, [...streamed, new AgentSession.TurnReplayed({ turnId: "t" }), ...events(1, first.slice(2)).slice(1)])
+    }))
+
+  it.effect("with its result, the stream is left as it is", () =>
+    Effect.gen(function*() {
+      const streamed = events(1, first)
+      assert.deepStrictEqual(yield* guarded(streamed, other), streamed)
+    }))
 })

@@ -1,9 +1,9 @@
 /**
  * The runner's stall watch (src/cluster/internal/stallWatch.ts) on the live clock: an event loop held up for
- * longer than `stallAfter` is a stall, counted as soon as it is over, before the watch's own late look runs.
+ * longer than its `stallAfter` (a second here) is a stall, counted as soon as it is over, before the watch's own late look runs.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import * as StallWatch from "../../src/cluster/internal/stallWatch.ts"
 
 // Holds the event loop (and so every fiber) for `millis`, as a stopped or starved process is held.
@@ -19,7 +19,7 @@ describe("StallWatch", () => {
   // Only what load cannot change: a loaded machine may add stalls of its own, never take one away.
   it.live("a held event loop is a stall, counted before the watch's own late look", () =>
     Effect.gen(function*() {
-      const watch = yield* StallWatch.make
+      const watch = yield* StallWatch.make(Duration.seconds(1), Duration.seconds(2))
       yield* Effect.sleep("300 millis")
       const before = yield* watch.count
       yield* holdLoop(1500)

@@ -25,28 +25,47 @@ export const checkInterval: Duration.Duration = Duration.seconds(2)
  */
 export const silence: Duration.Duration = Duration.seconds(10)
 
-// The messages the client has not had: those after the ones of the attempt it followed (its messages are
-// the log's, in the log's order, when that attempt finished; a new attempt starts over).
-const unseen = (turnId: string, logged: ReadonlyArray<Message.Message>, seen: number): ReadonlyArray<TurnEvent> => {
-  const rest = logged.slice(seen)
+// The same message: the same uuid where both have one (a message of another attempt has another), else the
+// same content.
+const same = (a: Message.Message, b: Message.Message): boolean => {
+  const ua = "uuid" in a ? a.uuid : undefined
+  const ub = "uuid" in b ? b.uuid : undefined
+  return typeof ua === "string" && typeof ub === "string" ? ua === ub : JSON.stringify(a) === JSON.stringify(b)
+}
+
+// The messages the client has not had: those after the ones of the attempt it followed when that attempt is the
+// logged one (its messages begin the log's); all of them when another attempt finished the turn.
+const unseen = (turnId: string, logged: ReadonlyArray<Message.Message>, had: ReadonlyArray<Message.Message>): ReadonlyArray<TurnEvent> => {
+  const followed = had.length <= logged.length && had.every((message, i) => same(message, logged[i]!))
+  const rest = followed ? logged.slice(had.length) : logged
   return rest.length === 0 ? [] : [new TurnReplayed({ turnId }), ...rest.map((message) => new TurnMessage({ message }))]
 }
 
+const isResult = (message: Message.Message) => message._tag === "ResultSuccess" || message._tag === "ResultError"
+
 /**
  * `events`, the reply stream of turn `turnId` of the entity whose log key is `entityId`, ended from `log` when
- * it waits on a logged turn (see the module's description).
+ * it waits on a logged turn (see the module's description). A stream that ends without the result of the
+ * attempt it followed while the log has the turn finished with one is given the rest from the log too: the
+ * replies of an attempt made while the client was attached to a runner that had stopped reach it no more (a
+ * chaos run's clients got the first attempt's messages and then the end, issue 23).
  */
 export const guard = (log: TurnLog.Shape, entityId: string, turnId: string) =>
 <E, R>(events: Stream.Stream<TurnEvent, E, R>): Stream.Stream<TurnEvent, E, R> =>
   Stream.suspend(() => {
-    let seen = 0
+    // The messages of the attempt followed so far (a new attempt, or a replay, starts over).
+    let had: Array<Message.Message> = []
+    let fromLog = false
     let lastAt = Date.now()
     const quiet = () => Date.now() - lastAt >= Duration.toMillis(silence)
     // Counted a chunk at a time, as they come (a tap would split the chunks).
     const counted = events.pipe(
       Stream.mapArray((chunk) => {
         lastAt = Date.now()
-        for (const event of chunk) seen = event._tag === "TurnMessage" ? seen + 1 : 0
+        for (const event of chunk) {
+          if (event._tag === "TurnMessage") had.push(event.message)
+          else had = []
+        }
         return chunk
       })
     )
@@ -56,8 +75,19 @@ export const guard = (log: TurnLog.Shape, entityId: string, turnId: string) =>
         // The log is read only once the stream has gone quiet: a stream that brings events costs it nothing.
         if (!quiet()) continue
         const logged = yield* log.answer(entityId, turnId)
-        if (logged !== undefined && quiet()) return unseen(turnId, logged, seen)
+        if (logged !== undefined && quiet()) {
+          fromLog = true
+          return unseen(turnId, logged, had)
+        }
       }
     })
-    return Stream.merge(counted, Stream.flatMap(Stream.fromEffect(watch), Stream.fromIterable), { haltStrategy: "either" })
+    // Ended by itself without the followed attempt's result: the log's finished turn, if it has one with a result.
+    const missed = Effect.suspend(() =>
+      fromLog || had.some(isResult)
+        ? Effect.succeed([])
+        : Effect.map(log.answer(entityId, turnId), (logged) => logged !== undefined && logged.some(isResult) ? unseen(turnId, logged, had) : [])
+    )
+    return Stream.merge(counted, Stream.flatMap(Stream.fromEffect(watch), Stream.fromIterable), { haltStrategy: "either" }).pipe(
+      Stream.concat(Stream.flatMap(Stream.fromEffect(missed), Stream.fromIterable))
+    )
   })
