@@ -67,9 +67,9 @@ import * as SparePool from "../SparePool.ts"
 import * as Drain from "./internal/drain.ts"
 import * as LoggedAnswer from "./internal/loggedAnswer.ts"
 import * as RetryNote from "./internal/retryNote.ts"
-import * as StallWatch from "./internal/stallWatch.ts"
 import * as Rewind from "./internal/rewind.ts"
 import * as StalledCaller from "./internal/stalledCaller.ts"
+import * as StallWatch from "./internal/stallWatch.ts"
 import * as TurnLog from "./TurnLog.ts"
 import {
   SessionFailed,
