@@ -35,7 +35,9 @@ export const attributes = {
   exitCode: "claude.exit_code",
   toolName: "claude.tool.name",
   toolUseId: "claude.tool.use_id",
-  toolIsError: "claude.tool.is_error"
+  toolIsError: "claude.tool.is_error",
+  turnId: "claude.turn_id",
+  attempt: "claude.turn_attempt"
 } as const
 
 /**
@@ -58,6 +60,11 @@ export const turnSpanName = "ClaudeCli.turn"
  */
 export const toolSpanPrefix = "ClaudeCli.tool "
 
+// The counters' ids and descriptions: {@link tokens} and {@link costUsd}, and the per-model counters of the same
+// series (see `metricsOf`).
+const tokensOptions = { id: "claude_code.tokens", description: "Tokens used by Claude Code runs" } as const
+const costOptions = { id: "claude_code.cost_usd", description: "Cost of Claude Code runs in USD" } as const
+
 /**
  * Tokens used, per run's `result.modelUsage`; attributes `model` and `token_type` (`input`, `output`,
  * `cache_read`, `cache_creation`).
@@ -65,10 +72,7 @@ export const toolSpanPrefix = "ClaudeCli.tool "
  * @since 0.1.0
  * @category metrics
  */
-export const tokens = Metric.counter("claude_code.tokens", {
-  description: "Tokens used by Claude Code runs",
-  incremental: true
-})
+export const tokens = Metric.counter(tokensOptions.id, { description: tokensOptions.description, incremental: true })
 
 /**
  * Cost in US dollars as the CLI reports it; attribute `model`.
@@ -76,10 +80,7 @@ export const tokens = Metric.counter("claude_code.tokens", {
  * @since 0.1.0
  * @category metrics
  */
-export const costUsd = Metric.counter("claude_code.cost_usd", {
-  description: "Cost of Claude Code runs in USD",
-  incremental: true
-})
+export const costUsd = Metric.counter(costOptions.id, { description: costOptions.description, incremental: true })
 
 interface Totals {
   readonly input: number
@@ -96,9 +97,15 @@ interface ModelMetrics {
   readonly cost: Metric.Counter<number>
 }
 
-// The counters with their attributes, made once per model: a metric keeps the key it computes from them.
+// The counters with their attributes, made once per model: the series of `tokens` and `costUsd` with those
+// attributes (a series is its id, description and attributes). Made as counters of their own, not with
+// `Metric.withAttributes`: a metric keeps the key it computes from its attributes, where `withAttributes` adds
+// them to the context of each update, so that each made the key again (a JSON text of the sorted attributes).
 const modelMetrics = new Map<string, ModelMetrics>()
 const modelMetricsLimit = 256
+
+const tokensOf = (model: string, token_type: typeof tokenTypes[number]) =>
+  Metric.counter(tokensOptions.id, { description: tokensOptions.description, incremental: true, attributes: { model, token_type } })
 
 const metricsOf = (model: string): ModelMetrics => {
   let metrics = modelMetrics.get(model)
@@ -107,12 +114,12 @@ const metricsOf = (model: string): ModelMetrics => {
     if (modelMetrics.size >= modelMetricsLimit) modelMetrics.clear()
     metrics = {
       tokens: {
-        input: Metric.withAttributes(tokens, { model, token_type: "input" }),
-        output: Metric.withAttributes(tokens, { model, token_type: "output" }),
-        cache_read: Metric.withAttributes(tokens, { model, token_type: "cache_read" }),
-        cache_creation: Metric.withAttributes(tokens, { model, token_type: "cache_creation" })
+        input: tokensOf(model, "input"),
+        output: tokensOf(model, "output"),
+        cache_read: tokensOf(model, "cache_read"),
+        cache_creation: tokensOf(model, "cache_creation")
       },
-      cost: Metric.withAttributes(costUsd, { model })
+      cost: Metric.counter(costOptions.id, { description: costOptions.description, incremental: true, attributes: { model } })
     }
     modelMetrics.set(model, metrics)
   }

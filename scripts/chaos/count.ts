@@ -155,9 +155,11 @@ export const figures = (observed: Observed): Figures => {
 /**
  * The longest time from a runner's SIGKILL or SIGSTOP to another runner taking the lease of a session whose
  * turn was in flight then (its client's last line before the fault asked a turn; the lease last taken by that
- * runner).
+ * runner). A take counts for the fault only when the fault caused it: not when the runner wrote the session's
+ * entries after the fault (it woke from its pause still holding the lease, and the session moved later for
+ * another reason), nor when another fault of that runner came first (the take is that one's).
  */
-const maxTakeover = (observed: Observed): number => {
+export const maxTakeover = (observed: Pick<Observed, "writes" | "clients" | "faults" | "sessionEntities">): number => {
   const leases = observed.writes.filter((w) => w.kind === "lease").sort((a, b) => a.id - b.id)
   const turnLines = observed.clients.flatMap((l) => "asked" in l || "answered" in l ? [l] : []).sort((a, b) => a.at - b.at)
   const spans = observed.faults.filter((f) => f.kind === "kill" || f.kind === "stop").flatMap((fault) => {
@@ -167,7 +169,13 @@ const maxTakeover = (observed: Observed): number => {
       const before = leases.filter((w) => w.key === lease && w.at <= fault.at).at(-1)
       if (before?.writer !== fault.target) return []
       const taken = leases.find((w) => w.key === lease && w.at > fault.at && w.writer !== fault.target)
-      return taken === undefined ? [] : [(taken.at - fault.at) / 1000]
+      if (taken === undefined) return []
+      const between = (at: number) => at > fault.at && at < taken.at
+      const keptOn = observed.writes.some((w) =>
+        w.kind !== "lease" && w.writer === fault.target && observed.sessionEntities.get(w.key) === lease && between(w.at)
+      )
+      const laterFault = observed.faults.some((f) => f.target === fault.target && between(f.at))
+      return keptOn || laterFault ? [] : [(taken.at - fault.at) / 1000]
     })
   })
   return Math.round(Math.max(0, ...spans) * 10) / 10

@@ -22,6 +22,10 @@
  * (callbacks included) and a new conversation claims one instead of starting a CLI, its first prompt sent
  * with the claim; a refused claim starts cold with the same options.
  *
+ * A turn's steps on its runner are spans (see {@link spanNames}), inside the cluster's own span of the request,
+ * beside the CLI's `ClaudeCli.turn`: with a tracer installed (e.g. `@effect/opentelemetry`), a slow turn shows
+ * where its time went.
+ *
  * @since 0.1.0
  * @example
  * ```ts
@@ -64,6 +68,7 @@ import * as SessionError from "../session/SessionError.ts"
 import * as Lease from "../store/Lease.ts"
 import * as SessionStore from "../store/SessionStore.ts"
 import * as SparePool from "../SparePool.ts"
+import * as Telemetry from "../Telemetry.ts"
 import * as Drain from "./internal/drain.ts"
 import * as LoggedAnswer from "./internal/loggedAnswer.ts"
 import * as RetryNote from "./internal/retryNote.ts"
@@ -111,6 +116,24 @@ export {
 
 /** @since 0.1.0 */
 export type { Rpcs } from "./internal/protocol.ts"
+
+/**
+ * The spans of a turn's steps on its runner, each with the attributes `entity.type`, `entity.id` (as the
+ * cluster's own spans have them), `claude.turn_id` and `claude.turn_attempt` (`begin` has no attempt yet): `begin`, the turn log's start of the turn (or its answer,
+ * for a turn it holds); `open`, the turn's CLI made ready (started, resumed, claimed from a spare, or the one
+ * running); `stored`, the wait for the conversation's store to hold the turn before its result goes to the
+ * caller; `finish`, the turn's end in the log. The cluster adds its own around them: `<type>.Turn` on the
+ * runner, `<type>.client.Turn` on the caller.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const spanNames = {
+  begin: "AgentSession.begin",
+  open: "AgentSession.open",
+  stored: "AgentSession.stored",
+  finish: "AgentSession.finish"
+} as const
 
 /**
  * How long a re-delivered turn waits before it starts: {@link Process.guardGracePeriod} and a second to spare.
@@ -241,6 +264,15 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   const limit = { ...retryLimit, ...options.retryLimit }
   const address = yield* Entity.CurrentAddress
   const entityId = logKey(address.entityType, address.entityId)
+  // A turn's spans (see `spanNames`): named as the cluster names its entities in its own.
+  const spanOptions = (turnId: string, attempt?: number) => ({
+    attributes: {
+      "entity.type": address.entityType,
+      "entity.id": address.entityId,
+      [Telemetry.attributes.turnId]: turnId,
+      ...(attempt === undefined ? {} : { [Telemetry.attributes.attempt]: attempt })
+    }
+  })
   const entityScope = yield* Effect.scope
   const stalls = yield* StallWatch.forSharding
   const context = yield* Effect.context<R>()
@@ -381,6 +413,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   const run = (turnId: string, prompt: string, begun: TurnLog.Begin & { readonly _tag: "Start" }): Stream.Stream<TurnEvent, AgentSessionError> =>
     Stream.unwrap(Effect.gen(function*() {
       const attempt = begun.attempt
+      const spanned = spanOptions(turnId, attempt)
       // Refused before a CLI starts for it.
       if (budget !== undefined) yield* Budget.check(budget.key).pipe(Effect.provideService(Budget.Budget, budget.service), Effect.mapError(overBudget))
       // A retry tells the model what the cut attempt did, rather than sending the prompt as if new.
@@ -388,7 +421,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       let interrupted = begun.interrupted ?? []
       const note = (files?: RetryNote.Files) => attempt === 1 ? prompt : RetryNote.prompt(prompt, interrupted, files)
       // A retry's prompt goes only after the look below (a spare would be claimed with it).
-      const opened = yield* open(checkpointing || attempt > 1 ? undefined : note(), attempt > 1)
+      const opened = yield* open(checkpointing || attempt > 1 ? undefined : note(), attempt > 1).pipe(Effect.withSpan(spanNames.open, spanned))
       if (attempt > 1) {
         // The retry was decided before this runner claimed the turn log (in `open`): the holder before, still
         // running the cut attempt, may have finished it in between (only writes after the claim are refused).
@@ -439,7 +472,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         const answer = messages.findLast((m) => m._tag === "AssistantMessage" && m.parent_tool_use_id === null)
         // The resume point goes with the messages: one commit at the turn's end rather than two (issue 23).
         yield* log.finish(entityId, turnId, messages, fence, answer?._tag === "AssistantMessage" ? answer.uuid : undefined)
-      })
+      }).pipe(Effect.withSpan(spanNames.finish, spanned))
       // The turn is running on the CLI once its first message came: an interrupt owed till then is sent now.
       const first = Effect.flatMap(
         Ref.modify(phase, (now): [boolean, TurnPhase] => [now === "owed", "streaming"]),
@@ -464,7 +497,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
               // activation's lease: a caller given an answer finds it in the conversation wherever it goes on.
               // A runner paused or killed before that gives no answer; the turn is started again elsewhere. So
               // does a turn the store did not take all of (`stored` fails): its answer is in no stored chain.
-              ? Effect.andThen(current.stored, end)
+              ? Effect.andThen(Effect.withSpan(current.stored, spanNames.stored, spanned), end)
               : Effect.void
           )
         })),
@@ -493,7 +526,9 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
       // Counted and marked in one step: a turn counted in the drain is always let out of it (see `turn`).
       if (!(yield* Effect.uninterruptible(Effect.tap(drain.admit, (ok) => ok ? Ref.set(admitted, true) : Effect.void)))) return Stream.never
       // A refused re-ask is not counted as a start: the log keeps how often the turn really started.
-      const begun = yield* log.begin(entityId, turnId, prompt, limit)
+      const begun = yield* log.begin(entityId, turnId, prompt, limit).pipe(
+        Effect.withSpan(spanNames.begin, spanOptions(turnId))
+      )
       if (begun._tag === "Conflict") return Stream.fail(new AgentSessionError({ reason: new TurnIdReused({ turnId }) }))
       if (begun._tag === "Done") {
         return replayed(turnId, begun.messages)

@@ -7,12 +7,15 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as AgentSession from "../../src/cluster/AgentSession.ts"
 import * as Cluster from "../../src/cluster/Cluster.ts"
 import * as TurnLog from "../../src/cluster/TurnLog.ts"
+import * as Telemetry from "../../src/Telemetry.ts"
 import * as Scripted from "../../src/testing/Scripted.ts"
 import * as PermissionModes from "../../src/internal/permissionMode.ts"
 import type * as QueryOptions from "../../src/QueryOptions.ts"
@@ -95,6 +98,42 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       assert.isNotNull(infoA.sessionId)
       assert.notStrictEqual(infoA.sessionId, infoB.sessionId)
     }).pipe(Effect.provide(env())))
+
+  it.live("a turn's steps are spans in the cluster's span of its request, naming the turn and its attempt", () => {
+    const spans: Array<Tracer.NativeSpan> = []
+    const recorder = Tracer.make({
+      span(options) {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+    return Effect.gen(function*() {
+      assert.strictEqual(resultText(yield* turn("spans", "s-1", "alpha: spans")), "Alpha one.")
+      const step = (name: string) => {
+        const found = spans.filter((span) => span.name === name && span.attributes.get(Telemetry.attributes.turnId) === "s-1")
+        assert.strictEqual(found.length, 1, name)
+        const [span] = found
+        assert.strictEqual(span.status._tag, "Ended", name)
+        assert.strictEqual(span.attributes.get("entity.id"), "spans", name)
+        assert.strictEqual(span.attributes.get("entity.type"), "AgentSession", name)
+        return span
+      }
+      const [begin, open, stored, finish] = [
+        step(AgentSession.spanNames.begin),
+        step(AgentSession.spanNames.open),
+        step(AgentSession.spanNames.stored),
+        step(AgentSession.spanNames.finish)
+      ]
+      for (const span of [open, stored, finish]) assert.strictEqual(span.attributes.get(Telemetry.attributes.attempt), 1)
+      // In the order they happen, one after the other.
+      const ended = (span: Tracer.NativeSpan) => span.status._tag === "Ended" ? span.status.endTime : -1n
+      assert.isTrue(ended(begin) <= open.startTime && ended(open) <= stored.startTime && ended(stored) <= finish.startTime)
+      // Inside the cluster's span of the Turn request on the runner.
+      const parent = Option.getOrUndefined(begin.parent)
+      assert.strictEqual(parent?._tag === "Span" ? parent.name : undefined, "AgentSession.Turn")
+    }).pipe(Effect.provide(env()), Effect.provideService(Tracer.Tracer, recorder))
+  })
 
   it.live("a turn's start goes out in one reply chunk with the CLI's first message", () =>
     Effect.gen(function*() {
