@@ -2,13 +2,17 @@
  * A turn through an `AgentSession` entity on PostgreSQL against a direct session with the same store, in one
  * run: a real PostgreSQL (`LocalPostgres`), `Cluster.layerPostgres` with a socket runner in this process, the
  * real CLI on the scripted model (all offline), and a direct `ClaudeCli.session` whose `sessionStore` is the SQL
- * store the cluster provides (the one the entity keeps its conversation in). Both start their CLI with a first
- * turn that is not timed; then `--rounds` interleaved rounds (default 20, alternating which goes first) time one
- * turn each, from asking to the end of its stream. Prints the medians and their ratio against the goal (at most
- * 1.3× the direct session), with the date and the machine, on stderr, and one JSON line on stdout.
+ * store the cluster provides (the one the entities keep their conversations in). The entity's turns come two
+ * ways, each on an entity of its own: `Turn` (persisted by the cluster: its request, reply chunks and exit are
+ * rows, and a turn cut by its runner's end is re-delivered to the next) and `ActivityTurn` (the same turn, not
+ * persisted: sent to the runner and answered over its socket; a caller re-asks by turn id after a failure, as a
+ * workflow activity does). Each starts its CLI with a first turn that is not timed; then `--rounds` rounds
+ * (default 20, the order of the three rotating) time one turn each, from asking to the end of its stream.
+ * Prints the medians and their ratios against the goal (at most 1.3× the direct session), with the date and the
+ * machine, on stderr, and one JSON line on stdout.
  *
  * Where an entity turn's time goes, printed as the medians of its steps: from the spans of the run (the cluster's
- * `AgentSession.Turn` on the runner, the entity's `AgentSession.spanNames`) and the times this process saw the
+ * `AgentSession.Turn` or `AgentSession.ActivityTurn` on the runner, the entity's `AgentSession.spanNames`) and the times this process saw the
  * result and the stream's end. The cluster's protocol keeps the request, each chunk of the reply stream and its
  * acknowledgement, and the exit in the database (each chunk waits for the acknowledgement of the one before, the
  * exit for the last); the entity's own steps are the turn log's `begin` and `finish` and the wait for the store
@@ -84,7 +88,7 @@ const recorder = Tracer.make({
 })
 
 // Where an entity turn's time went, from its spans: the steps in the order they happen, each in milliseconds.
-const steps = (turnId: string, timing: Timing) => {
+const steps = (rpc: "Turn" | "ActivityTurn", turnId: string, timing: Timing) => {
   const ofTurn = (name: string) => {
     const span = spans.find((s) => s.name === name && s.attributes.get(Telemetry.attributes.turnId) === turnId)
     if (span === undefined || span.status._tag !== "Ended") throw new Error(`turn ${turnId}: no ended span ${name}`)
@@ -95,7 +99,7 @@ const steps = (turnId: string, timing: Timing) => {
   const stored = ofTurn(AgentSession.spanNames.stored)
   const finish = ofTurn(AgentSession.spanNames.finish)
   // The cluster's span of the request on the runner: the latest to start before the turn's `begin`.
-  const handler = spans.findLast((s) => s.name === "AgentSession.Turn" && s.kind === "server" && s.startTime <= begin.start)
+  const handler = spans.findLast((s) => s.name === `AgentSession.${rpc}` && s.kind === "server" && s.startTime <= begin.start)
   if (handler === undefined || handler.startTime < timing.asked) throw new Error(`turn ${turnId}: no server span`)
   return {
     delivered: ms(timing.asked, handler.startTime),
@@ -111,15 +115,15 @@ const steps = (turnId: string, timing: Timing) => {
 }
 
 const stepNames = {
-  delivered: "request saved, runner told, runner's read of it",
+  delivered: "request to the handler (Turn: saved, runner told, read)",
   toBegin: "handler to the turn log",
   begin: "TurnLog.begin",
   open: "the CLI made ready (running: the lease look)",
   cli: "the CLI's turn to its result (first chunks sent meanwhile)",
   stored: "the store holding the turn",
   finish: "TurnLog.finish",
-  result: "result: reply saved, caller's read of it",
-  end: "stream end: acknowledgement, exit saved and read"
+  result: "result: reply to the caller (Turn: saved and read)",
+  end: "stream end (Turn: acknowledgement, exit saved and read)"
 } as const
 
 const median = (xs: ReadonlyArray<number>) => {
@@ -133,24 +137,20 @@ const program = Effect.gen(function*() {
   const cli = yield* ClaudeCli.ClaudeCli
   const store = yield* SessionStore.SessionStore
   const session = yield* cli.session({ cwd: sandbox.cwd, sessionStore: { store, configDir: sandbox.env.CLAUDE_CONFIG_DIR! } })
-  const entity = (yield* AgentSession.client)("bench")
-  const direct = (round: number) => timed(session.turn(`Question ${round}.`))
-  const throughEntity = (round: number) => timed(entity.Turn({ turnId: String(round), prompt: `Question ${round}.` }))
-  // The first turns start the CLIs (and the entity); they are not timed.
-  yield* direct(0)
-  yield* throughEntity(0)
-  const directRuns: Array<Timing> = []
-  const entityRuns: Array<Timing> = []
-  for (let round = 1; round <= rounds; round++) {
-    if (round % 2 === 1) {
-      directRuns.push(yield* direct(round))
-      entityRuns.push(yield* throughEntity(round))
-    } else {
-      entityRuns.push(yield* throughEntity(round))
-      directRuns.push(yield* direct(round))
-    }
+  const client = yield* AgentSession.client
+  const contenders = {
+    direct: (round: number) => timed(session.turn(`Question ${round}.`)),
+    entity: (round: number) => timed(client("bench").Turn({ turnId: `t${round}`, prompt: `Question ${round}.` })),
+    activity: (round: number) => timed(client("bench-activity").ActivityTurn({ turnId: `a${round}`, prompt: `Question ${round}.` }))
   }
-  return { directRuns, entityRuns }
+  // The first turns start the CLIs (and the entities); they are not timed.
+  for (const turn of Object.values(contenders)) yield* turn(0)
+  const runs = { direct: [] as Array<Timing>, entity: [] as Array<Timing>, activity: [] as Array<Timing> }
+  const orders = [["direct", "entity", "activity"], ["activity", "direct", "entity"], ["entity", "activity", "direct"]] as const
+  for (let round = 1; round <= rounds; round++) {
+    for (const name of orders[round % orders.length]) runs[name].push(yield* contenders[name](round))
+  }
+  return runs
 })
 
 // The entity keeps its conversation in the cluster's SQL session store, as a runner of `examples/cluster.ts` does.
@@ -176,38 +176,69 @@ const layer = entities.pipe(
   Layer.provideMerge(Scripted.layer(script))
 )
 
-const { directRuns, entityRuns } = await Effect.runPromise(program.pipe(
+const runs = await Effect.runPromise(program.pipe(
   Effect.scoped,
   Effect.provide(layer),
   Effect.provideService(Tracer.Tracer, recorder),
   // The runner's start logs warnings (no healthy runner until it has registered) that are not the bench's.
   Effect.provideService(References.MinimumLogLevel, "Error")
 ))
-const directMs = directRuns.map((t) => ms(t.asked, t.ended))
-const entityMs = entityRuns.map((t) => ms(t.asked, t.ended))
-const entitySteps = entityRuns.map((t, i) => steps(String(i + 1), t))
-const directToResult = median(directRuns.map((t) => ms(t.asked, t.result)))
-const directEnd = median(directRuns.map((t) => ms(t.result, t.ended)))
+const total = (timings: ReadonlyArray<Timing>) => timings.map((t) => ms(t.asked, t.ended))
+const directMs = total(runs.direct)
+const entityMs = total(runs.entity)
+const activityMs = total(runs.activity)
 const direct = median(directMs)
 const entity = median(entityMs)
+const activity = median(activityMs)
 const ratio = entity / direct
+const activityRatio = activity / direct
+const directToResult = median(runs.direct.map((t) => ms(t.asked, t.result)))
+const directEnd = median(runs.direct.map((t) => ms(t.result, t.ended)))
+// The medians of each step of an entity's turns.
+const stepMedians = (rpc: "Turn" | "ActivityTurn", prefix: string, timings: ReadonlyArray<Timing>) => {
+  const each = timings.map((t, i) => steps(rpc, `${prefix}${i + 1}`, t))
+  return Object.fromEntries(
+    Object.keys(stepNames).map((key) => [key, median(each.map((step) => step[key as keyof typeof stepNames]))])
+  ) as Record<keyof typeof stepNames, number>
+}
+const entitySteps = stepMedians("Turn", "t", runs.entity)
+const activitySteps = stepMedians("ActivityTurn", "a", runs.activity)
+
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}, ` +
   `load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`
 const log = (s: string) => process.stderr.write(s + "\n")
+const range = (xs: ReadonlyArray<number>) => `range ${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}`
 log(`${new Date().toISOString().slice(0, 10)}, ${machine}`)
 log(`turn, median of ${rounds} interleaved, PostgreSQL store:`)
-log(`  direct session            ${direct.toFixed(0)} ms (range ${Math.min(...directMs).toFixed(0)}-${Math.max(...directMs).toFixed(0)})`)
-log(`  AgentSession entity       ${entity.toFixed(0)} ms (range ${Math.min(...entityMs).toFixed(0)}-${Math.max(...entityMs).toFixed(0)})`)
-log(`where an entity turn's time goes (medians of each step; the direct session: ${directToResult.toFixed(1)} ms to its result, ` +
-  `${directEnd.toFixed(1)} ms more to its end):`)
-const stepMedians = Object.fromEntries(
-  Object.keys(stepNames).map((key) => [key, median(entitySteps.map((step) => step[key as keyof typeof stepNames]))])
-) as Record<keyof typeof stepNames, number>
+log(`  direct session                        ${direct.toFixed(0)} ms (${range(directMs)})`)
+log(`  AgentSession entity, Turn             ${entity.toFixed(0)} ms (${range(entityMs)})`)
+log(`  AgentSession entity, ActivityTurn     ${activity.toFixed(0)} ms (${range(activityMs)})`)
+log(`where an entity turn's time goes (medians of each step, Turn / ActivityTurn; the direct session: ` +
+  `${directToResult.toFixed(1)} ms to its result, ${directEnd.toFixed(1)} ms more to its end):`)
 for (const [key, name] of Object.entries(stepNames)) {
-  log(`  ${name.padEnd(60)}${stepMedians[key as keyof typeof stepNames].toFixed(1).padStart(6)} ms`)
+  const k = key as keyof typeof stepNames
+  log(`  ${name.padEnd(60)}${entitySteps[k].toFixed(1).padStart(6)} ms ${activitySteps[k].toFixed(1).padStart(6)} ms`)
 }
-log(`entity / direct: ${ratio.toFixed(2)} (+${(entity - direct).toFixed(0)} ms); goal at most ${goal.toFixed(1)}: ${ratio <= goal ? "met" : "NOT met"}`)
+const verdict = (r: number) => `goal at most ${goal.toFixed(1)}: ${r <= goal ? "met" : "NOT met"}`
+log(`entity (Turn) / direct: ${ratio.toFixed(2)} (+${(entity - direct).toFixed(0)} ms); ${verdict(ratio)}`)
+log(`entity (ActivityTurn, not persisted) / direct: ${activityRatio.toFixed(2)} (+${(activity - direct).toFixed(0)} ms); ${verdict(activityRatio)}`)
 process.stdout.write(
-  JSON.stringify({ machine, direct, entity, ratio, goal, met: ratio <= goal, directMs, entityMs, steps: stepMedians, directToResult, directEnd }) +
-    "\n"
+  JSON.stringify({
+    machine,
+    direct,
+    entity,
+    activity,
+    ratio,
+    activityRatio,
+    goal,
+    met: ratio <= goal,
+    activityMet: activityRatio <= goal,
+    directMs,
+    entityMs,
+    activityMs,
+    steps: entitySteps,
+    activitySteps,
+    directToResult,
+    directEnd
+  }) + "\n"
 )
