@@ -36,6 +36,7 @@ import * as Telemetry from "../src/Telemetry.ts"
 import * as LocalPostgres from "../src/testing/LocalPostgres.ts"
 import * as Script from "../src/testing/Script.ts"
 import * as Scripted from "../src/testing/Scripted.ts"
+import { recordingTracer } from "../test/layers/support.ts"
 
 const rounds = (() => {
   const at = process.argv.indexOf("--rounds")
@@ -78,14 +79,7 @@ const isResult = (event: unknown): boolean => {
 const ms = (from: bigint, to: bigint) => Number(to - from) / 1e6
 
 // Every span of the run, as the cluster and the entity made them (see `AgentSession.spanNames`).
-const spans: Array<Tracer.NativeSpan> = []
-const recorder = Tracer.make({
-  span(options) {
-    const span = new Tracer.NativeSpan(options)
-    spans.push(span)
-    return span
-  }
-})
+const { spans, tracer: recorder } = recordingTracer()
 
 // Where an entity turn's time went, from its spans: the steps in the order they happen, each in milliseconds.
 const steps = (rpc: "Turn" | "ActivityTurn", turnId: string, timing: Timing) => {

@@ -23,6 +23,7 @@ import * as CanUseTool from "../../src/session/CanUseTool.ts"
 import * as MessagesRequest from "../../src/testing/MessagesRequest.ts"
 import * as Script from "../../src/testing/Script.ts"
 import * as ScriptedServer from "../../src/testing/ScriptedServer.ts"
+import { recordingTracer } from "../layers/support.ts"
 import { isAlive, waitUntil } from "../session/support/Real.ts"
 import { cliPids } from "./support/cliPids.ts"
 import * as ClaimWire from "./support/ClaimWire.ts"
@@ -100,14 +101,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
     }).pipe(Effect.provide(env())))
 
   it.live("a turn's steps are spans in the cluster's span of its request, naming the turn and its attempt", () => {
-    const spans: Array<Tracer.NativeSpan> = []
-    const recorder = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
+    const { spans, tracer } = recordingTracer()
     return Effect.gen(function*() {
       assert.strictEqual(resultText(yield* turn("spans", "s-1", "alpha: spans")), "Alpha one.")
       const step = (name: string) => {
@@ -132,7 +126,7 @@ describe("AgentSession entity (test runner, real CLI)", () => {
       // Inside the cluster's span of the Turn request on the runner.
       const parent = Option.getOrUndefined(begin.parent)
       assert.strictEqual(parent?._tag === "Span" ? parent.name : undefined, "AgentSession.Turn")
-    }).pipe(Effect.provide(env()), Effect.provideService(Tracer.Tracer, recorder))
+    }).pipe(Effect.provide(env()), Effect.provideService(Tracer.Tracer, tracer))
   })
 
   it.live("a turn's start goes out in one reply chunk with the CLI's first message", () =>
