@@ -258,7 +258,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   entity: Entity.Entity<Name, Rpcs>,
   options: Options<R>,
   pool: Option.Option<SparePool.Pool>,
-  drain: Drain.Drain
+  drain: Drain.Drain,
+  stallWatch: Effect.Effect<StallWatch.StallWatch>
 ) {
   const { maxIdleTime: _, spares: __, budget: ___, retryLimit: ____, ...sessionOptions } = options
   const limit = { ...retryLimit, ...options.retryLimit }
@@ -274,7 +275,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
     }
   })
   const entityScope = yield* Effect.scope
-  const stalls = yield* StallWatch.forSharding
+  const stalls = yield* stallWatch
   const context = yield* Effect.context<R>()
   const log = yield* TurnLog.TurnLog
   const cli = yield* ClaudeCli.ClaudeCli
@@ -676,8 +677,9 @@ const layerOf = <Name extends string, R>(entity: Entity.Entity<Name, Rpcs>, opti
   Layer.effectDiscard(Effect.gen(function*() {
     const pool = yield* spares(options)
     const drain = yield* Drain.make
+    const stallWatch = yield* StallWatch.shared(yield* Effect.scope)
     yield* Layer.build(
-      entity.toLayer(handlers(entity, options, pool, drain), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
+      entity.toLayer(handlers(entity, options, pool, drain, stallWatch), { maxIdleTime: options.maxIdleTime, concurrency: "unbounded" })
     )
     // Added after the registration, so run before it is undone: the turns finish while the sharding still
     // serves them (see Drain), for as long as the runner layer says.

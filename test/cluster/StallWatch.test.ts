@@ -4,6 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as StallWatch from "../../src/cluster/internal/stallWatch.ts"
 
 // Holds the event loop (and so every fiber) for `millis`, as a stopped or starved process is held.
@@ -24,5 +25,17 @@ describe("StallWatch", () => {
       const before = yield* watch.count
       yield* holdLoop(1500)
       assert.isAtLeast(yield* watch.count, before + 1)
+    }).pipe(Effect.scoped))
+
+  it.live("a runner's entities share one watch, made with the first one's sharding config", () =>
+    Effect.gen(function*() {
+      const watch = yield* StallWatch.shared(yield* Effect.scope)
+      const config = ShardingConfig.layer({ shardLockRefreshInterval: "2 seconds", shardLockExpiration: "30 seconds" })
+      const first = yield* Effect.provide(watch, config)
+      // Asked again, with other config or none: the same watch.
+      const again = yield* watch
+      assert.strictEqual(again, first)
+      // The refresh interval of the first one's config, and a second.
+      assert.strictEqual(Duration.toMillis(first.settle), 3_000)
     }).pipe(Effect.scoped))
 })

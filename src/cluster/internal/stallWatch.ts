@@ -16,7 +16,7 @@ import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 
 /** How often the watch looks at the clock. */
 export const tick: Duration.Duration = Duration.millis(250)
@@ -58,11 +58,20 @@ export const make = (stallAfter: Duration.Duration, settle: Duration.Duration): 
   })
 
 /**
- * The watch of an entity of a runner: stalls longer than the sharding's lock refresh interval (Effect's
- * defaults without a `ShardingConfig`), for the scope.
+ * A watch of stalls longer than the sharding's lock refresh interval (Effect's defaults without a
+ * `ShardingConfig` in the context it runs in), for the scope.
  */
 export const forSharding: Effect.Effect<StallWatch, never, Scope.Scope> = Effect.gen(function*() {
   const config = Option.getOrElse(yield* Effect.serviceOption(ShardingConfig.ShardingConfig), () => ShardingConfig.defaults)
   const interval = refreshInterval(config)
   return yield* make(interval, Duration.sum(interval, Duration.seconds(1)))
 })
+
+/**
+ * One watch for a runner's entities, ticking for `scope` (the layer's): made by the first entity that asks,
+ * with the sharding's config of its context (the entities have it, their layer does not), and the same watch
+ * for every entity after it. A watch an entity (4 looks at the clock a second each) added up on a runner of
+ * many entities; the process stalls for all of them at once.
+ */
+export const shared = (scope: Scope.Scope): Effect.Effect<Effect.Effect<StallWatch>> =>
+  Effect.cached(Scope.provide(forSharding, scope))
