@@ -455,7 +455,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
           token === fence.token ? Effect.void : opened.lost.pipe(
             Effect.andThen(Effect.sleep(takeoverDelay)),
             Effect.andThen(Effect.fail(new SessionStore.SessionStoreError({
-              reason: new SessionStore.Fenced({ operation: "turnLog", key: entityId, lease: fence.lease, token: fence.token, current: token })
+              // The look at the lease found it another's: nothing more of the turn was written.
+              reason: new SessionStore.Fenced({ operation: "lease", key: entityId, lease: fence.lease, token: fence.token, current: token })
             })))
           ))
       )
