@@ -3,7 +3,7 @@
  * longer than its `stallAfter` (a second here) is a stall, counted as soon as it is over, before the watch's own late look runs.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Exit, Scope } from "effect"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as StallWatch from "../../src/cluster/internal/stallWatch.ts"
 
@@ -38,4 +38,23 @@ describe("StallWatch", () => {
       // The refresh interval of the first one's config, and a second.
       assert.strictEqual(Duration.toMillis(first.settle), 3_000)
     }).pipe(Effect.scoped))
+
+  it.live("the shared watch ticks until the finalizers added after it have run", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const watch = yield* StallWatch.shared(scope)
+      // A finalizer added after the watch, as the drain's is: it runs first, the watch still ticking.
+      let during = -1
+      yield* Scope.addFinalizer(scope, Effect.gen(function*() {
+        const before = yield* (yield* watch).count
+        yield* Effect.sleep("6 seconds")
+        during = (yield* (yield* watch).count) - before
+      }))
+      // The first entity starts the watch after that finalizer was added.
+      yield* Effect.provide(watch, ShardingConfig.layer({ shardLockRefreshInterval: "5 seconds", shardLockExpiration: "60 seconds" }))
+      yield* Scope.close(scope, Exit.void)
+      // A stopped watch would count a stall once its last look is older than the 5 seconds; a ticking one only
+      // for an event loop held that long.
+      assert.strictEqual(during, 0)
+    }))
 })

@@ -72,6 +72,10 @@ export const forSharding: Effect.Effect<StallWatch, never, Scope.Scope> = Effect
  * with the sharding's config of its context (the entities have it, their layer does not), and the same watch
  * for every entity after it. A watch an entity (4 looks at the clock a second each) added up on a runner of
  * many entities; the process stalls for all of them at once.
+ *
+ * The watch ticks in a scope of its own, made now and closed with `scope`: a scope's finalizers run last added
+ * first, so the watch goes after whatever `scope` is given later (the drain, whose turns still look at it),
+ * not before, as a watch forked into `scope` at the first entity's start would.
  */
 export const shared = (scope: Scope.Scope): Effect.Effect<Effect.Effect<StallWatch>> =>
-  Effect.cached(Scope.provide(forSharding, scope))
+  Effect.flatMap(Scope.fork(scope), (own) => Effect.cached(Scope.provide(forSharding, own)))
