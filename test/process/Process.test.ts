@@ -5,7 +5,7 @@ import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -202,6 +202,30 @@ describe("Process", () => {
         const { pid, seen } = yield* groupOf("ids-on-path", { env: { PATH: `${bin}:${process.env.PATH}` } })
         assert.deepStrictEqual(seen, { pgid: pid, sid: sessionOf(pid) })
       }).pipe(Effect.provide(Process.nodeSpawner)))
+
+    // The host SIGKILLed once the process has started and before its guard's watcher has (here: never started).
+    // Where perl wraps it on Linux (x64, arm64) the kernel sends it SIGTERM as the host dies; elsewhere that
+    // moment stays open, and the process is left (then ended here).
+    const deathSignal = wrapped && process.platform === "linux" && (process.arch === "x64" || process.arch === "arm64")
+    it.live("a host SIGKILLed before the guard's watcher started: the process ends where perl wraps it on Linux", () =>
+      Effect.gen(function*() {
+        const host = path.join(import.meta.dirname, "support", "wrapHost.ts")
+        const hostProcess = yield* Effect.sync(() => spawn(process.execPath, [host], { stdio: ["ignore", "pipe", "inherit"] }))
+        const pid = yield* Effect.callback<number>((resume) => {
+          hostProcess.stdout!.once("data", (data: Buffer) => resume(Effect.succeed(Number(String(data).trim()))))
+        }).pipe(Effect.timeout("20 seconds"))
+        // Started through the wrapper: it is `sleep` by now, or about to be.
+        yield* Effect.sleep("300 millis")
+        assert.isTrue(alive(pid))
+        hostProcess.kill("SIGKILL")
+        let gone = false
+        for (let i = 0; i < 50 && !gone; i++) {
+          yield* Effect.sleep("100 millis")
+          gone = ended(pid)
+        }
+        if (!gone) process.kill(pid, "SIGKILL")
+        assert.strictEqual(gone, deathSignal)
+      }))
 
     it.effect("its group is ended with the run after a clean exit", () =>
       Effect.gen(function*() {

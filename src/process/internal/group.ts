@@ -11,8 +11,16 @@ import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
-// Leads its group, then becomes the executable (argv[0] as given); exit 127 only if that exec fails.
-const wrapper = `my $file = shift; setpgrp(0, 0); exec { $file } @ARGV; print STDERR "cannot run $file: $!\\n"; exit 127`
+// Leads its group, then becomes the executable (argv[0] as given); exit 127 only if that exec fails. On Linux it
+// first asks for SIGTERM when the host dies (`prctl(PR_SET_PDEATHSIG)`, kept across the exec), and ends if the
+// host is already gone: the host-death guard's watcher starts only once the process has started, and a host
+// SIGKILLed in between (a chaos run's runners, stopped as they started CLIs) left the CLI running for good.
+const wrapper = `my ($prctl, $host, $file) = splice(@ARGV, 0, 3); ` +
+  `if ($prctl) { syscall($prctl, 1, 15); exit 1 if getppid() != $host } ` +
+  `setpgrp(0, 0); exec { $file } @ARGV; print STDERR "cannot run $file: $!\\n"; exit 127`
+
+// The number of the `prctl` system call where the wrapper can ask for it (Linux on x64 and arm64); 0 elsewhere.
+const prctl = process.platform !== "linux" ? 0 : process.arch === "x64" ? 157 : process.arch === "arm64" ? 167 : 0
 
 const isExecutable = (file: string): boolean => {
   try {
@@ -78,7 +86,7 @@ export const inOwnGroup = (command: ChildProcess.Command): ChildProcess.Command 
   const wrapperPath = findPerl()
   const file = wrapperPath === null ? undefined : resolve(command)
   if (wrapperPath === null || file === undefined || hasTerminal()) return command
-  return ChildProcess.make(wrapperPath, ["-e", wrapper, "--", file, command.command, ...command.args], {
+  return ChildProcess.make(wrapperPath, ["-e", wrapper, "--", String(prctl), String(process.pid), file, command.command, ...command.args], {
     ...command.options,
     detached: false
   })
