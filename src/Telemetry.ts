@@ -60,10 +60,12 @@ export const turnSpanName = "ClaudeCli.turn"
  */
 export const toolSpanPrefix = "ClaudeCli.tool "
 
-// The counters' ids and descriptions: {@link tokens} and {@link costUsd}, and the per-model counters of the same
-// series (see `metricsOf`).
+// The counters {@link tokens} and {@link costUsd}, and the per-model counters of the same series (see
+// `metricsOf`): a series is its id, description and attributes.
 const tokensOptions = { id: "claude_code.tokens", description: "Tokens used by Claude Code runs" } as const
 const costOptions = { id: "claude_code.cost_usd", description: "Cost of Claude Code runs in USD" } as const
+const counter = (options: { readonly id: string; readonly description: string }, attributes?: Record<string, string>) =>
+  Metric.counter(options.id, { description: options.description, incremental: true, attributes })
 
 /**
  * Tokens used, per run's `result.modelUsage`; attributes `model` and `token_type` (`input`, `output`,
@@ -72,7 +74,7 @@ const costOptions = { id: "claude_code.cost_usd", description: "Cost of Claude C
  * @since 0.1.0
  * @category metrics
  */
-export const tokens = Metric.counter(tokensOptions.id, { description: tokensOptions.description, incremental: true })
+export const tokens = counter(tokensOptions)
 
 /**
  * Cost in US dollars as the CLI reports it; attribute `model`.
@@ -80,7 +82,7 @@ export const tokens = Metric.counter(tokensOptions.id, { description: tokensOpti
  * @since 0.1.0
  * @category metrics
  */
-export const costUsd = Metric.counter(costOptions.id, { description: costOptions.description, incremental: true })
+export const costUsd = counter(costOptions)
 
 interface Totals {
   readonly input: number
@@ -104,8 +106,7 @@ interface ModelMetrics {
 const modelMetrics = new Map<string, ModelMetrics>()
 const modelMetricsLimit = 256
 
-const tokensOf = (model: string, token_type: typeof tokenTypes[number]) =>
-  Metric.counter(tokensOptions.id, { description: tokensOptions.description, incremental: true, attributes: { model, token_type } })
+const tokensOf = (model: string, token_type: typeof tokenTypes[number]) => counter(tokensOptions, { model, token_type })
 
 const metricsOf = (model: string): ModelMetrics => {
   let metrics = modelMetrics.get(model)
@@ -119,7 +120,7 @@ const metricsOf = (model: string): ModelMetrics => {
         cache_read: tokensOf(model, "cache_read"),
         cache_creation: tokensOf(model, "cache_creation")
       },
-      cost: Metric.counter(costOptions.id, { description: costOptions.description, incremental: true, attributes: { model } })
+      cost: counter(costOptions, { model })
     }
     modelMetrics.set(model, metrics)
   }

@@ -65,8 +65,9 @@ import type * as QueryOptions from "../QueryOptions.ts"
 import * as Hooks from "../session/Hooks.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
+import * as Fencing from "../store/internal/fencing.ts"
 import * as Lease from "../store/Lease.ts"
-import * as SessionStore from "../store/SessionStore.ts"
+import type * as SessionStore from "../store/SessionStore.ts"
 import * as SparePool from "../SparePool.ts"
 import * as Telemetry from "../Telemetry.ts"
 import * as Drain from "./internal/drain.ts"
@@ -121,8 +122,8 @@ export type { Rpcs } from "./internal/protocol.ts"
  * The spans of a turn's steps on its runner, each with the attributes `entity.type`, `entity.id` (as the
  * cluster's own spans have them), `claude.turn_id` and `claude.turn_attempt` (`begin` has no attempt yet):
  * `begin`, the turn log's start of the turn (or its answer, for a turn it holds); `open`, the turn's CLI made
- * ready (started, resumed, claimed from a spare, or the one running); `stored`, the wait for the conversation's store to hold the turn before its result goes to the
- * caller; `finish`, the turn's end in the log. The cluster adds its own around them: `<type>.Turn` (or
+ * ready (started, resumed, claimed from a spare, or the one running); `stored`, the wait for the conversation's
+ * store to hold the turn before its result goes to the caller; `finish`, the turn's end in the log. The cluster adds its own around them: `<type>.Turn` (or
  * `<type>.ActivityTurn`) on the runner, `<type>.client.Turn` on the caller.
  *
  * @since 0.1.0
@@ -454,10 +455,8 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
         fence === undefined ? Effect.void : Effect.flatMap(opened.leaseToken, (token) =>
           token === fence.token ? Effect.void : opened.lost.pipe(
             Effect.andThen(Effect.sleep(takeoverDelay)),
-            Effect.andThen(Effect.fail(new SessionStore.SessionStoreError({
-              // The look at the lease found it another's: nothing more of the turn was written.
-              reason: new SessionStore.Fenced({ operation: "lease", key: entityId, lease: fence.lease, token: fence.token, current: token })
-            })))
+            // The look at the lease found it another's: nothing more of the turn was written.
+            Effect.andThen(Effect.fail(Fencing.refused("lease", entityId, fence, token)))
           ))
       )
       const stillHeld = Effect.flatMap(stalls.count, (count) =>

@@ -237,7 +237,7 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
   const fenced = (entityId: string, fence: SessionStore.Fence | undefined, write: Effect.Effect<void>) =>
     fence === undefined ? write : Effect.flatMap(Ref.get(claims), (map) => {
       const current = map.get(entityId) ?? 0
-      return current > fence.token ? Effect.fail(refused(entityId, fence, current)) : write
+      return current > fence.token ? Effect.fail(Fencing.refused("turnLog", entityId, fence, current)) : write
     })
   return TurnLog.of({
     begin: (entityId, turnId, prompt, limit) =>
@@ -267,7 +267,7 @@ export const makeMemory: Effect.Effect<Shape> = Effect.gen(function*() {
       Effect.flatten(Ref.modify(claims, (map): [Effect.Effect<void, SessionStore.SessionStoreError>, Map<string, number>] => {
         const current = map.get(entityId) ?? 0
         return current > fence.token
-          ? [Effect.fail(refused(entityId, fence, current)), map]
+          ? [Effect.fail(Fencing.refused("turnLog", entityId, fence, current)), map]
           : [Effect.void, new Map(map).set(entityId, fence.token)]
       })),
     progress: (entityId, turnId, messages, fence) =>
@@ -307,12 +307,6 @@ const exhausted = (ends: { readonly failed: number; readonly unended: number }, 
     : typeof limit === "number"
     ? ends.failed + ends.unended >= limit
     : (limit.failed !== undefined && ends.failed >= limit.failed) || (limit.unended !== undefined && ends.unended >= limit.unended)
-
-// A write of a holder whose token is older than the entity's `current` claim.
-const refused = (entityId: string, fence: SessionStore.Fence, current: number) =>
-  new SessionStore.SessionStoreError({
-    reason: new SessionStore.Fenced({ operation: "turnLog", key: entityId, lease: fence.lease, token: fence.token, current })
-  })
 
 // A start, with the progress and the prompt's uuid of the attempts before when they kept any.
 const started = (attempt: number, progress: ReadonlyArray<unknown> | undefined, promptId: string | undefined): Begin => ({
@@ -435,7 +429,7 @@ export const makeSql = (options: SqlOptions = {}) =>
         : Effect.gen(function*() {
           yield* Fencing.idleLimit(sql)
           const current = yield* Effect.orDie(claimed(entityId))
-          if (current > fence.token) return yield* Effect.fail(refused(entityId, fence, current))
+          if (current > fence.token) return yield* Effect.fail(Fencing.refused("turnLog", entityId, fence, current))
           return yield* Effect.orDie(write)
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     // Takes the claim's row for the update (waiting for the writes that share it), keeping the newest token.
@@ -445,7 +439,7 @@ export const makeSql = (options: SqlOptions = {}) =>
           VALUES (${entityId}, ${fence.token}) ON CONFLICT (entity_id) DO UPDATE SET token =
           CASE WHEN ${claims}.token < excluded.token THEN excluded.token ELSE ${claims}.token END RETURNING token`)
         const current = Number(row?.token ?? 0)
-        if (current > fence.token) return yield* Effect.fail(refused(entityId, fence, current))
+        if (current > fence.token) return yield* Effect.fail(Fencing.refused("turnLog", entityId, fence, current))
       })
     // The turn's row is made first (attempt 0) and then read locked, so two runners beginning one turn take
     // turns: the second reads the first's attempt, never both attempt 1 (SQLite writes one at a time).

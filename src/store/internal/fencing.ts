@@ -6,8 +6,10 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import { type Fence, Fenced, type Operation, type SessionKey, SessionStoreError } from "../SessionStore.ts"
 import { keyString } from "./keys.ts"
 
-export const refused = (operation: Operation, key: SessionKey, fence: Fence, current: number): SessionStoreError =>
-  new SessionStoreError({ reason: new Fenced({ operation, key: keyString(key), lease: fence.lease, token: fence.token, current }) })
+export const refused = (operation: Operation, key: SessionKey | string, fence: Fence, current: number): SessionStoreError =>
+  new SessionStoreError({
+    reason: new Fenced({ operation, key: typeof key === "string" ? key : keyString(key), lease: fence.lease, token: fence.token, current })
+  })
 
 /**
  * Bounds the idle time of a fenced write's transaction on PostgreSQL. Such a transaction holds the row that
