@@ -133,6 +133,33 @@ describe("Telemetry", () => {
       assert.strictEqual(Option.getOrUndefined(task!.parent), querySpans(spans)[0])
     }))
 
+  it.effect("a subagent's calls long after its Task ended still nest under it", () =>
+    Effect.gen(function*() {
+      // subagent.jsonl: the background Task's result (line 6) comes before its subagent's call (line 8); in
+      // between, 300 calls of the main agent, each ended at once: the Task is then no longer held whole.
+      const lines = readLines(path.join(fixturesDir, "recorded", "subagent.jsonl")).map(({ text }) => JSON.parse(text))
+      const call = lines[7]
+      const result = lines[9]
+      const others = Array.from({ length: 300 }, (_, i) => {
+        const id = `toolu_main_${i}`
+        return [
+          { ...call, parent_tool_use_id: null, message: { ...call.message, content: [{ ...call.message.content[0], id }] } },
+          { ...result, parent_tool_use_id: null, message: { ...result.message, content: [{ ...result.message.content[0], tool_use_id: id }] } }
+        ]
+      }).flat()
+      const stdout = [...lines.slice(0, 6), ...others, ...lines.slice(6)].map((line) => JSON.stringify(line) + "\n")
+      const layer = Live.layerWith().pipe(Layer.provide(FakeSpawner.layer({ stdout })))
+      const { spans } = yield* traced(Effect.provide(drain, layer))
+      const tools = toolSpans(spans)
+      assert.strictEqual(tools.length, 302)
+      const task = tools.find((s) => s.name === `${Telemetry.toolSpanPrefix}Task`)!
+      const late = tools.find((s) => s.attributes.get(A.toolUseId) === call.message.content[0].id)!
+      const parent = Option.getOrThrow(late.parent)
+      assert.strictEqual(parent.spanId, task.spanId)
+      assert.strictEqual(parent.traceId, task.traceId)
+      for (const span of tools.filter((s) => s !== late)) assert.strictEqual(Option.getOrThrow(span.parent), querySpans(spans)[0])
+    }))
+
   it.effect("the exit code goes on the query span", () =>
     Effect.gen(function*() {
       const lines = fs.readFileSync(path.join(fixturesDir, "recorded", "simple_hello.jsonl"), "utf8")
