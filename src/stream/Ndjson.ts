@@ -108,11 +108,55 @@ const retainedHeldBytes = 8 * 1024 * 1024
 // Lines are split on the byte 0x0A before any text decoding (0x0A never occurs inside a multi-byte UTF-8
 // character). A line whole inside one chunk is decoded in place, nothing copied; the bytes of a line spanning
 // chunks are copied into one buffer (the upstream may reuse its chunks) and decoded once at its end. That
-// buffer grows and is released through `transfer`, which frees the old memory at once rather than at some
-// later collection, so a 64 MiB line peaks near twice its size (its text, then its parsed value), not four.
+// buffer grows through `transfer` up to `retainedHeldBytes`, then in place (see `grow`), and is released at
+// once rather than at some later collection, so a 64 MiB line peaks near twice its size (its text, then its
+// parsed value), not four.
 // ES2024 `ArrayBuffer.prototype.transfer` (Node 21+); the project's TypeScript lib is ES2023.
 const transfer = (buffer: ArrayBuffer, length: number): ArrayBuffer =>
   (buffer as ArrayBuffer & { transfer: (length: number) => ArrayBuffer }).transfer(length)
+
+// ES2024 resizable buffers, past the TypeScript lib as `transfer` is.
+type Resizable = ArrayBuffer & {
+  readonly resizable: boolean
+  readonly resize: (length: number) => void
+  readonly transferToFixedLength: (length: number) => ArrayBuffer
+}
+const isResizable = (buffer: ArrayBuffer): buffer is Resizable => (buffer as Resizable).resizable === true
+const resizableBuffer = (length: number, maxByteLength: number): Resizable =>
+  new (ArrayBuffer as unknown as new(length: number, options: { readonly maxByteLength: number }) => Resizable)(
+    length,
+    { maxByteLength }
+  )
+
+// A spanning line's buffer grown to hold `size` bytes (of which `used` are held), doubling, up to `max`. Past the
+// size kept for the next line it grows in place: a resizable buffer reserves `max` up front and maps only the
+// pages it uses, where each doubling of a plain one copied the line into fresh memory (a 64 MiB line: 128 MiB
+// faulted in and copied, about 50 ms of CPU). Below that size the buffer is a plain one, kept for the next line,
+// as a reservation of `max` per splitter would not be.
+const grow = (buffer: ArrayBuffer, used: number, size: number, max: number): ArrayBuffer => {
+  const length = Math.min(Math.max(2 * buffer.byteLength, size), max)
+  if (isResizable(buffer)) {
+    buffer.resize(length)
+    return buffer
+  }
+  if (length <= retainedHeldBytes) return transfer(buffer, length)
+  let grown: ArrayBuffer
+  try {
+    grown = resizableBuffer(length, max)
+  } catch {
+    // No room to reserve `max` (a 32-bit process, a huge `maxLineBytes`): copied as below the kept size.
+    return transfer(buffer, length)
+  }
+  new Uint8Array(grown, 0, used).set(new Uint8Array(buffer, 0, used))
+  transfer(buffer, 0)
+  return grown
+}
+
+// Frees a held buffer's memory now rather than at some later collection.
+const free = (buffer: ArrayBuffer): void => {
+  if (isResizable(buffer)) buffer.transferToFixedLength(0)
+  else transfer(buffer, 0)
+}
 
 // Blank means JSON whitespace only (space, tab, CR); other Unicode spaces are data.
 const isJsonBlank = (text: string): boolean => {
@@ -258,7 +302,7 @@ export const makeSplitter = (options: Options = {}): Splitter => {
   const hold = (part: Uint8Array) => {
     const size = heldBytes + part.length
     let buffer = held ?? new ArrayBuffer(Math.max(initialHeldBytes, size))
-    if (size > buffer.byteLength) buffer = transfer(buffer, Math.min(Math.max(2 * buffer.byteLength, size), maxLineBytes + 1))
+    if (size > buffer.byteLength) buffer = grow(buffer, heldBytes, size, maxLineBytes + 1)
     new Uint8Array(buffer, heldBytes, part.length).set(part)
     held = buffer
     heldBytes = size
@@ -267,7 +311,7 @@ export const makeSplitter = (options: Options = {}): Splitter => {
   // Ends the held line; a large buffer is freed now rather than kept or left to the collector.
   const release = () => {
     if (held !== undefined && held.byteLength > retainedHeldBytes) {
-      transfer(held, 0)
+      free(held)
       held = undefined
     }
     spanning = false

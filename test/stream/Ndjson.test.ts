@@ -167,6 +167,20 @@ describe("Ndjson.lines", () => {
       const chunks = chunkAt(bytes, Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => i * 65536 + 7))
       expectLines(chunks, lines.map((text, i): [number, string] => [i + 1, text]))
     })
+
+    it("lines past the kept buffer's size, between short ones: each exactly", () => {
+      // Past 8 MiB a spanning line grows in place (a resizable buffer), and is freed at its end.
+      const lines = [
+        line(20 * 1024 * 1024),
+        line(1024),
+        line(9 * 1024 * 1024).replace("aaaa", "é😀"),
+        line(12 * 1024 * 1024 + 3),
+        line(70 * 1024)
+      ]
+      const bytes = utf8(lines.join("\r\n") + "\n")
+      const chunks = chunkAt(bytes, Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => i * 65536 + 7))
+      expectLines(chunks, lines.map((text, i): [number, string] => [i + 1, text]))
+    })
   })
 
   it("an upstream that reuses its buffer does not corrupt lines", () => {
