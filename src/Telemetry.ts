@@ -1,8 +1,9 @@
 /**
  * Traces and metrics of `ClaudeCli` runs through Effect's own tracer and metrics; nothing is printed.
  * Each query and session turn is a span (`ClaudeCli.query`, `ClaudeCli.turn`), each tool call a child span
- * `ClaudeCli.tool <name>`, and token and cost totals go to the {@link tokens} and {@link costUsd} counters.
- * Export them with any Effect exporter (e.g. `@effect/opentelemetry`).
+ * `ClaudeCli.tool <name>` (a subagent's calls children of its Task's span: the span itself while the Task runs and
+ * for the next 256 calls after it ends, its ids after that), and token and cost totals go to the {@link tokens}
+ * and {@link costUsd} counters. Export them with any Effect exporter (e.g. `@effect/opentelemetry`).
  *
  * @since 0.1.0
  */
