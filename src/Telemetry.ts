@@ -157,8 +157,8 @@ const totalsOf = (
 
 // A process's results carry running totals (a stream-json session writes one result per turn), so only
 // the growth since the previous result is added. The updates are `Metric.update`'s, made synchronously with the
-// context the stream started in (a metric reads its attributes there): an Effect per result cost a sixth of what
-// telemetry added to a long run (200 MB of real captures, a result every 11 lines).
+// context the stream started in (a metric reads its attributes there): no Effect per result, a chunk with results
+// but no tool call costs none.
 const recordUsage = (state: State, result: ResultSuccess | ResultError): void => {
   for (const [model, totals] of totalsOf(result, state.model, state.totals)) {
     const previous = state.totals.get(model)
@@ -210,9 +210,9 @@ const openTool = (state: State, id: string, name: string, parent: string | null)
   )
 
 // Ended tool spans held whole as parents: a subagent's calls come while its Task runs or soon after. Holding a long
-// run's every span whole (its attributes, times and exit) kept `ClaudeCli.query`'s peak RSS at 400 to 420 MB over
-// 200 MB of real captures with 14,430 tool calls (bench f-cli, 11 runs in one process), 334 to 342 MB with this
-// bound. An older span is a parent by its ids alone, which is what an exporter reads of a parent.
+// run's every span whole (its attributes, times and exit) kept `ClaudeCli.query`'s peak 290 MB above that of
+// ChildProcess + Decode over 200 MB of real captures with 14,430 tool calls (npm run bench, f-cli against f-lib),
+// 136 MB with this bound. An older span is a parent by its ids alone, which is what an exporter reads of a parent.
 const keptEnded = 256
 
 const closeTool = (state: State, id: string, isError: boolean) => {
