@@ -131,8 +131,8 @@ const resizableBuffer = (length: number, maxByteLength: number): Resizable =>
 // A spanning line's buffer grown to hold `size` bytes (of which `used` are held), doubling, up to `max`. Past the
 // size kept for the next line it grows in place: a resizable buffer reserves `max` up front and maps only the
 // pages it uses, where each doubling of a plain one copied the line into fresh memory (a 64 MiB line: 128 MiB
-// faulted in and copied, about 50 ms of CPU). Below that size the buffer is a plain one, kept for the next line,
-// as a reservation of `max` per splitter would not be.
+// faulted in and copied, a quarter of `Decode.messages`' time over such a line in bench/profile.ts). Below that
+// size the buffer is a plain one, kept for the next line, as a reservation of `max` per splitter would not be.
 const grow = (buffer: ArrayBuffer, used: number, size: number, max: number): ArrayBuffer => {
   const length = Math.min(Math.max(2 * buffer.byteLength, size), max)
   if (isResizable(buffer)) {
