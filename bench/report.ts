@@ -222,7 +222,7 @@ export const ratios = (rows: ReadonlyArray<Row>, input: string, clock: Clock = "
 }
 
 /** The variants measured over the real-shaped inputs. */
-export const realVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict", "f-sdk", "f-node", "f-session", "f-lib", "f-query", "f-cli"]
+export const realVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict", "d-chunks", "f-sdk", "f-node", "f-session", "f-lib", "f-query", "f-cli"]
 
 /** A goal of the real-data run: a figure, the least (or most) it may be, and what it compares. */
 export interface Goal {
@@ -252,6 +252,7 @@ export const realRatios = (rows: ReadonlyArray<Row>, input: string, clock: Clock
   return {
     "d/a-bytes (split bytes + JSON.parse)": perRound("d-strict", "a-bytes"),
     "b/a-bytes": perRound("b-sdk", "a-bytes"),
+    "d-chunks/d (the decode alone, against it through the file stream)": perRound("d-chunks", "d-strict"),
     "f-cli/f-sdk (SDK reader on the child)": perRound("f-cli", "f-sdk"),
     "f-query/f-sdk": perRound("f-query", "f-sdk"),
     "f-node/f-sdk (Decode vs the SDK reader, same pipe)": perRound("f-node", "f-sdk"),
