@@ -12,11 +12,12 @@
  * machine, on stderr, and one JSON line on stdout.
  *
  * Where an entity turn's time goes, printed as the medians of its steps: from the spans of the run (the cluster's
- * `AgentSession.Turn` or `AgentSession.ActivityTurn` on the runner, the entity's `AgentSession.spanNames`) and the times this process saw the
- * result and the stream's end. The cluster's protocol keeps the request, each chunk of the reply stream and its
- * acknowledgement, and the exit in the database (each chunk waits for the acknowledgement of the one before, the
- * exit for the last); the entity's own steps are the turn log's `begin` and `finish` and the wait for the store
- * to hold the turn before the result goes (see the README's Performance section for what each costs and why).
+ * `AgentSession.Turn` or `AgentSession.ActivityTurn` on the runner, the entity's `AgentSession.spanNames`) and the
+ * times this process saw the result and the stream's end. The cluster's protocol keeps the request, each chunk of
+ * the reply stream and its acknowledgement, and the exit in the database (each chunk waits for the
+ * acknowledgement of the one before, the exit for the last); the entity's own steps are the turn log's `begin`
+ * and `finish` and the wait for the store to hold the turn before the result goes (see the README's Performance
+ * section for what each costs and why).
  *
  * `node bench/entityLatency.ts [--rounds 20]` (also run by `npm run bench:warm`)
  */

@@ -123,8 +123,9 @@ export type { Rpcs } from "./internal/protocol.ts"
  * cluster's own spans have them), `claude.turn_id` and `claude.turn_attempt` (`begin` has no attempt yet):
  * `begin`, the turn log's start of the turn (or its answer, for a turn it holds); `open`, the turn's CLI made
  * ready (started, resumed, claimed from a spare, or the one running); `stored`, the wait for the conversation's
- * store to hold the turn before its result goes to the caller; `finish`, the turn's end in the log. The cluster adds its own around them: `<type>.Turn` (or
- * `<type>.ActivityTurn`) on the runner, `<type>.client.Turn` on the caller.
+ * store to hold the turn before its result goes to the caller; `finish`, the turn's end in the log. The cluster
+ * adds its own around them: `<type>.Turn` (or `<type>.ActivityTurn`) on the runner, `<type>.client.Turn` on the
+ * caller.
  *
  * @since 0.1.0
  * @category constants
