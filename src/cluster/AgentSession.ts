@@ -62,6 +62,7 @@ import * as Budget from "../governance/Budget.ts"
 import * as CliSlots from "../governance/CliSlots.ts"
 import * as Process from "../process/Process.ts"
 import type * as QueryOptions from "../QueryOptions.ts"
+import * as Message from "../schema/Message.ts"
 import * as Hooks from "../session/Hooks.ts"
 import type * as Session from "../session/Session.ts"
 import * as SessionError from "../session/SessionError.ts"
@@ -494,7 +495,7 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
               ? keepSessionId(message.session_id, fence)
               : RetryNote.isToolActivity(message)
               ? log.progress(entityId, turnId, activity, fence)
-              : message._tag === "ResultSuccess" || message._tag === "ResultError"
+              : Message.isResultMessage(message)
               // The result goes to the caller only once the turn is in the store and the log, under this
               // activation's lease: a caller given an answer finds it in the conversation wherever it goes on.
               // A runner paused or killed before that gives no answer; the turn is started again elsewhere. So

@@ -250,9 +250,6 @@ const envelopeOf = (message: Message.Message, messageIndex: number): Envelope =>
   }
 }
 
-const isResult = (m: Message.Message): m is ResultMessage.ResultMessage =>
-  m._tag === "ResultSuccess" || m._tag === "ResultError"
-
 // Unknown subtypes of `system` are system items too.
 const isSystem = (m: Message.Message): m is System.SystemMessage | Message.UnknownMessage => m.type === "system"
 
@@ -376,7 +373,7 @@ export const makeFlattener = (kinds?: ReadonlySet<Kind>): Flattener => {
         return
       }
     }
-    if (isResult(input)) {
+    if (Message.isResultMessage(input)) {
       if (wants("result")) out.push({ ...envelopeOf(input, messageIndex), kind: "result", message: input, blockIndex: undefined })
       return
     }

@@ -297,6 +297,25 @@ export type Message = InstanceType<typeof variants[number]> | UnknownMessage
  */
 export type KnownMessage = Exclude<Message, UnknownMessage>
 
+/**
+ * Whether `message` is a turn's `result` line, successful or not (`ResultSuccess` or `ResultError`; a result of a
+ * subtype this version does not know is an `UnknownMessage`).
+ *
+ * @example
+ * ```ts
+ * import * as Stream from "effect/Stream"
+ * import { Message } from "effect-claude-code/schema"
+ *
+ * declare const messages: Stream.Stream<Message.Message>
+ * const results = messages.pipe(Stream.filter(Message.isResultMessage))
+ * ```
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isResultMessage = (message: Message): message is ResultMessage.ResultMessage =>
+  message._tag === "ResultSuccess" || message._tag === "ResultError"
+
 // What every reason carries: the wire type and subtype when the line names them, and what was wrong.
 const messageFields = {
   messageType: Schema.optional(Schema.String),

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as Sink from "effect/Sink"
-import type { Message } from "../schema/Message.ts"
+import { isResultMessage, type Message } from "../schema/Message.ts"
 import type { PermissionDenial, ResultMessage } from "../schema/Result.ts"
 import type { ModelUsage, Usage } from "../schema/Usage.ts"
 import { type DecodeError, isDecodeError } from "./DecodeError.ts"
@@ -91,8 +91,6 @@ export const initial: State = {
   lastAssistantText: ""
 }
 
-const isResult = (m: Message): m is ResultMessage => m._tag === "ResultSuccess" || m._tag === "ResultError"
-
 // The figures come from the run's `result` lines. A process can write several (a background subagent's
 // completion is answered in a run of its own; a stream-json session writes one per prompt): `numTurns` and
 // `durationMs` add up the runs, while cost, API time and `modelUsage` are the session's running totals,
@@ -112,7 +110,7 @@ export const step = (state: State, input: Message | DecodeError): State => {
   const next = typeof sessionId === "string" && sessionId !== state.sessionId
     ? { ...state, messageCount, sessionId }
     : { ...state, messageCount }
-  if (isResult(input)) {
+  if (isResultMessage(input)) {
     // A result of another session starts the count again.
     const same = state.result === undefined || state.result.session_id === input.session_id
     return {

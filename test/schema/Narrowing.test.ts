@@ -10,6 +10,7 @@ import type * as ContentBlock from "../../src/schema/ContentBlock.ts"
 import {
   type AssistantMessage,
   decodeMessage,
+  isResultMessage,
   type Message,
   type UnknownMessage,
   type UserMessageReplay
@@ -94,5 +95,25 @@ describe("_tag narrows Message", () => {
       }
     }
     assert.isAbove(lines, 300)
+  })
+
+  it("isResultMessage holds for result lines alone, and narrows to them", () => {
+    const results: Array<string> = []
+    let others = 0
+    for (const file of fixtureFiles) {
+      for (const { text } of readLines(file)) {
+        const message = Result.getOrThrow(decodeMessage(JSON.parse(text)))
+        if (isResultMessage(message)) {
+          expectTypeOf(message).toEqualTypeOf<ResultSuccess | ResultError>()
+          results.push(message.subtype)
+        } else {
+          assert.notStrictEqual(message.type, "result")
+          others++
+        }
+      }
+    }
+    assert.includeMembers(results, ["success"])
+    assert.isAbove(results.length, 0)
+    assert.isAbove(others, results.length)
   })
 })

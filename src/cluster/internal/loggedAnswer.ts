@@ -11,7 +11,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type * as Message from "../../schema/Message.ts"
+import * as Message from "../../schema/Message.ts"
 import type * as TurnLog from "../TurnLog.ts"
 import { TurnMessage, TurnReplayed } from "./protocol.ts"
 import type { TurnEvent } from "./protocol.ts"
@@ -40,8 +40,6 @@ const unseen = (turnId: string, logged: ReadonlyArray<Message.Message>, had: Rea
   const rest = followed ? logged.slice(had.length) : logged
   return rest.length === 0 ? [] : [new TurnReplayed({ turnId }), ...rest.map((message) => new TurnMessage({ message }))]
 }
-
-const isResult = (message: Message.Message) => message._tag === "ResultSuccess" || message._tag === "ResultError"
 
 /**
  * `events`, the reply stream of turn `turnId` of the entity whose log key is `entityId`, ended from `log` when
@@ -83,9 +81,9 @@ export const guard = (log: TurnLog.Shape, entityId: string, turnId: string) =>
     })
     // Ended by itself without the followed attempt's result: the log's finished turn, if it has one with a result.
     const missed = Effect.suspend(() =>
-      fromLog || had.some(isResult)
+      fromLog || had.some(Message.isResultMessage)
         ? Effect.succeed([])
-        : Effect.map(log.answer(entityId, turnId), (logged) => logged !== undefined && logged.some(isResult) ? unseen(turnId, logged, had) : [])
+        : Effect.map(log.answer(entityId, turnId), (logged) => logged !== undefined && logged.some(Message.isResultMessage) ? unseen(turnId, logged, had) : [])
     )
     return Stream.merge(counted, Stream.flatMap(Stream.fromEffect(watch), Stream.fromIterable), { haltStrategy: "either" }).pipe(
       Stream.concat(Stream.flatMap(Stream.fromEffect(missed), Stream.fromIterable))
