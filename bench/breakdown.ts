@@ -40,7 +40,7 @@ import { sdkReadline, splitBytes } from "./baseline.ts"
 import * as fakeCli from "./fakeCli.ts"
 import * as generate from "./generate.ts"
 import { lib } from "./lib.ts"
-import { median } from "./report.ts"
+import { median } from "./flags.ts"
 
 interface Input {
   readonly file: string

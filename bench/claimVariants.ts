@@ -21,6 +21,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Scripted from "../src/testing/Scripted.ts"
 import * as Script from "../src/testing/Script.ts"
+import * as Flags from "./flags.ts"
 
 interface Variant {
   readonly argv: ReadonlyArray<string>
@@ -77,21 +78,10 @@ const variants: Record<string, Variant> = {
   notDetached: { ...ours, detached: false }
 }
 
-const flag = (name: string) => {
-  const at = process.argv.indexOf(name)
-  return at < 0 ? undefined : process.argv[at + 1]
-}
-const rounds = Number(flag("--rounds") ?? 10)
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a whole number of at least 1`)
-const names = flag("--only")?.split(",") ?? Object.keys(variants)
+const rounds = Flags.count("rounds", 10)
+const names = Flags.option("only")?.split(",") ?? Object.keys(variants)
 const unknown = names.find((name) => variants[name] === undefined)
 if (unknown !== undefined) throw new Error(`no variant ${unknown}; there are ${Object.keys(variants).join(", ")}`)
-
-const median = (xs: ReadonlyArray<number>) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
 
 // CPU time used so far by every thread of `pid`, in milliseconds.
 const cpuMs = (pid: number) => {
@@ -237,9 +227,9 @@ const run = (sandbox: Scripted.Sandbox["Service"]) => {
     console.log(`median ms of ${rounds}: ${keys.join(", ")} (CLI CPU to the first assistant message)` +
       (base === undefined ? "" : "; per-round ratios to ours: assistant, cpu"))
     for (const [name, timings] of results) {
-      const ratio = (key: "assistant" | "cpu") => median(timings.map((t, i) => t[key] / base![i][key])).toFixed(2)
+      const ratio = (key: "assistant" | "cpu") => Flags.median(timings.map((t, i) => t[key] / base![i][key])).toFixed(2)
       console.log(
-        name.padEnd(18) + keys.map((key) => median(timings.map((t) => t[key])).toFixed(0).padStart(6)).join("") +
+        name.padEnd(18) + keys.map((key) => Flags.median(timings.map((t) => t[key])).toFixed(0).padStart(6)).join("") +
           (base === undefined ? "" : `   ${ratio("assistant")} ${ratio("cpu")}`)
       )
     }

@@ -38,13 +38,9 @@ import * as LocalPostgres from "../src/testing/LocalPostgres.ts"
 import * as Script from "../src/testing/Script.ts"
 import * as Scripted from "../src/testing/Scripted.ts"
 import { recordingTracer } from "../test/layers/support.ts"
+import * as Flags from "./flags.ts"
 
-const rounds = (() => {
-  const at = process.argv.indexOf("--rounds")
-  const n = at < 0 ? 20 : Number(process.argv[at + 1])
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds takes a whole number of at least 1, got ${process.argv[at + 1]}`)
-  return n
-})()
+const rounds = Flags.count("rounds", 20)
 
 // The goal of issue 23: a turn through an entity costs at most 1.3× a direct session with the same store.
 const goal = 1.3
@@ -121,12 +117,6 @@ const stepNames = {
   end: "stream end (Turn: acknowledgement, exit saved and read)"
 } as const
 
-const median = (xs: ReadonlyArray<number>) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
-
 const program = Effect.gen(function*() {
   const sandbox = yield* Scripted.Sandbox
   const cli = yield* ClaudeCli.ClaudeCli
@@ -182,18 +172,18 @@ const total = (timings: ReadonlyArray<Timing>) => timings.map((t) => ms(t.asked,
 const directMs = total(runs.direct)
 const entityMs = total(runs.entity)
 const activityMs = total(runs.activity)
-const direct = median(directMs)
-const entity = median(entityMs)
-const activity = median(activityMs)
+const direct = Flags.median(directMs)
+const entity = Flags.median(entityMs)
+const activity = Flags.median(activityMs)
 const ratio = entity / direct
 const activityRatio = activity / direct
-const directToResult = median(runs.direct.map((t) => ms(t.asked, t.result)))
-const directEnd = median(runs.direct.map((t) => ms(t.result, t.ended)))
+const directToResult = Flags.median(runs.direct.map((t) => ms(t.asked, t.result)))
+const directEnd = Flags.median(runs.direct.map((t) => ms(t.result, t.ended)))
 // The medians of each step of an entity's turns.
 const stepMedians = (rpc: "Turn" | "ActivityTurn", prefix: string, timings: ReadonlyArray<Timing>) => {
   const each = timings.map((t, i) => steps(rpc, `${prefix}${i + 1}`, t))
   return Object.fromEntries(
-    Object.keys(stepNames).map((key) => [key, median(each.map((step) => step[key as keyof typeof stepNames]))])
+    Object.keys(stepNames).map((key) => [key, Flags.median(each.map((step) => step[key as keyof typeof stepNames]))])
   ) as Record<keyof typeof stepNames, number>
 }
 const entitySteps = stepMedians("Turn", "t", runs.entity)

@@ -9,6 +9,7 @@ import type { HugeResult } from "./huge.ts"
 import type { LatencyResult } from "./latency.ts"
 import type { Measurement } from "./pool.ts"
 import { passes, type SchemaRun } from "./schemaOnly.ts"
+import { median } from "./flags.ts"
 
 export interface Row {
   readonly input: string
@@ -81,13 +82,6 @@ export interface Results {
 }
 
 const MB = 1e6
-
-export const median = (xs: ReadonlyArray<number>): number => {
-  if (xs.length === 0) return NaN
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 
 export const row = (input: string, label: string, r: Measurement, size: { readonly bytes: number }): Row => {
   const ms = median(r.times)

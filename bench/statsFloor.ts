@@ -15,13 +15,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { build } from "./realShaped.ts"
+import * as Flags from "./flags.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
-
-const flag = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i === -1 ? fallback : Number(process.argv[i + 1])
-}
 
 const filesOf = (dir: string): Array<string> =>
   fs.readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -61,7 +57,6 @@ const step = (mode: string, dir: string) => {
   process.stdout.write(JSON.stringify({ lines, parsed }) + "\n")
 }
 
-const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const timed = (command: ReadonlyArray<string>): number => {
   const started = performance.now()
@@ -71,9 +66,9 @@ const timed = (command: ReadonlyArray<string>): number => {
 }
 
 const main = () => {
-  const files = flag("files", 2000)
-  const mb = flag("mb", 200)
-  const repetitions = flag("repetitions", 3)
+  const files = Flags.count("files", 2000)
+  const mb = Flags.count("mb", 200)
+  const repetitions = Flags.count("repetitions", 3)
   const built = childProcess.spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" })
   if (built.status !== 0) throw new Error(`the build failed (npm run build exit ${built.status})`)
   const bin = path.join(root, "dist", "cli", "main.js")
@@ -95,7 +90,7 @@ const main = () => {
     console.log(`date ${new Date().toISOString().slice(0, 10)} · load ${os.loadavg()[0]!.toFixed(1)} · Node ${process.version} · ` +
       `${files} real-shaped files, ${mb} MB · median of ${repetitions}, each a process of its own`)
     console.log("| step | seconds |\n|---|---:|")
-    for (const [name, ts] of times) console.log(`| ${name} | ${median(ts).toFixed(2)} |`)
+    for (const [name, ts] of times) console.log(`| ${name} | ${Flags.median(ts).toFixed(2)} |`)
     const all = Buffer.concat(filesOf(projects).map((f) => fs.readFileSync(f)))
     console.log(`\n\`Buffer.indexOf\` over the ${(all.length / 1e6).toFixed(0)} MB (fastest of 3):\n| needle | ms | GB/s |\n|---|---:|---:|`)
     for (const needle of ["\n", "\"usage\"", "\"tool_result\"", "\\u"]) {

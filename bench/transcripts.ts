@@ -20,6 +20,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { build } from "./realShaped.ts"
+import * as Flags from "./flags.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 
@@ -44,11 +45,6 @@ const builtBin = (): string => {
   const built = childProcess.spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" })
   if (built.status !== 0) throw new Error(`the build failed (npm run build exit ${built.status})`)
   return path.join(root, "dist", "cli", "main.js")
-}
-
-const flag = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i === -1 ? fallback : Number(process.argv[i + 1])
 }
 
 const models = ["claude-sonnet-4-20250514", "claude-opus-4-20250514", "claude-3-5-haiku-20241022"]
@@ -219,7 +215,6 @@ const costsCompared = (ours: Record<string, number | null>, theirs: Record<strin
   return { both, oneOnly }
 }
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 interface Row {
   readonly set: string
@@ -251,8 +246,8 @@ const compare = (set: string, configDir: string, bin: string, cli: string, repet
     throw new Error(`${set}: stats and ccusage disagree: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`)
   }
   const figures = (ms: ReadonlyArray<Measured<unknown>>) => ({
-    seconds: median(ms.map((m) => m.seconds)),
-    peakMb: median(ms.map((m) => m.peakMb))
+    seconds: Flags.median(ms.map((m) => m.seconds)),
+    peakMb: Flags.median(ms.map((m) => m.peakMb))
   })
   return {
     set,
@@ -287,7 +282,7 @@ const realSets = [
 ] as const
 
 const main = () => {
-  const repetitions = flag("repetitions", 3)
+  const repetitions = Flags.count("repetitions", 3)
   const only = process.argv.includes("--quick") ? 1 : realSets.length
   const bin = builtBin()
   const cli = ccusageCli()
@@ -326,8 +321,8 @@ const main = () => {
     }), set.goal)
   }
   // The generated sessions of earlier runs, as a second table's row, and SessionFiles against the SDK.
-  const sessions = flag("sessions", 1000)
-  const mb = flag("mb", 200)
+  const sessions = Flags.count("sessions", 1000)
+  const mb = Flags.count("mb", 200)
   out("")
   out("Generated: sessions written by this bench (long prompts and answers, one tool call per turn).")
   out("")

@@ -34,6 +34,7 @@ import * as ClaudeCli from "../src/ClaudeCli.ts"
 import * as Scripted from "../src/testing/Scripted.ts"
 import * as Script from "../src/testing/Script.ts"
 import * as ClaimTrace from "./claimTrace.ts"
+import * as Flags from "./flags.ts"
 
 const log = (s: string) => process.stderr.write(s + "\n")
 
@@ -76,18 +77,7 @@ const timed = <A, E, R>(name: string, start: number, stream: Stream.Stream<A, E,
 
 const script = Script.make(Array.from({ length: 8 }, (_, i) => Script.turn(`Answer ${i}.`)))
 
-const rounds = (() => {
-  const at = process.argv.indexOf("--rounds")
-  const n = at < 0 ? 15 : Number(process.argv[at + 1])
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds takes a whole number of at least 1, got ${process.argv[at + 1]}`)
-  return n
-})()
-
-const median = (xs: ReadonlyArray<number>) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
+const rounds = Flags.count("rounds", 15)
 
 // The goal: a warm start at least as fast as the SDK's prewarm to the first assistant message.
 const goal = 1
@@ -235,15 +225,15 @@ const { cold, direct, entity, warmRuns, entityRuns, sdkRuns } = await Effect.run
 // Per round, against the SDK's run of the same round.
 const against = (runs: ReadonlyArray<Row>) => {
   const ratios = runs.map((run, i) => run.firstMessageMs / sdkRuns[i].firstMessageMs)
-  return { ratio: median(ratios), ratios, met: median(ratios) <= goal }
+  return { ratio: Flags.median(ratios), ratios, met: Flags.median(ratios) <= goal }
 }
 const warmRatio = against(warmRuns)
 const entityRatio = against(entityRuns)
 const summary = (name: string, runs: ReadonlyArray<Row>): Row => ({
   name: `${name}, median of ${runs.length}`,
-  firstMessageMs: median(runs.map((r) => r.firstMessageMs)),
-  resultMs: median(runs.map((r) => r.resultMs)),
-  cliCpuMs: median(runs.map((r) => r.cliCpuMs ?? NaN))
+  firstMessageMs: Flags.median(runs.map((r) => r.firstMessageMs)),
+  resultMs: Flags.median(runs.map((r) => r.resultMs)),
+  cliCpuMs: Flags.median(runs.map((r) => r.cliCpuMs ?? NaN))
 })
 const warm = summary("warm (SparePool)", warmRuns)
 const warmEntity = summary("entity, new conversation", entityRuns)
@@ -271,13 +261,13 @@ for (const [name, { ratio, ratios, met }] of [["warm (SparePool)", warmRatio], [
 // scheduling (or this library's own time in the process, which the CPU column does not count).
 for (const [name, runs] of [["warm (SparePool)", warmRuns], ["entity with spares", entityRuns]] as const) {
   const ratios = runs.map((run, i) => (run.cliCpuMs ?? NaN) / (sdkRuns[i].cliCpuMs ?? NaN))
-  log(`${name} / SDK prewarm, CLI CPU time to the first assistant message: ${median(ratios).toFixed(2)} (median of ${rounds})`)
+  log(`${name} / SDK prewarm, CLI CPU time to the first assistant message: ${Flags.median(ratios).toFixed(2)} (median of ${rounds})`)
 }
 if (trace) {
   const keys = ["claimWritten", "firstOut", "apiRequest", "assistantRead", "reader", "spawnsBefore", "ownCpu"] as const
   log(`stages, median ms from the request (--trace): ${keys.join(", ")}`)
   for (const [name, runs] of [["warm (SparePool)", warmRuns], ["entity with spares", entityRuns], ["SDK prewarm", sdkRuns]] as const) {
-    log(pad(name, 22) + keys.map((key) => median(runs.map((run) => run.stages?.[key] ?? NaN)).toFixed(1).padStart(9)).join(""))
+    log(pad(name, 22) + keys.map((key) => Flags.median(runs.map((run) => run.stages?.[key] ?? NaN)).toFixed(1).padStart(9)).join(""))
   }
 }
 log(`warm / cold first message: ${(warm.firstMessageMs / cold.firstMessageMs).toFixed(2)}`)

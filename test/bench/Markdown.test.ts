@@ -1,15 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as markdown from "../../bench/markdown.ts"
+import * as Flags from "../../bench/flags.ts"
 import * as report from "../../bench/report.ts"
 
 const row = (input: string, variant: string, times: Array<number>, cpuTimes: Array<number>, peakRssMB = 200): report.Row => ({
   input,
   variant,
   label: `(${variant})`,
-  medianMs: report.median(times),
+  medianMs: Flags.median(times),
   times,
   cpuTimes,
-  medianCpuMs: report.median(cpuTimes),
+  medianCpuMs: Flags.median(cpuTimes),
   minMs: Math.min(...times),
   maxMs: Math.max(...times),
   mbPerSec: 100,
