@@ -40,12 +40,12 @@ const chunksOf = (file: string): ReadonlyArray<Uint8Array> => {
 }
 
 /**
- * The library's decode over a file: strict, strict with an extra stage, or lenient; `chunks`, strict over the
- * file's chunks read beforehand. Every mode counts the
+ * The library's decode over a file: strict, strict with an extra stage, or lenient, over Node's file stream;
+ * `chunks`, strict over the file's chunks read beforehand; `file`, `Decode.file`. Every mode counts the
  * decoded messages in the same way, once per chunk, before any stage (a stage emits items or events), and
  * drains the rest: an extra stage is the only difference between (d) and (e).
  */
-const library = async (file: string, mode: "strict" | "filter" | "partial" | "lenient" | "chunks"): Promise<Tally> => {
+const library = async (file: string, mode: "strict" | "filter" | "partial" | "lenient" | "chunks" | "file"): Promise<Tally> => {
   const Effect = await import("effect/Effect")
   const { fromIterable, mapArray, runDrain } = await import("effect/Stream")
   const NodeStream = await import("@effect/platform-node/NodeStream")
@@ -56,7 +56,7 @@ const library = async (file: string, mode: "strict" | "filter" | "partial" | "le
     ? fromIterable(chunksOf(file), { chunkSize: 1 })
     : NodeStream.fromReadable({ evaluate: () => open(file) })
   let messages = 0
-  const count = <A, E>(self: Stream.Stream<A, E>) =>
+  const count = <A, E, R>(self: Stream.Stream<A, E, R>) =>
     self.pipe(mapArray((chunk) => {
       messages += chunk.length
       return chunk
@@ -67,7 +67,13 @@ const library = async (file: string, mode: "strict" | "filter" | "partial" | "le
     const decoded = count(bytes.pipe(Decode.messages()))
     return mode === "filter" ? stages!.filter(decoded) : mode === "partial" ? stages!.partial(decoded) : decoded
   }
-  await Effect.runPromise(runDrain(run()))
+  if (mode === "file") {
+    // The file system's module only where it runs, as the stages above.
+    const NodeFileSystem = await import("@effect/platform-node/NodeFileSystem")
+    await Effect.runPromise(runDrain(count(Decode.file(file))).pipe(Effect.provide(NodeFileSystem.layer)))
+  } else {
+    await Effect.runPromise(runDrain(run()))
+  }
   return { messages, rejected: 0 }
 }
 
@@ -146,6 +152,7 @@ export const variants: ReadonlyArray<Variant> = [
   { name: "d-lenient", label: "(d) Decode.messages, onBadLine emit", run: (f) => library(f, "lenient") },
   // Its peak RSS holds the whole file.
   { name: "d-chunks", label: "(d) Decode.messages, the file's 64 KiB chunks read beforehand", run: (f) => library(f, "chunks") },
+  { name: "d-file", label: "(d) Decode.file, the library's reads of a file (256 KiB)", run: (f) => library(f, "file") },
   { name: "e-filter", label: "(e) strict + filter", run: (f) => library(f, "filter") },
   { name: "e-partial", label: "(e) strict + partial assembler", run: (f) => library(f, "partial") },
   { name: "f-sdk", label: "(f) child stdout, SDK reader", run: (f) => nodeChild(f, (stdout) => baseline.sdkReadline(stdout)) },

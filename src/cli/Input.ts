@@ -19,6 +19,7 @@ import * as net from "node:net"
 import * as Walk from "../internal/walk.ts"
 import * as Decode from "../stream/Decode.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import * as FileBytes from "../stream/internal/fileBytes.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as TranscriptDetect from "../transcript/Detect.ts"
 import * as Head from "../transcript/internal/head.ts"
@@ -34,7 +35,8 @@ import * as Style from "./Style.ts"
  */
 export const followInterval = "200 millis"
 
-const chunkSize = 64 * 1024
+// A file that grows under `--follow` is read as it is written, in small reads.
+const followReadSize = 64 * 1024
 
 /**
  * How messages name an input: `standard input` for `-`, the path otherwise.
@@ -116,10 +118,10 @@ export const bytes = (
     if (info.type !== "File") {
       return yield* CliFailure.make("BadInput", `Cannot read ${file}: it is ${Walk.kinds[info.type]}, not a file`)
     }
-    if (options.follow !== true) return fs.stream(file, { chunkSize })
+    if (options.follow !== true) return FileBytes.stream(fs, file)
     const handle = yield* fs.open(file)
     const next: Effect.Effect<Uint8Array, PlatformError.PlatformError> = Effect.suspend(() =>
-      handle.readAlloc(chunkSize).pipe(
+      handle.readAlloc(followReadSize).pipe(
         Effect.flatMap(Option.match({
           onSome: Effect.succeed,
           // At the end of what is written so far: wait, then look again.

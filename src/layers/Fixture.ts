@@ -19,6 +19,7 @@ import * as ClaudeCli from "../ClaudeCli.ts"
 import * as CliRun from "./internal/run.ts"
 import * as CliError from "../ClaudeCliError.ts"
 import * as DecodeError from "../stream/DecodeError.ts"
+import * as FileBytes from "../stream/internal/fileBytes.ts"
 import * as Ndjson from "../stream/Ndjson.ts"
 import * as SessionMirror from "../store/SessionMirror.ts"
 import { type Metadata, MetadataJson, metadataPath, type Rejected } from "./Recording.ts"
@@ -110,7 +111,7 @@ const withRejected = (
 const runner = (fs: FileSystem.FileSystem, path: string, options: Options = {}): CliRun.Runner => (_, query = {}) =>
   Effect.map(readMetadata(fs, path), (meta): CliRun.Run => {
     const framed = withRejected(
-      fs.stream(path).pipe(
+      FileBytes.stream(fs, path).pipe(
         Stream.mapError(unreadable(path, "cannot read the fixture")),
         Ndjson.lines({ onBadLine: "emit", maxLineBytes: options.maxLineBytes })
       ),

@@ -16,6 +16,7 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import * as Walk from "../internal/walk.ts"
 import { type DecodeError, isDecodeError } from "../stream/DecodeError.ts"
+import * as FileBytes from "../stream/internal/fileBytes.ts"
 import * as TranscriptDecode from "../transcript/Decode.ts"
 import * as Chain from "./internal/chain.ts"
 import * as Info from "./internal/info.ts"
@@ -100,7 +101,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const badTranscript = (file: string) => (error: DecodeError) => fail(new SessionStore.BadTranscript({ path: file, error }))
 
   const records = (file: string): Stream.Stream<TranscriptDecode.DecodedEntry, Failure> =>
-    fs.stream(file).pipe(
+    FileBytes.stream(fs, file).pipe(
       Stream.mapError(fsFailed("load", file)),
       TranscriptDecode.records(),
       Stream.mapError((error) => error._tag === "SessionStoreError" ? error : badTranscript(file)(error as DecodeError))
@@ -163,7 +164,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
 
   // A file's records with its bad lines in-band, so that what was written before one is not lost with it.
   const recordsInBand = (file: string) =>
-    fs.stream(file).pipe(Stream.mapError(fsFailed("load", file)), TranscriptDecode.records({ onBadLine: "emit" }))
+    FileBytes.stream(fs, file).pipe(Stream.mapError(fsFailed("load", file)), TranscriptDecode.records({ onBadLine: "emit" }))
 
   // Fails with `BadTranscript` at the first bad line passed in-band. A bookkeeping entry that does not fit
   // (TranscriptDecode.unfitBookkeeping) holds none of the conversation: it stays in-band, and fails nothing.

@@ -13,6 +13,7 @@ import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Walk from "../internal/walk.ts"
+import * as FileBytes from "../stream/internal/fileBytes.ts"
 import * as DeadBranch from "./internal/deadBranch.ts"
 import * as Jsonl from "./internal/jsonl.ts"
 import * as Keys from "./internal/keys.ts"
@@ -92,7 +93,7 @@ export const materialize = Effect.fnUntraced(function*(
   // entries without a uuid that are not among them, and whether it ends with a newline; `None` for no file.
   const scan = (file: string, markers: ReadonlyMap<string, SessionStore.Entry>) => {
     let last = "\n"
-    return fs.stream(file).pipe(
+    return FileBytes.stream(fs, file).pipe(
       Stream.decodeText,
       Stream.tap((text) => Effect.sync(() => (last = text.at(-1) ?? last))),
       Stream.splitLines,
@@ -145,7 +146,7 @@ export const materialize = Effect.fnUntraced(function*(
           : fs.writeFileString(aside, jsonLines(plan.head.map((e) => JSON.stringify(e))))
       ),
       Effect.andThen(
-        plan.kept.size === 0 ? Effect.void : fs.stream(plan.file).pipe(
+        plan.kept.size === 0 ? Effect.void : FileBytes.stream(fs, plan.file).pipe(
           Stream.decodeText,
           Stream.splitLines,
           Stream.zipWithIndex,
@@ -226,7 +227,7 @@ export const importSession = Effect.fnUntraced(function*(
   const failed = Keys.operationFailed("import", key)
   yield* Keys.validateKey("import", { projectKey: source.projectKey, sessionId: source.sessionId })
   const copy = (file: string, subpath: string | undefined) =>
-    fs.stream(file).pipe(
+    FileBytes.stream(fs, file).pipe(
       Stream.decodeText,
       Stream.splitLines,
       Stream.filter((line) => line.trim() !== ""),

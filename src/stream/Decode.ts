@@ -9,11 +9,15 @@
  * @since 0.1.0
  */
 import type * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import { dual } from "effect/Function"
+import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import { decodeMessage, type Message } from "../schema/Message.ts"
 import { DecodeError, isDecodeError } from "./DecodeError.ts"
 import { decodeLineWith } from "./internal/decodeLine.ts"
+import * as FileBytes from "./internal/fileBytes.ts"
 import { applyStepper, noFlush, type Stepper } from "./internal/stepper.ts"
 import * as Ndjson from "./Ndjson.ts"
 
@@ -132,6 +136,30 @@ const bytes = (output: Output) =>
  * @category decoding
  */
 export const messages: Ndjson.FromBytes<Message> = bytes("message")
+
+/**
+ * The messages of a stream-json file (a saved capture, a recording), read in 256 KiB reads: Effect's
+ * `FileSystem.stream` reads 64 KiB at a time, which costs a large file about a fifth more CPU time (the README's
+ * Performance section). Bad lines as in {@link messages}; a file that cannot be read fails with its
+ * `PlatformError`.
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import { Message } from "effect-claude-code/schema"
+ * import { Decode } from "effect-claude-code/stream"
+ * const results = Decode.file("run.jsonl").pipe(Stream.filter(Message.isResultMessage))
+ * ```
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const file: {
+  (path: string, options: Ndjson.EmitOptions): Stream.Stream<Message | DecodeError, PlatformError.PlatformError, FileSystem.FileSystem>
+  (path: string, options?: Ndjson.FailOptions): Stream.Stream<Message, PlatformError.PlatformError | DecodeError, FileSystem.FileSystem>
+  (path: string, options?: Ndjson.Options): Stream.Stream<Message | DecodeError, PlatformError.PlatformError | DecodeError, FileSystem.FileSystem>
+} = (path: string, options?: Ndjson.Options): Stream.Stream<any, any, FileSystem.FileSystem> =>
+  Stream.unwrap(Effect.map(FileSystem.FileSystem, (fs) => FileBytes.stream(fs, path))).pipe(messages(options))
 
 /**
  * Bytes to {@link DecodedLine}s (message plus raw line); bad lines as in

@@ -1,12 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as DecodeErrors from "../../src/stream/DecodeError.ts"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
 import * as Result from "effect/Result"
 import * as fc from "fast-check"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { decodeMessage, type Message } from "../../src/schema/Message.ts"
 import * as Decode from "../../src/stream/Decode.ts"
@@ -87,6 +90,12 @@ describe("Decode", () => {
             const decoded = yield* Stream.runCollect(stream.pipe(Decode.messages()))
             assert.deepStrictEqual(decoded, expected.map((e) => e.message))
           }))
+
+        it.effect("Decode.file decodes to the same messages", () =>
+          Effect.gen(function*() {
+            const decoded = yield* Stream.runCollect(Decode.file(file))
+            assert.deepStrictEqual(decoded, expected.map((e) => e.message))
+          }).pipe(Effect.provide(NodeFileSystem.layer)))
 
         it("property: any byte chunking decodes the same", () => {
           const messages = expected.map((e) => e.message)
@@ -213,6 +222,63 @@ describe("Decode", () => {
     assert.isTrue(Exit.isSuccess(exit))
     if (Exit.isSuccess(exit)) assert.strictEqual(exit.value[0]!.raw, line)
   })
+})
+
+describe("Decode.file", () => {
+  // A file of its own in a folder that goes with the test.
+  const withFile = <A, E>(bytes: Uint8Array, use: (file: string) => Effect.Effect<A, E, FileSystem.FileSystem>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "decode-file-"))),
+      (dir) => {
+        const file = path.join(dir, "capture.jsonl")
+        fs.writeFileSync(file, bytes)
+        return use(file)
+      },
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    ).pipe(Effect.provide(NodeFileSystem.layer))
+
+  it.effect("reads a file of many reads, lines across their bounds", () => {
+    // The corpus end to end until past four reads of 256 KiB: lines fall across every bound.
+    const parts: Array<Uint8Array> = []
+    let size = 0
+    for (let i = 0; size <= 4 * 256 * 1024; i++) {
+      const part = new Uint8Array(fs.readFileSync(allStreamJsonFiles[i % allStreamJsonFiles.length]!))
+      const ended = part.length === 0 || part[part.length - 1] === 0x0a ? part : concat([part, utf8("\n")])
+      parts.push(ended)
+      size += ended.length
+    }
+    const bytes = concat(parts)
+    const expected = expectedMessages(new TextDecoder().decode(bytes)).map((e) => e.message)
+    return withFile(bytes, (file) =>
+      Effect.map(Stream.runCollect(Decode.file(file)), (decoded) => {
+        assert.deepStrictEqual(decoded, expected)
+      }))
+  })
+
+  it.effect("fails at a bad line after the messages before it, or emits it", () => {
+    const bytes = utf8("{\"type\":\"brand_new\"}\nwarning: not json\n{\"type\":\"other_new\"}\n")
+    return withFile(bytes, (file) =>
+      Effect.gen(function*() {
+        const seen: Array<string> = []
+        const failed = yield* Effect.flip(Stream.runForEach(Decode.file(file), (m) => Effect.sync(() => seen.push(m.type))))
+        assert.deepStrictEqual(seen, ["brand_new"])
+        assert.strictEqual(failed._tag, "DecodeError")
+        if (failed._tag === "DecodeError") assert.deepStrictEqual([failed.line, failed.reason._tag], [2, "InvalidJson"])
+        const emitted = yield* Stream.runCollect(Decode.file(file, { onBadLine: "emit" }))
+        assert.deepStrictEqual(emitted.map((v) => v instanceof DecodeError ? v.line : v.type), ["brand_new", 2, "other_new"])
+      }))
+  })
+
+  it.effect("a missing file fails with the file system's NotFound", () =>
+    Effect.gen(function*() {
+      const missing = path.join(os.tmpdir(), "decode-file-missing", "none.jsonl")
+      const failed = yield* Effect.flip(Stream.runCollect(Decode.file(missing)))
+      assert.strictEqual(failed._tag, "PlatformError")
+      if (failed._tag === "PlatformError") {
+        assert.strictEqual(failed.reason._tag, "NotFound")
+        assert.include(failed.message, missing)
+      }
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
 })
 
 /** A file's lines as bytes, blank ones kept (terminators dropped, CR kept). */

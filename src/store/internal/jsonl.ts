@@ -8,6 +8,7 @@ import type * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
+import * as FileBytes from "../../stream/internal/fileBytes.ts"
 
 /** A terminated line that is not a JSON object: `line` counts from 1. */
 export class BadLine extends Data.TaggedError("BadLine")<{ readonly line: number; readonly cause: unknown }> {}
@@ -45,7 +46,7 @@ export const scan = (
   file: string,
   from: { readonly offset: number; readonly lines: number },
   onEntry: (entry: Record<string, unknown>, line: number) => void,
-  chunkSize?: number
+  chunkSize: number = FileBytes.readSize
 ): Effect.Effect<Scan, PlatformError.PlatformError | BadLine> =>
   Effect.suspend(() => {
     const decoder = new TextDecoder()
