@@ -10,6 +10,12 @@ const MB = 1e6
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "n/a")
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "n/a")
 
+// A ratio's verdict against 1, in wall-clock and CPU time.
+const curveVerdict = (wall: number, cpu: number): string =>
+  `${f2(wall)} / ${f2(cpu)}: ${
+    wall >= 1 && cpu >= 1 ? "reached" : wall >= 1 || cpu >= 1 ? `reached in ${wall >= 1 ? "wall-clock" : "CPU"} time only` : "**not reached**"
+  }`
+
 const markdownTable = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string =>
   [header, header.map((_, i) => (i === 0 ? "---" : "---:")), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n") + "\n"
 
@@ -84,17 +90,21 @@ export const performance = (r: report.Results): string => {
     const points = report.curvePoints(r.curve)
     out += `\n**Cost curve** (the same run): inputs of about ${f1(Math.max(...Object.values(r.curve.inputs).map((x) => x.bytes)) / MB)} MB ` +
       `or one line, each of lines of one size (a captured assistant text message, its text made longer). Goal: \`Decode.messages\` ` +
-      `no slower than the SDK reader at any size, its time per MB flat.\n\n`
+      `no slower than the SDK reader at any size, its time per MB flat; \`Decode.file\`, the library's reads of the file, beside it.\n\n`
     out += markdownTable(
-      ["line size", ...report.curveVariants.map((v) => `${v} ms/MB (wall)`), "(d) / (b), wall / CPU"],
+      ["line size", ...report.curveVariants.map((v) => `${v} ms/MB (wall)`), "(d) / (b), wall / CPU", "`Decode.file` / (b), wall / CPU"],
       points.map((p) => [
         report.sizeName(p.lineBytes),
         ...report.curveVariants.map((v) => f2(p.msPerMB[v] ?? NaN)),
-        `${f2(p.wall)} / ${f2(p.cpu)}: ${p.wall >= 1 && p.cpu >= 1 ? "reached" : p.wall >= 1 || p.cpu >= 1 ? `reached in ${p.wall >= 1 ? "wall-clock" : "CPU"} time only` : "**not reached**"}`
+        curveVerdict(p.wall, p.cpu),
+        curveVerdict(p.fileWall, p.fileCpu)
       ])
     )
-    const d = points.map((p) => p.msPerMB["d-strict"] ?? NaN)
-    out += `\n\`Decode.messages\`'s slowest size takes ${f2(Math.max(...d) / Math.min(...d))}× the time per MB of its fastest.\n`
+    const spread = (variant: string) => {
+      const ms = points.map((p) => p.msPerMB[variant] ?? NaN)
+      return f2(Math.max(...ms) / Math.min(...ms))
+    }
+    out += `\n\`Decode.messages\`'s slowest size takes ${spread("d-strict")}× the time per MB of its fastest; \`Decode.file\`'s ${spread("d-file")}×.\n`
   }
   const generated = (["partial", "plain"] as const).flatMap((input) => {
     const size = r.inputs[input]

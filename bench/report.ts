@@ -260,7 +260,7 @@ export const realRatios = (rows: ReadonlyArray<Row>, input: string, clock: Clock
 }
 
 /** The variants of the cost curve. */
-export const curveVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict"]
+export const curveVariants: ReadonlyArray<string> = ["a-bytes", "b-sdk", "d-strict", "d-file"]
 
 /** One line size of the cost curve: milliseconds per MB of each variant, and (d) against (b). */
 export interface CurvePoint {
@@ -268,6 +268,9 @@ export interface CurvePoint {
   readonly msPerMB: Record<string, number>
   readonly wall: number
   readonly cpu: number
+  /** `Decode.file` (d-file) against (b). */
+  readonly fileWall: number
+  readonly fileCpu: number
 }
 
 /** The cost curve's points, by line size (goal: (d) / (b) >= 1 at every size, (d)'s ms per MB flat). */
@@ -278,7 +281,9 @@ export const curvePoints = (curve: NonNullable<Results["curve"]>): Array<CurvePo
       lineBytes: Number(input.replace("curve-", "")),
       msPerMB: Object.fromEntries(rows.map((x) => [x.variant, x.medianMs / (size.bytes / MB)])),
       wall: comparing(curve.rows, input, "wall").perRound("d-strict", "b-sdk"),
-      cpu: comparing(curve.rows, input, "cpu").perRound("d-strict", "b-sdk")
+      cpu: comparing(curve.rows, input, "cpu").perRound("d-strict", "b-sdk"),
+      fileWall: comparing(curve.rows, input, "wall").perRound("d-file", "b-sdk"),
+      fileCpu: comparing(curve.rows, input, "cpu").perRound("d-file", "b-sdk")
     }
   })
 
@@ -402,8 +407,15 @@ export const render = (r: Results): string => {
   if (r.curve !== undefined && r.curve.rows.length > 0) {
     out += `\n== cost curve: one line size per input (goal: (d) / (b) >= 1 at every size, (d)'s ms per MB flat) ==\n`
     out += table(
-      ["line size", ...curveVariants.map((v) => `${v} ms/MB (wall)`), "d/b wall", "d/b CPU"],
-      curvePoints(r.curve).map((p) => [sizeName(p.lineBytes), ...curveVariants.map((v) => f2(p.msPerMB[v] ?? NaN)), f2(p.wall), f2(p.cpu)])
+      ["line size", ...curveVariants.map((v) => `${v} ms/MB (wall)`), "d/b wall", "d/b CPU", "d-file/b wall", "d-file/b CPU"],
+      curvePoints(r.curve).map((p) => [
+        sizeName(p.lineBytes),
+        ...curveVariants.map((v) => f2(p.msPerMB[v] ?? NaN)),
+        f2(p.wall),
+        f2(p.cpu),
+        f2(p.fileWall),
+        f2(p.fileCpu)
+      ])
     )
   }
   if (r.bigLine.rows.length > 0) {
