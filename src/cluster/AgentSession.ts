@@ -83,6 +83,7 @@ import {
   TurnRetriesExhausted,
   TurnIdReused,
   OverBudget,
+  Undelivered,
   AgentSessionError,
   TurnStarted,
   TurnReplayed,
@@ -185,6 +186,10 @@ export interface Options<R = never> extends Omit<Session.Options<R>, "resume" | 
 }
 
 const overBudget = (error: Budget.BudgetError) => new AgentSessionError({ reason: new OverBudget({ error }) })
+
+const drainingDetail = (runner: string | null) =>
+  `${runner === null ? "the entity's runner" : `runner ${runner}`} is stopping and starts nothing outside a running turn: ` +
+  "send again, and the entity's next runner takes it"
 
 // A turn log write refused: the entity's lease is another runner's now (see `TurnLog`), so this activation's
 // turn ends with its CLI (the turn's error closes it), and the new holder's record stands.
@@ -641,7 +646,13 @@ const handlers = Effect.fnUntraced(function*<Name extends string, R>(
   return entity.of({
     Turn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
     ActivityTurn: ({ payload: { prompt, turnId } }) => turn(turnId, prompt),
-    Send: ({ payload: { prompt } }) => Effect.flatMap(session, (s) => Effect.mapError(Effect.asVoid(s.send(prompt)), failed("send"))),
+    Send: ({ payload: { prompt } }) =>
+      Effect.flatMap(Effect.all([drain.draining, Ref.get(phase)]), ([draining, now]) =>
+        // Outside a turn, a prompt on a draining runner would run in a CLI that the drain does not wait for and
+        // the runner's stop then ends (one it would even start): refused, to be sent again once the entity moved.
+        draining && now === "none"
+          ? Effect.fail(new AgentSessionError({ reason: new Undelivered({ errorTag: "Draining", detail: drainingDetail(runner) }) }))
+          : Effect.flatMap(session, (s) => Effect.mapError(Effect.asVoid(s.send(prompt)), failed("send")))),
     Interrupt: () =>
       Effect.flatMap(
         Ref.modify(phase, (now): [boolean, TurnPhase] => now === "starting" || now === "owed" ? [true, "owed"] : [false, now]),

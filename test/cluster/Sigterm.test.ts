@@ -193,6 +193,56 @@ describe("Cluster.layerPostgres: SIGTERM", () => {
       Effect.provide(NodeServices.layer)
     ), 400_000)
 
+  it.live("a draining runner refuses a Send outside a turn and starts no CLI for it; the next runner takes it", () =>
+    Runners.withCluster("binary", ({ cwd, moving: [quiet, busy], runners, server, survivor, victim }) =>
+      Effect.gen(function*() {
+        const client = yield* AgentSession.client
+        // The quiet entity has never run a turn: no CLI of its own on the runner.
+        assert.strictEqual((yield* client(quiet).Info()).runner, victim.address)
+        assert.strictEqual(resultText(yield* collect(busy, `${busy}-1`, `${busy}: first`)), first(busy))
+        // The busy entity's turn in a 20 s shell command holds the drain.
+        const runs = path.join(cwd, Runners.toolRunsFile(busy))
+        const running = yield* Effect.forkChild(collect(busy, `${busy}-2`, Runners.slowToolPrompt(busy)))
+        yield* waitUntil(Effect.sync(() => fs.existsSync(runs))).pipe(within("60 seconds", "the tool", runners))
+        // The runner's CLIs (sessions read stream-json from stdin), from the process table.
+        const clis = () =>
+          Runners.leftBehind(victim).filter(({ cmd }) => cmd.includes("--input-format")).map(({ pid }) => pid).sort()
+        const before = clis()
+        assert.lengthOf(before, 1, "the busy entity's CLI")
+        victim.process.kill("SIGTERM")
+        yield* waitUntil(Effect.sync(() => victim.stderr().includes("draining the turns"))).pipe(within("30 seconds", "the drain", runners))
+
+        const sent = `${quiet}: sent while its runner drains`
+        const refused = yield* Effect.flip(client(quiet).Send({ prompt: sent }))
+        assert.strictEqual(refused._tag, "AgentSessionError")
+        if (refused._tag === "AgentSessionError" && refused.reason._tag === "Undelivered") {
+          assert.strictEqual(refused.reason.errorTag, "Draining")
+          assert.include(refused.message, victim.address)
+        } else {
+          assert.fail(`expected Undelivered, got ${refused.message}`)
+        }
+        // Nothing started for it: the same CLIs on the runner a while later, and no request of its conversation.
+        yield* Effect.sleep("2 seconds")
+        assert.deepStrictEqual(clis(), before)
+        const asked = Effect.map(server.requests, (requests) =>
+          ScriptedServer.turnRequests(requests).filter((r) => r.conversation === quiet).length)
+        assert.strictEqual(yield* asked, 0)
+
+        // The running turn ends there, the runner exits, and the prompt sent again goes to the other runner.
+        assert.strictEqual(resultText(yield* Fiber.join(running).pipe(within("60 seconds", "the drained turn", runners))), second(busy))
+        yield* exitsWithin(victim, drainDeadline)
+        // Until the other runner holds the entity's shard, the cluster may not know where to send it.
+        yield* client(quiet).Send({ prompt: sent }).pipe(
+          Effect.retry({ schedule: Schedule.spaced("1 second"), times: 60 }),
+          within("120 seconds", "the Send sent again", runners)
+        )
+        yield* waitUntil(Effect.map(asked, (n) => n > 0)).pipe(within("60 seconds", "its model request", runners))
+        assert.strictEqual((yield* client(quiet).Info()).runner, survivor.address)
+      }), { CLAUDE_CLUSTER_DRAIN_DEADLINE: `${Duration.toSeconds(drainDeadline)} seconds` }).pipe(
+      Effect.scoped,
+      Effect.provide(NodeServices.layer)
+    ), 400_000)
+
   it.live("a runner whose stop hangs past its deadline says what it did and ends", () =>
     Runners.withCluster("binary", ({ runners, victim }) =>
       Effect.gen(function*() {

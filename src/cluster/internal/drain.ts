@@ -32,6 +32,8 @@ export interface Drain {
   readonly leave: Effect.Effect<void>
   /** Ends once the drain began: never while the runner runs on. */
   readonly begun: Effect.Effect<void>
+  /** Whether the drain began. */
+  readonly draining: Effect.Effect<boolean>
   /** Starts no more turns and waits for the admitted ones, at most `deadline`; gives how many still run. */
   readonly run: (deadline: Duration.Input) => Effect.Effect<number>
 }
@@ -50,6 +52,7 @@ export const make: Effect.Effect<Drain> = Effect.gen(function*() {
     }),
     leave: Effect.andThen(Effect.sync(() => running--), settle),
     begun: started.await,
+    draining: Effect.sync(() => draining),
     run: (deadline) =>
       Effect.andThen(
         Effect.andThen(Effect.sync(() => (draining = true)), Effect.andThen(started.open, settle)),

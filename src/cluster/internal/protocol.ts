@@ -47,8 +47,9 @@ export class TurnRetriesExhausted extends Schema.TaggedError<TurnRetriesExhauste
 
 /**
  * A request to the entity, or its answer, was lost on the way: the cluster's or the RPC client's error
- * (`errorTag`: `MailboxFull`, `EntityNotAssignedToRunner`, `RpcClientError`, ...), or an answer that ended
- * without the turn's messages (`errorTag` null).
+ * (`errorTag`: `MailboxFull`, `EntityNotAssignedToRunner`, `RpcClientError`, ...), a `Send` outside a running
+ * turn that a stopping runner refused (`Draining`: send it again, the entity's next runner takes it), or an
+ * answer that ended without the turn's messages (`errorTag` null).
  *
  * @since 0.1.0
  * @category reasons
@@ -195,7 +196,8 @@ export const ActivityTurn = Rpc.make("ActivityTurn", {
 })
 
 /**
- * Writes a user message without waiting for a turn (see `Session.send`).
+ * Writes a user message without waiting for a turn (see `Session.send`). Outside a running turn, a runner that
+ * drains refuses it (`Undelivered` with `errorTag` `Draining`): send it again, and the entity's next runner takes it.
  *
  * @since 0.1.0
  * @category rpcs
