@@ -277,13 +277,15 @@ export interface CurvePoint {
 export const curvePoints = (curve: NonNullable<Results["curve"]>): Array<CurvePoint> =>
   Object.entries(curve.inputs).map(([input, size]) => {
     const rows = curve.rows.filter((x) => x.input === input && x.error === undefined)
+    const wall = comparing(curve.rows, input, "wall")
+    const cpu = comparing(curve.rows, input, "cpu")
     return {
       lineBytes: Number(input.replace("curve-", "")),
       msPerMB: Object.fromEntries(rows.map((x) => [x.variant, x.medianMs / (size.bytes / MB)])),
-      wall: comparing(curve.rows, input, "wall").perRound("d-strict", "b-sdk"),
-      cpu: comparing(curve.rows, input, "cpu").perRound("d-strict", "b-sdk"),
-      fileWall: comparing(curve.rows, input, "wall").perRound("d-file", "b-sdk"),
-      fileCpu: comparing(curve.rows, input, "cpu").perRound("d-file", "b-sdk")
+      wall: wall.perRound("d-strict", "b-sdk"),
+      cpu: cpu.perRound("d-strict", "b-sdk"),
+      fileWall: wall.perRound("d-file", "b-sdk"),
+      fileCpu: cpu.perRound("d-file", "b-sdk")
     }
   })
 

@@ -215,7 +215,6 @@ const costsCompared = (ours: Record<string, number | null>, theirs: Record<strin
   return { both, oneOnly }
 }
 
-
 interface Row {
   readonly set: string
   readonly ours: { readonly seconds: number; readonly peakMb: number }

@@ -14,6 +14,7 @@ import * as path from "node:path"
 import { decodeMessage, type Message } from "../../src/schema/Message.ts"
 import * as Decode from "../../src/stream/Decode.ts"
 import { DecodeError } from "../../src/stream/DecodeError.ts"
+import { tempDir } from "../layers/support.ts"
 import { allStreamJsonFiles } from "../support/Corpus.ts"
 import { byteStream, chunkAt, collect, collectUntilFailure, cutsArb, isInsideCharacter, referenceLines, utf8 } from "./support.ts"
 
@@ -225,17 +226,13 @@ describe("Decode", () => {
 })
 
 describe("Decode.file", () => {
-  // A file of its own in a folder that goes with the test.
+  // `bytes` in a file of its own, in a folder removed with the test's scope.
   const withFile = <A, E>(bytes: Uint8Array, use: (file: string) => Effect.Effect<A, E, FileSystem.FileSystem>) =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "decode-file-"))),
-      (dir) => {
-        const file = path.join(dir, "capture.jsonl")
-        fs.writeFileSync(file, bytes)
-        return use(file)
-      },
-      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-    ).pipe(Effect.provide(NodeFileSystem.layer))
+    Effect.gen(function*() {
+      const file = path.join(yield* tempDir("decode-file-"), "capture.jsonl")
+      fs.writeFileSync(file, bytes)
+      return yield* use(file)
+    }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer))
 
   it.effect("reads a file of many reads, lines across their bounds", () => {
     // The corpus end to end until past four reads of 256 KiB: lines fall across every bound.
